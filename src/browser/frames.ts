@@ -1,0 +1,137 @@
+/**
+ * An eventually-consistent map of a page's frames. A frame is (id, parent, session): same-process iframes
+ * share their page's session, an out-of-process iframe (OOPIF) is simply a frame whose session is the
+ * iframe target's own. Execution contexts are tracked per frame so scripts run in the right document.
+ */
+import type { Protocol } from "devtools-protocol";
+import type { CdpSession } from "./cdp/connection.js";
+
+export interface Frame {
+  readonly id: string;
+  parentId: string | undefined;
+  session: CdpSession;
+  url: string;
+  name: string | undefined;
+  /** Main-world execution context in this frame's session, once known. */
+  contextId: number | undefined;
+}
+
+export class FrameTree {
+  private readonly frames = new Map<string, Frame>();
+  private mainId: string | undefined;
+  private readonly contextWaiters = new Map<string, Array<() => void>>();
+
+  get main(): Frame {
+    const f = this.mainId ? this.frames.get(this.mainId) : undefined;
+    if (!f) throw new Error("page has no main frame yet");
+    return f;
+  }
+
+  get(id: string): Frame | undefined {
+    return this.frames.get(id);
+  }
+
+  all(): Frame[] {
+    return [...this.frames.values()];
+  }
+
+  children(id: string): Frame[] {
+    return this.all().filter((f) => f.parentId === id);
+  }
+
+  /** Frames in document order: a frame before its children, depth-first. */
+  ordered(): Frame[] {
+    const out: Frame[] = [];
+    const visit = (f: Frame) => {
+      out.push(f);
+      for (const c of this.children(f.id)) visit(c);
+    };
+    if (this.mainId && this.frames.has(this.mainId)) visit(this.main);
+    return out;
+  }
+
+  /** Subscribes to a session's frame and context events. Call before `Page.enable`/`Runtime.enable`. */
+  track(session: CdpSession, isMain: boolean): void {
+    session.on("Page.frameAttached", (e) => this.upsert(e.frameId, e.parentFrameId, session));
+    session.on("Page.frameNavigated", (e) => {
+      const f = this.upsert(e.frame.id, e.frame.parentId, session);
+      f.url = e.frame.url + (e.frame.urlFragment ?? "");
+      f.name = e.frame.name;
+      if (!e.frame.parentId && isMain) this.mainId = e.frame.id;
+    });
+    session.on("Page.navigatedWithinDocument", (e) => {
+      const f = this.frames.get(e.frameId);
+      if (f) f.url = e.url;
+    });
+    session.on("Page.frameDetached", (e) => {
+      // "swap": the frame moved to its own process; it lives on under the OOPIF's session.
+      if (e.reason === "swap") return;
+      this.remove(e.frameId);
+    });
+    session.on("Runtime.executionContextCreated", (e) => {
+      const aux = e.context.auxData as { frameId?: string; isDefault?: boolean } | undefined;
+      if (!aux?.frameId || !aux.isDefault) return;
+      const f = this.frames.get(aux.frameId) ?? this.upsert(aux.frameId, undefined, session);
+      if (f.session !== session) return;
+      f.contextId = e.context.id;
+      for (const w of this.contextWaiters.get(f.id) ?? []) w();
+      this.contextWaiters.delete(f.id);
+    });
+    session.on("Runtime.executionContextDestroyed", (e) => {
+      for (const f of this.frames.values()) if (f.session === session && f.contextId === e.executionContextId) f.contextId = undefined;
+    });
+    session.on("Runtime.executionContextsCleared", () => {
+      for (const f of this.frames.values()) if (f.session === session) f.contextId = undefined;
+    });
+  }
+
+  /** Seeds the map from `Page.getFrameTree` (frames that existed before we attached). */
+  seed(session: CdpSession, tree: Protocol.Page.FrameTree, isMain: boolean): void {
+    const visit = (t: Protocol.Page.FrameTree) => {
+      const f = this.upsert(t.frame.id, t.frame.parentId, session);
+      f.url = t.frame.url + (t.frame.urlFragment ?? "");
+      f.name = t.frame.name;
+      for (const c of t.childFrames ?? []) visit(c);
+    };
+    visit(tree);
+    if (isMain) this.mainId = tree.frame.id;
+  }
+
+  /** An OOPIF target attached: the frame with that id now belongs to the child session. */
+  adopt(frameId: string, session: CdpSession): void {
+    const f = this.frames.get(frameId);
+    if (f) {
+      f.session = session;
+      f.contextId = undefined;
+    } else this.upsert(frameId, undefined, session);
+  }
+
+  /** Resolves once the frame has a main-world context (or after `timeoutMs`). */
+  waitForContext(frameId: string, timeoutMs: number): Promise<void> {
+    const f = this.frames.get(frameId);
+    if (!f || f.contextId !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      const list = this.contextWaiters.get(frameId) ?? [];
+      list.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.contextWaiters.set(frameId, list);
+    });
+  }
+
+  private upsert(id: string, parentId: string | undefined, session: CdpSession): Frame {
+    let f = this.frames.get(id);
+    if (!f) {
+      f = { id, parentId, session, url: "", name: undefined, contextId: undefined };
+      this.frames.set(id, f);
+    } else if (parentId) f.parentId = parentId;
+    return f;
+  }
+
+  private remove(id: string): void {
+    for (const c of this.children(id)) this.remove(c.id);
+    this.frames.delete(id);
+  }
+}

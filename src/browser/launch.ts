@@ -1,0 +1,189 @@
+/**
+ * Starting a local Chrome/Chromium with chrome-launcher, and making sure it never outlives its owner.
+ *
+ * chrome-launcher spawns Chrome detached (its own process group), so nothing kills it when Node dies by
+ * SIGKILL or a crash. Every launch therefore also starts a tiny detached reaper (reaper.ts) that ends Chrome
+ * and deletes a profile we created when its lifeline is cut: the owning process died ("parent"), or the
+ * heartbeat file went stale ("idle", for CLI sessions that outlive one command).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as chromeLauncher from "chrome-launcher";
+import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
+import type { LocalBrowserLaunchOptions } from "./types.js";
+
+/** Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3). */
+export const DEFAULT_ARGS: readonly string[] = [
+  "--remote-allow-origins=*",
+  "--no-first-run",
+  "--no-default-browser-check",
+  "--disable-dev-shm-usage",
+  "--site-per-process",
+];
+
+/** Always added: a closed network makes Chrome retry these services forever, slowing every page. */
+const QUIET_ARGS: readonly string[] = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-features=Translate,OptimizationHints,MediaRouter",
+  "--metrics-recording-only",
+  "--password-store=basic",
+  "--use-mock-keychain",
+];
+
+export type Lifeline = { kind: "parent" } | { kind: "idle"; heartbeatFile: string; idleMs: number };
+
+export interface LaunchedBrowser {
+  wsEndpoint: string;
+  port: number;
+  pid: number;
+  userDataDir: string;
+  /** True when svc created the profile directory and deletes it on close. */
+  ownsProfile: boolean;
+  close(): Promise<void>;
+}
+
+export function chromeArgs(options: LocalBrowserLaunchOptions): string[] {
+  const ignore = options.ignoreDefaultArgs ?? false;
+  const defaults = ignore === true ? [] : DEFAULT_ARGS.filter((a) => !(Array.isArray(ignore) && ignore.includes(a)));
+  const args = [...defaults, ...QUIET_ARGS];
+  if (options.headless ?? true) args.push("--headless=new", "--hide-scrollbars", "--mute-audio");
+  if (process.getuid?.() === 0) args.push("--no-sandbox");
+  if (options.viewport) args.push(`--window-size=${options.viewport.width},${options.viewport.height}`);
+  if (options.devtools) args.push("--auto-open-devtools-for-tabs");
+  if (options.proxy) {
+    args.push(`--proxy-server=${options.proxy.server}`);
+    if (options.proxy.bypass) args.push(`--proxy-bypass-list=${options.proxy.bypass}`);
+  }
+  if (options.ignoreHTTPSErrors) args.push("--ignore-certificate-errors");
+  args.push(...(options.args ?? []));
+  return args;
+}
+
+function resolveExecutable(options: LocalBrowserLaunchOptions): string {
+  const explicit = options.executablePath ?? process.env.CHROME_PATH;
+  const install = "install Chromium (Debian/Ubuntu: apt-get install -y chromium) or set CHROME_PATH / executablePath";
+  if (explicit) return explicit;
+  try {
+    const found = chromeLauncher.Launcher.getFirstInstallation();
+    if (found) return found;
+  } catch {
+    // fall through to the clear error below
+  }
+  throw new ServiceBrowserNotFoundError("no Chrome or Chromium installation found", { hint: install });
+}
+
+export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline: Lifeline = { kind: "parent" }): Promise<LaunchedBrowser> {
+  const chromePath = resolveExecutable(options);
+  const ownsProfile = !options.userDataDir;
+  const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), "svc-profile-"));
+  let launched: chromeLauncher.LaunchedChrome;
+  try {
+    launched = await chromeLauncher.launch({
+      chromePath,
+      chromeFlags: chromeArgs(options),
+      ignoreDefaultFlags: true,
+      userDataDir,
+      port: options.port ?? 0,
+      handleSIGINT: false,
+      logLevel: "silent",
+      maxConnectionRetries: 100,
+      connectionPollInterval: 50,
+    });
+  } catch (e) {
+    if (ownsProfile) rmSync(userDataDir, { recursive: true, force: true });
+    const msg = e instanceof Error ? e.message : String(e);
+    if (/ENOENT|not installed|spawn/i.test(msg) || (e as { code?: string }).code === "ENOENT") {
+      throw new ServiceBrowserNotFoundError(`cannot start Chrome at ${chromePath}`, {
+        hint: "install Chromium (Debian/Ubuntu: apt-get install -y chromium) or set CHROME_PATH / executablePath",
+        cause: e,
+      });
+    }
+    throw new ServiceInitError(`Chrome failed to start: ${msg.split("\n")[0]}`, { cause: e });
+  }
+  const { pid, port } = launched;
+  startReaper({ chromePid: pid, userDataDir: ownsProfile ? userDataDir : undefined, lifeline });
+  let wsEndpoint: string;
+  try {
+    wsEndpoint = await browserWsEndpoint(port);
+  } catch (e) {
+    killBrowserProcess(pid, ownsProfile ? userDataDir : undefined);
+    throw new ServiceInitError(`Chrome started but its DevTools endpoint did not answer on port ${port}`, { cause: e });
+  }
+  launched.process.unref();
+  return {
+    wsEndpoint,
+    port,
+    pid,
+    userDataDir,
+    ownsProfile,
+    close: async () => {
+      await terminate(pid);
+      if (ownsProfile) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+export async function browserWsEndpoint(port: number, host = "127.0.0.1"): Promise<string> {
+  const res = await fetch(`http://${host}:${port}/json/version`);
+  const body = (await res.json()) as { webSocketDebuggerUrl?: string };
+  if (!body.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl in /json/version");
+  return body.webSocketDebuggerUrl;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM the process group, then SIGKILL after a grace period; resolves when the process is gone. */
+async function terminate(pid: number): Promise<void> {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // already gone
+      }
+    }
+  };
+  signal("SIGTERM");
+  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+  if (alive(pid)) {
+    signal("SIGKILL");
+    for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Synchronous best-effort kill (for exit handlers and `svc sessions end`). */
+export function killBrowserProcess(pid: number, userDataDir?: string): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, "SIGKILL");
+    } catch {
+      // not ours or already gone
+    }
+  }
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+function startReaper(spec: { chromePid: number; userDataDir: string | undefined; lifeline: Lifeline }): void {
+  // Built code runs dist/src/browser/reaper.js beside this file; from TypeScript sources (tests) use the build.
+  const candidates = [new URL("./reaper.js", import.meta.url), new URL("../../dist/src/browser/reaper.js", import.meta.url)];
+  const found = candidates.find((u) => existsSync(fileURLToPath(u)));
+  if (!found) throw new ServiceInitError("svc is not built: reaper.js missing", { hint: "run npm run build" });
+  const script = fileURLToPath(found);
+  const payload = JSON.stringify({ ...spec, ownerPid: process.pid });
+  const child = spawn(process.execPath, [script, payload], { detached: true, stdio: "ignore" });
+  child.unref();
+}

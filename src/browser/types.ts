@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+export const ViewportSchema = z.strictObject({
+  width: z.number().int().min(1).max(10000),
+  height: z.number().int().min(1).max(10000),
+});
+export type Viewport = z.infer<typeof ViewportSchema>;
+
+/** spec/seed.md §4.3 `localBrowserLaunchOptions`. */
+export const LocalBrowserLaunchOptionsSchema = z.strictObject({
+  headless: z.boolean().optional(),
+  executablePath: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  args: z.array(z.string()).optional(),
+  ignoreDefaultArgs: z.union([z.boolean(), z.array(z.string())]).optional(),
+  userDataDir: z.string().min(1).optional(),
+  viewport: ViewportSchema.optional(),
+  devtools: z.boolean().optional(),
+  proxy: z
+    .strictObject({
+      server: z.string().min(1),
+      bypass: z.string().optional(),
+      username: z.string().optional(),
+      password: z.string().optional(),
+    })
+    .optional(),
+  ignoreHTTPSErrors: z.boolean().optional(),
+  cdpUrl: z.string().min(1).optional(),
+});
+export type LocalBrowserLaunchOptions = z.infer<typeof LocalBrowserLaunchOptionsSchema>;
+
+export type WaitUntil = "load" | "domcontentloaded" | "networkidle";

@@ -1,0 +1,77 @@
+/**
+ * The error tree of spec/seed.md §7, plus what the design needs (timeouts, stale refs, bad input,
+ * navigation, CDP). Every class has a stable `code` that callers (CLI exit codes, HTTP statuses) map on;
+ * messages are one line and, where the user can do something about it, end with a hint.
+ */
+export interface ServiceErrorOptions {
+  hint?: string;
+  cause?: unknown;
+}
+
+export class ServiceError extends Error {
+  readonly code: string = "SERVICE_ERROR";
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: ServiceErrorOptions = {}) {
+    super(options.hint ? `${message} (hint: ${options.hint})` : message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options.hint;
+  }
+}
+
+function kind<C extends string>(code: C) {
+  return class extends ServiceError {
+    override readonly code: C = code;
+  };
+}
+
+export class ServiceElementNotFoundError extends kind("ELEMENT_NOT_FOUND") {}
+export class ServiceClickError extends kind("CLICK_FAILED") {}
+export class ServiceEvalError extends kind("EVAL_FAILED") {}
+export class ServiceDomProcessError extends kind("DOM_PROCESS_FAILED") {}
+export class ServiceIframeError extends kind("IFRAME_UNRESOLVED") {}
+export class ContentFrameNotFoundError extends kind("CONTENT_FRAME_NOT_FOUND") {}
+export class XPathResolutionError extends kind("XPATH_UNRESOLVED") {}
+export class ServiceShadowRootMissingError extends kind("SHADOW_ROOT_MISSING") {}
+export class LLMResponseError extends kind("LLM_RESPONSE_ERROR") {}
+export class MissingLLMConfigurationError extends kind("MISSING_LLM_CONFIGURATION") {}
+export class UnsupportedModelError extends kind("UNSUPPORTED_MODEL") {}
+export class InvalidAISDKModelFormatError extends kind("INVALID_MODEL_FORMAT") {}
+export class ServiceInitError extends kind("INIT_FAILED") {}
+export class ServiceNotInitializedError extends kind("NOT_INITIALIZED") {}
+export class BrowserbaseSessionNotFoundError extends kind("CLOUD_SESSION_NOT_FOUND") {}
+export class MissingEnvironmentVariableError extends kind("MISSING_ENV_VAR") {}
+export class ServiceEnvironmentError extends kind("INVALID_ENVIRONMENT") {}
+
+// Beyond the seed: what the design needs.
+/** Input from outside (options, Action JSON, flags) failed validation. */
+export class ServiceInvalidArgumentError extends kind("INVALID_ARGUMENT") {}
+/** No Chrome/Chromium executable could be found or started. */
+export class ServiceBrowserNotFoundError extends kind("BROWSER_NOT_FOUND") {}
+/** A navigation failed (bad scheme, DNS, refused connection, HTTP-level network error). */
+export class ServiceNavigationError extends kind("NAVIGATION_FAILED") {}
+/** An operation exceeded its deadline. */
+export class ServiceTimeoutError extends kind("TIMEOUT") {}
+/** A ref from an older snapshot points at an element that no longer exists. */
+export class ServiceStaleRefError extends kind("STALE_REF") {}
+/** The browser connection closed (normally) or the target crashed while a command was in flight. */
+export class ServiceBrowserClosedError extends kind("BROWSER_CLOSED") {}
+export class ServiceTargetCrashedError extends kind("TARGET_CRASHED") {}
+/** The run was cancelled through its AbortSignal. */
+export class ServiceAbortedError extends kind("ABORTED") {}
+/** A persistent CLI session id that is unknown or whose browser is gone. */
+export class ServiceSessionNotFoundError extends kind("SESSION_NOT_FOUND") {}
+/** Local state (sessions, history, metrics, config) could not be read or written. */
+export class ServiceStateError extends kind("STATE_ERROR") {}
+
+export type ServiceErrorCode = ServiceError["code"];
+
+export function isServiceError(e: unknown): e is ServiceError {
+  return e instanceof ServiceError;
+}
+
+/** A one-line description of any thrown value, for logs and CLI output. */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message.split("\n")[0] ?? e.message;
+  return String(e);
+}
