@@ -56,7 +56,7 @@ export class CdpSession {
     try {
       return await this.connection.raw(method, params[0] as object | undefined, this.sessionId);
     } catch (e) {
-      if (this.ended === "crashed") throw new ServiceTargetCrashedError(`${method}: the page crashed`);
+      if ((this.ended as string | null) === "crashed") throw new ServiceTargetCrashedError(`${method}: the page crashed`);
       if (this.closed) throw new ServiceBrowserClosedError(`${method}: the ${this.targetType} is closed`);
       const msg = e instanceof Error ? e.message : String(e);
       error.message = `${method}: ${msg}`;

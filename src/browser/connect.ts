@@ -1,0 +1,75 @@
+/**
+ * One entry for every way to get a browser: launch a local one, or attach to any CDP endpoint (`cdpUrl`:
+ * a running Chrome, a remote grid, a cloud session). All end as one CdpConnection + BrowserContext.
+ */
+import { CdpConnection } from "./cdp/connection.js";
+import { BrowserContext } from "./context.js";
+import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline } from "./launch.js";
+import type { LocalBrowserLaunchOptions } from "./types.js";
+import { ServiceInitError } from "../errors.js";
+
+export interface BrowserHandle {
+  readonly connection: CdpConnection;
+  readonly context: BrowserContext;
+  /** Set when svc launched this Chrome (and so may end it). */
+  readonly launched: LaunchedBrowser | undefined;
+  readonly wsEndpoint: string;
+  /** Ends a launched browser; for an attached one, only disconnects. */
+  close(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+async function resolveCdpUrl(cdpUrl: string): Promise<string> {
+  if (/^wss?:\/\//.test(cdpUrl)) return cdpUrl;
+  const u = new URL(cdpUrl);
+  return browserWsEndpoint(Number(u.port || (u.protocol === "https:" ? 443 : 80)), u.hostname);
+}
+
+export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
+  let launched: LaunchedBrowser | undefined;
+  let wsEndpoint: string;
+  if (options.cdpUrl) {
+    try {
+      wsEndpoint = await resolveCdpUrl(options.cdpUrl);
+    } catch (e) {
+      throw new ServiceInitError(`cannot reach a browser at ${options.cdpUrl}`, { hint: "is the browser still running?", cause: e });
+    }
+  } else {
+    launched = await launchBrowser(options, lifeline);
+    wsEndpoint = launched.wsEndpoint;
+  }
+  let connection: CdpConnection;
+  try {
+    connection = await CdpConnection.connect(wsEndpoint);
+  } catch (e) {
+    await launched?.close();
+    throw new ServiceInitError(`cannot connect to the browser at ${wsEndpoint}`, { hint: "is the browser still running?", cause: e });
+  }
+  const proxy = options.proxy;
+  let context: BrowserContext;
+  try {
+    context = await BrowserContext.create(connection, {
+      domSettleTimeout: options.domSettleTimeout,
+      ...(options.viewport ? { viewport: options.viewport } : {}),
+      ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
+      ...(proxy?.username ? { proxyCredentials: { username: proxy.username, password: proxy.password ?? "" } } : {}),
+    });
+  } catch (e) {
+    await connection.close();
+    await launched?.close();
+    throw e instanceof ServiceInitError ? e : new ServiceInitError(`browser setup failed: ${(e as Error).message}`, { cause: e });
+  }
+  return {
+    connection,
+    context,
+    launched,
+    wsEndpoint,
+    async close() {
+      await connection.close();
+      await launched?.close();
+    },
+    async disconnect() {
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Real user input through the Input domain. Events always go to the page's main session: Chrome routes
+ * them by coordinates (mouse) or focus (keyboard) into the right frame, OOPIFs included.
+ */
+import type { CdpSession } from "./cdp/connection.js";
+import { ServiceInvalidArgumentError } from "../errors.js";
+
+interface KeyDef {
+  key: string;
+  code: string;
+  keyCode: number;
+  text?: string;
+}
+
+const NAMED: Record<string, KeyDef> = {
+  Enter: { key: "Enter", code: "Enter", keyCode: 13, text: "\r" },
+  Tab: { key: "Tab", code: "Tab", keyCode: 9 },
+  Escape: { key: "Escape", code: "Escape", keyCode: 27 },
+  Backspace: { key: "Backspace", code: "Backspace", keyCode: 8 },
+  Delete: { key: "Delete", code: "Delete", keyCode: 46 },
+  Space: { key: " ", code: "Space", keyCode: 32, text: " " },
+  ArrowUp: { key: "ArrowUp", code: "ArrowUp", keyCode: 38 },
+  ArrowDown: { key: "ArrowDown", code: "ArrowDown", keyCode: 40 },
+  ArrowLeft: { key: "ArrowLeft", code: "ArrowLeft", keyCode: 37 },
+  ArrowRight: { key: "ArrowRight", code: "ArrowRight", keyCode: 39 },
+  Home: { key: "Home", code: "Home", keyCode: 36 },
+  End: { key: "End", code: "End", keyCode: 35 },
+  PageUp: { key: "PageUp", code: "PageUp", keyCode: 33 },
+  PageDown: { key: "PageDown", code: "PageDown", keyCode: 34 },
+  Shift: { key: "Shift", code: "ShiftLeft", keyCode: 16 },
+  Control: { key: "Control", code: "ControlLeft", keyCode: 17 },
+  Alt: { key: "Alt", code: "AltLeft", keyCode: 18 },
+  Meta: { key: "Meta", code: "MetaLeft", keyCode: 91 },
+};
+const ALIASES: Record<string, string> = { Return: "Enter", Esc: "Escape", Ctrl: "Control", Cmd: "Meta", Command: "Meta", Up: "ArrowUp", Down: "ArrowDown", Left: "ArrowLeft", Right: "ArrowRight", " ": "Space", Option: "Alt" };
+const MODIFIER_BITS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
+
+function keyDef(name: string): KeyDef {
+  const canonical = ALIASES[name] ?? (name.length > 1 ? name[0]!.toUpperCase() + name.slice(1) : name);
+  const named = NAMED[canonical] ?? NAMED[name];
+  if (named) return named;
+  if (/^F([1-9]|1[0-2])$/.test(canonical)) return { key: canonical, code: canonical, keyCode: 111 + Number(canonical.slice(1)) };
+  if ([...name].length === 1) {
+    const upper = name.toUpperCase();
+    const isLetter = /[a-z]/i.test(name);
+    const isDigit = /[0-9]/.test(name);
+    return { key: name, code: isLetter ? `Key${upper}` : isDigit ? `Digit${name}` : "", keyCode: isLetter || isDigit ? upper.charCodeAt(0) : 0, text: name };
+  }
+  throw new ServiceInvalidArgumentError(`unknown key "${name}"`, { hint: "use names like Enter, Tab, Escape, ArrowDown, a, Control+A" });
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export class Input {
+  private mouse: Point = { x: 0, y: 0 };
+
+  constructor(private readonly session: CdpSession) {}
+
+  async move(to: Point, steps = 1): Promise<void> {
+    const from = this.mouse;
+    for (let i = 1; i <= steps; i++) {
+      const x = from.x + ((to.x - from.x) * i) / steps;
+      const y = from.y + ((to.y - from.y) * i) / steps;
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+    }
+    this.mouse = to;
+  }
+
+  async click(at: Point, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
+    const button = options.button ?? "left";
+    const count = options.clickCount ?? 1;
+    await this.move(at);
+    for (let i = 1; i <= count; i++) {
+      await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: at.x, y: at.y, button, clickCount: i });
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: at.x, y: at.y, button, clickCount: i });
+    }
+  }
+
+  async drag(from: Point, to: Point): Promise<void> {
+    await this.move(from);
+    await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: from.x, y: from.y, button: "left", clickCount: 1 });
+    // Intermediate moves: pages (and HTML5 drag-and-drop) need to see the pointer travel.
+    await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: from.x + 5, y: from.y + 5, button: "left", buttons: 1 });
+    const steps = 5;
+    for (let i = 1; i <= steps; i++) {
+      const x = from.x + ((to.x - from.x) * i) / steps;
+      const y = from.y + ((to.y - from.y) * i) / steps;
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, button: "left", buttons: 1 });
+    }
+    await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: to.x, y: to.y, button: "left", clickCount: 1 });
+    this.mouse = to;
+  }
+
+  async wheel(at: Point, deltaX: number, deltaY: number): Promise<void> {
+    await this.session.send("Input.dispatchMouseEvent", { type: "mouseWheel", x: at.x, y: at.y, deltaX, deltaY });
+  }
+
+  /** Presses a key or a combination such as `Control+A` or `Shift+Tab`. */
+  async press(combo: string): Promise<void> {
+    const parts = combo === "+" ? ["+"] : combo.split("+").filter(Boolean);
+    if (parts.length === 0) throw new ServiceInvalidArgumentError("empty key name");
+    const defs = parts.map(keyDef);
+    let modifiers = 0;
+    for (const d of defs.slice(0, -1)) {
+      modifiers |= MODIFIER_BITS[d.key] ?? 0;
+      await this.key("keyDown", d, modifiers);
+    }
+    const main = defs[defs.length - 1]!;
+    const withText = modifiers & ~8 ? { ...main, text: undefined } : main; // Ctrl/Alt/Meta combos type nothing
+    await this.key("keyDown", withText, modifiers);
+    await this.key("keyUp", main, modifiers);
+    for (const d of defs.slice(0, -1).reverse()) {
+      modifiers &= ~(MODIFIER_BITS[d.key] ?? 0);
+      await this.key("keyUp", d, modifiers);
+    }
+  }
+
+  /** Types text key by key (keydown/keypress/input/keyup per character). */
+  async type(text: string): Promise<void> {
+    for (const ch of text) {
+      if (ch === "\n") {
+        await this.press("Enter");
+        continue;
+      }
+      const d = NAMED[ch] ?? keyDef(ch);
+      await this.key("keyDown", { ...d, text: ch }, 0);
+      await this.key("keyUp", d, 0);
+    }
+  }
+
+  /** Inserts text as one input event, like an IME or a paste. */
+  async insertText(text: string): Promise<void> {
+    await this.session.send("Input.insertText", { text });
+  }
+
+  private async key(type: "keyDown" | "keyUp", d: KeyDef, modifiers: number): Promise<void> {
+    const text = type === "keyDown" ? d.text : undefined;
+    await this.session.send("Input.dispatchKeyEvent", {
+      type: text ? "keyDown" : type === "keyDown" ? "rawKeyDown" : "keyUp",
+      key: d.key,
+      code: d.code,
+      windowsVirtualKeyCode: d.keyCode,
+      modifiers,
+      ...(text ? { text, unmodifiedText: text } : {}),
+    });
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * A tab. Owns its main CDP session, the sessions of its out-of-process iframes, its frame tree and its
+ * network tracker. Navigation, inspection and input live here; element work goes through Locator.
+ */
+import type { CdpSession } from "./cdp/connection.js";
+import { FrameTree } from "./frames.js";
+import { Input } from "./input.js";
+import { Locator } from "./locator.js";
+import { NetworkTracker } from "./settle.js";
+import type { Viewport, WaitUntil } from "./types.js";
+import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
+
+export interface PageOptions {
+  viewport?: Viewport;
+  ignoreHTTPSErrors?: boolean;
+  proxyCredentials?: { username: string; password: string };
+  domSettleTimeout: number;
+}
+
+export interface GotoOptions {
+  waitUntil?: WaitUntil;
+  timeout?: number;
+  referer?: string;
+}
+
+const NAV_TIMEOUT = 30_000;
+const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
+
+/** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
+export function normalizeUrl(raw: string): string {
+  const text = raw.trim();
+  if (!text) throw new ServiceInvalidArgumentError("url: expected a URL, got an empty string");
+  let url: URL;
+  try {
+    url = new URL(text);
+    if (!ALLOWED_SCHEMES.has(url.protocol) && /^[a-z0-9.-]+:\d+/i.test(text)) url = new URL(`http://${text}`);
+  } catch {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/.*)?$|^localhost(:\d+)?(\/.*)?$/i.test(text)) {
+      throw new ServiceInvalidArgumentError(`url: "${text}" is not a valid URL`, { hint: "use a full URL such as https://example.com" });
+    }
+    url = new URL(`${/^(localhost|127\.)/.test(text) ? "http" : "https"}://${text}`);
+  }
+  if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
+  return url.href;
+}
+
+export class Page {
+  readonly frames = new FrameTree();
+  readonly network = new NetworkTracker();
+  readonly input: Input;
+  private readonly attaching = new Set<Promise<void>>();
+  private closedFlag = false;
+
+  /** @internal created by BrowserContext */
+  constructor(
+    readonly mainSession: CdpSession,
+    readonly targetId: string,
+    private readonly options: PageOptions,
+  ) {
+    this.input = new Input(mainSession);
+    mainSession.on("svc.detached" as never, () => (this.closedFlag = true));
+  }
+
+  get isClosed(): boolean {
+    return this.closedFlag || this.mainSession.closed;
+  }
+
+  get domSettleTimeout(): number {
+    return this.options.domSettleTimeout;
+  }
+
+  /** @internal enable domains on the main session (the target may be paused waiting for us). */
+  async initialize(): Promise<void> {
+    await this.attachSession(this.mainSession, true);
+  }
+
+  private async attachSession(session: CdpSession, isMain: boolean): Promise<void> {
+    this.frames.track(session, isMain);
+    this.network.track(session);
+    session.on("Target.attachedToTarget", (e) => {
+      const child = session.connection.session(e.sessionId);
+      if (!child) return;
+      if (e.targetInfo.type !== "iframe") {
+        void child.send("Runtime.runIfWaitingForDebugger").catch(() => {});
+        return;
+      }
+      this.frames.adopt(e.targetInfo.targetId, child);
+      const p = this.attachSession(child, false).catch(() => {});
+      this.attaching.add(p);
+      void p.finally(() => this.attaching.delete(p));
+    });
+    const { frameTree } = await session.send("Page.getFrameTree");
+    this.frames.seed(session, frameTree, isMain);
+    const setup: Array<Promise<unknown>> = [
+      session.send("Page.enable"),
+      session.send("Page.setLifecycleEventsEnabled", { enabled: true }),
+      session.send("Runtime.enable"),
+      session.send("Network.enable", { maxPostDataSize: 0 }),
+      session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
+    ];
+    if (this.options.ignoreHTTPSErrors) setup.push(session.send("Security.setIgnoreCertificateErrors", { ignore: true }));
+    if (isMain && this.options.viewport) {
+      setup.push(session.send("Emulation.setDeviceMetricsOverride", { ...this.options.viewport, deviceScaleFactor: 1, mobile: false }));
+    }
+    if (this.options.proxyCredentials) setup.push(this.enableProxyAuth(session, this.options.proxyCredentials));
+    await Promise.all(setup);
+    await session.send("Runtime.runIfWaitingForDebugger");
+  }
+
+  private async enableProxyAuth(session: CdpSession, creds: { username: string; password: string }): Promise<void> {
+    session.on("Fetch.requestPaused", (e) => void session.send("Fetch.continueRequest", { requestId: e.requestId }).catch(() => {}));
+    session.on("Fetch.authRequired", (e) => {
+      const response = e.authChallenge.source === "Proxy" ? "ProvideCredentials" : "Default";
+      void session.send("Fetch.continueWithAuth", { requestId: e.requestId, authChallengeResponse: { response, ...creds } }).catch(() => {});
+    });
+    await session.send("Fetch.enable", { handleAuthRequests: true });
+  }
+
+  // ——— navigation ———
+
+  async goto(rawUrl: string, options: GotoOptions = {}): Promise<{ url: string; status: number | null }> {
+    const url = normalizeUrl(rawUrl);
+    const main = this.frames.main;
+    const timeout = options.timeout ?? NAV_TIMEOUT;
+    let status: number | null = null;
+    const offResponse = this.mainSession.on("Network.responseReceived", (e) => {
+      if (e.type === "Document" && e.frameId === main.id) status = e.response.status;
+    });
+    try {
+      const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, url);
+      const res = await this.mainSession.send("Page.navigate", { url, ...(options.referer ? { referrer: options.referer } : {}) });
+      if (res.errorText) {
+        waiter.cancel();
+        throw new ServiceNavigationError(`cannot open ${url}: ${res.errorText}`, { hint: "check the address and that the site is reachable" });
+      }
+      if (res.loaderId) await waiter.promise;
+      else waiter.cancel(); // same-document navigation (hash change): no load event follows
+      await this.settle();
+      return { url: this.url(), status };
+    } finally {
+      offResponse();
+    }
+  }
+
+  private waitForLifecycle(event: WaitUntil, timeout: number, url: string): { promise: Promise<void>; cancel: () => void } {
+    const name = event === "load" ? "load" : event === "domcontentloaded" ? "DOMContentLoaded" : "networkIdle";
+    let off = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const promise = new Promise<void>((resolve, reject) => {
+      off = this.mainSession.on("Page.lifecycleEvent", (e) => {
+        if (e.name === name && e.frameId === this.frames.main.id) {
+          cleanup();
+          resolve();
+        }
+      });
+      timer = setTimeout(() => {
+        cleanup();
+        reject(new ServiceTimeoutError(`navigation to ${url} did not reach "${event}" within ${timeout} ms`));
+      }, timeout);
+    });
+    const cleanup = () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+    promise.catch(() => {});
+    return { promise, cancel: cleanup };
+  }
+
+  async reload(options: GotoOptions = {}): Promise<void> {
+    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", options.timeout ?? NAV_TIMEOUT, this.url());
+    await this.mainSession.send("Page.reload");
+    await waiter.promise;
+    await this.settle();
+  }
+
+  async goBack(options: GotoOptions = {}): Promise<boolean> {
+    return this.history(-1, options);
+  }
+
+  async goForward(options: GotoOptions = {}): Promise<boolean> {
+    return this.history(1, options);
+  }
+
+  private async history(delta: number, options: GotoOptions): Promise<boolean> {
+    const { currentIndex, entries } = await this.mainSession.send("Page.getNavigationHistory");
+    const entry = entries[currentIndex + delta];
+    if (!entry) return false;
+    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", options.timeout ?? NAV_TIMEOUT, entry.url);
+    await this.mainSession.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+    // Back/forward may be served from the bfcache or be same-document: no load event then.
+    await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
+    waiter.cancel();
+    await this.settle();
+    return true;
+  }
+
+  /** Waits until the page is quiet (no requests in flight), at most `domSettleTimeout`. */
+  async settle(timeoutMs = this.options.domSettleTimeout, signal?: AbortSignal): Promise<void> {
+    await this.network.waitForQuiet(timeoutMs, signal);
+    // Out-of-process iframes attached meanwhile must be fully set up before anyone reads the page.
+    while (this.attaching.size) await Promise.all([...this.attaching]);
+  }
+
+  // ——— inspection ———
+
+  url(): string {
+    return this.frames.main.url;
+  }
+
+  async title(): Promise<string> {
+    return String(await this.evaluate("document.title"));
+  }
+
+  async evaluate<R = unknown>(fnOrExpression: string | ((arg: any) => R | Promise<R>), arg?: unknown): Promise<R> {
+    const contextId = this.frames.main.contextId;
+    const ctx = contextId !== undefined ? { contextId } : {};
+    const res =
+      typeof fnOrExpression === "string"
+        ? await this.mainSession.send("Runtime.evaluate", { expression: fnOrExpression, returnByValue: true, awaitPromise: true, ...ctx })
+        : await this.mainSession.send("Runtime.evaluate", {
+            expression: `(${fnOrExpression.toString()})(${JSON.stringify(arg ?? null)})`,
+            returnByValue: true,
+            awaitPromise: true,
+            ...ctx,
+          });
+    if (res.exceptionDetails) {
+      const msg = res.exceptionDetails.exception?.description?.split("\n")[0] ?? res.exceptionDetails.text;
+      throw new ServiceEvalError(`evaluate failed: ${msg}`);
+    }
+    return res.result.value as R;
+  }
+
+  async screenshot(options: { fullPage?: boolean; type?: "png" | "jpeg"; quality?: number } = {}): Promise<Buffer> {
+    const format = options.type ?? "png";
+    let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
+    if (options.fullPage) {
+      const { cssContentSize } = await this.mainSession.send("Page.getLayoutMetrics");
+      clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height), scale: 1 };
+    }
+    const { data } = await this.mainSession.send("Page.captureScreenshot", {
+      format,
+      ...(format === "jpeg" && options.quality ? { quality: options.quality } : {}),
+      ...(clip ? { clip, captureBeyondViewport: true } : {}),
+    });
+    return Buffer.from(data, "base64");
+  }
+
+  // ——— input ———
+
+  async click(x: number, y: number, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
+    await this.input.click({ x, y }, options);
+    await this.settle();
+  }
+
+  async type(text: string): Promise<void> {
+    await this.input.type(text);
+  }
+
+  async keyPress(key: string): Promise<void> {
+    await this.input.press(key);
+    await this.settle();
+  }
+
+  /** An element in the main document; XPath steps may still cross iframes (see selector.ts). */
+  locator(selector: string): Locator {
+    return new Locator(this, selector, false);
+  }
+
+  /** An element anywhere: iframes (`>>` hops, or searched) and shadow roots, open or closed. */
+  deepLocator(selector: string): Locator {
+    return new Locator(this, selector, true);
+  }
+
+  /** @internal */
+  markClosed(): void {
+    this.closedFlag = true;
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    await this.mainSession.connection.root.send("Target.closeTarget", { targetId: this.targetId }).catch(() => {});
+    this.closedFlag = true;
+  }
+}

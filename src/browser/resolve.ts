@@ -1,0 +1,198 @@
+/**
+ * Selector → element, across frames (OOPIFs included) and shadow roots (closed included). The page-side
+ * work is one XPath/CSS evaluation per hop; hops into frames and closed shadow roots go through CDP.
+ */
+import type { Protocol } from "devtools-protocol";
+import type { CdpSession } from "./cdp/connection.js";
+import type { Frame, FrameTree } from "./frames.js";
+import {
+  ContentFrameNotFoundError,
+  ServiceElementNotFoundError,
+  ServiceIframeError,
+  ServiceShadowRootMissingError,
+  XPathResolutionError,
+} from "../errors.js";
+import { SHADOW_STEP, isFrameStep, joinXPath, pageCssFirst, pageXPathFirst, pageXPathOf, parseSelector } from "./selector.js";
+
+/** A live element: the frame whose session owns it, its backend node id and a remote object for it. */
+export interface ElementHandle {
+  frame: Frame;
+  backendNodeId: number;
+  objectId: string;
+}
+
+/** A document or shadow root to search from. */
+interface Root {
+  frame: Frame;
+  objectId: string;
+}
+
+export interface ResolveOptions {
+  deep: boolean;
+}
+
+export async function frameDocument(frames: FrameTree, frame: Frame): Promise<Root> {
+  if (frame.contextId === undefined) await frames.waitForContext(frame.id, 2000);
+  const res = await frame.session.send("Runtime.evaluate", { expression: "document", ...(frame.contextId !== undefined ? { contextId: frame.contextId } : {}) });
+  if (!res.result.objectId) throw new ContentFrameNotFoundError(`frame ${frame.id} has no document`);
+  return { frame, objectId: res.result.objectId };
+}
+
+async function callFirst(root: Root, fn: (this: any, arg: string) => unknown, arg: string): Promise<string | null> {
+  const res = await root.frame.session.send("Runtime.callFunctionOn", {
+    objectId: root.objectId,
+    functionDeclaration: fn.toString(),
+    arguments: [{ value: arg }],
+  });
+  if (res.exceptionDetails) return Promise.reject(new Error(res.exceptionDetails.exception?.description ?? res.exceptionDetails.text));
+  return res.result.subtype === "null" || !res.result.objectId ? null : res.result.objectId;
+}
+
+async function handleFor(frame: Frame, objectId: string): Promise<ElementHandle> {
+  const { node } = await frame.session.send("DOM.describeNode", { objectId });
+  return { frame, objectId, backendNodeId: node.backendNodeId };
+}
+
+/** The document inside an iframe element (same-process or OOPIF). */
+async function enterFrame(frames: FrameTree, el: ElementHandle, selector: string): Promise<Root> {
+  const { node } = await el.frame.session.send("DOM.describeNode", { objectId: el.objectId });
+  if (!node.frameId || !/^i?frame$/i.test(node.nodeName)) {
+    throw new ServiceIframeError(`"${selector}": ${node.nodeName.toLowerCase()} is not an iframe`, { hint: "a hop (>> or a step after it) must select an <iframe>" });
+  }
+  const child = frames.get(node.frameId);
+  if (!child) throw new ContentFrameNotFoundError(`"${selector}": the iframe's content frame is not attached yet`, { hint: "wait for the iframe to load" });
+  return frameDocument(frames, child);
+}
+
+export async function shadowRootOf(session: CdpSession, frame: Frame, objectId: string, selector: string): Promise<Root> {
+  const { node } = await session.send("DOM.describeNode", { objectId, pierce: true, depth: 1 });
+  const shadow = node.shadowRoots?.[0];
+  if (!shadow) throw new ServiceShadowRootMissingError(`"${selector}": <${node.localName}> has no shadow root`, { hint: "remove the #shadow-root step, or point at the shadow host" });
+  const { object } = await session.send("DOM.resolveNode", { backendNodeId: shadow.backendNodeId });
+  return { frame, objectId: object.objectId! };
+}
+
+async function resolveXPath(frames: FrameTree, root: Root, steps: string[], selector: string): Promise<ElementHandle | null> {
+  for (let i = 0; i < steps.length; i++) {
+    const step = steps[i]!;
+    const last = i === steps.length - 1;
+    if (step === SHADOW_STEP) {
+      const hostId = await evalXPath(root, steps.slice(0, i), selector);
+      if (!hostId) return null;
+      const shadow = await shadowRootOf(root.frame.session, root.frame, hostId, selector);
+      return resolveXPath(frames, shadow, [".", ...steps.slice(i + 1)], selector);
+    }
+    if (!last && isFrameStep(step)) {
+      const frameId = await evalXPath(root, steps.slice(0, i + 1), selector);
+      if (!frameId) return null;
+      const doc = await enterFrame(frames, await handleFor(root.frame, frameId), selector);
+      const rest = steps.slice(i + 1);
+      return resolveXPath(frames, doc, rest[0] === "" ? rest : ["", ...rest], selector);
+    }
+  }
+  const id = await evalXPath(root, steps, selector);
+  return id ? handleFor(root.frame, id) : null;
+}
+
+async function evalXPath(root: Root, steps: string[], selector: string): Promise<string | null> {
+  const expr = joinXPath(steps);
+  try {
+    return await callFirst(root, pageXPathFirst, expr);
+  } catch (e) {
+    throw new XPathResolutionError(`invalid XPath "${selector}": ${(e as Error).message.split("\n")[0]}`, { cause: e });
+  }
+}
+
+async function resolveCss(frames: FrameTree, root: Root, hops: string[], selector: string): Promise<ElementHandle | null> {
+  let current = root;
+  for (let i = 0; i < hops.length; i++) {
+    let id: string | null;
+    try {
+      id = await callFirst(current, pageCssFirst, hops[i]!);
+    } catch (e) {
+      throw new ServiceElementNotFoundError(`invalid CSS selector "${hops[i]}"`, { cause: e });
+    }
+    if (!id) return null;
+    if (i === hops.length - 1) return handleFor(current.frame, id);
+    const el = await handleFor(current.frame, id);
+    const { node } = await current.frame.session.send("DOM.describeNode", { objectId: id, pierce: true, depth: 1 });
+    current = node.frameId && /^i?frame$/i.test(node.nodeName) ? await enterFrame(frames, el, selector) : await shadowRootOf(current.frame.session, current.frame, id, selector);
+  }
+  return null;
+}
+
+/**
+ * Last resort for deepLocator with one CSS selector: search every frame's document and every shadow root
+ * (closed ones too: CDP pierces them) in document order.
+ */
+async function deepCss(frames: FrameTree, css: string): Promise<ElementHandle | null> {
+  for (const frame of frames.ordered()) {
+    const roots: Root[] = [await frameDocument(frames, frame)];
+    const { root } = await frame.session.send("DOM.getDocument", { depth: -1, pierce: true });
+    const owned = findFrameDocument(root, frame.id) ?? root;
+    collectShadowRoots(owned, (n) => roots.push({ frame, objectId: "" + n.backendNodeId }));
+    for (const r of roots) {
+      let objectId = r.objectId;
+      if (/^\d+$/.test(objectId)) objectId = (await frame.session.send("DOM.resolveNode", { backendNodeId: Number(objectId) })).object.objectId!;
+      const hit = await callFirst({ frame, objectId }, pageCssFirst, css).catch(() => null);
+      if (hit) return handleFor(frame, hit);
+    }
+  }
+  return null;
+}
+
+function findFrameDocument(node: Protocol.DOM.Node, frameId: string): Protocol.DOM.Node | undefined {
+  if (node.nodeType === 9 && node.frameId === frameId) return node;
+  if (node.frameId === frameId && node.contentDocument) return node.contentDocument;
+  for (const c of [...(node.children ?? []), ...(node.shadowRoots ?? []), ...(node.contentDocument ? [node.contentDocument] : [])]) {
+    const f = findFrameDocument(c, frameId);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/** Shadow roots under a document, not descending into child frames (they are searched as frames). */
+function collectShadowRoots(node: Protocol.DOM.Node, visit: (n: Protocol.DOM.Node) => void): void {
+  for (const s of node.shadowRoots ?? []) {
+    visit(s);
+    collectShadowRoots(s, visit);
+  }
+  for (const c of node.children ?? []) collectShadowRoots(c, visit);
+}
+
+export async function resolveSelector(frames: FrameTree, selector: string, options: ResolveOptions): Promise<ElementHandle> {
+  const parsed = parseSelector(selector);
+  const main = await frameDocument(frames, frames.main);
+  let handle: ElementHandle | null;
+  if (parsed.kind === "xpath") handle = await resolveXPath(frames, main, parsed.steps, selector);
+  else {
+    handle = await resolveCss(frames, main, parsed.hops, selector);
+    if (!handle && options.deep && parsed.hops.length === 1) handle = await deepCss(frames, parsed.hops[0]!);
+  }
+  if (!handle) {
+    const Err = parsed.kind === "xpath" ? XPathResolutionError : ServiceElementNotFoundError;
+    throw new Err(`no element matches "${selector}"`, {
+      hint: parsed.kind === "xpath" ? "check the path; inside iframes continue with /html/…, inside shadow roots use /#shadow-root/" : "check the selector; use deepLocator or >> to reach into iframes and shadow roots",
+    });
+  }
+  return handle;
+}
+
+/** The svc selector (deep XPath) of an element, walking up through shadow roots and frame owners. */
+export async function selectorOf(frames: FrameTree, el: { frame: Frame; backendNodeId: number }): Promise<string> {
+  const parts: string[] = [];
+  let frame: Frame | undefined = el.frame;
+  let backendNodeId = el.backendNodeId;
+  while (frame) {
+    const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId });
+    const res = await frame.session.send("Runtime.callFunctionOn", { objectId: object.objectId!, functionDeclaration: pageXPathOf.toString(), returnByValue: true });
+    parts.unshift(String(res.result.value));
+    if (!frame.parentId) break;
+    const parent = frames.get(frame.parentId);
+    if (!parent) break;
+    const owner = await parent.session.send("DOM.getFrameOwner", { frameId: frame.id });
+    backendNodeId = owner.backendNodeId;
+    frame = parent;
+  }
+  return "xpath=" + parts.join("");
+}
