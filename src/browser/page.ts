@@ -17,6 +17,12 @@ export interface PageOptions {
   domSettleTimeout: number;
 }
 
+export interface NavigationInfo {
+  requestedUrl: string;
+  url: string;
+  status: number | null;
+}
+
 export interface GotoOptions {
   waitUntil?: WaitUntil;
   timeout?: number;
@@ -50,6 +56,7 @@ export class Page {
   readonly input: Input;
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
+  private readonly navigationListeners = new Set<(info: NavigationInfo) => void>();
 
   /** @internal created by BrowserContext */
   constructor(
@@ -136,7 +143,9 @@ export class Page {
       if (res.loaderId) await waiter.promise;
       else waiter.cancel(); // same-document navigation (hash change): no load event follows
       await this.settle();
-      return { url: this.url(), status };
+      const info = { requestedUrl: url, url: this.url(), status };
+      for (const l of this.navigationListeners) l(info);
+      return { url: info.url, status };
     } finally {
       offResponse();
     }
@@ -199,6 +208,12 @@ export class Page {
     await this.network.waitForQuiet(timeoutMs, signal);
     // Out-of-process iframes attached meanwhile must be fully set up before anyone reads the page.
     while (this.attaching.size) await Promise.all([...this.attaching]);
+  }
+
+  /** Called after every successful goto(). */
+  onNavigated(listener: (info: NavigationInfo) => void): () => void {
+    this.navigationListeners.add(listener);
+    return () => this.navigationListeners.delete(listener);
   }
 
   // ——— inspection ———

@@ -121,7 +121,12 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     }
 
     // Static files under fixtures/pages; refuse anything that escapes it.
-    const rel = normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, "");
+    let rel = "";
+    try {
+      rel = normalize(decodeURIComponent(url.pathname)).replace(/^[/\\]+/, "");
+    } catch {
+      // malformed %-escape: falls through to 404
+    }
     const file = join(root, rel);
     const type = CONTENT_TYPES[extname(file)];
     if (!rel || !file.startsWith(root + sep) || !type || !existsSync(file)) {

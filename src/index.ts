@@ -1,0 +1,41 @@
+/** Public API of svc: explicit named exports only. */
+export { Service, type InitResult, type ActOptions } from "./service.js";
+export { type ServiceOptions, type LogLine, ServiceOptionsSchema } from "./options.js";
+export { type Action, type ActResult, type ActionMethod, ACTION_METHODS, ActionSchema, ActResultSchema, parseAction } from "./operations/action.js";
+export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
+export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
+export { BrowserContext } from "./browser/context.js";
+export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
+export { Locator } from "./browser/locator.js";
+export { launchBrowser, killBrowserProcess, DEFAULT_ARGS, type LaunchedBrowser, type Lifeline } from "./browser/launch.js";
+export {
+  ServiceError,
+  ServiceElementNotFoundError,
+  ServiceClickError,
+  ServiceEvalError,
+  ServiceDomProcessError,
+  ServiceIframeError,
+  ContentFrameNotFoundError,
+  XPathResolutionError,
+  ServiceShadowRootMissingError,
+  LLMResponseError,
+  MissingLLMConfigurationError,
+  UnsupportedModelError,
+  InvalidAISDKModelFormatError,
+  ServiceInitError,
+  ServiceNotInitializedError,
+  BrowserbaseSessionNotFoundError,
+  MissingEnvironmentVariableError,
+  ServiceEnvironmentError,
+  ServiceInvalidArgumentError,
+  ServiceBrowserNotFoundError,
+  ServiceNavigationError,
+  ServiceTimeoutError,
+  ServiceStaleRefError,
+  ServiceBrowserClosedError,
+  ServiceTargetCrashedError,
+  ServiceAbortedError,
+  ServiceSessionNotFoundError,
+  ServiceStateError,
+  isServiceError,
+} from "./errors.js";

@@ -1,0 +1,42 @@
+/**
+ * Logging for the library: `verbose` 0 (errors), 1 (info), 2 (debug); lines go to the user's `logger`
+ * callback when given, else to stderr. Values under keys that look secret are masked before any sink.
+ */
+import type { LogLine } from "./options.js";
+
+export interface Logger {
+  error(category: string, message: string, auxiliary?: Record<string, unknown>): void;
+  info(category: string, message: string, auxiliary?: Record<string, unknown>): void;
+  debug(category: string, message: string, auxiliary?: Record<string, unknown>): void;
+}
+
+const SECRET_KEY = /key|token|secret|password|authorization|credential/i;
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) && v !== undefined ? "[redacted]" : redact(v, depth + 1);
+  return out;
+}
+
+export function createLogger(options: { verbose: 0 | 1 | 2; sink?: (line: LogLine) => void }): Logger {
+  const emit = (level: 0 | 1 | 2, category: string, message: string, auxiliary?: Record<string, unknown>) => {
+    if (level > options.verbose) return;
+    const line: LogLine = { category, message, level, ...(auxiliary ? { auxiliary: redact(auxiliary) as Record<string, unknown> } : {}) };
+    if (options.sink) {
+      try {
+        options.sink(line);
+      } catch {
+        // a failing user logger must not fail the operation it logs
+      }
+      return;
+    }
+    process.stderr.write(`[svc:${category}] ${message}${line.auxiliary ? " " + JSON.stringify(line.auxiliary) : ""}\n`);
+  };
+  return {
+    error: (c, m, a) => emit(0, c, m, a),
+    info: (c, m, a) => emit(1, c, m, a),
+    debug: (c, m, a) => emit(2, c, m, a),
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * Runs an Action with no model: resolve the target (selector or snapshot ref), do the method, let the
+ * page settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root,
+ * stale ref, click) with a hint; success returns the seed's ActResult.
+ */
+import * as el from "../browser/element.js";
+import type { Page } from "../browser/page.js";
+import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
+import { ServiceInvalidArgumentError, ServiceStaleRefError } from "../errors.js";
+import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
+
+export interface RefTarget {
+  frameId: string;
+  backendNodeId: number;
+}
+export interface RefLookup {
+  get(ref: string): RefTarget | undefined;
+}
+
+const REF = /^(?:ref=)?(e\d+)$/;
+
+export function isRef(selector: string): boolean {
+  return REF.test(selector.trim());
+}
+
+/** A ref from the page's latest snapshot → a live element; gone or unknown refs fail loudly. */
+export async function resolveRef(page: Page, refs: RefLookup | undefined, selector: string): Promise<ElementHandle> {
+  const ref = REF.exec(selector.trim())![1]!;
+  const target = refs?.get(ref);
+  const hint = "take a new snapshot (extract() or observe()) and use its refs";
+  if (!target) throw new ServiceStaleRefError(`ref ${ref} is not in the page's latest snapshot`, { hint });
+  const frame = page.frames.get(target.frameId);
+  if (!frame) throw new ServiceStaleRefError(`ref ${ref}: its frame is gone (the page navigated since the snapshot)`, { hint });
+  let objectId: string | undefined;
+  try {
+    objectId = (await frame.session.send("DOM.resolveNode", { backendNodeId: target.backendNodeId })).object.objectId;
+  } catch {
+    objectId = undefined;
+  }
+  const handle = objectId ? { frame, backendNodeId: target.backendNodeId, objectId } : undefined;
+  const connected = handle && (await el.callOn<boolean>(handle, function (this: Node) {
+    return this.isConnected;
+  }).catch(() => false));
+  if (!handle || !connected) throw new ServiceStaleRefError(`ref ${ref}: its element was removed from the page since the snapshot`, { hint });
+  return handle;
+}
+
+export async function resolveTarget(page: Page, selector: string, refs?: RefLookup): Promise<ElementHandle> {
+  return isRef(selector) ? resolveRef(page, refs, selector) : resolveSelector(page.frames, selector, { deep: true });
+}
+
+async function run(page: Page, method: ActionMethod, target: () => Promise<ElementHandle>, args: string[], refs?: RefLookup): Promise<void> {
+  const need = (i: number, what: string): string => {
+    const v = args[i];
+    if (v === undefined) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: ${method} needs ${what}`);
+    return v;
+  };
+  switch (method) {
+    case "click":
+      return el.click(page, await target());
+    case "doubleClick":
+      return el.click(page, await target(), { clickCount: 2 });
+    case "hover":
+      return el.hover(page, await target());
+    case "fill":
+      return el.fill(page, await target(), args[0] ?? "");
+    case "type":
+      return el.type(page, await target(), need(0, "the text to type"));
+    case "press":
+      return el.press(page, null, need(0, "a key such as Enter"));
+    case "selectOptionFromDropdown":
+      return el.selectOption(await target(), need(0, "the option's text or value"));
+    case "scrollTo":
+      return el.scrollToPercent(await target(), el.parsePercent(args[0]));
+    case "nextChunk":
+      return el.scrollChunk(await target(), 1);
+    case "prevChunk":
+      return el.scrollChunk(await target(), -1);
+    case "dragAndDrop": {
+      const to = need(0, "the drop target's selector");
+      return el.dragTo(page, await target(), await resolveTarget(page, to, refs));
+    }
+  }
+}
+
+/** Methods that work on the page when the selector is empty. */
+const PAGE_LEVEL = new Set<ActionMethod>(["press", "scrollTo", "nextChunk", "prevChunk"]);
+
+export async function performAction(page: Page, input: Action, refs?: RefLookup): Promise<ActResult> {
+  const action = parseAction(input);
+  const selector = action.selector.trim();
+  let resolved: ElementHandle | undefined;
+  const target = async () => {
+    if (resolved) return resolved;
+    if (!selector) {
+      if (!PAGE_LEVEL.has(action.method)) throw new ServiceInvalidArgumentError(`action.selector: ${action.method} needs a selector`);
+      resolved = await resolveSelector(page.frames, "/html", { deep: false });
+    } else resolved = await resolveTarget(page, selector, refs);
+    return resolved;
+  };
+  // Refs are replaced by the element's XPath (taken before acting: a click may remove the element) so
+  // the recorded action replays without the snapshot.
+  const recorded = isRef(selector) ? { ...action, selector: await selectorOf(page.frames, await target()) } : action;
+  // press goes to whatever has focus; with a selector, focus that element first.
+  if (action.method === "press" && selector) await el.focus(await target());
+  await run(page, action.method, target, action.arguments, refs);
+  await page.settle();
+  return {
+    success: true,
+    message: `${action.method} succeeded${action.description ? `: ${action.description}` : ""}`,
+    actionDescription: action.description,
+    actions: [recorded],
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Constructor options (spec/seed.md §4.3, current generation) with the older generation's names (§4.4)
+ * accepted as aliases, validated once, defaults applied once. Unknown keys are rejected: a typo in an
+ * option name must not silently fall back to a default.
+ */
+import { z } from "zod";
+import { LocalBrowserLaunchOptionsSchema, type LocalBrowserLaunchOptions } from "./browser/types.js";
+import { ServiceInvalidArgumentError } from "./errors.js";
+import { describeIssue } from "./util/zod.js";
+
+export const ModelOptionSchema = z.union([
+  z.string().min(1),
+  z.looseObject({ modelName: z.string().min(1), apiKey: z.string().optional(), baseURL: z.string().optional() }),
+]);
+
+export const LogLineSchema = z.object({
+  category: z.string().optional(),
+  message: z.string(),
+  level: z.number().optional(),
+  auxiliary: z.record(z.string(), z.unknown()).optional(),
+});
+export type LogLine = z.infer<typeof LogLineSchema>;
+
+export const ServiceOptionsSchema = z.strictObject({
+  env: z.enum(["LOCAL", "BROWSERBASE"]).optional(),
+  apiKey: z.string().optional(),
+  projectId: z.string().optional(),
+  browserbaseSessionID: z.string().optional(),
+  browserbaseSessionCreateParams: z.record(z.string(), z.unknown()).optional(),
+  localBrowserLaunchOptions: LocalBrowserLaunchOptionsSchema.optional(),
+  model: ModelOptionSchema.optional(),
+  llmClient: z.unknown().optional(),
+  systemPrompt: z.string().optional(),
+  selfHeal: z.boolean().optional(),
+  experimental: z.boolean().optional(),
+  domSettleTimeout: z.number().int().min(0).optional(),
+  cacheDir: z.string().min(1).optional(),
+  keepAlive: z.boolean().optional(),
+  serverCache: z.boolean().optional(),
+  verbose: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+  logInferenceToFile: z.boolean().optional(),
+  disablePino: z.boolean().optional(),
+  logger: z.custom<(line: LogLine) => void>((v) => typeof v === "function", { message: "expected a function" }).optional(),
+  // Older generation (§4.4).
+  domSettleTimeoutMs: z.number().int().min(0).optional(),
+  enableCaching: z.boolean().optional(),
+  modelName: z.string().optional(),
+  modelClientOptions: z.record(z.string(), z.unknown()).optional(),
+  llmProvider: z.unknown().optional(),
+  waitForCaptchaSolves: z.boolean().optional(),
+  useAPI: z.boolean().optional(),
+});
+export type ServiceOptions = z.input<typeof ServiceOptionsSchema>;
+
+export interface ResolvedOptions {
+  env: "LOCAL" | "BROWSERBASE";
+  launch: LocalBrowserLaunchOptions;
+  domSettleTimeout: number;
+  selfHeal: boolean;
+  verbose: 0 | 1 | 2;
+  keepAlive: boolean;
+  cacheDir: string | undefined;
+  logger: ((line: LogLine) => void) | undefined;
+  raw: z.output<typeof ServiceOptionsSchema>;
+}
+
+export const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
+
+export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {
+  const parsed = ServiceOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
+  const o = parsed.data;
+  return {
+    env: o.env ?? "LOCAL",
+    launch: o.localBrowserLaunchOptions ?? {},
+    domSettleTimeout: o.domSettleTimeout ?? o.domSettleTimeoutMs ?? DEFAULT_DOM_SETTLE_TIMEOUT,
+    selfHeal: o.selfHeal ?? true,
+    verbose: o.verbose ?? 1,
+    keepAlive: o.keepAlive ?? false,
+    cacheDir: o.cacheDir,
+    logger: o.logger as ((line: LogLine) => void) | undefined,
+    raw: o,
+  };
+}
