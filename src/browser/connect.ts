@@ -65,6 +65,8 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
     launched,
     wsEndpoint,
     async close() {
+      // Browser.close lets Chrome flush and exit at once; the signal path in launched.close() is the backstop.
+      if (launched && !connection.closed) await Promise.race([connection.root.send("Browser.close").catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
       await connection.close();
       await launched?.close();
     },
