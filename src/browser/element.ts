@@ -54,6 +54,18 @@ export async function scrollIntoView(el: ElementHandle): Promise<void> {
 
 /** The centre of the element's first visible box, in root viewport coordinates. */
 export async function clickablePoint(host: ElementHost, el: ElementHandle, action: string): Promise<Point> {
+  if (!el.frame.parentId) {
+    // Main frame: scroll and measure in one round trip; client rects are root viewport coordinates.
+    const box = await callOn<{ x: number; y: number; w: number; h: number } | null>(el, function (this: Element) {
+      const target = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement : this;
+      if (!target) return null;
+      target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      const r = Array.from(target.getClientRects()).find((q) => q.width * q.height > 1);
+      return r ? { x: r.left, y: r.top, w: r.width, h: r.height } : null;
+    });
+    if (!box) throw new ServiceClickError(`cannot ${action}: the element is not visible (zero size)`, { hint: "it may be hidden or collapsed; open its container first" });
+    return { x: box.x + box.w / 2, y: box.y + box.h / 2 };
+  }
   await scrollIntoView(el);
   let quads: number[][];
   try {

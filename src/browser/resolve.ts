@@ -31,10 +31,17 @@ export interface ResolveOptions {
   deep: boolean;
 }
 
+/** Document objects per execution context: valid for the context's lifetime, saving a round trip per lookup. */
+const documents = new WeakMap<Frame, { contextId: number; objectId: string }>();
+
 export async function frameDocument(frames: FrameTree, frame: Frame): Promise<Root> {
   if (frame.contextId === undefined) await frames.waitForContext(frame.id, 2000);
-  const res = await frame.session.send("Runtime.evaluate", { expression: "document", ...(frame.contextId !== undefined ? { contextId: frame.contextId } : {}) });
+  const cached = documents.get(frame);
+  if (cached && cached.contextId === frame.contextId) return { frame, objectId: cached.objectId };
+  const contextId = frame.contextId;
+  const res = await frame.session.send("Runtime.evaluate", { expression: "document", ...(contextId !== undefined ? { contextId } : {}) });
   if (!res.result.objectId) throw new ContentFrameNotFoundError(`frame ${frame.id} has no document`);
+  if (contextId !== undefined) documents.set(frame, { contextId, objectId: res.result.objectId });
   return { frame, objectId: res.result.objectId };
 }
 

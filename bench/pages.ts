@@ -1,0 +1,94 @@
+/**
+ * The pages every tool reads, served over loopback HTTP: the saved real pages of ../shared/pages (each folder
+ * from its own root, since airline-aa links its assets as /js/…, /content/…) and the e2e fixture pages
+ * (test/support/server.ts, which also generates /large.html with ≥ 5,000 elements).
+ */
+import { createServer } from "node:http";
+import { existsSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { AddressInfo } from "node:net";
+import { startFixtureServer } from "../test/support/server.js";
+
+export const SHARED_PAGES = resolve(process.env.SVC_SHARED_PAGES ?? fileURLToPath(new URL("../../shared/pages", import.meta.url)));
+
+export interface BenchPage {
+  /** Short label for tables. */
+  name: string;
+  url: string;
+  /** Hover target for act(action), the same string for svc and Stagehand (XPath; both accept `xpath=`). */
+  hover: string;
+  /** Playwright's spelling of the same element when it differs. */
+  playwrightHover?: string;
+}
+
+export interface PageSet {
+  pages: BenchPage[];
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".gif": "image/gif",
+  ".jpg": "image/jpeg",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+};
+
+/** A static server for one folder on 127.0.0.1; unknown paths get a fast 404. */
+async function serveDir(root: string): Promise<{ url(path: string): string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname)).replace(/^[/\\]+/, "");
+    const file = join(root, path);
+    if (!file.startsWith(root + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      return;
+    }
+    readFile(file).then(
+      (data) => res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" }).end(data),
+      () => res.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (p) => `http://127.0.0.1:${port}/${p.replace(/^\//, "")}`,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+const byId = (id: string): string => `xpath=//*[@id="${id}"]`;
+
+export async function startPages(): Promise<PageSet> {
+  const airline = await serveDir(join(SHARED_PAGES, "airline-aa"));
+  const nodeFs = await serveDir(join(SHARED_PAGES, "node-fs"));
+  const fixtures = await startFixtureServer();
+  const pages: BenchPage[] = [
+    { name: "airline-aa/original.html", url: airline.url("original.html"), hover: byId("aa-search-button") },
+    { name: "node-fs/index.html", url: nodeFs.url("index.html"), hover: byId("fsreadfilepath-options-callback") },
+    { name: "fixtures/forms.html", url: fixtures.url("forms.html"), hover: byId("submit") },
+    // The same-origin and the cross-origin (OOPIF) frame are both in the snapshot; the hover stays in the main frame.
+    { name: "fixtures/iframes.html", url: fixtures.url("iframes.html"), hover: byId("main-button") },
+    { name: "fixtures/shadow.html", url: fixtures.url("shadow.html"), hover: byId("light-button") },
+    // Generated: 600 rows, ≥ 5,000 elements; the target is at the very bottom (scrolled into view first).
+    { name: "fixtures/large.html (generated)", url: fixtures.url("large.html"), hover: byId("last-button") },
+  ];
+  const only = process.env.BENCH_PAGES?.split(",").map((s) => s.trim()).filter(Boolean);
+  return {
+    pages: only ? pages.filter((p) => only.some((o) => p.name.includes(o))) : pages,
+    close: async () => {
+      await Promise.all([airline.close(), nodeFs.close(), fixtures.close()]);
+    },
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * `npm run bench` (BENCH.md): svc and its anchors side by side in one run, on one Chromium, on the same pages
+ * over loopback. Each tool's browser is launched once and reused; per page every tool navigates, every
+ * operation runs once as a warm-up, then BENCH_RUNS rounds in which each operation runs once, in an order
+ * rotated every round (so no tool always goes first). Only the operation is timed. Medians, ratio svc/anchor.
+ *
+ * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
+ * substrings of page names), BENCH_SKIP_CLI=1. Writes bench/results.json and bench/results.md.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, release, totalmem } from "node:os";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
+import { benchCli, type CliResult } from "./cli.js";
+import { startPages, type BenchPage } from "./pages.js";
+import { fmtInt, fmtMs, fmtRatio, ratio, round, summarize, timed, tokens, verdict, type Summary } from "./stats.js";
+import { svcTool } from "./svc.js";
+import { CHROME, type Tool } from "./tool.js";
+
+const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 15));
+const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
+const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+interface Op {
+  id: string; // "tool.op"
+  run: () => Promise<string | null | void | unknown>;
+}
+interface OpResult {
+  time?: Summary;
+  tokens?: number;
+  chars?: number;
+  /** Whether the text was identical in every run. */
+  stable?: boolean;
+  error?: string;
+}
+interface PageResult {
+  page: string;
+  url: string;
+  hover: string;
+  ops: Record<string, OpResult>;
+}
+
+const log = (msg: string) => process.stderr.write(msg + "\n");
+
+function opsFor(page: BenchPage, tools: Tool[], diagnostics: Record<string, (selector: string) => Promise<unknown>>): Op[] {
+  const ops: Op[] = [];
+  for (const t of tools) for (const [name, fn] of Object.entries(t.snapshots)) ops.push({ id: `${t.name}.${name}`, run: fn });
+  for (const t of tools) {
+    const hover = t.hover;
+    if (hover) ops.push({ id: `${t.name}.hover`, run: () => hover(t.name === "playwright" ? (page.playwrightHover ?? page.hover) : page.hover) });
+  }
+  for (const [name, fn] of Object.entries(diagnostics)) ops.push({ id: `svc.diag.${name}`, run: () => fn(page.hover) });
+  return ops;
+}
+
+async function benchPage(page: BenchPage, tools: Tool[], diagnostics: Record<string, (selector: string) => Promise<unknown>>): Promise<PageResult> {
+  log(`\n${page.name}: ${page.url}`);
+  for (const t of tools) await t.goto(page.url);
+  await new Promise((r) => setTimeout(r, 300));
+  const ops = opsFor(page, tools, diagnostics);
+  const result: PageResult = { page: page.name, url: page.url, hover: page.hover, ops: {} };
+  const samples = new Map<string, number[]>();
+  const texts = new Map<string, Set<string>>();
+  const live: Op[] = [];
+  for (const op of ops) {
+    try {
+      const out = await op.run(); // warm-up, not recorded
+      if (typeof out === "string") texts.set(op.id, new Set([out]));
+      samples.set(op.id, []);
+      live.push(op);
+    } catch (e) {
+      result.ops[op.id] = { error: (e instanceof Error ? e.message : String(e)).split("\n")[0]!.slice(0, 300) };
+      log(`  ${op.id}: ERROR ${result.ops[op.id]!.error}`);
+    }
+  }
+  for (let round = 0; round < RUNS; round++) {
+    const shift = round % live.length;
+    for (const op of [...live.slice(shift), ...live.slice(0, shift)]) {
+      const { ms, value } = await timed(op.run);
+      samples.get(op.id)!.push(ms);
+      if (typeof value === "string") texts.get(op.id)?.add(value);
+    }
+  }
+  for (const op of live) {
+    const r: OpResult = { time: summarize(samples.get(op.id)!) };
+    const seen = texts.get(op.id);
+    if (seen) {
+      const last = [...seen].at(-1)!;
+      Object.assign(r, { tokens: tokens(last), chars: last.length, stable: seen.size === 1 });
+    }
+    result.ops[op.id] = r;
+    log(`  ${op.id.padEnd(26)} ${fmtMs(r.time!.median).padStart(9)}${r.tokens !== undefined ? `  ${fmtInt(r.tokens)} tokens` : ""}`);
+  }
+  return result;
+}
+
+function versionOf(pkg: string): string {
+  const req = createRequire(import.meta.url);
+  try {
+    return (JSON.parse(readFileSync(req.resolve(`${pkg}/package.json`), "utf8")) as { version: string }).version;
+  } catch {
+    const main = req.resolve(pkg);
+    const at = main.lastIndexOf(`/node_modules/${pkg}/`);
+    return (JSON.parse(readFileSync(main.slice(0, at) + `/node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
+  }
+}
+
+// ——— tables ———
+
+const t = (o: OpResult | undefined) => o?.time?.median;
+const geomean = (xs: Array<number | undefined>) => {
+  const v = xs.filter((x): x is number => x !== undefined && x > 0);
+  return v.length ? round(Math.exp(v.reduce((s, x) => s + Math.log(x), 0) / v.length), 3) : undefined;
+};
+
+interface Target {
+  what: string;
+  target: number;
+  ratios: Array<number | undefined>;
+}
+
+function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+  const lines: string[] = [];
+  const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
+  const head = (cells: string[]) => {
+    row(cells);
+    row(cells.map((_, i) => (i === 0 ? "---" : "---:")));
+  };
+  const targets: Target[] = [
+    { what: "snapshot time vs Stagehand extract()", target: 0.5, ratios: [] },
+    { what: "snapshot time vs raw getFullAXTree", target: 2, ratios: [] },
+    { what: "snapshot tokens vs Stagehand", target: 0.6, ratios: [] },
+    { what: "act(action) hover vs Stagehand", target: 0.7, ratios: [] },
+  ];
+
+  lines.push("**Snapshot time** — `extract()` with no arguments (svc, Stagehand), Playwright's AI snapshot, raw CDP `Accessibility.getFullAXTree` (main frame)", "");
+  head(["page", "svc", "Stagehand", "svc/Stagehand (≤ 0.5×)", "raw getFullAXTree", "svc/raw (≤ 2×)", "Playwright AI snapshot"]);
+  for (const p of pages) {
+    const svc = t(p.ops["svc.extract"]);
+    const sh = t(p.ops["stagehand.extract"]);
+    const raw = t(p.ops["cdp.getFullAXTree"]);
+    const r1 = ratio(svc, sh);
+    const r2 = ratio(svc, raw);
+    targets[0]!.ratios.push(r1);
+    targets[1]!.ratios.push(r2);
+    row([p.page, fmtMs(svc), fmtMs(sh), fmtRatio(r1), fmtMs(raw), fmtRatio(r2), fmtMs(t(p.ops["playwright.aiSnapshot"]))]);
+  }
+
+  lines.push("", "**Snapshot size** — o200k_base tokens of the text a model receives", "");
+  head(["page", "svc", "Stagehand", "svc/Stagehand (≤ 0.6×)", "Playwright AI snapshot", "Playwright ariaSnapshot"]);
+  for (const p of pages) {
+    const svc = p.ops["svc.extract"]?.tokens;
+    const sh = p.ops["stagehand.extract"]?.tokens;
+    const r = ratio(svc, sh);
+    targets[2]!.ratios.push(r);
+    row([p.page, fmtInt(svc), fmtInt(sh), fmtRatio(r), fmtInt(p.ops["playwright.aiSnapshot"]?.tokens), fmtInt(p.ops["playwright.ariaSnapshot"]?.tokens)]);
+  }
+
+  lines.push("", "**Deterministic act** — `act({selector, method: \"hover\"})`, same XPath for both; Playwright `locator.hover()` for reference", "");
+  head(["page", "svc", "Stagehand", "svc/Stagehand (≤ 0.7×)", "Playwright hover"]);
+  for (const p of pages) {
+    const svc = t(p.ops["svc.hover"]);
+    const sh = t(p.ops["stagehand.hover"]);
+    const r = ratio(svc, sh);
+    targets[3]!.ratios.push(r);
+    row([p.page, fmtMs(svc), fmtMs(sh), fmtRatio(r), fmtMs(t(p.ops["playwright.hover"]))]);
+  }
+
+  const summary = targets.map((tg) => {
+    const defined = tg.ratios.filter((x): x is number => x !== undefined);
+    const worst = defined.length ? Math.max(...defined) : undefined;
+    return {
+      what: tg.what,
+      target: `≤ ${tg.target}×`,
+      ...(worst !== undefined ? { worst } : {}),
+      ...(geomean(tg.ratios) !== undefined ? { geomean: geomean(tg.ratios)! } : {}),
+      verdict: defined.length < tg.ratios.length ? `incomplete; worst ${verdict(worst, tg.target)}` : verdict(worst, tg.target),
+      perPage: Object.fromEntries(pages.map((p, i) => [p.page, tg.ratios[i]])),
+    };
+  });
+
+  if (cli) {
+    lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
+    head(["command", "svc", "`node -e \"\"` (floor)", "target"]);
+    row(["`svc --version`", fmtMs(cli.version.median), fmtMs(cli.nodeBaseline.median), "≤ 120 ms"]);
+    row(["`svc --help`", fmtMs(cli.help.median), fmtMs(cli.nodeBaseline.median), `loads no ink/react/model SDK: ${cli.helpModules.forbidden.length ? "**no**" : "yes"}`]);
+    summary.push({
+      what: "`svc --version` median",
+      target: "≤ 120 ms",
+      verdict: cli.version.median <= 120 ? "met" : `missed (+${Math.round(cli.version.median - 120)} ms)`,
+      perPage: {},
+    });
+    summary.push({
+      what: "`svc --help` loads no ink, react or model SDK",
+      target: "none loaded",
+      verdict: cli.helpModules.forbidden.length ? `missed (${cli.helpModules.forbidden.length} modules)` : "met",
+      perPage: {},
+    });
+  }
+
+  lines.push("", "**Targets** (worst page; geometric mean over pages)", "");
+  head(["what", "target", "worst", "geomean", "verdict"]);
+  for (const s of summary) row([s.what, s.target, s.worst !== undefined ? fmtRatio(s.worst) : "–", s.geomean !== undefined ? fmtRatio(s.geomean) : "–", s.verdict]);
+
+  lines.push("", "<details><summary>Where svc's time goes (same browser and connection)</summary>", "");
+  head(["page", "extract()", "settle()", "getFullAXTree, all frames", "capture (CDP + build + render)", "act hover", "resolve selector"]);
+  for (const p of pages) {
+    const d = (k: string) => fmtMs(t(p.ops[`svc.diag.${k}`]));
+    row([p.page, fmtMs(t(p.ops["svc.extract"])), d("settle"), d("axTrees"), d("capture"), fmtMs(t(p.ops["svc.hover"])), d("resolve")]);
+  }
+  lines.push("", "</details>");
+  return { md: lines.join("\n"), targets: summary };
+}
+
+// ——— main ———
+
+async function main(): Promise<void> {
+  const chromium = spawnSync(CHROME, ["--version"], { encoding: "utf8" }).stdout.trim();
+  const machine = { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, memGB: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}` };
+  const versions = { node: process.version, chromium, stagehand: versionOf("@browserbasehq/stagehand"), playwrightCore: versionOf("playwright-core"), gptTokenizer: versionOf("gpt-tokenizer") };
+  log(`svc bench: ${RUNS} runs per operation after 1 warm-up; ${chromium}; node ${process.version}; ${machine.cpu} ×${machine.cores}`);
+
+  const pageSet = await startPages();
+  const svc = svcTool();
+  const tools: Tool[] = [svc, stagehandTool(), playwrightTool(), rawCdpTool()];
+  const launch: Record<string, number> = {};
+  const results: PageResult[] = [];
+  try {
+    for (const tool of tools) launch[tool.name] = round((await timed(() => tool.launch())).ms);
+    log(`launched: ${Object.entries(launch).map(([k, v]) => `${k} ${fmtMs(v)}`).join(", ")}`);
+    for (const page of pageSet.pages) results.push(await benchPage(page, tools, svc.diagnostics));
+  } finally {
+    for (const tool of tools) await tool.close().catch((e: unknown) => log(`close ${tool.name}: ${String(e)}`));
+    await pageSet.close();
+  }
+
+  let cli: CliResult | undefined;
+  if (process.env.BENCH_SKIP_CLI !== "1") {
+    log("\nCLI start…");
+    cli = benchCli(CLI_RUNS);
+  }
+
+  const date = new Date().toISOString();
+  const { md, targets } = tables(results, cli);
+  const header = [
+    `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os}; ` +
+      `Node ${process.version}; ${chromium}; Stagehand ${versions.stagehand}, playwright-core ${versions.playwrightCore}. ` +
+      `Medians of ${RUNS} runs after a warm-up, every tool on the same pages over loopback, operations interleaved. ` +
+      `Reproduce: \`npm run bench\`.`,
+    "",
+  ].join("\n");
+  const markdown = header + "\n" + md + "\n";
+  writeFileSync(HERE("./results.md"), markdown);
+  writeFileSync(
+    HERE("./results.json"),
+    JSON.stringify({ date, machine, versions, runs: RUNS, warmup: 1, launchMs: launch, targets, pages: results, cli }, null, 2) + "\n",
+  );
+  process.stdout.write("\n" + markdown);
+  const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
+  if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);
+  log("\nwrote bench/results.json and bench/results.md");
+}
+
+await main();

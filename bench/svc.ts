@@ -1,0 +1,53 @@
+/**
+ * svc, driven by the same calls as Stagehand (init, page.goto, extract(), act(Action), close). Imported from
+ * src/ through tsx (same code as dist/; the transform happens once at load, outside every timed call).
+ *
+ * `diagnostics` split svc's own time into its parts on the same browser and connection, so a missed target
+ * says what dominates: the settle wait, the CDP reads, tree building + rendering, selector resolution.
+ */
+import { Service, type Page } from "../src/index.js";
+import { captureSnapshot } from "../src/snapshot/index.js";
+import { resolveSelector } from "../src/browser/resolve.js";
+import { ARGS, CHROME, type Tool } from "./tool.js";
+
+export interface SvcTool extends Tool {
+  diagnostics: Record<string, (selector: string) => Promise<unknown>>;
+}
+
+export function svcTool(): SvcTool {
+  let svc: Service | undefined;
+  const page = (): Page => {
+    if (!svc) throw new Error("svc: not launched");
+    return svc.page;
+  };
+  return {
+    name: "svc",
+    async launch() {
+      svc = new Service({ verbose: 0, localBrowserLaunchOptions: { executablePath: CHROME, args: ARGS, headless: true } });
+      await svc.init();
+    },
+    async goto(url) {
+      await page().goto(url, { waitUntil: "load" });
+    },
+    snapshots: {
+      extract: async () => (await svc!.extract()).pageText,
+    },
+    async hover(selector) {
+      const r = await svc!.act({ selector, description: "bench hover", method: "hover", arguments: [] });
+      if (!r.success) throw new Error(`svc hover failed: ${r.message}`);
+    },
+    diagnostics: {
+      /** extract() step 1: wait for a quiet network (returns at once on a quiet page). */
+      settle: () => page().settle(),
+      /** The CDP reads alone: getFullAXTree for every frame on its own session, in parallel, as capture does. */
+      axTrees: () => Promise.all(page().frames.ordered().map((f) => f.session.send("Accessibility.getFullAXTree", { frameId: f.id }))),
+      /** extract() step 2: CDP reads + building the tree + rendering the text (no settle, no history). */
+      capture: () => captureSnapshot(page()),
+      /** act() step 1: selector → element (XPath evaluated across frames/shadow roots). */
+      resolve: (selector) => resolveSelector(page().frames, selector, { deep: true }),
+    },
+    async close() {
+      await svc?.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * What must happen before the CLI exits early (Ctrl-C, SIGTERM, a fatal error): close a one-shot browser,
+ * disconnect from a session, drop a half-made session. Commands register a cleanup while they hold such a
+ * resource and unregister it once released; main.ts runs the remaining ones on a signal.
+ */
+type Cleanup = () => unknown;
+
+const cleanups = new Set<Cleanup>();
+
+export function registerCleanup(fn: Cleanup): () => void {
+  cleanups.add(fn);
+  return () => {
+    cleanups.delete(fn);
+  };
+}
+
+/** Run every registered cleanup (latest first), each at most once, bounded by `timeoutMs` overall. */
+export async function runCleanups(timeoutMs = 5000): Promise<void> {
+  const pending = [...cleanups].reverse();
+  cleanups.clear();
+  const all = (async () => {
+    for (const fn of pending) {
+      try {
+        await fn();
+      } catch {
+        // best effort: the next cleanup still runs
+      }
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+  if (timer) clearTimeout(timer);
+}

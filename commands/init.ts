@@ -1,0 +1,64 @@
+/**
+ * `svc init`: ask for model API keys (masked) and default launch options, store them with conf.
+ * Empty answers keep what is stored; nothing is written until every question is answered, so Ctrl-C
+ * midway leaves the config as it was.
+ */
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import type { GlobalOptions } from "./output.js";
+import { createOutput } from "./output.js";
+import { type SettingValue, SETTINGS, displayValue, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";
+
+export async function init(g: GlobalOptions): Promise<void> {
+  if (!process.stdin.isTTY) {
+    throw new ServiceInvalidArgumentError("svc init needs an interactive terminal", { hint: "use `svc config set KEY VALUE` in scripts" });
+  }
+  const { password, confirm, input } = await import("@inquirer/prompts");
+  const settings = await openSettings();
+  const changes = new Map<string, SettingValue | undefined>();
+
+  for (const def of SETTINGS.filter((d) => d.kind === "secret")) {
+    const current = settings.stored(def.key);
+    const answer = await password({
+      message: `${def.description}${current !== undefined ? ` [${displayValue(def, current)}; Enter keeps it]` : " (Enter to skip)"}:`,
+      mask: "*",
+    });
+    if (answer.trim()) changes.set(def.key, parseSetting(def, answer));
+  }
+
+  const headless = await confirm({
+    message: "Run Chrome headless by default?",
+    default: settings.stored("browser.headless") !== false,
+  });
+  changes.set("browser.headless", headless);
+
+  const exe = await input({
+    message: "Chrome/Chromium executable (Enter for auto-detect / CHROME_PATH):",
+    default: (settings.stored("browser.executablePath") as string | undefined) ?? "",
+  });
+  changes.set("browser.executablePath", exe.trim() ? exe.trim() : undefined);
+
+  const viewport = await input({
+    message: "Default viewport WIDTHxHEIGHT (Enter for Chrome's default):",
+    default: (settings.stored("browser.viewport") as string | undefined) ?? "",
+    validate: (v) => {
+      if (!v.trim()) return true;
+      try {
+        parseViewport(v);
+        return true;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  });
+  changes.set("browser.viewport", viewport.trim() ? viewport.trim().toLowerCase() : undefined);
+
+  for (const [key, value] of changes) {
+    if (value === undefined) settings.unset(key);
+    else settings.set(key, value);
+  }
+  const summary = [...changes].map(([key, value]) => ({ key, value: value === undefined ? null : displayValue(settingDef(key), value) }));
+  createOutput(g).result({ path: settings.path, saved: summary }, () => [
+    `saved to ${settings.path}`,
+    ...summary.map((s) => `  ${s.key} = ${s.value ?? "(unset)"}`),
+  ]);
+}

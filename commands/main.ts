@@ -1,0 +1,265 @@
+/**
+ * The `svc` program: global flags, the command tree, and the ONE place where errors become exit codes.
+ *
+ * Start-up cost matters (`svc --version` ≤ 120 ms): this file imports only node builtins and two tiny
+ * local modules statically; commander is imported after the `--version` fast path, and every subcommand
+ * module (which may pull in the library, chrome-remote-interface, zod or conf) only inside its action.
+ */
+import { readFileSync } from "node:fs";
+import { runCleanups } from "./cleanup.js";
+import { type GlobalOptions, type Verbosity, printError } from "./output.js";
+
+/**
+ * Exit codes. Keep in sync with commands/EXIT_CODES.md (the README's table); a CLI test checks both.
+ */
+export const EXIT = {
+  OK: 0,
+  GENERIC: 1,
+  USAGE: 2,
+  BROWSER: 3,
+  SESSION: 4,
+  NAVIGATION: 5,
+  ELEMENT: 6,
+  TIMEOUT: 7,
+  STATE: 8,
+  INTERRUPTED: 130,
+} as const;
+
+/** ServiceError `code` → exit code. Anything not listed is 1. */
+const EXIT_BY_CODE: Readonly<Record<string, number>> = {
+  INVALID_ARGUMENT: EXIT.USAGE,
+  USAGE: EXIT.USAGE,
+  BROWSER_NOT_FOUND: EXIT.BROWSER,
+  INIT_FAILED: EXIT.BROWSER,
+  BROWSER_CLOSED: EXIT.BROWSER,
+  TARGET_CRASHED: EXIT.BROWSER,
+  SESSION_NOT_FOUND: EXIT.SESSION,
+  NAVIGATION_FAILED: EXIT.NAVIGATION,
+  ELEMENT_NOT_FOUND: EXIT.ELEMENT,
+  CLICK_FAILED: EXIT.ELEMENT,
+  XPATH_UNRESOLVED: EXIT.ELEMENT,
+  IFRAME_UNRESOLVED: EXIT.ELEMENT,
+  CONTENT_FRAME_NOT_FOUND: EXIT.ELEMENT,
+  SHADOW_ROOT_MISSING: EXIT.ELEMENT,
+  STALE_REF: EXIT.ELEMENT,
+  TIMEOUT: EXIT.TIMEOUT,
+  STATE_ERROR: EXIT.STATE,
+  ABORTED: EXIT.INTERRUPTED,
+  INTERRUPTED: EXIT.INTERRUPTED,
+};
+
+interface Classified {
+  code: string;
+  message: string;
+  exit: number;
+}
+
+function classify(e: unknown): Classified {
+  const err = e as { code?: unknown; message?: unknown; name?: unknown; exitCode?: unknown } | null;
+  const message = typeof err?.message === "string" ? err.message : String(e);
+  // @inquirer/prompts throws this when the user presses Ctrl-C at a prompt.
+  if (err?.name === "ExitPromptError") return { code: "INTERRUPTED", message: "interrupted", exit: EXIT.INTERRUPTED };
+  if (typeof err?.code === "string" && err.code.startsWith("commander.")) {
+    return { code: "USAGE", message: message.replace(/^error:\s*/, ""), exit: EXIT.USAGE };
+  }
+  if (typeof err?.code === "string" && typeof err.name === "string" && err.code in EXIT_BY_CODE) {
+    let msg = message;
+    if (err.code === "BROWSER_NOT_FOUND" && !/install/i.test(msg)) {
+      msg += " (hint: install Chromium, e.g. apt-get install -y chromium, or set CHROME_PATH / --executable-path)";
+    }
+    return { code: err.code, message: msg, exit: EXIT_BY_CODE[err.code] ?? EXIT.GENERIC };
+  }
+  if (typeof err?.code === "string" && /^[A-Z_]+$/.test(err.code)) return { code: err.code, message, exit: EXIT.GENERIC };
+  return { code: "INTERNAL", message: `internal error: ${message} (rerun with --verbose 2 for details)`, exit: EXIT.GENERIC };
+}
+
+function version(): string {
+  for (const rel of ["../../package.json", "../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "svc" && pkg.version) return pkg.version;
+    } catch {
+      // try the next layout (built dist/ vs. sources)
+    }
+  }
+  return "0.0.0";
+}
+
+/** Global flags as best known before commander has parsed (for errors raised during parsing). */
+function prescan(argv: readonly string[]): GlobalOptions {
+  const g: GlobalOptions = { json: false, verbose: 0, session: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--") break;
+    if (a === "--json") g.json = true;
+    const v = a === "--verbose" ? argv[i + 1] : a?.startsWith("--verbose=") ? a.slice(10) : undefined;
+    if (v === "0" || v === "1" || v === "2") g.verbose = Number(v) as Verbosity;
+  }
+  return g;
+}
+
+let globals: GlobalOptions = prescan(process.argv.slice(2));
+let exiting = false;
+let exitCode: number = EXIT.OK;
+
+function fail(e: unknown): void {
+  const c = classify(e);
+  printError(globals, c.code, c.message, e instanceof Error ? e.stack : undefined);
+  finish(c.exit);
+}
+
+/**
+ * Exit once stdout has flushed (a pipe may be asynchronous on some platforms; a truncated JSON document
+ * is worse than a late exit). Exit explicitly: a lingering socket or timer must not keep the CLI alive.
+ */
+function finish(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (exiting) return process.exit(EXIT.INTERRUPTED); // second Ctrl-C: stop waiting for cleanup
+  exiting = true;
+  printError(globals, "INTERRUPTED", signal === "SIGINT" ? "interrupted" : `terminated by ${signal}`);
+  void runCleanups().finally(() => finish(EXIT.INTERRUPTED));
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
+
+  const { Command, Option } = await import("commander");
+  const program = new Command("svc")
+    .description("Drive a real Chrome from the command line: persistent sessions, deterministic actions, page text.")
+    .version(version(), "-V, --version")
+    .addOption(new Option("--json", "print one JSON document on stdout (with schemaVersion)"))
+    .addOption(new Option("--verbose <level>", "0 errors only, 1 info, 2 debug (and stack traces)").choices(["0", "1", "2"]))
+    .addOption(new Option("--session <id>", "the session to use (default: the most recently used live session)"))
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .hook("preAction", (_this, action) => {
+      const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string }>();
+      globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session };
+    });
+
+  // Each action receives the global flags; the module doing the work is imported only then.
+  const g = (): GlobalOptions => globals;
+
+  const sessions = program.command("sessions").description("start, list, show and end persistent browser sessions");
+  sessions
+    .command("start")
+    .description("launch a Chrome that outlives this command; later commands reattach to it")
+    .option("--headed", "show the browser window (default: headless)")
+    .option("--idle-timeout <minutes>", "end the session after this many idle minutes (default 60)")
+    .option("--viewport <WxH>", "viewport size, e.g. 1280x720")
+    .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
+    .action(async (opts) => (await import("./sessions.js")).start(g(), opts));
+  sessions
+    .command("list")
+    .description("list recorded sessions and whether each is alive")
+    .action(async () => (await import("./sessions.js")).list(g()));
+  sessions
+    .command("show <id>")
+    .description("show one session (also an ended one's metrics)")
+    .action(async (id: string) => (await import("./sessions.js")).show(g(), id));
+  sessions
+    .command("end [id]")
+    .description("end a session: kill its Chrome and delete its profile (history and metrics are kept)")
+    .option("--all", "end every recorded session")
+    .action(async (id: string | undefined, opts) => (await import("./sessions.js")).end(g(), id, opts));
+
+  program
+    .command("goto <url>")
+    .description("navigate the session's active page")
+    .action(async (url: string) => (await import("./goto.js")).goto(g(), url));
+  program
+    .command("act")
+    .description("run one Action deterministically (no model)")
+    .requiredOption("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json`)
+    .action(async (opts) => (await import("./act.js")).act(g(), opts));
+  program
+    .command("extract [url]")
+    .description("print the page text; with a URL and no --session, uses a one-shot browser")
+    .option("--headed", "one-shot browser: show the window")
+    .option("--viewport <WxH>", "one-shot browser: viewport size")
+    .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
+    .action(async (url: string | undefined, opts) => (await import("./extract.js")).extract(g(), url, opts));
+  program
+    .command("screenshot [url]")
+    .description("save a PNG of the page; with a URL and no --session, uses a one-shot browser")
+    .requiredOption("-o, --output <file>", "where to write the PNG")
+    .option("--full-page", "capture the whole page, not just the viewport")
+    .option("--headed", "one-shot browser: show the window")
+    .option("--viewport <WxH>", "one-shot browser: viewport size")
+    .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
+    .action(async (url: string | undefined, opts) => (await import("./screenshot.js")).screenshot(g(), url, opts));
+  program
+    .command("history")
+    .description("print a session's history (ended sessions too; --session default for one-shot runs)")
+    .option("--limit <n>", "only the last n entries")
+    .action(async (opts) => (await import("./history.js")).history(g(), opts));
+  program
+    .command("metrics")
+    .description("print a session's token and timing metrics, summed over its commands")
+    .action(async () => (await import("./metrics.js")).metrics(g()));
+
+  const config = program.command("config").description("read and write stored settings (API keys, launch defaults)");
+  config
+    .command("get <key>")
+    .description("print the effective value (env > stored > default); secrets masked")
+    .action(async (key: string) => (await import("./config.js")).get(g(), key));
+  config
+    .command("set <key> <value>")
+    .description("store a value")
+    .action(async (key: string, value: string) => (await import("./config.js")).set(g(), key, value));
+  config
+    .command("unset <key>")
+    .description("remove a stored value")
+    .action(async (key: string) => (await import("./config.js")).unset(g(), key));
+  config
+    .command("list")
+    .description("every known key with its effective value and where it comes from")
+    .action(async () => (await import("./config.js")).list(g()));
+  config
+    .command("path")
+    .description("print the config file's path")
+    .action(async () => (await import("./config.js")).path(g()));
+
+  program
+    .command("init")
+    .description("interactively store model API keys and default launch options")
+    .action(async () => (await import("./init.js")).init(g()));
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (e) {
+    const c = e as { code?: unknown; exitCode?: unknown };
+    // --help and --version end by throwing under exitOverride(); they are not failures.
+    if (c.code === "commander.helpDisplayed" || c.code === "commander.version") return;
+    if (c.code === "commander.help") {
+      // Bare `svc` or `svc sessions`: help went to stderr; that is a usage error.
+      exitCode = EXIT.USAGE;
+      return;
+    }
+    throw e;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  async () => {
+    if (exiting) return; // a signal handler owns the exit
+    await runCleanups();
+    finish(exitCode);
+  },
+  async (e: unknown) => {
+    if (exiting) return;
+    await runCleanups();
+    fail(e);
+  },
+);

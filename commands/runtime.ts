@@ -1,0 +1,239 @@
+/**
+ * What the browser-using commands share: the state dir, finding the session to use, opening a Service
+ * on it (or on a one-shot browser), and recording each command's history and metrics afterwards.
+ * The library is imported lazily so that `svc --help` and `svc config` never load it.
+ */
+import { existsSync, rmSync } from "node:fs";
+import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
+import type { Service } from "../src/index.js";
+import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
+import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
+import { addMetrics } from "../src/store/metrics.js";
+import {
+  type SessionRecord,
+  getSession,
+  isAlive,
+  listSessions,
+  pidBelongsToSession,
+  removeSession,
+  touchSession,
+} from "../src/store/sessions.js";
+import { registerCleanup } from "./cleanup.js";
+import type { GlobalOptions, Output } from "./output.js";
+import { createOutput } from "./output.js";
+import { type SettingValue, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";
+
+export type Library = typeof import("../src/index.js");
+
+export function loadLibrary(): Promise<Library> {
+  return import("../src/index.js");
+}
+
+/** The state root, created (0700) and checked writable before anything is launched. */
+export function stateRoot(): string {
+  return ensureStateDir(resolveStateDir());
+}
+
+export function output(g: GlobalOptions): Output {
+  return createOutput(g);
+}
+
+const START_HINT = "start one with `svc sessions start`";
+
+/**
+ * Forget a session whose Chrome is gone (or unreachable): kill what is left of it if the pid is still
+ * provably its Chrome, delete the profile svc created, remove the record and heartbeat.
+ */
+export async function discardSession(record: SessionRecord, root: string): Promise<void> {
+  if (pidBelongsToSession(record) !== false) {
+    const { killBrowserProcess } = await import("../src/browser/launch.js");
+    killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
+    await waitForExit(record.pid);
+  }
+  if (record.ownsProfile !== false && existsSync(record.userDataDir)) {
+    rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+  removeSession(record.id, root);
+}
+
+export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EPERM") return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * `--session ID`, else the most recently used live session. A dead explicit session is an error naming
+ * it (its stale record removed); dead implicit candidates are cleaned up and skipped.
+ */
+export async function resolveSession(root: string, id: string | undefined): Promise<SessionRecord> {
+  if (id !== undefined) {
+    const record = getSession(id, root);
+    if (!record) throw new ServiceSessionNotFoundError(`no session "${id}"`, { hint: `see \`svc sessions list\`, or ${START_HINT}` });
+    if (!(await isAlive(record))) {
+      await discardSession(record, root);
+      throw new ServiceSessionNotFoundError(`session ${id} is no longer running (its browser exited); removed its record`, {
+        hint: START_HINT,
+      });
+    }
+    return record;
+  }
+  for (const record of listSessions(root)) {
+    if (await isAlive(record)) return record;
+    await discardSession(record, root);
+  }
+  throw new ServiceSessionNotFoundError("no running session", { hint: START_HINT });
+}
+
+/** Launch defaults from flags > env > stored config > built-in defaults. */
+export interface LaunchFlags {
+  headed?: boolean;
+  viewport?: string;
+  executablePath?: string;
+}
+
+export interface LaunchDefaults {
+  headless: boolean;
+  executablePath: string | undefined;
+  viewport: { width: number; height: number } | undefined;
+}
+
+export async function launchDefaults(flags: LaunchFlags, extraFlags: Record<string, SettingValue | undefined> = {}) {
+  const flagValues: Record<string, SettingValue | undefined> = {
+    "browser.headless": flags.headed ? false : undefined,
+    "browser.executablePath": flags.executablePath !== undefined ? parseSetting(settingDef("browser.executablePath"), flags.executablePath, "--executable-path") : undefined,
+    "browser.viewport": flags.viewport !== undefined ? parseSetting(settingDef("browser.viewport"), flags.viewport, "--viewport") : undefined,
+    ...extraFlags,
+  };
+  const settings = await openSettings();
+  const value = (key: string) => settings.effective(key, flagValues).value;
+  const viewport = value("browser.viewport");
+  const defaults: LaunchDefaults = {
+    headless: value("browser.headless") !== false,
+    executablePath: value("browser.executablePath") as string | undefined,
+    viewport: typeof viewport === "string" ? parseViewport(viewport) : undefined,
+  };
+  return { defaults, settings, value };
+}
+
+interface Recorded {
+  /** Where history and metrics go: a session id, or "default" for one-shot runs. */
+  logId: string;
+  root: string;
+}
+
+/** Append what the Service did to the log and add its metrics; never masks the command's own error. */
+async function record(svc: Service, target: Recorded, extra: StoredHistoryEntry[], out: Output): Promise<void> {
+  try {
+    const entries = ((await svc.history) as unknown as StoredHistoryEntry[]).slice();
+    for (const e of extra) if (!entries.some((x) => x.method === e.method)) entries.push(e);
+    appendHistory(target.logId, entries, target.root);
+    addMetrics(target.logId, (await svc.metrics) as unknown as Record<string, unknown>, target.root);
+  } catch (e) {
+    out.log(1, `could not record history/metrics: ${(e as Error).message}`);
+  }
+}
+
+function logger(out: Output) {
+  return (line: { category?: string; message: string; level?: number }) => {
+    const level = typeof line.level === "number" ? line.level : 1;
+    if (level <= out.verbose && out.verbose > 0) process.stderr.write(`svc${line.category ? `[${line.category}]` : ""}: ${line.message}\n`);
+  };
+}
+
+export interface RunContext {
+  svc: Service;
+  out: Output;
+  /** The session used, when not one-shot. */
+  session: SessionRecord | undefined;
+  /** Record a history entry unless the library already recorded one with that method. */
+  note(entry: Omit<StoredHistoryEntry, "timestamp">): void;
+}
+
+/** Run `fn` against the resolved session's browser; Chrome keeps running afterwards. */
+export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
+  const out = output(g);
+  const root = stateRoot();
+  const libPromise = loadLibrary();
+  libPromise.catch(() => {});
+  let session = await resolveSession(root, g.session);
+  session = touchSession(session, root);
+  const lib = await libPromise;
+  const svc = new lib.Service({
+    env: "LOCAL",
+    verbose: g.verbose,
+    logger: logger(out) as never,
+    localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
+  });
+  // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
+  const unregister = registerCleanup(() => svc.close());
+  const extra: StoredHistoryEntry[] = [];
+  try {
+    await svc.init();
+    return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
+  } finally {
+    await record(svc, { logId: session.id, root }, extra, out);
+    await svc.close().catch(() => {});
+    unregister();
+    try {
+      touchSession(session, root);
+    } catch {
+      // the session may have been ended meanwhile
+    }
+  }
+}
+
+/** Run `fn` on a browser launched for this command only (closed at the end, also on Ctrl-C). */
+export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
+  const out = output(g);
+  const root = stateRoot();
+  const [{ defaults }, lib] = await Promise.all([launchDefaults(flags), loadLibrary()]);
+  const svc = new lib.Service({
+    env: "LOCAL",
+    verbose: g.verbose,
+    logger: logger(out) as never,
+    localBrowserLaunchOptions: {
+      headless: defaults.headless,
+      ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
+      ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+    },
+  });
+  const unregister = registerCleanup(() => svc.close({ force: true }));
+  const extra: StoredHistoryEntry[] = [];
+  let initialized = false;
+  try {
+    await svc.init();
+    initialized = true;
+    return await fn({ svc, out, session: undefined, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
+  } finally {
+    if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, out);
+    await svc.close({ force: true }).catch(() => {});
+    unregister();
+  }
+}
+
+/** Reject anything that is not an absolute http(s)/file/about/data URL before a browser is touched. */
+export function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidUrl(raw, `not an absolute URL`);
+  }
+  if (!["http:", "https:", "file:", "about:", "data:"].includes(url.protocol)) {
+    throw invalidUrl(raw, `unsupported scheme "${url.protocol.slice(0, -1)}"`);
+  }
+  return raw;
+}
+
+function invalidUrl(raw: string, why: string): Error {
+  const hint = /^[\w-]+(\.[\w-]+)+(:\d+)?(\/.*)?$/.test(raw) ? `did you mean https://${raw} ?` : "use a full URL such as https://example.com";
+  return new ServiceInvalidArgumentError(`invalid URL "${raw}": ${why}`, { hint });
+}

@@ -1,0 +1,190 @@
+/**
+ * Stored settings (conf): model API keys and default launch options. The file lives in `SVC_CONFIG_DIR`
+ * (or the platform config dir), is named config.json and is kept at mode 0600 because it holds keys.
+ * Effective value precedence: command-line flag > environment variable > stored > built-in default.
+ * conf is imported lazily: it costs ~130 ms, which commands that never read settings should not pay.
+ */
+import { chmodSync } from "node:fs";
+import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../src/errors.js";
+
+export type SettingValue = string | number | boolean;
+type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber";
+
+export interface SettingDef {
+  key: string;
+  kind: Kind;
+  /** Environment variables that override the stored value, first set wins. */
+  env: readonly string[];
+  description: string;
+  default?: SettingValue;
+}
+
+export const SETTINGS: readonly SettingDef[] = [
+  { key: "openai.apiKey", kind: "secret", env: ["OPENAI_API_KEY"], description: "OpenAI API key" },
+  { key: "anthropic.apiKey", kind: "secret", env: ["ANTHROPIC_API_KEY"], description: "Anthropic API key" },
+  { key: "google.apiKey", kind: "secret", env: ["GOOGLE_API_KEY", "GEMINI_API_KEY"], description: "Google (Gemini) API key" },
+  { key: "browser.headless", kind: "boolean", env: ["SVC_HEADLESS"], description: "run Chrome headless", default: true },
+  { key: "browser.executablePath", kind: "string", env: ["CHROME_PATH"], description: "Chrome/Chromium executable" },
+  { key: "browser.viewport", kind: "viewport", env: ["SVC_VIEWPORT"], description: "viewport as WIDTHxHEIGHT" },
+  {
+    key: "session.idleTimeoutMinutes",
+    kind: "positiveNumber",
+    env: ["SVC_IDLE_TIMEOUT_MINUTES"],
+    description: "minutes of inactivity after which a session ends itself",
+    default: 60,
+  },
+];
+
+export function settingDef(key: string): SettingDef {
+  const def = SETTINGS.find((d) => d.key === key);
+  if (!def) {
+    throw new ServiceInvalidArgumentError(`unknown config key "${key}" (known: ${SETTINGS.map((d) => d.key).join(", ")})`);
+  }
+  return def;
+}
+
+/** Parse a textual value (flag, env var or `config set` argument) for `def`; `from` names where it came from. */
+export function parseSetting(def: SettingDef, raw: string, from = def.key): SettingValue {
+  const v = raw.trim();
+  switch (def.kind) {
+    case "boolean": {
+      if (/^(true|1|yes|on)$/i.test(v)) return true;
+      if (/^(false|0|no|off)$/i.test(v)) return false;
+      throw new ServiceInvalidArgumentError(`${from} must be true or false, got "${raw}"`);
+    }
+    case "positiveNumber": {
+      const n = Number(v);
+      if (!v || !Number.isFinite(n) || n <= 0) throw new ServiceInvalidArgumentError(`${from} must be a positive number, got "${raw}"`);
+      return n;
+    }
+    case "viewport":
+      parseViewport(v, from);
+      return v.toLowerCase();
+    case "secret":
+    case "string":
+      if (!v) throw new ServiceInvalidArgumentError(`${from} must not be empty`);
+      return v;
+  }
+}
+
+export function parseViewport(raw: string, from = "viewport"): { width: number; height: number } {
+  const m = /^(\d{1,5})[xX](\d{1,5})$/.exec(raw.trim());
+  const width = Number(m?.[1]);
+  const height = Number(m?.[2]);
+  if (!m || width < 1 || height < 1 || width > 10000 || height > 10000) {
+    throw new ServiceInvalidArgumentError(`${from} must be WIDTHxHEIGHT (e.g. 1280x720), got "${raw}"`);
+  }
+  return { width, height };
+}
+
+/** `sk-proj-abcdef123456` → `sk-…3456`; short secrets are hidden entirely. */
+export function maskSecret(value: string): string {
+  if (value.length < 12) return "****";
+  return `${value.slice(0, 3)}…${value.slice(-4)}`;
+}
+
+export function displayValue(def: SettingDef, value: SettingValue | undefined): string {
+  if (value === undefined) return "";
+  return def.kind === "secret" ? maskSecret(String(value)) : String(value);
+}
+
+export type Source = "flag" | "env" | "stored" | "default" | "unset";
+
+export interface Effective {
+  key: string;
+  value: SettingValue | undefined;
+  source: Source;
+  /** The env var that supplied the value, when source is "env". */
+  envVar?: string;
+}
+
+interface ConfLike {
+  get(key: string): unknown;
+  set(key: string, value: unknown): void;
+  delete(key: string): void;
+  readonly path: string;
+}
+
+export interface SettingsStore {
+  readonly path: string;
+  stored(key: string): SettingValue | undefined;
+  set(key: string, value: SettingValue): void;
+  unset(key: string): void;
+  /** flag > env > stored > default. `flags` maps keys to already-parsed flag values. */
+  effective(key: string, flags?: Readonly<Record<string, SettingValue | undefined>>, env?: NodeJS.ProcessEnv): Effective;
+}
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return env.SVC_CONFIG_DIR || undefined;
+}
+
+export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
+  const { default: Conf } = await import("conf");
+  const cwd = configDir(env);
+  let conf: ConfLike;
+  try {
+    conf = new Conf<Record<string, unknown>>({
+      projectName: "svc",
+      projectSuffix: "",
+      configName: "config",
+      configFileMode: 0o600,
+      ...(cwd ? { cwd } : {}),
+    }) as unknown as ConfLike;
+  } catch (e) {
+    throw new ServiceStateError(`cannot open config in ${cwd ?? "the user config directory"}: ${errorMessage(e)}`, {
+      hint: "fix or delete the config file, or set SVC_CONFIG_DIR",
+      cause: e,
+    });
+  }
+  const path = conf.path;
+  const write = (fn: () => void) => {
+    try {
+      fn();
+      // conf honours configFileMode on create; chmod anyway so a file made by an older version or by hand
+      // is tightened the first time svc writes it.
+      chmodSync(path, 0o600);
+    } catch (e) {
+      throw new ServiceStateError(`cannot write config file ${path}: ${errorMessage(e)}`, { cause: e });
+    }
+  };
+  const stored = (key: string): SettingValue | undefined => {
+    let v: unknown;
+    try {
+      v = conf.get(key);
+    } catch (e) {
+      throw new ServiceStateError(`cannot read config file ${path}: ${errorMessage(e)}`, {
+        hint: "fix or delete the config file, or set SVC_CONFIG_DIR",
+        cause: e,
+      });
+    }
+    return typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : undefined;
+  };
+  return {
+    path,
+    stored: (key) => {
+      settingDef(key);
+      return stored(key);
+    },
+    set: (key, value) => {
+      settingDef(key);
+      write(() => conf.set(key, value));
+    },
+    unset: (key) => {
+      settingDef(key);
+      write(() => conf.delete(key));
+    },
+    effective: (key, flags = {}, e = env) => {
+      const def = settingDef(key);
+      const flag = flags[key];
+      if (flag !== undefined) return { key, value: flag, source: "flag" };
+      for (const name of def.env) {
+        const raw = e[name];
+        if (raw !== undefined && raw !== "") return { key, value: parseSetting(def, raw, name), source: "env", envVar: name };
+      }
+      const s = stored(key);
+      if (s !== undefined) return { key, value: s, source: "stored" };
+      if (def.default !== undefined) return { key, value: def.default, source: "default" };
+      return { key, value: undefined, source: "unset" };
+    },
+  };
+}

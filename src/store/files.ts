@@ -1,0 +1,123 @@
+/**
+ * The state directory and the small file primitives every record in it uses. Plain files only: one
+ * JSON file per session, JSONL for history, so a human (or `cat`) can read them and a crash mid-write
+ * never leaves a half-written record (write-temp-then-rename is atomic on POSIX filesystems).
+ */
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, accessSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../errors.js";
+
+/** `SVC_STATE_DIR`, else `$XDG_STATE_HOME/svc`, else `~/.local/state/svc`. Not created. */
+export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SVC_STATE_DIR) return resolve(env.SVC_STATE_DIR);
+  if (env.XDG_STATE_HOME) return resolve(env.XDG_STATE_HOME, "svc");
+  return join(homedir(), ".local", "state", "svc");
+}
+
+/** Create `dir` (mode 0700) if needed and check it is a writable directory; else ServiceStateError naming it. */
+export function ensureDir(dir: string): string {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (e) {
+    throw new ServiceStateError(`state directory ${dir} is not writable: ${describeFsError(e)}`, {
+      hint: "set SVC_STATE_DIR to a writable directory",
+      cause: e,
+    });
+  }
+  return dir;
+}
+
+/** The state root, created and checked. */
+export function ensureStateDir(root: string = resolveStateDir()): string {
+  return ensureDir(root);
+}
+
+export function describeFsError(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EROFS":
+      return "read-only file system";
+    case "ENOENT":
+      return "no such file or directory";
+    case "ENOTDIR":
+      return "a parent is not a directory";
+    case "ENOSPC":
+      return "no space left on device";
+    default:
+      return errorMessage(e);
+  }
+}
+
+/** Write a file atomically: a temp file next to it, fsync, then rename over the target. */
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
+  const tmp = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(tmp, "wx", mode);
+    try {
+      const buf = typeof data === "string" ? Buffer.from(data) : data;
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw new ServiceStateError(`cannot write ${path}: ${describeFsError(e)}`, { cause: e });
+  }
+}
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Ids become file names: refuse anything that could escape the directory. */
+export function checkId(id: string, what = "session id"): string {
+  if (!ID_RE.test(id) || id.includes("..")) {
+    throw new ServiceInvalidArgumentError(`invalid ${what} ${JSON.stringify(id)}: use letters, digits, '-', '_' or '.'`);
+  }
+  return id;
+}
+
+const sleepBuf = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepBuf, 0, 0, ms);
+}
+
+/**
+ * A tiny cross-process lock (O_EXCL lock file) for read-modify-write records such as metrics, where two
+ * CLI commands on one session may finish at the same moment. A lock older than `staleMs` is taken over:
+ * its holder crashed.
+ */
+export function withFileLock<T>(target: string, fn: () => T, staleMs = 10_000): T {
+  const lock = `${target}.lock`;
+  const deadline = Date.now() + staleMs + 1_000;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") {
+        throw new ServiceStateError(`cannot lock ${target}: ${describeFsError(e)}`, { cause: e });
+      }
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > staleMs) unlinkSync(lock);
+      } catch {
+        // Lock vanished between the two calls: retry.
+      }
+      if (Date.now() > deadline) throw new ServiceStateError(`timed out waiting for lock ${lock}`);
+      sleepSync(10);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}

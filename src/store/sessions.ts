@@ -1,0 +1,212 @@
+/**
+ * Records of persistent CLI sessions: how to reach a Chrome that outlives one command (endpoint, pid,
+ * profile dir) and when it ends itself (idle timeout, heartbeat file). One JSON file per session under
+ * `<state>/sessions/`, written atomically.
+ */
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, utimesSync } from "node:fs";
+import { get as httpGet } from "node:http";
+import { join } from "node:path";
+import { ServiceStateError } from "../errors.js";
+import { checkId, describeFsError, ensureDir, resolveStateDir, writeFileAtomic } from "./files.js";
+
+export interface SessionRecord {
+  id: string;
+  /** Browser-level DevTools WebSocket URL (ws://127.0.0.1:PORT/devtools/browser/UUID). */
+  wsEndpoint: string;
+  port: number;
+  /** Chrome's main process. */
+  pid: number;
+  userDataDir: string;
+  /** True when the profile dir was created for this session and is deleted when it ends. */
+  ownsProfile?: boolean;
+  headless: boolean;
+  viewport?: { width: number; height: number };
+  executablePath?: string;
+  createdAt: string;
+  lastUsedAt: string;
+  /** The session ends itself when its heartbeat file is older than this. */
+  idleMs: number;
+  heartbeatFile: string;
+}
+
+export function sessionsDir(root: string = resolveStateDir()): string {
+  return join(root, "sessions");
+}
+
+function recordPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.json`);
+}
+
+export function heartbeatPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.heartbeat`);
+}
+
+/** A short, unique, file-name-safe id (8 hex digits), not already recorded. */
+export function newSessionId(root: string = resolveStateDir()): string {
+  for (;;) {
+    const id = randomBytes(4).toString("hex");
+    if (!existsSync(recordPath(root, id))) return id;
+  }
+}
+
+export function saveSession(record: SessionRecord, root: string = resolveStateDir()): SessionRecord {
+  ensureDir(sessionsDir(root));
+  writeFileAtomic(recordPath(root, record.id), `${JSON.stringify(record, null, 2)}\n`);
+  return record;
+}
+
+export function getSession(id: string, root: string = resolveStateDir()): SessionRecord | undefined {
+  const path = recordPath(root, id);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ServiceStateError(`cannot read ${path}: ${describeFsError(e)}`, { cause: e });
+  }
+  return parseRecord(text, path);
+}
+
+function parseRecord(text: string, path: string): SessionRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new ServiceStateError(`corrupt session record ${path}: not JSON`, { cause: e, hint: "delete the file" });
+  }
+  const r = value as Partial<SessionRecord> | null;
+  if (
+    !r ||
+    typeof r.id !== "string" ||
+    typeof r.wsEndpoint !== "string" ||
+    typeof r.pid !== "number" ||
+    typeof r.port !== "number" ||
+    typeof r.userDataDir !== "string"
+  ) {
+    throw new ServiceStateError(`corrupt session record ${path}: missing fields`, { hint: "delete the file" });
+  }
+  return r as SessionRecord;
+}
+
+/** Every recorded session, most recently used first. Corrupt records are skipped. */
+export function listSessions(root: string = resolveStateDir()): SessionRecord[] {
+  const dir = sessionsDir(root);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw new ServiceStateError(`cannot read ${dir}: ${describeFsError(e)}`, { cause: e });
+  }
+  const out: SessionRecord[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".json") || name.startsWith(".")) continue;
+    try {
+      out.push(parseRecord(readFileSync(join(dir, name), "utf8"), join(dir, name)));
+    } catch {
+      // A record being replaced or corrupted by hand: not a session we can use.
+    }
+  }
+  return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
+}
+
+/** Delete a session's record and heartbeat file (not its history or metrics). */
+export function removeSession(id: string, root: string = resolveStateDir()): void {
+  rmSync(recordPath(root, id), { force: true });
+  rmSync(heartbeatPath(root, id), { force: true });
+}
+
+/** Create the heartbeat file if needed and set its mtime to now: the session's idle clock restarts. */
+export function touchHeartbeat(file: string): void {
+  const now = new Date();
+  try {
+    utimesSync(file, now, now);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new ServiceStateError(`cannot touch ${file}: ${describeFsError(e)}`, { cause: e });
+    }
+    try {
+      closeSync(openSync(file, "a", 0o600));
+    } catch (e2) {
+      throw new ServiceStateError(`cannot create ${file}: ${describeFsError(e2)}`, { cause: e2 });
+    }
+  }
+}
+
+/** Mark a session used now: heartbeat mtime and `lastUsedAt`. Returns the updated record. */
+export function touchSession(record: SessionRecord, root: string = resolveStateDir()): SessionRecord {
+  touchHeartbeat(record.heartbeatFile);
+  const updated = { ...record, lastUsedAt: new Date().toISOString() };
+  // The record may have been removed by a concurrent `end`; do not resurrect it.
+  if (existsSync(recordPath(root, record.id))) saveSession(updated, root);
+  return updated;
+}
+
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Whether `pid` is still this session's Chrome and not a recycled pid: on Linux its command line names
+ * the session's profile dir. Elsewhere (no /proc) `undefined`: unknown.
+ */
+export function pidBelongsToSession(record: Pick<SessionRecord, "pid" | "userDataDir">): boolean | undefined {
+  if (!pidAlive(record.pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${record.pid}/cmdline`, "utf8");
+  } catch {
+    return process.platform === "linux" ? false : undefined;
+  }
+  return cmdline.split("\0").some((arg) => arg === `--user-data-dir=${record.userDataDir}`);
+}
+
+/** GET /json/version on the session's debugging port; resolves to its webSocketDebuggerUrl or undefined. */
+export function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(wsEndpoint);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolvePromise) => {
+    const req = httpGet({ host: url.hostname, port: url.port, path: "/json/version", timeout: timeoutMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => {
+        try {
+          const v = JSON.parse(body) as { webSocketDebuggerUrl?: unknown };
+          resolvePromise(typeof v.webSocketDebuggerUrl === "string" ? v.webSocketDebuggerUrl : undefined);
+        } catch {
+          resolvePromise(undefined);
+        }
+      });
+      res.on("error", () => resolvePromise(undefined));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolvePromise(undefined));
+  });
+}
+
+/**
+ * A session is alive when its Chrome process exists and its DevTools endpoint answers with the same
+ * browser id (a different Chrome on a reused port is not our session).
+ */
+export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<boolean> {
+  if (!pidAlive(record.pid)) return false;
+  const ws = await probeEndpoint(record.wsEndpoint, timeoutMs);
+  if (!ws) return false;
+  try {
+    return new URL(ws).pathname === new URL(record.wsEndpoint).pathname;
+  } catch {
+    return false;
+  }
+}

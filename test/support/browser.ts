@@ -1,0 +1,107 @@
+/**
+ * Shared helpers for e2e tests: a Service per test file (headless Chrome, closed in afterAll), reading text
+ * in any frame through deepLocator, and polling for async effects instead of sleeping.
+ */
+import { afterAll, beforeAll } from "vitest";
+import { Service } from "../../src/service.js";
+import type { ServiceOptions } from "../../src/options.js";
+import type { Page } from "../../src/browser/page.js";
+
+export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
+
+/** A Service with test defaults (headless, short settle timeout); `init()` is left to the caller. */
+export function makeService(options: ServiceOptions = {}): Service {
+  return new Service({
+    verbose: 0,
+    domSettleTimeout: 10_000,
+    ...options,
+    localBrowserLaunchOptions: { headless: true, ...(options.localBrowserLaunchOptions ?? {}) },
+  });
+}
+
+/**
+ * Registers beforeAll/afterAll hooks: the Service is created and initialized before the file's tests and
+ * closed (force) after them. Call at module or describe level; read `.svc` inside tests.
+ */
+export function useService(options: ServiceOptions = {}): { readonly svc: Service } {
+  let svc: Service | undefined;
+  beforeAll(async () => {
+    svc = makeService(options);
+    await svc.init();
+  });
+  afterAll(async () => {
+    await svc?.close({ force: true });
+  });
+  return {
+    get svc(): Service {
+      if (!svc) throw new Error("useService: the Service is not ready (used outside a test?)");
+      return svc;
+    },
+  };
+}
+
+/**
+ * Text of an element in any frame: `frames` are CSS selectors of the iframes from the top (each entered
+ * with a `>>` hop), `selector` is the element inside the innermost one.
+ */
+export async function textIn(page: Page, selector: string, frames: string[] = []): Promise<string> {
+  return page.deepLocator([...frames, selector].join(" >> ")).textContent();
+}
+
+/** Polls `fn` until it returns a truthy value (returned) or `timeout` ms pass (throws with the last value/error). */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeout = 5000, interval = 25): Promise<T> {
+  const deadline = Date.now() + timeout;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`waitFor: condition not met within ${timeout} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/** Polls until `read()` equals `expected`; returns the final value so the caller can `expect` on it. */
+export async function waitForValue<T>(read: () => T | Promise<T>, expected: T, timeout = 5000): Promise<T> {
+  let value: T | undefined;
+  try {
+    await waitFor(async () => (value = await read()) === expected, timeout);
+  } catch {
+    // fall through: the caller's expect() shows the difference
+  }
+  return value as T;
+}
+
+/** Is a process alive (signal 0)? */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The launched Chrome's pid and profile dir (test-only peek at a private field). */
+export function launchedOf(svc: Service): { pid: number; port: number; userDataDir: string } {
+  const launched = (svc as unknown as { browser?: { launched?: { pid: number; port: number; userDataDir: string } } }).browser?.launched;
+  if (!launched) throw new Error("launchedOf: this Service did not launch a browser");
+  return launched;
+}
+
+/** Chrome's command line, from /proc. */
+export async function cmdlineOf(pid: number): Promise<string[]> {
+  const { readFile } = await import("node:fs/promises");
+  return (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0").filter(Boolean);
+}
+
+/** A deterministic Action: `{ selector, description, method, arguments }`. */
+export function action(method: string, selector: string, args: string[] = [], description = `${method} ${selector}`) {
+  return { selector, description, method, arguments: args };
+}

@@ -1,0 +1,253 @@
+/**
+ * DESIGN.md's rules, enforced by reading every import in src/ and commands/ (with the TypeScript parser,
+ * so multi-line imports, `import type`, `export … from`, `import()` and `typeof import()` are all seen):
+ * - vendor confinement: commander/conf/@inquirer only in commands/, ink/react only in commands/ui/,
+ *   chrome-remote-interface only in src/browser/cdp/ (devtools-protocol too, except type-only imports
+ *   anywhere in src/browser and src/snapshot), chrome-launcher only in src/browser/, model SDKs only in src/model/;
+ * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
+ *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
+ * - src/ never imports commands/; no import cycles among src/ files;
+ * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
+interface Import {
+  from: string; // importing file, repo-relative with "/" separators
+  spec: string; // module specifier as written
+  target: string | undefined; // repo-relative resolved file for relative specifiers
+  pkg: string | undefined; // package name for bare specifiers
+  typeOnly: boolean;
+  line: number;
+}
+
+function walk(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (/\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+const rel = (p: string) => relative(ROOT, p).split(sep).join("/");
+
+function packageName(spec: string): string {
+  const parts = spec.split("/");
+  return spec.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? spec);
+}
+
+function resolveRelative(fromFile: string, spec: string): string | undefined {
+  const base = resolve(dirname(fromFile), spec);
+  const candidates = [base.replace(/\.(m?js|jsx)$/, ".ts"), base.replace(/\.(m?js|jsx)$/, ".tsx"), base, `${base}.ts`, join(base, "index.ts")];
+  const found = candidates.find((c) => existsSync(c) && statSync(c).isFile());
+  return found ? rel(found) : undefined;
+}
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, "utf8");
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const out: Import[] = [];
+  const add = (node: ts.Node, specNode: ts.Expression | undefined, typeOnly: boolean) => {
+    if (!specNode || !ts.isStringLiteralLike(specNode)) return;
+    const spec = specNode.text;
+    const relativeSpec = spec.startsWith(".");
+    out.push({
+      from: rel(file),
+      spec,
+      target: relativeSpec ? (resolveRelative(file, spec) ?? `UNRESOLVED:${spec}`) : undefined,
+      pkg: relativeSpec || spec.startsWith("node:") ? undefined : packageName(spec),
+      typeOnly,
+      line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1,
+    });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      let typeOnly = !!clause?.isTypeOnly;
+      if (clause && !typeOnly && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings)) {
+        const els = clause.namedBindings.elements;
+        typeOnly = els.length > 0 && els.every((e) => e.isTypeOnly);
+      }
+      add(node, node.moduleSpecifier, typeOnly);
+    } else if (ts.isExportDeclaration(node)) {
+      let typeOnly = node.isTypeOnly;
+      if (!typeOnly && node.exportClause && ts.isNamedExports(node.exportClause)) {
+        const els = node.exportClause.elements;
+        typeOnly = els.length > 0 && els.every((e) => e.isTypeOnly);
+      }
+      add(node, node.moduleSpecifier, typeOnly);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node, node.moduleReference.expression, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node, node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal as ts.Expression, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+const FILES = [...walk(join(ROOT, "src")), ...walk(join(ROOT, "commands"))];
+const IMPORTS = FILES.flatMap(importsOf);
+
+// --- layers ----------------------------------------------------------------------------------------
+const BASE = "base"; // util/, errors.ts, events.ts, records.ts (records every layer may produce)
+const SIDE = ["model", "cache", "platform", "store"] as const;
+const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "server"] as const;
+
+type Module = { kind: "base" } | { kind: "side"; name: string } | { kind: "chain"; name: string; rank: number } | { kind: "commands" };
+
+function moduleOf(file: string): Module {
+  if (file.startsWith("commands/")) return { kind: "commands" };
+  const p = file.replace(/^src\//, "");
+  const top = p.includes("/") ? p.slice(0, p.indexOf("/")) : undefined;
+  if (top === "util" || ["errors.ts", "events.ts", "records.ts"].includes(p)) return { kind: "base" };
+  if (top && (SIDE as readonly string[]).includes(top)) return { kind: "side", name: top };
+  if (top && (CHAIN as readonly string[]).includes(top)) return { kind: "chain", name: top, rank: CHAIN.indexOf(top as (typeof CHAIN)[number]) };
+  // service.ts, index.ts, options.ts and any other top-level file: the composition layer.
+  return { kind: "chain", name: "service", rank: CHAIN.indexOf("service") };
+}
+
+function layerViolation(from: string, to: string): string | undefined {
+  const a = moduleOf(from);
+  const b = moduleOf(to);
+  if (b.kind === "commands") return a.kind === "commands" ? undefined : "src/ must never import commands/";
+  if (a.kind === "commands") return undefined;
+  if (a.kind === "base") return b.kind === "base" ? undefined : `${BASE} (util/errors/events/records) may import only ${BASE}`;
+  if (a.kind === "side") {
+    if (b.kind === "base" || (b.kind === "side" && b.name === a.name)) return undefined;
+    return `${a.name}/ may import only util/errors/events (and itself)`;
+  }
+  if (a.kind === "chain") {
+    if (b.kind === "base") return undefined;
+    if (b.kind === "side") return a.name === "browser" && b.name === "model" ? "browser/ knows nothing of models" : undefined;
+    if (b.kind === "chain" && b.rank > a.rank) return `${a.name} must not depend on ${b.name} (direction: ${CHAIN.join(" ← ")})`;
+  }
+  return undefined;
+}
+
+// --- vendor confinement ----------------------------------------------------------------------------
+interface VendorRule {
+  pkgs: (pkg: string) => boolean;
+  allowed: (imp: Import) => boolean;
+  where: string;
+}
+
+const VENDOR_RULES: VendorRule[] = [
+  { pkgs: (p) => p === "commander" || p === "conf" || p.startsWith("@inquirer/"), allowed: (i) => i.from.startsWith("commands/"), where: "commands/" },
+  { pkgs: (p) => p === "ink" || p.startsWith("ink-") || p === "react" || p === "react-dom", allowed: (i) => i.from.startsWith("commands/ui/"), where: "commands/ui/" },
+  { pkgs: (p) => p === "chrome-remote-interface", allowed: (i) => i.from.startsWith("src/browser/cdp/"), where: "src/browser/cdp/" },
+  {
+    pkgs: (p) => p === "devtools-protocol",
+    allowed: (i) => i.from.startsWith("src/browser/cdp/") || (i.typeOnly && (i.from.startsWith("src/browser/") || i.from.startsWith("src/snapshot/"))),
+    where: "src/browser/cdp/ (type-only imports also in src/browser/ and src/snapshot/)",
+  },
+  { pkgs: (p) => p === "chrome-launcher", allowed: (i) => i.from.startsWith("src/browser/"), where: "src/browser/" },
+  { pkgs: (p) => p === "openai" || p === "@anthropic-ai/sdk", allowed: (i) => i.from.startsWith("src/model/"), where: "src/model/" },
+];
+
+const fmt = (i: Import) => `${i.from}:${i.line} imports "${i.spec}"`;
+
+describe("architecture (DESIGN.md)", () => {
+  it("finds the code it checks", () => {
+    expect(FILES.some((f) => rel(f).startsWith("src/"))).toBe(true);
+    expect(FILES.some((f) => rel(f).startsWith("commands/"))).toBe(true);
+    expect(IMPORTS.length).toBeGreaterThan(10);
+  });
+
+  it("relative imports resolve to files (NodeNext .js suffix)", () => {
+    const bad = IMPORTS.filter((i) => i.target?.startsWith("UNRESOLVED:") || (i.target !== undefined && !/\.(m?js)$/.test(i.spec)));
+    expect(bad.map(fmt)).toEqual([]);
+  });
+
+  it("vendor packages stay where DESIGN.md confines them", () => {
+    const bad: string[] = [];
+    for (const i of IMPORTS) {
+      if (!i.pkg) continue;
+      for (const rule of VENDOR_RULES) if (rule.pkgs(i.pkg) && !rule.allowed(i)) bad.push(`${fmt(i)}: allowed only in ${rule.where}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("dependencies point one way between layers", () => {
+    const bad: string[] = [];
+    for (const i of IMPORTS) {
+      if (!i.target || i.target.startsWith("UNRESOLVED:")) continue;
+      const why = layerViolation(i.from, i.target);
+      if (why) bad.push(`${fmt(i)}: ${why}`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("no import cycles among src/ files", () => {
+    // Type-only imports are erased at compile time (no evaluation order, no runtime coupling), so they
+    // may close a loop inside one module (page ↔ locator); every value import counts.
+    const graph = new Map<string, string[]>();
+    for (const i of IMPORTS) {
+      if (!i.from.startsWith("src/") || i.typeOnly || !i.target?.startsWith("src/")) continue;
+      graph.set(i.from, [...(graph.get(i.from) ?? []), i.target]);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const stack: string[] = [];
+    const dfs = (n: string) => {
+      state.set(n, "visiting");
+      stack.push(n);
+      for (const m of graph.get(n) ?? []) {
+        const s = state.get(m);
+        if (s === "visiting") cycles.push([...stack.slice(stack.indexOf(m)), m].join(" → "));
+        else if (!s) dfs(m);
+      }
+      stack.pop();
+      state.set(n, "done");
+    };
+    for (const n of graph.keys()) if (!state.has(n)) dfs(n);
+    expect(cycles).toEqual([]);
+  });
+
+  it("exit codes are decided only in commands/main.ts", () => {
+    const bad = FILES.map(rel)
+      .filter((f) => f.startsWith("commands/") && f !== "commands/main.ts")
+      .filter((f) => /process\.exit\s*\(|process\.exitCode\s*=/.test(readFileSync(join(ROOT, f), "utf8")));
+    expect(bad).toEqual([]);
+  });
+
+  it("src/index.ts uses explicit named exports", () => {
+    const index = join(ROOT, "src/index.ts");
+    if (!existsSync(index)) return;
+    expect(readFileSync(index, "utf8")).not.toMatch(/^\s*export\s*\*\s*from/m);
+  });
+
+  // The checker itself, on known inputs: a rule that can never fail is no rule.
+  it("the layer and vendor rules reject what they should", () => {
+    expect(layerViolation("src/browser/page.ts", "src/operations/act.ts")).toMatch(/must not depend/);
+    expect(layerViolation("src/snapshot/tree.ts", "src/browser/page.ts")).toBeUndefined();
+    expect(layerViolation("src/store/sessions.ts", "src/browser/launch.ts")).toMatch(/store/);
+    expect(layerViolation("src/store/sessions.ts", "src/errors.ts")).toBeUndefined();
+    expect(layerViolation("src/errors.ts", "src/store/files.ts")).toMatch(/base/);
+    expect(layerViolation("src/service.ts", "commands/main.ts")).toMatch(/never import commands/);
+    expect(layerViolation("src/browser/page.ts", "src/model/openai.ts")).toMatch(/models/);
+    expect(layerViolation("commands/goto.ts", "src/service.ts")).toBeUndefined();
+    const imp = (from: string, spec: string, typeOnly = false): Import => ({ from, spec, target: undefined, pkg: packageName(spec), typeOnly, line: 1 });
+    const rejected = (i: Import) => VENDOR_RULES.some((r) => r.pkgs(i.pkg!) && !r.allowed(i));
+    expect(rejected(imp("src/service.ts", "commander"))).toBe(true);
+    expect(rejected(imp("commands/main.ts", "commander"))).toBe(false);
+    expect(rejected(imp("commands/main.ts", "ink"))).toBe(true);
+    expect(rejected(imp("commands/ui/app.tsx", "react"))).toBe(false);
+    expect(rejected(imp("src/browser/page.ts", "chrome-remote-interface"))).toBe(true);
+    expect(rejected(imp("src/snapshot/capture.ts", "devtools-protocol", true))).toBe(false);
+    expect(rejected(imp("src/snapshot/capture.ts", "devtools-protocol", false))).toBe(true);
+    expect(rejected(imp("src/operations/act.ts", "devtools-protocol", true))).toBe(true);
+    expect(rejected(imp("src/browser/x.ts", "@inquirer/prompts"))).toBe(true);
+  });
+});
