@@ -55,6 +55,8 @@ export class FrameTree {
     session.on("Page.frameAttached", (e) => this.upsert(e.frameId, e.parentFrameId, session));
     session.on("Page.frameNavigated", (e) => {
       const f = this.upsert(e.frame.id, e.frame.parentId, session);
+      // A new document: the old one's iframes are gone, and Chrome sends no frameDetached for them.
+      for (const c of this.children(f.id)) this.remove(c.id);
       f.url = e.frame.url + (e.frame.urlFragment ?? "");
       f.name = e.frame.name;
       if (!e.frame.parentId && isMain) this.mainId = e.frame.id;
@@ -67,6 +69,10 @@ export class FrameTree {
       // "swap": the frame moved to its own process; it lives on under the OOPIF's session.
       if (e.reason === "swap") return;
       this.remove(e.frameId);
+    });
+    // An OOPIF target went away (its page navigated): its frames go with it unless another session adopted them.
+    session.on("svc.detached" as never, () => {
+      for (const f of this.all()) if (f.session === session && f.id !== this.mainId) this.remove(f.id);
     });
     session.on("Runtime.executionContextCreated", (e) => {
       const aux = e.context.auxData as { frameId?: string; isDefault?: boolean } | undefined;
@@ -89,8 +95,11 @@ export class FrameTree {
   seed(session: CdpSession, tree: Protocol.Page.FrameTree, isMain: boolean): void {
     const visit = (t: Protocol.Page.FrameTree) => {
       const f = this.upsert(t.frame.id, t.frame.parentId, session);
-      f.url = t.frame.url + (t.frame.urlFragment ?? "");
-      f.name = t.frame.name;
+      // Events are newer than this snapshot when they raced it (a paused new tab): keep what they said.
+      if (!f.url) {
+        f.url = t.frame.url + (t.frame.urlFragment ?? "");
+        f.name = t.frame.name;
+      }
       for (const c of t.childFrames ?? []) visit(c);
     };
     visit(tree);

@@ -11,27 +11,14 @@
  * - table rows with only text become one `a | b | c` line; native <select> options become one line.
  */
 import { ServiceElementNotFoundError } from "../errors.js";
+import {
+  ACTIONABLE, BLOCK_TEXT, CELL_ROLES, DROP, KEEP_CONTAINER, NAME_FROM_CONTENT, NO_REF, VALUE_ROLES,
+  displayRole, readProps, squash, str, type AXNodeLike, type Props,
+} from "./ax.js";
 import type { RefTarget } from "./refs.js";
 
-// Structural subset of devtools-protocol's Accessibility.AXNode (CDP types stay in src/browser/cdp).
-export interface AXValueLike {
-  value?: unknown;
-}
-export interface AXPropertyLike {
-  name: string;
-  value: AXValueLike;
-}
-export interface AXNodeLike {
-  nodeId: string;
-  ignored?: boolean;
-  role?: AXValueLike;
-  name?: AXValueLike;
-  value?: AXValueLike;
-  properties?: AXPropertyLike[];
-  parentId?: string;
-  childIds?: string[];
-  backendDOMNodeId?: number;
-}
+export type { AXNodeLike, AXPropertyLike, AXValueLike } from "./ax.js";
+export { displayRole } from "./ax.js";
 
 /** One frame's full AX tree, and where it hangs in its parent frame. */
 export interface FrameAXTree {
@@ -70,131 +57,6 @@ export interface BuiltTree {
   refs: RefTarget[];
 }
 
-/**
- * Roles a model acts on: always a ref. So does anything focusable or editable (a contenteditable host, a
- * tabindex widget, a keyboard-scrollable box), and a named region (drop zones, scroll areas are named so).
- */
-const ACTIONABLE = new Set([
-  "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
-  "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
-]);
-
-/** Controls that hold a value: shown as `role name: value`; their inner nodes are the browser's editor. */
-const VALUE_ROLES = new Set(["textbox", "searchbox", "spinbutton", "slider", "combobox", "Date", "DateTime", "InputTime", "ColorWell", "date", "datetime", "time"]);
-
-/** Roles whose name is computed from their content: the content lines would only repeat the name. */
-const NAME_FROM_CONTENT = new Set([
-  "button", "link", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "checkbox", "radio",
-  "switch", "treeitem", "DisclosureTriangle", "heading", "image", "img", "tooltip",
-]);
-
-/** Containers shown even without a name: they carry structure a model uses (landmarks, lists, widgets). */
-const KEEP_CONTAINER = new Set([
-  "list", "table", "grid", "treegrid", "tree", "navigation", "main", "banner", "contentinfo", "complementary",
-  "form", "search", "dialog", "alertdialog", "menu", "menubar", "tablist", "toolbar", "listbox", "radiogroup",
-  "tabpanel",
-]);
-
-/** Text containers: their runs merge without added spaces (inline content), and stay apart from neighbours. */
-const BLOCK_TEXT = new Set([
-  "paragraph", "listitem", "cell", "gridcell", "columnheader", "rowheader", "blockquote", "caption",
-  "figcaption", "legend", "term", "definition", "DescriptionListTerm", "DescriptionListDetail", "heading",
-  "Pre", "pre", "status", "log", "alert", "note", "Abbr", "superscript", "subscript",
-]);
-
-const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
-
-/** Never rendered, nor their subtrees. */
-const DROP = new Set(["InlineTextBox", "ListMarker"]);
-
-/** Never get a ref even when focusable: the document itself and frame hosts. */
-const NO_REF = new Set(["RootWebArea", "WebArea", "Iframe", "IframePresentational", "document"]);
-
-const ROLE_NAMES: Record<string, string> = {
-  image: "img",
-  DisclosureTriangle: "summary",
-  Iframe: "iframe",
-  IframePresentational: "iframe",
-  Date: "date",
-  DateTime: "datetime",
-  InputTime: "time",
-  ColorWell: "color",
-  MenuListOption: "option",
-  ListBoxOption: "option",
-  PopUpButton: "combobox",
-  StaticText: "text",
-  RootWebArea: "document",
-  LabelText: "label",
-  DescriptionList: "list",
-  DescriptionListTerm: "term",
-  DescriptionListDetail: "definition",
-  Pre: "pre",
-  Canvas: "canvas",
-  Video: "video",
-  Audio: "audio",
-  Section: "region",
-};
-
-export function displayRole(role: string): string {
-  return ROLE_NAMES[role] ?? role;
-}
-
-/** Whitespace collapsed to single spaces; edges kept (they decide how runs join). */
-function squash(s: string): string {
-  return s.replace(/\s+/g, " ");
-}
-
-function str(v: AXValueLike | undefined): string {
-  const x = v?.value;
-  if (x === undefined || x === null) return "";
-  return typeof x === "string" ? x : String(x);
-}
-
-interface Props {
-  focusable: boolean;
-  editable: boolean;
-  level: number | undefined;
-  states: string[] | undefined;
-}
-
-function readProps(ax: AXNodeLike): Props {
-  const p: Props = { focusable: false, editable: false, level: undefined, states: undefined };
-  const list = ax.properties;
-  if (!list) return p;
-  const add = (s: string) => (p.states ??= []).push(s);
-  for (const prop of list) {
-    const v = prop.value?.value;
-    switch (prop.name) {
-      case "focusable":
-        p.focusable = v === true;
-        break;
-      case "editable":
-        p.editable = typeof v === "string" && v !== "" && v !== "false";
-        break;
-      case "level":
-        if (typeof v === "number") p.level = v;
-        break;
-      case "checked":
-        if (v === "true" || v === true) add("checked");
-        else if (v === "mixed") add("mixed");
-        break;
-      case "pressed":
-        if (v === "true" || v === true) add("pressed");
-        else if (v === "mixed") add("pressed=mixed");
-        break;
-      case "disabled":
-        if (v === true) add("disabled");
-        break;
-      case "expanded":
-        if (v === true) add("expanded");
-        break;
-      case "selected":
-        if (v === true) add("selected");
-        break;
-    }
-  }
-  return p;
-}
 
 interface FrameCtx {
   frameId: string;
@@ -369,12 +231,12 @@ export function buildTree(frames: readonly FrameAXTree[], options: BuildOptions 
     // Value-holding controls: the inner nodes are the browser's own editor parts; show the value instead.
     if (VALUE_ROLES.has(role) || (ref !== undefined && props.editable)) {
       const node: SnapNode = { role: shown, name, children: [] };
-      let value = squash(str(ax.value)).trim();
+      const value = squash(str(ax.value)).trim();
       if (role === "combobox") {
         const options = nativeOptions(ax, ctx);
         if (options) {
           // A native <select>: its options are one line (the select is acted on, not its options).
-          node.children.push({ role: "options", name: options.join(" | "), children: [] });
+          if (options.length) node.children.push({ role: "options", name: options.join(" | "), children: [] });
         } else {
           // An ARIA combobox may wrap a textbox or own a popup: keep what carries refs.
           node.children = actionableOnly(visitChildren(ax, ctx, true, depth), false);
