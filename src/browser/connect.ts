@@ -66,7 +66,12 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
     wsEndpoint,
     async close() {
       // Browser.close lets Chrome flush and exit at once; the signal path in launched.close() is the backstop.
-      if (launched && !connection.closed) await Promise.race([connection.root.send("Browser.close").catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+      if (launched && !connection.closed) {
+        const sent = await Promise.race([connection.root.send("Browser.close").then(() => true, () => false), new Promise<boolean>((r) => setTimeout(() => r(false), 1000))]);
+        // Browser.close answers ~200 ms before Chrome has flushed the profile (localStorage, cookies) and
+        // exited; a signal in between loses that data in a userDataDir that is kept. Wait for the exit.
+        for (let i = 0; sent && i < 100 && processAlive(launched.pid); i++) await new Promise((r) => setTimeout(r, 20));
+      }
       await connection.close();
       await launched?.close();
     },
@@ -74,4 +79,13 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
       await connection.close();
     },
   };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

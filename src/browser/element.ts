@@ -39,8 +39,15 @@ async function frameOffset(host: ElementHost, frame: Frame): Promise<Point> {
   }
   const parent = local.parentId ? host.frames.get(local.parentId) : undefined;
   if (!parent || local.session === host.mainSession) return { x: 0, y: 0 };
+  // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame, not its
+  // current layout: after a change that moves the iframe (a result text pushing it aside) wait for a frame.
+  // The timeout covers background tabs, where requestAnimationFrame does not run.
+  const rendered = parent.session
+    .send("Runtime.evaluate", { expression: "new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })", awaitPromise: true })
+    .catch(() => {});
   const owner = await parent.session.send("DOM.getFrameOwner", { frameId: local.id });
   const { model } = await parent.session.send("DOM.getBoxModel", { backendNodeId: owner.backendNodeId });
+  await rendered;
   const above = await frameOffset(host, parent);
   return { x: model.content[0]! + above.x, y: model.content[1]! + above.y };
 }
@@ -215,8 +222,7 @@ export async function scrollChunk(el: ElementHandle, direction: 1 | -1): Promise
 
 export async function dragTo(host: ElementHost, from: ElementHandle, to: ElementHandle): Promise<void> {
   const a = await clickablePoint(host, from, "drag");
-  const b = await clickablePoint(host, to, "drop onto");
-  await host.input.drag(a, b);
+  await host.input.drag(a, () => clickablePoint(host, to, "drop onto"));
 }
 
 export function parsePercent(arg: string | undefined): number {

@@ -79,11 +79,16 @@ export class Input {
     }
   }
 
-  async drag(from: Point, to: Point): Promise<void> {
+  /**
+   * Press at `from`, travel, release at the target. The target point is asked for only after the press:
+   * measuring it may scroll the page, which would move the source out from under a point taken earlier.
+   */
+  async drag(from: Point, target: () => Promise<Point>): Promise<void> {
     await this.move(from);
     await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: from.x, y: from.y, button: "left", clickCount: 1 });
     // Intermediate moves: pages (and HTML5 drag-and-drop) need to see the pointer travel.
     await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: from.x + 5, y: from.y + 5, button: "left", buttons: 1 });
+    const to = await target();
     const steps = 5;
     for (let i = 1; i <= steps; i++) {
       const x = from.x + ((to.x - from.x) * i) / steps;

@@ -7,7 +7,7 @@
  * heartbeat file went stale ("idle", for CLI sessions that outlive one command).
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -67,7 +67,16 @@ export function chromeArgs(options: LocalBrowserLaunchOptions): string[] {
 function resolveExecutable(options: LocalBrowserLaunchOptions): string {
   const explicit = options.executablePath ?? process.env.CHROME_PATH;
   const install = "install Chromium (Debian/Ubuntu: apt-get install -y chromium) or set CHROME_PATH / executablePath";
-  if (explicit) return explicit;
+  if (explicit) {
+    // chrome-launcher does not report a failed spawn (ENOENT surfaces as an unhandled 'error' event and a
+    // 5 s connection timeout), so check the path first.
+    try {
+      accessSync(explicit, fsConstants.X_OK);
+    } catch {
+      throw new ServiceBrowserNotFoundError(`no executable Chrome at ${explicit}`, { hint: install });
+    }
+    return explicit;
+  }
   try {
     const found = chromeLauncher.Launcher.getFirstInstallation();
     if (found) return found;

@@ -96,8 +96,7 @@ export class Page {
       this.attaching.add(p);
       void p.finally(() => this.attaching.delete(p));
     });
-    const { frameTree } = await session.send("Page.getFrameTree");
-    this.frames.seed(session, frameTree, isMain);
+    const tree = session.send("Page.getFrameTree");
     const setup: Array<Promise<unknown>> = [
       session.send("Page.enable"),
       session.send("Page.setLifecycleEventsEnabled", { enabled: true }),
@@ -110,8 +109,13 @@ export class Page {
       setup.push(session.send("Emulation.setDeviceMetricsOverride", { ...this.options.viewport, deviceScaleFactor: 1, mobile: false }));
     }
     if (this.options.proxyCredentials) setup.push(this.enableProxyAuth(session, this.options.proxyCredentials));
-    await Promise.all(setup);
-    await session.send("Runtime.runIfWaitingForDebugger");
+    // A tab opened with noopener (target=_blank) is paused before it has a renderer, and renderer-side
+    // commands (getFrameTree, Page.enable…) answer only once it runs: resume without awaiting them.
+    const ready = Promise.all([...setup, session.send("Runtime.runIfWaitingForDebugger")]);
+    ready.catch(() => {}); // observed below; not unhandled if getFrameTree fails first
+    const { frameTree } = await tree;
+    this.frames.seed(session, frameTree, isMain);
+    await ready;
   }
 
   private async enableProxyAuth(session: CdpSession, creds: { username: string; password: string }): Promise<void> {
@@ -205,6 +209,9 @@ export class Page {
 
   /** Waits until the page is quiet (no requests in flight), at most `domSettleTimeout`. */
   async settle(timeoutMs = this.options.domSettleTimeout, signal?: AbortSignal): Promise<void> {
+    // The reply to Input.dispatch* can overtake the Network.requestWillBeSent of a fetch() the event handler
+    // started: one round trip to the renderer flushes its pending events before we look for quiet.
+    await this.mainSession.send("Runtime.evaluate", { expression: "0" }).catch(() => {});
     await this.network.waitForQuiet(timeoutMs, signal);
     // Out-of-process iframes attached meanwhile must be fully set up before anyone reads the page.
     while (this.attaching.size) await Promise.all([...this.attaching]);

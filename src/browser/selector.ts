@@ -72,7 +72,15 @@ export function isFrameStep(step: string): boolean {
 /** `this`: a Document or ShadowRoot. Returns the first node matching the XPath, or null. */
 export function pageXPathFirst(this: Document | ShadowRoot, expr: string): Node | null {
   const doc = (this as Node).ownerDocument ?? (this as unknown as Document);
-  return doc.evaluate(expr, this, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+  let context: Node = this;
+  // A ShadowRoot is not a valid XPath context node (NotSupportedError), but it is the XPath parent of its
+  // top-level children: evaluate from its first child with `.` turned into `..`.
+  if (this.nodeType === Node.DOCUMENT_FRAGMENT_NODE) {
+    if (!this.firstChild) return null;
+    context = this.firstChild;
+    expr = expr === "." ? ".." : expr.replace(/^\.(?=\/)/, "..");
+  }
+  return doc.evaluate(expr, context, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
 }
 
 /** `this`: a Document or ShadowRoot. */

@@ -49,13 +49,15 @@ export async function textIn(page: Page, selector: string, frames: string[] = []
 }
 
 /** Polls `fn` until it returns a truthy value (returned) or `timeout` ms pass (throws with the last value/error). */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeout = 5000, interval = 25): Promise<T> {
+export type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
+
+export async function waitFor<T>(fn: () => T | Promise<T>, timeout = 5000, interval = 25): Promise<Truthy<T>> {
   const deadline = Date.now() + timeout;
   let last: unknown;
   for (;;) {
     try {
       const v = await fn();
-      if (v) return v;
+      if (v) return v as Truthy<T>;
       last = v;
     } catch (e) {
       last = e;

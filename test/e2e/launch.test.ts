@@ -1,0 +1,335 @@
+/**
+ * Every `localBrowserLaunchOptions` field of spec/seed.md §4.3, each checked where it shows: Chrome's command
+ * line (/proc/<pid>/cmdline), what the page sees, the DevTools endpoint, a proxy that demands credentials,
+ * a self-signed HTTPS server.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { CHROMIUM, action, cmdlineOf, isAlive, launchedOf, makeService, waitFor } from "../support/browser.js";
+import { DEFAULT_ARGS } from "../../src/browser/launch.js";
+import type { LocalBrowserLaunchOptions } from "../../src/browser/types.js";
+import type { Service } from "../../src/service.js";
+import { ServiceBrowserNotFoundError, ServiceInitError, ServiceNavigationError } from "../../src/errors.js";
+
+// The Debian /usr/bin/chromium wrapper adds flags of its own (--no-default-browser-check, maybe
+// --disable-dev-shm-usage); command-line checks use the real binary so only svc's flags are there.
+const REAL_BINARY = ["/usr/lib/chromium/chromium"].find(existsSync) ?? CHROMIUM;
+
+let server: FixtureServer;
+const tmp = mkdtempSync(join(tmpdir(), "svc-launch-test-"));
+beforeAll(async () => {
+  server = await startFixtureServer();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Inits a Service with these launch options, runs `body`, always closes (force). */
+async function withBrowser(launch: LocalBrowserLaunchOptions, body: (svc: Service) => Promise<void>, extra: { keepAlive?: boolean } = {}): Promise<void> {
+  const svc = makeService({ ...extra, localBrowserLaunchOptions: launch });
+  await svc.init();
+  try {
+    await body(svc);
+  } finally {
+    await svc.close({ force: true });
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = createNetServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+function listen(srv: Server): Promise<number> {
+  return new Promise((resolve) => srv.listen(0, "127.0.0.1", () => resolve((srv.address() as AddressInfo).port)));
+}
+
+describe("headless, executablePath, port, args", () => {
+  it("headless is the default and true means headless", async () => {
+    await withBrowser({}, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--headless=new");
+      expect(await svc.page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome");
+    });
+    await withBrowser({ headless: true }, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--headless=new");
+    });
+  });
+
+  it.skipIf(!process.env.DISPLAY)("headless: false opens a window (needs a display)", async () => {
+    await withBrowser({ headless: false }, async (svc) => {
+      expect((await cmdlineOf(launchedOf(svc).pid)).some((a) => a.startsWith("--headless"))).toBe(false);
+      expect(await svc.page.evaluate(() => navigator.userAgent)).not.toContain("HeadlessChrome");
+    });
+  });
+
+  it("executablePath picks the binary; a missing one fails with an install hint", async () => {
+    await withBrowser({ executablePath: CHROMIUM }, async (svc) => {
+      const exe = readFileSync(`/proc/${launchedOf(svc).pid}/cmdline`, "utf8").split("\0")[0]!;
+      expect(exe).toMatch(/chrom/);
+      await svc.page.goto(server.url("forms.html"));
+      expect(await svc.page.title()).toBe("Forms");
+    });
+    const svc = makeService({ localBrowserLaunchOptions: { executablePath: "/nonexistent/chrome" } });
+    const err = await svc.init().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceBrowserNotFoundError);
+    expect((err as ServiceBrowserNotFoundError).hint).toMatch(/install|CHROME_PATH|executablePath/i);
+    await svc.close();
+  });
+
+  it("port fixes the DevTools port", async () => {
+    const port = await freePort();
+    await withBrowser({ port }, async (svc) => {
+      expect(launchedOf(svc).port).toBe(port);
+      const res = await fetch(`http://127.0.0.1:${port}/json/version`);
+      expect(res.ok).toBe(true);
+      const body = (await res.json()) as { webSocketDebuggerUrl: string };
+      expect(body.webSocketDebuggerUrl).toContain(`:${port}/devtools/browser/`);
+      expect(await cmdlineOf(launchedOf(svc).pid)).toContain(`--remote-debugging-port=${port}`);
+    });
+  });
+
+  it("args are passed to Chrome (--lang=fr → navigator.language)", async () => {
+    await withBrowser({ args: ["--lang=fr", "--accept-lang=fr"] }, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).toEqual(expect.arrayContaining(["--lang=fr"]));
+      await svc.page.goto(server.url("forms.html"));
+      expect(await svc.page.evaluate(() => navigator.language)).toMatch(/^fr/);
+    });
+  });
+});
+
+describe("ignoreDefaultArgs", () => {
+  const present = async (launch: LocalBrowserLaunchOptions): Promise<string[]> => {
+    let found: string[] = [];
+    await withBrowser({ executablePath: REAL_BINARY, ...launch }, async (svc) => {
+      const cmd = await cmdlineOf(launchedOf(svc).pid);
+      found = DEFAULT_ARGS.filter((a) => cmd.includes(a));
+      // the browser is usable whatever was removed
+      await svc.page.goto(server.url("iframes.html"));
+      await svc.act(action("click", "#main-button"));
+    });
+    return found;
+  };
+
+  it("lists the seed's default args", () => {
+    expect([...DEFAULT_ARGS]).toEqual(["--remote-allow-origins=*", "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
+  });
+
+  it("false (default): all default args present", async () => {
+    expect(await present({})).toEqual([...DEFAULT_ARGS]);
+    expect(await present({ ignoreDefaultArgs: false })).toEqual([...DEFAULT_ARGS]);
+  });
+
+  it("true: none of them", async () => {
+    expect(await present({ ignoreDefaultArgs: true })).toEqual([]);
+  });
+
+  it("an array removes exactly those", async () => {
+    const removed = ["--no-first-run", "--site-per-process"];
+    expect(await present({ ignoreDefaultArgs: removed })).toEqual(DEFAULT_ARGS.filter((a) => !removed.includes(a)));
+  });
+});
+
+describe("userDataDir, viewport, devtools", () => {
+  it("userDataDir is used and kept after close", async () => {
+    const dir = mkdtempSync(join(tmp, "profile-"));
+    let pid = 0;
+    await withBrowser({ userDataDir: dir }, async (svc) => {
+      pid = launchedOf(svc).pid;
+      expect(launchedOf(svc).userDataDir).toBe(dir);
+      expect(await cmdlineOf(pid)).toContain(`--user-data-dir=${dir}`);
+      await svc.page.goto(server.url("forms.html"));
+      await svc.page.evaluate(() => localStorage.setItem("svc-test", "kept"));
+      await waitFor(() => readdirSync(dir).length > 0);
+    });
+    await waitFor(() => !isAlive(pid), 5000);
+    expect(existsSync(dir)).toBe(true);
+    expect(readdirSync(dir).length).toBeGreaterThan(0);
+    // and a second browser on the same profile sees its data
+    await withBrowser({ userDataDir: dir }, async (svc) => {
+      await svc.page.goto(server.url("forms.html"));
+      expect(await svc.page.evaluate(() => localStorage.getItem("svc-test"))).toBe("kept");
+    });
+    expect(existsSync(dir)).toBe(true);
+  });
+
+  it("viewport sets the page size, for new pages too", async () => {
+    await withBrowser({ viewport: { width: 1000, height: 700 } }, async (svc) => {
+      await svc.page.goto(server.url("forms.html"));
+      expect(await svc.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+      const other = await svc.context.newPage(server.url("dropdown.html"));
+      expect(await other.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+    });
+  });
+
+  it("devtools adds the auto-open flag and pages still work", async () => {
+    await withBrowser({ devtools: true }, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--auto-open-devtools-for-tabs");
+      await svc.page.goto(server.url("iframes.html"));
+      expect(svc.page.url()).toBe(server.url("iframes.html"));
+      await svc.act(action("click", "#main-button"));
+      expect(await svc.page.locator("#result").textContent()).toBe("clicked: main-button");
+    });
+    await withBrowser({}, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).not.toContain("--auto-open-devtools-for-tabs");
+    });
+  });
+});
+
+describe("proxy", () => {
+  const USER = "svc-user";
+  const PASS = "s3cret:pass";
+  let proxy: Server;
+  let proxyPort = 0;
+  const seen: Array<{ url: string; authorized: boolean }> = [];
+
+  beforeAll(async () => {
+    const expected = "Basic " + Buffer.from(`${USER}:${PASS}`).toString("base64");
+    proxy = createHttpServer((req, res) => {
+      const authorized = req.headers["proxy-authorization"] === expected;
+      seen.push({ url: req.url ?? "", authorized });
+      if (!authorized) {
+        res.writeHead(407, { "proxy-authenticate": 'Basic realm="svc-test"', "content-type": "text/plain" });
+        res.end("proxy authentication required");
+        return;
+      }
+      // Absolute-form request line: forward it to the origin (the fixture server).
+      const headers = { ...req.headers };
+      delete headers["proxy-authorization"];
+      delete headers["proxy-connection"];
+      const upstream = httpRequest(req.url!, { method: req.method, headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, { ...up.headers, "x-via-test-proxy": "1" });
+        up.pipe(res);
+      });
+      upstream.on("error", () => {
+        res.writeHead(502);
+        res.end();
+      });
+      req.pipe(upstream);
+    });
+    proxyPort = await listen(proxy);
+  });
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise((r) => proxy.close(r));
+  });
+
+  it("sends page traffic through a proxy that demands credentials", async () => {
+    seen.length = 0;
+    const launch: LocalBrowserLaunchOptions = {
+      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS },
+      // Chrome never proxies loopback unless told to: <-loopback> removes that implicit bypass.
+      args: ["--proxy-bypass-list=<-loopback>"],
+    };
+    await withBrowser(launch, async (svc) => {
+      const cmd = await cmdlineOf(launchedOf(svc).pid);
+      expect(cmd).toContain(`--proxy-server=http://127.0.0.1:${proxyPort}`);
+      const { status } = await svc.page.goto(server.url("forms.html"));
+      expect(status).toBe(200);
+      expect(await svc.page.title()).toBe("Forms");
+      await svc.act(action("fill", "#name", ["through the proxy"]));
+      expect(await svc.page.locator("#name").inputValue()).toBe("through the proxy");
+    });
+    expect(seen.some((s) => s.url === server.url("forms.html") && s.authorized)).toBe(true);
+    // the password never travels in the clear beyond the Proxy-Authorization header
+    expect(seen.every((s) => !s.url.includes(PASS))).toBe(true);
+  });
+
+  it("bypass sends matching hosts direct", async () => {
+    seen.length = 0;
+    const launch: LocalBrowserLaunchOptions = {
+      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS, bypass: "<-loopback>;127.0.0.1" },
+    };
+    await withBrowser(launch, async (svc) => {
+      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--proxy-bypass-list=<-loopback>;127.0.0.1");
+      await svc.page.goto(server.url("forms.html", "127.0.0.1"));
+      expect(await svc.page.title()).toBe("Forms");
+      await svc.page.goto(server.url("dropdown.html", "localhost"));
+      expect(await svc.page.title()).toBe("Dropdowns");
+    });
+    expect(seen.some((s) => s.url.includes("127.0.0.1"))).toBe(false);
+    expect(seen.some((s) => s.url === server.url("dropdown.html") && s.authorized)).toBe(true);
+  });
+});
+
+describe("ignoreHTTPSErrors", () => {
+  let https: Server;
+  let httpsUrl = "";
+
+  beforeAll(async () => {
+    const key = join(tmp, "key.pem");
+    const cert = join(tmp, "cert.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+    https = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end('<!doctype html><title>Self-signed</title><button id="b" onclick="this.textContent=\'clicked\'">Press</button>');
+    });
+    httpsUrl = `https://localhost:${await listen(https)}/`;
+  });
+  afterAll(async () => {
+    https.closeAllConnections();
+    await new Promise((r) => https.close(r));
+  });
+
+  it("without it a self-signed certificate fails navigation", async () => {
+    await withBrowser({}, async (svc) => {
+      const err = await svc.page.goto(httpsUrl).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ServiceNavigationError);
+      expect(String((err as Error).message)).toMatch(/CERT/);
+    });
+  });
+
+  it("with it the page loads and works", async () => {
+    await withBrowser({ ignoreHTTPSErrors: true }, async (svc) => {
+      const { status } = await svc.page.goto(httpsUrl);
+      expect(status).toBe(200);
+      expect(await svc.page.title()).toBe("Self-signed");
+      await svc.act(action("click", "#b"));
+      expect(await svc.page.locator("#b").textContent()).toBe("clicked");
+    });
+  });
+});
+
+describe("cdpUrl", () => {
+  it("attaches to a browser another Service left running (ws:// and http:// forms)", async () => {
+    const owner = makeService({ keepAlive: true });
+    const { sessionUrl } = await owner.init();
+    const { pid, port } = launchedOf(owner);
+    try {
+      await owner.page.goto(server.url("iframes.html"));
+      await owner.close();
+      for (const cdpUrl of [sessionUrl, `http://127.0.0.1:${port}`]) {
+        const svc = makeService({ localBrowserLaunchOptions: { cdpUrl } });
+        const init = await svc.init();
+        expect(init.sessionUrl).toBe(sessionUrl);
+        expect(svc.page.url()).toBe(server.url("iframes.html"));
+        await svc.act(action("click", "/html/body/iframe[2]/html/body/button"));
+        expect(await waitFor(async () => (await svc.page.deepLocator("#cross-frame >> #child-result").textContent()) === "clicked: child-button")).toBe(true);
+        await svc.page.goto(server.url("iframes.html")); // reset for the next attach
+        await svc.close();
+        expect(isAlive(pid)).toBe(true);
+      }
+    } finally {
+      const last = makeService({ localBrowserLaunchOptions: { cdpUrl: sessionUrl } });
+      await last.init().then(() => last.close({ force: true }), () => undefined);
+      await waitFor(() => !isAlive(pid), 10_000).catch(() => process.kill(pid, "SIGKILL"));
+    }
+  });
+
+  it("an unreachable cdpUrl fails init with ServiceInitError", async () => {
+    const svc = makeService({ localBrowserLaunchOptions: { cdpUrl: `http://127.0.0.1:${await freePort()}` } });
+    const err = await svc.init().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceInitError);
+    await svc.close();
+  });
+});
