@@ -6,7 +6,7 @@ import { Stagehand } from "@browserbasehq/stagehand";
 import { chromium, type Browser, type Page as PwPage } from "playwright-core";
 import * as chromeLauncher from "chrome-launcher";
 import CDP from "chrome-remote-interface";
-import { ARGS, CHROME, type Tool } from "./tool.js";
+import { ARGS, CHROME, VIEWPORT, VIEWPORT_JS, type Tool } from "./tool.js";
 
 type ShPage = ReturnType<Stagehand["context"]["pages"]>[number];
 
@@ -21,7 +21,7 @@ export function stagehandTool(): Tool {
     name: "stagehand",
     async launch() {
       // No model configured: extract() with no arguments and act(Action) never call one.
-      sh = new Stagehand({ env: "LOCAL", verbose: 0, disablePino: true, localBrowserLaunchOptions: { executablePath: CHROME, args: ARGS, headless: true } });
+      sh = new Stagehand({ env: "LOCAL", verbose: 0, disablePino: true, localBrowserLaunchOptions: { executablePath: CHROME, args: ARGS, headless: true, viewport: VIEWPORT } });
       await sh.init();
       page = sh.context.pages()[0];
     },
@@ -37,6 +37,7 @@ export function stagehandTool(): Tool {
       // Stagehand reports failure in the result (and tries a model-driven self-heal first) rather than throwing.
       if (!r.success) throw new Error(`stagehand hover failed: ${r.message}`);
     },
+    viewport: async () => String(await need().page.evaluate(VIEWPORT_JS)),
     async close() {
       await sh?.close();
     },
@@ -54,7 +55,7 @@ export function playwrightTool(): Tool {
     name: "playwright",
     async launch() {
       browser = await chromium.launch({ executablePath: CHROME, args: ARGS, headless: true });
-      page = await browser.newPage();
+      page = await browser.newPage({ viewport: VIEWPORT });
     },
     async goto(url) {
       await need().goto(url, { waitUntil: "load" });
@@ -68,6 +69,7 @@ export function playwrightTool(): Tool {
     async hover(selector) {
       await need().locator(selector).hover();
     },
+    viewport: async () => String(await need().evaluate(VIEWPORT_JS)),
     async close() {
       await browser?.close();
     },
@@ -88,6 +90,7 @@ export function rawCdpTool(): Tool {
       chrome = await chromeLauncher.launch({ chromePath: CHROME, chromeFlags: ["--headless=new", ...ARGS] });
       client = await CDP({ port: chrome.port, host: "127.0.0.1" });
       await client.Page.enable();
+      await client.Emulation.setDeviceMetricsOverride({ ...VIEWPORT, deviceScaleFactor: 1, mobile: false });
     },
     async goto(url) {
       const c = need();
@@ -102,6 +105,7 @@ export function rawCdpTool(): Tool {
         return null;
       },
     },
+    viewport: async () => String((await need().Runtime.evaluate({ expression: VIEWPORT_JS, returnByValue: true })).result.value),
     async close() {
       await client?.close().catch(() => {});
       chrome?.kill();

@@ -4,6 +4,8 @@
  * operation runs once as a warm-up, then BENCH_RUNS rounds in which each operation runs once, in an order
  * rotated every round (so no tool always goes first). Only the operation is timed. Medians, ratio svc/anchor.
  *
+ * Per page, all snapshot operations are measured first (page as loaded), then the hovers (see tool.ts).
+ *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
  * substrings of page names), BENCH_SKIP_CLI=1. Writes bench/results.json and bench/results.md.
  */
@@ -16,8 +18,8 @@ import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
 import { startPages, type BenchPage } from "./pages.js";
 import { fmtInt, fmtMs, fmtRatio, ratio, round, summarize, timed, tokens, verdict, type Summary } from "./stats.js";
-import { svcTool } from "./svc.js";
-import { CHROME, type Tool } from "./tool.js";
+import { svcTool, type SvcTool } from "./svc.js";
+import { CHROME, type Phase, type Tool } from "./tool.js";
 
 const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 15));
 const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
@@ -25,7 +27,8 @@ const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 interface Op {
   id: string; // "tool.op"
-  run: () => Promise<string | null | void | unknown>;
+  phase: Phase;
+  run: () => Promise<unknown>;
 }
 interface OpResult {
   time?: Summary;
@@ -39,34 +42,36 @@ interface PageResult {
   page: string;
   url: string;
   hover: string;
+  viewports: Record<string, string>;
   ops: Record<string, OpResult>;
 }
 
 const log = (msg: string) => process.stderr.write(msg + "\n");
 
-function opsFor(page: BenchPage, tools: Tool[], diagnostics: Record<string, (selector: string) => Promise<unknown>>): Op[] {
+type Diagnostics = SvcTool["diagnostics"];
+
+function opsFor(page: BenchPage, tools: Tool[], diagnostics: Diagnostics): Op[] {
   const ops: Op[] = [];
-  for (const t of tools) for (const [name, fn] of Object.entries(t.snapshots)) ops.push({ id: `${t.name}.${name}`, run: fn });
+  for (const t of tools) for (const [name, fn] of Object.entries(t.snapshots)) ops.push({ id: `${t.name}.${name}`, phase: "snapshot", run: fn });
   for (const t of tools) {
     const hover = t.hover;
-    if (hover) ops.push({ id: `${t.name}.hover`, run: () => hover(t.name === "playwright" ? (page.playwrightHover ?? page.hover) : page.hover) });
+    const selector = t.name === "playwright" ? (page.playwrightHover ?? page.hover) : page.hover;
+    if (hover) ops.push({ id: `${t.name}.hover`, phase: "act", run: () => hover(selector) });
   }
-  for (const [name, fn] of Object.entries(diagnostics)) ops.push({ id: `svc.diag.${name}`, run: () => fn(page.hover) });
+  for (const phase of ["snapshot", "act"] as const) {
+    for (const [name, fn] of Object.entries(diagnostics[phase])) ops.push({ id: `svc.diag.${name}`, phase, run: () => fn(page.hover) });
+  }
   return ops;
 }
 
-async function benchPage(page: BenchPage, tools: Tool[], diagnostics: Record<string, (selector: string) => Promise<unknown>>): Promise<PageResult> {
-  log(`\n${page.name}: ${page.url}`);
-  for (const t of tools) await t.goto(page.url);
-  await new Promise((r) => setTimeout(r, 300));
-  const ops = opsFor(page, tools, diagnostics);
-  const result: PageResult = { page: page.name, url: page.url, hover: page.hover, ops: {} };
+/** One warm-up call of each op, then RUNS rounds of all of them in a rotated order. */
+async function measure(ops: Op[], result: PageResult): Promise<void> {
   const samples = new Map<string, number[]>();
   const texts = new Map<string, Set<string>>();
   const live: Op[] = [];
   for (const op of ops) {
     try {
-      const out = await op.run(); // warm-up, not recorded
+      const out = await op.run();
       if (typeof out === "string") texts.set(op.id, new Set([out]));
       samples.set(op.id, []);
       live.push(op);
@@ -76,7 +81,7 @@ async function benchPage(page: BenchPage, tools: Tool[], diagnostics: Record<str
     }
   }
   for (let round = 0; round < RUNS; round++) {
-    const shift = round % live.length;
+    const shift = round % Math.max(1, live.length);
     for (const op of [...live.slice(shift), ...live.slice(0, shift)]) {
       const { ms, value } = await timed(op.run);
       samples.get(op.id)!.push(ms);
@@ -93,6 +98,19 @@ async function benchPage(page: BenchPage, tools: Tool[], diagnostics: Record<str
     result.ops[op.id] = r;
     log(`  ${op.id.padEnd(26)} ${fmtMs(r.time!.median).padStart(9)}${r.tokens !== undefined ? `  ${fmtInt(r.tokens)} tokens` : ""}`);
   }
+}
+
+async function benchPage(page: BenchPage, tools: Tool[], diagnostics: Diagnostics): Promise<PageResult> {
+  log(`\n${page.name}: ${page.url}`);
+  for (const t of tools) await t.goto(page.url);
+  await new Promise((r) => setTimeout(r, 300));
+  const viewports: Record<string, string> = {};
+  for (const t of tools) viewports[t.name] = await t.viewport();
+  const result: PageResult = { page: page.name, url: page.url, hover: page.hover, viewports, ops: {} };
+  if (new Set(Object.values(viewports)).size > 1) log(`  viewports differ: ${JSON.stringify(viewports)}`);
+  const ops = opsFor(page, tools, diagnostics);
+  // Phases, not interleaved: see Phase in tool.ts.
+  for (const phase of ["snapshot", "act"] as const) await measure(ops.filter((o) => o.phase === phase), result);
   return result;
 }
 
@@ -148,6 +166,7 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
     row([p.page, fmtMs(svc), fmtMs(sh), fmtRatio(r1), fmtMs(raw), fmtRatio(r2), fmtMs(t(p.ops["playwright.aiSnapshot"]))]);
   }
 
+  lines.push("", "Raw getFullAXTree reads the main frame only and builds nothing; svc reads every frame (iframes.html has three, one an OOPIF) and renders the outline.");
   lines.push("", "**Snapshot size** — o200k_base tokens of the text a model receives", "");
   head(["page", "svc", "Stagehand", "svc/Stagehand (≤ 0.6×)", "Playwright AI snapshot", "Playwright ariaSnapshot"]);
   for (const p of pages) {
@@ -168,6 +187,8 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
     row([p.page, fmtMs(svc), fmtMs(sh), fmtRatio(r), fmtMs(t(p.ops["playwright.hover"]))]);
   }
 
+  lines.push("", "Every hover ends in one CDP mouse event, which Chromium acknowledges with its next frame (up to 16.7 ms at 60 Hz): that wait is in every tool's figure and is most of svc's.");
+
   const summary = targets.map((tg) => {
     const defined = tg.ratios.filter((x): x is number => x !== undefined);
     const worst = defined.length ? Math.max(...defined) : undefined;
@@ -183,9 +204,11 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
 
   if (cli) {
     lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
-    head(["command", "svc", "`node -e \"\"` (floor)", "target"]);
-    row(["`svc --version`", fmtMs(cli.version.median), fmtMs(cli.nodeBaseline.median), "≤ 120 ms"]);
-    row(["`svc --help`", fmtMs(cli.help.median), fmtMs(cli.nodeBaseline.median), `loads no ink/react/model SDK: ${cli.helpModules.forbidden.length ? "**no**" : "yes"}`]);
+    head(["command", "svc", "`node -e \"\"` (floor)", "svc − floor", "CPU per run, svc / floor", "target"]);
+    const floor = cli.nodeBaseline.median;
+    const cpu = (k: "version" | "help") => (cli.cpuMeanMs ? `${fmtMs(cli.cpuMeanMs[k])} / ${fmtMs(cli.cpuMeanMs.nodeBaseline)}` : "–");
+    row(["`svc --version`", fmtMs(cli.version.median), fmtMs(floor), fmtMs(cli.version.median - floor), cpu("version"), "≤ 120 ms"]);
+    row(["`svc --help`", fmtMs(cli.help.median), fmtMs(floor), fmtMs(cli.help.median - floor), cpu("help"), `loads no ink/react/model SDK: ${cli.helpModules.forbidden.length ? "**no**" : "yes"}`]);
     summary.push({
       what: "`svc --version` median",
       target: "≤ 120 ms",
@@ -200,6 +223,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
     });
   }
 
+  if (cli) {
+    lines.push(
+      "",
+      `The CLI figures include spawning Node; \`node -e ""\` is this machine's floor for any Node CLI. CPU is the mean user + sys time per run (wall time on a busy machine is mostly waiting for a core). \`--help\` loads ${cli.helpModules.total} modules (packages: ${cli.helpModules.packages.join(", ") || "none"}); \`--version\` ${cli.versionModules.total}.`,
+    );
+  }
   lines.push("", "**Targets** (worst page; geometric mean over pages)", "");
   head(["what", "target", "worst", "geomean", "verdict"]);
   for (const s of summary) row([s.what, s.target, s.worst !== undefined ? fmtRatio(s.worst) : "–", s.geomean !== undefined ? fmtRatio(s.geomean) : "–", s.verdict]);
@@ -247,7 +276,7 @@ async function main(): Promise<void> {
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os}; ` +
       `Node ${process.version}; ${chromium}; Stagehand ${versions.stagehand}, playwright-core ${versions.playwrightCore}. ` +
-      `Medians of ${RUNS} runs after a warm-up, every tool on the same pages over loopback, operations interleaved. ` +
+      `Medians of ${RUNS} runs after a warm-up, every tool on the same pages over loopback; per page the snapshot operations interleaved, then the act operations. ` +
       `Reproduce: \`npm run bench\`.`,
     "",
   ].join("\n");

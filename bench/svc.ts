@@ -8,10 +8,10 @@
 import { Service, type Page } from "../src/index.js";
 import { captureSnapshot } from "../src/snapshot/index.js";
 import { resolveSelector } from "../src/browser/resolve.js";
-import { ARGS, CHROME, type Tool } from "./tool.js";
+import { ARGS, CHROME, VIEWPORT, VIEWPORT_JS, type Phase, type Tool } from "./tool.js";
 
 export interface SvcTool extends Tool {
-  diagnostics: Record<string, (selector: string) => Promise<unknown>>;
+  diagnostics: Record<Phase, Record<string, (selector: string) => Promise<unknown>>>;
 }
 
 export function svcTool(): SvcTool {
@@ -23,7 +23,7 @@ export function svcTool(): SvcTool {
   return {
     name: "svc",
     async launch() {
-      svc = new Service({ verbose: 0, localBrowserLaunchOptions: { executablePath: CHROME, args: ARGS, headless: true } });
+      svc = new Service({ verbose: 0, localBrowserLaunchOptions: { executablePath: CHROME, args: ARGS, headless: true, viewport: VIEWPORT } });
       await svc.init();
     },
     async goto(url) {
@@ -37,15 +37,29 @@ export function svcTool(): SvcTool {
       if (!r.success) throw new Error(`svc hover failed: ${r.message}`);
     },
     diagnostics: {
-      /** extract() step 1: wait for a quiet network (returns at once on a quiet page). */
-      settle: () => page().settle(),
-      /** The CDP reads alone: getFullAXTree for every frame on its own session, in parallel, as capture does. */
-      axTrees: () => Promise.all(page().frames.ordered().map((f) => f.session.send("Accessibility.getFullAXTree", { frameId: f.id }))),
-      /** extract() step 2: CDP reads + building the tree + rendering the text (no settle, no history). */
-      capture: () => captureSnapshot(page()),
-      /** act() step 1: selector → element (XPath evaluated across frames/shadow roots). */
-      resolve: (selector) => resolveSelector(page().frames, selector, { deep: true }),
+      snapshot: {
+        /** extract() step 1: wait for a quiet network (returns at once on a quiet page). */
+        settle: () => page().settle(),
+        /** The CDP reads alone, as capture sends them: getFullAXTree per frame on its own session, in parallel
+         * (a child frame that fails is skipped, as capture does). */
+        axTrees: () =>
+          Promise.all(
+            page()
+              .frames.ordered()
+              .map((f, i) => {
+                const read = f.session.send("Accessibility.getFullAXTree", { frameId: f.id });
+                return i === 0 ? read : read.catch(() => undefined);
+              }),
+          ),
+        /** extract() step 2: CDP reads + building the tree + rendering the text (no settle, no history). */
+        capture: () => captureSnapshot(page()),
+      },
+      act: {
+        /** act() step 1: selector → element (XPath evaluated across frames/shadow roots). */
+        resolve: (selector) => resolveSelector(page().frames, selector, { deep: true }),
+      },
     },
+    viewport: () => page().evaluate<string>(VIEWPORT_JS),
     async close() {
       await svc?.close();
     },

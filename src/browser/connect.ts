@@ -8,6 +8,8 @@ import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline }
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
 
+export const DEFAULT_VIEWPORT = { width: 1280, height: 720 } as const;
+
 export interface BrowserHandle {
   readonly connection: CdpConnection;
   readonly context: BrowserContext;
@@ -50,7 +52,9 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
   try {
     context = await BrowserContext.create(connection, {
       domSettleTimeout: options.domSettleTimeout,
-      ...(options.viewport ? { viewport: options.viewport } : {}),
+      // Headless Chrome's own default (800×600 window, ~780×437 viewport) hides the layout most sites show
+      // on a laptop; 1280×720 unless the caller chose. A headed window keeps its own size.
+      ...(options.viewport ? { viewport: options.viewport } : (options.headless ?? true) && !options.cdpUrl ? { viewport: DEFAULT_VIEWPORT } : {}),
       ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
       ...(proxy?.username ? { proxyCredentials: { username: proxy.username, password: proxy.password ?? "" } } : {}),
     });
