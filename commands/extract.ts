@@ -5,7 +5,7 @@ import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession }
 export async function extract(g: GlobalOptions, rawUrl: string | undefined, flags: LaunchFlags): Promise<void> {
   const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
   const run = async ({ svc, out, session, note }: RunContext) => {
-    const page = await svc.context.activePage();
+    const page = svc.page;
     if (url !== undefined) {
       await page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: page.url() } });

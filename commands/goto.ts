@@ -5,7 +5,7 @@ import { checkUrl, withSession } from "./runtime.js";
 export async function goto(g: GlobalOptions, rawUrl: string): Promise<void> {
   const url = checkUrl(rawUrl);
   await withSession(g, async ({ svc, out, session, note }) => {
-    const page = await svc.context.activePage();
+    const page = svc.page;
     const nav = await page.goto(url);
     const title = await page.title();
     const finalUrl = page.url();

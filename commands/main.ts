@@ -117,11 +117,25 @@ function finish(code: number): void {
   process.stdout.write("", () => process.exit(code));
 }
 
+let firstSignal: { signal: NodeJS.Signals; at: number } | undefined;
+
 function onSignal(signal: NodeJS.Signals): void {
-  if (exiting) return process.exit(EXIT.INTERRUPTED); // second Ctrl-C: stop waiting for cleanup
+  if (firstSignal) {
+    // Some dependencies (when-exit, via conf → atomically) run their own hooks on a signal and then
+    // re-raise it at this process; that echo arrives within milliseconds and is not a second Ctrl-C.
+    if (firstSignal.signal === signal && Date.now() - firstSignal.at < 300) return;
+    return process.exit(EXIT.INTERRUPTED); // a real second Ctrl-C: stop waiting for cleanup
+  }
+  firstSignal = { signal, at: Date.now() };
   exiting = true;
   printError(globals, "INTERRUPTED", signal === "SIGINT" ? "interrupted" : `terminated by ${signal}`);
   void runCleanups().finally(() => finish(EXIT.INTERRUPTED));
+}
+
+function onFatal(e: unknown): void {
+  if (exiting) return;
+  exiting = true;
+  void runCleanups().finally(() => fail(e));
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -132,6 +146,10 @@ async function main(argv: readonly string[]): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
+  // Last resort: a stray 'error' event or rejection inside a dependency still ends in one line, an exit
+  // code, and the cleanups (no orphan Chrome), not a stack dump.
+  process.on("uncaughtException", onFatal);
+  process.on("unhandledRejection", onFatal);
 
   const { Command, Option } = await import("commander");
   const program = new Command("svc")

@@ -3,8 +3,9 @@
  * on it (or on a one-shot browser), and recording each command's history and metrics afterwards.
  * The library is imported lazily so that `svc --help` and `svc config` never load it.
  */
-import { existsSync, rmSync } from "node:fs";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
+import { accessSync, constants, existsSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
 import type { Service } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
@@ -14,6 +15,7 @@ import {
   getSession,
   isAlive,
   listSessions,
+  pidAlive,
   pidBelongsToSession,
   removeSession,
   touchSession,
@@ -45,6 +47,7 @@ const START_HINT = "start one with `svc sessions start`";
  * provably its Chrome, delete the profile svc created, remove the record and heartbeat.
  */
 export async function discardSession(record: SessionRecord, root: string): Promise<void> {
+  const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
     const { killBrowserProcess } = await import("../src/browser/launch.js");
     killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
@@ -53,8 +56,24 @@ export async function discardSession(record: SessionRecord, root: string): Promi
   if (record.ownsProfile !== false && existsSync(record.userDataDir)) {
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
+  if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
   removeSession(record.id, root);
 }
+
+/**
+ * Chrome keeps its singleton socket in a directory of its own under TMPDIR
+ * (org.chromium.Chromium.XXXXXX), linked from the profile's SingletonSocket. A killed Chrome leaves it
+ * behind; find it before the profile is deleted.
+ */
+function singletonDir(userDataDir: string): string | undefined {
+  try {
+    const dir = dirname(readlinkSync(join(userDataDir, "SingletonSocket")));
+    return /[/\\]\.?(org\.chromium\.Chromium|com\.google\.Chrome)\.[\w-]+$/.test(dir) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 
 export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -115,12 +134,31 @@ export async function launchDefaults(flags: LaunchFlags, extraFlags: Record<stri
   const settings = await openSettings();
   const value = (key: string) => settings.effective(key, flagValues).value;
   const viewport = value("browser.viewport");
+  const exe = settings.effective("browser.executablePath", flagValues);
   const defaults: LaunchDefaults = {
     headless: value("browser.headless") !== false,
-    executablePath: value("browser.executablePath") as string | undefined,
+    executablePath: exe.value as string | undefined,
     viewport: typeof viewport === "string" ? parseViewport(viewport) : undefined,
   };
+  if (defaults.executablePath !== undefined) {
+    const from = exe.source === "flag" ? "--executable-path" : exe.source === "env" ? exe.envVar : "config browser.executablePath";
+    checkExecutable(defaults.executablePath, from ?? "CHROME_PATH");
+  }
   return { defaults, settings, value };
+}
+
+const INSTALL_HINT = "install Chromium (Debian/Ubuntu: apt-get install -y chromium; macOS: brew install --cask chromium) or point CHROME_PATH / --executable-path at Chrome";
+
+/** A missing or non-executable Chrome path is reported before anything is launched or created. */
+export function checkExecutable(path: string, from: string): void {
+  let ok = false;
+  try {
+    ok = statSync(path).isFile();
+    accessSync(path, constants.X_OK);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ServiceBrowserNotFoundError(`no Chrome executable at ${path} (from ${from})`, { hint: INSTALL_HINT });
 }
 
 interface Recorded {
@@ -169,7 +207,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   const svc = new lib.Service({
     env: "LOCAL",
     verbose: g.verbose,
-    logger: logger(out) as never,
+    logger: logger(out),
     localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
   });
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
@@ -198,18 +236,25 @@ export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (
   const svc = new lib.Service({
     env: "LOCAL",
     verbose: g.verbose,
-    logger: logger(out) as never,
+    logger: logger(out),
     localBrowserLaunchOptions: {
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
   });
-  const unregister = registerCleanup(() => svc.close({ force: true }));
+  // On Ctrl-C while Chrome is still starting, wait for the launch to settle: closing before init()
+  // resolves would find no browser to close and leave the half-launched one behind.
+  let starting: Promise<unknown> | undefined;
+  const unregister = registerCleanup(async () => {
+    await starting?.catch(() => {});
+    await svc.close({ force: true });
+  });
   const extra: StoredHistoryEntry[] = [];
   let initialized = false;
   try {
-    await svc.init();
+    starting = svc.init();
+    await starting;
     initialized = true;
     return await fn({ svc, out, session: undefined, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {

@@ -44,7 +44,7 @@ export async function screenshot(g: GlobalOptions, rawUrl: string | undefined, o
   const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
   const path = checkOutputPath(opts.output);
   const run = async ({ svc, out, session, note }: RunContext) => {
-    const page = await svc.context.activePage();
+    const page = svc.page;
     if (url !== undefined) {
       await page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: page.url() } });

@@ -15,6 +15,7 @@ import {
   sessionsDir,
   touchHeartbeat,
 } from "../src/store/sessions.js";
+import type { LaunchedBrowser } from "../src/browser/launch.js";
 import { registerCleanup } from "./cleanup.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -44,14 +45,19 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
   touchHeartbeat(heartbeatFile);
   const { launchBrowser } = await import("../src/browser/launch.js");
 
-  let closeLaunched: (() => Promise<void>) | undefined;
+  let launching: Promise<LaunchedBrowser> | undefined;
+  // Interrupted mid-launch: let the launch settle, then close what it started.
+  const closeLaunched = async () => {
+    const launched = await launching?.catch(() => undefined);
+    await launched?.close();
+  };
   const unregister = registerCleanup(async () => {
-    await closeLaunched?.();
+    await closeLaunched();
     rmSync(heartbeatFile, { force: true });
   });
   let record: SessionRecord;
   try {
-    const launched = await launchBrowser(
+    launching = launchBrowser(
       {
         headless: defaults.headless,
         ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
@@ -59,7 +65,7 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
       },
       { kind: "idle", heartbeatFile, idleMs },
     );
-    closeLaunched = () => launched.close();
+    const launched = await launching;
     const now = new Date().toISOString();
     record = {
       id,
@@ -78,7 +84,7 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
     };
     saveSession(record, root);
   } catch (e) {
-    await closeLaunched?.().catch(() => {});
+    await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });
     unregister();
     throw e;

@@ -5,7 +5,10 @@
  * conf is imported lazily: it costs ~130 ms, which commands that never read settings should not pay.
  */
 import { chmodSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../src/errors.js";
+import { describeFsError, mkdirp } from "../src/store/files.js";
 
 export type SettingValue = string | number | boolean;
 type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber";
@@ -114,24 +117,32 @@ export interface SettingsStore {
   effective(key: string, flags?: Readonly<Record<string, SettingValue | undefined>>, env?: NodeJS.ProcessEnv): Effective;
 }
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.SVC_CONFIG_DIR || undefined;
+/**
+ * `SVC_CONFIG_DIR`, else the platform config dir (what conf would pick via env-paths, without its
+ * "-nodejs" suffix). Always passed to conf as `cwd`, so the directory can be created here first: conf's
+ * own recursive mkdir spins forever on paths like /proc/x under Node 20.
+ */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SVC_CONFIG_DIR) return resolve(env.SVC_CONFIG_DIR);
+  const home = homedir();
+  if (process.platform === "darwin") return join(home, "Library", "Preferences", "svc");
+  if (process.platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc", "Config");
+  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "svc");
 }
 
 export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
-  const { default: Conf } = await import("conf");
   const cwd = configDir(env);
+  try {
+    mkdirp(cwd, 0o700);
+  } catch (e) {
+    throw new ServiceStateError(`cannot use config directory ${cwd}: ${describeFsError(e)}`, { hint: "set SVC_CONFIG_DIR to a writable directory", cause: e });
+  }
+  const { default: Conf } = await import("conf");
   let conf: ConfLike;
   try {
-    conf = new Conf<Record<string, unknown>>({
-      projectName: "svc",
-      projectSuffix: "",
-      configName: "config",
-      configFileMode: 0o600,
-      ...(cwd ? { cwd } : {}),
-    }) as unknown as ConfLike;
+    conf = new Conf<Record<string, unknown>>({ projectName: "svc", configName: "config", configFileMode: 0o600, cwd }) as unknown as ConfLike;
   } catch (e) {
-    throw new ServiceStateError(`cannot open config in ${cwd ?? "the user config directory"}: ${errorMessage(e)}`, {
+    throw new ServiceStateError(`cannot open config in ${cwd}: ${errorMessage(e)}`, {
       hint: "fix or delete the config file, or set SVC_CONFIG_DIR",
       cause: e,
     });

@@ -16,14 +16,38 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(homedir(), ".local", "state", "svc");
 }
 
+/**
+ * `mkdir -p` that terminates. Node 20's `mkdirSync(dir, { recursive: true })` spins forever on paths such
+ * as /proc/x (the kernel answers ENOENT for the leaf while the parent exists), so walk up by hand and give
+ * up when creating a level still fails after its parent exists. The leaf gets `mode`; parents the default.
+ */
+export function mkdirp(dir: string, mode = 0o700): void {
+  try {
+    mkdirSync(dir, { mode });
+    return;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "ENOENT") throw e;
+  }
+  const parent = dirname(dir);
+  if (parent === dir) throw Object.assign(new Error(`cannot create ${dir}`), { code: "ENOENT" });
+  mkdirp(parent, 0o777);
+  try {
+    mkdirSync(dir, { mode });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  }
+}
+
 /** Create `dir` (mode 0700) if needed and check it is a writable directory; else ServiceStateError naming it. */
 export function ensureDir(dir: string): string {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirp(dir, 0o700);
     if (!statSync(dir).isDirectory()) throw new Error("not a directory");
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (e) {
-    throw new ServiceStateError(`state directory ${dir} is not writable: ${describeFsError(e)}`, {
+    throw new ServiceStateError(`cannot use state directory ${dir}: ${describeFsError(e)}`, {
       hint: "set SVC_STATE_DIR to a writable directory",
       cause: e,
     });

@@ -23,8 +23,11 @@ interface Import {
   target: string | undefined; // repo-relative resolved file for relative specifiers
   pkg: string | undefined; // package name for bare specifiers
   typeOnly: boolean;
+  dynamic?: boolean;
   line: number;
 }
+
+const isDynamic = (i: Import) => i.dynamic === true;
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -55,7 +58,7 @@ function importsOf(file: string): Import[] {
   const text = readFileSync(file, "utf8");
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const out: Import[] = [];
-  const add = (node: ts.Node, specNode: ts.Expression | undefined, typeOnly: boolean) => {
+  const add = (node: ts.Node, specNode: ts.Expression | undefined, typeOnly: boolean, dynamic = false) => {
     if (!specNode || !ts.isStringLiteralLike(specNode)) return;
     const spec = specNode.text;
     const relativeSpec = spec.startsWith(".");
@@ -65,6 +68,7 @@ function importsOf(file: string): Import[] {
       target: relativeSpec ? (resolveRelative(file, spec) ?? `UNRESOLVED:${spec}`) : undefined,
       pkg: relativeSpec || spec.startsWith("node:") ? undefined : packageName(spec),
       typeOnly,
+      dynamic,
       line: sf.getLineAndCharacterOfPosition(node.getStart()).line + 1,
     });
   };
@@ -87,7 +91,7 @@ function importsOf(file: string): Import[] {
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
       add(node, node.moduleReference.expression, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      add(node, node.arguments[0], false);
+      add(node, node.arguments[0], false, true);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       add(node, node.argument.literal as ts.Expression, true);
     }
@@ -220,6 +224,17 @@ describe("architecture (DESIGN.md)", () => {
       .filter((f) => f.startsWith("commands/") && f !== "commands/main.ts")
       .filter((f) => /process\.exit\s*\(|process\.exitCode\s*=/.test(readFileSync(join(ROOT, f), "utf8")));
     expect(bad).toEqual([]);
+  });
+
+  it("`svc --version` loads no dependency: main.ts statically imports only builtins and tiny local modules", () => {
+    const light = new Set(["commands/cleanup.ts", "commands/output.ts"]);
+    const staticValue = (file: string) =>
+      IMPORTS.filter((i) => i.from === file && !i.typeOnly && !i.spec.startsWith("node:") && !isDynamic(i));
+    const bad = [
+      ...staticValue("commands/main.ts").filter((i) => !light.has(i.target ?? "")),
+      ...[...light].flatMap((f) => staticValue(f)),
+    ];
+    expect(bad.map(fmt)).toEqual([]);
   });
 
   it("src/index.ts uses explicit named exports", () => {

@@ -1,0 +1,190 @@
+/**
+ * Spawning the BUILT `svc` (bin/svc.js → dist/) with its own state dir, config dir and TMPDIR, so each
+ * test can check exactly what it left behind: Chrome processes (found by their command line naming the
+ * test's TMPDIR, where the profile lives), files in TMPDIR, temp/lock files in the state dir.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = join(ROOT, "bin", "svc.js");
+export const CHROMIUM = process.env.CHROME_PATH && existsSync(process.env.CHROME_PATH) ? process.env.CHROME_PATH : "/usr/bin/chromium";
+
+export function assertBuilt(): void {
+  if (!existsSync(join(ROOT, "dist", "commands", "main.js"))) {
+    throw new Error("dist/ is missing: run `npm run build` before the CLI tests (npm test does)");
+  }
+}
+
+export interface Sandbox {
+  state: string;
+  config: string;
+  tmp: string;
+  env: NodeJS.ProcessEnv;
+  cleanup(): void;
+}
+
+/** Fresh state, config and temp dirs; `env` is what every svc spawned in this sandbox gets. */
+export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
+  const base = mkdtempSync(join(tmpdir(), "svc-cli-"));
+  const state = join(base, "state");
+  const config = join(base, "config");
+  const tmp = mkdtempSync(join(base, "tmp-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
+  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "XDG_STATE_HOME"]) {
+    if (!(k in extraEnv)) delete env[k];
+  }
+  return {
+    state,
+    config,
+    tmp,
+    env,
+    cleanup() {
+      for (const p of processesMentioning(base)) {
+        try {
+          process.kill(p, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+    },
+  };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function svc(args: readonly string[], env: NodeJS.ProcessEnv, options: { timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
+  const child = spawnSvc(args, env);
+  return collect(child, options.timeoutMs ?? 60_000, options.input);
+}
+
+export function spawnSvc(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+export function collect(child: ChildProcess, timeoutMs = 60_000, input?: string): Promise<RunResult> {
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  if (input !== undefined) child.stdin?.end(input);
+  else child.stdin?.end();
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`svc timed out after ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Pids (other than ours) whose command line contains `needle`: e.g. Chrome started with a profile under it. */
+export function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      if (cmd.includes(needle)) out.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Command lines of the processes mentioning `needle`, for assertion messages. */
+export function commandsMentioning(needle: string): string[] {
+  return processesMentioning(needle).map((p) => {
+    try {
+      return `${p}: ${readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ").slice(0, 300)}`;
+    } catch {
+      return `${p}: (exited)`;
+    }
+  });
+}
+
+/** Wait until no process mentions `needle`; then assert it (so a failure lists the survivors). */
+export async function expectNoProcesses(needle: string, timeoutMs = 10_000): Promise<void> {
+  await waitFor(() => processesMentioning(needle).length === 0, timeoutMs);
+  const left = commandsMentioning(needle);
+  if (left.length) throw new Error(`processes left behind:\n${left.join("\n")}`);
+}
+
+/** Wait until `dir` is empty; then assert it (listing what is left). */
+export async function expectEmptyDir(dir: string, timeoutMs = 5_000): Promise<void> {
+  await waitFor(() => filesUnder(dir).length === 0, timeoutMs);
+  const left = filesUnder(dir);
+  if (left.length) throw new Error(`files left behind in ${dir}:\n${left.join("\n")}`);
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    // A zombie still answers kill(0); it is dead for our purposes.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\d+ \(.*\) Z/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 10_000, stepMs = 100): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+/** Everything under `dir`, recursively, as relative paths (empty when `dir` does not exist). */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string, prefix: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const rel = prefix ? `${prefix}/${e.name}` : e.name;
+      out.push(rel);
+      if (e.isDirectory()) walk(join(d, e.name), rel);
+    }
+  };
+  walk(dir, "");
+  return out;
+}
+
+/** Temp or lock files the store might leave after a crash mid-write. */
+export function strayStateFiles(state: string): string[] {
+  return filesUnder(state).filter((f) => /\.tmp$|\.lock$/.test(f));
+}
+
+/** stderr is exactly one `svc: …` line (no stack trace, no extra output). */
+export function expectOneLine(stderr: string): string {
+  const lines = stderr.split("\n").filter((l) => l.length > 0);
+  if (lines.length !== 1 || !lines[0]!.startsWith("svc: ")) {
+    throw new Error(`expected exactly one "svc: …" line on stderr, got:\n${stderr}`);
+  }
+  return lines[0]!;
+}
+
+export function json<T = Record<string, unknown>>(stdout: string): T {
+  return JSON.parse(stdout) as T;
+}
