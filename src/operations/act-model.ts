@@ -1,0 +1,67 @@
+/**
+ * act(instruction): one model call picks ref + method + arguments; the deterministic path runs it. A
+ * custom dropdown takes a second call after it opens (twoStep). With selfHeal, an element that fails under
+ * the chosen action (gone, hidden, moved) gets one fresh snapshot and one more model call.
+ */
+import { z } from "zod";
+import { ServiceError } from "../errors.js";
+import { ACTION_METHODS, type ActResult, type Action } from "./action.js";
+import { checkRef, toAction, type OperationContext } from "./context.js";
+import { infer } from "./inference.js";
+import { performAction } from "./perform.js";
+import { ACT_OUTPUT, actSystemPrompt, userMessage } from "./prompts.js";
+import { promptVariables, substitute } from "./variables.js";
+
+const Reply = z.object({
+  ref: z.string(),
+  method: z.enum(ACTION_METHODS),
+  arguments: z.array(z.string()),
+  description: z.string(),
+  twoStep: z.boolean(),
+});
+
+/** Errors that mean "this element, now" failed: worth a fresh look at the page. */
+const HEALABLE = new Set(["ELEMENT_NOT_FOUND", "CLICK_FAILED", "STALE_REF", "XPATH_UNRESOLVED", "IFRAME_UNRESOLVED", "CONTENT_FRAME_NOT_FOUND", "SHADOW_ROOT_MISSING", "EVAL_FAILED"]);
+
+export interface ModelActOptions {
+  selfHeal: boolean;
+}
+
+export async function actWithModel(ctx: OperationContext, instruction: string, options: ModelActOptions): Promise<ActResult> {
+  const done: Action[] = [];
+  let note: string | undefined;
+  let heals = options.selfHeal ? 1 : 0;
+  let extraSteps = 1; // one follow-up for a two-step dropdown
+  for (;;) {
+    const snap = await ctx.snapshots.take(ctx.page, ctx.maxSnapshotTokens ? { maxTokens: ctx.maxSnapshotTokens } : {});
+    const reply = await infer(ctx.inference, {
+      system: actSystemPrompt(ctx.systemPrompt),
+      user: userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text, ...(note ? { note } : {}) }),
+      output: ACT_OUTPUT,
+      validate: (v) => {
+        const r = Reply.parse(v);
+        checkRef(snap.refs, r.ref, true);
+        return r;
+      },
+    });
+    if (reply.ref === "") {
+      return { success: false, message: `no element fits: ${reply.description}`, actionDescription: instruction, actions: done };
+    }
+    const action = await toAction(ctx.page, snap.refs, reply);
+    try {
+      await performAction(ctx.page, { ...action, arguments: action.arguments.map((a) => substitute(a, ctx.variables)) }, snap.refs);
+    } catch (e) {
+      if (!(e instanceof ServiceError) || !HEALABLE.has(e.code) || heals === 0) throw e;
+      heals--;
+      note = `Note: the previous attempt (${reply.method} on "${reply.description}") failed: ${e.message}. The page has been read again; choose again.`;
+      continue;
+    }
+    done.push(action);
+    if (reply.twoStep && extraSteps > 0) {
+      extraSteps--;
+      note = `Note: the previous step (${reply.method} on "${reply.description}") opened a dropdown. Now choose the option that completes the instruction; set twoStep to false.`;
+      continue;
+    }
+    return { success: true, message: `${reply.method} succeeded: ${reply.description}`, actionDescription: instruction, actions: done };
+  }
+}
