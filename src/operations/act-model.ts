@@ -27,8 +27,15 @@ export interface ModelActOptions {
   selfHeal: boolean;
 }
 
-export async function actWithModel(ctx: OperationContext, instruction: string, options: ModelActOptions): Promise<ActResult> {
+/** What the chosen element was (role and accessible name): lets a cache replay check it is still the same. */
+export interface TargetIdentity {
+  role: string;
+  name: string;
+}
+
+export async function actWithModel(ctx: OperationContext, instruction: string, options: ModelActOptions): Promise<{ result: ActResult; targets: TargetIdentity[] }> {
   const done: Action[] = [];
+  const targets: TargetIdentity[] = [];
   let note: string | undefined;
   let heals = options.selfHeal ? 1 : 0;
   let extraSteps = 1; // one follow-up for a two-step dropdown
@@ -45,7 +52,7 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
       },
     });
     if (reply.ref === "") {
-      return { success: false, message: `no element fits: ${reply.description}`, actionDescription: instruction, actions: done };
+      return { result: { success: false, message: `no element fits: ${reply.description}`, actionDescription: instruction, actions: done }, targets };
     }
     const action = await toAction(ctx.page, snap.refs, reply);
     try {
@@ -57,11 +64,13 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
       continue;
     }
     done.push(action);
+    const t = snap.refs.get(reply.ref)!;
+    targets.push({ role: t.role, name: t.name });
     if (reply.twoStep && extraSteps > 0) {
       extraSteps--;
       note = `Note: the previous step (${reply.method} on "${reply.description}") opened a dropdown. Now choose the option that completes the instruction; set twoStep to false.`;
       continue;
     }
-    return { success: true, message: `${reply.method} succeeded: ${reply.description}`, actionDescription: instruction, actions: done };
+    return { result: { success: true, message: `${reply.method} succeeded: ${reply.description}`, actionDescription: instruction, actions: done }, targets };
   }
 }

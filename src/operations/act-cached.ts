@@ -1,0 +1,61 @@
+/**
+ * act(instruction) through the action cache: replay a stored success with zero model calls when every
+ * element is still there and still the same (role and accessible name); otherwise ask the model and refresh
+ * the entry.
+ */
+import type { Page } from "../browser/page.js";
+import type { ActCache, CachedAction } from "../cache/act-cache.js";
+import { ServiceError } from "../errors.js";
+import { displayRole } from "../snapshot/index.js";
+import type { ActResult, Action } from "./action.js";
+import { actWithModel, type ModelActOptions, type TargetIdentity } from "./act-model.js";
+import type { OperationContext } from "./context.js";
+import { performAction, resolveTarget } from "./perform.js";
+import { substitute } from "./variables.js";
+
+const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
+
+async function identity(page: Page, selector: string): Promise<TargetIdentity | undefined> {
+  try {
+    const el = await resolveTarget(page, selector);
+    const { nodes } = await el.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: el.backendNodeId, fetchRelatives: false });
+    const node = nodes.find((n) => n.backendDOMNodeId === el.backendNodeId) ?? nodes[0];
+    return { role: displayRole(String(node?.role?.value ?? "")), name: String(node?.name?.value ?? "") };
+  } catch {
+    return undefined;
+  }
+}
+
+type CachedActionWithTarget = CachedAction & { target?: TargetIdentity };
+
+async function replay(ctx: OperationContext, actions: CachedActionWithTarget[]): Promise<boolean> {
+  for (const a of actions) {
+    if (a.target) {
+      const now = await identity(ctx.page, a.selector);
+      if (!now || norm(now.role) !== norm(a.target.role) || norm(now.name) !== norm(a.target.name)) return false;
+    }
+    try {
+      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) });
+    } catch (e) {
+      if (e instanceof ServiceError && e.code !== "INVALID_ARGUMENT") return false;
+      throw e;
+    }
+  }
+  return true;
+}
+
+export async function actWithCache(ctx: OperationContext, instruction: string, options: ModelActOptions & { cache: ActCache | undefined; onCache?: (status: "HIT" | "MISS") => void }): Promise<ActResult> {
+  const cache = options.cache;
+  if (!cache) return (await actWithModel(ctx, instruction, options)).result;
+  const url = ctx.page.url();
+  const names = Object.keys(ctx.variables);
+  const key = cache.key(instruction, url, names);
+  const entry = cache.get(key);
+  if (entry && (await replay(ctx, entry.actions))) {
+    const actions: Action[] = entry.actions.map(({ selector, description, method, arguments: args }) => ({ selector, description, method, arguments: args }));
+    return { success: true, message: `replayed ${actions.length} cached action(s)`, actionDescription: instruction, actions, cacheStatus: "HIT" };
+  }
+  const { result, targets } = await actWithModel(ctx, instruction, options);
+  if (result.success) cache.set(key, { instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) });
+  return { ...result, cacheStatus: "MISS" };
+}
