@@ -261,8 +261,8 @@ async function main(argv: readonly string[]): Promise<void> {
     // --help and --version end by throwing under exitOverride(); they are not failures.
     if (c.code === "commander.helpDisplayed" || c.code === "commander.version") return;
     if (c.code === "commander.help") {
-      // Bare `svc` or `svc sessions`: help went to stderr; that is a usage error.
-      exitCode = EXIT.USAGE;
+      // `svc help X` exits 0; bare `svc` or `svc sessions` print help to stderr: a usage error.
+      exitCode = c.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
       return;
     }
     throw e;

@@ -18,6 +18,7 @@ import {
   pidAlive,
   pidBelongsToSession,
   removeSession,
+  touchHeartbeat,
   touchSession,
 } from "../src/store/sessions.js";
 import { registerCleanup } from "./cleanup.js";
@@ -212,12 +213,22 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   });
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
   const unregister = registerCleanup(() => svc.close());
+  // A command running longer than the idle timeout must not have its browser reaped under it.
+  const heartbeat = setInterval(() => {
+    try {
+      touchHeartbeat(session.heartbeatFile, false);
+    } catch {
+      // the session was ended meanwhile; the command will fail on its own
+    }
+  }, Math.max(1_000, Math.min(30_000, Math.floor(session.idleMs / 3))));
+  heartbeat.unref();
   const extra: StoredHistoryEntry[] = [];
   try {
     await svc.init();
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
     await record(svc, { logId: session.id, root }, extra, out);
+    clearInterval(heartbeat);
     await svc.close().catch(() => {});
     unregister();
     try {

@@ -1,5 +1,5 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command. */
-import { rmSync } from "node:fs";
+import { rmSync, utimesSync } from "node:fs";
 import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
 import { ensureDir, checkId } from "../src/store/files.js";
 import { readHistory } from "../src/store/history.js";
@@ -22,6 +22,8 @@ import { table } from "./output.js";
 import { discardSession, launchDefaults, output, stateRoot } from "./runtime.js";
 import { parseSetting, settingDef } from "./settings.js";
 
+const LAUNCH_GRACE_MS = 60_000;
+
 export interface StartOptions {
   headed?: boolean;
   idleTimeout?: string;
@@ -42,7 +44,13 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
   ensureDir(sessionsDir(root));
   const heartbeatFile = heartbeatPath(root, id);
   // The reaper ends Chrome as soon as this file is missing or stale, so it must exist before launch.
+  // Until the record is saved it is back-dated to expire LAUNCH_GRACE_MS from now: if this process dies
+  // mid-launch (SIGKILL), the unrecorded Chrome is reaped within a minute, not after the idle timeout.
   touchHeartbeat(heartbeatFile);
+  if (idleMs > LAUNCH_GRACE_MS) {
+    const expiresSoon = new Date(Date.now() - idleMs + LAUNCH_GRACE_MS);
+    utimesSync(heartbeatFile, expiresSoon, expiresSoon);
+  }
   const { launchBrowser } = await import("../src/browser/launch.js");
 
   let launching: Promise<LaunchedBrowser> | undefined;
@@ -83,6 +91,7 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
       heartbeatFile,
     };
     saveSession(record, root);
+    touchHeartbeat(heartbeatFile);
   } catch (e) {
     await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });

@@ -117,13 +117,18 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(heartbeatPath(root, id), { force: true });
 }
 
-/** Create the heartbeat file if needed and set its mtime to now: the session's idle clock restarts. */
-export function touchHeartbeat(file: string): void {
+/**
+ * Set the heartbeat file's mtime to now (the session's idle clock restarts), creating it unless
+ * `create` is false (a removed heartbeat means the session was ended: do not bring it back).
+ */
+export function touchHeartbeat(file: string, create = true): void {
   const now = new Date();
   try {
     utimesSync(file, now, now);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
+    const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
+    if (missing && !create) return;
+    if (!missing) {
       throw new ServiceStateError(`cannot touch ${file}: ${describeFsError(e)}`, { cause: e });
     }
     try {
@@ -136,7 +141,7 @@ export function touchHeartbeat(file: string): void {
 
 /** Mark a session used now: heartbeat mtime and `lastUsedAt`. Returns the updated record. */
 export function touchSession(record: SessionRecord, root: string = resolveStateDir()): SessionRecord {
-  touchHeartbeat(record.heartbeatFile);
+  touchHeartbeat(record.heartbeatFile, false);
   const updated = { ...record, lastUsedAt: new Date().toISOString() };
   // The record may have been removed by a concurrent `end`; do not resurrect it.
   if (existsSync(recordPath(root, record.id))) saveSession(updated, root);

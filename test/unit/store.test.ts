@@ -164,6 +164,8 @@ describe("sessions", () => {
     removeSession(a.id, root);
     touchSession(a, root);
     expect(getSession(a.id, root)).toBeUndefined();
+    // A removed heartbeat means "ended": touching must not recreate it (the reaper would wait on it).
+    expect(existsSync(a.heartbeatFile)).toBe(false);
   });
 
   it("pidAlive / pidBelongsToSession", () => {
