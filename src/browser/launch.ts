@@ -7,7 +7,7 @@
  * heartbeat file went stale ("idle", for CLI sessions that outlive one command).
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants as fsConstants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,6 +44,8 @@ export interface LaunchedBrowser {
   userDataDir: string;
   /** True when svc created the profile directory and deletes it on close. */
   ownsProfile: boolean;
+  /** svc's directory for this Chrome (temp profile, Chrome's TMPDIR, pid file); removed when it ends. */
+  runDir: string;
   close(): Promise<void>;
 }
 
@@ -89,7 +91,18 @@ function resolveExecutable(options: LocalBrowserLaunchOptions): string {
 export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline: Lifeline = { kind: "parent" }): Promise<LaunchedBrowser> {
   const chromePath = resolveExecutable(options);
   const ownsProfile = !options.userDataDir;
-  const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), "svc-profile-"));
+  // Everything svc creates for this Chrome lives under one directory: the profile (unless the caller gave
+  // one) and Chrome's TMPDIR (its singleton socket dir would otherwise outlive a killed Chrome).
+  const runDir = mkdtempSync(join(tmpdir(), "svc-chrome-"));
+  const userDataDir = options.userDataDir ?? join(runDir, "profile");
+  const chromeTmp = join(runDir, "tmp");
+  mkdirSync(chromeTmp);
+  if (ownsProfile) mkdirSync(userDataDir);
+  const cleanup = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+  // The reaper starts before Chrome: killed between spawn and the DevTools port answering, the owner would
+  // otherwise leave an orphan. It finds Chrome by its (unique) profile directory and its pid file.
+  const pidFile = join(runDir, "chrome.pid");
+  startReaper({ runDir, pidFile, userDataDir, lifeline });
   let launched: chromeLauncher.LaunchedChrome;
   try {
     launched = await chromeLauncher.launch({
@@ -102,9 +115,10 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
       logLevel: "silent",
       maxConnectionRetries: 100,
       connectionPollInterval: 50,
+      envVars: { ...process.env, TMPDIR: chromeTmp },
     });
   } catch (e) {
-    if (ownsProfile) rmSync(userDataDir, { recursive: true, force: true });
+    cleanup();
     const msg = e instanceof Error ? e.message : String(e);
     if (/ENOENT|not installed|spawn/i.test(msg) || (e as { code?: string }).code === "ENOENT") {
       throw new ServiceBrowserNotFoundError(`cannot start Chrome at ${chromePath}`, {
@@ -115,12 +129,13 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     throw new ServiceInitError(`Chrome failed to start: ${msg.split("\n")[0]}`, { cause: e });
   }
   const { pid, port } = launched;
-  startReaper({ chromePid: pid, userDataDir: ownsProfile ? userDataDir : undefined, lifeline });
+  writeFileSync(pidFile, String(pid));
   let wsEndpoint: string;
   try {
     wsEndpoint = await browserWsEndpoint(port);
   } catch (e) {
-    killBrowserProcess(pid, ownsProfile ? userDataDir : undefined);
+    killBrowserProcess(pid);
+    cleanup();
     throw new ServiceInitError(`Chrome started but its DevTools endpoint did not answer on port ${port}`, { cause: e });
   }
   launched.process.unref();
@@ -130,9 +145,10 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     pid,
     userDataDir,
     ownsProfile,
+    runDir,
     close: async () => {
       await terminate(pid);
-      if (ownsProfile) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+      cleanup();
     },
   };
 }
@@ -174,8 +190,8 @@ async function terminate(pid: number): Promise<void> {
   }
 }
 
-/** Synchronous best-effort kill (for exit handlers and `svc sessions end`). */
-export function killBrowserProcess(pid: number, userDataDir?: string): void {
+/** Synchronous best-effort kill (for exit handlers and `svc sessions end`); removes `dir` if given. */
+export function killBrowserProcess(pid: number, dir?: string): void {
   for (const target of [-pid, pid]) {
     try {
       process.kill(target, "SIGKILL");
@@ -183,10 +199,10 @@ export function killBrowserProcess(pid: number, userDataDir?: string): void {
       // not ours or already gone
     }
   }
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true, maxRetries: 3 });
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
-function startReaper(spec: { chromePid: number; userDataDir: string | undefined; lifeline: Lifeline }): void {
+function startReaper(spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }): void {
   // Built code runs dist/src/browser/reaper.js beside this file; from TypeScript sources (tests) use the build.
   const candidates = [new URL("./reaper.js", import.meta.url), new URL("../../dist/src/browser/reaper.js", import.meta.url)];
   const found = candidates.find((u) => existsSync(fileURLToPath(u)));

@@ -1,19 +1,24 @@
 /**
- * A detached watchdog, one per launched Chrome (see launch.ts). It polls its lifeline and, once cut, kills
- * Chrome's process group and deletes the profile svc created. It exits as soon as Chrome is gone, so it
- * never lingers past the browser it guards.
+ * A detached watchdog, one per launched Chrome (see launch.ts), started BEFORE Chrome so that no moment
+ * exists in which the owner can die and leave an orphan. It learns Chrome's pid from a pid file and, on
+ * Linux, also recognises Chrome's processes by their unique --user-data-dir. Once the lifeline is cut it
+ * kills them and deletes svc's run directory (temp profile, Chrome's TMPDIR). It exits as soon as Chrome is
+ * gone, so it never lingers past the browser it guards.
  */
-import { rmSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 
 interface Spec {
-  chromePid: number;
   ownerPid: number;
-  userDataDir?: string;
+  runDir: string;
+  pidFile: string;
+  userDataDir: string;
   lifeline: { kind: "parent" } | { kind: "idle"; heartbeatFile: string; idleMs: number };
 }
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
 const POLL_MS = 250;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {
@@ -22,6 +27,36 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+function chromePid(): number | undefined {
+  try {
+    const pid = Number(readFileSync(spec.pidFile, "utf8"));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Processes started with this profile (Linux only; elsewhere the pid file is all we have). */
+function profileProcesses(): number[] {
+  const flag = `--user-data-dir=${spec.userDataDir}`;
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, "utf8").split("\0").includes(flag)) out.push(Number(e));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
 }
 
 function lifelineCut(): boolean {
@@ -34,39 +69,55 @@ function lifelineCut(): boolean {
 }
 
 function cleanup(): void {
-  if (spec.userDataDir) {
-    try {
-      rmSync(spec.userDataDir, { recursive: true, force: true, maxRetries: 5 });
-    } catch {
-      // best effort: a temp dir left behind is harmless compared to a live browser
+  try {
+    rmSync(spec.runDir, { recursive: true, force: true, maxRetries: 5 });
+  } catch {
+    // best effort: a temp dir left behind is harmless compared to a live browser
+  }
+}
+
+async function killAll(): Promise<void> {
+  const pid = chromePid();
+  for (const sig of ["SIGTERM", "SIGKILL"] as const) {
+    const targets = new Set([...(pid ? [-pid, pid] : []), ...profileProcesses()]);
+    for (const t of targets) {
+      try {
+        process.kill(t, sig);
+      } catch {
+        // gone already
+      }
     }
+    for (let i = 0; i < 20 && ((pid && alive(pid)) || profileProcesses().length); i++) await sleep(50);
   }
 }
 
 async function main(): Promise<void> {
+  let seen = false;
   for (;;) {
-    if (!alive(spec.chromePid)) {
+    const pid = chromePid();
+    if (pid) seen = true;
+    if (seen && pid && !alive(pid)) {
       // Chrome ended on its own or by its owner: give the owner a moment to clean up, then make sure.
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       cleanup();
       return;
     }
+    if (!seen && !statSafe(spec.runDir)) return; // the launch failed and its owner cleaned up
     if (lifelineCut()) {
-      for (const sig of ["SIGTERM", "SIGKILL"] as const) {
-        for (const target of [-spec.chromePid, spec.chromePid]) {
-          try {
-            process.kill(target, sig);
-          } catch {
-            // gone already
-          }
-        }
-        for (let i = 0; i < 20 && alive(spec.chromePid); i++) await new Promise((r) => setTimeout(r, 50));
-        if (!alive(spec.chromePid)) break;
-      }
+      await killAll();
       cleanup();
       return;
     }
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    await sleep(POLL_MS);
+  }
+}
+
+function statSafe(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
