@@ -10,7 +10,8 @@ export interface Logger {
   debug(category: string, message: string, auxiliary?: Record<string, unknown>): void;
 }
 
-const SECRET_KEY = /key|token|secret|password|authorization|credential/i;
+/** Names of fields that carry secrets (`apiKey`, `x-bb-api-key`, `authorization`, …), not counters like `inputTokens`. */
+const SECRET_KEY = /^(.*[-_]?api[-_]?key|token|access[-_]?token|auth[-_]?token|id[-_]?token|authorization|password|passwd|secret|client[-_]?secret|private[-_]?key|credentials?|cookie)$/i;
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== "object") return value;

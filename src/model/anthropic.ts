@@ -1,0 +1,99 @@
+/**
+ * The Anthropic Messages wire through @anthropic-ai/sdk. Structured output is a forced tool call: one tool
+ * whose input_schema is the reply schema, `tool_choice` naming it; the tool call's input is the reply.
+ */
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
+import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { ClientPlan } from "./endpoint.js";
+import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
+import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
+import { elapsedMs, usageFromAnthropic } from "./usage.js";
+
+const DEFAULT_MAX_TOKENS = 4096;
+
+/** Tool names: `^[a-zA-Z0-9_-]{1,64}$`. */
+function toolName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
+}
+
+/** The Anthropic SDK's error classes → a neutral Failure (undefined: not an SDK error). */
+export function classifyAnthropicError(e: unknown): Failure | undefined {
+  if (e instanceof APIUserAbortError) return { kind: "aborted" };
+  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout" };
+  if (e instanceof APIConnectionError) {
+    const detail = causeDetail(e);
+    return detail ? { kind: "connection", detail } : { kind: "connection" };
+  }
+  if (e instanceof APIError && typeof e.status === "number") {
+    const body = e.error as { error?: { message?: unknown } } | undefined;
+    const message = typeof body?.error?.message === "string" ? body.error.message : body ? JSON.stringify(body) : undefined;
+    return { kind: "status", status: e.status, ...(message ? { message } : {}), ...(e.requestID ? { requestId: e.requestID } : {}) };
+  }
+  return undefined;
+}
+
+export function createAnthropicClient(plan: ClientPlan): LLMClient {
+  const sdk = new Anthropic({
+    // The SDK insists on a credential; a loopback server ignores this placeholder.
+    apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused",
+    ...(plan.baseURL ? { baseURL: plan.baseURL } : {}),
+    maxRetries: plan.maxRetries,
+    ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
+    ...(plan.fetch ? { fetch: plan.fetch } : {}),
+    defaultHeaders: plan.headers,
+  });
+  const ctx: FailureContext = {
+    modelName: plan.modelName,
+    provider: plan.provider,
+    maxRetries: plan.maxRetries,
+    secrets: plan.secrets,
+    baseURL: plan.baseURL ?? sdk.baseURL,
+    ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
+    ...(plan.keyHint ? { keyHint: plan.keyHint } : {}),
+  };
+
+  async function call(req: GenerateRequest): Promise<GenerateResult> {
+    const name = toolName(req.output.name);
+    const temperature = req.temperature ?? plan.defaults.temperature;
+    const tool: Tool = {
+      name,
+      description: `Give your answer as the input of this tool (the ${req.output.name} result).`,
+      input_schema: req.output.schema as Tool["input_schema"],
+    };
+    const body: MessageCreateParamsNonStreaming = {
+      model: plan.model,
+      system: req.system,
+      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      max_tokens: req.maxOutputTokens ?? plan.defaults.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+      tools: [tool],
+      tool_choice: { type: "tool", name },
+      ...(temperature !== undefined ? { temperature } : {}),
+    };
+    const start = performance.now();
+    const msg = await sdk.messages.create(body, req.signal ? { signal: req.signal } : undefined);
+    const ms = elapsedMs(start);
+    const use = msg.content.find((b) => b.type === "tool_use");
+    // Without a tool call (max_tokens hit, a refusal) the text is returned as is: the operation's JSON
+    // check fails and it asks again, like any reply that does not fit.
+    const text =
+      use && use.type === "tool_use"
+        ? JSON.stringify(use.input)
+        : msg.content
+            .filter((b) => b.type === "text")
+            .map((b) => (b.type === "text" ? b.text : ""))
+            .join("");
+    return { text, usage: usageFromAnthropic(msg.usage, ms), model: msg.model ?? plan.model };
+  }
+
+  return {
+    modelName: plan.modelName,
+    async generate(req) {
+      try {
+        return await call(req);
+      } catch (e) {
+        const f = classifyAnthropicError(e);
+        throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * ResolvedModel → a ClientPlan: which wire, which URL, which credential. All provider knowledge beyond the
+ * table in providers.ts lives here (Azure URL shapes, Vertex's OpenAI-compatible endpoint, Bedrock's),
+ * so the wire clients stay provider-blind. Pure apart from reading `env`; no SDK is imported.
+ */
+import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
+import type { ResolvedModel } from "./config.js";
+import { type StoredKeyLookup, resolveApiKey } from "./keys.js";
+import { type OpenAIEndpointFormat, SUPPORTED_PROVIDERS, envKeysFor, providerInfo } from "./providers.js";
+
+export type TokenProvider = () => Promise<string>;
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ModelClientOptions {
+  /** The key to use; when absent it is resolved (config, `<PROVIDER>_API_KEY`, `stored`). */
+  apiKey?: string;
+  /** SDK retries for 408/409/429/5xx and network errors, honouring Retry-After. Default 2. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default: the SDK's (10 minutes); callers pass their operation deadline as a signal. */
+  timeoutMs?: number;
+  fetch?: FetchLike;
+  env?: NodeJS.ProcessEnv;
+  stored?: StoredKeyLookup;
+  /** Bearer token source replacing Google auth for Vertex (and the Entra token for Azure); for tests and custom auth. */
+  tokenProvider?: TokenProvider;
+}
+
+export interface ClientPlan {
+  wire: "openai" | "anthropic";
+  provider: string;
+  /** Sent as `model`. */
+  model: string;
+  /** `provider/model`. */
+  modelName: string;
+  format: OpenAIEndpointFormat;
+  baseURL?: string;
+  headers: Record<string, string>;
+  defaultQuery?: Record<string, string>;
+  apiKey?: string;
+  /** Called before each request; its value goes out as `Authorization: Bearer`. */
+  tokenProvider?: TokenProvider;
+  /** Azure deployment-based URLs through the SDK's AzureOpenAI client. */
+  azureDeployments?: { apiVersion: string };
+  /** OpenAI's own API wants max_completion_tokens on Chat Completions; compatible servers know max_tokens. */
+  maxTokensField: "max_tokens" | "max_completion_tokens";
+  defaults: { temperature?: number; maxOutputTokens?: number };
+  maxRetries: number;
+  timeoutMs?: number;
+  fetch?: FetchLike;
+  /** Values that must never appear in an error message. */
+  secrets: string[];
+  /** The variable named in auth-failure hints. */
+  keyHint?: string;
+}
+
+const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
+const AZURE_DEFAULT_DEPLOYMENT_API_VERSION = "2025-03-01-preview";
+
+function unsupported(resolved: ResolvedModel): UnsupportedModelError {
+  return new UnsupportedModelError(`svc can't drive "${resolved.modelName}": unknown provider "${resolved.provider}"`, {
+    hint: `supported providers: ${SUPPORTED_PROVIDERS.join(", ")}; or give a baseURL for any OpenAI-compatible endpoint`,
+  });
+}
+
+/** Google service-account credentials (or Application Default Credentials) → a cached, refreshing access token. */
+export function googleTokenProvider(resolved: ResolvedModel): TokenProvider {
+  const auth = resolved.auth?.type === "googleServiceAccount" ? resolved.auth : undefined;
+  let client: Promise<{ getAccessToken(): Promise<string | null | undefined> }> | undefined;
+  return async () => {
+    // Loaded on first use: google-auth-library is large and only Vertex needs it.
+    client ??= import("google-auth-library").then(
+      ({ GoogleAuth }) =>
+        new GoogleAuth({
+          ...(auth ? { credentials: auth.credentials } : {}),
+          scopes: auth?.scopes ?? CLOUD_PLATFORM,
+          ...(auth?.projectId ? { projectId: auth.projectId } : {}),
+          ...(auth?.universeDomain ? { universeDomain: auth.universeDomain } : {}),
+        }),
+    );
+    const token = await (await client).getAccessToken();
+    if (!token) throw new MissingLLMConfigurationError(`${resolved.modelName}: Google auth returned no access token`, { hint: "check the service account credentials" });
+    return token;
+  };
+}
+
+function vertexBaseURL(resolved: ResolvedModel, env: NodeJS.ProcessEnv): string {
+  if (resolved.baseURL) return resolved.baseURL;
+  const project = resolved.vertex?.project ?? env.GOOGLE_VERTEX_PROJECT ?? env.GOOGLE_CLOUD_PROJECT;
+  const location = resolved.vertex?.location ?? env.GOOGLE_VERTEX_LOCATION ?? env.GOOGLE_CLOUD_LOCATION ?? "us-central1";
+  if (!project)
+    throw new MissingLLMConfigurationError(`${resolved.modelName}: no Google Cloud project for Vertex`, {
+      hint: "set GOOGLE_VERTEX_PROJECT, or pass a Vertex model config with providerOptions.vertex.project",
+    });
+  const domain = resolved.auth?.type === "googleServiceAccount" && resolved.auth.universeDomain ? resolved.auth.universeDomain : "googleapis.com";
+  const host = location === "global" ? `aiplatform.${domain}` : `${location}-aiplatform.${domain}`;
+  return `https://${host}/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/endpoints/openapi`;
+}
+
+/** The `https://{resource}.openai.azure.com/openai` prefix (a baseURL may replace it). */
+function azureRoot(resolved: ResolvedModel, env: NodeJS.ProcessEnv): string {
+  if (resolved.baseURL) return resolved.baseURL.replace(/\/+$/, "");
+  const resource = resolved.azure?.resourceName ?? env.AZURE_RESOURCE_NAME;
+  if (!resource)
+    throw new MissingLLMConfigurationError(`${resolved.modelName}: no Azure resource`, {
+      hint: "pass providerOptions.azure.resourceName or baseURL, or set AZURE_RESOURCE_NAME",
+    });
+  return `https://${resource}.openai.azure.com/openai`;
+}
+
+export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {}): ClientPlan {
+  const env = opts.env ?? process.env;
+  const info = providerInfo(resolved.provider);
+  if (!info && !resolved.baseURL) throw unsupported(resolved);
+  const wire = info?.wire ?? "openai";
+  const entra = resolved.auth?.type === "azureEntraId" ? resolved.auth.token : undefined;
+  const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveApiKey(resolved, env, opts.stored));
+  const headers = { ...resolved.headers };
+  const plan: ClientPlan = {
+    wire,
+    provider: resolved.provider,
+    model: resolved.model,
+    modelName: resolved.modelName,
+    format: resolved.openaiEndpointFormat,
+    baseURL: resolved.baseURL ?? info?.baseURL,
+    headers,
+    maxTokensField: resolved.provider === "openai" || resolved.provider === "azure" ? "max_completion_tokens" : "max_tokens",
+    defaults: { temperature: resolved.temperature, maxOutputTokens: resolved.maxTokens },
+    maxRetries: opts.maxRetries ?? 2,
+    timeoutMs: opts.timeoutMs,
+    fetch: opts.fetch,
+    secrets: [],
+    keyHint: envKeysFor(resolved.provider)[0],
+  };
+  if (apiKey) plan.apiKey = apiKey;
+
+  switch (resolved.provider) {
+    case "vertex": {
+      // Vertex AI's OpenAI-compatible Chat Completions endpoint; Gemini models are addressed as `google/<model>`.
+      plan.baseURL = vertexBaseURL(resolved, env);
+      plan.format = "chat";
+      plan.model = resolved.model.includes("/") ? resolved.model : `google/${resolved.model}`;
+      plan.tokenProvider = opts.tokenProvider ?? googleTokenProvider(resolved);
+      delete plan.apiKey;
+      plan.keyHint = "the service account credentials";
+      break;
+    }
+    case "azure": {
+      const root = azureRoot(resolved, env);
+      if (entra || opts.tokenProvider) {
+        plan.tokenProvider = opts.tokenProvider ?? (async () => entra!);
+        delete plan.apiKey;
+        plan.keyHint = "the Entra ID token";
+      }
+      if (resolved.azure?.useDeploymentBasedUrls) {
+        // /openai/deployments/{model}/chat/completions?api-version=…; the SDK's AzureOpenAI builds these.
+        plan.baseURL = root;
+        plan.azureDeployments = { apiVersion: resolved.azure.apiVersion ?? AZURE_DEFAULT_DEPLOYMENT_API_VERSION };
+      } else {
+        // The v1 API (/openai/v1/…) speaks the plain OpenAI surface, Responses included, with the key or
+        // Entra token as a Bearer; `api-key` is sent as well for keys, which every Azure API version accepts.
+        plan.baseURL = /\/v1$/.test(root) ? root : `${root}/v1`;
+        if (resolved.azure?.apiVersion) plan.defaultQuery = { "api-version": resolved.azure.apiVersion };
+        if (plan.apiKey) headers["api-key"] = plan.apiKey;
+      }
+      break;
+    }
+    case "bedrock": {
+      // Bedrock's OpenAI-compatible Chat Completions endpoint, authenticated with a Bedrock API key
+      // (AWS_BEARER_TOKEN_BEDROCK) as a Bearer token; no SigV4. The region comes from AWS_REGION.
+      const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? "us-east-1";
+      plan.baseURL = resolved.baseURL ?? `https://bedrock-runtime.${region}.amazonaws.com/openai/v1`;
+      break;
+    }
+  }
+  plan.secrets = [plan.apiKey, entra, ...Object.values(headers)].filter((s): s is string => typeof s === "string" && s.length > 0);
+  return plan;
+}

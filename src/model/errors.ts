@@ -1,0 +1,104 @@
+/**
+ * Final SDK failures (after the SDK's own retries) → ServiceErrors. Each client classifies its SDK's error
+ * classes into a Failure; the wording is decided once here. Messages never carry the key, a token or a
+ * header value: the provider's text is scrubbed of every secret the client knows, and for auth failures
+ * it is left out entirely (OpenAI echoes a masked key in its 401 text). No SDK error is attached as
+ * `cause`, since it can hold the same text.
+ */
+import { LLMResponseError, ServiceAbortedError, ServiceError } from "../errors.js";
+
+export type Failure =
+  | { kind: "aborted" }
+  | { kind: "timeout" }
+  | { kind: "connection"; detail?: string }
+  /** The token provider (Google auth, Entra) failed before any request was sent. */
+  | { kind: "credentials"; detail: string }
+  | { kind: "status"; status: number; message?: string; requestId?: string }
+  | { kind: "other"; message: string };
+
+export interface FailureContext {
+  /** `provider/model`. */
+  modelName: string;
+  provider: string;
+  /** Where requests went (host only is shown). */
+  baseURL?: string;
+  maxRetries: number;
+  timeoutMs?: number;
+  /** Every value that must not appear in a message: keys, tokens, header values. */
+  secrets: string[];
+  /** The variable that holds the key, for the auth hint. */
+  keyHint?: string;
+}
+
+/** Replace every secret (and any `Bearer …` / `sk-…`-looking token) in a provider message. */
+export function redact(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("***");
+  return out.replace(/Bearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, "Bearer ***").replace(/\b((sk|pk|gsk|xai)-[A-Za-z0-9_-]{12,}|AIza[A-Za-z0-9_-]{20,}|ya29\.[A-Za-z0-9._-]{8,})/g, "***");
+}
+
+function host(url: string | undefined): string {
+  if (!url) return "the provider";
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the provider";
+  }
+}
+
+function oneLine(s: string, max = 300): string {
+  const line = s.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** The innermost cause of a connection error (`ECONNREFUSED: connect …`), for the message. */
+export function causeDetail(e: unknown): string | undefined {
+  let cur = (e as { cause?: unknown }).cause;
+  let msg: string | undefined;
+  for (let i = 0; cur && i < 5; i++) {
+    const c = cur as { message?: string; code?: string; cause?: unknown };
+    msg = c.code && c.message && !c.message.includes(c.code) ? `${c.code}: ${c.message}` : (c.message ?? msg);
+    cur = c.cause;
+  }
+  return msg;
+}
+
+export function failureToError(f: Failure, ctx: FailureContext): ServiceError {
+  const who = ctx.modelName;
+  const attempts = ctx.maxRetries > 0 ? ` after ${ctx.maxRetries + 1} attempts` : "";
+  switch (f.kind) {
+    case "aborted":
+      return new ServiceAbortedError(`${who}: the model call was cancelled`);
+    case "timeout":
+      return new LLMResponseError(`${who}: the model did not answer ${ctx.timeoutMs !== undefined ? `within ${ctx.timeoutMs} ms` : "in time"}${attempts}`, { hint: "raise the timeout or try again" });
+    case "connection":
+      return new LLMResponseError(`${who}: could not reach ${host(ctx.baseURL)}${attempts}${f.detail ? ` (${oneLine(redact(f.detail, ctx.secrets), 120)})` : ""}`, {
+        hint: "check the network and the model baseURL",
+      });
+    case "credentials":
+      return new LLMResponseError(`${who}: could not get an access token: ${oneLine(redact(f.detail, ctx.secrets), 200)}`, { hint: `check ${ctx.keyHint ?? "the credentials"}` });
+    case "other":
+      return new LLMResponseError(`${who}: ${oneLine(redact(f.message, ctx.secrets))}`);
+    case "status": {
+      const detail = f.message ? `: ${oneLine(redact(f.message, ctx.secrets))}` : "";
+      const rid = f.requestId ? ` [request ${f.requestId}]` : "";
+      if (f.status === 401)
+        return new LLMResponseError(`${who}: the provider rejected the API key (401)${rid}`, { hint: `check ${ctx.keyHint ?? "the API key"} or model.apiKey` });
+      if (f.status === 403)
+        return new LLMResponseError(`${who}: the provider refused access (403)${rid}`, { hint: `check that ${ctx.keyHint ?? "the key"} may use this model` });
+      if (f.status === 429) return new LLMResponseError(`${who}: rate limited (429)${attempts}${detail}${rid}`, { hint: "wait and retry, or use a higher rate limit" });
+      if (f.status === 404) return new LLMResponseError(`${who}: not found (404)${detail}${rid}`, { hint: "check the model name and baseURL" });
+      if (f.status >= 500) return new LLMResponseError(`${who}: the provider failed (${f.status})${attempts}${detail}${rid}`);
+      return new LLMResponseError(`${who}: the provider rejected the request (${f.status})${detail}${rid}`);
+    }
+  }
+}
+
+/** For errors no SDK class matched: ServiceErrors pass through (a token provider's), aborts become ServiceAbortedError. */
+export function unknownToError(e: unknown, ctx: FailureContext, signal?: AbortSignal): ServiceError {
+  if (e instanceof ServiceError) return e;
+  const cause = (e as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof ServiceError) return cause;
+  if (signal?.aborted || (e instanceof Error && e.name === "AbortError")) return failureToError({ kind: "aborted" }, ctx);
+  return failureToError({ kind: "other", message: e instanceof Error ? e.message : String(e) }, ctx);
+}

@@ -1,0 +1,28 @@
+/**
+ * ResolvedModel → LLMClient. The configuration is checked and the key resolved now (so a missing key fails
+ * at init, not mid-run); the SDK behind the chosen wire is loaded on the first call, so commands that never
+ * reach a model don't pay for loading it.
+ */
+import type { ResolvedModel } from "./config.js";
+import { type ModelClientOptions, planClient } from "./endpoint.js";
+import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
+
+export type { ModelClientOptions } from "./endpoint.js";
+
+export function createModelClient(resolved: ResolvedModel, opts: ModelClientOptions = {}): LLMClient {
+  const plan = planClient(resolved, opts);
+  let inner: Promise<LLMClient> | undefined;
+  const load = (): Promise<LLMClient> => {
+    inner ??=
+      plan.wire === "anthropic"
+        ? import("./anthropic.js").then((m) => m.createAnthropicClient(plan))
+        : import("./openai.js").then((m) => m.createOpenAIClient(plan));
+    return inner;
+  };
+  return {
+    modelName: plan.modelName,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      return (await load()).generate(request);
+    },
+  };
+}

@@ -1,0 +1,28 @@
+/** The model layer's public surface: config parsing, key resolution, the client factory, usage helpers. */
+export type { GenerateRequest, GenerateResult, LLMClient, ModelMessage, ModelUsage, StructuredOutput } from "./types.js";
+export { emptyUsage } from "./types.js";
+export {
+  AzureApiKeyModelConfigObject,
+  AzureEntraIdAuth,
+  AzureEntraModelConfigObject,
+  AzureModelConfigObject,
+  AzureProviderOptions,
+  GenericModelConfigObject,
+  GoogleServiceAccountAuth,
+  GoogleServiceAccountCredentials,
+  type ModelConfig,
+  ModelConfigObjectSchema,
+  ModelConfigSchema,
+  type ResolvedModel,
+  VertexModelConfigObject,
+  VertexProviderOptions,
+  fromLegacy,
+  guessProvider,
+  parseModelConfig,
+  parseModelString,
+} from "./config.js";
+export { type StoredKeyLookup, MissingModelKeyError, keyOptional, keyVariables, missingKeyError, resolveApiKey } from "./keys.js";
+export { type KnownProvider, type OpenAIEndpointFormat, type ProviderName, PROVIDERS, SUPPORTED_PROVIDERS, envKeysFor, isKnownProvider } from "./providers.js";
+export { type ClientPlan, type FetchLike, type ModelClientOptions, type TokenProvider, googleTokenProvider, planClient } from "./endpoint.js";
+export { createModelClient } from "./factory.js";
+export { accumulateUsage, addUsage, sumUsage, totalTokens } from "./usage.js";

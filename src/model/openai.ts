@@ -1,0 +1,124 @@
+/**
+ * The OpenAI wire: the Responses API (default) or Chat Completions, through the openai SDK. Serves OpenAI
+ * and every OpenAI-compatible endpoint (Google, Groq, DeepSeek, Ollama, vLLM, LM Studio, Azure, Vertex,
+ * Bedrock, …); endpoint.ts has already decided the URL, credential and format.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI, OpenAIError } from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
+import { LLMResponseError, ServiceError } from "../errors.js";
+import type { ClientPlan } from "./endpoint.js";
+import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
+import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
+import { elapsedMs, usageFromOpenAI } from "./usage.js";
+
+/** OpenAI requires `^[a-zA-Z0-9_-]{1,64}$` for json_schema names. */
+export function schemaName(name: string): string {
+  return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
+}
+
+function makeSdk(plan: ClientPlan): OpenAI {
+  const common = {
+    maxRetries: plan.maxRetries,
+    ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
+    ...(plan.fetch ? { fetch: plan.fetch } : {}),
+    defaultHeaders: plan.headers,
+    ...(plan.defaultQuery ? { defaultQuery: plan.defaultQuery } : {}),
+    // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI's own API only.
+    ...(plan.provider === "openai" ? {} : { organization: null, project: null }),
+  };
+  if (plan.azureDeployments) {
+    return new AzureOpenAI({
+      ...common,
+      baseURL: plan.baseURL,
+      apiVersion: plan.azureDeployments.apiVersion,
+      ...(plan.tokenProvider ? { azureADTokenProvider: plan.tokenProvider } : { apiKey: plan.apiKey }),
+    });
+  }
+  // The SDK insists on a key; local servers ignore this placeholder.
+  return new OpenAI({ ...common, baseURL: plan.baseURL, apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused" });
+}
+
+/** The openai SDK's error classes → a neutral Failure (undefined: not an SDK error). */
+export function classifyOpenAIError(e: unknown): Failure | undefined {
+  if (e instanceof APIUserAbortError) return { kind: "aborted" };
+  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout" };
+  if (e instanceof APIConnectionError) {
+    const detail = causeDetail(e);
+    return detail ? { kind: "connection", detail } : { kind: "connection" };
+  }
+  if (e instanceof APIError && typeof e.status === "number") {
+    const body = e.error as { message?: unknown } | undefined;
+    const message = typeof body?.message === "string" ? body.message : body ? JSON.stringify(body) : undefined;
+    return { kind: "status", status: e.status, ...(message ? { message } : {}), ...(e.requestID ? { requestId: e.requestID } : {}) };
+  }
+  // A failing token function (`apiKey: async () => …`) comes back wrapped; a ServiceError inside is kept as is.
+  const cause = (e as { cause?: unknown }).cause;
+  if (e instanceof OpenAIError && cause instanceof Error && !(cause instanceof ServiceError) && /^Failed to get token/.test(e.message))
+    return { kind: "credentials", detail: cause.message };
+  return undefined;
+}
+
+export function createOpenAIClient(plan: ClientPlan): LLMClient {
+  const sdk = makeSdk(plan);
+  const ctx: FailureContext = {
+    modelName: plan.modelName,
+    provider: plan.provider,
+    maxRetries: plan.maxRetries,
+    secrets: plan.secrets,
+    ...(plan.baseURL ? { baseURL: plan.baseURL } : { baseURL: sdk.baseURL }),
+    ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
+    ...(plan.keyHint ? { keyHint: plan.keyHint } : {}),
+  };
+
+  async function viaResponses(req: GenerateRequest): Promise<GenerateResult> {
+    const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;
+    const temperature = req.temperature ?? plan.defaults.temperature;
+    const body: ResponseCreateParamsNonStreaming = {
+      model: plan.model,
+      instructions: req.system,
+      input: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      text: { format: { type: "json_schema", name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
+      ...(maxOut !== undefined ? { max_output_tokens: maxOut } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+    };
+    const start = performance.now();
+    const r = await sdk.responses.create(body, req.signal ? { signal: req.signal } : undefined);
+    const ms = elapsedMs(start);
+    for (const item of r.output ?? []) {
+      if (item.type !== "message") continue;
+      for (const part of item.content) if (part.type === "refusal") throw new LLMResponseError(`${plan.modelName}: the model refused: ${part.refusal.slice(0, 200)}`);
+    }
+    return { text: r.output_text ?? "", usage: usageFromOpenAI(r.usage, ms), model: r.model ?? plan.model };
+  }
+
+  async function viaChat(req: GenerateRequest): Promise<GenerateResult> {
+    const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;
+    const temperature = req.temperature ?? plan.defaults.temperature;
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model: plan.model,
+      messages: [{ role: "system", content: req.system }, ...req.messages.map((m) => ({ role: m.role, content: m.content }))],
+      response_format: { type: "json_schema", json_schema: { name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
+      ...(maxOut !== undefined ? { [plan.maxTokensField]: maxOut } : {}),
+      ...(temperature !== undefined ? { temperature } : {}),
+    };
+    const start = performance.now();
+    const c = await sdk.chat.completions.create(body, req.signal ? { signal: req.signal } : undefined);
+    const ms = elapsedMs(start);
+    const message = c.choices?.[0]?.message;
+    if (message?.refusal) throw new LLMResponseError(`${plan.modelName}: the model refused: ${message.refusal.slice(0, 200)}`);
+    return { text: message?.content ?? "", usage: usageFromOpenAI(c.usage, ms), model: c.model ?? plan.model };
+  }
+
+  return {
+    modelName: plan.modelName,
+    async generate(req) {
+      try {
+        return plan.format === "chat" ? await viaChat(req) : await viaResponses(req);
+      } catch (e) {
+        const f = classifyOpenAIError(e);
+        throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Which model serves a call: the per-call `model` option, else the instance's `llmClient`, else its `model`
+ * (or the older generation's `modelName` + `modelClientOptions`), else the default. Clients are built on
+ * first use (a missing key fails the call that needs it, not `init()`) and reused.
+ */
+import { ServiceInvalidArgumentError } from "./errors.js";
+import { createModelClient, fromLegacy, parseModelConfig, type LLMClient, type ResolvedModel } from "./model/index.js";
+
+export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
+
+export function isLLMClient(v: unknown): v is LLMClient {
+  return !!v && typeof v === "object" && typeof (v as LLMClient).generate === "function" && typeof (v as LLMClient).modelName === "string";
+}
+
+export class ModelRegistry {
+  private readonly defaultModel: ResolvedModel;
+  private readonly clients = new Map<string, LLMClient>();
+
+  constructor(
+    spec: { model?: unknown; modelName?: string; modelClientOptions?: unknown },
+    private readonly custom: LLMClient | undefined,
+  ) {
+    if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
+    else if (spec.modelName) this.defaultModel = fromLegacy(spec.modelName, spec.modelClientOptions);
+    else this.defaultModel = parseModelConfig(DEFAULT_MODEL);
+  }
+
+  /** The client for a call; `override` is the call's `model` option (string or config object). */
+  client(override?: unknown, field = "options.model"): LLMClient {
+    if (override === undefined && this.custom) return this.custom;
+    const resolved = override === undefined ? this.defaultModel : parseModelConfig(override, field);
+    const key = JSON.stringify(resolved);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = createModelClient(resolved);
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+
+  static validateCustom(v: unknown): LLMClient | undefined {
+    if (v === undefined) return undefined;
+    if (!isLLMClient(v)) throw new ServiceInvalidArgumentError("llmClient: expected an object with modelName (string) and generate(request)");
+    return v;
+  }
+}
