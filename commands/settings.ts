@@ -4,8 +4,8 @@
  * Effective value precedence: command-line flag > environment variable > stored > built-in default.
  * conf is imported lazily: it costs ~130 ms, which commands that never read settings should not pay.
  */
+import { configDir } from "../src/store/config-file.js";
 import { chmodSync } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../src/errors.js";
 import { describeFsError, mkdirp } from "../src/store/files.js";
@@ -117,18 +117,7 @@ export interface SettingsStore {
   effective(key: string, flags?: Readonly<Record<string, SettingValue | undefined>>, env?: NodeJS.ProcessEnv): Effective;
 }
 
-/**
- * `SVC_CONFIG_DIR`, else the platform config dir (what conf would pick via env-paths, without its
- * "-nodejs" suffix). Always passed to conf as `cwd`, so the directory can be created here first: conf's
- * own recursive mkdir spins forever on paths like /proc/x under Node 20.
- */
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SVC_CONFIG_DIR) return resolve(env.SVC_CONFIG_DIR);
-  const home = homedir();
-  if (process.platform === "darwin") return join(home, "Library", "Preferences", "svc");
-  if (process.platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc", "Config");
-  return join(env.XDG_CONFIG_HOME || join(home, ".config"), "svc");
-}
+export { configDir };
 
 export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
   const cwd = configDir(env);

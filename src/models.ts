@@ -4,6 +4,7 @@
  * first use (a missing key fails the call that needs it, not `init()`) and reused.
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
+import { readStoredSetting } from "./store/config-file.js";
 import { createModelClient, fromLegacy, parseModelConfig, type LLMClient, type ResolvedModel } from "./model/index.js";
 
 export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
@@ -32,7 +33,7 @@ export class ModelRegistry {
     const key = JSON.stringify(resolved);
     let client = this.clients.get(key);
     if (!client) {
-      client = createModelClient(resolved);
+      client = createModelClient(resolved, { stored: (provider) => readStoredSetting(`${provider}.apiKey`) });
       this.clients.set(key, client);
     }
     return client;
