@@ -6,7 +6,6 @@
  */
 import { configDir } from "../src/store/config-file.js";
 import { chmodSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../src/errors.js";
 import { describeFsError, mkdirp } from "../src/store/files.js";
 
