@@ -54,9 +54,12 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
     if (reply.ref === "") {
       return { result: { success: false, message: `no element fits: ${reply.description}`, actionDescription: instruction, actions: done }, targets };
     }
-    const action = await toAction(ctx.page, snap.refs, reply);
+    let action: Action;
     try {
-      await performAction(ctx.page, { ...action, arguments: action.arguments.map((a) => substitute(a, ctx.variables)) }, snap.refs);
+      // Acting on the ref (not a freshly computed XPath) saves a resolution; perform records the XPath.
+      const args = reply.method === "dragAndDrop" ? (await toAction(ctx.page, snap.refs, reply)).arguments : reply.arguments;
+      const performed = await performAction(ctx.page, { selector: reply.ref, description: reply.description, method: reply.method, arguments: args.map((a) => substitute(a, ctx.variables)) }, snap.refs);
+      action = { ...performed.actions[0]!, arguments: args };
     } catch (e) {
       if (!(e instanceof ServiceError) || !HEALABLE.has(e.code) || heals === 0) throw e;
       heals--;
