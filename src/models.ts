@@ -13,6 +13,14 @@ export function isLLMClient(v: unknown): v is LLMClient {
   return !!v && typeof v === "object" && typeof (v as LLMClient).generate === "function" && typeof (v as LLMClient).modelName === "string";
 }
 
+/** The older generation's per-call `modelName` + `modelClientOptions` (extract(options)): resolved like the constructor's. */
+export class LegacyModel {
+  constructor(
+    readonly modelName: string,
+    readonly modelClientOptions: unknown,
+  ) {}
+}
+
 export class ModelRegistry {
   private readonly defaultModel: ResolvedModel;
   private readonly clients = new Map<string, LLMClient>();
@@ -29,7 +37,8 @@ export class ModelRegistry {
   /** The client for a call; `override` is the call's `model` option (string or config object). */
   client(override?: unknown, field = "options.model"): LLMClient {
     if (override === undefined && this.custom) return this.custom;
-    const resolved = override === undefined ? this.defaultModel : parseModelConfig(override, field);
+    const resolved =
+      override === undefined ? this.defaultModel : override instanceof LegacyModel ? fromLegacy(override.modelName, override.modelClientOptions) : parseModelConfig(override, field);
     const key = JSON.stringify(resolved);
     let client = this.clients.get(key);
     if (!client) {

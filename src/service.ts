@@ -14,7 +14,7 @@ import { ServiceEnvironmentError, ServiceInvalidArgumentError, ServiceNotInitial
 import { InferenceLog } from "./inference-log.js";
 import { createLogger, type Logger } from "./log.js";
 import type { LLMClient, ModelUsage } from "./model/index.js";
-import { ModelRegistry } from "./models.js";
+import { LegacyModel, ModelRegistry } from "./models.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { actWithCache } from "./operations/act-cached.js";
 import type { OperationContext } from "./operations/context.js";
@@ -22,7 +22,7 @@ import { extractPageText, extractWithModel } from "./operations/extract.js";
 import { observe as observeOp } from "./operations/observe.js";
 import { performAction } from "./operations/perform.js";
 import { PageSnapshots } from "./operations/snapshots.js";
-import { maskDeep, parseVariables, type Variables } from "./operations/variables.js";
+import { mask, maskDeep, parseVariables, type Variables } from "./operations/variables.js";
 import { resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
 import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "./records.js";
 
@@ -169,6 +169,8 @@ export class Service {
       const result = await this.run("act", options.timeout, (signal) => {
         const ctx = this.operationContext("act", page, variables, options.model, signal);
         return actWithCache(ctx, input, { selfHeal: this.opts.selfHeal, cache: this.cache });
+      }).catch((e: unknown) => {
+        throw maskError(e, variables);
       });
       this.record("act", { instruction: input, variables: Object.keys(variables), ...(options.model ? { model: describeModel(options.model) } : {}) }, maskDeep(result, variables));
       return result;
@@ -211,7 +213,7 @@ export class Service {
       if (legacy.schema !== undefined && !isZod(legacy.schema)) throw new ServiceInvalidArgumentError("schema: expected a zod schema");
       schema = legacy.schema;
       options = { ...(legacy.selector ? { selector: legacy.selector } : {}), ...(legacy.page ? { page: legacy.page } : {}) };
-      model = legacy.modelName ? { modelName: legacy.modelName, ...(legacy.modelClientOptions ?? {}) } : undefined;
+      model = legacy.modelName ? new LegacyModel(legacy.modelName, legacy.modelClientOptions) : undefined;
     } else if (a !== undefined) throw new ServiceInvalidArgumentError("extract: expected an instruction, a schema or options");
     const page = options.page ?? this.page;
     if (instruction === undefined && schema === undefined) {
@@ -288,4 +290,13 @@ export class Service {
 function describeModel(model: unknown): string {
   if (typeof model === "string") return model;
   return typeof (model as { modelName?: unknown })?.modelName === "string" ? (model as { modelName: string }).modelName : "custom";
+}
+
+/** An error may quote a variable's value (e.g. "no option …" for a select): masked like everything recorded. */
+function maskError(e: unknown, variables: Variables): unknown {
+  if (e instanceof Error && Object.keys(variables).length > 0) {
+    e.message = mask(e.message, variables);
+    if (e.stack) e.stack = mask(e.stack, variables);
+  }
+  return e;
 }

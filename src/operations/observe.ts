@@ -4,7 +4,7 @@ import { ACTION_METHODS, type Action } from "./action.js";
 import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { OBSERVE_OUTPUT, observeSystemPrompt, userMessage } from "./prompts.js";
-import { promptVariables } from "./variables.js";
+import { maskPrompt, promptVariables } from "./variables.js";
 
 const Choice = z.object({
   ref: z.string(),
@@ -21,7 +21,7 @@ export async function observe(ctx: OperationContext, instruction: string | undef
   });
   const reply = await infer(ctx.inference, {
     system: observeSystemPrompt(ctx.systemPrompt),
-    user: userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text }),
+    user: maskPrompt(userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text }), ctx.variables),
     output: OBSERVE_OUTPUT,
     validate: (v) => {
       const r = Reply.parse(v);

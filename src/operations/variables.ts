@@ -44,6 +44,15 @@ export function mask(text: string, vars: Variables): string {
   return out;
 }
 
+/**
+ * value → `%name%` in a prompt: the page may show a value (a field's value, text echoing what was typed)
+ * and an error in a self-heal note may quote it. Values under 4 characters are left alone there: masking
+ * them would mangle refs (e12) and ordinary words of the outline.
+ */
+export function maskPrompt(text: string, vars: Variables): string {
+  return mask(text, Object.fromEntries(Object.entries(vars).filter(([, v]) => valueOf(v).length >= 4)));
+}
+
 /** Deeply masks every string in a JSON-like value. */
 export function maskDeep<T>(value: T, vars: Variables): T {
   if (Object.keys(vars).length === 0) return value;
