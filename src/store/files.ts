@@ -4,7 +4,7 @@
  * never leaves a half-written record (write-temp-then-rename is atomic on POSIX filesystems).
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, accessSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, accessSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../errors.js";
@@ -80,6 +80,16 @@ export function describeFsError(e: unknown): string {
 }
 
 /** Write a file atomically: a temp file next to it, fsync, then rename over the target. */
+/** A state file's text, or undefined when it does not exist; any other failure is a ServiceStateError. */
+export function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ServiceStateError(`cannot read ${path}: ${describeFsError(e)}`, { cause: e });
+  }
+}
+
 export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
   const tmp = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
   try {

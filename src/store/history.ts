@@ -2,10 +2,10 @@
  * Append-only history per session (`<state>/history/<id>.jsonl`, one HistoryEntry per line). One-shot
  * runs, which have no session, append to the "default" log. History outlives its session.
  */
-import { appendFileSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { appendFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
-import { checkId, describeFsError, ensureDir, resolveStateDir } from "./files.js";
+import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir } from "./files.js";
 
 /** The log one-shot runs (no session) append to. */
 export const DEFAULT_LOG_ID = "default";
@@ -42,13 +42,8 @@ export function appendHistory(id: string, entries: readonly StoredHistoryEntry[]
 /** Entries in the order they were appended; undefined when the log does not exist. */
 export function readHistory(id: string, root: string = resolveStateDir()): StoredHistoryEntry[] | undefined {
   const path = historyPath(id, root);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ServiceStateError(`cannot read ${path}: ${describeFsError(e)}`, { cause: e });
-  }
+  const text = readIfExists(path);
+  if (text === undefined) return undefined;
   const out: StoredHistoryEntry[] = [];
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;

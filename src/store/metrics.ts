@@ -3,10 +3,10 @@
  * command run against the session, kept after the session ends. Keys are whatever numeric counters the
  * library reports (actPromptTokens, totalInferenceTimeMs, ...); the store does not need to know them.
  */
-import { readFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
-import { checkId, describeFsError, ensureDir, resolveStateDir, withFileLock, writeFileAtomic } from "./files.js";
+import { checkId, ensureDir, readIfExists, resolveStateDir, withFileLock, writeFileAtomic } from "./files.js";
 import { listByMtime } from "./history.js";
 
 export interface StoredMetrics {
@@ -27,13 +27,8 @@ export function metricsPath(id: string, root: string = resolveStateDir()): strin
 
 export function readMetrics(id: string, root: string = resolveStateDir()): StoredMetrics | undefined {
   const path = metricsPath(id, root);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ServiceStateError(`cannot read ${path}: ${describeFsError(e)}`, { cause: e });
-  }
+  const text = readIfExists(path);
+  if (text === undefined) return undefined;
   try {
     const v = JSON.parse(text) as StoredMetrics;
     if (!v || typeof v.metrics !== "object") throw new Error("no metrics");

@@ -8,7 +8,7 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, uti
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
-import { checkId, describeFsError, ensureDir, resolveStateDir, writeFileAtomic } from "./files.js";
+import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeFileAtomic } from "./files.js";
 
 export interface SessionRecord {
   id: string;
@@ -58,13 +58,8 @@ export function saveSession(record: SessionRecord, root: string = resolveStateDi
 
 export function getSession(id: string, root: string = resolveStateDir()): SessionRecord | undefined {
   const path = recordPath(root, id);
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new ServiceStateError(`cannot read ${path}: ${describeFsError(e)}`, { cause: e });
-  }
+  const text = readIfExists(path);
+  if (text === undefined) return undefined;
   return parseRecord(text, path);
 }
 
