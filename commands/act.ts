@@ -1,6 +1,12 @@
-/** `svc act --action JSON|@file.json`: run one Action deterministically, with no model. */
+/**
+ * `svc act "instruction"`: one model call picks the element and method, the deterministic path runs it
+ * (with `--cache-dir`, a stored success is replayed with no model call). `svc act --action JSON|@file.json`:
+ * run one Action deterministically, with no model.
+ */
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
+import { type ModelFlags, maskVariables, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";
 
@@ -32,14 +38,55 @@ export function readActionArgument(raw: string): unknown {
   }
 }
 
-export async function act(g: GlobalOptions, opts: { action: string }): Promise<void> {
+export interface ActFlags extends ModelFlags {
+  action?: string;
+  variables?: string[];
+  varFile?: string;
+  cacheDir?: string;
+}
+
+export async function act(g: GlobalOptions, instruction: string | undefined, opts: ActFlags): Promise<void> {
+  if (opts.action !== undefined && instruction !== undefined) {
+    throw new ServiceInvalidArgumentError("give either an instruction or --action, not both", { hint: 'svc act "click the Submit button"  or  svc act --action @action.json' });
+  }
+  if (opts.action === undefined) return actWithModel(g, instruction, opts);
+  for (const [flag, set] of [["--model", opts.model], ["--variables", opts.variables], ["--var-file", opts.varFile], ["--cache-dir", opts.cacheDir]] as const) {
+    if (set !== undefined) throw new ServiceInvalidArgumentError(`${flag} applies to an instruction, not to --action`);
+  }
   // Validate before touching any session: bad input fails fast and leaves nothing behind.
   const json = readActionArgument(opts.action);
+  const timeout = parseTimeout(opts.timeout);
   const { parseAction } = await loadLibrary();
   const action = parseAction(json);
   await withSession(g, async ({ svc, out, session }) => {
-    const result = await svc.act(action);
+    const result = await svc.act(action, timeout !== undefined ? { timeout } : {});
     if (!result.success) throw new ActFailedError(`act failed: ${result.message}`);
     out.result({ session: session?.id, result }, () => result.message || `done: ${result.actionDescription}`);
   });
+}
+
+async function actWithModel(g: GlobalOptions, instruction: string | undefined, opts: ActFlags): Promise<void> {
+  if (instruction === undefined || !instruction.trim()) {
+    throw new ServiceInvalidArgumentError("act needs an instruction or --action", { hint: 'svc act "click the Submit button"' });
+  }
+  const variables = await readVariables(opts.variables, opts.varFile);
+  const spec = await resolveCliModel(opts);
+  await withSession(
+    g,
+    async ({ svc, out, session }) => {
+      const raw = await withModelKey(g, spec, (model) =>
+        svc.act(instruction, { model, variables, ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) }),
+      );
+      // The library keeps `%name%` in what it returns; mask anyway: nothing printed may carry a value.
+      const result = await maskVariables(raw, variables);
+      if (!result.success) throw new ActFailedError(`act failed: ${result.message}`);
+      out.result({ session: session?.id, model: spec.model.modelName, result }, () => {
+        const lines = [result.message || `done: ${result.actionDescription}`];
+        for (const a of result.actions) lines.push(`  ${a.method}${a.arguments.length ? `(${a.arguments.map((x) => JSON.stringify(x)).join(", ")})` : ""} ${a.selector}`);
+        if (result.cacheStatus) lines.push(`  cache: ${result.cacheStatus}`);
+        return lines;
+      });
+    },
+    opts.cacheDir !== undefined ? { cacheDir: resolve(opts.cacheDir) } : {},
+  );
 }

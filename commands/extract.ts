@@ -1,17 +1,112 @@
-/** `svc extract [URL]`: the page's text. With a URL and no --session: a one-shot browser, closed at the end. */
+/**
+ * `svc extract ["instruction"] [URL] [--schema schema.json] [--selector SEL]`.
+ * No instruction and no schema: the page's text (the snapshot), as before. An instruction: the model
+ * answers `{extraction}`; with `--schema` (a JSON Schema file, turned into zod by zod itself) the answer is
+ * an object validated against it, URL fields as real URLs. With a URL and no --session: a one-shot
+ * browser, closed at the end.
+ */
+import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { type ModelFlags, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
 
-export async function extract(g: GlobalOptions, rawUrl: string | undefined, flags: LaunchFlags): Promise<void> {
+export interface ExtractFlags extends LaunchFlags, ModelFlags {
+  schema?: string;
+  selector?: string;
+}
+
+const DEFAULT_INSTRUCTION = "Extract the data described by the schema.";
+
+/**
+ * An argument is the URL when it has no whitespace and either has a scheme (`https://…`, `about:blank`,
+ * `javascript:…`, which is then refused) or looks like a host (`example.com/x`, `localhost:3000`);
+ * anything else is the instruction.
+ */
+export function looksLikeUrl(arg: string): boolean {
+  const a = arg.trim();
+  if (!a || /\s/.test(a)) return false;
+  if (/^[a-z][a-z0-9+.-]*:(\/\/|[^\s/])/i.test(a) && !/^[\w-]+:\d+([/?#]|$)/.test(a)) return true;
+  return /^(localhost|[\w-]+(\.[\w-]+)+|\[[0-9a-f:.]+\])(:\d+)?([/?#]\S*)?$/i.test(a);
+}
+
+/** Split the positional arguments into at most one instruction and at most one URL. */
+export function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
+  let instruction: string | undefined;
+  let url: string | undefined;
+  for (const arg of args) {
+    if (looksLikeUrl(arg)) {
+      if (url !== undefined) throw new ServiceInvalidArgumentError(`extract takes at most one URL, got "${url}" and "${arg}"`);
+      url = arg.trim();
+    } else {
+      if (instruction !== undefined) {
+        throw new ServiceInvalidArgumentError(`extract takes at most one instruction, got "${instruction}" and "${arg}"`, { hint: "quote the instruction as one argument" });
+      }
+      instruction = arg;
+    }
+  }
+  return { ...(instruction !== undefined ? { instruction } : {}), ...(url !== undefined ? { url } : {}) };
+}
+
+/** A JSON Schema file → a zod schema, converted by zod itself (`z.fromJSONSchema`). */
+export async function readSchema(file: string): Promise<z.ZodType> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ServiceInvalidArgumentError(`cannot read --schema ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ServiceInvalidArgumentError(`--schema ${file} is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
+  }
+  if (!json || typeof json !== "object" || Array.isArray(json)) throw new ServiceInvalidArgumentError(`--schema ${file} must be a JSON Schema object`);
+  const { z } = await import("zod");
+  try {
+    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (e) {
+    throw new ServiceInvalidArgumentError(`--schema ${file} is not a JSON Schema zod can use: ${(e as Error).message.split("\n")[0]}`);
+  }
+}
+
+export async function extract(g: GlobalOptions, args: readonly string[], flags: ExtractFlags): Promise<void> {
+  const { instruction, url: rawUrl } = splitArguments(args);
   const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
+  const usesModel = instruction !== undefined || flags.schema !== undefined;
+  if (!usesModel) {
+    for (const [flag, set] of [["--model", flags.model], ["--timeout", flags.timeout]] as const) {
+      if (set !== undefined) throw new ServiceInvalidArgumentError(`${flag} applies to an instruction or --schema`, { hint: 'svc extract "the page title"' });
+    }
+  }
+  if (instruction !== undefined && !instruction.trim()) throw new ServiceInvalidArgumentError("extract: the instruction is empty");
+  // Validate everything before a browser is touched.
+  const schema = flags.schema !== undefined ? await readSchema(flags.schema) : undefined;
+  const spec = usesModel ? await resolveCliModel(flags) : undefined;
+
   const run = async ({ svc, out, session, note }: RunContext) => {
     const page = svc.page;
     if (url !== undefined) {
       await page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: page.url() } });
     }
-    const { pageText } = await svc.extract();
-    out.result({ ...(session ? { session: session.id } : {}), url: page.url(), pageText }, () => pageText);
+    const where = { ...(session ? { session: session.id } : {}), url: page.url() };
+    if (!spec) {
+      const { pageText } = flags.selector ? ((await svc.extract({ selector: flags.selector })) as { pageText: string }) : await svc.extract();
+      out.result({ ...where, pageText }, () => pageText);
+      return;
+    }
+    const options = { ...(flags.selector ? { selector: flags.selector } : {}), ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) };
+    const result: unknown = await withModelKey(g, spec, (model) =>
+      schema ? svc.extract(instruction ?? DEFAULT_INSTRUCTION, schema, { ...options, model }) : svc.extract(instruction!, { ...options, model }),
+    );
+    out.result({ ...where, model: spec.model.modelName, result }, () => {
+      const extraction = !schema ? (result as { extraction?: unknown }).extraction : undefined;
+      return typeof extraction === "string" ? extraction : JSON.stringify(result, null, 2);
+    });
   };
   if (url !== undefined && g.session === undefined) await withOneShot(g, flags, run);
   else await withSession(g, run);

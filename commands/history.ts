@@ -1,6 +1,6 @@
 /** `svc history [--limit n]`: what a session (or the one-shot "default" log) did, oldest first. */
 import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { readHistory } from "../src/store/history.js";
+import { type StoredHistoryEntry, readHistory } from "../src/store/history.js";
 import { pickLogId } from "./logs.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -9,6 +9,28 @@ function brief(v: unknown, max = 80): string {
   const s = typeof v === "string" ? v : JSON.stringify(v) ?? "";
   const flat = s.replace(/\s+/g, " ");
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+type Entry = StoredHistoryEntry & { usage?: { promptTokens?: number; completionTokens?: number }; durationMs?: number };
+
+/** What the call was about: the instruction, else the Action's method and selector, the selector, the URL. */
+function subject(e: Entry): string {
+  const p = (e.parameters ?? {}) as Record<string, unknown>;
+  if (typeof p.instruction === "string") return JSON.stringify(brief(p.instruction, 70));
+  const action = p.action as { method?: unknown; selector?: unknown } | undefined;
+  if (action && typeof action === "object") return `${String(action.method)} ${brief(action.selector, 60)}`;
+  if (typeof p.selector === "string") return brief(p.selector, 60);
+  if (typeof p.url === "string") return brief(p.url, 70);
+  if (e.method === "observe" || e.method === "extract") return "(whole page)";
+  return brief(e.parameters);
+}
+
+/** `1234/56 tok  812 ms` where the entry carries them. */
+function cost(e: Entry): string {
+  const parts: string[] = [];
+  if (e.usage) parts.push(`${e.usage.promptTokens ?? 0}/${e.usage.completionTokens ?? 0} tok`);
+  if (typeof e.durationMs === "number") parts.push(`${e.durationMs} ms`);
+  return parts.length ? `  [${parts.join(", ")}]` : "";
 }
 
 export async function history(g: GlobalOptions, opts: { limit?: string }): Promise<void> {
@@ -20,11 +42,11 @@ export async function history(g: GlobalOptions, opts: { limit?: string }): Promi
     if (!Number.isInteger(limit) || limit < 1) throw new ServiceInvalidArgumentError(`--limit must be a positive integer, got "${opts.limit}"`);
   }
   const id = pickLogId(root, g.session);
-  const all = readHistory(id, root) ?? [];
+  const all: Entry[] = readHistory(id, root) ?? [];
   const entries = limit !== undefined ? all.slice(-limit) : all;
   out.result({ session: id, entries }, () =>
     entries.length === 0
       ? [`no history for ${id}`]
-      : [`history of ${id}:`, ...entries.map((e) => `${e.timestamp}  ${e.method.padEnd(8)}  ${brief(e.parameters)} → ${brief(e.result, 60)}`)],
+      : [`history of ${id} (tokens prompt/completion, wall ms):`, ...entries.map((e) => `${e.timestamp}  ${e.method.padEnd(8)}  ${subject(e)} → ${brief(e.result, 60)}${cost(e)}`)],
   );
 }

@@ -16,7 +16,7 @@ export async function init(g: GlobalOptions): Promise<void> {
   const settings = await openSettings();
   const changes = new Map<string, SettingValue | undefined>();
 
-  for (const def of SETTINGS.filter((d) => d.kind === "secret")) {
+  for (const def of SETTINGS.filter((d) => d.kind === "secret" && d.init)) {
     const current = settings.stored(def.key);
     const answer = await password({
       message: `${def.description}${current !== undefined ? ` [${displayValue(def, current)}; Enter keeps it]` : " (Enter to skip)"}:`,

@@ -22,6 +22,8 @@ export const EXIT = {
   ELEMENT: 6,
   TIMEOUT: 7,
   STATE: 8,
+  UNCONFIGURED: 9,
+  MODEL: 10,
   INTERRUPTED: 130,
 } as const;
 
@@ -44,6 +46,10 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   STALE_REF: EXIT.ELEMENT,
   TIMEOUT: EXIT.TIMEOUT,
   STATE_ERROR: EXIT.STATE,
+  MISSING_LLM_CONFIGURATION: EXIT.UNCONFIGURED,
+  LLM_RESPONSE_ERROR: EXIT.MODEL,
+  UNSUPPORTED_MODEL: EXIT.MODEL,
+  INVALID_MODEL_FORMAT: EXIT.MODEL,
   ABORTED: EXIT.INTERRUPTED,
   INTERRUPTED: EXIT.INTERRUPTED,
 };
@@ -153,7 +159,7 @@ async function main(argv: readonly string[]): Promise<void> {
 
   const { Command, Option } = await import("commander");
   const program = new Command("svc")
-    .description("Drive a real Chrome from the command line: persistent sessions, deterministic actions, page text.")
+    .description("Drive a real Chrome from the command line: persistent sessions, natural-language act/observe/extract, deterministic actions.")
     .version(version(), "-V, --version")
     .addOption(new Option("--json", "print one JSON document on stdout (with schemaVersion)"))
     .addOption(new Option("--verbose <level>", "0 errors only, 1 info, 2 debug (and stack traces)").choices(["0", "1", "2"]))
@@ -196,18 +202,47 @@ async function main(argv: readonly string[]): Promise<void> {
     .command("goto <url>")
     .description("navigate the session's active page")
     .action(async (url: string) => (await import("./goto.js")).goto(g(), url));
-  program
-    .command("act")
-    .description("run one Action deterministically (no model)")
-    .requiredOption("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json`)
-    .action(async (opts) => (await import("./act.js")).act(g(), opts));
-  program
-    .command("extract [url]")
-    .description("print the page text; with a URL and no --session, uses a one-shot browser")
-    .option("--headed", "one-shot browser: show the window")
-    .option("--viewport <WxH>", "one-shot browser: viewport size")
-    .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
-    .action(async (url: string | undefined, opts) => (await import("./extract.js")).extract(g(), url, opts));
+  // The model-backed commands share these options.
+  const modelOptions = (cmd: InstanceType<typeof Command>, variables: boolean) => {
+    cmd
+      .option("--model <provider/model>", "model to use (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)")
+      .option("--timeout <ms>", "give up after this many milliseconds");
+    if (variables) {
+      cmd
+        .option("--variables <name=value>", "a %name% variable; its value is never sent to the model (repeatable)", collect, undefined)
+        .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}');
+    }
+    return cmd;
+  };
+  const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+  modelOptions(
+    program
+      .command("act [instruction]")
+      .description("do what the instruction says (one model call), or run one Action deterministically with --action")
+      .option("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json (no model)`)
+      .option("--cache-dir <dir>", "replay a stored success for the same instruction and page with no model call; store new ones"),
+    true,
+  ).action(async (instruction: string | undefined, opts) => (await import("./act.js")).act(g(), instruction, opts));
+  modelOptions(
+    program
+      .command("observe [instruction]")
+      .description("list the Actions a model finds on the page for the instruction (or every actionable element)")
+      .option("--selector <selector>", "only look inside this element"),
+    true,
+  ).action(async (instruction: string | undefined, opts) => (await import("./observe.js")).observe(g(), instruction, opts));
+  modelOptions(
+    program
+      .command("extract [args...]")
+      .usage('["instruction"] [url] [options]')
+      .description("print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL and no --session, uses a one-shot browser")
+      .option("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)")
+      .option("--selector <selector>", "only read inside this element")
+      .option("--headed", "one-shot browser: show the window")
+      .option("--viewport <WxH>", "one-shot browser: viewport size")
+      .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch"),
+    false,
+  ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], opts));
   program
     .command("screenshot [url]")
     .description("save a PNG of the page; with a URL and no --session, uses a one-shot browser")
@@ -219,12 +254,12 @@ async function main(argv: readonly string[]): Promise<void> {
     .action(async (url: string | undefined, opts) => (await import("./screenshot.js")).screenshot(g(), url, opts));
   program
     .command("history")
-    .description("print a session's history (ended sessions too; --session default for one-shot runs)")
+    .description("print a session's history with tokens and time per call (ended sessions too; --session default for one-shot runs)")
     .option("--limit <n>", "only the last n entries")
     .action(async (opts) => (await import("./history.js")).history(g(), opts));
   program
     .command("metrics")
-    .description("print a session's token and timing metrics, summed over its commands")
+    .description("print a session's tokens and inference time per operation, summed over its commands")
     .action(async () => (await import("./metrics.js")).metrics(g()));
 
   const config = program.command("config").description("read and write stored settings (API keys, launch defaults)");

@@ -21,6 +21,7 @@ import {
   touchHeartbeat,
   touchSession,
 } from "../src/store/sessions.js";
+import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { createOutput } from "./output.js";
@@ -168,16 +169,30 @@ interface Recorded {
   root: string;
 }
 
+/** What a command measured around its work, to give each history entry its own tokens and time. */
+interface Measured {
+  before: Readonly<Record<string, unknown>>;
+  startedAt: number;
+}
+
 /** Append what the Service did to the log and add its metrics; never masks the command's own error. */
-async function record(svc: Service, target: Recorded, extra: StoredHistoryEntry[], out: Output): Promise<void> {
+async function record(svc: Service, target: Recorded, extra: StoredHistoryEntry[], measured: Measured, out: Output): Promise<void> {
   try {
-    const entries = ((await svc.history) as unknown as StoredHistoryEntry[]).slice();
+    const after = (await svc.metrics) as unknown as Record<string, unknown>;
+    const entries: StoredHistoryEntry[] = withCallUsage((await svc.history) as unknown as StoredHistoryEntry[], measured.before, after, measured.startedAt);
     for (const e of extra) if (!entries.some((x) => x.method === e.method)) entries.push(e);
     appendHistory(target.logId, entries, target.root);
-    addMetrics(target.logId, (await svc.metrics) as unknown as Record<string, unknown>, target.root);
+    const spent: Record<string, number> = {};
+    for (const [k, v] of Object.entries(after)) if (typeof v === "number") spent[k] = v - (Number(measured.before[k]) || 0);
+    addMetrics(target.logId, spent, target.root);
   } catch (e) {
     out.log(1, `could not record history/metrics: ${(e as Error).message}`);
   }
+}
+
+/** Constructor options a command may add (the model-backed commands' `--cache-dir`). */
+export interface ServiceExtras {
+  cacheDir?: string;
 }
 
 function logger(out: Output) {
@@ -197,7 +212,7 @@ export interface RunContext {
 }
 
 /** Run `fn` against the resolved session's browser; Chrome keeps running afterwards. */
-export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
+export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
   const out = output(g);
   const root = stateRoot();
   const libPromise = loadLibrary();
@@ -210,6 +225,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     verbose: g.verbose,
     logger: logger(out),
     localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
+    ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
   });
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
   const unregister = registerCleanup(() => svc.close());
@@ -223,11 +239,13 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   }, Math.max(1_000, Math.min(30_000, Math.floor(session.idleMs / 3))));
   heartbeat.unref();
   const extra: StoredHistoryEntry[] = [];
+  let measured: Measured = { before: {}, startedAt: Date.now() };
   try {
     await svc.init();
+    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
-    await record(svc, { logId: session.id, root }, extra, out);
+    await record(svc, { logId: session.id, root }, extra, measured, out);
     clearInterval(heartbeat);
     await svc.close().catch(() => {});
     unregister();
@@ -240,7 +258,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
 }
 
 /** Run `fn` on a browser launched for this command only (closed at the end, also on Ctrl-C). */
-export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
+export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
   const out = output(g);
   const root = stateRoot();
   const [{ defaults }, lib] = await Promise.all([launchDefaults(flags), loadLibrary()]);
@@ -253,6 +271,7 @@ export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
+    ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
   });
   // On Ctrl-C while Chrome is still starting, wait for the launch to settle: closing before init()
   // resolves would find no browser to close and leave the half-launched one behind.
@@ -263,13 +282,15 @@ export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (
   });
   const extra: StoredHistoryEntry[] = [];
   let initialized = false;
+  let measured: Measured = { before: {}, startedAt: Date.now() };
   try {
     starting = svc.init();
     await starting;
     initialized = true;
+    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session: undefined, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
-    if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, out);
+    if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);
     await svc.close({ force: true }).catch(() => {});
     unregister();
   }

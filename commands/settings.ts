@@ -10,7 +10,7 @@ import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "..
 import { describeFsError, mkdirp } from "../src/store/files.js";
 
 export type SettingValue = string | number | boolean;
-type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber";
+type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber" | "url";
 
 export interface SettingDef {
   key: string;
@@ -19,12 +19,26 @@ export interface SettingDef {
   env: readonly string[];
   description: string;
   default?: SettingValue;
+  /**
+   * Where conf keeps it when that differs from the key: conf nests dotted keys, so `model` (a string) and
+   * `model.baseURL` cannot both live at their own names.
+   */
+  path?: string;
+  /** Asked for by `svc init` (the common providers' keys; the rest via `svc config set`). */
+  init?: boolean;
 }
 
+/** The default model of the CLI when neither --model, SVC_MODEL nor the `model` setting says otherwise. */
+export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
+
 export const SETTINGS: readonly SettingDef[] = [
-  { key: "openai.apiKey", kind: "secret", env: ["OPENAI_API_KEY"], description: "OpenAI API key" },
-  { key: "anthropic.apiKey", kind: "secret", env: ["ANTHROPIC_API_KEY"], description: "Anthropic API key" },
-  { key: "google.apiKey", kind: "secret", env: ["GOOGLE_API_KEY", "GEMINI_API_KEY"], description: "Google (Gemini) API key" },
+  { key: "openai.apiKey", kind: "secret", env: ["OPENAI_API_KEY"], description: "OpenAI API key", init: true },
+  { key: "anthropic.apiKey", kind: "secret", env: ["ANTHROPIC_API_KEY"], description: "Anthropic API key", init: true },
+  { key: "google.apiKey", kind: "secret", env: ["GOOGLE_API_KEY", "GEMINI_API_KEY"], description: "Google (Gemini) API key", init: true },
+  { key: "groq.apiKey", kind: "secret", env: ["GROQ_API_KEY"], description: "Groq API key" },
+  { key: "deepseek.apiKey", kind: "secret", env: ["DEEPSEEK_API_KEY"], description: "DeepSeek API key" },
+  { key: "model", kind: "string", env: ["SVC_MODEL"], description: "default model (provider/model) for act, observe, extract", default: DEFAULT_MODEL, path: "model.name" },
+  { key: "model.baseURL", kind: "url", env: ["SVC_MODEL_BASE_URL"], description: "OpenAI-compatible (or Anthropic) endpoint the model is reached at" },
   { key: "browser.headless", kind: "boolean", env: ["SVC_HEADLESS"], description: "run Chrome headless", default: true },
   { key: "browser.executablePath", kind: "string", env: ["CHROME_PATH"], description: "Chrome/Chromium executable" },
   { key: "browser.viewport", kind: "viewport", env: ["SVC_VIEWPORT"], description: "viewport as WIDTHxHEIGHT" },
@@ -36,6 +50,12 @@ export const SETTINGS: readonly SettingDef[] = [
     default: 60,
   },
 ];
+
+/** Where conf keeps `key` (validated). */
+function storagePath(key: string): string {
+  const def = settingDef(key);
+  return def.path ?? def.key;
+}
 
 export function settingDef(key: string): SettingDef {
   const def = SETTINGS.find((d) => d.key === key);
@@ -62,6 +82,16 @@ export function parseSetting(def: SettingDef, raw: string, from = def.key): Sett
     case "viewport":
       parseViewport(v, from);
       return v.toLowerCase();
+    case "url": {
+      let ok = false;
+      try {
+        ok = /^https?:$/.test(new URL(v).protocol);
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw new ServiceInvalidArgumentError(`${from} must be an http(s) URL, got "${raw}"`);
+      return v;
+    }
     case "secret":
     case "string":
       if (!v) throw new ServiceInvalidArgumentError(`${from} must not be empty`);
@@ -160,17 +190,14 @@ export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promis
   };
   return {
     path,
-    stored: (key) => {
-      settingDef(key);
-      return stored(key);
-    },
+    stored: (key) => stored(storagePath(key)),
     set: (key, value) => {
-      settingDef(key);
-      write(() => conf.set(key, value));
+      const at = storagePath(key);
+      write(() => conf.set(at, value));
     },
     unset: (key) => {
-      settingDef(key);
-      write(() => conf.delete(key));
+      const at = storagePath(key);
+      write(() => conf.delete(at));
     },
     effective: (key, flags = {}, e = env) => {
       const def = settingDef(key);
@@ -180,7 +207,7 @@ export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promis
         const raw = e[name];
         if (raw !== undefined && raw !== "") return { key, value: parseSetting(def, raw, name), source: "env", envVar: name };
       }
-      const s = stored(key);
+      const s = stored(storagePath(key));
       if (s !== undefined) return { key, value: s, source: "stored" };
       if (def.default !== undefined) return { key, value: def.default, source: "default" };
       return { key, value: undefined, source: "unset" };

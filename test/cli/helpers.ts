@@ -3,7 +3,7 @@
  * test can check exactly what it left behind: Chrome processes (found by their command line naming the
  * test's TMPDIR, where the profile lives), files in TMPDIR, temp/lock files in the state dir.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -34,7 +34,7 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const config = join(base, "config");
   const tmp = mkdtempSync(join(base, "tmp-"));
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
-  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "XDG_STATE_HOME"]) {
+  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "XDG_STATE_HOME"]) {
     if (!(k in extraEnv)) delete env[k];
   }
   return {
@@ -187,4 +187,59 @@ export function expectOneLine(stderr: string): string {
 
 export function json<T = Record<string, unknown>>(stdout: string): T {
   return JSON.parse(stdout) as T;
+}
+
+/** Python with its pty module: Node has no built-in pseudo-terminal, so interactive tests drive one with it. */
+export const hasPython = spawnSync("python3", ["-c", "import pty"], { stdio: "ignore" }).status === 0;
+
+/**
+ * `python3 -c PTY_DRIVER '<argv JSON>' '<[[prompt, answer], …] JSON>'`: runs argv in a pseudo-terminal,
+ * waits for each prompt text and types its answer; prints everything the terminal showed and exits with
+ * the child's code.
+ */
+export const PTY_DRIVER = String.raw`
+import json, os, pty, select, sys, time
+argv, answers = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+out = b""
+def pump(seconds):
+    global out
+    end = time.time() + seconds
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            try:
+                out += os.read(fd, 4096)
+            except OSError:
+                return
+for prompt, answer in answers:
+    end = time.time() + 20
+    while prompt.encode() not in out.split(b"\n")[-1] and prompt.encode() not in out[-400:] and time.time() < end:
+        pump(0.1)
+    os.write(fd, answer.encode())
+    pump(0.3)
+pump(3)
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+`;
+
+/** Run `svc args` in a pseudo-terminal (stdin, stdout and stderr all TTYs), answering `answers` in turn. */
+export function svcInPty(args: readonly string[], answers: readonly [string, string][], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
+  const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, ...args]), JSON.stringify(answers)], { env, cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => (out += d));
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`svc (pty) timed out after ${timeoutMs} ms; output: ${out}`));
+    }, timeoutMs);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, out });
+    });
+  });
 }

@@ -3,42 +3,11 @@
  * API key is typed into a masked prompt, never echoed, and lands in the 0600 config file with the
  * launch defaults.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, BIN, assertBuilt, sandbox } from "./helpers.js";
-
-const hasPython = spawnSync("python3", ["-c", "import pty"], { stdio: "ignore" }).status === 0;
-
-const DRIVER = String.raw`
-import json, os, pty, select, sys, time
-argv, answers = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp(argv[0], argv)
-out = b""
-def pump(seconds):
-    global out
-    end = time.time() + seconds
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.05)
-        if r:
-            try:
-                out += os.read(fd, 4096)
-            except OSError:
-                return
-for prompt, answer in answers:
-    end = time.time() + 20
-    while prompt.encode() not in out.split(b"\n")[-1] and prompt.encode() not in out[-400:] and time.time() < end:
-        pump(0.1)
-    os.write(fd, answer.encode())
-    pump(0.3)
-pump(3)
-_, status = os.waitpid(pid, 0)
-sys.stdout.write(out.decode(errors="replace"))
-sys.exit(os.waitstatus_to_exitcode(status))
-`;
+import { type Sandbox, BIN, PTY_DRIVER, assertBuilt, hasPython, sandbox } from "./helpers.js";
 
 describe.skipIf(!hasPython)("svc init (interactive)", () => {
   let sb: Sandbox;
@@ -58,7 +27,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["executable", "/usr/bin/chromium\r"],
       ["viewport", "800x600\r"],
     ];
-    const child = spawn("python3", ["-c", DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], {
+    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], {
       env: sb.env,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -1,0 +1,56 @@
+/**
+ * Per-call tokens and time for the CLI's history: the library's history entries carry parameters and
+ * results only, so each command diffs the Service's metrics from before to after its work and hangs the
+ * difference on the entry of that operation (a command makes at most one model-backed call per
+ * operation). Wall time comes from the entries' own timestamps. Only numbers are added: no variable value
+ * can reach the log this way.
+ */
+import type { StoredHistoryEntry } from "../src/store/history.js";
+
+export const USAGE_OPERATIONS = ["act", "extract", "observe", "agent"] as const;
+const FIELDS = {
+  promptTokens: "PromptTokens",
+  completionTokens: "CompletionTokens",
+  reasoningTokens: "ReasoningTokens",
+  cachedInputTokens: "CachedInputTokens",
+  inferenceTimeMs: "InferenceTimeMs",
+} as const;
+
+export type CallUsage = { -readonly [K in keyof typeof FIELDS]: number };
+
+export type EntryWithUsage = StoredHistoryEntry & { usage?: CallUsage; durationMs?: number };
+
+type Counters = Readonly<Record<string, unknown>>;
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** The usage of `op` between two metrics records; undefined when nothing was spent. */
+export function usageDelta(before: Counters, after: Counters, op: string): CallUsage | undefined {
+  const u = {} as CallUsage;
+  let any = false;
+  for (const [field, suffix] of Object.entries(FIELDS) as [keyof CallUsage, string][]) {
+    const d = Math.max(0, num(after[`${op}${suffix}`]) - num(before[`${op}${suffix}`]));
+    u[field] = Math.round(d);
+    if (d > 0) any = true;
+  }
+  return any ? u : undefined;
+}
+
+/** `entries` (this command's, oldest first) with `durationMs` on operations and `usage` where tokens were spent. */
+export function withCallUsage(entries: readonly StoredHistoryEntry[], before: Counters, after: Counters, startedAt: number): EntryWithUsage[] {
+  let previous = startedAt;
+  const out: EntryWithUsage[] = entries.map((e) => {
+    const at = Date.parse(e.timestamp);
+    if (!Number.isFinite(at)) return { ...e };
+    const durationMs = Math.max(0, at - previous);
+    previous = at;
+    return (USAGE_OPERATIONS as readonly string[]).includes(e.method) ? { ...e, durationMs } : { ...e };
+  });
+  for (const op of USAGE_OPERATIONS) {
+    const usage = usageDelta(before, after, op);
+    if (!usage) continue;
+    const last = out.findLastIndex((e) => e.method === op);
+    if (last >= 0) out[last] = { ...out[last]!, usage };
+  }
+  return out;
+}
