@@ -20,6 +20,22 @@ export interface BenchPage {
   hover: string;
   /** Playwright's spelling of the same element when it differs. */
   playwrightHover?: string;
+  /** act(instruction) with a model (act-model.ts); pages without it are left out of that part. */
+  act?: ActSpec;
+}
+
+/**
+ * One unambiguous instruction per page and the element it means. The action never navigates (a click that
+ * would submit a form to another page is a hover instead), so every iteration acts on the same page.
+ */
+export interface ActSpec {
+  instruction: string;
+  method: "click" | "hover";
+  /** The element as Stagehand's tree prints it (`[0-14] button: Submit`): its role and name. */
+  role: string;
+  name: string;
+  /** CSS selector of the element in the main document: both tools' chosen selectors must resolve to it. */
+  css: string;
 }
 
 export interface PageSet {
@@ -69,6 +85,9 @@ async function serveDir(root: string): Promise<{ url(path: string): string; clos
 
 const byId = (id: string): string => `xpath=//*[@id="${id}"]`;
 
+/** airline-aa: "Submit search" and "Search" submit forms (to aa.com); the checkbox only toggles. */
+const REFUNDABLE: ActSpec = { instruction: "click the Show refundable only checkbox", method: "click", role: "checkbox", name: "Show refundable only", css: "#refundable1" };
+
 export async function startPages(): Promise<PageSet> {
   const shared = await serveDir(SHARED_PAGES);
   // airline-aa links its CSS/JS from the site root (/js/…, /content/…): served from ../shared/pages (as the
@@ -77,15 +96,22 @@ export async function startPages(): Promise<PageSet> {
   const airline = await serveDir(join(SHARED_PAGES, "airline-aa"));
   const fixtures = await startFixtureServer();
   const pages: BenchPage[] = [
-    { name: "airline-aa/original.html", url: shared.url("airline-aa/original.html"), hover: byId("aa-search-button") },
-    { name: "airline-aa/original.html (its CSS/JS served)", url: airline.url("original.html"), hover: byId("aa-search-button") },
-    { name: "node-fs/index.html", url: shared.url("node-fs/index.html"), hover: byId("fsreadfilepath-options-callback") },
-    { name: "fixtures/forms.html", url: fixtures.url("forms.html"), hover: byId("submit") },
+    { name: "airline-aa/original.html", url: shared.url("airline-aa/original.html"), hover: byId("aa-search-button"), act: REFUNDABLE },
+    { name: "airline-aa/original.html (its CSS/JS served)", url: airline.url("original.html"), hover: byId("aa-search-button"), act: REFUNDABLE },
+    {
+      name: "node-fs/index.html",
+      url: shared.url("node-fs/index.html"),
+      hover: byId("fsreadfilepath-options-callback"),
+      // Clicking it would switch the theme; every link on the page navigates (or jumps to an anchor).
+      act: { instruction: "hover over the Toggle dark mode/light mode button", method: "hover", role: "button", name: "Toggle dark mode/light mode", css: "#theme-toggle-btn" },
+    },
+    // The form's submit handler calls preventDefault: the click only writes the result.
+    { name: "fixtures/forms.html", url: fixtures.url("forms.html"), hover: byId("submit"), act: { instruction: "click the Submit button", method: "click", role: "button", name: "Submit", css: "#submit" } },
     // The same-origin and the cross-origin (OOPIF) frame are both in the snapshot; the hover stays in the main frame.
-    { name: "fixtures/iframes.html", url: fixtures.url("iframes.html"), hover: byId("main-button") },
-    { name: "fixtures/shadow.html", url: fixtures.url("shadow.html"), hover: byId("light-button") },
+    { name: "fixtures/iframes.html", url: fixtures.url("iframes.html"), hover: byId("main-button"), act: { instruction: "click the Main button", method: "click", role: "button", name: "Main button", css: "#main-button" } },
+    { name: "fixtures/shadow.html", url: fixtures.url("shadow.html"), hover: byId("light-button"), act: { instruction: "click the Light button", method: "click", role: "button", name: "Light button", css: "#light-button" } },
     // Generated: 600 rows, ≥ 5,000 elements; the target is at the very bottom (scrolled into view first).
-    { name: "fixtures/large.html (generated)", url: fixtures.url("large.html"), hover: byId("last-button") },
+    { name: "fixtures/large.html (generated)", url: fixtures.url("large.html"), hover: byId("last-button"), act: { instruction: "click the Last button", method: "click", role: "button", name: "Last button", css: "#last-button" } },
   ];
   const only = process.env.BENCH_PAGES?.split(",").map((s) => s.trim()).filter(Boolean);
   return {

@@ -6,14 +6,20 @@
  *
  * Per page, all snapshot operations are measured first (page as loaded), then the hovers (see tool.ts).
  *
+ * Then act(instruction) with a model, svc vs Stagehand, and svc's cached replay (act-model.ts): its own
+ * browsers and one fake model server, same rotation.
+ *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
- * substrings of page names), BENCH_SKIP_CLI=1. Writes bench/results.json and bench/results.md.
+ * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
+ * deterministic act, act-model, cli; default all). Sections not run keep their figures from the previous
+ * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, release, totalmem } from "node:os";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { actModelTables, benchActModel, type ActModelResult } from "./act-model.js";
 import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
 import { startPages, type BenchPage } from "./pages.js";
@@ -23,7 +29,14 @@ import { CHROME, type Phase, type Tool } from "./tool.js";
 
 const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 15));
 const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
+/** Cached replay vs act(action): ~20 ms each and frame-quantized, so a longer series (default 4 × BENCH_RUNS). */
+const REPLAY_RUNS = Math.max(RUNS, Number(process.env.BENCH_REPLAY_RUNS ?? 4 * RUNS));
 const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const SECTIONS = ["core", "act-model", "cli"] as const;
+type Section = (typeof SECTIONS)[number];
+const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
+if (ONLY?.some((s) => !(SECTIONS as readonly string[]).includes(s))) throw new Error(`BENCH_ONLY: expected some of ${SECTIONS.join(", ")}, got ${process.env.BENCH_ONLY}`);
+const runs = (s: Section) => (ONLY ? ONLY.includes(s) : true) && !(s === "cli" && process.env.BENCH_SKIP_CLI === "1");
 
 interface Op {
   id: string; // "tool.op"
@@ -139,7 +152,7 @@ interface Target {
   ratios: Array<number | undefined>;
 }
 
-function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
   const head = (cells: string[]) => {
@@ -202,6 +215,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
     };
   });
 
+  if (actModel) {
+    const am = actModelTables(actModel, geomean);
+    lines.push("", am.md);
+    summary.push(...am.targets);
+  }
+
   if (cli) {
     lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
     head(["command", "svc", "`node -e \"\"` (floor)", "svc − floor", "CPU per run, svc / floor", "target"]);
@@ -245,49 +264,87 @@ function tables(pages: PageResult[], cli: CliResult | undefined): { md: string; 
 
 // ——— main ———
 
+interface Previous {
+  date?: string;
+  runs?: number;
+  launchMs?: Record<string, number>;
+  pages?: PageResult[];
+  cli?: CliResult;
+  actModel?: ActModelResult;
+}
+
+function previousResults(): Previous {
+  const file = HERE("./results.json");
+  if (!existsSync(file)) return {};
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Previous;
+  } catch {
+    return {};
+  }
+}
+
 async function main(): Promise<void> {
   const chromium = spawnSync(CHROME, ["--version"], { encoding: "utf8" }).stdout.trim();
   const machine = { cpu: cpus()[0]?.model ?? "?", cores: cpus().length, memGB: Math.round(totalmem() / 2 ** 30), os: `${process.platform} ${release()}` };
   const versions = { node: process.version, chromium, stagehand: versionOf("@browserbasehq/stagehand"), playwrightCore: versionOf("playwright-core"), gptTokenizer: versionOf("gpt-tokenizer") };
-  log(`svc bench: ${RUNS} runs per operation after 1 warm-up; ${chromium}; node ${process.version}; ${machine.cpu} ×${machine.cores}`);
+  log(`svc bench: ${RUNS} runs per operation after 1 warm-up; ${chromium}; node ${process.version}; ${machine.cpu} ×${machine.cores}; sections: ${SECTIONS.filter(runs).join(", ")}`);
+  const prev = SECTIONS.every(runs) ? {} : previousResults();
 
   const pageSet = await startPages();
-  const svc = svcTool();
-  const tools: Tool[] = [svc, stagehandTool(), playwrightTool(), rawCdpTool()];
-  const launch: Record<string, number> = {};
-  const results: PageResult[] = [];
+  let launch: Record<string, number> = prev.launchMs ?? {};
+  let results: PageResult[] = prev.pages ?? [];
+  let actModel: ActModelResult | undefined = prev.actModel;
   try {
-    for (const tool of tools) launch[tool.name] = round((await timed(() => tool.launch())).ms);
-    log(`launched: ${Object.entries(launch).map(([k, v]) => `${k} ${fmtMs(v)}`).join(", ")}`);
-    for (const page of pageSet.pages) results.push(await benchPage(page, tools, svc.diagnostics));
+    if (runs("core")) {
+      const svc = svcTool();
+      const tools: Tool[] = [svc, stagehandTool(), playwrightTool(), rawCdpTool()];
+      launch = {};
+      results = [];
+      try {
+        for (const tool of tools) launch[tool.name] = round((await timed(() => tool.launch())).ms);
+        log(`launched: ${Object.entries(launch).map(([k, v]) => `${k} ${fmtMs(v)}`).join(", ")}`);
+        for (const page of pageSet.pages) results.push(await benchPage(page, tools, svc.diagnostics));
+      } finally {
+        for (const tool of tools) await tool.close().catch((e: unknown) => log(`close ${tool.name}: ${String(e)}`));
+      }
+    }
+    if (runs("act-model")) {
+      log("\nact(instruction) with a model, and the action cache…");
+      actModel = await benchActModel(pageSet.pages, RUNS, REPLAY_RUNS);
+    }
   } finally {
-    for (const tool of tools) await tool.close().catch((e: unknown) => log(`close ${tool.name}: ${String(e)}`));
     await pageSet.close();
   }
 
-  let cli: CliResult | undefined;
-  if (process.env.BENCH_SKIP_CLI !== "1") {
+  let cli: CliResult | undefined = prev.cli;
+  if (runs("cli")) {
     log("\nCLI start…");
     cli = benchCli(CLI_RUNS);
   }
 
   const date = new Date().toISOString();
-  const { md, targets } = tables(results, cli);
+  const { md, targets } = tables(results, cli, actModel);
+  const kept = SECTIONS.filter((s) => !runs(s));
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os}; ` +
       `Node ${process.version}; ${chromium}; Stagehand ${versions.stagehand}, playwright-core ${versions.playwrightCore}. ` +
       `Medians of ${RUNS} runs after a warm-up, every tool on the same pages over loopback; per page the snapshot operations interleaved, then the act operations. ` +
-      `Reproduce: \`npm run bench\`.`,
+      `Reproduce: \`npm run bench\`.` +
+      (kept.length && prev.date ? ` (Sections not re-run this time — ${kept.join(", ")} — are from the run of ${prev.date.slice(0, 10)}.)` : ""),
     "",
   ].join("\n");
   const markdown = header + "\n" + md + "\n";
   writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, versions, runs: RUNS, warmup: 1, launchMs: launch, targets, pages: results, cli }, null, 2) + "\n",
+    JSON.stringify({ date, machine, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
+  for (const p of actModel?.pages ?? []) {
+    errors.push(...p.errors.map((e) => `${p.page} act-model: ${e}`));
+    errors.push(...Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
+  }
   if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);
   log("\nwrote bench/results.json and bench/results.md");
 }

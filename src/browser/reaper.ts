@@ -61,6 +61,8 @@ function profileProcesses(): number[] {
 
 function lifelineCut(): boolean {
   if (spec.lifeline.kind === "parent") return !alive(spec.ownerPid);
+  // While the command that started the session runs (a slow launch on a loaded machine), it is not idle.
+  if (alive(spec.ownerPid)) return false;
   try {
     return Date.now() - statSync(spec.lifeline.heartbeatFile).mtimeMs > spec.lifeline.idleMs;
   } catch {

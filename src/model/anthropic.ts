@@ -3,10 +3,10 @@
  * whose input_schema is the reply schema, `tool_choice` naming it; the tool call's input is the reply.
  */
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
-import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
+import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ClientPlan } from "./endpoint.js";
 import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
-import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
+import type { GenerateRequest, GenerateResult, LLMClient, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromAnthropic } from "./usage.js";
 
 const DEFAULT_MAX_TOKENS = 4096;
@@ -14,6 +14,15 @@ const DEFAULT_MAX_TOKENS = 4096;
 /** Tool names: `^[a-zA-Z0-9_-]{1,64}$`. */
 function toolName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
+}
+
+/** Plain string content unless the message carries images (an image block after the text). */
+function anthropicMessage(m: ModelMessage): MessageParam {
+  if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+  return {
+    role: "user",
+    content: [{ type: "text", text: m.content }, ...m.images.map((i) => ({ type: "image" as const, source: { type: "base64" as const, media_type: i.mediaType, data: i.data } }))],
+  };
 }
 
 /** The Anthropic SDK's error classes → a neutral Failure (undefined: not an SDK error). */
@@ -63,7 +72,7 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
     const body: MessageCreateParamsNonStreaming = {
       model: plan.model,
       system: req.system,
-      messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      messages: req.messages.map(anthropicMessage),
       max_tokens: req.maxOutputTokens ?? plan.defaults.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
       tools: [tool],
       tool_choice: { type: "tool", name },

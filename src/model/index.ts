@@ -1,5 +1,5 @@
 /** The model layer's public surface: config parsing, key resolution, the client factory, usage helpers. */
-export type { GenerateRequest, GenerateResult, LLMClient, ModelMessage, ModelUsage, StructuredOutput } from "./types.js";
+export type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage, ModelUsage, StructuredOutput } from "./types.js";
 export { emptyUsage } from "./types.js";
 export {
   AzureApiKeyModelConfigObject,

@@ -4,17 +4,30 @@
  * Bedrock, …); endpoint.ts has already decided the URL, credential and format.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI, OpenAIError } from "openai";
-import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
-import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
 import { LLMResponseError, ServiceError } from "../errors.js";
 import type { ClientPlan } from "./endpoint.js";
 import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
-import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
+import type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
 
 /** OpenAI requires `^[a-zA-Z0-9_-]{1,64}$` for json_schema names. */
 export function schemaName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
+}
+
+const dataUrl = (i: ModelImage): string => `data:${i.mediaType};base64,${i.data}`;
+
+/** Plain string content unless the message carries images (keeps requests without images unchanged). */
+function responsesMessage(m: ModelMessage): ResponseInputItem {
+  if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+  return { role: "user", content: [{ type: "input_text", text: m.content }, ...m.images.map((i) => ({ type: "input_image" as const, image_url: dataUrl(i), detail: "auto" as const }))] };
+}
+
+function chatMessage(m: ModelMessage): ChatCompletionMessageParam {
+  if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+  return { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map((i) => ({ type: "image_url" as const, image_url: { url: dataUrl(i) } }))] };
 }
 
 function makeSdk(plan: ClientPlan): OpenAI {
@@ -77,7 +90,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
     const body: ResponseCreateParamsNonStreaming = {
       model: plan.model,
       instructions: req.system,
-      input: req.messages.map((m) => ({ role: m.role, content: m.content })),
+      input: req.messages.map(responsesMessage),
       text: { format: { type: "json_schema", name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
       ...(maxOut !== undefined ? { max_output_tokens: maxOut } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
@@ -97,7 +110,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
     const temperature = req.temperature ?? plan.defaults.temperature;
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: plan.model,
-      messages: [{ role: "system", content: req.system }, ...req.messages.map((m) => ({ role: m.role, content: m.content }))],
+      messages: [{ role: "system", content: req.system }, ...req.messages.map(chatMessage)],
       response_format: { type: "json_schema", json_schema: { name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
       ...(maxOut !== undefined ? { [plan.maxTokensField]: maxOut } : {}),
       ...(temperature !== undefined ? { temperature } : {}),

@@ -5,9 +5,17 @@
  * operation's job, so a reply that does not fit can be retried with the validation error.
  */
 
+/** An image sent with a user message (a screenshot): base64 data, no data: prefix. */
+export interface ModelImage {
+  mediaType: "image/png" | "image/jpeg" | "image/webp";
+  data: string;
+}
+
 export interface ModelMessage {
   role: "user" | "assistant";
   content: string;
+  /** Images after the text; user messages only (the wire formats take no images from the assistant). */
+  images?: ModelImage[];
 }
 
 export interface StructuredOutput {

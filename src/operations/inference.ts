@@ -4,7 +4,7 @@
  * every call, the failed ones too (they were paid for).
  */
 import { LLMResponseError, ServiceAbortedError, ServiceError } from "../errors.js";
-import type { LLMClient, ModelMessage, ModelUsage, StructuredOutput } from "../model/types.js";
+import type { LLMClient, ModelImage, ModelMessage, ModelUsage, StructuredOutput } from "../model/types.js";
 
 export interface InferenceRecord {
   operation: string;
@@ -26,13 +26,15 @@ export interface InferenceContext {
 export interface InferRequest<T> {
   system: string;
   user: string;
+  /** Sent with the user message (a screenshot for the hybrid agent). */
+  images?: ModelImage[];
   output: StructuredOutput;
   /** Throws (any Error) with a one-line reason when the reply does not fit. */
   validate(value: unknown): T | Promise<T>;
 }
 
 export async function infer<T>(ctx: InferenceContext, req: InferRequest<T>): Promise<T> {
-  const messages: ModelMessage[] = [{ role: "user", content: req.user }];
+  const messages: ModelMessage[] = [{ role: "user", content: req.user, ...(req.images?.length ? { images: req.images } : {}) }];
   let lastProblem = "";
   for (let attempt = 0; attempt < 2; attempt++) {
     if (ctx.signal?.aborted) throw new ServiceAbortedError(`${req.output.name} was cancelled`);
