@@ -16,7 +16,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, release, totalmem } from "node:os";
+import { cpus, loadavg, release, totalmem } from "node:os";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { actModelTables, benchActModel, type ActModelResult } from "./act-model.js";
@@ -289,6 +289,8 @@ async function main(): Promise<void> {
   const versions = { node: process.version, chromium, stagehand: versionOf("@browserbasehq/stagehand"), playwrightCore: versionOf("playwright-core"), gptTokenizer: versionOf("gpt-tokenizer") };
   log(`svc bench: ${RUNS} runs per operation after 1 warm-up; ${chromium}; node ${process.version}; ${machine.cpu} ×${machine.cores}; sections: ${SECTIONS.filter(runs).join(", ")}`);
   const prev = SECTIONS.every(runs) ? {} : previousResults();
+  // The machine is shared: the 1-minute load average before and after says how busy it was.
+  const load = { start: round(loadavg()[0]!, 1), end: NaN };
 
   const pageSet = await startPages();
   let launch: Record<string, number> = prev.launchMs ?? {};
@@ -322,11 +324,12 @@ async function main(): Promise<void> {
     cli = benchCli(CLI_RUNS);
   }
 
+  load.end = round(loadavg()[0]!, 1);
   const date = new Date().toISOString();
   const { md, targets } = tables(results, cli, actModel);
   const kept = SECTIONS.filter((s) => !runs(s));
   const header = [
-    `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os}; ` +
+    `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os} (1-minute load average ${load.start} at the start, ${load.end} at the end); ` +
       `Node ${process.version}; ${chromium}; Stagehand ${versions.stagehand}, playwright-core ${versions.playwrightCore}. ` +
       `Medians of ${RUNS} runs after a warm-up, every tool on the same pages over loopback; per page the snapshot operations interleaved, then the act operations. ` +
       `Reproduce: \`npm run bench\`.` +
@@ -337,7 +340,7 @@ async function main(): Promise<void> {
   writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel }, null, 2) + "\n",
+    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));

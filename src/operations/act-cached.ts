@@ -13,29 +13,12 @@ import type { OperationContext } from "./context.js";
 import { performAction, resolveTarget } from "./perform.js";
 import { substitute } from "./variables.js";
 
-const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
-
-async function identity(page: Page, selector: string): Promise<TargetIdentity | undefined> {
-  try {
-    const el = await resolveTarget(page, selector);
-    const { nodes } = await el.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: el.backendNodeId, fetchRelatives: false });
-    const node = nodes.find((n) => n.backendDOMNodeId === el.backendNodeId) ?? nodes[0];
-    return { role: displayRole(String(node?.role?.value ?? "")), name: String(node?.name?.value ?? "") };
-  } catch {
-    return undefined;
-  }
-}
-
 type CachedActionWithTarget = CachedAction & { target?: TargetIdentity };
 
 async function replay(ctx: OperationContext, actions: CachedActionWithTarget[]): Promise<boolean> {
-  for (const a of actions) {
-    if (a.target) {
-      const now = await identity(ctx.page, a.selector);
-      if (!now || norm(now.role) !== norm(a.target.role) || norm(now.name) !== norm(a.target.name)) return false;
-    }
+  for (const { target, ...a } of actions) {
     try {
-      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) });
+      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) }, undefined, target ? { expect: target } : {});
     } catch (e) {
       if (e instanceof ServiceError && e.code !== "INVALID_ARGUMENT") return false;
       throw e;

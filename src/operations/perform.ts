@@ -6,7 +6,8 @@
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
-import { ServiceInvalidArgumentError, ServiceStaleRefError } from "../errors.js";
+import { ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceStaleRefError } from "../errors.js";
+import { displayRole } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
 
 export interface RefTarget {
@@ -86,7 +87,31 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
 /** Methods that work on the page when the selector is empty. */
 const PAGE_LEVEL = new Set<ActionMethod>(["press", "scrollTo", "nextChunk", "prevChunk"]);
 
-export async function performAction(page: Page, input: Action, refs?: RefLookup): Promise<ActResult> {
+/** An element's role and accessible name, as the snapshot shows them. */
+export interface ElementIdentity {
+  role: string;
+  name: string;
+}
+
+const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
+
+/** Throws ServiceElementNotFoundError unless the element still has this role and name. */
+async function checkIdentity(handle: ElementHandle, expect: ElementIdentity): Promise<void> {
+  const { nodes } = await handle.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: handle.backendNodeId, fetchRelatives: false });
+  const node = nodes.find((n) => n.backendDOMNodeId === handle.backendNodeId) ?? nodes[0];
+  const role = displayRole(String(node?.role?.value ?? ""));
+  const name = String(node?.name?.value ?? "");
+  if (norm(role) !== norm(expect.role) || norm(name) !== norm(expect.name)) {
+    throw new ServiceElementNotFoundError(`the element is now ${role} "${name}", not ${expect.role} "${expect.name}"`, { hint: "the page changed since the action was recorded" });
+  }
+}
+
+export interface PerformOptions {
+  /** Act only if the target still is this element (cache replay). */
+  expect?: ElementIdentity;
+}
+
+export async function performAction(page: Page, input: Action, refs?: RefLookup, options: PerformOptions = {}): Promise<ActResult> {
   const action = parseAction(input);
   const selector = action.selector.trim();
   let resolved: ElementHandle | undefined;
@@ -101,6 +126,7 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup)
   // Refs are replaced by the element's XPath (taken before acting: a click may remove the element) so
   // the recorded action replays without the snapshot.
   const recorded = isRef(selector) ? { ...action, selector: await selectorOf(page.frames, await target()) } : action;
+  if (options.expect) await checkIdentity(await target(), options.expect);
   // press goes to whatever has focus; with a selector, focus that element first.
   if (action.method === "press" && selector) await el.focus(await target());
   await run(page, action.method, target, action.arguments, refs);
