@@ -2,6 +2,28 @@
 export { Service, type InitResult, type ActOptions } from "./service.js";
 export { type ServiceOptions, type LogLine, ServiceOptionsSchema } from "./options.js";
 export { type Action, type ActResult, type ActionMethod, ACTION_METHODS, ActionSchema, ActResultSchema, parseAction } from "./operations/action.js";
+export { type Agent } from "./agent/agent.js";
+export {
+  type AgentConfig,
+  type AgentExecuteOptions,
+  AgentConfigSchema,
+  AgentExecuteOptionsSchema,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+} from "./agent/options.js";
+export { AgentActionSchema, AgentResultSchema, AgentUsageSchema, AgentExecuteResponseSchema, AgentExecuteResultOutputSchema, AgentCacheEntryOutputSchema } from "./agent/result.js";
+export type {
+  AgentAction,
+  AgentMode,
+  AgentResultData,
+  AgentResultData as AgentResult,
+  AgentStopReason,
+  AgentUsage,
+  LogLevel,
+  RunEvent,
+  RunEventListener,
+  RunEventType,
+} from "./events.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { BrowserContext } from "./browser/context.js";

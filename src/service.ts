@@ -6,6 +6,9 @@ import { randomUUID } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
+import { createAgent, type Agent } from "./agent/agent.js";
+import { AgentCache } from "./agent/cache.js";
+import type { AgentConfig } from "./agent/options.js";
 import { openBrowser, type BrowserHandle } from "./browser/connect.js";
 import type { BrowserContext } from "./browser/context.js";
 import type { Page } from "./browser/page.js";
@@ -14,7 +17,7 @@ import { ServiceEnvironmentError, ServiceInvalidArgumentError, ServiceNotInitial
 import { InferenceLog } from "./inference-log.js";
 import { createLogger, type Logger } from "./log.js";
 import type { LLMClient, ModelUsage } from "./model/index.js";
-import { LegacyModel, ModelRegistry } from "./models.js";
+import { DEFAULT_MODEL, isLLMClient, LegacyModel, ModelRegistry } from "./models.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { actWithCache } from "./operations/act-cached.js";
 import type { OperationContext } from "./operations/context.js";
@@ -77,6 +80,7 @@ export class Service {
   private readonly log: Logger;
   private readonly models: ModelRegistry;
   private readonly cache: ActCache | undefined;
+  private readonly agentCache: AgentCache | undefined;
   private readonly inferenceLog: InferenceLog | undefined;
   private browser: BrowserHandle | undefined;
   private initResult: InitResult | undefined;
@@ -84,6 +88,8 @@ export class Service {
   private readonly historyEntries: HistoryEntry[] = [];
   private readonly metricsRecord: Metrics = emptyMetrics();
   private readonly snapshots = new PageSnapshots();
+  /** Masks of agent runs in progress: a URL the agent opens may hold a variable's value. */
+  private readonly navigationMasks = new Set<<T>(value: T) => T>();
   private closed = false;
 
   constructor(options: ServiceOptions = {}) {
@@ -93,6 +99,7 @@ export class Service {
     this.models = new ModelRegistry({ model: raw.model, ...(raw.modelName ? { modelName: raw.modelName } : {}), modelClientOptions: raw.modelClientOptions }, ModelRegistry.validateCustom(raw.llmClient));
     const cacheDir = this.opts.cacheDir ?? (raw.enableCaching ? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "svc", "actions") : undefined);
     this.cache = cacheDir ? new ActCache(cacheDir) : undefined;
+    this.agentCache = cacheDir ? new AgentCache(cacheDir) : undefined;
     this.inferenceLog = raw.logInferenceToFile ? new InferenceLog(process.cwd()) : undefined;
   }
 
@@ -120,7 +127,11 @@ export class Service {
   }
 
   private watchNavigations(page: Page): void {
-    page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
+    page.onNavigated((info) => {
+      let entry = { parameters: { url: info.requestedUrl }, result: { url: info.url, status: info.status } };
+      for (const mask of this.navigationMasks) entry = mask(entry);
+      this.record("navigate", entry.parameters, entry.result);
+    });
   }
 
   private get handle(): BrowserHandle {
@@ -226,6 +237,35 @@ export class Service {
     );
     this.record("extract", { instruction, ...(schema ? { schema: true } : {}), ...(options.selector ? { selector: options.selector } : {}) }, result);
     return result;
+  }
+
+  /** An agent for multi-step tasks (see src/agent/agent.ts); its usage goes to the `agent` metrics bucket. */
+  agent(config?: AgentConfig): Agent {
+    return createAgent(
+      {
+        page: () => this.page,
+        snapshots: this.snapshots,
+        client: (model) => this.models.client(model, "agent.model"),
+        onUsage: (op, u, model) => {
+          addUsage(this.metricsRecord, op, { promptTokens: u.inputTokens, completionTokens: u.outputTokens, reasoningTokens: u.reasoningTokens, cachedInputTokens: u.cachedInputTokens, inferenceTimeMs: u.inferenceTimeMs });
+          this.log.debug(op, "model call", { model, ...u });
+        },
+        ...(this.inferenceLog ? { onInference: (r) => this.inferenceLog!.write(r) } : {}),
+        systemPrompt: this.opts.raw.systemPrompt,
+        selfHeal: this.opts.selfHeal,
+        cache: this.agentCache,
+        defaultModelName: () => {
+          const raw = this.opts.raw;
+          return isLLMClient(raw.llmClient) ? raw.llmClient.modelName : describeModel(raw.model ?? raw.modelName ?? DEFAULT_MODEL);
+        },
+        record: (parameters, result) => this.record("agent", parameters, result),
+        maskNavigations: (mask) => {
+          this.navigationMasks.add(mask);
+          return () => void this.navigationMasks.delete(mask);
+        },
+      },
+      config,
+    );
   }
 
   async close(options: { force?: boolean } = {}): Promise<void> {

@@ -1,0 +1,98 @@
+/**
+ * service.agent(config?) → an agent: `execute(instruction | options)` runs a task to an AgentResult
+ * (seed §2.7); `subscribe(listener)` sees every RunEvent of every run, synchronously and in order.
+ *
+ * - mode: dom (default) | hybrid (dom tools + a screenshot per step + clickAt/typeAt/dragAt) | cua (not
+ *   available in this version: UnsupportedModelError). The deprecated `cua: true` means mode cua; `mode` wins.
+ * - model: the agent's own steps; executionModel: sub-calls of the act/extract tools (inherits model).
+ * - maxSteps defaults to 20; toolTimeout to 30 000 ms; maxTokens and timeoutMs are optional hard limits.
+ *   Reaching a limit, or aborting through `signal`, ends the run with `completed: false`.
+ * - useSearch: there is no search backend in this version, so the search tool is absent either way.
+ * - Variable values never reach a model, an event, the history or the cache. execute() returns the
+ *   result as is (like act); the run_end event and the history hold it masked (`%name%`).
+ */
+import { randomUUID } from "node:crypto";
+import { errorMessage } from "../errors.js";
+import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
+import type { AgentCache } from "./cache.js";
+import { agentCacheKey, modelLabel } from "./cache.js";
+import { masker, type Masker } from "./mask.js";
+import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions, type ResolvedAgentConfig } from "./options.js";
+import { runAgent, type AgentHost, type EventBody } from "./run.js";
+
+export interface AgentServices extends AgentHost {
+  cache: AgentCache | undefined;
+  /** The service's default model name (for cache keys and history when the config names none). */
+  defaultModelName(): string;
+  /** A history entry (method "agent"); parameters and result are already masked. */
+  record(parameters: unknown, result: unknown): void;
+  /** Masks the service's own records of navigations while a run is in progress; returns the undo. */
+  maskNavigations?(mask: Masker): () => void;
+}
+
+export interface Agent {
+  readonly config: Readonly<ResolvedAgentConfig>;
+  execute(input: string | AgentExecuteOptions): Promise<AgentResultData>;
+  /** Listens to every run's events; returns the function that stops listening. */
+  subscribe(listener: RunEventListener): () => void;
+}
+
+/** Screenshots stay out of the history (they would bloat it); the result keeps them. */
+function withoutImages(result: AgentResultData): AgentResultData {
+  return { ...result, actions: result.actions.map(({ image: _image, ...a }) => a) };
+}
+
+export function createAgent(services: AgentServices, configInput?: unknown): Agent {
+  const config = resolveAgentConfig(configInput);
+  const listeners = new Set<RunEventListener>();
+
+  async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
+    const options = resolveExecuteOptions(input);
+    const mask = masker(options.variables);
+    const runId = randomUUID();
+    const t0 = performance.now();
+    const emit = (body: EventBody) => {
+      const event = mask({ ...body, runId, elapsedMs: Math.round(performance.now() - t0) }) as RunEvent;
+      for (const listener of [...listeners]) {
+        try {
+          listener(event);
+        } catch {
+          // a failing listener must not fail the run it watches
+        }
+      }
+    };
+    const page = services.page();
+    const cache = services.cache?.session(agentCacheKey(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
+    const parameters = mask({
+      instruction: options.instruction,
+      mode: config.mode,
+      maxSteps: options.maxSteps,
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      variables: Object.keys(options.variables),
+      model: modelLabel(config.model) ?? services.defaultModelName(),
+      ...(config.executionModel !== undefined ? { executionModel: modelLabel(config.executionModel) } : {}),
+    });
+    const unmask = services.maskNavigations?.(mask);
+    try {
+      const result = await runAgent({ host: services, config, options, emit, ...(cache ? { cache } : {}) });
+      services.record(parameters, mask(withoutImages(result)));
+      return result;
+    } catch (e) {
+      services.record(parameters, { error: mask(errorMessage(e)) });
+      if (e instanceof Error) e.message = mask(e.message);
+      throw e;
+    } finally {
+      unmask?.();
+    }
+  }
+
+  return {
+    config,
+    execute,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}

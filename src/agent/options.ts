@@ -1,0 +1,118 @@
+/**
+ * AgentConfig (seed §2.3) and AgentExecuteOptions (seed §2.4) plus svc's budgets, validated once with
+ * defaults applied once. Defaults (the seed shows none):
+ * - maxSteps: 20 model steps per run;
+ * - toolTimeout: 30 000 ms per tool call (an overrun is reported to the model; the run goes on);
+ * - maxTokens / timeoutMs: no limit unless given.
+ */
+import { z } from "zod";
+import { ServiceInvalidArgumentError, UnsupportedModelError } from "../errors.js";
+import type { AgentMode } from "../events.js";
+import { ModelConfigSchema, parseModelConfig } from "../model/config.js";
+import { VariablesSchema, parseVariables, type Variables } from "../operations/variables.js";
+import { describeIssue } from "../util/zod.js";
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+
+/** The legacy `provider` field: combined with a bare `model` name as `provider/model`. */
+export const AGENT_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
+
+export const AgentConfigSchema = z.strictObject({
+  provider: z.enum(AGENT_PROVIDERS).optional(),
+  model: ModelConfigSchema.optional(),
+  executionModel: ModelConfigSchema.optional(),
+  systemPrompt: z.string().optional(),
+  cua: z.boolean().optional(),
+  mode: z.enum(["dom", "hybrid", "cua"]).optional(),
+});
+export type AgentConfig = z.input<typeof AgentConfigSchema>;
+
+function isZodSchema(v: unknown): v is z.ZodType {
+  return !!v && typeof v === "object" && typeof (v as z.ZodType).safeParse === "function";
+}
+
+export const AgentExecuteOptionsSchema = z.strictObject({
+  instruction: z.string().trim().min(1, "the instruction is empty"),
+  maxSteps: z.number().int().positive().optional(),
+  highlightCursor: z.boolean().optional(),
+  useSearch: z.boolean().optional(),
+  toolTimeout: z.number().positive().optional(),
+  variables: VariablesSchema.optional(),
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal, "expected an AbortSignal").optional(),
+  /** Hard limit on input + output tokens of every model call of the run. */
+  maxTokens: z.number().int().positive().optional(),
+  /** Hard limit on the run's wall time, in ms. */
+  timeoutMs: z.number().positive().optional(),
+  /** A zod schema for `done`'s structured output (returned in `metadata.output`). */
+  output: z.custom<z.ZodType>(isZodSchema, "expected a zod schema").optional(),
+});
+export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
+
+export interface ResolvedAgentConfig {
+  mode: AgentMode;
+  /** undefined: the service's model. */
+  model: unknown;
+  /** undefined: inherits `model`. */
+  executionModel: unknown;
+  systemPrompt: string | undefined;
+}
+
+export interface ResolvedExecuteOptions {
+  instruction: string;
+  maxSteps: number;
+  highlightCursor: boolean;
+  useSearch: boolean;
+  toolTimeout: number;
+  variables: Variables;
+  signal: AbortSignal | undefined;
+  maxTokens: number | undefined;
+  timeoutMs: number | undefined;
+  output: z.ZodType | undefined;
+}
+
+function withProvider(model: unknown, provider: string | undefined): unknown {
+  if (!provider) return model;
+  if (typeof model === "string" && !model.includes("/")) return `${provider}/${model}`;
+  if (model && typeof model === "object" && typeof (model as { modelName?: unknown }).modelName === "string" && !(model as { modelName: string }).modelName.includes("/")) {
+    return { ...(model as object), modelName: `${provider}/${(model as { modelName: string }).modelName}` };
+  }
+  return model;
+}
+
+export function resolveAgentConfig(input: unknown): ResolvedAgentConfig {
+  const parsed = AgentConfigSchema.safeParse(input ?? {});
+  if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error, "agent"));
+  const c = parsed.data;
+  // `mode` wins over the deprecated `cua` flag (seed §2.3).
+  const mode: AgentMode = c.mode ?? (c.cua ? "cua" : "dom");
+  if (mode === "cua") {
+    throw new UnsupportedModelError("cua mode needs a computer-use model; not available in this version", { hint: 'use mode "hybrid" (screenshots + coordinate tools) or "dom"' });
+  }
+  const model = withProvider(c.model, c.provider);
+  const executionModel = withProvider(c.executionModel, c.provider);
+  // Shape errors surface now, not at the first step; keys are still looked up at the first call.
+  if (model !== undefined) parseModelConfig(model, "agent.model");
+  if (executionModel !== undefined) parseModelConfig(executionModel, "agent.executionModel");
+  return { mode, model, executionModel: executionModel ?? model, systemPrompt: c.systemPrompt };
+}
+
+export function resolveExecuteOptions(input: unknown): ResolvedExecuteOptions {
+  const raw = typeof input === "string" ? { instruction: input } : input;
+  if (!raw || typeof raw !== "object") throw new ServiceInvalidArgumentError("agent.execute: expected an instruction string or options");
+  const parsed = AgentExecuteOptionsSchema.safeParse(raw);
+  if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error, "execute"));
+  const o = parsed.data;
+  return {
+    instruction: o.instruction,
+    maxSteps: o.maxSteps ?? DEFAULT_MAX_STEPS,
+    highlightCursor: o.highlightCursor ?? false,
+    useSearch: o.useSearch ?? false,
+    toolTimeout: o.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS,
+    variables: parseVariables(o.variables, "execute.variables"),
+    signal: o.signal,
+    maxTokens: o.maxTokens,
+    timeoutMs: o.timeoutMs,
+    output: o.output,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * What the agent model is told. One user message per step, in the layout of src/operations/prompts.ts
+ * (so the fake model server reads it like any operation's prompt):
+ *
+ *   Instruction: <task>
+ *   Variables: %name% (description), …                  (names only, never values)
+ *   Step 3 of 20 (18 left including this one).
+ *   Steps so far:
+ *   1. goto {"url":"…"} → ok: opened … (HTTP 200)
+ *   2. perform {"ref":"e5","method":"click"} → ok: click done on e5 link "Boston Fern" [page: …]
+ *   Output of step 2 (extract):                          (the previous step's long output, once)
+ *     …
+ *   Screenshot: attached, 1280×720 pixels.               (hybrid)
+ *   Page: <current url>
+ *   <current page outline>
+ *
+ * Only the current page's outline is sent; earlier pages live on as their one-line history entries
+ * (their outlines are replaced by nothing more than the URL they showed), so a step costs one page.
+ */
+import type { AgentMode } from "../events.js";
+import type { PromptVariable } from "../operations/prompts.js";
+import type { AgentTool } from "./tools.js";
+
+const OUTLINE_GUIDE =
+  "The page is an outline: one element per line, indented by nesting. Lines starting with a ref (e1, e2, …) are elements you can act on: " +
+  "`e12 button Submit` is a button named Submit; `: value` shows a field's value; [checked] [expanded] [disabled] show states; " +
+  "`options:` lists a native dropdown's choices; `iframe` lines hold the content of frames.";
+
+export function agentSystemPrompt(tools: readonly AgentTool[], mode: AgentMode, custom?: string): string {
+  return [
+    "You are a browser agent: you carry out the user's task in a real web browser, one tool call per step, until it is done.",
+    "Every step shows the task, the steps so far (one line each) and the CURRENT page.",
+    OUTLINE_GUIDE,
+    mode === "hybrid" ? "A screenshot of the viewport is attached to each step; clickAt, typeAt and dragAt take its pixel coordinates. Prefer refs when the element is in the outline." : "",
+    'Answer with JSON: "reasoning" (one or two sentences), "tool" (a tool name) and "args" (that tool\'s arguments).',
+    "Tools:",
+    ...tools.map((t) => `- ${t.name}: ${t.description}`),
+    "Rules: use refs of the current page only (refs change from step to step). Prefer perform and fillForm (direct) over act. " +
+      "Where a variable applies, write its reference (e.g. %email%) in the arguments, never a guessed value. " +
+      "When the task is complete, call done with the answer the user asked for; if it cannot be done, call done with success false and say why.",
+    custom ? `Additional instructions from the user: ${custom}` : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
+export interface HistoryLine {
+  step: number;
+  tool: string;
+  args: unknown;
+  ok: boolean;
+  summary: string;
+  /** The URL after the step, when it changed. */
+  url?: string;
+}
+
+export interface StepPrompt {
+  instruction: string;
+  variables: PromptVariable[];
+  step: number;
+  maxSteps: number;
+  history: readonly HistoryLine[];
+  /** The previous step's long output (shown once). */
+  detail?: { step: number; tool: string; text: string };
+  note?: string;
+  screenshot?: { width: number; height: number };
+  url: string;
+  snapshot: string;
+}
+
+/** Arguments as compact JSON, long strings shortened (a fillForm of a long text must not bloat every later step). */
+export function compactArgs(args: unknown): string {
+  const json = JSON.stringify(args, (_k, v: unknown) => (typeof v === "string" && v.length > 80 ? `${v.slice(0, 77)}…` : v));
+  return json === undefined ? "{}" : json.length > 300 ? `${json.slice(0, 299)}…` : json;
+}
+
+export function historyText(h: HistoryLine): string {
+  return `${h.step}. ${h.tool} ${compactArgs(h.args)} → ${h.ok ? "ok" : "error"}: ${h.summary}${h.url ? ` [page: ${h.url}]` : ""}`;
+}
+
+export function stepMessage(p: StepPrompt): string {
+  const lines = [`Instruction: ${p.instruction.trim()}`];
+  if (p.variables.length) lines.push(`Variables: ${p.variables.map((v) => `%${v.name}%${v.description ? ` (${v.description})` : ""}`).join(", ")}`);
+  lines.push(`Step ${p.step} of ${p.maxSteps} (${p.maxSteps - p.step + 1} left including this one).`);
+  if (p.history.length) lines.push("Steps so far:", ...p.history.map(historyText));
+  if (p.detail) lines.push(`Output of step ${p.detail.step} (${p.detail.tool}):`, ...p.detail.text.split("\n").map((l) => `  ${l}`));
+  if (p.note) lines.push(p.note);
+  if (p.screenshot) lines.push(`Screenshot: attached, ${p.screenshot.width}×${p.screenshot.height} pixels.`);
+  lines.push(`Page: ${p.url}`, p.snapshot);
+  return lines.join("\n");
+}

@@ -1,0 +1,289 @@
+/**
+ * One agent run: a loop of steps, each ONE structured-output model call (the tool to use and its
+ * arguments, over the current page) followed by that tool. It stops when the model calls `done`, or
+ * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
+ * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
+ */
+import type { Page } from "../browser/page.js";
+import { errorMessage } from "../errors.js";
+import type { AgentAction, AgentResultData, AgentStopReason, AgentUsage, RunEvent } from "../events.js";
+import type { LLMClient, ModelImage, ModelUsage } from "../model/types.js";
+import type { OperationContext } from "../operations/context.js";
+import { infer, type InferenceContext, type InferenceRecord } from "../operations/inference.js";
+import type { PageSnapshots } from "../operations/snapshots.js";
+import { promptVariables } from "../operations/variables.js";
+import type { MetricOperation } from "../records.js";
+import type { AgentCacheSession } from "./cache.js";
+import { masker, maskingClient } from "./mask.js";
+import { watchNavigation } from "./navigation.js";
+import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
+import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
+import { checkResult, stopMessage } from "./result.js";
+import { Stopped, untilAbort } from "./abort.js";
+import { domTools } from "./tools-dom.js";
+import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
+import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
+
+/** What the service gives an agent: the browser, the models, and where usage and history go. */
+export interface AgentHost {
+  page(): Page;
+  snapshots: PageSnapshots;
+  /** The client for a model option (undefined: the service's model). */
+  client(model: unknown): LLMClient;
+  onUsage(op: MetricOperation, usage: ModelUsage, model: string): void;
+  /** Every model exchange (logInferenceToFile), already masked. */
+  onInference?(record: InferenceRecord): void;
+  systemPrompt: string | undefined;
+  selfHeal: boolean;
+}
+
+/** An event without the fields every event gets (runId, elapsedMs). */
+export type EventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "runId" | "elapsedMs"> : never) : never;
+
+export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions): AgentTool[] {
+  const tools = domTools(options.output);
+  if (config.mode !== "hybrid") return tools;
+  const done = tools.pop()!;
+  return [...tools, ...hybridTools(), done];
+}
+
+export interface RunSetup {
+  host: AgentHost;
+  config: ResolvedAgentConfig;
+  options: ResolvedExecuteOptions;
+  emit(event: EventBody): void;
+  cache?: AgentCacheSession;
+}
+
+const used = (u: AgentUsage) => u.input_tokens + u.output_tokens;
+
+export async function runAgent({ host, config, options, emit, cache }: RunSetup): Promise<AgentResultData> {
+  const vars = options.variables;
+  const tools = toolsFor(config, options);
+  // Every model call of the run goes through a masking client: page text, URLs and errors may show values.
+  const promptMask = masker(vars, 4);
+  const recordMask = masker(vars);
+  const client = maskingClient(host.client(config.model), promptMask);
+  let execClient: LLMClient | undefined;
+  const executionClient = () => (execClient ??= maskingClient(host.client(config.executionModel), promptMask));
+  const output = stepOutput(tools);
+  const system = agentSystemPrompt(tools, config.mode, config.systemPrompt);
+  const totals: AgentUsage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0, inference_time_ms: 0 };
+  const actions: AgentAction[] = [];
+  const history: HistoryLine[] = [];
+  const replayed: ReplayStep[] = [];
+  let cacheable = true;
+  let detail: { step: number; tool: string; text: string } | undefined;
+  let note: string | undefined;
+  let lastUrl: string | undefined;
+  let step = 0;
+  let stop: AgentStopReason | undefined;
+  let final: { message: string; success: boolean; output?: unknown } | undefined;
+
+  const controller = new AbortController();
+  const halt = (why: AgentStopReason) => {
+    stop ??= why;
+    controller.abort();
+  };
+  const onUserAbort = () => halt("aborted");
+  options.signal?.addEventListener("abort", onUserAbort, { once: true });
+  if (options.signal?.aborted) halt("aborted");
+  const deadline = options.timeoutMs !== undefined ? setTimeout(() => halt("timeout"), options.timeoutMs) : undefined;
+
+  const onUsage = (op: MetricOperation, model: string) => (u: ModelUsage) => {
+    totals.input_tokens += u.inputTokens;
+    totals.output_tokens += u.outputTokens;
+    totals.reasoning_tokens! += u.reasoningTokens;
+    totals.cached_input_tokens! += u.cachedInputTokens;
+    totals.inference_time_ms += u.inferenceTimeMs;
+    host.onUsage(op, u, model);
+    emit({ type: "usage", step, operation: op, input: u.inputTokens, output: u.outputTokens, reasoning: u.reasoningTokens, cached: u.cachedInputTokens, inferenceMs: u.inferenceTimeMs, totals: { ...totals } });
+  };
+  const inference = (op: MetricOperation, c: LLMClient, signal: AbortSignal): InferenceContext => ({
+    client: c,
+    onUsage: onUsage(op, c.modelName),
+    ...(host.onInference ? { onInference: (r: InferenceRecord) => host.onInference!(recordMask({ ...r, messages: r.messages.map(({ images: _images, ...m }) => m) })) } : {}),
+    signal,
+  });
+  const env = (page: Page, refs: ToolEnv["refs"], signal: AbortSignal): ToolEnv => ({
+    page,
+    refs,
+    snapshots: host.snapshots,
+    variables: vars,
+    signal,
+    selfHeal: host.selfHeal,
+    highlightCursor: options.highlightCursor,
+    operation: (op): OperationContext => ({
+      page,
+      snapshots: host.snapshots,
+      variables: vars,
+      ...(host.systemPrompt ? { systemPrompt: host.systemPrompt } : {}),
+      inference: inference(op, executionClient(), signal),
+    }),
+  });
+  const notePage = () => {
+    const url = host.page().url();
+    if (url !== lastUrl) emit({ type: "page", step, url });
+    lastUrl = url;
+    return url;
+  };
+
+  /** Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. */
+  const runTool = async (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> => {
+    const tc = new AbortController();
+    const onRunAbort = () => tc.abort();
+    controller.signal.addEventListener("abort", onRunAbort, { once: true });
+    let overran = false;
+    const timer = setTimeout(() => ((overran = true), tc.abort()), options.toolTimeout);
+    const navigation = watchNavigation(page);
+    const work = async () => {
+      const outcome = await tool.run(env(page, refs, tc.signal), args);
+      await navigation.finish(Math.min(page.domSettleTimeout, 10_000), tc.signal);
+      return outcome;
+    };
+    try {
+      return await untilAbort(work(), tc.signal);
+    } catch (e) {
+      if (controller.signal.aborted) throw new Stopped();
+      if (overran) return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped` };
+      return { ok: false, summary: errorMessage(e) };
+    } finally {
+      clearTimeout(timer);
+      navigation.stop();
+      controller.signal.removeEventListener("abort", onRunAbort);
+    }
+  };
+
+  /** Emits tool_call, runs the tool, emits tool_result, records the action and the history line. */
+  const execute = async (page: Page, refs: ToolEnv["refs"], call: ParsedStep, cached: boolean): Promise<ToolOutcome> => {
+    const t0 = performance.now();
+    emit({ type: "tool_call", step, tool: call.tool.name, args: call.args, reasoning: call.reasoning, ...(cached ? { cached: true } : {}) });
+    const outcome = await runTool(page, refs, call.tool, call.args);
+    const timeMs = Math.round(performance.now() - t0);
+    emit({ type: "tool_result", step, tool: call.tool.name, ok: outcome.ok, summary: outcome.summary, timeMs });
+    const before = lastUrl;
+    const url = notePage();
+    actions.push({
+      type: call.tool.name,
+      reasoning: call.reasoning,
+      taskCompleted: Boolean(outcome.done),
+      action: call.tool.describe?.(call.args, refs) ?? call.tool.name,
+      timeMs,
+      pageUrl: url,
+      ...(outcome.instruction ? { instruction: outcome.instruction } : {}),
+      ...(outcome.pageText !== undefined ? { pageText: outcome.pageText } : {}),
+      args: call.args,
+      ok: outcome.ok,
+      result: outcome.summary,
+      step,
+      ...(cached ? { cached: true } : {}),
+      ...(outcome.image ? { image: outcome.image } : {}),
+    });
+    history.push({ step, tool: call.tool.name, args: call.args, ok: outcome.ok, summary: outcome.summary, ...(url !== before ? { url } : {}) });
+    detail = outcome.detail ? { step, tool: call.tool.name, text: outcome.detail } : undefined;
+    if (outcome.ok && outcome.replay) replayed.push(...outcome.replay);
+    else if (outcome.ok) cacheable = false;
+    if (outcome.done) final = outcome.done;
+    return outcome;
+  };
+
+  /** Replays a cached run's steps with no model; false at the first step that no longer fits. */
+  const replay = async (steps: ReplayStep[]): Promise<boolean> => {
+    for (const s of steps) {
+      const tool = tools.find((t) => t.name === s.tool);
+      const parsed = tool?.input.safeParse(s.args);
+      if (!tool || !parsed?.success || step >= options.maxSteps) return false;
+      step++;
+      emit({ type: "step_start", step });
+      const outcome = await execute(host.page(), undefined, { tool, args: parsed.data, reasoning: "replayed from the agent cache" }, true);
+      if (!outcome.ok) {
+        emit({ type: "log", level: "info", message: `cache replay stopped at step ${step} (${outcome.summary}); the model takes over` });
+        note = `Note: steps 1–${step} were replayed from a cache; step ${step} failed, so look at the page and continue from here.`;
+        return false;
+      }
+      if (final) return true;
+    }
+    return false;
+  };
+
+  const loop = async (): Promise<void> => {
+    if (cache?.entry && (await replay(cache.entry.steps))) return;
+    while (!final) {
+      if (step >= options.maxSteps) return void (stop = "maxSteps");
+      if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");
+      step++;
+      emit({ type: "step_start", step });
+      const page = host.page();
+      const snap = await untilAbort(host.snapshots.take(page), controller.signal);
+      const url = notePage();
+      let image: { image: ModelImage; width: number; height: number } | undefined;
+      if (config.mode === "hybrid") image = await untilAbort(stepScreenshot(page), controller.signal);
+      const user = stepMessage({
+        instruction: options.instruction,
+        variables: promptVariables(vars),
+        step,
+        maxSteps: options.maxSteps,
+        history,
+        ...(detail ? { detail } : {}),
+        ...(note ? { note } : {}),
+        ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
+        url,
+        snapshot: snap.text,
+      });
+      note = undefined;
+      const call = await infer(inference("agent", client, controller.signal), {
+        system,
+        user,
+        ...(image ? { images: [image.image] } : {}),
+        output,
+        validate: (v) => parseStep(tools, v, snap.refs),
+      });
+      if (options.maxTokens !== undefined && used(totals) > options.maxTokens && call.tool.name !== "done") return void (stop = "maxTokens");
+      await execute(page, snap.refs, call, false);
+    }
+  };
+
+  emit({ type: "run_start", instruction: options.instruction, mode: config.mode, maxSteps: options.maxSteps, model: client.modelName, url: host.page().url() });
+  let failure: unknown;
+  try {
+    await loop();
+    if (final) stop = "done";
+  } catch (e) {
+    if (!(e instanceof Stopped) && !controller.signal.aborted) {
+      stop = "error";
+      failure = e;
+    }
+  } finally {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener("abort", onUserAbort);
+  }
+  const reason: AgentStopReason = stop ?? "aborted";
+  const fromCache = actions.filter((a) => a.cached).length;
+  const cacheStatus = !cache ? undefined : fromCache === 0 ? "MISS" : fromCache === actions.length && reason === "done" ? "HIT" : "PARTIAL";
+  if (cache && cacheStatus !== "HIT" && reason === "done" && final?.success && cacheable) {
+    try {
+      cache.save(replayed);
+    } catch (e) {
+      emit({ type: "log", level: "warn", message: `the agent cache was not written: ${errorMessage(e)}` });
+    }
+  }
+  const result = checkResult({
+    success: reason === "done" && Boolean(final?.success),
+    message: reason === "done" ? final!.message : stopMessage(reason, options, totals, failure),
+    actions,
+    completed: reason === "done",
+    metadata: {
+      mode: config.mode,
+      model: client.modelName,
+      steps: step,
+      stopReason: reason,
+      ...(final?.output !== undefined ? { output: final.output } : {}),
+      ...(cacheStatus ? { cacheStatus } : {}),
+      ...(failure ? { error: { code: (failure as { code?: string }).code ?? "ERROR", message: errorMessage(failure) } } : {}),
+    },
+    usage: totals,
+  });
+  emit({ type: "run_end", result });
+  if (failure) throw failure;
+  return result;
+}
