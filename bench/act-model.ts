@@ -398,7 +398,7 @@ export function actModelTables(res: ActModelResult, geomean: (xs: Array<number |
 
   lines.push(
     "",
-    "A replay is act(action) plus finding the entry in `cacheDir` and checking that the cached selector still finds the same element (resolve it, read its role and name; then act(action) resolves it again): the last two columns, each measured alone.",
+    "A replay is act(action) plus finding the entry in `cacheDir` and checking, on the element it is about to act on, that it still has the recorded role and name (one extra CDP call): the last two columns, each measured alone (the identity column resolves the selector too). Clicks land on Chromium's ~14 ms frame clock, so a few ms extra can move a median by a whole frame.",
   );
   lines.push("", "<details><summary>Where the time goes: snapshot, model round trip, the action itself</summary>", "");
   head(["page", "svc act(instruction)", "svc extract()", "model round trip, svc", "svc act(action)", "Stagehand act(instruction)", "model round trip, Stagehand", "Stagehand act(action)", `svc / (Stagehand − ${STAGEHAND_QUIET_MS} ms)`]);
