@@ -5,7 +5,7 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ClientPlan } from "./endpoint.js";
-import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
+import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromAnthropic } from "./usage.js";
 
@@ -25,20 +25,11 @@ function anthropicMessage(m: ModelMessage): MessageParam {
   };
 }
 
+const ANTHROPIC_ERRORS = { Abort: APIUserAbortError, Timeout: APIConnectionTimeoutError, Connection: APIConnectionError, Api: APIError };
+
 /** The Anthropic SDK's error classes → a neutral Failure (undefined: not an SDK error). */
 export function classifyAnthropicError(e: unknown): Failure | undefined {
-  if (e instanceof APIUserAbortError) return { kind: "aborted" };
-  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout" };
-  if (e instanceof APIConnectionError) {
-    const detail = causeDetail(e);
-    return detail ? { kind: "connection", detail } : { kind: "connection" };
-  }
-  if (e instanceof APIError && typeof e.status === "number") {
-    const body = e.error as { error?: { message?: unknown } } | undefined;
-    const message = typeof body?.error?.message === "string" ? body.error.message : body ? JSON.stringify(body) : undefined;
-    return { kind: "status", status: e.status, ...(message ? { message } : {}), ...(e.requestID ? { requestId: e.requestID } : {}) };
-  }
-  return undefined;
+  return classifySdkError(e, ANTHROPIC_ERRORS, (body) => (body as { error?: { message?: unknown } }).error?.message);
 }
 
 export function createAnthropicClient(plan: ClientPlan): LLMClient {

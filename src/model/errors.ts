@@ -63,6 +63,31 @@ export function causeDetail(e: unknown): string | undefined {
   return msg;
 }
 
+/** The error classes both Stainless-generated SDKs (openai, @anthropic-ai/sdk) export. */
+export interface SdkErrorClasses {
+  Abort: abstract new (...args: never[]) => Error;
+  Timeout: abstract new (...args: never[]) => Error;
+  Connection: abstract new (...args: never[]) => Error;
+  Api: abstract new (...args: never[]) => Error & { status?: number | undefined; error?: unknown; requestID?: string | null | undefined };
+}
+
+/** An SDK's final error → a neutral Failure (undefined: not an SDK error). `messageOf` reads the provider's error body. */
+export function classifySdkError(e: unknown, c: SdkErrorClasses, messageOf: (body: unknown) => unknown): Failure | undefined {
+  if (e instanceof c.Abort) return { kind: "aborted" };
+  if (e instanceof c.Timeout) return { kind: "timeout" };
+  if (e instanceof c.Connection) {
+    const detail = causeDetail(e);
+    return detail ? { kind: "connection", detail } : { kind: "connection" };
+  }
+  if (e instanceof c.Api && typeof e.status === "number") {
+    const body = e.error;
+    const found = body === undefined ? undefined : messageOf(body);
+    const message = typeof found === "string" ? found : body ? JSON.stringify(body) : undefined;
+    return { kind: "status", status: e.status, ...(message ? { message } : {}), ...(e.requestID ? { requestId: e.requestID } : {}) };
+  }
+  return undefined;
+}
+
 export function failureToError(f: Failure, ctx: FailureContext): ServiceError {
   const who = ctx.modelName;
   const attempts = ctx.maxRetries > 0 ? ` after ${ctx.maxRetries + 1} attempts` : "";

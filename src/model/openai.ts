@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
 import { LLMResponseError, ServiceError } from "../errors.js";
 import type { ClientPlan } from "./endpoint.js";
-import { type Failure, type FailureContext, causeDetail, failureToError, unknownToError } from "./errors.js";
+import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
 
@@ -52,20 +52,12 @@ function makeSdk(plan: ClientPlan): OpenAI {
   return new OpenAI({ ...common, baseURL: plan.baseURL, apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused" });
 }
 
+const OPENAI_ERRORS = { Abort: APIUserAbortError, Timeout: APIConnectionTimeoutError, Connection: APIConnectionError, Api: APIError };
+
 /** The openai SDK's error classes → a neutral Failure (undefined: not an SDK error). */
 export function classifyOpenAIError(e: unknown): Failure | undefined {
-  if (e instanceof APIUserAbortError) return { kind: "aborted" };
-  if (e instanceof APIConnectionTimeoutError) return { kind: "timeout" };
-  if (e instanceof APIConnectionError) {
-    const detail = causeDetail(e);
-    return detail ? { kind: "connection", detail } : { kind: "connection" };
-  }
-  if (e instanceof APIError && typeof e.status === "number") {
-    const body = e.error as { message?: unknown } | undefined;
-    const message = typeof body?.message === "string" ? body.message : body ? JSON.stringify(body) : undefined;
-    return { kind: "status", status: e.status, ...(message ? { message } : {}), ...(e.requestID ? { requestId: e.requestID } : {}) };
-  }
-  // A failing token function (`apiKey: async () => …`) comes back wrapped; a ServiceError inside is kept as is.
+  const sdk = classifySdkError(e, OPENAI_ERRORS, (body) => (body as { message?: unknown }).message);
+  if (sdk) return sdk;
   const cause = (e as { cause?: unknown }).cause;
   if (e instanceof OpenAIError && cause instanceof Error && !(cause instanceof ServiceError) && /^Failed to get token/.test(e.message))
     return { kind: "credentials", detail: cause.message };
