@@ -11,7 +11,7 @@
  *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
  * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
- * deterministic act, act-model, cli; default all). Sections not run keep their figures from the previous
+ * deterministic act, act-model, agent (bench/agent.ts), cli; default all). Sections not run keep their figures from the previous
  * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
  */
 import { spawnSync } from "node:child_process";
@@ -20,6 +20,7 @@ import { cpus, loadavg, release, totalmem } from "node:os";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { actModelTables, benchActModel, type ActModelResult } from "./act-model.js";
+import { agentTables, benchAgent, type AgentResult } from "./agent.js";
 import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
 import { startPages, type BenchPage } from "./pages.js";
@@ -32,7 +33,7 @@ const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
 /** Cached replay vs act(action): ~20 ms each and frame-quantized, so a longer series (default 4 × BENCH_RUNS). */
 const REPLAY_RUNS = Math.max(RUNS, Number(process.env.BENCH_REPLAY_RUNS ?? 4 * RUNS));
 const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const SECTIONS = ["core", "act-model", "cli"] as const;
+const SECTIONS = ["core", "act-model", "agent", "cli"] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 if (ONLY?.some((s) => !(SECTIONS as readonly string[]).includes(s))) throw new Error(`BENCH_ONLY: expected some of ${SECTIONS.join(", ")}, got ${process.env.BENCH_ONLY}`);
@@ -152,7 +153,7 @@ interface Target {
   ratios: Array<number | undefined>;
 }
 
-function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
   const head = (cells: string[]) => {
@@ -221,6 +222,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActMo
     summary.push(...am.targets);
   }
 
+  if (agent) {
+    const ag = agentTables(agent);
+    lines.push("", ag.md);
+    summary.push(...ag.targets);
+  }
+
   if (cli) {
     lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
     head(["command", "svc", "`node -e \"\"` (floor)", "svc − floor", "CPU per run, svc / floor", "target"]);
@@ -271,6 +278,7 @@ interface Previous {
   pages?: PageResult[];
   cli?: CliResult;
   actModel?: ActModelResult;
+  agent?: AgentResult;
 }
 
 function previousResults(): Previous {
@@ -296,6 +304,7 @@ async function main(): Promise<void> {
   let launch: Record<string, number> = prev.launchMs ?? {};
   let results: PageResult[] = prev.pages ?? [];
   let actModel: ActModelResult | undefined = prev.actModel;
+  let agent: AgentResult | undefined = prev.agent;
   try {
     if (runs("core")) {
       const svc = svcTool();
@@ -314,6 +323,10 @@ async function main(): Promise<void> {
       log("\nact(instruction) with a model, and the action cache…");
       actModel = await benchActModel(pageSet.pages, RUNS, REPLAY_RUNS);
     }
+    if (runs("agent")) {
+      log("\nthe agent on the fixture site…");
+      agent = await benchAgent(RUNS);
+    }
   } finally {
     await pageSet.close();
   }
@@ -326,7 +339,7 @@ async function main(): Promise<void> {
 
   load.end = round(loadavg()[0]!, 1);
   const date = new Date().toISOString();
-  const { md, targets } = tables(results, cli, actModel);
+  const { md, targets } = tables(results, cli, actModel, agent);
   const kept = SECTIONS.filter((s) => !runs(s));
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os} (1-minute load average ${load.start} at the start, ${load.end} at the end); ` +
@@ -340,7 +353,7 @@ async function main(): Promise<void> {
   writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel }, null, 2) + "\n",
+    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel, agent }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
@@ -348,6 +361,7 @@ async function main(): Promise<void> {
     errors.push(...p.errors.map((e) => `${p.page} act-model: ${e}`));
     errors.push(...Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
   }
+  errors.push(...(agent?.errors ?? []).map((e) => `agent: ${e}`));
   if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);
   log("\nwrote bench/results.json and bench/results.md");
 }
