@@ -6,6 +6,7 @@ import type { CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
 import type { ElementHandle } from "./resolve.js";
+import { pageFunction } from "./selector.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
 
 export interface ElementHost {
@@ -17,7 +18,7 @@ export interface ElementHost {
 export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...args: any[]) => unknown, ...args: unknown[]): Promise<T> {
   const res = await el.frame.session.send("Runtime.callFunctionOn", {
     objectId: el.objectId,
-    functionDeclaration: fn.toString(),
+    functionDeclaration: pageFunction(fn),
     arguments: args.map((value) => ({ value })),
     returnByValue: true,
     awaitPromise: true,

@@ -6,6 +6,7 @@ import type { CdpSession } from "./cdp/connection.js";
 import { FrameTree } from "./frames.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
+import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
@@ -240,7 +241,7 @@ export class Page {
       typeof fnOrExpression === "string"
         ? await this.mainSession.send("Runtime.evaluate", { expression: fnOrExpression, returnByValue: true, awaitPromise: true, ...ctx })
         : await this.mainSession.send("Runtime.evaluate", {
-            expression: `(${fnOrExpression.toString()})(${JSON.stringify(arg ?? null)})`,
+            expression: `(${pageFunction(fnOrExpression)})(${JSON.stringify(arg ?? null)})`,
             returnByValue: true,
             awaitPromise: true,
             ...ctx,

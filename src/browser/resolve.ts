@@ -12,7 +12,7 @@ import {
   ServiceShadowRootMissingError,
   XPathResolutionError,
 } from "../errors.js";
-import { SHADOW_STEP, isFrameStep, joinXPath, pageCssFirst, pageXPathFirst, pageXPathOf, parseSelector } from "./selector.js";
+import { SHADOW_STEP, isFrameStep, joinXPath, pageCssFirst, pageFunction, pageXPathFirst, pageXPathOf, parseSelector } from "./selector.js";
 
 /** A live element: the frame whose session owns it, its backend node id and a remote object for it. */
 export interface ElementHandle {
@@ -48,7 +48,7 @@ export async function frameDocument(frames: FrameTree, frame: Frame): Promise<Ro
 async function callFirst(root: Root, fn: (this: any, arg: string) => unknown, arg: string): Promise<string | null> {
   const res = await root.frame.session.send("Runtime.callFunctionOn", {
     objectId: root.objectId,
-    functionDeclaration: fn.toString(),
+    functionDeclaration: pageFunction(fn),
     arguments: [{ value: arg }],
   });
   if (res.exceptionDetails) return Promise.reject(new Error(res.exceptionDetails.exception?.description ?? res.exceptionDetails.text));
@@ -192,7 +192,7 @@ export async function selectorOf(frames: FrameTree, el: { frame: Frame; backendN
   let backendNodeId = el.backendNodeId;
   while (frame) {
     const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId });
-    const res = await frame.session.send("Runtime.callFunctionOn", { objectId: object.objectId!, functionDeclaration: pageXPathOf.toString(), returnByValue: true });
+    const res = await frame.session.send("Runtime.callFunctionOn", { objectId: object.objectId!, functionDeclaration: pageFunction(pageXPathOf), returnByValue: true });
     parts.unshift(String(res.result.value));
     if (!frame.parentId) break;
     const parent = frames.get(frame.parentId);

@@ -124,3 +124,12 @@ export function pageXPathOf(this: Node): string {
   }
   return "/" + steps.join("/");
 }
+
+/**
+ * Source text of a function to run in the page. Bundlers that keep function names (esbuild's keepNames,
+ * used by tsx) wrap inner functions in calls to a `__name` helper that does not exist in the page; a no-op
+ * stand-in makes the same source work built or run from TypeScript.
+ */
+export function pageFunction(fn: (...args: any[]) => unknown): string {
+  return `function (...args) { const __name = (f) => f; return (${fn.toString()}).apply(this, args); }`;
+}
