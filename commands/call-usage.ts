@@ -39,12 +39,16 @@ export function usageDelta(before: Counters, after: Counters, op: string): CallU
 /** `entries` (this command's, oldest first) with `durationMs` on operations and `usage` where tokens were spent. */
 export function withCallUsage(entries: readonly StoredHistoryEntry[], before: Counters, after: Counters, startedAt: number): EntryWithUsage[] {
   let previous = startedAt;
+  let previousOperation = startedAt;
   const out: EntryWithUsage[] = entries.map((e) => {
     const at = Date.parse(e.timestamp);
     if (!Number.isFinite(at)) return { ...e };
-    const durationMs = Math.max(0, at - previous);
+    // An agent run records its own navigations while it goes: its time runs from the previous operation.
+    const durationMs = Math.max(0, at - (e.method === "agent" ? previousOperation : previous));
     previous = at;
-    return (USAGE_OPERATIONS as readonly string[]).includes(e.method) ? { ...e, durationMs } : { ...e };
+    if (!(USAGE_OPERATIONS as readonly string[]).includes(e.method)) return { ...e };
+    previousOperation = at;
+    return { ...e, durationMs };
   });
   for (const op of USAGE_OPERATIONS) {
     const usage = usageDelta(before, after, op);

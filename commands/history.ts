@@ -25,6 +25,16 @@ function subject(e: Entry): string {
   return brief(e.parameters);
 }
 
+/** What came of the call: an agent run as ✓/✗, its message and steps; anything else in brief. */
+function outcome(e: Entry): string {
+  const r = e.result as { success?: unknown; message?: unknown; actions?: unknown; metadata?: { steps?: unknown } } | undefined;
+  if (e.method === "agent" && r && typeof r.message === "string") {
+    const steps = typeof r.metadata?.steps === "number" ? r.metadata.steps : Array.isArray(r.actions) ? r.actions.length : 0;
+    return `${r.success === true ? "✓" : "✗"} ${brief(r.message, 60)} (${steps} step${steps === 1 ? "" : "s"})`;
+  }
+  return brief(e.result, 60);
+}
+
 /** `1234/56 tok  812 ms` where the entry carries them. */
 function cost(e: Entry): string {
   const parts: string[] = [];
@@ -47,6 +57,6 @@ export async function history(g: GlobalOptions, opts: { limit?: string }): Promi
   out.result({ session: id, entries }, () =>
     entries.length === 0
       ? [`no history for ${id}`]
-      : [`history of ${id} (tokens prompt/completion, wall ms):`, ...entries.map((e) => `${e.timestamp}  ${e.method.padEnd(8)}  ${subject(e)} → ${brief(e.result, 60)}${cost(e)}`)],
+      : [`history of ${id} (tokens prompt/completion, wall ms):`, ...entries.map((e) => `${e.timestamp}  ${e.method.padEnd(8)}  ${subject(e)} → ${outcome(e)}${cost(e)}`)],
   );
 }

@@ -24,6 +24,7 @@ export const EXIT = {
   STATE: 8,
   UNCONFIGURED: 9,
   MODEL: 10,
+  INCOMPLETE: 11,
   INTERRUPTED: 130,
 } as const;
 
@@ -50,6 +51,7 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   LLM_RESPONSE_ERROR: EXIT.MODEL,
   UNSUPPORTED_MODEL: EXIT.MODEL,
   INVALID_MODEL_FORMAT: EXIT.MODEL,
+  AGENT_INCOMPLETE: EXIT.INCOMPLETE,
   ABORTED: EXIT.INTERRUPTED,
   INTERRUPTED: EXIT.INTERRUPTED,
 };
@@ -94,13 +96,16 @@ function version(): string {
 /** Global flags as best known before commander has parsed (for errors raised during parsing). */
 function prescan(argv: readonly string[]): GlobalOptions {
   const g: GlobalOptions = { json: false, verbose: 0, session: undefined };
+  let command: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") break;
     if (a === "--json") g.json = true;
+    if (command === undefined && a !== undefined && !a.startsWith("-") && argv[i - 1] !== "--verbose" && argv[i - 1] !== "--session") command = a;
     const v = a === "--verbose" ? argv[i + 1] : a?.startsWith("--verbose=") ? a.slice(10) : undefined;
     if (v === "0" || v === "1" || v === "2") g.verbose = Number(v) as Verbosity;
   }
+  if (command === "agent") g.lines = true;
   return g;
 }
 
@@ -110,7 +115,9 @@ let exitCode: number = EXIT.OK;
 
 function fail(e: unknown): void {
   const c = classify(e);
-  printError(globals, c.code, c.message, e instanceof Error ? e.stack : undefined);
+  // `svc --json agent` has already printed its result line, which says how the run ended.
+  const reported = globals.json && (e as { reported?: unknown } | null)?.reported === true;
+  if (!reported) printError(globals, c.code, c.message, e instanceof Error ? e.stack : undefined);
   finish(c.exit);
 }
 
@@ -170,6 +177,8 @@ async function main(argv: readonly string[]): Promise<void> {
     .hook("preAction", (_this, action) => {
       const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string }>();
       globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session };
+      // `svc agent` prints JSON lines: an error document must be one line too.
+      if (action.name() === "agent") globals.lines = true;
     });
 
   // Each action receives the global flags; the module doing the work is imported only then.
@@ -252,6 +261,25 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--viewport <WxH>", "one-shot browser: viewport size")
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
     .action(async (url: string | undefined, opts) => (await import("./screenshot.js")).screenshot(g(), url, opts));
+  program
+    .command("agent <instruction>")
+    .description("run a multi-step task: a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
+    .option("--url <url>", "open this URL first")
+    .addOption(new Option("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua").choices(["dom", "hybrid", "cua"]))
+    .option("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)")
+    .option("--execution-model <provider/model>", "model for the act/extract tools' own calls (default: --model)")
+    .option("--max-steps <n>", "stop after n steps (default 20)")
+    .option("--max-tokens <n>", "stop once the run's model calls used n tokens (input + output)")
+    .option("--timeout <ms>", "stop the run after this many milliseconds")
+    .option("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)")
+    .option("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable)", collect, undefined)
+    .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}')
+    .option("--cache-dir <dir>", "replay a stored successful run with no model calls; store new ones")
+    .option("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory")
+    .option("--headed", "one-shot browser: show the window")
+    .option("--viewport <WxH>", "one-shot browser: viewport size")
+    .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
+    .action(async (instruction: string, opts) => (await import("./agent.js")).agent(g(), instruction, opts));
   program
     .command("history")
     .description("print a session's history with tokens and time per call (ended sessions too; --session default for one-shot runs)")

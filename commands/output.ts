@@ -11,6 +11,8 @@ export interface GlobalOptions {
   json: boolean;
   verbose: Verbosity;
   session: string | undefined;
+  /** The command prints JSON lines (`svc agent`): an error document is one line as well. */
+  lines?: boolean;
 }
 
 export interface Output {
@@ -46,10 +48,10 @@ export function oneLine(message: string): string {
   return (message.split("\n").find((l) => l.trim()) ?? message).trim();
 }
 
-export function printError(g: Pick<GlobalOptions, "json" | "verbose">, code: string, message: string, stack?: string): void {
+export function printError(g: Pick<GlobalOptions, "json" | "verbose" | "lines">, code: string, message: string, stack?: string): void {
   const line = oneLine(message);
   if (g.json) {
-    process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ok: false, error: { code, message: line } }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ok: false, error: { code, message: line } }, null, g.lines ? undefined : 2)}\n`);
   } else {
     process.stderr.write(`svc: ${line}\n`);
   }

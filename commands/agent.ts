@@ -1,0 +1,160 @@
+/**
+ * `svc agent "instruction"`: a multi-step task run by the library's agent.
+ *
+ * - At a terminal (stdout a TTY, no --json): a live Ink view of the RunEvent stream (commands/ui/, loaded
+ *   only here). Otherwise (--json, or stdout piped): JSON lines, one per event, each with schemaVersion,
+ *   then `{"schemaVersion":1,"type":"result","result":…}`. Events come masked from the library; the
+ *   result is masked here too (the library returns it unmasked, like act) and carries no screenshots.
+ * - Browser: `--session ID` reattaches to that session; otherwise a one-shot browser, closed at the end.
+ * - Ctrl-C: the run is aborted through its AbortSignal, outputs are finished (run_end, result, report),
+ *   then the one-shot browser is closed and main.ts exits 130.
+ * - A run that ends without success (a budget, `done` with success false) is AgentIncompleteError
+ *   (exit code decided in main.ts); with --json the result line already says so and nothing more is printed.
+ */
+import { resolve } from "node:path";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
+import type { AgentResultData, RunEvent } from "../src/events.js";
+import type { Variables } from "../src/operations/variables.js";
+import { registerCleanup } from "./cleanup.js";
+import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
+import { createRecorder } from "./record.js";
+import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+
+export interface AgentFlags extends LaunchFlags {
+  url?: string;
+  mode?: string;
+  model?: string;
+  executionModel?: string;
+  maxSteps?: string;
+  maxTokens?: string;
+  timeout?: string;
+  toolTimeout?: string;
+  var?: string[];
+  varFile?: string;
+  cacheDir?: string;
+  record?: string;
+}
+
+/** The run ended without success: completed false (a budget) or `done` with success false. */
+export class AgentIncompleteError extends ServiceError {
+  override readonly code = "AGENT_INCOMPLETE";
+  constructor(
+    message: string,
+    /** Already reported on stdout (the --json result line): main.ts prints no second document. */
+    readonly reported: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const MODES = ["dom", "hybrid", "cua"] as const;
+
+function positiveInt(raw: string | undefined, flag: string, unit = ""): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isInteger(n) || n <= 0) throw new ServiceInvalidArgumentError(`${flag} must be a positive integer${unit}, got "${raw}"`);
+  return n;
+}
+
+/** Looks the key up before any browser starts; at a terminal a missing one is asked for (see model.ts). */
+async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag: string): Promise<CliModel> {
+  const { parseModelConfig, resolveApiKey } = await import("../src/model/index.js");
+  return withModelKey(g, spec, async (model) => {
+    resolveApiKey(parseModelConfig(model, flag));
+    return model;
+  });
+}
+
+/** Screenshots (hybrid mode keeps one per action) stay out of what is printed. */
+function withoutImages(result: AgentResultData): AgentResultData {
+  return { ...result, actions: result.actions.map(({ image: _image, ...a }) => a) };
+}
+
+function printable(event: RunEvent): RunEvent {
+  return event.type === "run_end" ? { ...event, result: withoutImages(event.result) } : event;
+}
+
+export async function agent(g: GlobalOptions, instruction: string, flags: AgentFlags): Promise<void> {
+  // Everything is validated before a browser is touched.
+  if (!instruction?.trim()) throw new ServiceInvalidArgumentError("agent needs an instruction", { hint: 'svc agent "find the cheapest flight to Oslo" --url https://…' });
+  const maxSteps = positiveInt(flags.maxSteps, "--max-steps");
+  const maxTokens = positiveInt(flags.maxTokens, "--max-tokens");
+  const timeoutMs = positiveInt(flags.timeout, "--timeout", " (milliseconds)");
+  const toolTimeout = positiveInt(flags.toolTimeout, "--tool-timeout", " (milliseconds)");
+  if (flags.mode !== undefined && !(MODES as readonly string[]).includes(flags.mode)) throw new ServiceInvalidArgumentError(`--mode must be one of ${MODES.join(", ")}, got "${flags.mode}"`);
+  const url = flags.url !== undefined ? checkUrl(flags.url) : undefined;
+  for (const pair of flags.var ?? []) {
+    if (pair.indexOf("=") <= 0) throw new ServiceInvalidArgumentError(`--var expects name=value, got "${pair.slice(0, 40)}"`);
+  }
+  const variables = (await readVariables(flags.var, flags.varFile)) as Variables;
+  const model = await withKey(g, await resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }), "--model");
+  const executionModel = flags.executionModel !== undefined ? await withKey(g, await resolveCliModel({ model: flags.executionModel }), "--execution-model") : undefined;
+  let screenshot: (() => Promise<Buffer>) | undefined;
+  const recorder = flags.record !== undefined ? createRecorder(flags.record, () => (screenshot ? screenshot() : Promise.reject(new Error("no page")))) : undefined;
+  const live = !g.json && !!process.stdout.isTTY;
+  const { masker } = await import("../src/agent/mask.js");
+  const mask = masker(variables);
+
+  const run = async ({ svc, session }: RunContext) => {
+    screenshot = () => svc.page.screenshot();
+    const agentRunner = svc.agent({ model, ...(executionModel ? { executionModel } : {}), ...(flags.mode ? { mode: flags.mode as (typeof MODES)[number] } : {}) });
+    const view = live ? (await import("./ui/live.js")).startAgentView() : undefined;
+    const line = (doc: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...doc })}\n`);
+    agentRunner.subscribe((event) => {
+      recorder?.onEvent(event);
+      if (view) view.onEvent(event);
+      else line(printable(event) as unknown as Record<string, unknown>);
+    });
+    const controller = new AbortController();
+    const work = (async () => {
+      let result: AgentResultData | undefined;
+      let error: unknown;
+      try {
+        if (url !== undefined) await svc.page.goto(url);
+        result = await agentRunner.execute({
+          instruction,
+          variables,
+          signal: controller.signal,
+          ...(maxSteps !== undefined ? { maxSteps } : {}),
+          ...(maxTokens !== undefined ? { maxTokens } : {}),
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          ...(toolTimeout !== undefined ? { toolTimeout } : {}),
+        });
+      } catch (e) {
+        error = e;
+      }
+      await view?.close();
+      let report: string | undefined;
+      if (recorder) {
+        try {
+          report = await recorder.finish();
+        } catch (e) {
+          process.stderr.write(`svc: the --record report was not written: ${(e as Error).message}\n`);
+        }
+      }
+      const masked = result ? withoutImages(mask(result)) : undefined;
+      if (masked && !view) line({ type: "result", ...(session ? { session: session.id } : {}), ...(report ? { report } : {}), result: masked });
+      if (view && report) process.stdout.write(`report: ${report}\n`);
+      return { result: masked, error };
+    })();
+    // On Ctrl-C (main.ts runs cleanups, latest first): stop the run and let it finish its outputs before
+    // the browser is closed by the runtime's cleanup.
+    const unregister = registerCleanup(async () => {
+      controller.abort();
+      // Bounded: main.ts gives all cleanups 5 s, and the browser's own cleanup must still get its turn.
+      await Promise.race([work, new Promise((r) => setTimeout(r, 3000).unref())]);
+    });
+    const outcome = await work;
+    unregister();
+    if (outcome.error !== undefined) throw outcome.error;
+    const r = outcome.result!;
+    if (!r.success) {
+      const what = r.completed ? "agent finished without success" : "agent did not complete";
+      throw new AgentIncompleteError(`${what}: ${r.message}`, !live && g.json);
+    }
+  };
+  const extras = flags.cacheDir !== undefined ? { cacheDir: resolve(flags.cacheDir) } : {};
+  if (g.session !== undefined) await withSession(g, run, extras);
+  else await withOneShot(g, flags, run, extras);
+}
