@@ -2,8 +2,9 @@
  * service.agent(config?) → an agent: `execute(instruction | options)` runs a task to an AgentResult
  * (seed §2.7); `subscribe(listener)` sees every RunEvent of every run, synchronously and in order.
  *
- * - mode: dom (default) | hybrid (dom tools + a screenshot per step + clickAt/typeAt/dragAt) | cua (not
- *   available in this version: UnsupportedModelError). The deprecated `cua: true` means mode cua; `mode` wins.
+ * - mode: dom (default) | hybrid (dom tools + a screenshot per step + clickAt/typeAt/dragAt) | cua (the
+ *   provider's computer-use tool: OpenAI Responses or Anthropic; see cua.ts). The deprecated `cua: true`
+ *   means mode cua; `mode` wins.
  * - model: the agent's own steps; executionModel: sub-calls of the act/extract tools (inherits model).
  * - maxSteps defaults to 20; toolTimeout to 30 000 ms; maxTokens and timeoutMs are optional hard limits.
  *   Reaching a limit, or aborting through `signal`, ends the run with `completed: false`.

@@ -6,7 +6,7 @@
  * - maxTokens / timeoutMs: no limit unless given.
  */
 import { z } from "zod";
-import { ServiceInvalidArgumentError, UnsupportedModelError } from "../errors.js";
+import { ServiceInvalidArgumentError } from "../errors.js";
 import type { AgentMode } from "../events.js";
 import { ModelConfigSchema, parseModelConfig } from "../model/config.js";
 import { VariablesSchema, parseVariables, type Variables } from "../operations/variables.js";
@@ -86,9 +86,6 @@ export function resolveAgentConfig(input: unknown): ResolvedAgentConfig {
   const c = parsed.data;
   // `mode` wins over the deprecated `cua` flag (seed §2.3).
   const mode: AgentMode = c.mode ?? (c.cua ? "cua" : "dom");
-  if (mode === "cua") {
-    throw new UnsupportedModelError("cua mode needs a computer-use model; not available in this version", { hint: 'use mode "hybrid" (screenshots + coordinate tools) or "dom"' });
-  }
   const model = withProvider(c.model, c.provider);
   const executionModel = withProvider(c.executionModel, c.provider);
   // Shape errors surface now, not at the first step; keys are still looked up at the first call.

@@ -20,6 +20,7 @@ import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { checkResult, stopMessage } from "./result.js";
 import { Stopped, untilAbort } from "./abort.js";
+import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
@@ -41,6 +42,7 @@ export interface AgentHost {
 export type EventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "runId" | "elapsedMs"> : never) : never;
 
 export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions): AgentTool[] {
+  if (config.mode === "cua") return cuaTools();
   const tools = domTools(options.output);
   if (config.mode !== "hybrid") return tools;
   const done = tools.pop()!;
@@ -206,8 +208,36 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     return false;
   };
 
+  /** cua mode: the provider's computer-use tool instead of structured-output steps (see cua.ts). */
+  const cua = () =>
+    cuaLoop({
+      instruction: options.instruction,
+      system: cuaSystemPrompt(config.systemPrompt, vars, options.maxSteps),
+      client: host.client(config.model),
+      signal: controller.signal,
+      mask: promptMask,
+      page: () => host.page(),
+      begin: () => {
+        if (step >= options.maxSteps) return void (stop = "maxSteps"), false;
+        if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens"), false;
+        step++;
+        emit({ type: "step_start", step });
+        notePage();
+        return true;
+      },
+      overTokens: () => {
+        if (options.maxTokens === undefined || used(totals) <= options.maxTokens) return false;
+        stop = "maxTokens";
+        return true;
+      },
+      onUsage: (u) => onUsage("agent", client.modelName)(u),
+      execute: (call) => execute(host.page(), undefined, call, false),
+      finished: () => Boolean(final),
+    });
+
   const loop = async (): Promise<void> => {
     if (cache?.entry && (await replay(cache.entry.steps))) return;
+    if (config.mode === "cua") return cua();
     while (!final) {
       if (step >= options.maxSteps) return void (stop = "maxSteps");
       if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");

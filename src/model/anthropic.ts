@@ -32,8 +32,9 @@ export function classifyAnthropicError(e: unknown): Failure | undefined {
   return classifySdkError(e, ANTHROPIC_ERRORS, (body) => (body as { error?: { message?: unknown } }).error?.message);
 }
 
-export function createAnthropicClient(plan: ClientPlan): LLMClient {
-  const sdk = new Anthropic({
+/** The @anthropic-ai/sdk client for a plan (also used by the computer-use client). */
+export function makeAnthropicSdk(plan: ClientPlan): Anthropic {
+  return new Anthropic({
     // The SDK insists on a credential; a loopback server ignores this placeholder.
     apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused",
     ...(plan.baseURL ? { baseURL: plan.baseURL } : {}),
@@ -42,7 +43,11 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
     ...(plan.fetch ? { fetch: plan.fetch } : {}),
     defaultHeaders: plan.headers,
   });
-  const ctx: FailureContext = {
+}
+
+/** What error messages may say about a plan's endpoint. */
+export function anthropicFailureContext(plan: ClientPlan, sdk: Anthropic): FailureContext {
+  return {
     modelName: plan.modelName,
     provider: plan.provider,
     maxRetries: plan.maxRetries,
@@ -51,6 +56,11 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
     ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
     ...(plan.keyHint ? { keyHint: plan.keyHint } : {}),
   };
+}
+
+export function createAnthropicClient(plan: ClientPlan): LLMClient {
+  const sdk = makeAnthropicSdk(plan);
+  const ctx = anthropicFailureContext(plan, sdk);
 
   async function call(req: GenerateRequest): Promise<GenerateResult> {
     const name = toolName(req.output.name);

@@ -5,6 +5,8 @@
  */
 import type { ResolvedModel } from "./config.js";
 import { type ModelClientOptions, planClient } from "./endpoint.js";
+import { UnsupportedModelError } from "../errors.js";
+import type { ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 import type { GenerateRequest, GenerateResult, LLMClient } from "./types.js";
 
 export type { ModelClientOptions } from "./endpoint.js";
@@ -23,6 +25,22 @@ export function createModelClient(resolved: ResolvedModel, opts: ModelClientOpti
     modelName: plan.modelName,
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       return (await load()).generate(request);
+    },
+    computerUse(setup: ComputerUseSetup): ComputerUseSession {
+      if (plan.wire === "openai" && plan.format === "chat")
+        throw new UnsupportedModelError(`${plan.modelName}: cua mode needs the OpenAI Responses API (computer_use_preview); this model is set to Chat Completions`, {
+          hint: 'use openaiEndpointFormat "responses", an OpenAI or Anthropic computer-use model, or mode "hybrid"',
+        });
+      let session: Promise<ComputerUseSession> | undefined;
+      return {
+        async next(input) {
+          session ??=
+            plan.wire === "anthropic"
+              ? import("./computer-use-anthropic.js").then((m) => m.anthropicComputerUse(plan, setup))
+              : import("./computer-use-openai.js").then((m) => m.openAIComputerUse(plan, setup));
+          return (await session).next(input);
+        },
+      };
     },
   };
 }

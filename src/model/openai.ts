@@ -17,7 +17,7 @@ export function schemaName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
 }
 
-const dataUrl = (i: ModelImage): string => `data:${i.mediaType};base64,${i.data}`;
+export const dataUrl = (i: ModelImage): string => `data:${i.mediaType};base64,${i.data}`;
 
 /** Plain string content unless the message carries images (keeps requests without images unchanged). */
 function responsesMessage(m: ModelMessage): ResponseInputItem {
@@ -30,7 +30,8 @@ function chatMessage(m: ModelMessage): ChatCompletionMessageParam {
   return { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map((i) => ({ type: "image_url" as const, image_url: { url: dataUrl(i) } }))] };
 }
 
-function makeSdk(plan: ClientPlan): OpenAI {
+/** The openai SDK client for a plan (also used by the computer-use client). */
+export function makeSdk(plan: ClientPlan): OpenAI {
   const common = {
     maxRetries: plan.maxRetries,
     ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
@@ -64,9 +65,9 @@ export function classifyOpenAIError(e: unknown): Failure | undefined {
   return undefined;
 }
 
-export function createOpenAIClient(plan: ClientPlan): LLMClient {
-  const sdk = makeSdk(plan);
-  const ctx: FailureContext = {
+/** What error messages may say about a plan's endpoint. */
+export function openAIFailureContext(plan: ClientPlan, sdk: OpenAI): FailureContext {
+  return {
     modelName: plan.modelName,
     provider: plan.provider,
     maxRetries: plan.maxRetries,
@@ -75,6 +76,11 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
     ...(plan.timeoutMs !== undefined ? { timeoutMs: plan.timeoutMs } : {}),
     ...(plan.keyHint ? { keyHint: plan.keyHint } : {}),
   };
+}
+
+export function createOpenAIClient(plan: ClientPlan): LLMClient {
+  const sdk = makeSdk(plan);
+  const ctx = openAIFailureContext(plan, sdk);
 
   async function viaResponses(req: GenerateRequest): Promise<GenerateResult> {
     const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;

@@ -4,6 +4,7 @@
  * Messages) sends it and returns the reply's JSON text and its usage. Parsing and validating the JSON is the
  * operation's job, so a reply that does not fit can be retried with the validation error.
  */
+import type { ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 
 /** An image sent with a user message (a screenshot): base64 data, no data: prefix. */
 export interface ModelImage {
@@ -57,6 +58,8 @@ export interface LLMClient {
   /** `provider/model`, for logs, metrics and cache keys. */
   readonly modelName: string;
   generate(request: GenerateRequest): Promise<GenerateResult>;
+  /** A computer-use conversation (cua mode); absent when the client has no computer-use tool. */
+  computerUse?(setup: ComputerUseSetup): ComputerUseSession;
 }
 
 export function emptyUsage(): ModelUsage {

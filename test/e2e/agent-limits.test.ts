@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { LLMResponseError, ServiceInvalidArgumentError, UnsupportedModelError } from "../../src/errors.js";
+import { LLMResponseError, ServiceInvalidArgumentError } from "../../src/errors.js";
 import { useModelService, useModelWorld, WIRES } from "../support/models.js";
 import { eventLog, scriptTimes, step, stepRequests } from "./agent-support.js";
 
@@ -151,9 +151,9 @@ describe("replies and config", () => {
     expect(second!.userText).toContain("args of done: output.plants");
   });
 
-  it("mode cua (or the deprecated cua flag) is refused; mode wins over cua; bad config is named", () => {
-    expect(() => env.svc.agent({ mode: "cua" })).toThrow(UnsupportedModelError);
-    expect(() => env.svc.agent({ cua: true })).toThrow(/cua mode needs a computer-use model; not available in this version/);
+  it("mode cua (or the deprecated cua flag) is accepted; mode wins over cua; bad config is named", () => {
+    expect(env.svc.agent({ mode: "cua" }).config.mode).toBe("cua");
+    expect(env.svc.agent({ cua: true }).config.mode).toBe("cua");
     expect(env.svc.agent({ cua: true, mode: "dom" }).config.mode).toBe("dom");
     expect(env.svc.agent({ cua: false, mode: "hybrid" }).config.mode).toBe("hybrid");
     expect(() => env.svc.agent({ mode: "vision" as never })).toThrow(ServiceInvalidArgumentError);

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { autoAnswer } from "./fake-model/auto.js";
 import { detectFormat, inputTokens, normalizeRequest, type NormalizedRequest, type WireFormat } from "./fake-model/request.js";
 import { parsePrompt } from "./fake-model/snapshot.js";
-import { errorBody, jsonResponse, requestIdHeader, streamResponse, type FakeUsage } from "./fake-model/wire.js";
+import { computerResponse, errorBody, jsonResponse, requestIdHeader, streamResponse, type FakeUsage } from "./fake-model/wire.js";
 
 export type { WireFormat } from "./fake-model/request.js";
 export type { FakeUsage } from "./fake-model/wire.js";
@@ -74,7 +74,13 @@ export type FakeReplyValue =
   /** Wait, then answer with `then` (default: auto). Lets a test hit timeouts or abort mid-call. */
   | { kind: "delay"; ms: number; then?: FakeReply }
   /** Drop the connection without answering (a network error; SDKs retry these). */
-  | { kind: "disconnect" };
+  | { kind: "disconnect" }
+  /**
+   * A computer-use reply (JSON only) in the request's wire format: `actions` are OpenAI `computer_call`
+   * actions ({type: "click", x, y, …}) or Anthropic computer tool inputs ({action: "left_click", coordinate, …});
+   * `text` adds a message / text block. With no actions it is a final message.
+   */
+  | { kind: "computer"; actions: Obj[]; text?: string; usage?: ReplyUsage };
 
 export type FakeReplyFn = (req: FakeRequest, auto: () => unknown) => FakeReply | undefined | Promise<FakeReply | undefined>;
 /** A plain object is returned as the structured JSON; see FakeReplyValue for the rest. */
@@ -114,7 +120,7 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-const CONTROL_KINDS = new Set(["object", "json", "malformed", "status", "auto", "delay", "disconnect"]);
+const CONTROL_KINDS = new Set(["object", "json", "malformed", "status", "auto", "delay", "disconnect", "computer"]);
 const DEFAULT_MALFORMED = 'Sure! Here is the element you asked for: {ref: e1, method: "click"';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -156,6 +162,14 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       const headers = { ...(fastRetry ? { "retry-after-ms": "1" } : {}), ...requestIdHeader(rec.format), ...((r.headers as Record<string, string>) ?? {}) };
       rec.response = { status };
       sendJson(res, status, r.body ?? errorBody(rec.format, status), headers);
+      return;
+    }
+    if (kind === "computer") {
+      const actions = (r.actions as Obj[]) ?? [];
+      const text = typeof r.text === "string" ? r.text : "";
+      const usage: FakeUsage = { input: inputTokens(norm), output: Math.ceil((JSON.stringify(actions).length + text.length) / 4), cached: 0, reasoning: 0, ...((r.usage as ReplyUsage) ?? {}) };
+      rec.response = { status: 200, text: JSON.stringify({ actions, text }), usage };
+      sendJson(res, 200, computerResponse(rec.format, norm, rec.body, actions, text, usage), requestIdHeader(rec.format));
       return;
     }
     let text: string;

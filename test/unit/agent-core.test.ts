@@ -12,7 +12,7 @@ import { compactArgs, stepMessage } from "../../src/agent/prompt.js";
 import { AgentActionSchema, AgentExecuteResponseSchema, AgentResultSchema } from "../../src/agent/result.js";
 import { toolsFor } from "../../src/agent/run.js";
 import { parseStep, stepOutput } from "../../src/agent/tools.js";
-import { ServiceInvalidArgumentError, UnsupportedModelError } from "../../src/errors.js";
+import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { GenerateRequest, LLMClient } from "../../src/model/types.js";
 import { ACTION_METHODS } from "../../src/operations/action.js";
 import { RefMap } from "../../src/snapshot/index.js";
@@ -114,9 +114,9 @@ describe("masking", () => {
 });
 
 describe("config and options", () => {
-  it("mode wins over cua; cua mode is refused; legacy provider prefixes a bare model", () => {
+  it("mode wins over cua; cua: true means mode cua; legacy provider prefixes a bare model", () => {
     expect(resolveAgentConfig({ cua: true, mode: "hybrid" }).mode).toBe("hybrid");
-    expect(() => resolveAgentConfig({ cua: true })).toThrow(UnsupportedModelError);
+    expect(resolveAgentConfig({ cua: true }).mode).toBe("cua");
     expect(resolveAgentConfig({ provider: "anthropic", model: "claude-x" })).toMatchObject({ model: "anthropic/claude-x", executionModel: "anthropic/claude-x" });
     expect(resolveAgentConfig({ model: "openai/a", executionModel: "openai/b" })).toMatchObject({ model: "openai/a", executionModel: "openai/b" });
     expect(() => resolveAgentConfig({ mode: "x" })).toThrow(ServiceInvalidArgumentError);

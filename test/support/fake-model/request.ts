@@ -86,7 +86,17 @@ function splitSystem(items: Array<{ role: string; text: string }>, extraSystem: 
   return { systemText: system.filter(Boolean).join("\n\n"), messages };
 }
 
+/** A request that carries a provider computer-use tool (OpenAI computer_use_preview, Anthropic computer_2025…). */
+export function isComputerUse(body: Obj): boolean {
+  return (Array.isArray(body.tools) ? body.tools : []).some((t: Obj) => t?.type === "computer_use_preview" || /^computer_\d+$/.test(String(t?.type ?? "")));
+}
+
 export function normalizeRequest(format: WireFormat, body: Obj, pathname: string): NormalizedRequest {
+  const norm = normalizeWire(format, body, pathname);
+  return isComputerUse(body) ? { ...norm, operation: "computer_use", schema: undefined } : norm;
+}
+
+function normalizeWire(format: WireFormat, body: Obj, pathname: string): NormalizedRequest {
   const model = typeof body.model === "string" ? body.model : modelFromPath(pathname);
   const stream = body.stream === true || /:streamRawPredict$/i.test(pathname);
   if (format === "responses") {

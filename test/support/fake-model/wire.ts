@@ -211,6 +211,19 @@ function anthropicStream(req: NormalizedRequest, a: Answer): string[] {
   return out;
 }
 
+// ——— computer use (JSON only) ———
+
+/** A computer-use reply: OpenAI `computer_call` items (after an optional message), or Anthropic `computer` tool_use blocks (after an optional text block). */
+export function computerResponse(format: WireFormat, req: NormalizedRequest, body: Obj, actions: Obj[], text: string, u: FakeUsage): Obj {
+  if (format === "anthropic") {
+    const content: Obj[] = [...(text ? [{ type: "text", text, citations: null }] : []), ...actions.map((input) => ({ type: "tool_use", id: id("toolu"), name: "computer", input }))];
+    return anthropicMessage(req, content, actions.length ? "tool_use" : "end_turn", anthropicUsage(u));
+  }
+  const message = text ? [{ id: id("msg"), type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text, annotations: [], logprobs: [] }] }] : [];
+  const calls = actions.map((action) => ({ id: id("cu"), type: "computer_call", status: "completed", call_id: id("call"), action, pending_safety_checks: [] }));
+  return { ...responsesEnvelope(req, body, "completed", [...message, ...calls], responsesUsage(u)), previous_response_id: body.previous_response_id ?? null };
+}
+
 // ——— dispatch ———
 
 export function jsonResponse(format: WireFormat, req: NormalizedRequest, body: Obj, a: Answer): Obj {
