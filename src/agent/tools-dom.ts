@@ -9,17 +9,25 @@ import { ACTION_METHODS, type Action } from "../operations/action.js";
 import { actWithModel } from "../operations/act-model.js";
 import { toAction } from "../operations/context.js";
 import { extractWithModel } from "../operations/extract.js";
-import { isRef, performAction } from "../operations/perform.js";
+import { isRef, performAction, resolveTarget } from "../operations/perform.js";
+import { clickablePoint } from "../browser/element.js";
 import { substitute } from "../operations/variables.js";
 import { captureSnapshot } from "../snapshot/index.js";
 import { resolveSelector } from "../browser/resolve.js";
-import { defineTool, oneLine, sleep, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
+import { defineTool, highlight, oneLine, sleep, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
 
 export const MAX_WAIT_MS = 10_000;
 const MAX_DETAIL = 4000;
 
 /** Runs one Action on a ref (or, in a replay, a selector); returns the record with an XPath and %var% arguments kept. */
+const POINTER_METHODS = new Set(["click", "doubleClick", "hover", "dragAndDrop"]);
+
 async function performOn(env: ToolEnv, ref: string, method: string, args: string[], description: string): Promise<Action> {
+  if (env.highlightCursor && POINTER_METHODS.has(method)) {
+    // Show where the pointer is about to go; measuring scrolls the element into view, as the action will.
+    const at = await clickablePoint(env.page, await resolveTarget(env.page, ref, env.refs), "highlight").catch(() => undefined);
+    if (at) await highlight(env.page, at.x, at.y);
+  }
   const recordedArgs = method === "dragAndDrop" && args[0] && isRef(args[0]) && env.refs ? (await toAction(env.page, env.refs, { ref, method, arguments: args, description })).arguments : args;
   const result = await performAction(env.page, { selector: ref, description, method, arguments: args.map((a) => substitute(a, env.variables)) }, env.refs);
   return { ...result.actions[0]!, arguments: recordedArgs };

@@ -6,30 +6,13 @@ import { z } from "zod";
 import type { Page } from "../browser/page.js";
 import type { ModelImage } from "../model/types.js";
 import { substitute } from "../operations/variables.js";
-import { defineTool, type AgentTool, type ToolEnv } from "./tools.js";
+import { defineTool, highlight, type AgentTool, type ToolEnv } from "./tools.js";
 
 const Coord = z.number().min(0).max(100_000);
 
 async function ratio(page: Page): Promise<number> {
   const r = Number(await page.evaluate("window.devicePixelRatio"));
   return Number.isFinite(r) && r > 0 ? r : 1;
-}
-
-/** A dot where the pointer goes (highlightCursor): drawn in the page, ignored by pointer events and the outline. */
-async function highlight(page: Page, x: number, y: number): Promise<void> {
-  const script = `(() => {
-    let d = document.getElementById("__svc_cursor");
-    if (!d) {
-      d = document.createElement("div");
-      d.id = "__svc_cursor";
-      d.setAttribute("aria-hidden", "true");
-      d.style.cssText = "position:fixed;z-index:2147483647;width:16px;height:16px;margin:-8px 0 0 -8px;border-radius:50%;background:rgba(255,64,64,.6);border:2px solid #fff;pointer-events:none;transition:left .1s,top .1s";
-      document.documentElement.appendChild(d);
-    }
-    d.style.left = ${x} + "px";
-    d.style.top = ${y} + "px";
-  })()`;
-  await page.evaluate(script).catch(() => {});
 }
 
 async function point(env: ToolEnv, x: number, y: number): Promise<{ x: number; y: number }> {

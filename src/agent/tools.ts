@@ -137,3 +137,20 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     signal.addEventListener("abort", done, { once: true });
   });
 }
+
+/** A dot where the pointer goes (highlightCursor): drawn in the page, ignored by pointer events and the outline. */
+export async function highlight(page: Page, x: number, y: number): Promise<void> {
+  const script = `(() => {
+    let d = document.getElementById("__svc_cursor");
+    if (!d) {
+      d = document.createElement("div");
+      d.id = "__svc_cursor";
+      d.setAttribute("aria-hidden", "true");
+      d.style.cssText = "position:fixed;z-index:2147483647;width:16px;height:16px;margin:-8px 0 0 -8px;border-radius:50%;background:rgba(255,64,64,.6);border:2px solid #fff;pointer-events:none;transition:left .1s,top .1s";
+      document.documentElement.appendChild(d);
+    }
+    d.style.left = ${x} + "px";
+    d.style.top = ${y} + "px";
+  })()`;
+  await page.evaluate(script).catch(() => {});
+}

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { textIn } from "../support/browser.js";
 import type { FakeReply, FakeRequest } from "../support/fake-model.js";
-import { useModelService, useModelWorld, WIRES } from "../support/models.js";
+import { refOf, useModelService, useModelWorld, WIRES } from "../support/models.js";
 import { step, stepRequests, type Step } from "./agent-support.js";
 
 const world = useModelWorld();
@@ -109,5 +109,37 @@ describe("page tools", () => {
     expect(result).toMatchObject({ completed: true, success: false, message: "gave up" });
     expect(result.actions.slice(0, 2).map((a) => a.ok)).toEqual([false, false]);
     expect(stepRequests(world.fake)[2]!.note).toMatch(/2\. keys \{"key":"NoSuchKey"\} → error: unknown key "NoSuchKey"/);
+  });
+});
+
+describe("highlightCursor", () => {
+  it("in dom mode, a perform click first shows the cursor dot on the element", async () => {
+    await env.svc.page.goto(world.server.url("site/item.html?id=orchid"));
+    steps(
+      (req) => step("perform", { ref: refOf(req, "link", "Order this plant"), method: "hover", arguments: [] }),
+      step("done", { message: "hovered", success: true }),
+    );
+    const result = await env.svc.agent().execute({ instruction: "point at the order link", highlightCursor: true });
+    expect(result.completed).toBe(true);
+    const [dot, box] = await env.svc.page.evaluate(() => {
+      const d = document.getElementById("__svc_cursor");
+      const r = document.querySelector("#order-link")!.getBoundingClientRect();
+      return [d ? { x: parseFloat(d.style.left), y: parseFloat(d.style.top) } : null, { l: r.left, t: r.top, r: r.right, b: r.bottom }];
+    });
+    expect(dot).not.toBeNull();
+    expect(dot!.x).toBeGreaterThanOrEqual(box.l);
+    expect(dot!.x).toBeLessThanOrEqual(box.r);
+    expect(dot!.y).toBeGreaterThanOrEqual(box.t);
+    expect(dot!.y).toBeLessThanOrEqual(box.b);
+  });
+
+  it("without it, no dot is drawn", async () => {
+    await env.svc.page.goto(world.server.url("site/item.html?id=orchid"));
+    steps(
+      (req) => step("perform", { ref: refOf(req, "link", "Order this plant"), method: "hover", arguments: [] }),
+      step("done", { message: "hovered", success: true }),
+    );
+    await env.svc.agent().execute("point at the order link");
+    expect(await env.svc.page.evaluate(() => document.getElementById("__svc_cursor") === null)).toBe(true);
   });
 });
