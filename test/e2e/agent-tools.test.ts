@@ -121,10 +121,11 @@ describe("highlightCursor", () => {
     );
     const result = await env.svc.agent().execute({ instruction: "point at the order link", highlightCursor: true });
     expect(result.completed).toBe(true);
-    const [dot, box] = await env.svc.page.evaluate(() => {
+    type Seen = { dot: { x: number; y: number } | null; box: { l: number; t: number; r: number; b: number } };
+    const { dot, box } = await env.svc.page.evaluate((): Seen => {
       const d = document.getElementById("__svc_cursor");
       const r = document.querySelector("#order-link")!.getBoundingClientRect();
-      return [d ? { x: parseFloat(d.style.left), y: parseFloat(d.style.top) } : null, { l: r.left, t: r.top, r: r.right, b: r.bottom }];
+      return { dot: d ? { x: parseFloat(d.style.left), y: parseFloat(d.style.top) } : null, box: { l: r.left, t: r.top, r: r.right, b: r.bottom } };
     });
     expect(dot).not.toBeNull();
     expect(dot!.x).toBeGreaterThanOrEqual(box.l);
