@@ -3,13 +3,16 @@
  * press Enter, click Boston Fern) through OpenAI computer use (Responses API) and Anthropic computer use,
  * with the fake model answering in each wire format. Coordinates are measured in the page, as a model
  * would read them off the screenshot. Checks the page effect, that screenshots go back with each turn,
- * the requests' computer-use shape, events and the result's seed shape.
+ * the requests' computer-use shape, events and the result's seed shape. A second run per provider solves the
+ * whole site task (search → detail → order form clicked and typed, delivery chosen by keys → submit →
+ * confirmation), every coordinate measured on the current page when its reply is asked for.
  */
 import { describe, expect, it } from "vitest";
 import { AgentResultSchema } from "../../src/agent/result.js";
 import type { Page } from "../../src/browser/page.js";
 import { useModelService, useModelWorld, WIRES } from "../support/models.js";
 import type { FakeReply } from "../support/fake-model.js";
+import { textIn } from "../support/browser.js";
 import { centerOf, eventLog } from "./agent-support.js";
 
 const world = useModelWorld();
@@ -129,6 +132,106 @@ describe.each(PROVIDERS)("$wire.label computer use", ({ wire, script }) => {
     // Usage in the agent bucket.
     const metrics = await env.svc.metrics;
     expect(metrics.agentPromptTokens - metricsBefore.agentPromptTokens).toBe(result.usage!.input_tokens);
+  });
+});
+
+const ORDER_TASK = "Order two Boston Ferns with express delivery and tell me the order number";
+const variables = { customer: { value: "Ada Lovelace", description: "the customer's full name" }, email: "ada@example.com" };
+
+/** One provider-neutral step of the whole-site script: click an element (measured at reply time), type, press keys, or finish. */
+type SiteStep = { click: string } | { type: string } | { keys: string[] } | { final: true };
+
+/** Search "fern", open Boston Fern, order it (each field clicked then typed, delivery chosen by keys), submit, report. */
+const SITE_STEPS: SiteStep[] = [
+  { click: "#q" },
+  { type: "fern" },
+  { keys: ["Enter"] },
+  { click: "#item-fern" },
+  { click: "#order-link" },
+  { click: "#customer" },
+  { type: "%customer%" },
+  { click: "#email" },
+  { type: "%email%" },
+  { click: "#quantity" },
+  { keys: ["ctrl", "a"] },
+  { type: "2" },
+  { click: "#delivery" },
+  { keys: ["Escape"] },
+  { keys: ["Down"] },
+  { click: "#place-order" },
+  { final: true },
+];
+
+/** The order number the confirmation page shows, read off the live page. */
+const orderNumberOn = async (page: Page) => String(await page.evaluate(`document.getElementById("order-number").textContent`));
+
+/** SITE_STEPS as one provider's replies, each computed lazily when its request arrives (coordinates on the current page). */
+function siteScript(format: string, page: () => Page): FakeReply[] {
+  return SITE_STEPS.map((s): FakeReply => async () => {
+    if ("final" in s) return { kind: "computer", actions: [], text: `Order ${await orderNumberOn(page())} is placed.` };
+    if (format === "responses") {
+      if ("click" in s) return { kind: "computer", actions: [{ type: "click", button: "left", ...(await pixelsOf(page(), s.click)) }] };
+      if ("type" in s) return { kind: "computer", actions: [{ type: "type", text: s.type }] };
+      return { kind: "computer", actions: [{ type: "keypress", keys: s.keys.map((k) => k.toUpperCase()) }] };
+    }
+    if ("click" in s) {
+      const p = await pixelsOf(page(), s.click);
+      return { kind: "computer", text: `clicking ${s.click}`, actions: [{ action: "left_click", coordinate: [p.x, p.y] }] };
+    }
+    if ("type" in s) return { kind: "computer", actions: [{ action: "type", text: s.type }] };
+    const xdo: Record<string, string> = { Enter: "Return" };
+    return { kind: "computer", actions: [{ action: "key", text: s.keys.map((k) => xdo[k] ?? k).join("+") }] };
+  });
+}
+
+describe.each(PROVIDERS)("$wire.label computer use, the whole site task", ({ wire }) => {
+  const env = useModelService(() => ({ model: wire.model(world.fake) }));
+
+  it("searches, opens Boston Fern, fills and submits the order form by computer actions", async () => {
+    await env.svc.page.goto(world.server.url("site/index.html"));
+    world.fake.script(...siteScript(wire.format, () => env.svc.page));
+    const agent = env.svc.agent({ mode: "cua" });
+    const log = eventLog();
+    agent.subscribe(log.listener);
+
+    const result = await agent.execute({ instruction: ORDER_TASK, variables });
+
+    // The page: the confirmation with the submitted values.
+    const page = env.svc.page;
+    expect(page.url()).toContain("/site/confirm.html");
+    expect(await textIn(page, "#summary")).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
+    expect(await textIn(page, "#sent-to")).toBe("ada@example.com");
+    const number = await orderNumberOn(page);
+    expect(number).toMatch(/^GS-\d{5}$/);
+
+    // The result: seed shape, the final message, one computer action per scripted step plus done.
+    const n = SITE_STEPS.length;
+    expect(AgentResultSchema.safeParse(result).success).toBe(true);
+    expect(result).toMatchObject({ success: true, completed: true, message: `Order ${number} is placed.`, metadata: { mode: "cua", steps: n, stopReason: "done" } });
+    expect(result.actions.map((a) => a.type)).toEqual([...Array.from({ length: n - 1 }, () => "computer"), "done"]);
+    for (const a of result.actions) expect(a.ok).not.toBe(false);
+    expect(result.actions[6]).toMatchObject({ action: 'type "%customer%"' });
+    expect(result.actions.at(-1)).toMatchObject({ taskCompleted: true, pageUrl: expect.stringContaining("/site/confirm.html") });
+    expect(result.usage!.input_tokens).toBeGreaterThan(0);
+
+    // Requests: one per step, each with exactly one screenshot; after the first, it is the previous call's output.
+    const reqs = world.fake.requests;
+    expect(reqs).toHaveLength(n);
+    for (const r of reqs) {
+      expect(r.format).toBe(wire.format);
+      expect(r.operation).toBe("computer_use");
+      expect(imagesIn(r.body)).toEqual(["image/png"]);
+    }
+    for (const r of reqs.slice(1)) {
+      if (wire.format === "responses") expect(r.body.input[0]).toMatchObject({ type: "computer_call_output", output: { type: "computer_screenshot" } });
+      else expect(r.body.messages.at(-1).content[0]).toMatchObject({ type: "tool_result", content: [{ type: "image", source: { media_type: "image/png" } }] });
+    }
+
+    // Events: every step framed by step_start … tool_call … tool_result; the visited pages.
+    const core = log.types().filter((t) => t !== "usage" && t !== "page");
+    expect(core.slice(1, -1)).toEqual(Array.from({ length: n }, () => ["step_start", "tool_call", "tool_result"]).flat());
+    const pages = log.events.flatMap((e) => (e.type === "page" ? [e.url] : []));
+    for (const part of ["/site/item.html?id=fern", "/site/order.html?item=fern", "/site/confirm.html"]) expect(pages.some((u) => u.includes(part))).toBe(true);
   });
 });
 
