@@ -5,6 +5,7 @@
  * new screenshot). Older screenshots are replaced by a short text so each turn sends one image, not all.
  * A reply without tool_use ends the run; its text is the final answer.
  */
+import { withRequestSignal } from "./signal.js";
 import type { ComputerAction, ComputerCall, ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 import { normalizeKey } from "./computer-use.js";
 import { anthropicFailureContext, classifyAnthropicError, makeAnthropicSdk } from "./anthropic.js";
@@ -102,7 +103,7 @@ export function anthropicComputerUse(plan: ClientPlan, setup: ComputerUseSetup):
       const start = performance.now();
       let msg: Obj;
       try {
-        msg = (await sdk.beta.messages.create(body as never, signal ? { signal } : undefined)) as unknown as Obj;
+        msg = (await withRequestSignal(signal, (s) => sdk.beta.messages.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
       } catch (e) {
         const f = classifyAnthropicError(e);
         throw f ? failureToError(f, ctx) : unknownToError(e, ctx, signal);

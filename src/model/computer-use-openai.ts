@@ -5,6 +5,7 @@
  * `computer_call_output` carrying the new screenshot (pending safety checks are acknowledged). A reply
  * with no computer_call ends the run; its message text is the final answer.
  */
+import { withRequestSignal } from "./signal.js";
 import { LLMResponseError } from "../errors.js";
 import type { ComputerAction, ComputerCall, ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 import { normalizeKey } from "./computer-use.js";
@@ -81,7 +82,7 @@ export function openAIComputerUse(plan: ClientPlan, setup: ComputerUseSetup): Co
       const start = performance.now();
       let r: Obj;
       try {
-        r = (await sdk.responses.create(body as never, signal ? { signal } : undefined)) as unknown as Obj;
+        r = (await withRequestSignal(signal, (s) => sdk.responses.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
       } catch (e) {
         const f = classifyOpenAIError(e);
         throw f ? failureToError(f, ctx) : unknownToError(e, ctx, signal);

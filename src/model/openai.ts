@@ -3,6 +3,7 @@
  * and every OpenAI-compatible endpoint (Google, Groq, DeepSeek, Ollama, vLLM, LM Studio, Azure, Vertex,
  * Bedrock, …); endpoint.ts has already decided the URL, credential and format.
  */
+import { withRequestSignal } from "./signal.js";
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI, OpenAIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
@@ -94,7 +95,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
-    const r = await sdk.responses.create(body, req.signal ? { signal: req.signal } : undefined);
+    const r = await withRequestSignal(req.signal, (signal) => sdk.responses.create(body, signal ? { signal } : undefined));
     const ms = elapsedMs(start);
     for (const item of r.output ?? []) {
       if (item.type !== "message") continue;
@@ -114,7 +115,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
-    const c = await sdk.chat.completions.create(body, req.signal ? { signal: req.signal } : undefined);
+    const c = await withRequestSignal(req.signal, (signal) => sdk.chat.completions.create(body, signal ? { signal } : undefined));
     const ms = elapsedMs(start);
     const message = c.choices?.[0]?.message;
     if (message?.refusal) throw new LLMResponseError(`${plan.modelName}: the model refused: ${message.refusal.slice(0, 200)}`);
