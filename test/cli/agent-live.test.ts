@@ -6,24 +6,24 @@
  */
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
+import type { FakeModel } from "../support/fake-model.js";
+import type { FixtureServer } from "../support/server.js";
 import { scriptTimes, siteBrain, step } from "../e2e/agent-support.js";
-import { BIN, ROOT, type Sandbox, assertBuilt, collect, expectNoProcesses, hasPython, sandbox, spawnSvc } from "./helpers.js";
+import { BIN, ROOT, type Sandbox, collect, expectNoProcesses, hasPython, spawnSvc, type ModelWorld, startModelWorld } from "./helpers.js";
 
 let server: FixtureServer;
 let fake: FakeModel;
 let sb: Sandbox;
 
+let world: ModelWorld | undefined;
+
 beforeAll(async () => {
-  assertBuilt();
-  [server, fake] = await Promise.all([startFixtureServer(), startFakeModel()]);
-  sb = sandbox({ OPENAI_API_KEY: "sk-test", SVC_MODEL_BASE_URL: fake.baseURL() });
+  world = await startModelWorld();
+  ({ server, fake, sb } = world);
 });
 
 afterAll(async () => {
-  sb?.cleanup();
-  await Promise.all([server?.close(), fake?.close()]);
+  await world?.close();
 });
 
 beforeEach(() => fake.reset());

@@ -8,10 +8,10 @@
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
+import type { FakeModel } from "../support/fake-model.js";
+import type { FixtureServer } from "../support/server.js";
 import { scriptTimes, siteBrain, step } from "../e2e/agent-support.js";
-import { type Sandbox, assertBuilt, expectNoProcesses, expectOneLine, json, sandbox, svc } from "./helpers.js";
+import { type Sandbox, expectNoProcesses, expectOneLine, json, svc, type ModelWorld, startModelWorld } from "./helpers.js";
 
 type Line = Record<string, any> & { schemaVersion: number; type: string };
 
@@ -19,15 +19,15 @@ let server: FixtureServer;
 let fake: FakeModel;
 let sb: Sandbox;
 
+let world: ModelWorld | undefined;
+
 beforeAll(async () => {
-  assertBuilt();
-  [server, fake] = await Promise.all([startFixtureServer(), startFakeModel()]);
-  sb = sandbox({ OPENAI_API_KEY: "sk-test", SVC_MODEL_BASE_URL: fake.baseURL() });
+  world = await startModelWorld();
+  ({ server, fake, sb } = world);
 });
 
 afterAll(async () => {
-  sb?.cleanup();
-  await Promise.all([server?.close(), fake?.close()]);
+  await world?.close();
 });
 
 beforeEach(() => fake.reset());

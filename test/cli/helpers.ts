@@ -3,6 +3,8 @@
  * test can check exactly what it left behind: Chrome processes (found by their command line naming the
  * test's TMPDIR, where the profile lives), files in TMPDIR, temp/lock files in the state dir.
  */
+import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { type FixtureServer, startFixtureServer } from "../support/server.js";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -242,4 +244,27 @@ export function svcInPty(args: readonly string[], answers: readonly [string, str
       resolvePromise({ code, out });
     });
   });
+}
+
+/** A fixture server, the fake model and a sandbox whose env points svc's model at the fake. */
+export interface ModelWorld {
+  server: FixtureServer;
+  fake: FakeModel;
+  sb: Sandbox;
+  close(): Promise<void>;
+}
+
+export async function startModelWorld(): Promise<ModelWorld> {
+  assertBuilt();
+  const [server, fake] = await Promise.all([startFixtureServer(), startFakeModel()]);
+  const sb = sandbox({ OPENAI_API_KEY: "sk-test", SVC_MODEL_BASE_URL: fake.baseURL() });
+  return {
+    server,
+    fake,
+    sb,
+    async close() {
+      sb.cleanup();
+      await Promise.all([server.close(), fake.close()]);
+    },
+  };
 }

@@ -7,9 +7,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { type Sandbox, assertBuilt, expectOneLine, filesUnder, hasPython, json, sandbox, svc, svcInPty } from "./helpers.js";
+import type { FakeModel } from "../support/fake-model.js";
+import type { FixtureServer } from "../support/server.js";
+import { type Sandbox, expectOneLine, filesUnder, hasPython, json, svc, svcInPty, type ModelWorld, startModelWorld } from "./helpers.js";
 
 interface Action {
   selector: string;
@@ -29,11 +29,11 @@ interface HistoryJson {
 let server: FixtureServer;
 let fake: FakeModel;
 let sb: Sandbox;
+let world: ModelWorld | undefined;
 
 beforeAll(async () => {
-  assertBuilt();
-  [server, fake] = await Promise.all([startFixtureServer(), startFakeModel()]);
-  sb = sandbox({ OPENAI_API_KEY: "sk-test", SVC_MODEL_BASE_URL: fake.baseURL() });
+  world = await startModelWorld();
+  ({ server, fake, sb } = world);
   const started = await svc(["--json", "sessions", "start"], sb.env);
   expect(started.code, started.stderr).toBe(0);
   expect((await svc(["goto", server.url("forms.html")], sb.env)).code).toBe(0);
@@ -41,8 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (sb) await svc(["sessions", "end", "--all"], sb.env);
-  sb?.cleanup();
-  await Promise.all([server?.close(), fake?.close()]);
+  await world?.close();
 });
 
 async function pageText(): Promise<string> {
