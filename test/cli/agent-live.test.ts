@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../support/fake-model.js";
 import type { FixtureServer } from "../support/server.js";
 import { scriptTimes, siteBrain, step } from "../e2e/agent-support.js";
-import { BIN, ROOT, type Sandbox, collect, expectNoProcesses, hasPython, spawnSvc, type ModelWorld, startModelWorld } from "./helpers.js";
+import { BIN, ROOT, type Sandbox, collect, expectNoProcesses, hasPython, spawnSvc, type ModelWorld, startModelWorld, terminalEnv } from "./helpers.js";
 
 let server: FixtureServer;
 let fake: FakeModel;
@@ -67,7 +67,7 @@ sys.exit(os.waitstatus_to_exitcode(status) if status is not None else 99)
 `;
 
 function inPty(args: readonly string[], marker = ""): Promise<{ code: number | null; out: string }> {
-  const child = spawn("python3", ["-c", PTY, JSON.stringify([process.execPath, BIN, ...args]), marker], { env: sb.env, cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("python3", ["-c", PTY, JSON.stringify([process.execPath, BIN, ...args]), marker], { env: terminalEnv(sb.env), cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   return collect(child, 90_000).then((r) => ({ code: r.code, out: r.stdout + r.stderr }));
 }
 

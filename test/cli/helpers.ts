@@ -228,9 +228,18 @@ sys.stdout.write(out.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(status))
 `;
 
+/**
+ * The environment of a person at a terminal: without the CI markers a CI runner sets (CI, CI_*,
+ * CONTINUOUS_INTEGRATION). Ink sees those and renders only the final frame, so a test of the live view
+ * would wait for a frame that never comes.
+ */
+export function terminalEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => k !== "CI" && k !== "CONTINUOUS_INTEGRATION" && !k.startsWith("CI_")));
+}
+
 /** Run `svc args` in a pseudo-terminal (stdin, stdout and stderr all TTYs), answering `answers` in turn. */
 export function svcInPty(args: readonly string[], answers: readonly [string, string][], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
-  const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, ...args]), JSON.stringify(answers)], { env, cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, ...args]), JSON.stringify(answers)], { env: terminalEnv(env), cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
   child.stderr?.setEncoding("utf8").on("data", (d: string) => (out += d));
