@@ -64,7 +64,32 @@ export class ServiceSessionNotFoundError extends kind("SESSION_NOT_FOUND") {}
 /** Local state (sessions, history, metrics, config) could not be read or written. */
 export class ServiceStateError extends kind("STATE_ERROR") {}
 
+/** A session or platform API answered with an error the other classes do not describe (5xx, 429, 501 …). */
+export class ServiceApiError extends kind("API_ERROR") {
+  readonly status: number;
+  constructor(status: number, message: string, options: ServiceErrorOptions = {}) {
+    super(message, options);
+    this.status = status;
+  }
+}
+
 export type ServiceErrorCode = ServiceError["code"];
+
+const BY_CODE: Record<string, new (message: string) => ServiceError> = Object.fromEntries(
+  [
+    ServiceElementNotFoundError, ServiceClickError, ServiceEvalError, ServiceDomProcessError, ServiceIframeError, ContentFrameNotFoundError,
+    XPathResolutionError, ServiceShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError,
+    InvalidAISDKModelFormatError, ServiceInitError, ServiceNotInitializedError, BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError,
+    ServiceEnvironmentError, ServiceInvalidArgumentError, ServiceBrowserNotFoundError, ServiceNavigationError, ServiceTimeoutError,
+    ServiceStaleRefError, ServiceBrowserClosedError, ServiceTargetCrashedError, ServiceAbortedError, ServiceSessionNotFoundError, ServiceStateError,
+  ].map((C) => [new C("").code, C]),
+);
+
+/** The error class a remote failure's `code` names (the server sends it next to the message), else ServiceError. */
+export function errorFromCode(code: string | undefined, message: string): ServiceError {
+  const C = code ? BY_CODE[code] : undefined;
+  return C ? new C(message) : new ServiceError(message);
+}
 
 export function isServiceError(e: unknown): e is ServiceError {
   return e instanceof ServiceError;

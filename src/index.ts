@@ -6,8 +6,11 @@ export { type Agent } from "./agent/agent.js";
 export {
   type AgentConfig,
   type AgentExecuteOptions,
+  type AgentExecuteRequest,
   AgentConfigSchema,
   AgentExecuteOptionsSchema,
+  AgentExecuteOptionsWireSchema,
+  AgentExecuteRequestSchema,
   DEFAULT_MAX_STEPS,
   DEFAULT_TOOL_TIMEOUT_MS,
 } from "./agent/options.js";
@@ -24,6 +27,9 @@ export type {
   RunEventListener,
   RunEventType,
 } from "./events.js";
+export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
+export { ModelConfigSchema } from "./model/config.js";
+export { VariablesSchema } from "./operations/variables.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { BrowserContext } from "./browser/context.js";

@@ -5,7 +5,7 @@
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
-import { createModelClient, fromLegacy, parseModelConfig, type LLMClient, type ResolvedModel } from "./model/index.js";
+import { createModelClient, fromLegacy, parseModelConfig, resolveApiKey, type LLMClient, type ResolvedModel } from "./model/index.js";
 
 export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
 
@@ -26,7 +26,7 @@ export class ModelRegistry {
   private readonly clients = new Map<string, LLMClient>();
 
   constructor(
-    spec: { model?: unknown; modelName?: string; modelClientOptions?: unknown },
+    private readonly spec: { model?: unknown; modelName?: string; modelClientOptions?: unknown },
     private readonly custom: LLMClient | undefined,
   ) {
     if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
@@ -46,6 +46,26 @@ export class ModelRegistry {
       this.clients.set(key, client);
     }
     return client;
+  }
+
+  /**
+   * The model of a call as a session API wants it: the config without its key (the body may be stored
+   * or logged by a proxy) and the key apart, for the `x-model-api-key` header. No key found is not an
+   * error here: the server may hold its own.
+   */
+  wire(override?: unknown, field = "options.model"): { model: string | Record<string, unknown>; apiKey: string | undefined } {
+    const source = override ?? this.spec.model ?? (this.spec.modelName ? new LegacyModel(this.spec.modelName, this.spec.modelClientOptions) : DEFAULT_MODEL);
+    const resolved = source instanceof LegacyModel ? fromLegacy(source.modelName, source.modelClientOptions) : parseModelConfig(source, field);
+    let apiKey: string | undefined;
+    try {
+      apiKey = resolveApiKey(resolved, process.env, (provider) => readStoredSetting(`${provider}.apiKey`));
+    } catch {
+      apiKey = undefined;
+    }
+    if (typeof source === "string") return { model: source, apiKey };
+    if (source instanceof LegacyModel) return { model: resolved.modelName, apiKey };
+    const { apiKey: _key, ...rest } = source as Record<string, unknown>;
+    return { model: rest, apiKey };
   }
 
   static validateCustom(v: unknown): LLMClient | undefined {

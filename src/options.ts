@@ -41,6 +41,9 @@ export const ServiceOptionsSchema = z.strictObject({
   logInferenceToFile: z.boolean().optional(),
   disablePino: z.boolean().optional(),
   logger: z.custom<(line: LogLine) => void>((v) => typeof v === "function", { message: "expected a function" }).optional(),
+  // svc: where the cloud lives (default: the platform's public origins; env SVC_API_URL, BROWSERBASE_BASE_URL).
+  apiBaseURL: z.url({ protocol: /^https?$/ }).optional(),
+  platformBaseURL: z.url({ protocol: /^https?$/ }).optional(),
   // Older generation (§4.4).
   domSettleTimeoutMs: z.number().int().min(0).optional(),
   enableCaching: z.boolean().optional(),

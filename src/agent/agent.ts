@@ -63,7 +63,7 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
       }
     };
     const page = services.page();
-    const cache = services.cache?.session(agentCacheKey(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
+    const cache = !options.cache ? undefined : services.cache?.session(agentCacheKey(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
     const parameters = mask({
       instruction: options.instruction,
       mode: config.mode,

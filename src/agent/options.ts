@@ -46,8 +46,23 @@ export const AgentExecuteOptionsSchema = z.strictObject({
   timeoutMs: z.number().positive().optional(),
   /** A zod schema for `done`'s structured output (returned in `metadata.output`). */
   output: z.custom<z.ZodType>(isZodSchema, "expected a zod schema").optional(),
+  /** false: neither read nor write the agent cache for this run (default: use it when there is one). */
+  cache: z.boolean().optional(),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
+
+/** AgentExecuteOptions as JSON carries them (seed §2.4): no signal, zod schema or svc-only switches. */
+export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true });
+
+/** AgentExecuteRequest (seed §2.2): the body of POST /v1/sessions/{id}/agentExecute. */
+export const AgentExecuteRequestSchema = z.strictObject({
+  agentConfig: AgentConfigSchema,
+  executeOptions: AgentExecuteOptionsWireSchema,
+  frameId: z.string().nullable().optional(),
+  streamResponse: z.boolean().optional(),
+  shouldCache: z.boolean().optional(),
+});
+export type AgentExecuteRequest = z.input<typeof AgentExecuteRequestSchema>;
 
 export interface ResolvedAgentConfig {
   mode: AgentMode;
@@ -69,6 +84,7 @@ export interface ResolvedExecuteOptions {
   maxTokens: number | undefined;
   timeoutMs: number | undefined;
   output: z.ZodType | undefined;
+  cache: boolean;
 }
 
 function withProvider(model: unknown, provider: string | undefined): unknown {
@@ -111,5 +127,6 @@ export function resolveExecuteOptions(input: unknown): ResolvedExecuteOptions {
     maxTokens: o.maxTokens,
     timeoutMs: o.timeoutMs,
     output: o.output,
+    cache: o.cache ?? true,
   };
 }

@@ -308,7 +308,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       steps: step,
       stopReason: reason,
       ...(final?.output !== undefined ? { output: final.output } : {}),
-      ...(cacheStatus ? { cacheStatus } : {}),
+      ...(cacheStatus ? { cacheStatus, cacheKey: cache!.key } : {}),
       ...(failure ? { error: { code: (failure as { code?: string }).code ?? "ERROR", message: errorMessage(failure) } } : {}),
     },
     usage: totals,

@@ -3,7 +3,7 @@
  * become pages; the most recently opened page becomes the active one, as a user's attention would.
  */
 import type { CdpConnection, CdpSession } from "./cdp/connection.js";
-import { Page, type PageOptions } from "./page.js";
+import { Page, type NavigateHandler, type PageOptions } from "./page.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
 export class BrowserContext {
@@ -69,6 +69,11 @@ export class BrowserContext {
   /** Waits for pages that are still being set up (a popup that just opened). */
   async idle(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /** Sends every page's goto() to `handler` (a session API's navigate); undefined restores CDP navigation. */
+  routeNavigation(handler: NavigateHandler | undefined): void {
+    this.pageOptions.navigate = handler;
   }
 
   onPage(listener: (p: Page) => void): () => void {

@@ -16,7 +16,11 @@ export interface PageOptions {
   ignoreHTTPSErrors?: boolean;
   proxyCredentials?: { username: string; password: string };
   domSettleTimeout: number;
+  /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
+  navigate?: NavigateHandler | undefined;
 }
+
+export type NavigateHandler = (page: Page, url: string, options: GotoOptions) => Promise<{ url: string; status: number | null }>;
 
 export interface NavigationInfo {
   requestedUrl: string;
@@ -132,6 +136,13 @@ export class Page {
 
   async goto(rawUrl: string, options: GotoOptions = {}): Promise<{ url: string; status: number | null }> {
     const url = normalizeUrl(rawUrl);
+    const routed = this.options.navigate;
+    if (routed) {
+      const result = await routed(this, url, options);
+      const info = { requestedUrl: url, url: result.url, status: result.status };
+      for (const l of this.navigationListeners) l(info);
+      return result;
+    }
     const main = this.frames.main;
     const timeout = options.timeout ?? NAV_TIMEOUT;
     let status: number | null = null;

@@ -7,6 +7,7 @@
  * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
  *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
  * - src/ never imports commands/; no import cycles among src/ files;
+ * - src/server/ reaches the library only through src/index.ts (it is a client of the public API);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -217,6 +218,13 @@ describe("architecture (DESIGN.md)", () => {
     };
     for (const n of graph.keys()) if (!state.has(n)) dfs(n);
     expect(cycles).toEqual([]);
+  });
+
+  it("src/server/ is a client of the public library API: it imports src/index.ts, util/ and itself only", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("src/server/") && i.target?.startsWith("src/"))
+      .filter((i) => !(i.target === "src/index.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/server/")))
+      .map(fmt);
+    expect(bad).toEqual([]);
   });
 
   it("exit codes are decided only in commands/main.ts", () => {

@@ -1,0 +1,73 @@
+/**
+ * The one interface behind Service: where operations run. LocalBackend drives a browser over CDP in this
+ * process (a launched Chrome, any cdpUrl, or a cloud session's connectUrl); RemoteBackend sends them to a
+ * session API (`svc serve` or the platform) and keeps a CDP connection only for `context`/`page`. Service
+ * picks one at init() and never branches on it again.
+ *
+ * Requests arrive normalized and validated by Service (overloads resolved, variables parsed).
+ */
+import type { z } from "zod";
+import type { Agent } from "./agent/agent.js";
+import type { AgentConfig } from "./agent/options.js";
+import type { BrowserContext } from "./browser/context.js";
+import type { Page } from "./browser/page.js";
+import type { ActResult, Action } from "./operations/action.js";
+import type { Variables } from "./operations/variables.js";
+import type { HistoryEntry, Metrics } from "./records.js";
+
+export interface InitResult {
+  debugUrl: string;
+  sessionUrl: string;
+  sessionId: string;
+}
+
+/** The cloud session behind a backend (undefined for local runs). */
+export interface CloudSession {
+  id: string;
+  url: string;
+  debugUrl: string;
+}
+
+export interface ActRequest {
+  input: string | Action;
+  page: Page;
+  variables: Variables;
+  model?: unknown;
+  timeout?: number;
+  /** false: do not read or write the action cache (server cache) for this call. */
+  serverCache?: boolean;
+}
+
+export interface ObserveRequest {
+  instruction?: string;
+  page: Page;
+  variables: Variables;
+  model?: unknown;
+  timeout?: number;
+  selector?: string;
+}
+
+export interface ExtractRequest {
+  instruction?: string;
+  schema?: z.ZodType;
+  page: Page;
+  model?: unknown;
+  timeout?: number;
+  selector?: string;
+  serverCache?: boolean;
+}
+
+export interface ServiceBackend {
+  readonly init: InitResult;
+  readonly cloud: CloudSession | undefined;
+  readonly context: BrowserContext;
+  act(request: ActRequest): Promise<ActResult>;
+  observe(request: ObserveRequest): Promise<Action[]>;
+  /** `{pageText}` without instruction and schema; `{extraction}` with an instruction only; else the schema's type. */
+  extract(request: ExtractRequest): Promise<unknown>;
+  agent(config?: AgentConfig): Agent;
+  metrics(): Promise<Metrics>;
+  history(): ReadonlyArray<HistoryEntry>;
+  /** force: end the browser even when keepAlive or attached. */
+  close(options: { force: boolean }): Promise<void>;
+}

@@ -1,0 +1,229 @@
+/**
+ * Operations in this process over one CDP connection: the browser may be a Chrome svc launched, any
+ * cdpUrl, or a cloud session's connectUrl. History and metrics are recorded here, around each operation.
+ */
+import type { Agent } from "../agent/agent.js";
+import { createAgent } from "../agent/agent.js";
+import type { AgentCache } from "../agent/cache.js";
+import type { AgentConfig } from "../agent/options.js";
+import type { ActRequest, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
+import type { BrowserHandle } from "../browser/connect.js";
+import type { BrowserContext } from "../browser/context.js";
+import type { Page } from "../browser/page.js";
+import type { ActCache } from "../cache/act-cache.js";
+import { ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
+import type { InferenceLog } from "../inference-log.js";
+import type { Logger } from "../log.js";
+import type { LLMClient, ModelUsage } from "../model/index.js";
+import { DEFAULT_MODEL, isLLMClient, type ModelRegistry } from "../models.js";
+import type { ActResult, Action } from "../operations/action.js";
+import { actWithCache } from "../operations/act-cached.js";
+import type { OperationContext } from "../operations/context.js";
+import { extractPageText, extractWithModel } from "../operations/extract.js";
+import { observe as observeOp } from "../operations/observe.js";
+import { performAction } from "../operations/perform.js";
+import { PageSnapshots } from "../operations/snapshots.js";
+import { mask, maskDeep, type Variables } from "../operations/variables.js";
+import type { ResolvedOptions } from "../options.js";
+import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
+
+export interface LocalBackendSetup {
+  opts: ResolvedOptions;
+  log: Logger;
+  models: ModelRegistry;
+  cache: ActCache | undefined;
+  agentCache: AgentCache | undefined;
+  inferenceLog: InferenceLog | undefined;
+  browser: BrowserHandle;
+  init: InitResult;
+  cloud?: CloudSession;
+  /** After the browser is closed or disconnected (a cloud session's release). */
+  onClose?: (options: { force: boolean }) => Promise<void>;
+}
+
+export class LocalBackend implements ServiceBackend {
+  readonly init: InitResult;
+  readonly cloud: CloudSession | undefined;
+  private readonly historyEntries: HistoryEntry[] = [];
+  private readonly metricsRecord: Metrics = emptyMetrics();
+  private readonly snapshots = new PageSnapshots();
+  /** Masks of agent runs in progress: a URL the agent opens may hold a variable's value. */
+  private readonly navigationMasks = new Set<<T>(value: T) => T>();
+
+  constructor(private readonly s: LocalBackendSetup) {
+    this.init = s.init;
+    this.cloud = s.cloud;
+    s.browser.context.onPage((page) => this.watchNavigations(page));
+    for (const page of s.browser.context.pages()) this.watchNavigations(page);
+  }
+
+  get context(): BrowserContext {
+    return this.s.browser.context;
+  }
+
+  private watchNavigations(page: Page): void {
+    page.onNavigated((info) => {
+      let entry = { parameters: { url: info.requestedUrl }, result: { url: info.url, status: info.status } };
+      for (const m of this.navigationMasks) entry = m(entry);
+      this.record("navigate", entry.parameters, entry.result);
+    });
+  }
+
+  metrics(): Promise<Metrics> {
+    return Promise.resolve({ ...this.metricsRecord });
+  }
+
+  history(): ReadonlyArray<HistoryEntry> {
+    return this.historyEntries.map((e) => ({ ...e }));
+  }
+
+  async act(r: ActRequest): Promise<ActResult> {
+    const { input, page, variables } = r;
+    if (typeof input === "string") {
+      const result = await this.run("act", r.timeout, (signal) => {
+        const ctx = this.operationContext("act", page, variables, r.model, signal);
+        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
+      }).catch((e: unknown) => {
+        throw maskError(e, variables);
+      });
+      this.record("act", { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) }, maskDeep(result, variables));
+      return result;
+    }
+    const result = await this.run("act", r.timeout, () => performAction(page, input, this.snapshots.refs(page)));
+    this.record("act", { action: input }, result);
+    return result;
+  }
+
+  async observe(r: ObserveRequest): Promise<Action[]> {
+    const result = await this.run("observe", r.timeout, (signal) =>
+      observeOp(this.operationContext("observe", r.page, r.variables, r.model, signal), r.instruction, r.selector ? { selector: r.selector } : {}),
+    );
+    this.record("observe", { instruction: r.instruction, variables: Object.keys(r.variables) }, maskDeep(result, r.variables));
+    return result;
+  }
+
+  async extract(r: ExtractRequest): Promise<unknown> {
+    const scope = r.selector ? { selector: r.selector } : {};
+    if (r.instruction === undefined && r.schema === undefined) {
+      const { text } = await this.run("extract", r.timeout, () => extractPageText(r.page, this.snapshots, scope));
+      this.record("extract", scope, { pageTextLength: text.length });
+      return { pageText: text };
+    }
+    const result = await this.run("extract", r.timeout, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
+    this.record("extract", { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope }, result);
+    return result;
+  }
+
+  /** An agent for multi-step tasks (see src/agent/agent.ts); its usage goes to the `agent` metrics bucket. */
+  agent(config?: AgentConfig): Agent {
+    const { opts, models, log } = this.s;
+    return createAgent(
+      {
+        page: () => this.activePage(),
+        snapshots: this.snapshots,
+        client: (model) => models.client(model, "agent.model"),
+        onUsage: (op, u, model) => {
+          this.count(op, u);
+          log.debug(op, "model call", { model, ...u });
+        },
+        ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(rec) } : {}),
+        systemPrompt: opts.raw.systemPrompt,
+        selfHeal: opts.selfHeal,
+        cache: this.s.agentCache,
+        defaultModelName: () => {
+          const raw = opts.raw;
+          return isLLMClient(raw.llmClient) ? raw.llmClient.modelName : describeModel(raw.model ?? raw.modelName ?? DEFAULT_MODEL);
+        },
+        record: (parameters, result) => this.record("agent", parameters, result),
+        maskNavigations: (m) => {
+          this.navigationMasks.add(m);
+          return () => void this.navigationMasks.delete(m);
+        },
+      },
+      config,
+    );
+  }
+
+  async close(options: { force: boolean }): Promise<void> {
+    const browser = this.s.browser;
+    const attached = !browser.launched;
+    try {
+      if ((this.s.opts.keepAlive || attached) && !options.force) await browser.disconnect();
+      else if (attached) {
+        await browser.connection.root.send("Browser.close").catch(() => {});
+        await browser.disconnect();
+      } else await browser.close();
+    } finally {
+      await this.s.onClose?.(options);
+    }
+  }
+
+  private activePage(): Page {
+    const page = this.context.activePage();
+    if (!page) throw new ServiceNotInitializedError("the browser has no open page", { hint: "open one with context.newPage()" });
+    return page;
+  }
+
+  private count(op: MetricOperation, u: ModelUsage): void {
+    addUsage(this.metricsRecord, op, { promptTokens: u.inputTokens, completionTokens: u.outputTokens, reasoningTokens: u.reasoningTokens, cachedInputTokens: u.cachedInputTokens, inferenceTimeMs: u.inferenceTimeMs });
+  }
+
+  private operationContext(op: MetricOperation, page: Page, variables: Variables, model: unknown, signal: AbortSignal | undefined): OperationContext {
+    const client: LLMClient = this.s.models.client(model);
+    return {
+      page,
+      snapshots: this.snapshots,
+      variables,
+      ...(this.s.opts.raw.systemPrompt ? { systemPrompt: this.s.opts.raw.systemPrompt } : {}),
+      inference: {
+        client,
+        onUsage: (u: ModelUsage) => {
+          this.count(op, u);
+          this.s.log.debug(op, "model call", { model: client.modelName, ...u });
+        },
+        ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(maskDeep(rec, variables)) } : {}),
+        ...(signal ? { signal } : {}),
+      },
+    };
+  }
+
+  /** Runs an operation under its deadline: the signal cancels model calls, the race bounds the rest. */
+  private async run<T>(what: string, timeout: number | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    if (timeout === undefined) return work(undefined);
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        work(controller.signal),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            controller.abort();
+            reject(new ServiceTimeoutError(`${what} did not finish within ${timeout} ms`));
+          }, timeout);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private record(method: HistoryEntry["method"], parameters: unknown, result: unknown): void {
+    this.historyEntries.push({ method, parameters, result, timestamp: new Date().toISOString() });
+    this.s.log.debug(method, "done", { parameters });
+  }
+}
+
+/** A model option for history: its name only (config objects may carry keys). */
+export function describeModel(model: unknown): string {
+  if (typeof model === "string") return model;
+  return typeof (model as { modelName?: unknown })?.modelName === "string" ? (model as { modelName: string }).modelName : "custom";
+}
+
+/** An error may quote a variable's value (e.g. "no option …" for a select): masked like everything recorded. */
+export function maskError(e: unknown, variables: Variables): unknown {
+  if (e instanceof Error && Object.keys(variables).length > 0) {
+    e.message = mask(e.message, variables);
+    if (e.stack) e.stack = mask(e.stack, variables);
+  }
+  return e;
+}

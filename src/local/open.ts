@@ -1,0 +1,28 @@
+/** env LOCAL: launch Chrome (or attach to `cdpUrl`) and drive it from this process. */
+import { randomUUID } from "node:crypto";
+import type { AgentCache } from "../agent/cache.js";
+import { openBrowser } from "../browser/connect.js";
+import type { ActCache } from "../cache/act-cache.js";
+import type { InferenceLog } from "../inference-log.js";
+import type { Logger } from "../log.js";
+import type { ModelRegistry } from "../models.js";
+import type { ResolvedOptions } from "../options.js";
+import { LocalBackend } from "./backend.js";
+
+export interface BackendSetup {
+  opts: ResolvedOptions;
+  log: Logger;
+  models: ModelRegistry;
+  cache: ActCache | undefined;
+  agentCache: AgentCache | undefined;
+  inferenceLog: InferenceLog | undefined;
+}
+
+export async function openLocalBackend(setup: BackendSetup): Promise<LocalBackend> {
+  const { opts, log } = setup;
+  log.info("init", "starting browser", { headless: opts.launch.headless ?? true, attach: Boolean(opts.launch.cdpUrl) });
+  const browser = await openBrowser({ ...opts.launch, domSettleTimeout: opts.domSettleTimeout });
+  const port = browser.launched?.port ?? new URL(browser.wsEndpoint).port;
+  const init = { sessionId: randomUUID(), sessionUrl: browser.wsEndpoint, debugUrl: `http://127.0.0.1:${port}/json` };
+  return new LocalBackend({ ...setup, browser, init });
+}

@@ -1,0 +1,119 @@
+/**
+ * agent() on a session API: execute() posts an AgentExecuteRequest and streams the run back. The server
+ * sends every RunEvent as a log line (`auxiliary.event`), so subscribers — the CLI's live view, JSON
+ * lines — see the same events as for a local run. Aborting the signal drops the stream, which aborts the
+ * run on the server.
+ */
+import { randomUUID } from "node:crypto";
+import type { Agent } from "../agent/agent.js";
+import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions } from "../agent/options.js";
+import { AgentResultSchema } from "../agent/result.js";
+import type { Page } from "../browser/page.js";
+import { errorMessage, LLMResponseError, ServiceAbortedError, ServiceInvalidArgumentError } from "../errors.js";
+import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
+import type { Logger } from "../log.js";
+import type { ModelRegistry } from "../models.js";
+import { maskDeep } from "../operations/variables.js";
+import type { SessionApi } from "../platform/session-api.js";
+import { forwardLog } from "./log.js";
+
+export interface RemoteAgentDeps {
+  api: SessionApi;
+  sessionId: string;
+  models: ModelRegistry;
+  page(): Page;
+  log: Logger;
+  record(parameters: unknown, result: unknown): void;
+}
+
+function isRunEvent(v: unknown): v is RunEvent {
+  return !!v && typeof v === "object" && typeof (v as RunEvent).type === "string" && typeof (v as RunEvent).runId === "string";
+}
+
+/** A model config for the wire: the key travels inside the object (the agent may use two providers). */
+function wireModel(models: ModelRegistry, model: unknown, field: string): { model: unknown; apiKey: string | undefined } {
+  const w = models.wire(model, field);
+  if (!w.apiKey) return w;
+  return { model: typeof w.model === "string" ? { modelName: w.model, apiKey: w.apiKey } : { ...w.model, apiKey: w.apiKey }, apiKey: w.apiKey };
+}
+
+export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown): Agent {
+  const config = resolveAgentConfig(configInput);
+  const listeners = new Set<RunEventListener>();
+  const emit = (event: RunEvent) => {
+    for (const l of [...listeners]) {
+      try {
+        l(event);
+      } catch {
+        // a failing listener must not fail the run it watches
+      }
+    }
+  };
+
+  async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
+    const o = resolveExecuteOptions(input);
+    if (o.output) throw new ServiceInvalidArgumentError("execute.output: a structured-output schema cannot be sent over the session API", { hint: 'use extract() after the run, or env "LOCAL"' });
+    const main = wireModel(deps.models, config.model, "agent.model");
+    const agentConfig = {
+      mode: config.mode,
+      ...(config.model !== undefined || main.apiKey ? { model: main.model } : {}),
+      ...(config.executionModel !== undefined && config.executionModel !== config.model ? { executionModel: wireModel(deps.models, config.executionModel, "agent.executionModel").model } : {}),
+      ...(config.systemPrompt ? { systemPrompt: config.systemPrompt } : {}),
+    };
+    const executeOptions = {
+      instruction: o.instruction,
+      maxSteps: o.maxSteps,
+      highlightCursor: o.highlightCursor,
+      useSearch: o.useSearch,
+      toolTimeout: o.toolTimeout,
+      ...(Object.keys(o.variables).length ? { variables: o.variables } : {}),
+      ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    };
+    const parameters = maskDeep({ instruction: o.instruction, mode: config.mode, maxSteps: o.maxSteps, variables: Object.keys(o.variables), remote: true }, o.variables);
+    const runId = randomUUID();
+    let sawEnd = false;
+    try {
+      const out = await deps.api.run<AgentResultData>(
+        deps.sessionId,
+        "agentExecute",
+        { agentConfig, executeOptions, frameId: deps.page().targetId },
+        {
+          modelApiKey: main.apiKey,
+          ...(o.cache ? {} : { cache: false }),
+          ...(o.signal ? { signal: o.signal } : {}),
+          onLog: (line) => {
+            const event = line.auxiliary?.event;
+            if (isRunEvent(event)) {
+              if (event.type === "run_end") sawEnd = true;
+              emit(event);
+            } else forwardLog(deps.log, line);
+          },
+        },
+      );
+      const parsed = AgentResultSchema.safeParse(out.result);
+      if (!parsed.success) throw new LLMResponseError("agentExecute: the server's result is not an AgentResult");
+      deps.record(parameters, maskDeep(parsed.data, o.variables));
+      return parsed.data as AgentResultData;
+    } catch (e) {
+      if (o.signal?.aborted || e instanceof ServiceAbortedError) {
+        // Like a local run: an abort ends the run with completed: false, it does not throw.
+        const result: AgentResultData = { success: false, completed: false, message: "aborted", actions: [], metadata: { stopReason: "aborted", remote: true } };
+        if (!sawEnd) emit({ type: "run_end", runId, elapsedMs: 0, result });
+        deps.record(parameters, result);
+        return result;
+      }
+      deps.record(parameters, { error: maskDeep(errorMessage(e), o.variables) });
+      throw e;
+    }
+  }
+
+  return {
+    config,
+    execute,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
+}
