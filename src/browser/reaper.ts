@@ -95,9 +95,15 @@ async function killAll(): Promise<void> {
 
 async function main(): Promise<void> {
   let seen = false;
+  let known: number | undefined;
   for (;;) {
-    const pid = chromePid();
-    if (pid) seen = true;
+    // The owner's close() deletes the run dir with the pid file in it: keep the pid once read, or this
+    // watchdog would outlive its Chrome until the owner exits (one stray process per session in a server).
+    const pid = chromePid() ?? known;
+    if (pid) {
+      seen = true;
+      known = pid;
+    }
     if (seen && pid && !alive(pid)) {
       // Chrome ended on its own or by its owner: give the owner a moment to clean up, then make sure.
       await sleep(500);

@@ -108,6 +108,28 @@ describe("headless, executablePath, port, args", () => {
   });
 });
 
+describe("the reaper", () => {
+  it("exits with its Chrome when the owner closes it (close() deletes the pid file it reads)", async () => {
+    const svc = makeService();
+    await svc.init();
+    const { runDir } = launchedOf(svc);
+    const reapers = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8");
+            return cmd.includes("reaper.js") && cmd.includes(runDir);
+          } catch {
+            return false;
+          }
+        });
+    expect(reapers()).toHaveLength(1);
+    await svc.close();
+    await waitFor(() => reapers().length === 0, 5000);
+  });
+});
+
 describe("ignoreDefaultArgs", () => {
   const present = async (launch: LocalBrowserLaunchOptions): Promise<string[]> => {
     let found: string[] = [];
