@@ -42,6 +42,9 @@ export class RemoteBackend implements ServiceBackend {
     this.init = s.init;
     this.cloud = s.cloud;
     s.browser.context.routeNavigation((page, url, options) => this.navigate(page, url, options));
+    const watch = (page: Page) => page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
+    s.browser.context.onPage(watch);
+    for (const page of s.browser.context.pages()) watch(page);
   }
 
   static async start(s: RemoteSetup): Promise<RemoteBackend> {

@@ -1,0 +1,42 @@
+/**
+ * `svc serve` settings, validated once with defaults applied once. The CLI fills them from flags, the
+ * environment and `svc config`; tests pass them directly to startServer().
+ */
+import { z } from "zod";
+import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
+import { describeIssue } from "../util/zod.js";
+
+export const ServerOptionsSchema = z.strictObject({
+  host: z.string().min(1).default("127.0.0.1"),
+  /** 0 picks a free port. */
+  port: z.number().int().min(0).max(65535).default(3000),
+  /** Keys clients send as `x-bb-api-key`; each one sees only its own sessions. */
+  apiKeys: z.array(z.string().min(8, "an API key needs at least 8 characters")).min(1, "at least one API key is needed (--api-key or SVC_API_KEYS)"),
+  /** Live browser sessions at once (every session is a Chrome); past it, starts get 429. */
+  maxSessions: z.number().int().positive().default(8),
+  /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
+  sessionTimeoutS: z.number().int().positive().max(6 * 3600).default(3600),
+  /** A session-API session with no request for this long is ended, in seconds. */
+  idleTimeoutS: z.number().int().positive().default(900),
+  /** Largest request body accepted, in bytes. */
+  bodyLimitBytes: z.number().int().positive().default(10 * 1024 * 1024),
+  /** Where the server keeps its act/agent cache (shouldCache, cache status headers). */
+  cacheDir: z.string().min(1),
+  /** How every Chrome is launched (executablePath, headless, args …). */
+  launch: LocalBrowserLaunchOptionsSchema.default({}),
+  /** The origin clients reach this server at, for connectUrl/debug URLs; default http://host:port. */
+  publicUrl: z.url().optional(),
+  /** Seconds in-flight requests get to finish on shutdown before their streams are closed with an error. */
+  shutdownGraceS: z.number().min(0).default(5),
+  /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
+  log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
+});
+
+export type ServerOptions = z.input<typeof ServerOptionsSchema>;
+export type ServerConfig = z.output<typeof ServerOptionsSchema>;
+
+export function resolveServerOptions(input: ServerOptions): ServerConfig {
+  const parsed = ServerOptionsSchema.safeParse(input);
+  if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
+  return parsed.data;
+}

@@ -1,0 +1,63 @@
+/**
+ * startServer(): the app on a node http server, the CDP proxy on its upgrade path, and a graceful close:
+ * new requests get 503, in-flight runs are aborted (their streams end with an `error` event, plain
+ * requests get their answer), every browser is ended, then the listener closes.
+ */
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
+import { ApiSessions } from "./api-sessions.js";
+import { createApp, type ServerDeps } from "./app.js";
+import { attachCdpProxy } from "./cdp-proxy.js";
+import { resolveServerOptions, type ServerConfig, type ServerOptions } from "./config.js";
+import { PlatformSessions } from "./platform-sessions.js";
+
+export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
+export { keyFingerprint } from "./auth.js";
+
+export interface RunningServer {
+  /** http://host:port (or publicUrl). */
+  readonly url: string;
+  readonly port: number;
+  readonly config: ServerConfig;
+  /** Graceful shutdown; resolves when every browser is gone and the listener is closed. */
+  close(reason?: string): Promise<void>;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const config = resolveServerOptions(options);
+  const log = config.log ?? (() => {});
+  let url = config.publicUrl ?? "";
+  let shuttingDown = false;
+  const publicUrl = () => url;
+  const platform = new PlatformSessions({ config, publicUrl, log });
+  const api = new ApiSessions({ config, platform, publicUrl, log });
+  const deps: ServerDeps = { config, platform, api, publicUrl, log, shuttingDown: () => shuttingDown };
+  const app = createApp(deps);
+
+  const server = await new Promise<Server>((resolvePromise, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolvePromise(s as Server)) as Server;
+    s.once("error", reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
+  url ||= `http://${host}:${port}`;
+  attachCdpProxy(server, platform);
+  log(`listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  const close = (reason = "the server is shutting down") =>
+    (closing ??= (async () => {
+      shuttingDown = true;
+      await api.closeAll(reason, config.shutdownGraceS * 1000);
+      await platform.closeAll();
+      await new Promise<void>((resolvePromise) => {
+        server.close(() => resolvePromise());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+      });
+      log("stopped");
+    })());
+
+  return { url, port, config, close };
+}

@@ -1,0 +1,347 @@
+/**
+ * Platform sessions (spec/http-api.md "Platform API"): one Chrome per session, owned by the API key that
+ * created it, ended when released, when its lifetime runs out, when Chrome exits, or on shutdown. Clients
+ * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
+ * URL (the capability), so Chrome's own port never has to be reachable from outside.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { z } from "zod";
+import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
+import type { Owner } from "./auth.js";
+import type { ServerConfig } from "./config.js";
+import { HttpError, parseWith } from "./http-error.js";
+
+export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/**
+ * `POST /v1/sessions` (Browserbase's SessionCreateParams). Loose objects: the official SDK and Stagehand
+ * send fields this server has no use for (proxies, extensionId, solveCaptchas …); those are accepted and
+ * ignored, the ones it acts on are validated.
+ */
+export const SessionCreateParamsSchema = z.looseObject({
+  projectId: z.string().optional(),
+  keepAlive: z.boolean().optional(),
+  /** Lifetime in seconds (the SDK's `api_timeout`, sent as `timeout`). */
+  timeout: z.number().int().min(60).max(21600).optional(),
+  region: z.string().min(1).optional(),
+  userMetadata: z.record(z.string(), z.unknown()).optional(),
+  browserSettings: z
+    .looseObject({
+      viewport: z
+        .looseObject({
+          width: z.number().int().min(1).max(10000).optional(),
+          height: z.number().int().min(1).max(10000).optional(),
+        })
+        .optional(),
+      ignoreCertificateErrors: z.boolean().optional(),
+    })
+    .optional(),
+});
+export type SessionCreateParams = z.input<typeof SessionCreateParamsSchema>;
+
+export interface PlatformSession {
+  readonly id: string;
+  readonly owner: Owner;
+  readonly projectId: string;
+  readonly region: string;
+  readonly keepAlive: boolean;
+  readonly userMetadata: Record<string, unknown>;
+  readonly viewport: Viewport;
+  /** Epoch ms. */
+  readonly createdAt: number;
+  readonly startedAt: number;
+  readonly updatedAt: number;
+  readonly expiresAt: number;
+  readonly endedAt: number | undefined;
+  readonly status: SessionStatus;
+}
+
+type MutableSession = { -readonly [K in keyof PlatformSession]: PlatformSession[K] };
+type EndedListener = (session: PlatformSession) => void;
+
+interface Entry {
+  session: MutableSession;
+  token: string;
+  browser: LaunchedBrowser;
+  timer: NodeJS.Timeout;
+  listeners: Set<EndedListener>;
+}
+
+/** What the CDP proxy may connect a request to. */
+export type ConnectTarget = { ok: true; port: number; session: PlatformSession } | { ok: false; status: 401 | 404 | 410; message: string };
+
+const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
+/** Ended sessions stay listable this long (and at most this many), like the platform's session history. */
+const ENDED_RETENTION_MS = 60 * 60 * 1000;
+const ENDED_MAX = 500;
+const WATCH_INTERVAL_MS = 1000;
+
+export interface PlatformSessionsDeps {
+  config: ServerConfig;
+  publicUrl(): string;
+  log(line: string): void;
+}
+
+export class PlatformSessions {
+  private readonly config: ServerConfig;
+  private readonly publicUrl: () => string;
+  private readonly log: (line: string) => void;
+  private readonly entries = new Map<string, Entry>();
+  /** Chrome shutdowns in progress, awaited by closeAll(). */
+  private readonly stopping = new Set<Promise<void>>();
+  private creating = 0;
+  private closed = false;
+  private watcher: NodeJS.Timeout | undefined;
+
+  constructor(deps: PlatformSessionsDeps) {
+    this.config = deps.config;
+    this.publicUrl = deps.publicUrl;
+    this.log = deps.log;
+  }
+
+  /** Sessions holding (or about to hold) a Chrome: what `maxSessions` limits. */
+  liveCount(): number {
+    let n = this.creating;
+    for (const e of this.entries.values()) if (e.session.status === "RUNNING") n++;
+    return n;
+  }
+
+  /**
+   * Starts a Chrome for `owner`. `launch` (a session-API start's `launchOptions`) is merged over the
+   * server's launch options; the session's viewport wins over both.
+   */
+  async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions): Promise<PlatformSession> {
+    if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    // Callers may pass a body they validated already (with their own field prefix); parsing again is cheap.
+    const p = parseWith(SessionCreateParamsSchema, params);
+    if (this.liveCount() >= this.config.maxSessions) {
+      throw new HttpError(429, `too many browser sessions: this server runs at most ${this.config.maxSessions} at once; release one or retry later`, { "retry-after": "5" });
+    }
+    const base = { ...this.config.launch, ...(launch ?? {}) };
+    const fallback = base.viewport ?? DEFAULT_VIEWPORT;
+    const viewport: Viewport = {
+      width: p.browserSettings?.viewport?.width ?? fallback.width,
+      height: p.browserSettings?.viewport?.height ?? fallback.height,
+    };
+    const { cdpUrl: _ignored, ...launchOptions } = base;
+    this.creating++;
+    let browser: LaunchedBrowser;
+    try {
+      browser = await launchBrowser(
+        {
+          ...launchOptions,
+          // Every session is its own Chrome: a fixed port from the server's options would collide.
+          port: launch?.port ?? 0,
+          viewport,
+          args: [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)],
+          ...(p.browserSettings?.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
+        },
+        { kind: "parent" },
+      );
+    } finally {
+      this.creating--;
+    }
+    if (this.closed) {
+      await browser.close();
+      throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    }
+    const now = Date.now();
+    const session: MutableSession = {
+      id: randomUUID(),
+      owner,
+      projectId: p.projectId ?? owner,
+      region: p.region ?? "local",
+      keepAlive: p.keepAlive ?? false,
+      userMetadata: p.userMetadata ?? {},
+      viewport,
+      createdAt: now,
+      startedAt: now,
+      updatedAt: now,
+      expiresAt: now + (p.timeout ?? this.config.sessionTimeoutS) * 1000,
+      endedAt: undefined,
+      status: "RUNNING",
+    };
+    const timer = setTimeout(() => this.end(session.id, "TIMED_OUT", "expired"), session.expiresAt - now);
+    timer.unref();
+    // 192 random bits: the only credential the CDP proxy asks for.
+    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, timer, listeners: new Set() });
+    this.watch();
+    this.prune();
+    this.log(`session ${session.id} started (chrome pid ${browser.pid}, expires in ${Math.round((session.expiresAt - now) / 1000)}s)`);
+    return session;
+  }
+
+  /** The session, whatever its status; 404 when unknown or another key's. */
+  get(owner: Owner, id: string): PlatformSession {
+    const e = this.entries.get(id);
+    if (!e || e.session.owner !== owner) throw new HttpError(404, `session ${id} not found`);
+    return e.session;
+  }
+
+  list(owner: Owner, status?: SessionStatus): PlatformSession[] {
+    this.prune();
+    return [...this.entries.values()].map((e) => e.session).filter((s) => s.owner === owner && (!status || s.status === status));
+  }
+
+  /** REQUEST_RELEASE: the session is COMPLETED at once, its Chrome ends in the background. Idempotent. */
+  release(owner: Owner, id: string): PlatformSession {
+    const s = this.get(owner, id);
+    this.end(id, "COMPLETED", "released");
+    return s;
+  }
+
+  /** Chrome's own browser endpoint (ws://127.0.0.1:PORT/devtools/browser/…), for in-process attachment. */
+  endpoint(owner: Owner, id: string): string {
+    const s = this.get(owner, id);
+    const e = this.entries.get(s.id)!;
+    if (s.status !== "RUNNING") throw new HttpError(409, `session ${id} is not running (${s.status})`);
+    return e.browser.wsEndpoint;
+  }
+
+  /** Chrome's DevTools port of a running session (for the debug route's /json/list). */
+  chromePort(owner: Owner, id: string): number {
+    const s = this.get(owner, id);
+    if (s.status !== "RUNNING") throw new HttpError(409, `session ${id} is not running (${s.status})`);
+    return this.entries.get(s.id)!.browser.port;
+  }
+
+  /** The proxied base of a session's Chrome: `<publicUrl>/v1/connect/{id}/{token}` (http or https). */
+  connectBase(session: PlatformSession): string {
+    const e = this.entries.get(session.id);
+    if (!e) throw new HttpError(404, `session ${session.id} not found`);
+    return `${this.publicUrl().replace(/\/+$/, "")}/v1/connect/${session.id}/${e.token}`;
+  }
+
+  /** The CDP WebSocket URL clients connect to (through this server's proxy). */
+  connectUrl(session: PlatformSession): string {
+    const e = this.entries.get(session.id);
+    if (!e) throw new HttpError(404, `session ${session.id} not found`);
+    const browserPath = new URL(e.browser.wsEndpoint).pathname;
+    return `${this.connectBase(session).replace(/^http/, "ws")}${browserPath}`;
+  }
+
+  /** Checks a proxied request's id + token (constant-time on the token). */
+  connectTarget(id: string, token: string): ConnectTarget {
+    const e = this.entries.get(id);
+    if (!e) return { ok: false, status: 404, message: "session not found" };
+    const a = Buffer.from(token);
+    const b = Buffer.from(e.token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, status: 401, message: "invalid session token" };
+    if (e.session.status !== "RUNNING") return { ok: false, status: 410, message: `session is ${e.session.status}` };
+    return { ok: true, port: e.browser.port, session: e.session };
+  }
+
+  /**
+   * `listener` runs once when the session ends (released, expired, Chrome exited, shutdown); at once
+   * (asynchronously) when it already has. Returns an unsubscribe function.
+   */
+  onEnded(id: string, listener: EndedListener): () => void {
+    const e = this.entries.get(id);
+    if (!e || e.session.status !== "RUNNING") {
+      const s = e?.session;
+      queueMicrotask(() => s && listener(s));
+      return () => {};
+    }
+    e.listeners.add(listener);
+    return () => e.listeners.delete(listener);
+  }
+
+  /** Ends every session and waits for every Chrome to be gone. Idempotent. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    for (const [id, e] of this.entries) if (e.session.status === "RUNNING") this.end(id, "COMPLETED", "server closing");
+    while (this.stopping.size) await Promise.allSettled([...this.stopping]);
+    if (this.watcher) clearInterval(this.watcher);
+    this.watcher = undefined;
+  }
+
+  /** Browserbase's session object (plus connectUrl while running). */
+  toWire(session: PlatformSession): Record<string, unknown> {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    return {
+      id: session.id,
+      createdAt: iso(session.createdAt),
+      updatedAt: iso(session.updatedAt),
+      startedAt: iso(session.startedAt),
+      ...(session.endedAt !== undefined ? { endedAt: iso(session.endedAt) } : {}),
+      expiresAt: iso(session.expiresAt),
+      projectId: session.projectId,
+      status: session.status,
+      keepAlive: session.keepAlive,
+      region: session.region,
+      userMetadata: session.userMetadata,
+      proxyBytes: 0,
+      ...(session.status === "RUNNING" ? { connectUrl: this.connectUrl(session) } : {}),
+    };
+  }
+
+  private end(id: string, status: SessionStatus, why: string): void {
+    const e = this.entries.get(id);
+    if (!e || e.session.status !== "RUNNING") return;
+    const now = Date.now();
+    e.session.status = status;
+    e.session.endedAt = now;
+    e.session.updatedAt = now;
+    clearTimeout(e.timer);
+    this.log(`session ${id} ended: ${why}`);
+    const stop = e.browser.close().catch(() => {});
+    this.stopping.add(stop);
+    void stop.finally(() => this.stopping.delete(stop));
+    const listeners = [...e.listeners];
+    e.listeners.clear();
+    for (const l of listeners) {
+      try {
+        l(e.session);
+      } catch {
+        // a listener's failure must not keep the others from running
+      }
+    }
+  }
+
+  /** Notices a Chrome that exited by itself (Browser.close from a client, a crash, an OOM kill). */
+  private watch(): void {
+    if (this.watcher) return;
+    this.watcher = setInterval(() => {
+      let running = 0;
+      for (const [id, e] of this.entries) {
+        if (e.session.status !== "RUNNING") continue;
+        if (alive(e.browser.pid)) running++;
+        else this.end(id, "COMPLETED", "chrome exited");
+      }
+      if (!running && this.watcher) {
+        clearInterval(this.watcher);
+        this.watcher = undefined;
+      }
+    }, WATCH_INTERVAL_MS);
+    this.watcher.unref();
+  }
+
+  private prune(): void {
+    const ended = [...this.entries.values()].filter((e) => e.session.status !== "RUNNING").sort((a, b) => (a.session.endedAt ?? 0) - (b.session.endedAt ?? 0));
+    const cutoff = Date.now() - ENDED_RETENTION_MS;
+    ended.forEach((e, i) => {
+      if ((e.session.endedAt ?? 0) < cutoff || ended.length - i > ENDED_MAX) this.entries.delete(e.session.id);
+    });
+  }
+}
+
+/**
+ * A headless window's --window-size includes an invisible tab strip and toolbar, so pages would get about
+ * 140 px less height than asked, and new tabs yet another size. A kiosk (fullscreen, no browser UI) window
+ * on a headless screen of exactly the viewport gives every tab that content size, which is what CDP
+ * clients (connectOverCDP, CUA screenshots) expect of `browserSettings.viewport`. A headed window keeps
+ * the user's screen.
+ */
+function contentSizeArgs(viewport: Viewport, headless: boolean): string[] {
+  return headless ? ["--kiosk", `--screen-info={${viewport.width}x${viewport.height}}`] : [];
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Platform API routes (spec/http-api.md "Platform API"): browser sessions as Browserbase's SDK sees them,
+ * their debug URLs, and the HTTP side of the CDP proxy. Responses carry no envelope (the SDK reads the
+ * objects directly).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Env, ServerDeps } from "./app.js";
+import { parseBody } from "./body.js";
+import { proxyCdpHttp } from "./cdp-proxy.js";
+import { HttpError, parseWith } from "./http-error.js";
+import { SESSION_STATUSES, SessionCreateParamsSchema, type PlatformSession } from "./platform-sessions.js";
+
+const UpdateSchema = z.looseObject({
+  status: z.literal("REQUEST_RELEASE", { error: 'expected "REQUEST_RELEASE"' }),
+  projectId: z.string().optional(),
+});
+
+const ListQuerySchema = z.looseObject({
+  status: z.enum(SESSION_STATUSES).optional(),
+  q: z.string().max(1000).optional(),
+});
+
+interface ChromeTarget {
+  id: string;
+  type: string;
+  url: string;
+  title: string;
+  faviconUrl?: string;
+}
+
+export function platformRoutes(deps: ServerDeps): Hono<Env> {
+  const { platform } = deps;
+  const app = new Hono<Env>();
+
+  app.post("/sessions", async (c) => {
+    const params = await parseBody(c, SessionCreateParamsSchema);
+    const session = await platform.create(c.get("owner"), params);
+    return c.json(platform.toWire(session), 201);
+  });
+
+  app.get("/sessions", (c) => {
+    const query = parseWith(ListQuerySchema, c.req.query(), "query");
+    const matches = query.q ? metadataFilter(query.q) : () => true;
+    const sessions = platform.list(c.get("owner"), query.status).filter((s) => matches(s));
+    return c.json(sessions.map((s) => platform.toWire(s)));
+  });
+
+  app.get("/sessions/:id", (c) => c.json(platform.toWire(platform.get(c.get("owner"), c.req.param("id")))));
+
+  app.post("/sessions/:id", async (c) => {
+    const owner = c.get("owner");
+    const id = c.req.param("id");
+    platform.get(owner, id); // 404 before 400: another key's session does not exist for this one
+    await parseBody(c, UpdateSchema);
+    return c.json(platform.toWire(platform.release(owner, id)));
+  });
+
+  app.get("/sessions/:id/debug", async (c) => {
+    const owner = c.get("owner");
+    const session = platform.get(owner, c.req.param("id"));
+    const port = platform.chromePort(owner, session.id);
+    let targets: ChromeTarget[];
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
+      targets = (await res.json()) as ChromeTarget[];
+    } catch {
+      throw new HttpError(502, "the session's browser did not answer");
+    }
+    const base = platform.connectBase(session);
+    const hostBase = base.replace(/^https?:\/\//, "");
+    const wsParam = base.startsWith("https:") ? "wss" : "ws";
+    const inspector = (path: string) => `${base}/devtools/inspector.html?${wsParam}=${hostBase}${path}`;
+    const pages = targets
+      .filter((t) => t.type === "page")
+      .map((t) => {
+        const url = inspector(`/devtools/page/${t.id}`);
+        return { id: t.id, url: t.url, title: t.title, faviconUrl: t.faviconUrl ?? "", debuggerUrl: url, debuggerFullscreenUrl: url };
+      });
+    const wsUrl = platform.connectUrl(session);
+    const debuggerUrl = pages[0]?.debuggerUrl ?? inspector(new URL(wsUrl).pathname.slice(new URL(base).pathname.length));
+    return c.json({ debuggerUrl, debuggerFullscreenUrl: debuggerUrl, wsUrl, pages });
+  });
+
+  // The CDP proxy's HTTP side; app.ts exempts /v1/connect/ from the API key (the token authorises).
+  app.get("/connect/:id/:token/*", (c) => {
+    const { id, token } = c.req.param();
+    const prefix = `/v1/connect/${encodeURIComponent(id)}/${encodeURIComponent(token)}`;
+    const url = new URL(c.req.url);
+    const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "/";
+    return proxyCdpHttp(platform, id, token, `${path || "/"}${url.search}`);
+  });
+
+  return app;
+}
+
+/**
+ * Browserbase's metadata query: `user_metadata['key']:'value'` terms (nested keys as more brackets),
+ * joined by AND. Anything else is a 400 rather than a silently ignored filter.
+ */
+function metadataFilter(q: string): (s: PlatformSession) => boolean {
+  const term = /user_metadata((?:\['[^']*'\])+)\s*:\s*'([^']*)'/g;
+  const terms: { path: string[]; value: string }[] = [];
+  const leftover = q.replace(term, (_m, keys: string, value: string) => {
+    terms.push({ path: [...keys.matchAll(/\['([^']*)'\]/g)].map((k) => k[1] ?? ""), value });
+    return " ";
+  });
+  if (!terms.length || leftover.replace(/\bAND\b/gi, "").trim()) {
+    throw new HttpError(400, "query.q: expected user_metadata['key']:'value' terms joined by AND");
+  }
+  return (s) =>
+    terms.every(({ path, value }) => {
+      let v: unknown = s.userMetadata;
+      for (const k of path) v = v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined;
+      return v !== undefined && String(v) === value;
+    });
+}

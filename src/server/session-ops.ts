@@ -1,0 +1,160 @@
+/**
+ * The session API's operations as library calls: each validated body becomes an Operation (what runs on
+ * the Service, and what the replay records of it). The request's model key and cache bypass arrive in
+ * `RequestModel`. Input the library cannot take is a 400 here, before any stream starts; streaming and
+ * envelopes are the routes' business.
+ */
+import { z } from "zod";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema } from "../index.js";
+import type { ApiSession, Operation } from "./api-sessions.js";
+import { HttpError } from "./http-error.js";
+import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
+import { agentEventLine } from "./sse.js";
+
+export interface RequestModel {
+  /** `x-model-api-key`. */
+  key: string | undefined;
+  /** `browserbase-cache-bypass: true`. */
+  bypassCache: boolean;
+}
+
+/** What the extract prompt asks when only a schema is given (the library's own words for that case). */
+const SCHEMA_ONLY_INSTRUCTION = "Extract the data described by the schema.";
+
+/** A model option as a name only, for the replay (config objects may carry keys). */
+function modelLabel(model: unknown): string | undefined {
+  if (model === undefined || model === null) return undefined;
+  if (typeof model === "string") return model;
+  const name = (model as { modelName?: unknown }).modelName;
+  return typeof name === "string" ? name : "custom";
+}
+
+/** The call's model: its own, else (when the request carries a key) the session's, with the key injected. */
+function callModel(session: ApiSession, model: unknown, rm: RequestModel): unknown {
+  return withModelKey(model ?? (rm.key ? session.modelName : undefined), rm.key);
+}
+
+const names = (variables: Record<string, unknown> | undefined) => Object.keys(variables ?? {});
+
+export function actOperation(session: ApiSession, body: ActBody, rm: RequestModel): Operation {
+  const o = body.options ?? {};
+  const page = session.page(body.frameId);
+  const model = callModel(session, o.model, rm);
+  const input = body.input;
+  return {
+    method: "act",
+    parameters: typeof input === "string" ? { instruction: input, variables: names(o.variables), ...(o.model ? { model: modelLabel(o.model) } : {}) } : { action: input },
+    variables: o.variables,
+    page,
+    async run({ service }) {
+      const options = { page, model, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(rm.bypassCache ? { serverCache: false } : {}) };
+      const result = typeof input === "string" ? await service.act(input, options) : await service.act(input as Action, options);
+      return { result, cacheStatus: result.cacheStatus };
+    },
+  };
+}
+
+/** A JSON Schema from the wire as the zod schema the library validates extractions with. */
+function schemaFromJson(schema: Record<string, unknown>): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (e) {
+    throw new HttpError(400, `schema: not a usable JSON Schema (${e instanceof Error ? e.message.split("\n")[0] : "invalid"})`);
+  }
+}
+
+export function extractOperation(session: ApiSession, body: ExtractBody, rm: RequestModel): Operation {
+  const o = body.options ?? {};
+  const page = session.page(body.frameId);
+  const schema = body.schema ? schemaFromJson(body.schema) : undefined;
+  const instruction = body.instruction?.trim() ? body.instruction : undefined;
+  const model = callModel(session, o.model, rm);
+  return {
+    method: "extract",
+    parameters: { ...(instruction ? { instruction } : {}), ...(body.schema ? { schema: body.schema } : {}), ...(o.selector ? { selector: o.selector } : {}), ...(o.model ? { model: modelLabel(o.model) } : {}) },
+    page,
+    async run({ service }) {
+      const options = { page, model, ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
+      if (schema) return { result: await service.extract(instruction ?? SCHEMA_ONLY_INSTRUCTION, schema, options) };
+      if (instruction) return { result: await service.extract(instruction, options) };
+      // The page's text: no model, so the legacy form (which takes a page and a selector) is enough.
+      return { result: await service.extract({ page, ...(o.selector ? { selector: o.selector } : {}) }) };
+    },
+  };
+}
+
+export function observeOperation(session: ApiSession, body: ObserveBody, rm: RequestModel): Operation {
+  const o = body.options ?? {};
+  const page = session.page(body.frameId);
+  const model = callModel(session, o.model, rm);
+  const instruction = body.instruction?.trim() ? body.instruction : undefined;
+  return {
+    method: "observe",
+    parameters: { ...(instruction ? { instruction } : {}), variables: names(o.variables), ...(o.selector ? { selector: o.selector } : {}), ...(o.model ? { model: modelLabel(o.model) } : {}) },
+    variables: o.variables,
+    page,
+    async run({ service }) {
+      const options = { page, model, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
+      return { result: await service.observe(instruction, options) };
+    },
+  };
+}
+
+export function navigateOperation(session: ApiSession, body: NavigateBody): Operation {
+  const o = body.options ?? {};
+  const page = session.page(body.frameId);
+  const goto = { ...(o.waitUntil ? { waitUntil: o.waitUntil } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.referer ? { referer: o.referer } : {}) };
+  return {
+    method: "navigate",
+    parameters: { url: body.url, ...(Object.keys(goto).length ? { options: goto } : {}) },
+    page,
+    async run() {
+      return { result: (await page.goto(body.url, goto)) ?? null };
+    },
+  };
+}
+
+export type AgentBody = z.output<typeof AgentExecuteRequestSchema>;
+
+/**
+ * agentExecute: the agent's RunEvents stream as log events; the request's signal aborts the run (the
+ * result then says `completed: false`). With `shouldCache`, the cache entry the run used or stored comes
+ * back as `cacheEntry` (an identical later request replays it with zero model calls).
+ */
+export function agentOperation(session: ApiSession, body: AgentBody, rm: RequestModel, cacheDir: string): Operation {
+  const page = session.page(body.frameId);
+  const c = body.agentConfig;
+  const model = callModel(session, c.model, rm);
+  const executionModel = withModelKey(c.executionModel, rm.key);
+  const config = { ...c, ...(model !== undefined ? { model } : {}), ...(executionModel !== undefined ? { executionModel } : {}) } as AgentExecuteRequest["agentConfig"];
+  const x = body.executeOptions;
+  // Built now so a bad agent config is a 400 before any stream starts.
+  const agent = session.service.agent(config);
+  return {
+    method: "agent",
+    parameters: {
+      instruction: x.instruction,
+      ...(c.mode ? { mode: c.mode } : {}),
+      ...(x.maxSteps !== undefined ? { maxSteps: x.maxSteps } : {}),
+      variables: names(x.variables),
+      ...(c.model ? { model: modelLabel(c.model) } : {}),
+      ...(c.executionModel ? { executionModel: modelLabel(c.executionModel) } : {}),
+    },
+    variables: x.variables,
+    page,
+    async run({ service, signal, log }) {
+      // The agent works on the active page: a frameId chooses it.
+      if (body.frameId) service.context.setActivePage(page);
+      const stop = agent.subscribe((event) => log(agentEventLine(event)));
+      let result: AgentResult;
+      try {
+        result = await agent.execute({ ...x, signal, ...(rm.bypassCache ? { cache: false } : {}) });
+      } finally {
+        stop();
+      }
+      const cacheKey = result.metadata?.cacheKey;
+      const entry = body.shouldCache && typeof cacheKey === "string" ? new AgentCache(cacheDir).get(cacheKey) : undefined;
+      return { result, extra: entry ? { cacheEntry: { cacheKey, entry } } : {} };
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * The library in cloud mode (env "BROWSERBASE") against an in-process `svc serve` and the fake model: a
+ * platform session is created (or resumed), act / observe / extract / navigate / agent run on the server,
+ * and their results equal local mode's on the same fixture page. Also: init's result and the session
+ * properties, metrics summed from the replay route, streamed logs reaching the local logger, keepAlive
+ * and resume, unknown sessions, two API keys that cannot see each other's sessions, and useAPI: false
+ * (operations over the session's CDP in this process).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError, ServiceError } from "../../src/errors.js";
+import type { ServiceOptions } from "../../src/options.js";
+import type { Service } from "../../src/service.js";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { CHROMIUM, makeService, textIn } from "../support/browser.js";
+import { logSink, useModelWorld, WIRES } from "../support/models.js";
+import { scriptTimes, siteBrain } from "./agent-support.js";
+
+const world = useModelWorld();
+const KEY_A = "svc-test-key-aaaaaaaa";
+const KEY_B = "svc-test-key-bbbbbbbb";
+let server: RunningServer;
+let cacheDir: string;
+const serverLog: string[] = [];
+
+beforeAll(async () => {
+  cacheDir = mkdtempSync(join(tmpdir(), "svc-remote-cache-"));
+  server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], cacheDir, launch: { executablePath: CHROMIUM }, log: (l) => serverLog.push(l) });
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+const model = () => WIRES[0]!.model(world.fake);
+const remote = (extra: ServiceOptions = {}) => makeService({ env: "BROWSERBASE", apiKey: KEY_A, apiBaseURL: server.url, model: model(), ...extra });
+const local = (extra: ServiceOptions = {}) => makeService({ model: model(), ...extra });
+
+async function using<T>(svc: Service, fn: (svc: Service) => Promise<T>): Promise<T> {
+  try {
+    await svc.init();
+    return await fn(svc);
+  } finally {
+    await svc.close({ force: true });
+  }
+}
+
+async function platformSession(id: string, key = KEY_A): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${server.url}/v1/sessions/${id}`, { headers: { "x-bb-api-key": key } });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The same script of operations, for both modes; returns everything that came back. */
+async function script(svc: Service) {
+  const forms = world.server.url("forms.html");
+  const nav = await svc.page.goto(forms);
+  const fill = await svc.act('type "Ada Lovelace" into the Full name field');
+  const name = await textIn(svc.page, "#log");
+  const observed = await svc.observe("find the Email field");
+  const typed = await svc.act({ ...observed[0]!, method: "fill", arguments: ["ada@example.com"] });
+  const log = await textIn(svc.page, "#log");
+  const { extraction } = await svc.extract("what does the help text say");
+  const structured = await svc.extract("the form's help text", z.object({ help: z.string() }));
+  const { pageText } = await svc.extract();
+  const history = (await svc.history).map((h) => h.method);
+  const metrics = await svc.metrics;
+  return { nav, fill, name, observed, typed, log, extraction, structured, pageText, history, metrics };
+}
+
+describe("remote mode against svc serve", () => {
+  it("act, observe, extract and navigate run on the server; results equal local mode's", async () => {
+    world.fake.reset();
+    const there = await using(remote(), script);
+    const remoteCalls = world.fake.requests.length;
+    world.fake.reset();
+    const here = await using(local(), script);
+
+    expect(remoteCalls).toBe(world.fake.requests.length);
+    expect(there.nav).toEqual(here.nav);
+    // The server keeps an action cache, so its results say so (seed §2.8: cloud with server cache only).
+    expect(there.fill).toEqual({ ...here.fill, cacheStatus: "MISS" });
+    expect(there.name).toBe("name: Ada Lovelace");
+    expect(there.observed).toEqual(here.observed);
+    expect(there.typed).toEqual(here.typed);
+    expect(there.log).toBe(here.log);
+    expect(there.extraction).toBe(here.extraction);
+    expect(there.structured).toEqual(here.structured);
+    expect(there.pageText).toBe(here.pageText);
+    expect(there.history).toEqual(here.history);
+    // Metrics come from the server's replay: the same tokens as the local run counted.
+    for (const k of ["actPromptTokens", "actCompletionTokens", "observePromptTokens", "extractPromptTokens", "totalPromptTokens", "totalCompletionTokens"] as const) {
+      expect(there.metrics[k], k).toBe(here.metrics[k]);
+    }
+    expect(there.metrics.totalPromptTokens).toBeGreaterThan(0);
+  });
+
+  it("an operation's failure arrives as the same error class and message as locally", async () => {
+    const fail = async (svc: Service) => {
+      await svc.page.goto(world.server.url("forms.html"));
+      return svc.act({ selector: "xpath=/html/body/nothing-here", description: "missing", method: "click", arguments: [] }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+    };
+    const there = await using(remote(), fail);
+    const here = await using(local(), fail);
+    expect(here).toBeInstanceOf(ServiceError);
+    expect(there?.constructor).toBe(here?.constructor);
+    expect(there?.message).toBe(here?.message);
+  });
+
+  it("agent runs on the server: the same result as locally, events reach subscribers", async () => {
+    const start = world.server.url("site/index.html");
+    const task = "Order two Boston Ferns with express delivery and tell me the order number";
+    const run = async (svc: Service) => {
+      await svc.page.goto("about:blank");
+      scriptTimes(world.fake, siteBrain({ start }));
+      const agent = svc.agent();
+      const types: string[] = [];
+      agent.subscribe((e) => types.push(e.type));
+      const result = await agent.execute({ instruction: task, variables: { customer: "Ada Lovelace", email: "ada@example.com" } });
+      const summary = await textIn(svc.page, "#summary");
+      return { result, types, summary, agentTokens: (await svc.metrics).agentPromptTokens };
+    };
+    world.fake.reset();
+    const there = await using(remote(), run);
+    world.fake.reset();
+    const here = await using(local(), run);
+
+    expect(there.summary).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
+    expect(there.result).toMatchObject({ success: true, completed: true });
+    expect(there.result.message).toMatch(/^Order GS-\d{5} is placed\.$/);
+    expect(there.result.actions.map((a) => a.type)).toEqual(here.result.actions.map((a) => a.type));
+    expect(there.types[0]).toBe("run_start");
+    expect(there.types.at(-1)).toBe("run_end");
+    expect(there.types.filter((t) => t === "tool_call")).toHaveLength(here.types.filter((t) => t === "tool_call").length);
+    expect(there.agentTokens).toBe(here.agentTokens);
+  });
+
+  it("init returns the cloud session; close releases it and its browser", async () => {
+    const svc = remote();
+    expect(svc.browserbaseSessionID).toBeUndefined();
+    const init = await svc.init();
+    expect(init.sessionId).toBe(svc.browserbaseSessionID);
+    expect(init.sessionUrl).toBe(`${server.url}/v1/sessions/${init.sessionId}`);
+    expect(svc.browserbaseSessionURL).toBe(init.sessionUrl);
+    expect(init.debugUrl).toMatch(/^http:\/\/.+devtools/);
+    expect(svc.browserbaseDebugURL).toBe(init.debugUrl);
+    expect((await platformSession(init.sessionId)).body.status).toBe("RUNNING");
+    await svc.close();
+    const after = await platformSession(init.sessionId);
+    expect(after.body.status).not.toBe("RUNNING");
+  });
+
+  it("keepAlive: close only disconnects; browserbaseSessionID resumes the same browser", async () => {
+    const first = remote({ keepAlive: true });
+    const { sessionId } = await first.init();
+    await first.page.goto(world.server.url("forms.html"));
+    await first.close();
+    expect((await platformSession(sessionId)).body.status).toBe("RUNNING");
+
+    const again = remote({ browserbaseSessionID: sessionId });
+    await using(again, async (svc) => {
+      expect(svc.browserbaseSessionID).toBe(sessionId);
+      expect(svc.page.url()).toBe(world.server.url("forms.html"));
+      expect((await svc.extract()).pageText).toContain("Full name");
+    });
+    expect((await platformSession(sessionId)).body.status).not.toBe("RUNNING");
+  });
+
+  it("unknown sessions, another key's session and a missing key fail with the seed's errors", async () => {
+    await expect(remote({ browserbaseSessionID: "no-such-session" }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
+
+    const owner = remote({ keepAlive: true });
+    const { sessionId } = await owner.init();
+    try {
+      // Key B sees neither the session nor its platform record.
+      await expect(remote({ apiKey: KEY_B, browserbaseSessionID: sessionId }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
+      expect((await platformSession(sessionId, KEY_B)).status).toBe(404);
+    } finally {
+      await owner.close({ force: true });
+    }
+
+    const saved = process.env.BROWSERBASE_API_KEY;
+    delete process.env.BROWSERBASE_API_KEY;
+    try {
+      await expect(makeService({ env: "BROWSERBASE", apiBaseURL: server.url }).init()).rejects.toBeInstanceOf(MissingEnvironmentVariableError);
+    } finally {
+      if (saved !== undefined) process.env.BROWSERBASE_API_KEY = saved;
+    }
+  });
+
+  it("the server's streamed logs reach the local logger; no key reaches any log", async () => {
+    const sink = logSink();
+    await using(remote({ verbose: 2, logger: sink.logger }), async (svc) => {
+      await svc.page.goto(world.server.url("forms.html"));
+      await svc.act('type "Ada Lovelace" into the Full name field');
+    });
+    expect(sink.lines.some((l) => l.category === "act")).toBe(true);
+    const everything = sink.text() + serverLog.join("\n");
+    for (const secret of [KEY_A, KEY_B, model().apiKey]) expect(everything).not.toContain(secret);
+  });
+
+  it("useAPI: false runs the operations here, over the cloud session's CDP connection", async () => {
+    world.fake.reset();
+    await using(remote({ useAPI: false }), async (svc) => {
+      await svc.page.goto(world.server.url("forms.html"));
+      const r = await svc.act('type "Ada Lovelace" into the Full name field');
+      expect(r.success).toBe(true);
+      expect(await textIn(svc.page, "#log")).toBe("name: Ada Lovelace");
+      // Counted here, not on the server: the replay of this session has no act.
+      expect((await svc.metrics).actPromptTokens).toBeGreaterThan(0);
+      const replay = await fetch(`${server.url}/v1/sessions/${svc.browserbaseSessionID}/replay`, { headers: { "x-bb-api-key": KEY_A } });
+      expect(replay.status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * The official client, unchanged: Stagehand 3.7.3 with `env: "BROWSERBASE"`, its platform SDK pointed at
+ * this server (BROWSERBASE_BASE_URL) and its session API too (STAGEHAND_API_URL), the model being the
+ * fake model server. init, goto, act, observe, extract, agent execute, metrics and close all go through
+ * `svc serve`; the browser is a Chrome of the server, reached by the client through the CDP proxy.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Stagehand } from "@browserbasehq/stagehand";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { CHROMIUM, waitFor } from "../support/browser.js";
+import { startFakeModel, type FakeModel } from "../support/fake-model.js";
+import { setEnv, usageOf } from "../support/models.js";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { expectNoChrome } from "../support/session-api.js";
+import { scriptTimes, siteBrain, stepRequests } from "./agent-support.js";
+
+const KEY = "official-client-key-1";
+const MODEL_KEY = "sk-official-client-model-key";
+
+const base = mkdtempSync(join(tmpdir(), "svc-server-official-"));
+const savedTmp = process.env.TMPDIR;
+let fake: FakeModel;
+let site: FixtureServer;
+let server: RunningServer;
+let restoreEnv: () => void = () => {};
+const serverLog: string[] = [];
+
+beforeAll(async () => {
+  // Chrome profiles of this file live under `base`, so the end can check none is left.
+  process.env.TMPDIR = base;
+  [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
+  server = await startServer({
+    port: 0,
+    apiKeys: [KEY],
+    cacheDir: join(base, "cache"),
+    launch: { executablePath: CHROMIUM, headless: true },
+    log: (line) => void serverLog.push(line),
+  });
+  restoreEnv = setEnv({
+    BROWSERBASE_API_KEY: KEY,
+    BROWSERBASE_PROJECT_ID: undefined,
+    BB_API_KEY: undefined,
+    BB_PROJECT_ID: undefined,
+    // The platform SDK adds /v1 itself; the session API client wants it in the URL.
+    BROWSERBASE_BASE_URL: server.url,
+    STAGEHAND_API_URL: `${server.url}/v1`,
+    STAGEHAND_BASE_URL: undefined,
+    OPENAI_API_KEY: undefined,
+  });
+});
+
+afterAll(async () => {
+  restoreEnv();
+  await server?.close();
+  await Promise.all([fake?.close(), site?.close()]);
+  await expectNoChrome(base);
+  process.env.TMPDIR = savedTmp;
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+});
+
+async function platformSession(id: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${server.url}/v1/sessions/${id}`, { headers: { "x-bb-api-key": KEY } });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("Stagehand 3.7.3 against svc serve", () => {
+  it("init, goto, act, observe, extract, agent, metrics and close work unchanged", async () => {
+    const clientLogs: Array<{ category?: string; message: string; level?: number }> = [];
+    const stagehand = new Stagehand({
+      env: "BROWSERBASE",
+      model: { modelName: "openai/gpt-test", apiKey: MODEL_KEY, baseURL: fake.baseURL() },
+      verbose: 1,
+      disablePino: true,
+      logger: (line) => void clientLogs.push(line),
+    });
+    let closed = false;
+    try {
+      await stagehand.init();
+      const id = stagehand.browserbaseSessionID!;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const session = await platformSession(id);
+      expect(session.body).toMatchObject({ id, status: "RUNNING", userMetadata: { stagehand: "true" } });
+      // The client drives the same browser over its own CDP connection (through the server's proxy).
+      expect(stagehand.connectURL()).toContain(`/v1/connect/${id}/`);
+
+      const page = stagehand.context.pages()[0]!;
+      await page.goto(site.url("forms.html"));
+      expect(await page.evaluate(() => document.title)).toBe("Forms");
+
+      const acted = await stagehand.act("check the Subscribe to newsletter checkbox");
+      // cacheStatus: the server's act cache verdict, read from the finished event's cacheHit.
+      expect(acted).toMatchObject({ success: true, actionDescription: "check the Subscribe to newsletter checkbox", cacheStatus: "MISS" });
+      await waitFor(async () => (await page.evaluate(() => document.querySelector("#log")?.textContent)) === "subscribe: true");
+      expect(fake.requestsFor("act")).toHaveLength(1);
+      // The model key travelled in x-model-api-key / the model config; the model server saw it.
+      expect(fake.requestsFor("act")[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+
+      const observed = await stagehand.observe("find the Email field");
+      expect(observed[0]).toMatchObject({ selector: "xpath=/html/body/form/p[2]/input", method: "click" });
+      // An observed action goes back as a deterministic act (no model call).
+      const before = fake.requests.length;
+      expect(await stagehand.act({ ...observed[0]!, method: "fill", arguments: ["ada@example.com"] })).toMatchObject({ success: true });
+      expect(fake.requests.length).toBe(before);
+      await waitFor(async () => (await page.evaluate(() => document.querySelector("#log")?.textContent)) === "email: ada@example.com");
+
+      fake.script({ heading: "Forms" });
+      const extracted = await stagehand.extract("the page heading", z.object({ heading: z.string() }));
+      expect(extracted).toEqual({ heading: "Forms" });
+
+      const text = await stagehand.extract("what is the page about");
+      expect(text).toEqual({ extraction: expect.any(String) });
+
+      await page.goto(site.url("site/index.html"));
+      scriptTimes(fake, siteBrain({ start: site.url("site/index.html") }));
+      const result = await stagehand.agent().execute({
+        instruction: "Order two Boston Ferns with express delivery for %customer% (%email%)",
+        maxSteps: 15,
+        variables: { customer: "Ada Lovelace", email: "ada@example.com" },
+      });
+      expect(result).toMatchObject({ success: true, completed: true, message: expect.stringMatching(/^Order GS-\d+ is placed\.$/) });
+      expect(stepRequests(fake).length).toBe(7);
+      expect(await page.evaluate(() => document.querySelector("#summary")?.textContent)).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
+      // Agent steps reached the client's logger as they happened.
+      expect(clientLogs.some((l) => l.category === "agent" && /^step \d+: perform/.test(l.message))).toBe(true);
+
+      // metrics come from the server's replay: the model tokens the fake reported, per operation.
+      const metrics = await stagehand.metrics;
+      const used = usageOf(fake.requests);
+      expect(metrics.totalPromptTokens).toBe(used.input);
+      expect(metrics.totalCompletionTokens).toBe(used.output);
+      expect(metrics.actPromptTokens).toBe(usageOf(fake.requestsFor("act")).input);
+      expect(metrics.agentPromptTokens).toBeGreaterThan(0);
+
+      // No error reached the client's logger (a stream it could not parse would log one).
+      expect(clientLogs.filter((l) => l.level === 0)).toEqual([]);
+      fake.reset();
+      await stagehand.close();
+      closed = true;
+      expect((await platformSession(id)).body.status).toBe("COMPLETED");
+      const end = await fetch(`${server.url}/v1/sessions/${id}/replay`, { headers: { "x-bb-api-key": KEY } });
+      expect(end.status).toBe(404);
+      expect(serverLog.join("\n")).not.toContain(MODEL_KEY);
+    } finally {
+      if (!closed) await stagehand.close().catch(() => {});
+    }
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * Helpers for the `svc serve` session-API tests: raw HTTP calls with the auth header, SSE parsing, and the
+ * check that no Chrome with a profile under a directory is left running.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { expect } from "vitest";
+import type { RunningServer } from "../../src/server/index.js";
+import { waitFor } from "./browser.js";
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface CallOptions {
+  /** The x-bb-api-key to send; null sends none. */
+  key?: string | null;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Another server than the client's default. */
+  srv?: RunningServer;
+}
+
+export interface SseEvent {
+  /** The `event:` line (absent in data-only framing). */
+  event: string | undefined;
+  data: { id: string; type: "system" | "log"; data: any };
+}
+
+/** Blank-line separated SSE blocks: `event:` and `data:` lines (data lines joined). */
+export function parseSse(text: string): SseEvent[] {
+  return text
+    .split("\n\n")
+    .filter((b) => b.trim())
+    .map((block) => {
+      let event: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      return { event, data: JSON.parse(data.join("\n")) };
+    });
+}
+
+/** An HTTP client for `/v1` of a server (the default one is read lazily: it starts in beforeAll). */
+export function apiClient(defaults: { server: () => RunningServer; key: string }) {
+  async function call(method: string, path: string, body?: unknown, o: CallOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = {
+      ...(o.key === null ? {} : { "x-bb-api-key": o.key ?? defaults.key }),
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      ...o.headers,
+    };
+    return fetch(`${(o.srv ?? defaults.server()).url}/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), ...(o.signal ? { signal: o.signal } : {}) });
+  }
+
+  async function json(method: string, path: string, body?: unknown, o: CallOptions = {}): Promise<{ status: number; body: any; headers: Headers }> {
+    const res = await call(method, path, body, o);
+    return { status: res.status, body: await res.json(), headers: res.headers };
+  }
+
+  /** A POST with `x-stream-response: true`, read to the end. */
+  async function stream(path: string, body: unknown, o: CallOptions = {}): Promise<{ status: number; type: string | null; events: SseEvent[]; text: string }> {
+    const res = await call("POST", path, body, { ...o, headers: { "x-stream-response": "true", ...o.headers } });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get("content-type"), events: parseSse(text), text };
+  }
+
+  return { call, json, stream };
+}
+
+/** Pids (other than ours) whose command line contains `needle`. */
+export function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(needle)) out.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** No Chrome process (browser, renderers, crashpad …) runs with a profile under `dir`; lists survivors. */
+export async function expectNoChrome(dir: string): Promise<void> {
+  const needle = `--user-data-dir=${dir}`;
+  await waitFor(() => processesMentioning(needle).length === 0, 15_000).catch(() => {});
+  const left = processesMentioning(needle).map((pid) => {
+    try {
+      return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`;
+    } catch {
+      return `${pid}: (exited)`;
+    }
+  });
+  expect(left).toEqual([]);
+}
