@@ -47,5 +47,4 @@ describe("svc serve at the edge", () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ success: false });
   });
-  });
 });
