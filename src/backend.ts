@@ -13,6 +13,12 @@ import type { BrowserContext } from "./browser/context.js";
 import type { Page } from "./browser/page.js";
 import type { ActResult, Action } from "./operations/action.js";
 import type { Variables } from "./operations/variables.js";
+import type { AgentCache } from "./agent/cache.js";
+import type { ActCache } from "./cache/act-cache.js";
+import type { InferenceLog } from "./inference-log.js";
+import type { Logger } from "./log.js";
+import type { ModelRegistry } from "./models.js";
+import type { ResolvedOptions } from "./options.js";
 import type { HistoryEntry, Metrics } from "./records.js";
 
 export interface InitResult {
@@ -70,4 +76,14 @@ export interface ServiceBackend {
   history(): ReadonlyArray<HistoryEntry>;
   /** force: end the browser even when keepAlive or attached. */
   close(options: { force: boolean }): Promise<void>;
+}
+
+/** What every backend is built from: the validated options and the parts Service owns. */
+export interface BackendSetup {
+  opts: ResolvedOptions;
+  log: Logger;
+  models: ModelRegistry;
+  cache: ActCache | undefined;
+  agentCache: AgentCache | undefined;
+  inferenceLog: InferenceLog | undefined;
 }

@@ -8,11 +8,10 @@
  * platform API; with only the session API's origin given, the platform is assumed on the same origin
  * (that is what `svc serve` offers). Defaults: the platform's public origins.
  */
-import type { ServiceBackend } from "./backend.js";
+import type { BackendSetup, ServiceBackend } from "./backend.js";
 import { openBrowser } from "./browser/connect.js";
 import { BrowserbaseSessionNotFoundError, errorMessage, MissingEnvironmentVariableError } from "./errors.js";
 import { LocalBackend } from "./local/backend.js";
-import type { BackendSetup } from "./local/open.js";
 import { ApiClient } from "./platform/http.js";
 import { SessionApi } from "./platform/session-api.js";
 import { PlatformSessions, type PlatformSession } from "./platform/sessions.js";

@@ -7,6 +7,7 @@ import { BrowserContext } from "./context.js";
 import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline } from "./launch.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
+import { processAlive } from "../util/process.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 } as const;
 
@@ -85,11 +86,3 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
   };
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
+import { processAlive as alive } from "../util/process.js";
 
 /** Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3). */
 export const DEFAULT_ARGS: readonly string[] = [
@@ -160,14 +161,6 @@ export async function browserWsEndpoint(port: number, host = "127.0.0.1"): Promi
   return body.webSocketDebuggerUrl;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** SIGTERM the process group, then SIGKILL after a grace period; resolves when the process is gone. */
 async function terminate(pid: number): Promise<void> {

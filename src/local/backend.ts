@@ -4,18 +4,14 @@
  */
 import type { Agent } from "../agent/agent.js";
 import { createAgent } from "../agent/agent.js";
-import type { AgentCache } from "../agent/cache.js";
 import type { AgentConfig } from "../agent/options.js";
-import type { ActRequest, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
+import type { ActRequest, BackendSetup, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
 import type { BrowserHandle } from "../browser/connect.js";
 import type { BrowserContext } from "../browser/context.js";
 import type { Page } from "../browser/page.js";
-import type { ActCache } from "../cache/act-cache.js";
 import { ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
-import type { InferenceLog } from "../inference-log.js";
-import type { Logger } from "../log.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
-import { DEFAULT_MODEL, isLLMClient, type ModelRegistry } from "../models.js";
+import { DEFAULT_MODEL, isLLMClient } from "../models.js";
 import type { ActResult, Action } from "../operations/action.js";
 import { actWithCache } from "../operations/act-cached.js";
 import type { OperationContext } from "../operations/context.js";
@@ -24,16 +20,9 @@ import { observe as observeOp } from "../operations/observe.js";
 import { performAction } from "../operations/perform.js";
 import { PageSnapshots } from "../operations/snapshots.js";
 import { mask, maskDeep, type Variables } from "../operations/variables.js";
-import type { ResolvedOptions } from "../options.js";
 import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
 
-export interface LocalBackendSetup {
-  opts: ResolvedOptions;
-  log: Logger;
-  models: ModelRegistry;
-  cache: ActCache | undefined;
-  agentCache: AgentCache | undefined;
-  inferenceLog: InferenceLog | undefined;
+export interface LocalBackendSetup extends BackendSetup {
   browser: BrowserHandle;
   init: InitResult;
   cloud?: CloudSession;

@@ -1,22 +1,9 @@
 /** env LOCAL: launch Chrome (or attach to `cdpUrl`) and drive it from this process. */
 import { randomUUID } from "node:crypto";
-import type { AgentCache } from "../agent/cache.js";
+import type { BackendSetup } from "../backend.js";
 import { openBrowser } from "../browser/connect.js";
-import type { ActCache } from "../cache/act-cache.js";
-import type { InferenceLog } from "../inference-log.js";
-import type { Logger } from "../log.js";
-import type { ModelRegistry } from "../models.js";
-import type { ResolvedOptions } from "../options.js";
 import { LocalBackend } from "./backend.js";
 
-export interface BackendSetup {
-  opts: ResolvedOptions;
-  log: Logger;
-  models: ModelRegistry;
-  cache: ActCache | undefined;
-  agentCache: AgentCache | undefined;
-  inferenceLog: InferenceLog | undefined;
-}
 
 export async function openLocalBackend(setup: BackendSetup): Promise<LocalBackend> {
   const { opts, log } = setup;

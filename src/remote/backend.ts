@@ -7,13 +7,12 @@
 import { z } from "zod";
 import type { Agent } from "../agent/agent.js";
 import type { AgentConfig } from "../agent/options.js";
-import type { ActRequest, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
+import type { ActRequest, BackendSetup, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
 import type { BrowserHandle } from "../browser/connect.js";
 import type { BrowserContext } from "../browser/context.js";
 import type { GotoOptions, Page } from "../browser/page.js";
 import { errorMessage, LLMResponseError, ServiceInvalidArgumentError } from "../errors.js";
 import { describeModel, maskError } from "../local/backend.js";
-import type { BackendSetup } from "../local/open.js";
 import { ActResultSchema, type ActResult, type Action } from "../operations/action.js";
 import { maskDeep } from "../operations/variables.js";
 import type { SessionApi } from "../platform/session-api.js";

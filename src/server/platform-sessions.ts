@@ -10,6 +10,7 @@ import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, ty
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { HttpError, parseWith } from "./http-error.js";
+import { processAlive as alive } from "../util/process.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -337,11 +338,3 @@ function contentSizeArgs(viewport: Viewport, headless: boolean): string[] {
   return headless ? ["--kiosk", `--screen-info={${viewport.width}x${viewport.height}}`] : [];
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
