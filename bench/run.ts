@@ -9,9 +9,12 @@
  * Then act(instruction) with a model, svc vs Stagehand, and svc's cached replay (act-model.ts): its own
  * browsers and one fake model server, same rotation.
  *
+ * Then `svc serve` under load (serve.ts): the server in-process, 1/4/16 clients looping over the session API.
+ *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
  * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
- * deterministic act, act-model, agent (bench/agent.ts), cli; default all). Sections not run keep their figures from the previous
+ * deterministic act, act-model, agent (bench/agent.ts), serve (bench/serve.ts; BENCH_SERVE_SECONDS,
+ * BENCH_SERVE_CLIENTS, BENCH_SERVE_TIMEOUT_MS), cli; default all). Sections not run keep their figures from the previous
  * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
  */
 import { spawnSync } from "node:child_process";
@@ -23,6 +26,8 @@ import { actModelTables, benchActModel, type ActModelResult } from "./act-model.
 import { agentTables, benchAgent, type AgentResult } from "./agent.js";
 import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
+import { benchServe, type ServeResult } from "./serve.js";
+import { serveTables } from "./serve-tables.js";
 import { startPages, type BenchPage } from "./pages.js";
 import { fmtInt, fmtMs, fmtRatio, ratio, round, summarize, timed, tokens, verdict, type Summary } from "./stats.js";
 import { svcTool, type SvcTool } from "./svc.js";
@@ -33,7 +38,7 @@ const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
 /** Cached replay vs act(action): ~20 ms each and frame-quantized, so a longer series (default 4 × BENCH_RUNS). */
 const REPLAY_RUNS = Math.max(RUNS, Number(process.env.BENCH_REPLAY_RUNS ?? 4 * RUNS));
 const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const SECTIONS = ["core", "act-model", "agent", "cli"] as const;
+const SECTIONS = ["core", "act-model", "agent", "serve", "cli"] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 if (ONLY?.some((s) => !(SECTIONS as readonly string[]).includes(s))) throw new Error(`BENCH_ONLY: expected some of ${SECTIONS.join(", ")}, got ${process.env.BENCH_ONLY}`);
@@ -153,7 +158,7 @@ interface Target {
   ratios: Array<number | undefined>;
 }
 
-function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined, serve: ServeResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
   const head = (cells: string[]) => {
@@ -228,6 +233,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActMo
     summary.push(...ag.targets);
   }
 
+  if (serve) {
+    const sv = serveTables(serve);
+    lines.push("", sv.md);
+    summary.push(...sv.targets);
+  }
+
   if (cli) {
     lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
     head(["command", "svc", "`node -e \"\"` (floor)", "svc − floor", "CPU per run, svc / floor", "target"]);
@@ -279,6 +290,7 @@ interface Previous {
   cli?: CliResult;
   actModel?: ActModelResult;
   agent?: AgentResult;
+  serve?: ServeResult;
 }
 
 function previousResults(): Previous {
@@ -305,6 +317,7 @@ async function main(): Promise<void> {
   let results: PageResult[] = prev.pages ?? [];
   let actModel: ActModelResult | undefined = prev.actModel;
   let agent: AgentResult | undefined = prev.agent;
+  let serve: ServeResult | undefined = prev.serve;
   try {
     if (runs("core")) {
       const svc = svcTool();
@@ -330,6 +343,10 @@ async function main(): Promise<void> {
   } finally {
     await pageSet.close();
   }
+  if (runs("serve")) {
+    log("\n`svc serve` under load…");
+    serve = await benchServe();
+  }
 
   let cli: CliResult | undefined = prev.cli;
   if (runs("cli")) {
@@ -339,7 +356,7 @@ async function main(): Promise<void> {
 
   load.end = round(loadavg()[0]!, 1);
   const date = new Date().toISOString();
-  const { md, targets } = tables(results, cli, actModel, agent);
+  const { md, targets } = tables(results, cli, actModel, agent, serve);
   const kept = SECTIONS.filter((s) => !runs(s));
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os} (1-minute load average ${load.start} at the start, ${load.end} at the end); ` +
@@ -353,7 +370,7 @@ async function main(): Promise<void> {
   writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel, agent }, null, 2) + "\n",
+    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel, agent, serve }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
@@ -362,6 +379,7 @@ async function main(): Promise<void> {
     errors.push(...Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
   }
   errors.push(...(agent?.errors ?? []).map((e) => `agent: ${e}`));
+  errors.push(...(serve?.errors ?? []).map((e) => `serve: ${e}`));
   if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);
   log("\nwrote bench/results.json and bench/results.md");
 }

@@ -39,6 +39,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolvePromise(s as Server)) as Server;
     s.once("error", reject);
   });
+  // Clients pool connections (undici keeps them ~4 s idle by default, longer under load); Node's 5 s
+  // keep-alive lets the server close a socket just as a stalled client reuses it (ECONNRESET under load).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   url ||= `http://${host}:${port}`;
