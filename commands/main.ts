@@ -37,6 +37,9 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   BROWSER_CLOSED: EXIT.BROWSER,
   TARGET_CRASHED: EXIT.BROWSER,
   SESSION_NOT_FOUND: EXIT.SESSION,
+  CLOUD_SESSION_NOT_FOUND: EXIT.SESSION,
+  MISSING_ENV_VAR: EXIT.USAGE,
+  INVALID_ENVIRONMENT: EXIT.USAGE,
   NAVIGATION_FAILED: EXIT.NAVIGATION,
   ELEMENT_NOT_FOUND: EXIT.ELEMENT,
   CLICK_FAILED: EXIT.ELEMENT,
@@ -93,15 +96,21 @@ function version(): string {
   return "0.0.0";
 }
 
+/** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/cloud.ts). */
+type Globals = GlobalOptions & { env?: string | undefined };
+
+const ENVS = ["LOCAL", "BROWSERBASE"];
+
 /** Global flags as best known before commander has parsed (for errors raised during parsing). */
-function prescan(argv: readonly string[]): GlobalOptions {
-  const g: GlobalOptions = { json: false, verbose: 0, session: undefined };
+function prescan(argv: readonly string[]): Globals {
+  const g: Globals = { json: false, verbose: 0, session: undefined };
   let command: string | undefined;
+  const valued = new Set(["--verbose", "--session", "--env"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") break;
     if (a === "--json") g.json = true;
-    if (command === undefined && a !== undefined && !a.startsWith("-") && argv[i - 1] !== "--verbose" && argv[i - 1] !== "--session") command = a;
+    if (command === undefined && a !== undefined && !a.startsWith("-") && !valued.has(argv[i - 1] ?? "")) command = a;
     const v = a === "--verbose" ? argv[i + 1] : a?.startsWith("--verbose=") ? a.slice(10) : undefined;
     if (v === "0" || v === "1" || v === "2") g.verbose = Number(v) as Verbosity;
   }
@@ -109,7 +118,7 @@ function prescan(argv: readonly string[]): GlobalOptions {
   return g;
 }
 
-let globals: GlobalOptions = prescan(process.argv.slice(2));
+let globals: Globals = prescan(process.argv.slice(2));
 let exiting = false;
 let exitCode: number = EXIT.OK;
 
@@ -132,6 +141,12 @@ function finish(code: number): void {
 
 let firstSignal: { signal: NodeJS.Signals; at: number } | undefined;
 
+/**
+ * Set while `svc serve` runs: a signal is how a server is meant to stop, so it stops it gracefully
+ * (every browser ended) and the command returns normally instead of being interrupted.
+ */
+let stopServing: AbortController | undefined;
+
 function onSignal(signal: NodeJS.Signals): void {
   if (firstSignal) {
     // Some dependencies (when-exit, via conf → atomically) run their own hooks on a signal and then
@@ -140,6 +155,7 @@ function onSignal(signal: NodeJS.Signals): void {
     return process.exit(EXIT.INTERRUPTED); // a real second Ctrl-C: stop waiting for cleanup
   }
   firstSignal = { signal, at: Date.now() };
+  if (stopServing) return stopServing.abort(signal);
   exiting = true;
   printError(globals, "INTERRUPTED", signal === "SIGINT" ? "interrupted" : `terminated by ${signal}`);
   void runCleanups().finally(() => finish(EXIT.INTERRUPTED));
@@ -164,25 +180,32 @@ async function main(argv: readonly string[]): Promise<void> {
   process.on("uncaughtException", onFatal);
   process.on("unhandledRejection", onFatal);
 
-  const { Command, Option } = await import("commander");
+  const { Command, InvalidArgumentError, Option } = await import("commander");
   const program = new Command("svc")
     .description("Drive a real Chrome from the command line: persistent sessions, natural-language act/observe/extract, deterministic actions.")
     .version(version(), "-V, --version")
     .addOption(new Option("--json", "print one JSON document on stdout (with schemaVersion)"))
     .addOption(new Option("--verbose <level>", "0 errors only, 1 info, 2 debug (and stack traces)").choices(["0", "1", "2"]))
     .addOption(new Option("--session <id>", "the session to use (default: the most recently used live session)"))
+    .addOption(
+      new Option("--env <env>", "where one-shot browsers and new sessions run: LOCAL or BROWSERBASE (default: SVC_ENV, config `env`, LOCAL)").argParser((v) => {
+        const env = ENVS.find((e) => e === v.trim().toUpperCase());
+        if (!env) throw new InvalidArgumentError(`must be one of ${ENVS.join(", ")}`);
+        return env;
+      }),
+    )
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .hook("preAction", (_this, action) => {
-      const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string }>();
-      globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session };
+      const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string; env?: string }>();
+      globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session, env: o.env };
       // `svc agent` prints JSON lines: an error document must be one line too.
       if (action.name() === "agent") globals.lines = true;
     });
 
   // Each action receives the global flags; the module doing the work is imported only then.
-  const g = (): GlobalOptions => globals;
+  const g = (): Globals => globals;
 
   const sessions = program.command("sessions").description("start, list, show and end persistent browser sessions");
   sessions
@@ -192,6 +215,8 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--idle-timeout <minutes>", "end the session after this many idle minutes (default 60)")
     .option("--viewport <WxH>", "viewport size, e.g. 1280x720")
     .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
+    .option("--cloud", "create the session on the cloud platform (also when --env / config `env` is BROWSERBASE)")
+    .option("--timeout <seconds>", "cloud session: its lifetime (default: the platform's)")
     .action(async (opts) => (await import("./sessions.js")).start(g(), opts));
   sessions
     .command("list")
@@ -311,6 +336,28 @@ async function main(argv: readonly string[]): Promise<void> {
     .command("path")
     .description("print the config file's path")
     .action(async () => (await import("./config.js")).path(g()));
+
+  program
+    .command("serve")
+    .description("serve the HTTP API (session API + platform API) on this machine until SIGINT/SIGTERM; every session is a Chrome here")
+    .option("--port <port>", "port to listen on (0: any free port)", "3000")
+    .option("--host <host>", "interface to listen on", "127.0.0.1")
+    .option("--api-key <key>", "a key clients must send as x-bb-api-key (repeatable; default: SVC_API_KEYS, config server.apiKeys)", collect, undefined)
+    .option("--max-sessions <n>", "browser sessions at once; past it, new ones get 429 (default 8)")
+    .option("--session-timeout <seconds>", "lifetime of a browser session that asks for none (default 3600)")
+    .option("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)")
+    .option("--body-limit <bytes>", "largest request body (default 10485760)")
+    .option("--cache-dir <dir>", "the server's act/agent cache (default: <state dir>/server-cache)")
+    .option("--public-url <url>", "the origin clients reach this server at, for connectUrl (default http://HOST:PORT)")
+    .option("--headed", "show the browsers' windows (default: headless)")
+    .option("--viewport <WxH>", "default viewport of the browsers, e.g. 1280x720")
+    .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
+    .action(async (opts) => {
+      stopServing = new AbortController();
+      const stoppedBy = await (await import("./serve.js")).serve(g(), opts, stopServing.signal);
+      // A server stopped by SIGTERM (or SIGHUP) did what it was asked: success. Ctrl-C is 130, as everywhere.
+      exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
+    });
 
   program
     .command("init")

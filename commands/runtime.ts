@@ -1,19 +1,22 @@
 /**
  * What the browser-using commands share: the state dir, finding the session to use, opening a Service
  * on it (or on a one-shot browser), and recording each command's history and metrics afterwards.
+ * In cloud mode (env BROWSERBASE, or a cloud session) the Service runs remotely; see cloud.ts.
  * The library is imported lazily so that `svc --help` and `svc config` never load it.
  */
 import { accessSync, constants, existsSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
-import type { Service } from "../src/index.js";
+import type { Service, ServiceOptions } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
 import { addMetrics } from "../src/store/metrics.js";
 import {
-  type SessionRecord,
+  type CloudSessionRecord,
+  type StoredSession,
   getSession,
   isAlive,
+  isCloud,
   listSessions,
   pidAlive,
   pidBelongsToSession,
@@ -23,9 +26,10 @@ import {
 } from "../src/store/sessions.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
+import { type CloudGlobals, cloudStatus, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { createOutput } from "./output.js";
-import { type SettingValue, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";
+import { type SettingValue, type SettingsStore, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";
 
 export type Library = typeof import("../src/index.js");
 
@@ -46,9 +50,11 @@ const START_HINT = "start one with `svc sessions start`";
 
 /**
  * Forget a session whose Chrome is gone (or unreachable): kill what is left of it if the pid is still
- * provably its Chrome, delete the profile svc created, remove the record and heartbeat.
+ * provably its Chrome, delete the profile svc created, remove the record and heartbeat. A cloud
+ * session's record only (its browser is the platform's to end: see `svc sessions end`).
  */
-export async function discardSession(record: SessionRecord, root: string): Promise<void> {
+export async function discardSession(record: StoredSession, root: string): Promise<void> {
+  if (isCloud(record)) return removeSession(record.id, root);
   const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
     const { killBrowserProcess } = await import("../src/browser/launch.js");
@@ -92,12 +98,24 @@ export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolea
 
 /**
  * `--session ID`, else the most recently used live session. A dead explicit session is an error naming
- * it (its stale record removed); dead implicit candidates are cleaned up and skipped.
+ * it (its stale record removed); dead implicit candidates are cleaned up and skipped. A cloud session
+ * is asked about at its platform; when the platform cannot be asked, an explicit one is tried anyway
+ * (connecting gives the real error) and an implicit one is skipped.
  */
-export async function resolveSession(root: string, id: string | undefined): Promise<SessionRecord> {
+export async function resolveSession(root: string, id: string | undefined): Promise<StoredSession> {
+  let settings: SettingsStore | undefined;
+  const statusOf = async (r: CloudSessionRecord) => cloudStatus(r, (settings ??= await openSettings()));
   if (id !== undefined) {
     const record = getSession(id, root);
     if (!record) throw new ServiceSessionNotFoundError(`no session "${id}"`, { hint: `see \`svc sessions list\`, or ${START_HINT}` });
+    if (isCloud(record)) {
+      const s = await statusOf(record);
+      if (s.status === "gone") {
+        removeSession(record.id, root);
+        throw new ServiceSessionNotFoundError(`cloud session ${id} is no longer running (${s.detail}); removed its record`, { hint: `${START_HINT} --cloud` });
+      }
+      return record;
+    }
     if (!(await isAlive(record))) {
       await discardSession(record, root);
       throw new ServiceSessionNotFoundError(`session ${id} is no longer running (its browser exited); removed its record`, {
@@ -107,6 +125,12 @@ export async function resolveSession(root: string, id: string | undefined): Prom
     return record;
   }
   for (const record of listSessions(root)) {
+    if (isCloud(record)) {
+      const s = await statusOf(record);
+      if (s.status === "running") return record;
+      if (s.status === "gone") removeSession(record.id, root);
+      continue;
+    }
     if (await isAlive(record)) return record;
     await discardSession(record, root);
   }
@@ -126,14 +150,14 @@ export interface LaunchDefaults {
   viewport: { width: number; height: number } | undefined;
 }
 
-export async function launchDefaults(flags: LaunchFlags, extraFlags: Record<string, SettingValue | undefined> = {}) {
+export async function launchDefaults(flags: LaunchFlags, extraFlags: Record<string, SettingValue | undefined> = {}, store?: SettingsStore) {
   const flagValues: Record<string, SettingValue | undefined> = {
     "browser.headless": flags.headed ? false : undefined,
     "browser.executablePath": flags.executablePath !== undefined ? parseSetting(settingDef("browser.executablePath"), flags.executablePath, "--executable-path") : undefined,
     "browser.viewport": flags.viewport !== undefined ? parseSetting(settingDef("browser.viewport"), flags.viewport, "--viewport") : undefined,
     ...extraFlags,
   };
-  const settings = await openSettings();
+  const settings = store ?? (await openSettings());
   const value = (key: string) => settings.effective(key, flagValues).value;
   const viewport = value("browser.viewport");
   const exe = settings.effective("browser.executablePath", flagValues);
@@ -206,9 +230,21 @@ export interface RunContext {
   svc: Service;
   out: Output;
   /** The session used, when not one-shot. */
-  session: SessionRecord | undefined;
+  session: StoredSession | undefined;
   /** Record a history entry unless the library already recorded one with that method. */
   note(entry: Omit<StoredHistoryEntry, "timestamp">): void;
+}
+
+/** `--cache-dir` is the local browser's cache; a cloud server keeps its own. */
+function checkCloudExtras(extras: ServiceExtras): void {
+  if (extras.cacheDir) throw new ServiceInvalidArgumentError("--cache-dir applies to a local browser; a cloud server keeps its own cache");
+}
+
+/** Remote mode on an existing cloud session: keepAlive, so closing this Service only disconnects. */
+async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceExtras): Promise<ServiceOptions> {
+  checkCloudExtras(extras);
+  const t = await cloudTarget(await openSettings(), session);
+  return { env: "BROWSERBASE", apiKey: t.apiKey, apiBaseURL: t.apiUrl, platformBaseURL: t.platformUrl, browserbaseSessionID: session.id, keepAlive: true };
 }
 
 /** Run `fn` against the resolved session's browser; Chrome keeps running afterwards. */
@@ -219,25 +255,29 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   libPromise.catch(() => {});
   let session = await resolveSession(root, g.session);
   session = touchSession(session, root);
+  const where: ServiceOptions = isCloud(session)
+    ? await cloudSessionOptions(session, extras)
+    : {
+        env: "LOCAL",
+        localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
+        ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
+      };
   const lib = await libPromise;
-  const svc = new lib.Service({
-    env: "LOCAL",
-    verbose: g.verbose,
-    logger: logger(out),
-    localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
-    ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
-  });
+  const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
   const unregister = registerCleanup(() => svc.close());
   // A command running longer than the idle timeout must not have its browser reaped under it.
-  const heartbeat = setInterval(() => {
-    try {
-      touchHeartbeat(session.heartbeatFile, false);
-    } catch {
-      // the session was ended meanwhile; the command will fail on its own
-    }
-  }, Math.max(1_000, Math.min(30_000, Math.floor(session.idleMs / 3))));
-  heartbeat.unref();
+  const local = isCloud(session) ? undefined : session;
+  const heartbeat = local
+    ? setInterval(() => {
+        try {
+          touchHeartbeat(local.heartbeatFile, false);
+        } catch {
+          // the session was ended meanwhile; the command will fail on its own
+        }
+      }, Math.max(1_000, Math.min(30_000, Math.floor(local.idleMs / 3))))
+    : undefined;
+  heartbeat?.unref();
   const extra: StoredHistoryEntry[] = [];
   let measured: Measured = { before: {}, startedAt: Date.now() };
   try {
@@ -246,7 +286,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
     await record(svc, { logId: session.id, root }, extra, measured, out);
-    clearInterval(heartbeat);
+    if (heartbeat) clearInterval(heartbeat);
     await svc.close().catch(() => {});
     unregister();
     try {
@@ -257,22 +297,40 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   }
 }
 
-/** Run `fn` on a browser launched for this command only (closed at the end, also on Ctrl-C). */
-export async function withOneShot<T>(g: GlobalOptions, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
-  const out = output(g);
-  const root = stateRoot();
-  const [{ defaults }, lib] = await Promise.all([launchDefaults(flags), loadLibrary()]);
-  const svc = new lib.Service({
+/** A one-shot browser here, or in cloud mode a new cloud session (released when the command ends). */
+async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: ServiceExtras): Promise<ServiceOptions> {
+  const settings = await openSettings();
+  if ((await resolveEnv(g, settings)) === "BROWSERBASE") {
+    rejectLocalFlags(flags, "a cloud browser");
+    checkCloudExtras(extras);
+    const t = await cloudTarget(settings);
+    const viewport = cloudViewport(settings, flags.viewport);
+    return {
+      env: "BROWSERBASE",
+      apiKey: t.apiKey,
+      apiBaseURL: t.apiUrl,
+      platformBaseURL: t.platformUrl,
+      ...(viewport ? { browserbaseSessionCreateParams: { browserSettings: { viewport } } } : {}),
+    };
+  }
+  const { defaults } = await launchDefaults(flags, {}, settings);
+  return {
     env: "LOCAL",
-    verbose: g.verbose,
-    logger: logger(out),
     localBrowserLaunchOptions: {
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
     ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
-  });
+  };
+}
+
+/** Run `fn` on a browser launched for this command only (closed at the end, also on Ctrl-C). */
+export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+  const out = output(g);
+  const root = stateRoot();
+  const [where, lib] = await Promise.all([oneShotOptions(g, flags, extras), loadLibrary()]);
+  const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // On Ctrl-C while Chrome is still starting, wait for the launch to settle: closing before init()
   // resolves would find no browser to close and leave the half-launched one behind.
   let starting: Promise<unknown> | undefined;

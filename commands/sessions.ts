@@ -1,26 +1,31 @@
-/** `svc sessions start|list|show|end`: browsers that outlive one command. */
+/** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
 import { rmSync, utimesSync } from "node:fs";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
+import { ServiceInvalidArgumentError, ServiceSessionNotFoundError, errorFromCode, errorMessage } from "../src/errors.js";
 import { ensureDir, checkId } from "../src/store/files.js";
 import { readHistory } from "../src/store/history.js";
 import { readMetrics } from "../src/store/metrics.js";
 import {
+  type CloudSessionRecord,
   type SessionRecord,
+  type StoredSession,
   getSession,
   heartbeatPath,
   isAlive,
+  isCloud,
   listSessions,
   newSessionId,
+  removeSession,
   saveSession,
   sessionsDir,
   touchHeartbeat,
 } from "../src/store/sessions.js";
 import type { LaunchedBrowser } from "../src/browser/launch.js";
 import { registerCleanup } from "./cleanup.js";
+import { type CloudGlobals, type CloudStatus, cloudStatus, cloudStatuses, cloudTarget, cloudViewport, platformClient, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { discardSession, launchDefaults, output, stateRoot } from "./runtime.js";
-import { parseSetting, settingDef } from "./settings.js";
+import { type SettingsStore, openSettings, parseSetting, settingDef } from "./settings.js";
 
 const LAUNCH_GRACE_MS = 60_000;
 
@@ -29,14 +34,21 @@ export interface StartOptions {
   idleTimeout?: string;
   viewport?: string;
   executablePath?: string;
+  /** A cloud session (also when env is BROWSERBASE). */
+  cloud?: boolean;
+  /** Cloud: the session's lifetime in seconds. */
+  timeout?: string;
 }
 
-export async function start(g: GlobalOptions, opts: StartOptions): Promise<void> {
+export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> {
+  const settings = await openSettings();
+  if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings);
+  if (opts.timeout !== undefined) throw new ServiceInvalidArgumentError("--timeout applies to a cloud session; a local one ends after --idle-timeout idle minutes");
   const out = output(g);
   const root = stateRoot();
   const idleFlag =
     opts.idleTimeout !== undefined ? parseSetting(settingDef("session.idleTimeoutMinutes"), opts.idleTimeout, "--idle-timeout") : undefined;
-  const { defaults, value } = await launchDefaults(opts, { "session.idleTimeoutMinutes": idleFlag });
+  const { defaults, value } = await launchDefaults(opts, { "session.idleTimeoutMinutes": idleFlag }, settings);
   const idleMinutes = Number(value("session.idleTimeoutMinutes"));
   const idleMs = Math.round(idleMinutes * 60_000);
 
@@ -105,22 +117,92 @@ export async function start(g: GlobalOptions, opts: StartOptions): Promise<void>
   ]);
 }
 
+/** A platform session with keepAlive: it outlives this command and every later one until ended. */
+async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore): Promise<void> {
+  const out = output(g);
+  const root = stateRoot();
+  rejectLocalFlags(opts, "a cloud session");
+  const timeout = opts.timeout !== undefined ? seconds(opts.timeout, "--timeout") : undefined;
+  const viewport = cloudViewport(settings, opts.viewport);
+  const target = await cloudTarget(settings);
+  const platform = await platformClient(target);
+  const creating = platform.create({ keepAlive: true, ...(timeout !== undefined ? { timeout } : {}), ...(viewport ? { browserSettings: { viewport } } : {}) });
+  creating.catch(() => {});
+  // Interrupted while the platform starts it: release it once it exists, or it would run unrecorded.
+  const release = async () => {
+    const created = await creating.catch(() => undefined);
+    if (created) await platform.release(created.id).catch(() => {});
+  };
+  const unregister = registerCleanup(release);
+  let record: CloudSessionRecord;
+  try {
+    const created = await creating;
+    const now = new Date().toISOString();
+    record = {
+      kind: "cloud",
+      id: checkId(created.id, "cloud session id"),
+      connectUrl: created.connectUrl,
+      apiUrl: target.apiUrl,
+      platformUrl: target.platformUrl,
+      ...(viewport ? { viewport } : {}),
+      createdAt: now,
+      lastUsedAt: now,
+      ...(typeof created.expiresAt === "string" ? { expiresAt: created.expiresAt } : {}),
+    };
+    saveSession(record, root);
+  } catch (e) {
+    await release();
+    unregister();
+    throw e;
+  }
+  unregister();
+  out.result({ session: record }, () => [
+    `cloud session ${record.id} started at ${record.platformUrl}${record.expiresAt ? ` (ends by ${record.expiresAt})` : ""}`,
+    `use it: svc goto URL [--session ${record.id}] · end it: svc sessions end ${record.id}`,
+  ]);
+}
+
+function seconds(raw: string, flag: string): number {
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isInteger(n) || n <= 0) throw new ServiceInvalidArgumentError(`${flag} must be a positive whole number of seconds, got "${raw}"`);
+  return n;
+}
+
 function idle(ms: number): string {
   const min = ms / 60_000;
   return Number.isInteger(min) ? `${min}m` : `${min.toFixed(1)}m`;
 }
 
+const cloudWord = (s: CloudStatus | undefined) => (s?.status === "running" ? "alive" : (s?.status ?? "unknown"));
+
 export async function list(g: GlobalOptions): Promise<void> {
   const out = output(g);
   const root = stateRoot();
   const records = listSessions(root);
-  const rows = await Promise.all(records.map(async (r) => ({ ...r, alive: await isAlive(r) })));
+  const clouds = records.filter(isCloud);
+  const statuses = clouds.length ? await cloudStatuses(clouds, await openSettings()) : new Map<string, CloudStatus>();
+  const rows = await Promise.all(
+    records.map(async (r) => {
+      if (!isCloud(r)) {
+        const alive = await isAlive(r);
+        return { ...r, kind: "local" as const, alive, status: alive ? "alive" : "dead" };
+      }
+      const s = statuses.get(r.id);
+      // The platform no longer runs it: nothing can use this record again.
+      if (s?.status === "gone") removeSession(r.id, root);
+      return { ...r, alive: s?.status === "running", status: cloudWord(s), ...(s && s.status !== "running" ? { detail: s.detail } : {}) };
+    }),
+  );
   out.result({ sessions: rows }, () =>
     rows.length === 0
       ? ["no sessions (start one with `svc sessions start`)"]
       : table([
-          ["ID", "STATUS", "PID", "MODE", "LAST USED", "IDLE TIMEOUT"],
-          ...rows.map((r) => [r.id, r.alive ? "alive" : "dead", String(r.pid), r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)]),
+          ["ID", "KIND", "STATUS", "PID", "MODE", "LAST USED", "IDLE TIMEOUT"],
+          ...rows.map((r) =>
+            r.kind === "cloud"
+              ? [r.id, "cloud", r.status, "-", new URL(r.platformUrl).host, r.lastUsedAt, "-"]
+              : [r.id, "local", r.status, String(r.pid), r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)],
+          ),
         ]),
   );
 }
@@ -135,26 +217,51 @@ export async function show(g: GlobalOptions, id: string): Promise<void> {
   if (!record && !metrics && historyLength === undefined) {
     throw new ServiceSessionNotFoundError(`no session "${id}"`, { hint: "see `svc sessions list`" });
   }
-  const status = record ? ((await isAlive(record)) ? "alive" : "dead") : "ended";
-  const data = { session: { ...(record ?? { id }), status }, metrics: metrics ?? null, historyEntries: historyLength ?? 0 };
+  const cloud = record && isCloud(record) ? await cloudStatus(record, await openSettings()) : undefined;
+  const status = !record ? "ended" : cloud ? cloudWord(cloud) : (await isAlive(record as SessionRecord)) ? "alive" : "dead";
+  const kind = record ? (isCloud(record) ? "cloud" : "local") : undefined;
+  const detail = cloud && cloud.status !== "running" ? { detail: cloud.detail } : {};
+  const data = { session: { ...(record ?? { id }), ...(kind ? { kind } : {}), status, ...detail }, metrics: metrics ?? null, historyEntries: historyLength ?? 0 };
   out.result(data, () => {
-    const lines = [`session ${id}: ${status}`];
-    if (record) {
-      lines.push(
-        ...table([
-          ["  pid", String(record.pid)],
-          ["  endpoint", record.wsEndpoint],
-          ["  profile", record.userDataDir],
-          ["  mode", record.headless ? "headless" : "headed"],
-          ["  created", record.createdAt],
-          ["  last used", record.lastUsedAt],
-          ["  idle timeout", idle(record.idleMs)],
-        ]),
-      );
-    }
+    const lines = [`session ${id}: ${status}${cloud && cloud.status !== "running" ? ` (${cloud.detail})` : ""}`];
+    if (record) lines.push(...table(record.kind === "cloud" ? cloudLines(record) : localLines(record)));
     lines.push(`  history entries  ${historyLength ?? 0}`, `  commands         ${metrics?.commands ?? 0}`);
     return lines;
   });
+}
+
+function localLines(record: SessionRecord): string[][] {
+  return [
+    ["  pid", String(record.pid)],
+    ["  endpoint", record.wsEndpoint],
+    ["  profile", record.userDataDir],
+    ["  mode", record.headless ? "headless" : "headed"],
+    ["  created", record.createdAt],
+    ["  last used", record.lastUsedAt],
+    ["  idle timeout", idle(record.idleMs)],
+  ];
+}
+
+function cloudLines(record: CloudSessionRecord): string[][] {
+  return [
+    ["  kind", "cloud"],
+    ["  platform", record.platformUrl],
+    ["  session API", record.apiUrl],
+    ["  created", record.createdAt],
+    ["  last used", record.lastUsedAt],
+    ...(record.expiresAt ? [["  expires", record.expiresAt]] : []),
+  ];
+}
+
+/** Release a cloud session at its platform (already gone counts as ended), then forget its record. */
+async function endCloud(record: CloudSessionRecord, root: string, settings: SettingsStore): Promise<void> {
+  const platform = await platformClient(await cloudTarget(settings, record));
+  try {
+    await platform.release(record.id);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "CLOUD_SESSION_NOT_FOUND") throw e;
+  }
+  removeSession(record.id, root);
 }
 
 export async function end(g: GlobalOptions, id: string | undefined, opts: { all?: boolean }): Promise<void> {
@@ -162,7 +269,7 @@ export async function end(g: GlobalOptions, id: string | undefined, opts: { all?
   const root = stateRoot();
   const target = id ?? g.session;
   if (opts.all && target !== undefined) throw new ServiceInvalidArgumentError("give a session id or --all, not both");
-  let records: SessionRecord[];
+  let records: StoredSession[];
   if (opts.all) {
     records = listSessions(root);
   } else if (target !== undefined) {
@@ -175,9 +282,24 @@ export async function end(g: GlobalOptions, id: string | undefined, opts: { all?
     records = [r];
   }
   const ended: string[] = [];
+  const failed: { id: string; error: unknown }[] = [];
+  let settings: SettingsStore | undefined;
   for (const r of records) {
-    await discardSession(r, root);
-    ended.push(r.id);
+    try {
+      if (isCloud(r)) await endCloud(r, root, (settings ??= await openSettings()));
+      else await discardSession(r, root);
+      ended.push(r.id);
+    } catch (e) {
+      // One unreachable platform must not keep the other sessions running; its record stays for a retry.
+      failed.push({ id: r.id, error: e });
+    }
+  }
+  const first = failed[0];
+  if (first) {
+    if (failed.length === 1 && records.length === 1) throw first.error;
+    const why = failed.map((f) => `${f.id}: ${errorMessage(f.error)}`).join("; ");
+    const code = (first.error as { code?: unknown }).code;
+    throw errorFromCode(typeof code === "string" ? code : undefined, `could not end ${failed.length} session(s) (${why})${ended.length ? `; ended ${ended.join(", ")}` : ""}`);
   }
   out.result({ ended }, () => (ended.length ? ended.map((x) => `ended session ${x}`) : ["no sessions to end"]));
 }

@@ -10,7 +10,7 @@ import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "..
 import { describeFsError, mkdirp } from "../src/store/files.js";
 
 export type SettingValue = string | number | boolean;
-type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber" | "url";
+type Kind = "secret" | "boolean" | "string" | "viewport" | "positiveNumber" | "url" | "choice";
 
 export interface SettingDef {
   key: string;
@@ -26,6 +26,10 @@ export interface SettingDef {
   path?: string;
   /** Asked for by `svc init` (the common providers' keys; the rest via `svc config set`). */
   init?: boolean;
+  /** kind "choice": the allowed values (matched case-insensitively, stored as written here). */
+  choices?: readonly string[];
+  /** A comma-separated list (each element masked on its own when secret). */
+  list?: boolean;
 }
 
 /** The default model of the CLI when neither --model, SVC_MODEL nor the `model` setting says otherwise. */
@@ -49,6 +53,12 @@ export const SETTINGS: readonly SettingDef[] = [
     description: "minutes of inactivity after which a session ends itself",
     default: 60,
   },
+  // Cloud mode: where browsers run (LOCAL: this machine; BROWSERBASE: a platform, e.g. another `svc serve`).
+  { key: "env", kind: "choice", choices: ["LOCAL", "BROWSERBASE"], env: ["SVC_ENV"], description: "where browsers run: LOCAL or BROWSERBASE (--env overrides)", default: "LOCAL" },
+  { key: "browserbase.apiKey", kind: "secret", env: ["BROWSERBASE_API_KEY"], description: "API key of the cloud platform (env BROWSERBASE)" },
+  { key: "cloud.apiUrl", kind: "url", env: ["SVC_API_URL"], description: "session API origin (default: the platform URL, else the public cloud)" },
+  { key: "cloud.platformUrl", kind: "url", env: ["BROWSERBASE_BASE_URL"], description: "platform API origin (default: the session API URL, else the public cloud)" },
+  { key: "server.apiKeys", kind: "secret", list: true, env: ["SVC_API_KEYS"], description: "`svc serve`: comma-separated API keys clients must send (--api-key overrides)" },
 ];
 
 /** Where conf keeps `key` (validated). */
@@ -92,8 +102,18 @@ export function parseSetting(def: SettingDef, raw: string, from = def.key): Sett
       if (!ok) throw new ServiceInvalidArgumentError(`${from} must be an http(s) URL, got "${raw}"`);
       return v;
     }
+    case "choice": {
+      const choice = def.choices?.find((c) => c.toLowerCase() === v.toLowerCase());
+      if (!choice) throw new ServiceInvalidArgumentError(`${from} must be one of ${def.choices?.join(", ")}, got "${raw}"`);
+      return choice;
+    }
     case "secret":
     case "string":
+      if (def.list) {
+        const items = splitList(v);
+        if (!items.length) throw new ServiceInvalidArgumentError(`${from} must not be empty`);
+        return items.join(",");
+      }
       if (!v) throw new ServiceInvalidArgumentError(`${from} must not be empty`);
       return v;
   }
@@ -115,9 +135,18 @@ export function maskSecret(value: string): string {
   return `${value.slice(0, 3)}…${value.slice(-4)}`;
 }
 
+/** `"a, b,,c"` → `["a", "b", "c"]`. */
+export function splitList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
 export function displayValue(def: SettingDef, value: SettingValue | undefined): string {
   if (value === undefined) return "";
-  return def.kind === "secret" ? maskSecret(String(value)) : String(value);
+  if (def.kind !== "secret") return String(value);
+  return def.list ? splitList(String(value)).map(maskSecret).join(",") : maskSecret(String(value));
 }
 
 export type Source = "flag" | "env" | "stored" | "default" | "unset";

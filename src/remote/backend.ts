@@ -168,9 +168,9 @@ export class RemoteBackend implements ServiceBackend {
   async close(options: { force: boolean }): Promise<void> {
     this.context.routeNavigation(undefined);
     try {
-      if (!this.s.opts.keepAlive || options.force) {
-        await this.s.api.end(this.sessionId).catch((e: unknown) => this.s.log.error("close", "the session API could not end the session", { error: errorMessage(e) }));
-      }
+      // Always end the session-API session (its Service on the server); the server keeps a keepAlive
+      // browser running, and release() below ends it when asked to.
+      await this.s.api.end(this.sessionId).catch((e: unknown) => this.s.log.error("close", "the session API could not end the session", { error: errorMessage(e) }));
       await this.s.browser.disconnect();
     } finally {
       await this.s.release(options.force);

@@ -1,6 +1,7 @@
 /**
  * Records of persistent CLI sessions: how to reach a Chrome that outlives one command (endpoint, pid,
- * profile dir) and when it ends itself (idle timeout, heartbeat file). One JSON file per session under
+ * profile dir) and when it ends itself (idle timeout, heartbeat file), or, for a cloud session, which
+ * platform holds it (never its API key: that stays in the settings). One JSON file per session under
  * `<state>/sessions/`, written atomically.
  */
 import { randomBytes } from "node:crypto";
@@ -10,7 +11,9 @@ import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeFileAtomic } from "./files.js";
 
+/** A Chrome on this machine (records written before cloud sessions existed have no `kind`). */
 export interface SessionRecord {
+  kind?: "local";
   id: string;
   /** Browser-level DevTools WebSocket URL (ws://127.0.0.1:PORT/devtools/browser/UUID). */
   wsEndpoint: string;
@@ -28,6 +31,28 @@ export interface SessionRecord {
   /** The session ends itself when its heartbeat file is older than this. */
   idleMs: number;
   heartbeatFile: string;
+}
+
+/** A session on a cloud platform (`svc sessions start --cloud`): its id is the platform's session id. */
+export interface CloudSessionRecord {
+  kind: "cloud";
+  id: string;
+  /** The platform's CDP WebSocket URL for the session (a capability of its own: kept like wsEndpoint). */
+  connectUrl: string;
+  /** Session API and platform API origins the session was created with. */
+  apiUrl: string;
+  platformUrl: string;
+  viewport?: { width: number; height: number };
+  createdAt: string;
+  lastUsedAt: string;
+  /** When the platform ends it on its own (its lifetime), if it said. */
+  expiresAt?: string;
+}
+
+export type StoredSession = SessionRecord | CloudSessionRecord;
+
+export function isCloud(record: StoredSession): record is CloudSessionRecord {
+  return record.kind === "cloud";
 }
 
 export function sessionsDir(root: string = resolveStateDir()): string {
@@ -50,25 +75,32 @@ export function newSessionId(root: string = resolveStateDir()): string {
   }
 }
 
-export function saveSession(record: SessionRecord, root: string = resolveStateDir()): SessionRecord {
+export function saveSession<T extends StoredSession>(record: T, root: string = resolveStateDir()): T {
   ensureDir(sessionsDir(root));
   writeFileAtomic(recordPath(root, record.id), `${JSON.stringify(record, null, 2)}\n`);
   return record;
 }
 
-export function getSession(id: string, root: string = resolveStateDir()): SessionRecord | undefined {
+export function getSession(id: string, root: string = resolveStateDir()): StoredSession | undefined {
   const path = recordPath(root, id);
   const text = readIfExists(path);
   if (text === undefined) return undefined;
   return parseRecord(text, path);
 }
 
-function parseRecord(text: string, path: string): SessionRecord {
+function parseRecord(text: string, path: string): StoredSession {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw new ServiceStateError(`corrupt session record ${path}: not JSON`, { cause: e, hint: "delete the file" });
+  }
+  const c = value as Partial<CloudSessionRecord> | null;
+  if (c?.kind === "cloud") {
+    if (typeof c.id !== "string" || typeof c.connectUrl !== "string" || typeof c.apiUrl !== "string" || typeof c.platformUrl !== "string" || typeof c.createdAt !== "string") {
+      throw new ServiceStateError(`corrupt session record ${path}: missing fields`, { hint: "delete the file" });
+    }
+    return c as CloudSessionRecord;
   }
   const r = value as Partial<SessionRecord> | null;
   if (
@@ -85,7 +117,7 @@ function parseRecord(text: string, path: string): SessionRecord {
 }
 
 /** Every recorded session, most recently used first. Corrupt records are skipped. */
-export function listSessions(root: string = resolveStateDir()): SessionRecord[] {
+export function listSessions(root: string = resolveStateDir()): StoredSession[] {
   const dir = sessionsDir(root);
   let names: string[];
   try {
@@ -94,7 +126,7 @@ export function listSessions(root: string = resolveStateDir()): SessionRecord[] 
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw new ServiceStateError(`cannot read ${dir}: ${describeFsError(e)}`, { cause: e });
   }
-  const out: SessionRecord[] = [];
+  const out: StoredSession[] = [];
   for (const name of names) {
     if (!name.endsWith(".json") || name.startsWith(".")) continue;
     try {
@@ -134,9 +166,9 @@ export function touchHeartbeat(file: string, create = true): void {
   }
 }
 
-/** Mark a session used now: heartbeat mtime and `lastUsedAt`. Returns the updated record. */
-export function touchSession(record: SessionRecord, root: string = resolveStateDir()): SessionRecord {
-  touchHeartbeat(record.heartbeatFile, false);
+/** Mark a session used now: heartbeat mtime (local ones) and `lastUsedAt`. Returns the updated record. */
+export function touchSession<T extends StoredSession>(record: T, root: string = resolveStateDir()): T {
+  if (!isCloud(record)) touchHeartbeat(record.heartbeatFile, false);
   const updated = { ...record, lastUsedAt: new Date().toISOString() };
   // The record may have been removed by a concurrent `end`; do not resurrect it.
   if (existsSync(recordPath(root, record.id))) saveSession(updated, root);

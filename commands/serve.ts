@@ -1,0 +1,147 @@
+/**
+ * `svc serve`: the HTTP API (session API + platform API, src/server) on this machine. It runs until
+ * main.ts turns SIGINT/SIGTERM/SIGHUP into `stop`, then closes gracefully: requests in flight get their
+ * grace, every browser is ended, and the command returns the signal (main.ts decides the exit code).
+ * The server is imported only here, so no other command pays for hono.
+ */
+import { join, resolve } from "node:path";
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { registerCleanup } from "./cleanup.js";
+import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
+import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
+import { type SettingsStore, splitList } from "./settings.js";
+
+export interface ServeFlags extends LaunchFlags {
+  port?: string;
+  host?: string;
+  apiKey?: string[];
+  maxSessions?: string;
+  sessionTimeout?: string;
+  idleTimeout?: string;
+  bodyLimit?: string;
+  cacheDir?: string;
+  publicUrl?: string;
+}
+
+/** The platform's limit on a session's lifetime (6 h), which the server keeps too. */
+const MAX_SESSION_TIMEOUT_S = 6 * 3600;
+const MIN_KEY_LENGTH = 8;
+
+function int(raw: string | undefined, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `a whole number ≥ ${min}` : `a whole number from ${min} to ${max}`;
+    throw new ServiceInvalidArgumentError(`${flag} must be ${range}, got "${raw}"`);
+  }
+  return n;
+}
+
+function publicUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let ok = false;
+  try {
+    ok = /^https?:$/.test(new URL(raw).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ServiceInvalidArgumentError(`--public-url must be an http(s) URL, got "${raw}"`, { hint: "e.g. --public-url https://svc.example.com" });
+  return raw.replace(/\/+$/, "");
+}
+
+/** `--api-key` (repeatable) > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
+export function serverKeys(flags: readonly string[] | undefined, settings: SettingsStore): string[] {
+  let keys: string[];
+  let from: string;
+  if (flags?.length) {
+    keys = flags.map((k) => k.trim());
+    from = "--api-key";
+  } else {
+    const eff = settings.effective("server.apiKeys");
+    keys = typeof eff.value === "string" ? splitList(eff.value) : [];
+    from = eff.source === "env" ? (eff.envVar ?? "SVC_API_KEYS") : "config server.apiKeys";
+  }
+  if (!keys.length) {
+    throw new ServiceInvalidArgumentError(
+      "svc serve needs at least one API key for its clients: pass --api-key KEY (repeatable), set SVC_API_KEYS=key1,key2, or run svc config set server.apiKeys key1,key2",
+    );
+  }
+  if (keys.some((k) => k.length < MIN_KEY_LENGTH)) throw new ServiceInvalidArgumentError(`${from}: an API key needs at least ${MIN_KEY_LENGTH} characters`);
+  return keys;
+}
+
+/** The listen failures a user fixes with a flag, said in terms of that flag. */
+function listenError(e: unknown, host: string, port: number): unknown {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (code === "EADDRINUSE") return new ServiceInvalidArgumentError(`--port ${port}: ${host}:${port} is already in use`, { hint: "pick another --port (0: any free port)", cause: e });
+  if (code === "EACCES") return new ServiceInvalidArgumentError(`--port ${port}: not allowed to listen on ${host}:${port}`, { hint: "use a port above 1023", cause: e });
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") return new ServiceInvalidArgumentError(`--host ${host}: no such interface on this machine`, { cause: e });
+  return e;
+}
+
+/** What the CLI announces itself; the server's own log lines saying the same are not repeated. */
+const ANNOUNCED = /^(listening on |stopped$)/;
+
+export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSignal): Promise<NodeJS.Signals> {
+  // Validate every flag before anything is started.
+  const port = int(flags.port ?? "3000", "--port", 0, 65535)!;
+  const host = (flags.host ?? "127.0.0.1").trim();
+  if (!host) throw new ServiceInvalidArgumentError("--host must not be empty");
+  const maxSessions = int(flags.maxSessions, "--max-sessions", 1);
+  const sessionTimeoutS = int(flags.sessionTimeout, "--session-timeout", 1, MAX_SESSION_TIMEOUT_S);
+  const idleTimeoutS = int(flags.idleTimeout, "--idle-timeout", 1);
+  const bodyLimitBytes = int(flags.bodyLimit, "--body-limit", 1);
+  const url = publicUrl(flags.publicUrl);
+  const { defaults, settings } = await launchDefaults(flags);
+  const apiKeys = serverKeys(flags.apiKey, settings);
+  const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
+
+  const say = (line: string) => {
+    if (!g.json) process.stderr.write(`svc serve: ${line}\n`);
+  };
+  const log =
+    g.verbose >= 1
+      ? (line: string) => {
+          if (!ANNOUNCED.test(line)) process.stderr.write(`svc serve: ${line}\n`);
+        }
+      : undefined;
+
+  const { startServer } = await import("../src/server/index.js");
+  // Stopped while still starting: nothing to serve.
+  if (stop.aborted) return stop.reason as NodeJS.Signals;
+  const server = await startServer({
+    host,
+    port,
+    apiKeys,
+    cacheDir,
+    launch: {
+      headless: defaults.headless,
+      ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
+      ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+    },
+    ...(maxSessions !== undefined ? { maxSessions } : {}),
+    ...(sessionTimeoutS !== undefined ? { sessionTimeoutS } : {}),
+    ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}),
+    ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
+    ...(url ? { publicUrl: url } : {}),
+    ...(log ? { log } : {}),
+  }).catch((e: unknown) => {
+    throw listenError(e, host, port);
+  });
+  // A fatal error elsewhere (main.ts runs the cleanups) must still end every browser.
+  const unregister = registerCleanup(() => server.close("the server is shutting down"));
+
+  const bound = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
+  if (g.json) process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ok: true, url: server.url, port: server.port })}\n`);
+  else say(`listening on ${bound}${url ? ` (public URL ${url})` : ""}`);
+
+  const signal = await new Promise<NodeJS.Signals>((resolvePromise) => {
+    if (stop.aborted) return resolvePromise(stop.reason as NodeJS.Signals);
+    stop.addEventListener("abort", () => resolvePromise(stop.reason as NodeJS.Signals), { once: true });
+  });
+  say(`stopping (${signal}): finishing requests, ending every browser`);
+  await server.close(`the server is shutting down (${signal})`);
+  unregister();
+  say("stopped");
+  return signal;
+}

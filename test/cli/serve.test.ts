@@ -1,0 +1,141 @@
+/**
+ * `svc serve` through the built CLI: it refuses to start without API keys (naming the three ways to give
+ * them), validates its flags, listens and answers /healthz, 401 without a key, takes its keys from the
+ * flag, SVC_API_KEYS or the stored `server.apiKeys`, logs requests at --verbose 1 (never a key), and on
+ * SIGTERM (exit 0) or SIGINT (exit 130) ends every browser it started.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type Sandbox, assertBuilt, expectNoProcesses, expectOneLine, json, processesMentioning, sandbox, svc } from "./helpers.js";
+import { type Served, startServe } from "./serve-helpers.js";
+
+const KEY = "serve-test-key-0123456789";
+const KEY2 = "second-key-abcdefghij";
+
+beforeAll(() => assertBuilt());
+
+const get = (url: string, key?: string) => fetch(url, { headers: key ? { "x-bb-api-key": key } : {} });
+
+describe("svc serve: refuses bad configuration (exit 2, before listening)", () => {
+  let sb: Sandbox;
+  beforeEach(() => {
+    sb = sandbox();
+  });
+  afterEach(() => sb.cleanup());
+
+  it("no API key: one line naming --api-key, SVC_API_KEYS and server.apiKeys", async () => {
+    const r = await svc(["serve", "--port", "0"], sb.env);
+    expect(r.code).toBe(2);
+    const line = expectOneLine(r.stderr);
+    for (const way of ["--api-key", "SVC_API_KEYS", "server.apiKeys"]) expect(line).toContain(way);
+    expect(r.stdout).toBe("");
+    const j = await svc(["--json", "serve", "--port", "0"], sb.env);
+    expect(j.code).toBe(2);
+    expect(json(j.stdout)).toMatchObject({ schemaVersion: 1, ok: false, error: { code: "INVALID_ARGUMENT", message: expect.stringContaining("SVC_API_KEYS") } });
+  });
+
+  it("bad flags and short keys are usage errors naming the flag", async () => {
+    const cases: [string[], RegExp][] = [
+      [["--port", "nope", "--api-key", KEY], /--port/],
+      [["--port", "70000", "--api-key", KEY], /--port/],
+      [["--max-sessions", "0", "--api-key", KEY], /--max-sessions/],
+      [["--session-timeout", "99999", "--api-key", KEY], /--session-timeout/],
+      [["--public-url", "ftp://x", "--api-key", KEY], /--public-url/],
+      [["--api-key", "short"], /--api-key: an API key needs at least 8 characters/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await svc(["serve", ...args], sb.env);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(expectOneLine(r.stderr)).toMatch(message);
+    }
+    const env = await svc(["serve", "--port", "0"], { ...sb.env, SVC_API_KEYS: "ok-key-123456,tiny" });
+    expect(env.code).toBe(2);
+    expect(expectOneLine(env.stderr)).toMatch(/SVC_API_KEYS: an API key needs at least 8 characters/);
+  });
+});
+
+describe("svc serve: running", () => {
+  let sb: Sandbox;
+  let served: Served | undefined;
+  beforeEach(() => {
+    sb = sandbox();
+  });
+  afterEach(async () => {
+    served?.child.kill("SIGKILL");
+    served = undefined;
+    sb.cleanup();
+  });
+
+  it("answers /healthz, 401 without a key; SIGTERM ends every browser and exits 0", async () => {
+    served = await startServe(sb.env, ["--api-key", KEY, "--api-key", KEY2]);
+    expect(served.url).toBe(`http://127.0.0.1:${served.port}`);
+    const health = await get(`${served.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    expect((await get(`${served.url}/v1/sessions`)).status).toBe(401);
+    expect((await get(`${served.url}/v1/sessions`, "not-a-known-key")).status).toBe(401);
+    expect((await get(`${served.url}/v1/sessions`, KEY2)).status).toBe(200);
+
+    // A browser session: a Chrome of the server's, with its profile under the sandbox's TMPDIR.
+    const created = await fetch(`${served.url}/v1/sessions`, { method: "POST", headers: { "x-bb-api-key": KEY, "content-type": "application/json" }, body: "{}" });
+    expect(created.status).toBeLessThan(300);
+    const session = (await created.json()) as { id: string; status: string };
+    expect(session.status).toBe("RUNNING");
+    expect(processesMentioning(sb.tmp).length).toBeGreaterThan(0);
+
+    // A second server on the same port: a usage error naming the flag.
+    const clash = await svc(["serve", "--port", String(served.port), "--api-key", KEY], sb.env);
+    expect(clash.code).toBe(2);
+    expect(expectOneLine(clash.stderr)).toMatch(new RegExp(`--port ${served.port}: 127\\.0\\.0\\.1:${served.port} is already in use`));
+
+    served.child.kill("SIGTERM");
+    const r = await served.done;
+    expect(r.code).toBe(0);
+    // --json: exactly one JSON line on stdout; nothing on stderr at --verbose 0.
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
+    expect(json(r.stdout)).toEqual({ schemaVersion: 1, ok: true, url: served.url, port: served.port });
+    expect(r.stderr).toBe("");
+    await expectNoProcesses(sb.tmp, 10_000);
+    await expect(get(`${served.url}/healthz`)).rejects.toThrow();
+  }, 60_000);
+
+  it("keys from SVC_API_KEYS, else the stored server.apiKeys (masked by svc config); --verbose 1 logs requests, never a key; SIGINT exits 130", async () => {
+    const set = await svc(["config", "set", "server.apiKeys", `${KEY}, ${KEY2}`], sb.env);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).not.toContain(KEY);
+    const shown = await svc(["--json", "config", "get", "server.apiKeys"], sb.env);
+    expect(shown.stdout).not.toContain(KEY);
+    expect(shown.stdout).not.toContain(KEY2);
+    expect(json(shown.stdout)).toMatchObject({ source: "stored" });
+
+    // The environment wins over the stored keys.
+    const envKey = "env-only-key-987654321";
+    served = await startServe({ ...sb.env, SVC_API_KEYS: envKey }, [], ["--verbose", "1"]);
+    expect((await get(`${served.url}/v1/sessions`, envKey)).status).toBe(200);
+    expect((await get(`${served.url}/v1/sessions`, KEY)).status).toBe(401);
+    served.child.kill("SIGINT");
+    let r = await served.done;
+    expect(r.code).toBe(130);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 200 \d+ms key=[0-9a-f]{16}\n/);
+    expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 401 /);
+    expect(r.stderr).toMatch(/svc serve: stopped\n$/);
+    expect(r.stderr).not.toContain(envKey);
+    expect(r.stderr).not.toContain(KEY);
+
+    // Without the env var: the stored keys (both of them).
+    served = await startServe(sb.env, [], []);
+    expect((await get(`${served.url}/v1/sessions`, KEY2)).status).toBe(200);
+    expect((await get(`${served.url}/v1/sessions`, envKey)).status).toBe(401);
+    served.child.kill("SIGTERM");
+    r = await served.done;
+    expect(r.code).toBe(0);
+    // At --verbose 0, only what svc serve itself says.
+    expect(r.stderr.split("\n").filter(Boolean)).toEqual([
+      expect.stringMatching(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+$/),
+      "svc serve: stopping (SIGTERM): finishing requests, ending every browser",
+      "svc serve: stopped",
+    ]);
+    await expectNoProcesses(sb.tmp, 10_000);
+  }, 60_000);
+});
