@@ -15,7 +15,7 @@ export function serveTables(res: ServeResult): { md: string; targets: TargetSumm
   };
   const p = (x: Pct | undefined) => (x ? `${fmtMs(x.p50)} / ${fmtMs(x.p95)}` : "–");
   lines.push(
-    `**\`svc serve\` under load** — the server in-process, N clients each looping for ${res.seconds} s over the session API as a client would (fetch + SSE): start → navigate (${res.page}) → act(Action: click #submit, no model) → extract() (page text, no model) → end. Measured ${res.date.slice(0, 10)}`,
+    `**\`svc serve\` under load** — the server in-process (${res.warm ?? 0} warm browser${res.warm === 1 ? "" : "s"}, as \`svc serve --warm-browsers ${res.warm ?? 0}\`), N clients each looping for ${res.seconds} s over the session API as a client would (fetch + SSE): start → navigate (${res.page}) → act(Action: click #submit, no model) → extract() (page text, no model) → end. Measured ${res.date.slice(0, 10)}`,
     "",
   );
   head(["clients", "loops (failed)", "loops/s", "requests/s", "loop p50 / p95", "start", "navigate", "act", "extract", "end", "errors"]);
@@ -50,7 +50,7 @@ export function serveTables(res: ServeResult): { md: string; targets: TargetSumm
   }
   lines.push(
     "",
-    `Memory: RSS (and PSS, which splits shared pages instead of counting them in every process) of this process plus all its descendants — every session's Chrome with its child processes, and the Node reaper launch.ts starts per Chrome — sampled every second, minus the same sum idle before the level; per session = that ÷ the Chrome browsers alive at the peak sample. Reapers whose Chrome was already closed ("stale": they keep running until the server exits) are left out of every sum and counted in the last column, cumulative over the levels. Per-request timeout ${fmtInt(res.timeoutMs / 1000)} s; warm-up loop ${fmtMs(res.warmupMs)}; server close ${fmtMs(res.closeMs)}; Chrome processes left after close: ${res.leftover.processes}; reaper processes still running after close: ${res.reapersAfterClose}.`,
+    `Memory: RSS (and PSS, which splits shared pages instead of counting them in every process) of this process plus all its descendants — every session's Chrome with its child processes, and the Node reaper launch.ts starts per Chrome — sampled every second, minus the same sum idle before the level; per session = that ÷ the Chrome browsers alive at the peak sample (warm ones included). Reapers whose Chrome was already closed ("stale": a reaper that outlived its Chrome) are left out of every sum and counted in the last column, cumulative over the levels. Per-request timeout ${fmtInt(res.timeoutMs / 1000)} s; warm-up loop ${fmtMs(res.warmupMs)}; server close ${fmtMs(res.closeMs)}; Chrome processes left after close: ${res.leftover.processes}; reaper processes still running after close: ${res.reapersAfterClose}.`,
   );
   if (res.errors.length) lines.push("", `Errors (first): ${res.errors.slice(0, 5).map((e) => `\`${e.replace(/`/g, "'")}\``).join("; ")}`);
   const errors = res.levels.reduce((s, l) => s + l.errors.count, 0) + res.leftover.processes + (res.levels.length ? 0 : 1);

@@ -38,6 +38,8 @@ import { fmtInt, fmtMs, median, round } from "./stats.js";
 import { CHROME } from "./tool.js";
 
 const SECONDS = Math.max(1, Number(process.env.BENCH_SERVE_SECONDS ?? 20));
+/** Warm Chromes kept ready by the server (`svc serve --warm-browsers`, whose default is 1). */
+const WARM = Math.max(0, Math.round(Number(process.env.BENCH_SERVE_WARM ?? 1)));
 const LEVELS = (process.env.BENCH_SERVE_CLIENTS ?? "1,4,16").split(",").map((s) => Math.max(1, Math.round(Number(s)))).filter(Number.isFinite);
 const TIMEOUT_MS = Math.max(1000, Number(process.env.BENCH_SERVE_TIMEOUT_MS ?? 120_000));
 const MODEL = "openai/gpt-4.1-mini";
@@ -111,6 +113,8 @@ export interface ServeLevel {
 export interface ServeResult {
   date: string;
   seconds: number;
+  /** The server's warmBrowsers. */
+  warm?: number;
   timeoutMs: number;
   page: string;
   warmupMs?: number;
@@ -353,11 +357,11 @@ export async function benchServe(): Promise<ServeResult> {
   const cacheDir = mkdtempSync(join(tmpdir(), "svc-bench-serve-"));
   const fixtures = await startFixtureServer();
   const pageUrl = fixtures.url(PAGE, "127.0.0.1");
-  const result: ServeResult = { date: new Date().toISOString(), seconds: SECONDS, timeoutMs: TIMEOUT_MS, page: `fixtures/${PAGE}`, levels: [], leftover: { processes: 0, commands: [] }, reapersAfterClose: 0, errors: [] };
+  const result: ServeResult = { date: new Date().toISOString(), seconds: SECONDS, warm: WARM, timeoutMs: TIMEOUT_MS, page: `fixtures/${PAGE}`, levels: [], leftover: { processes: 0, commands: [] }, reapersAfterClose: 0, errors: [] };
   let server: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
     const maxSessions = Math.max(32, ...LEVELS);
-    server = await startServer({ port: 0, apiKeys: [key], cacheDir, maxSessions, launch: { executablePath: CHROME } });
+    server = await startServer({ port: 0, apiKeys: [key], cacheDir, maxSessions, warmBrowsers: WARM, launch: { executablePath: CHROME } });
     const ctx: Ctx = { base: server.url, key };
     log(`server at ${server.url}; ${SECONDS} s per level, clients ${LEVELS.join(", ")}; loop: start → navigate ${PAGE} → act(click #submit) → extract() → end`);
     // Scans the tree now and then so that profilesSeen holds every Chrome of the run (the warm-up's too).

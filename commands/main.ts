@@ -344,6 +344,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--host <host>", "interface to listen on", "127.0.0.1")
     .option("--api-key <key>", "a key clients must send as x-bb-api-key (repeatable; default: SVC_API_KEYS, config server.apiKeys)", collect, undefined)
     .option("--max-sessions <n>", "browser sessions at once; past it, new ones get 429 (default 8)")
+    .option("--warm-browsers <n>", "Chromes kept started and ready so a session starts at once (0–8, default 1)")
     .option("--session-timeout <seconds>", "lifetime of a browser session that asks for none (default 3600)")
     .option("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)")
     .option("--body-limit <bytes>", "largest request body (default 10485760)")

@@ -16,6 +16,7 @@ export interface ServeFlags extends LaunchFlags {
   host?: string;
   apiKey?: string[];
   maxSessions?: string;
+  warmBrowsers?: string;
   sessionTimeout?: string;
   idleTimeout?: string;
   bodyLimit?: string;
@@ -88,6 +89,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const host = (flags.host ?? "127.0.0.1").trim();
   if (!host) throw new ServiceInvalidArgumentError("--host must not be empty");
   const maxSessions = int(flags.maxSessions, "--max-sessions", 1);
+  const warmBrowsers = int(flags.warmBrowsers ?? "1", "--warm-browsers", 0, 8)!;
   const sessionTimeoutS = int(flags.sessionTimeout, "--session-timeout", 1, MAX_SESSION_TIMEOUT_S);
   const idleTimeoutS = int(flags.idleTimeout, "--idle-timeout", 1);
   const bodyLimitBytes = int(flags.bodyLimit, "--body-limit", 1);
@@ -120,6 +122,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
     ...(maxSessions !== undefined ? { maxSessions } : {}),
+    warmBrowsers,
     ...(sessionTimeoutS !== undefined ? { sessionTimeoutS } : {}),
     ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}),
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),

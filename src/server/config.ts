@@ -14,6 +14,8 @@ export const ServerOptionsSchema = z.strictObject({
   apiKeys: z.array(z.string().min(8, "an API key needs at least 8 characters")).min(1, "at least one API key is needed (--api-key or SVC_API_KEYS)"),
   /** Live browser sessions at once (every session is a Chrome); past it, starts get 429. */
   maxSessions: z.number().int().positive().default(8),
+  /** Chromes kept launched and ready, so a session starts without waiting for one (not sessions: not counted by maxSessions). */
+  warmBrowsers: z.number().int().min(0).max(8).default(0),
   /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
   sessionTimeoutS: z.number().int().positive().max(6 * 3600).default(3600),
   /** A session-API session with no request for this long is ended, in seconds. */

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
+import { BrowserPool } from "./browser-pool.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { processAlive as alive } from "../util/process.js";
 
@@ -94,11 +95,30 @@ export class PlatformSessions {
   private creating = 0;
   private closed = false;
   private watcher: NodeJS.Timeout | undefined;
+  private readonly pool: BrowserPool | undefined;
 
   constructor(deps: PlatformSessionsDeps) {
     this.config = deps.config;
     this.publicUrl = deps.publicUrl;
     this.log = deps.log;
+    if (this.config.warmBrowsers > 0) this.pool = new BrowserPool(this.config.warmBrowsers, this.launchOptions(this.config.launch, this.defaultViewport(this.config.launch), {}), this.log);
+  }
+
+  private defaultViewport(base: LocalBrowserLaunchOptions): Viewport {
+    return base.viewport ?? DEFAULT_VIEWPORT;
+  }
+
+  /** The exact options a session's Chrome is launched with (the warm pool matches on them). */
+  private launchOptions(base: LocalBrowserLaunchOptions, viewport: Viewport, p: { ignoreCertificateErrors?: boolean | undefined; port?: number | undefined }): LocalBrowserLaunchOptions {
+    const { cdpUrl: _ignored, ...launchOptions } = base;
+    return {
+      ...launchOptions,
+      // Every session is its own Chrome: a fixed port from the server's options would collide.
+      port: p.port ?? 0,
+      viewport,
+      args: [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)],
+      ...(p.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
+    };
   }
 
   /** Sessions holding (or about to hold) a Chrome: what `maxSessions` limits. */
@@ -120,26 +140,16 @@ export class PlatformSessions {
       throw new HttpError(429, `too many browser sessions: this server runs at most ${this.config.maxSessions} at once; release one or retry later`, { "retry-after": "5" });
     }
     const base = { ...this.config.launch, ...(launch ?? {}) };
-    const fallback = base.viewport ?? DEFAULT_VIEWPORT;
+    const fallback = this.defaultViewport(base);
     const viewport: Viewport = {
       width: p.browserSettings?.viewport?.width ?? fallback.width,
       height: p.browserSettings?.viewport?.height ?? fallback.height,
     };
-    const { cdpUrl: _ignored, ...launchOptions } = base;
+    const options = this.launchOptions(base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors, port: launch?.port });
     this.creating++;
     let browser: LaunchedBrowser;
     try {
-      browser = await launchBrowser(
-        {
-          ...launchOptions,
-          // Every session is its own Chrome: a fixed port from the server's options would collide.
-          port: launch?.port ?? 0,
-          viewport,
-          args: [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)],
-          ...(p.browserSettings?.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
-        },
-        { kind: "parent" },
-      );
+      browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
     } finally {
       this.creating--;
     }
@@ -252,6 +262,7 @@ export class PlatformSessions {
   async closeAll(): Promise<void> {
     this.closed = true;
     for (const [id, e] of this.entries) if (e.session.status === "RUNNING") this.end(id, "COMPLETED", "server closing");
+    await this.pool?.close();
     while (this.stopping.size) await Promise.allSettled([...this.stopping]);
     if (this.watcher) clearInterval(this.watcher);
     this.watcher = undefined;
