@@ -24,7 +24,8 @@ interface CloudJson {
 
 beforeAll(async () => {
   world = await startModelWorld();
-  served = await startServe(world.sb.env, ["--api-key", KEY]);
+  // No warm browser: these tests count the server's Chromes to see each session's end (the pool has its own test).
+  served = await startServe(world.sb.env, ["--api-key", KEY, "--warm-browsers", "0"]);
   // Cloud mode through the environment; --env BROWSERBASE is given per command where it matters.
   env = { ...world.sb.env, BROWSERBASE_API_KEY: KEY, BROWSERBASE_BASE_URL: served.url };
 }, 60_000);
