@@ -1,9 +1,8 @@
 /** `svc config`: masking, file mode 0600, validation of keys and values, precedence flag > env > stored. */
-import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, BIN, assertBuilt, expectOneLine, json, sandbox, svc } from "./helpers.js";
+import { type Sandbox, assertBuilt, expectOneLine, json, sandbox, svc } from "./helpers.js";
 
 const KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUV-abcd";
 
@@ -130,26 +129,14 @@ describe("svc config", () => {
     expect(expectOneLine(r.stderr)).toMatch(/interactive terminal.*svc config set/);
   });
 
-  it("--version is fast; --help exits 0", async () => {
+  it("--version prints the version; --help exits 0", async () => {
+    // How fast --version is belongs to the bench (`npm run bench`: ≤ 120 ms), not to a timed test; what
+    // keeps it fast (main.ts loads no dependency for it) is checked by test/unit/architecture.test.ts.
     const v = await svc(["--version"], sb.env);
     expect(v.code).toBe(0);
     expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const h = await svc(["--help"], sb.env);
     expect(h.code).toBe(0);
     expect(h.stdout).toContain("sessions");
-    // The ≤120 ms target is measured by the bench; here only svc's own share, against bare node on the
-    // same (possibly busy) machine, best of 5.
-    const best = async (args: string[]) => {
-      let min = Infinity;
-      for (let i = 0; i < 5; i++) {
-        const t = performance.now();
-        await new Promise((r) => spawn(process.execPath, args, { env: sb.env, stdio: "ignore" }).on("close", r));
-        min = Math.min(min, performance.now() - t);
-      }
-      return min;
-    };
-    const bare = await best(["-e", "0"]);
-    const version = await best([BIN, "--version"]);
-    expect(version - bare).toBeLessThan(60);
-  }, 60_000);
+  });
 });
