@@ -16,9 +16,11 @@ import { ApiClient } from "./platform/http.js";
 import { SessionApi } from "./platform/session-api.js";
 import { PlatformSessions, type PlatformSession } from "./platform/sessions.js";
 import { RemoteBackend } from "./remote/backend.js";
+import { DEFAULT_PLATFORM_URL } from "./platform/web.js";
+
+export { DEFAULT_PLATFORM_URL };
 
 export const DEFAULT_API_URL = "https://api.stagehand.browserbase.com";
-export const DEFAULT_PLATFORM_URL = "https://api.browserbase.com";
 
 export interface CloudUrls {
   api: string;

@@ -64,6 +64,13 @@ export class ServiceSessionNotFoundError extends kind("SESSION_NOT_FOUND") {}
 /** Local state (sessions, history, metrics, config) could not be read or written. */
 export class ServiceStateError extends kind("STATE_ERROR") {}
 
+/** Too many requests (HTTP 429) even after backing off as the server asked (Retry-After). */
+export class ServiceRateLimitError extends kind("RATE_LIMITED") {}
+/** A fetch failed: HTTP error status, too many redirects, too large, a content type it cannot give in that format. */
+export class ServiceFetchError extends kind("FETCH_FAILED") {}
+/** No search backend is configured (search.url / SVC_SEARCH_URL, or a platform key). */
+export class ServiceSearchNotConfiguredError extends kind("SEARCH_NOT_CONFIGURED") {}
+
 /** A session or platform API answered with an error the other classes do not describe (5xx, 429, 501 …). */
 export class ServiceApiError extends kind("API_ERROR") {
   readonly status: number;
@@ -82,6 +89,7 @@ const BY_CODE: Record<string, new (message: string) => ServiceError> = Object.fr
     InvalidAISDKModelFormatError, ServiceInitError, ServiceNotInitializedError, BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError,
     ServiceEnvironmentError, ServiceInvalidArgumentError, ServiceBrowserNotFoundError, ServiceNavigationError, ServiceTimeoutError,
     ServiceStaleRefError, ServiceBrowserClosedError, ServiceTargetCrashedError, ServiceAbortedError, ServiceSessionNotFoundError, ServiceStateError,
+    ServiceRateLimitError, ServiceFetchError, ServiceSearchNotConfiguredError,
   ].map((C) => [new C("").code, C]),
 );
 

@@ -3,7 +3,16 @@
  * bounds the wait, and turns an error answer into the library's error classes (the server sends the
  * failure's stable `code` next to its message, so a remote ElementNotFound is a local one too).
  */
-import { BrowserbaseSessionNotFoundError, errorFromCode, ServiceApiError, ServiceEnvironmentError, ServiceError, ServiceInitError, ServiceInvalidArgumentError } from "../errors.js";
+import {
+  BrowserbaseSessionNotFoundError,
+  errorFromCode,
+  ServiceApiError,
+  ServiceEnvironmentError,
+  ServiceError,
+  ServiceInitError,
+  ServiceInvalidArgumentError,
+  ServiceSearchNotConfiguredError,
+} from "../errors.js";
 
 export interface ApiClientOptions {
   /** Origin (and optional path prefix) of the API, without the `/v1`. */
@@ -81,7 +90,8 @@ export class ApiClient {
   }
 }
 
-async function errorOf(res: Response, path: string): Promise<ServiceError> {
+/** The library error for an API's error answer: by the `code` the server sent, else by status. */
+export async function errorOf(res: Response, path: string): Promise<ServiceError> {
   const text = await res.text().catch(() => "");
   let message = text.slice(0, 500) || res.statusText;
   let code: string | undefined;
@@ -102,6 +112,8 @@ async function errorOf(res: Response, path: string): Promise<ServiceError> {
       return new ServiceEnvironmentError(`the API rejected the key (${res.status}): ${message}`, { hint: "check apiKey / BROWSERBASE_API_KEY" });
     case 404:
       return /\/sessions\//.test(path) ? new BrowserbaseSessionNotFoundError(message) : new ServiceApiError(404, message);
+    case 501:
+      return path === "/search" ? new ServiceSearchNotConfiguredError(message) : new ServiceApiError(501, `${path} failed (501): ${message}`);
     case 503:
       return new ServiceInitError(`the API is unavailable (503): ${message}`);
     default:
