@@ -18,6 +18,7 @@ import type { ActCache } from "./cache/act-cache.js";
 import type { InferenceLog } from "./inference-log.js";
 import type { Logger } from "./log.js";
 import type { ModelRegistry } from "./models.js";
+import type { SearchBackend } from "./platform/search.js";
 import type { ResolvedOptions } from "./options.js";
 import type { HistoryEntry, Metrics } from "./records.js";
 
@@ -86,4 +87,6 @@ export interface BackendSetup {
   cache: ActCache | undefined;
   agentCache: AgentCache | undefined;
   inferenceLog: InferenceLog | undefined;
+  /** The agent's search backend (useSearch), resolved when a run asks for it; undefined: none configured. */
+  search?: () => SearchBackend | undefined;
 }

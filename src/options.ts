@@ -44,6 +44,8 @@ export const ServiceOptionsSchema = z.strictObject({
   // svc: where the cloud lives (default: the platform's public origins; env SVC_API_URL, BROWSERBASE_BASE_URL).
   apiBaseURL: z.url({ protocol: /^https?$/ }).optional(),
   platformBaseURL: z.url({ protocol: /^https?$/ }).optional(),
+  // svc: the agent's search backend (useSearch), a SearXNG instance (default: SVC_SEARCH_URL; else the platform in env BROWSERBASE).
+  searchUrl: z.url({ protocol: /^https?$/ }).optional(),
   // Older generation (§4.4).
   domSettleTimeoutMs: z.number().int().min(0).optional(),
   enableCaching: z.boolean().optional(),

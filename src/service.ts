@@ -13,7 +13,7 @@ import type { InitResult, ServiceBackend } from "./backend.js";
 import type { BrowserContext } from "./browser/context.js";
 import type { Page } from "./browser/page.js";
 import { ActCache } from "./cache/act-cache.js";
-import { openCloudBackend } from "./cloud.js";
+import { cloudUrls, openCloudBackend } from "./cloud.js";
 import { ServiceInvalidArgumentError, ServiceNotInitializedError } from "./errors.js";
 import { InferenceLog } from "./inference-log.js";
 import { openLocalBackend } from "./local/open.js";
@@ -22,6 +22,8 @@ import { LegacyModel, ModelRegistry } from "./models.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { parseVariables } from "./operations/variables.js";
 import { resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
+import type { SearchBackend } from "./platform/search.js";
+import { searchBackendFor } from "./platform/web.js";
 import type { HistoryEntry, Metrics } from "./records.js";
 
 export type { InitResult } from "./backend.js";
@@ -96,7 +98,7 @@ export class Service {
   }
 
   private async open(): Promise<InitResult> {
-    const setup = { opts: this.opts, log: this.log, models: this.models, cache: this.cache, agentCache: this.agentCache, inferenceLog: this.inferenceLog };
+    const setup = { opts: this.opts, log: this.log, models: this.models, cache: this.cache, agentCache: this.agentCache, inferenceLog: this.inferenceLog, search: () => agentSearch(this.opts) };
     this.backend = this.opts.env === "LOCAL" ? await openLocalBackend(setup) : await openCloudBackend(setup);
     return this.backend.init;
   }
@@ -198,6 +200,16 @@ export class Service {
     this.closed = true;
     await this.backend.close({ force: options.force ?? false });
   }
+}
+
+/** The agent's search backend: searchUrl / SVC_SEARCH_URL (SearXNG), else the platform in env BROWSERBASE with a key, else none. */
+function agentSearch(opts: ResolvedOptions, env: NodeJS.ProcessEnv = process.env): SearchBackend | undefined {
+  const raw = opts.raw;
+  const key = raw.apiKey ?? (env.BROWSERBASE_API_KEY?.trim() || undefined);
+  return searchBackendFor({
+    searchUrl: raw.searchUrl ?? (env.SVC_SEARCH_URL?.trim() || undefined),
+    platform: opts.env === "BROWSERBASE" && key ? { apiKey: key, baseUrl: cloudUrls(raw, env).platform } : undefined,
+  });
 }
 
 function checkTimeout(timeout: number | undefined): void {

@@ -8,7 +8,8 @@
  * - model: the agent's own steps; executionModel: sub-calls of the act/extract tools (inherits model).
  * - maxSteps defaults to 20; toolTimeout to 30 000 ms; maxTokens and timeoutMs are optional hard limits.
  *   Reaching a limit, or aborting through `signal`, ends the run with `completed: false`.
- * - useSearch: there is no search backend in this version, so the search tool is absent either way.
+ * - useSearch: adds a `search` tool over the service's search backend (searchUrl / SVC_SEARCH_URL: SearXNG;
+ *   env BROWSERBASE with a key: the platform); with none, the tool is absent and the run logs how to add one.
  * - Variable values never reach a model, an event, the history or the cache. execute() returns the
  *   result as is (like act); the run_end event and the history hold it masked (`%name%`).
  */

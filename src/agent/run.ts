@@ -12,6 +12,7 @@ import type { OperationContext } from "../operations/context.js";
 import { infer, type InferenceContext, type InferenceRecord } from "../operations/inference.js";
 import type { PageSnapshots } from "../operations/snapshots.js";
 import { promptVariables } from "../operations/variables.js";
+import type { SearchBackend } from "../platform/search.js";
 import type { MetricOperation } from "../records.js";
 import type { AgentCacheSession } from "./cache.js";
 import { masker, maskingClient } from "./mask.js";
@@ -23,6 +24,7 @@ import { Stopped, untilAbort } from "./abort.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
+import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
@@ -36,17 +38,19 @@ export interface AgentHost {
   onInference?(record: InferenceRecord): void;
   systemPrompt: string | undefined;
   selfHeal: boolean;
+  /** The web search backend for useSearch (undefined, or returning undefined: none configured). */
+  search?(): SearchBackend | undefined;
 }
 
 /** An event without the fields every event gets (runId, elapsedMs). */
 export type EventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "runId" | "elapsedMs"> : never) : never;
 
-export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions): AgentTool[] {
+/** `search`: the backend behind the search tool (useSearch); without one the tool is absent. */
+export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions, search?: SearchBackend): AgentTool[] {
   if (config.mode === "cua") return cuaTools();
   const tools = domTools(options.output);
-  if (config.mode !== "hybrid") return tools;
   const done = tools.pop()!;
-  return [...tools, ...hybridTools(), done];
+  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), done];
 }
 
 export interface RunSetup {
@@ -61,7 +65,8 @@ const used = (u: AgentUsage) => u.input_tokens + u.output_tokens;
 
 export async function runAgent({ host, config, options, emit, cache }: RunSetup): Promise<AgentResultData> {
   const vars = options.variables;
-  const tools = toolsFor(config, options);
+  const search = options.useSearch && config.mode !== "cua" ? host.search?.() : undefined;
+  const tools = toolsFor(config, options, search);
   // Every model call of the run goes through a masking client: page text, URLs and errors may show values.
   const promptMask = masker(vars, 4);
   const recordMask = masker(vars);
@@ -274,6 +279,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   };
 
   emit({ type: "run_start", instruction: options.instruction, mode: config.mode, maxSteps: options.maxSteps, model: client.modelName, url: host.page().url() });
+  if (options.useSearch && !search) emit({ type: "log", level: "info", message: config.mode === "cua" ? "useSearch: cua mode has no search tool (use mode dom or hybrid)" : NO_SEARCH_BACKEND });
   let failure: unknown;
   try {
     await loop();

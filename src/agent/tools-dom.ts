@@ -203,8 +203,7 @@ export function doneTool(output: z.ZodType | undefined): AgentTool {
   });
 }
 
-// useSearch: a web-search tool belongs here once a search backend is configured (platform search needs a
-// key and the cloud platform); this version has none, so the tool is absent and useSearch changes nothing.
+// useSearch adds the `search` tool (tools-search.ts) when the service has a search backend: see run.ts toolsFor.
 export function domTools(output: z.ZodType | undefined): AgentTool[] {
   return [goto, perform, fillForm, act, extract, ariaTree, scroll, keys, wait, back, screenshot, think, doneTool(output)];
 }

@@ -118,6 +118,7 @@ export class LocalBackend implements ServiceBackend {
         ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(rec) } : {}),
         systemPrompt: opts.raw.systemPrompt,
         selfHeal: opts.selfHeal,
+        ...(this.s.search ? { search: this.s.search } : {}),
         cache: this.s.agentCache,
         defaultModelName: () => {
           const raw = opts.raw;
