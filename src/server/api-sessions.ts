@@ -252,6 +252,8 @@ export class ApiSessions {
         ...(body.systemPrompt ? { systemPrompt: body.systemPrompt } : {}),
         verbose: body.verbose ?? 1,
         cacheDir: this.config.cacheDir,
+        // The agent's search tool (useSearch) searches where POST /v1/search does.
+        ...(this.config.searchUrl ? { searchUrl: this.config.searchUrl } : {}),
         logger: (line) => session.emitLog(line),
       });
       await session.service.init();

@@ -12,6 +12,7 @@ import { errorResponse, HttpError } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
+import { webRoutes } from "./routes-web.js";
 
 export type Env = { Variables: { owner: Owner } };
 
@@ -61,6 +62,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
+  app.route("/v1", webRoutes(deps));
 
   app.notFound((c) => c.json({ success: false, message: `no route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((e, c) => {

@@ -30,6 +30,16 @@ export const ServerOptionsSchema = z.strictObject({
   publicUrl: z.url().optional(),
   /** Seconds in-flight requests get to finish on shutdown before their streams are closed with an error. */
   shutdownGraceS: z.number().min(0).default(5),
+  /** SearXNG instance (its JSON API) behind POST /v1/search; none: the route answers 501. */
+  searchUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL of a SearXNG instance" }).optional(),
+  /** POST /v1/search requests per API key per minute (sliding window); past it, 429 with Retry-After. */
+  searchRateLimitPerMinute: z.number().int().positive().default(120),
+  /** POST /v1/fetch requests per API key per minute, counted apart from search. */
+  fetchRateLimitPerMinute: z.number().int().positive().default(120),
+  /** Deadline of one POST /v1/fetch (connect, redirects and body), in milliseconds; past it, 504. */
+  fetchTimeoutMs: z.number().int().positive().max(300_000).default(30_000),
+  /** Largest response body POST /v1/fetch reads, in bytes; past it, 422 and the download is aborted. */
+  fetchMaxBytes: z.number().int().positive().default(10 * 1024 * 1024),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
 });

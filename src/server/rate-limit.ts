@@ -1,0 +1,58 @@
+/**
+ * Per-key request limits for the platform's search and fetch routes (spec/http-api.md: 120/min per key).
+ * A sliding window: each key keeps the times of its requests in the last window, so a burst cannot get
+ * twice the limit across a window boundary (a fixed window would allow 240 in two seconds around the minute).
+ * Memory is bounded: at most `limit` timestamps per key, and keys are the server's configured API keys.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { Owner } from "./auth.js";
+import { HttpError } from "./http-error.js";
+
+export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };
+
+export class RateLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`rate limit must be a whole number ≥ 1, got ${limit}`);
+  }
+
+  /** Counts one request for `key` if a slot is free; otherwise says how many seconds until one frees. */
+  take(key: string): RateDecision {
+    const t = this.now();
+    const times = (this.hits.get(key) ?? []).filter((at) => at > t - this.windowMs);
+    if (times.length >= this.limit) {
+      this.hits.set(key, times);
+      // The oldest request in the window leaves it first; that frees the next slot.
+      const oldest = times[0] ?? t;
+      return { ok: false, retryAfterS: Math.max(1, Math.ceil((oldest + this.windowMs - t) / 1000)) };
+    }
+    times.push(t);
+    this.hits.set(key, times);
+    return { ok: true };
+  }
+}
+
+/**
+ * Hono middleware: one limiter per route family (search and fetch count separately), keyed by the
+ * request's owner (its API key's fingerprint, set by apiKeyAuth). Past the limit: 429 in the error
+ * envelope with Retry-After.
+ */
+export function rateLimit(limiter: RateLimiter, what: string): MiddlewareHandler<{ Variables: { owner: Owner } }> {
+  return async (c, next) => {
+    const decision = limiter.take(c.get("owner"));
+    if (!decision.ok) {
+      const per = limiter.windowMs === 60_000 ? "minute" : `${limiter.windowMs / 1000} s`;
+      throw new HttpError(
+        429,
+        `rate limit: ${limiter.limit} ${what} requests per ${per} per API key; retry in ${decision.retryAfterS} s`,
+        { "retry-after": String(decision.retryAfterS) },
+      );
+    }
+    await next();
+  };
+}
