@@ -20,6 +20,7 @@ import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, w
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { createRecorder } from "./record.js";
 import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+import { openSettings } from "./settings.js";
 
 export interface AgentFlags extends LaunchFlags {
   url?: string;
@@ -33,6 +34,7 @@ export interface AgentFlags extends LaunchFlags {
   var?: string[];
   varFile?: string;
   cacheDir?: string;
+  search?: boolean;
   record?: string;
 }
 
@@ -120,6 +122,7 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
           ...(maxTokens !== undefined ? { maxTokens } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(toolTimeout !== undefined ? { toolTimeout } : {}),
+          ...(flags.search ? { useSearch: true } : {}),
         });
       } catch (e) {
         error = e;
@@ -154,7 +157,9 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
       throw new AgentIncompleteError(`${what}: ${r.message}`, !live && g.json);
     }
   };
-  const extras = flags.cacheDir !== undefined ? { cacheDir: resolve(flags.cacheDir) } : {};
+  // The search backend of a local run: config search.url (or SVC_SEARCH_URL); a cloud run searches on its server.
+  const searchUrl = flags.search ? ((await openSettings()).effective("search.url", {}).value as string | undefined) : undefined;
+  const extras = { ...(flags.cacheDir !== undefined ? { cacheDir: resolve(flags.cacheDir) } : {}), ...(searchUrl ? { searchUrl } : {}) };
   if (g.session !== undefined) await withSession(g, run, extras);
   else await withOneShot(g, flags, run, extras);
 }

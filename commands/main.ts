@@ -41,6 +41,8 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   MISSING_ENV_VAR: EXIT.USAGE,
   INVALID_ENVIRONMENT: EXIT.USAGE,
   NAVIGATION_FAILED: EXIT.NAVIGATION,
+  FETCH_FAILED: EXIT.NAVIGATION,
+  SEARCH_NOT_CONFIGURED: EXIT.UNCONFIGURED,
   ELEMENT_NOT_FOUND: EXIT.ELEMENT,
   CLICK_FAILED: EXIT.ELEMENT,
   XPATH_UNRESOLVED: EXIT.ELEMENT,
@@ -287,6 +289,21 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
     .action(async (url: string | undefined, opts) => (await import("./screenshot.js")).screenshot(g(), url, opts));
   program
+    .command("fetch <url>")
+    .description("fetch a page without any key: plain HTTP (or Chrome with --browser), printed as markdown, text, html, raw or json")
+    .option("--format <format>", "markdown (readable content), text, html, raw (the bytes as text) or json", "markdown")
+    .option("--browser", "render the page in Chrome first (pages that build themselves with JavaScript)")
+    .option("--timeout <ms>", "give up after this long (default 30000)")
+    .option("--max-bytes <n>", "refuse bodies larger than this (default 10485760)")
+    .option("--no-redirects", "do not follow redirects")
+    .option("-o, --output <file>", "write the content to a file instead of stdout")
+    .action(async (url: string, opts) => (await import("./fetch.js")).fetchCommand(g(), url, opts));
+  program
+    .command("search <query>")
+    .description("web search through the configured backend (search.url: a SearXNG instance; or the platform with --env BROWSERBASE): a ranked list")
+    .option("-n, --num-results <n>", "how many results, 1–25", "10")
+    .action(async (query: string, opts) => (await import("./search.js")).searchCommand(g(), query, opts));
+  program
     .command("agent <instruction>")
     .description("run a multi-step task: a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
     .option("--url <url>", "open this URL first")
@@ -300,6 +317,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable)", collect, undefined)
     .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}')
     .option("--cache-dir <dir>", "replay a stored successful run with no model calls; store new ones")
+    .option("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)")
     .option("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory")
     .option("--headed", "one-shot browser: show the window")
     .option("--viewport <WxH>", "one-shot browser: viewport size")
@@ -350,6 +368,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--body-limit <bytes>", "largest request body (default 10485760)")
     .option("--cache-dir <dir>", "the server's act/agent cache (default: <state dir>/server-cache)")
     .option("--public-url <url>", "the origin clients reach this server at, for connectUrl (default http://HOST:PORT)")
+    .option("--search-url <url>", "SearXNG instance behind POST /v1/search (default: SVC_SEARCH_URL, config search.url; none: 501)")
     .option("--headed", "show the browsers' windows (default: headless)")
     .option("--viewport <WxH>", "default viewport of the browsers, e.g. 1280x720")
     .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")

@@ -6,10 +6,11 @@
  * the library has already masked: no variable value reaches the report. Every file is written atomically
  * (temp file + rename), every text HTML-escaped.
  */
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, errorMessage } from "../src/errors.js";
 import type { AgentAction, AgentResultData, RunEvent } from "../src/events.js";
+import { writeOutputFile } from "./output-file.js";
 
 export interface RecordedStep {
   step: number;
@@ -33,17 +34,6 @@ export interface Recorder {
 }
 
 const SCREENSHOT_TIMEOUT_MS = 10_000;
-
-export function writeAtomic(path: string, data: string | Buffer): void {
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
-  try {
-    writeFileSync(tmp, data);
-    renameSync(tmp, path);
-  } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
-  }
-}
 
 /** Creates DIR now (so a bad path fails before any browser starts). */
 export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>): Recorder {
@@ -70,7 +60,7 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
     pending.push(
       Promise.race([screenshot(), timeout])
         .then((png) => {
-          writeAtomic(join(dir, file), png);
+          writeOutputFile(join(dir, file), png);
           s.screenshot = { file, base64: png.toString("base64") };
         })
         .catch((e: unknown) => void (s.screenshotError = errorMessage(e)))
@@ -105,7 +95,7 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
     async finish() {
       await Promise.all(pending);
       const path = join(dir, "report.html");
-      writeAtomic(path, renderReport({ start, steps, result, elapsedMs }));
+      writeOutputFile(path, renderReport({ start, steps, result, elapsedMs }));
       return path;
     },
   };

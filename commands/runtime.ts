@@ -217,6 +217,8 @@ async function record(svc: Service, target: Recorded, extra: StoredHistoryEntry[
 /** Constructor options a command may add (the model-backed commands' `--cache-dir`). */
 export interface ServiceExtras {
   cacheDir?: string;
+  /** SearXNG for the agent's search tool (local runs; a cloud run uses its server's backend). */
+  searchUrl?: string;
 }
 
 function logger(out: Output) {
@@ -261,6 +263,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
         env: "LOCAL",
         localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
         ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
+        ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
       };
   const lib = await libPromise;
   const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
@@ -322,6 +325,7 @@ async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: Servi
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
     ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
+    ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
   };
 }
 

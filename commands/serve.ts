@@ -9,7 +9,7 @@ import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { registerCleanup } from "./cleanup.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
-import { type SettingsStore, splitList } from "./settings.js";
+import { parseSetting, type SettingsStore, settingDef, splitList } from "./settings.js";
 
 export interface ServeFlags extends LaunchFlags {
   port?: string;
@@ -22,6 +22,7 @@ export interface ServeFlags extends LaunchFlags {
   bodyLimit?: string;
   cacheDir?: string;
   publicUrl?: string;
+  searchUrl?: string;
 }
 
 /** The platform's limit on a session's lifetime (6 h), which the server keeps too. */
@@ -71,6 +72,14 @@ export function serverKeys(flags: readonly string[] | undefined, settings: Setti
   return keys;
 }
 
+/** `--search-url` > SVC_SEARCH_URL > stored `search.url`: the SearXNG instance behind POST /v1/search, or none (501). */
+export function serverSearchUrl(flag: string | undefined, settings: SettingsStore): string | undefined {
+  const def = settingDef("search.url");
+  const parsed = flag !== undefined ? parseSetting(def, flag, "--search-url") : undefined;
+  const value = settings.effective("search.url", { "search.url": parsed }).value;
+  return typeof value === "string" && value ? value.replace(/\/+$/, "") : undefined;
+}
+
 /** The listen failures a user fixes with a flag, said in terms of that flag. */
 function listenError(e: unknown, host: string, port: number): unknown {
   const code = (e as NodeJS.ErrnoException | null)?.code;
@@ -96,6 +105,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const url = publicUrl(flags.publicUrl);
   const { defaults, settings } = await launchDefaults(flags);
   const apiKeys = serverKeys(flags.apiKey, settings);
+  const searchUrl = serverSearchUrl(flags.searchUrl, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
 
   const say = (line: string) => {
@@ -127,6 +137,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}),
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...(url ? { publicUrl: url } : {}),
+    ...(searchUrl ? { searchUrl } : {}),
     ...(log ? { log } : {}),
   }).catch((e: unknown) => {
     throw listenError(e, host, port);
@@ -136,7 +147,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
 
   const bound = `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`;
   if (g.json) process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ok: true, url: server.url, port: server.port })}\n`);
-  else say(`listening on ${bound}${url ? ` (public URL ${url})` : ""}`);
+  else say(`listening on ${bound}${url ? ` (public URL ${url})` : ""}${searchUrl ? "" : "; POST /v1/search answers 501 (no --search-url)"}`);
 
   const signal = await new Promise<NodeJS.Signals>((resolvePromise) => {
     if (stop.aborted) return resolvePromise(stop.reason as NodeJS.Signals);

@@ -58,6 +58,7 @@ export const SETTINGS: readonly SettingDef[] = [
   { key: "browserbase.apiKey", kind: "secret", env: ["BROWSERBASE_API_KEY"], description: "API key of the cloud platform (env BROWSERBASE)" },
   { key: "cloud.apiUrl", kind: "url", env: ["SVC_API_URL"], description: "session API origin (default: the platform URL, else the public cloud)" },
   { key: "cloud.platformUrl", kind: "url", env: ["BROWSERBASE_BASE_URL"], description: "platform API origin (default: the session API URL, else the public cloud)" },
+  { key: "search.url", kind: "url", env: ["SVC_SEARCH_URL"], description: "SearXNG instance for `svc search`, the agent's search tool and `svc serve` (its JSON API must be enabled)" },
   { key: "server.apiKeys", kind: "secret", list: true, env: ["SVC_API_KEYS"], description: "`svc serve`: comma-separated API keys clients must send (--api-key overrides)" },
 ];
 

@@ -65,5 +65,51 @@ export {
   ServiceAbortedError,
   ServiceSessionNotFoundError,
   ServiceStateError,
+  ServiceRateLimitError,
+  ServiceFetchError,
+  ServiceSearchNotConfiguredError,
+  ServiceApiError,
   isServiceError,
 } from "./errors.js";
+// Web search and the platform module (search + fetch over the platform API).
+export {
+  type SearchBackend,
+  type SearchRequest,
+  type SearchResult,
+  type SearchResponse,
+  SearchRequestSchema,
+  SearchResponseSchema,
+  validateSearch,
+  DEFAULT_NUM_RESULTS,
+  MAX_NUM_RESULTS,
+  MAX_QUERY_LENGTH,
+} from "./platform/search.js";
+export { SearxngSearch, type SearxngOptions } from "./platform/searxng.js";
+export {
+  platform,
+  PlatformSearch,
+  searchBackendFor,
+  type SearchBackendConfig,
+  type PlatformFetchFormat,
+  type PlatformFetchOptions,
+  type PlatformFetchResult,
+  type PlatformRequestOptions,
+} from "./platform/web.js";
+export { type BackoffOptions } from "./platform/backoff.js";
+// Local fetch without any key: one page as markdown, text, html, raw text or JSON (plain HTTP or Chrome).
+export {
+  fetchPage,
+  pageRenderer,
+  renderInBrowser,
+  type RenderInBrowserOptions,
+  type BrowserRenderer,
+  type RenderOptions,
+  type RenderedPage,
+  type FetchFormat,
+  type FetchOptions,
+  type FetchResult,
+  FETCH_FORMATS,
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_FETCH_MAX_BYTES,
+  DEFAULT_FETCH_MAX_REDIRECTS,
+} from "./fetch/index.js";

@@ -116,7 +116,7 @@ describe("svc serve: running", () => {
     let r = await served.done;
     expect(r.code).toBe(130);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+\n/);
+    expect(r.stderr).toMatch(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+; POST \/v1\/search answers 501 \(no --search-url\)\n/);
     expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 200 \d+ms key=[0-9a-f]{16}\n/);
     expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 401 /);
     expect(r.stderr).toMatch(/svc serve: stopped\n$/);
@@ -132,7 +132,7 @@ describe("svc serve: running", () => {
     expect(r.code).toBe(0);
     // At --verbose 0, only what svc serve itself says.
     expect(r.stderr.split("\n").filter(Boolean)).toEqual([
-      expect.stringMatching(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+$/),
+      expect.stringMatching(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+; POST \/v1\/search answers 501 \(no --search-url\)$/),
       "svc serve: stopping (SIGTERM): finishing requests, ending every browser",
       "svc serve: stopped",
     ]);
