@@ -6,7 +6,9 @@
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { fetch as undiciFetch } from "undici";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
+import { guardedAgent, RefusedAtConnectError } from "./guard.js";
 
 export interface HttpGetOptions {
   timeoutMs: number;
@@ -66,6 +68,8 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
     if (timedOut) return new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" });
     if (options.signal?.aborted) return new ServiceAbortedError(`fetching ${rawUrl} was aborted`);
     if (e instanceof ServiceError) return e;
+    const refused = findRefusal(e);
+    if (refused) return new ServiceInvalidArgumentError(`${url.href} refused: ${refused.reason}`);
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (e as Error).message;
     return new ServiceNavigationError(`cannot fetch ${url.href}: ${why}`, { hint: "check the address and that the site is reachable" });
@@ -73,16 +77,19 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
 
   let url = new URL(rawUrl);
   const chain = [url.href];
+  // With a host policy, every connection of the chain resolves through it (see guard.ts).
+  const agent = options.refuseHost ? guardedAgent(options.refuseHost) : undefined;
   try {
     for (let hop = 0; ; hop++) {
       await checkHost(url, options.refuseHost, hop === 0 ? "URL" : "redirect to");
       let res: Response;
       try {
-        res = await fetch(url, {
-          redirect: "manual",
+        const init = {
+          redirect: "manual" as const,
           signal: controller.signal,
           headers: { "user-agent": options.userAgent, accept: options.accept, "accept-language": "en;q=0.9, *;q=0.5" },
-        });
+        };
+        res = agent ? ((await undiciFetch(url, { ...init, dispatcher: agent })) as unknown as Response) : await fetch(url, init);
       } catch (e) {
         throw fail(e, url);
       }
@@ -124,7 +131,14 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
+    void agent?.close().catch(() => {});
   }
+}
+
+/** The policy's refusal, wherever undici wrapped it (fetch failed → cause → …). */
+function findRefusal(e: unknown): RefusedAtConnectError | undefined {
+  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) if (c instanceof RefusedAtConnectError) return c;
+  return undefined;
 }
 
 function headersOf(headers: Headers): Record<string, string> {

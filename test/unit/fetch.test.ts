@@ -219,6 +219,23 @@ describe("redirects", () => {
   });
 });
 
+describe("host policy at connect time", () => {
+  it("a name that changes its answer after the check (DNS rebinding) is refused where the socket connects", async () => {
+    const url = stub.url("/final").replace("127.0.0.1", "localhost");
+    const before = stub.requests.length;
+    const asked: string[][] = [];
+    // The first answer (the check before the request) is allowed; the lookup the connection makes is not.
+    const policy = (_host: string, addresses: string[]) => (asked.push(addresses), asked.length === 1 ? undefined : "loopback on the second look");
+    const e = await fetchPage(url, { format: "raw", refuseHost: policy }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ServiceInvalidArgumentError);
+    expect((e as Error).message).toMatch(/refused: loopback on the second look/);
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(stub.requests.slice(before)).toEqual([]);
+    // An allowing policy still connects by name.
+    expect((await fetchPage(url, { format: "raw", refuseHost: () => undefined })).statusCode).toBe(200);
+  });
+});
+
 describe("limits and failures", () => {
   it("an oversize stream is cut: ServiceFetchError naming the limit, and the connection is closed", async () => {
     const e = await fetchPage(stub.url("/endless"), { maxBytes: 300_000 }).catch((x: unknown) => x);

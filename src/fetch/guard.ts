@@ -1,0 +1,43 @@
+/**
+ * The host policy at connect time. checkHost() asks the policy before each request, but the request then
+ * resolves the name again: a name that answers a public address first and a loopback one second (DNS
+ * rebinding) would pass the check and connect where the policy says no. With a policy, requests go
+ * through an undici Agent whose `lookup` is the one the socket connects with, so the addresses checked
+ * are the addresses used.
+ */
+import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
+import { Agent } from "undici";
+
+export type HostPolicy = (host: string, addresses: string[]) => string | undefined;
+
+/** Raised inside the connection; httpGet turns it into the caller-facing refusal. */
+export class RefusedAtConnectError extends Error {
+  constructor(
+    readonly host: string,
+    readonly reason: string,
+  ) {
+    super(`${host} refused: ${reason}`);
+    this.name = "RefusedAtConnectError";
+  }
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+export function guardedLookup(policy: HostPolicy) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const reason = policy(hostname, addresses.map((a) => a.address));
+      if (reason) return callback(new RefusedAtConnectError(hostname, reason) as NodeJS.ErrnoException, []);
+      // net.connect asks for `all` when it races address families (autoSelectFamily), else for one.
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0]!;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** An Agent that connects only where `policy` allows (one per request chain; closed after). */
+export function guardedAgent(policy: HostPolicy): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(policy) as never } });
+}
