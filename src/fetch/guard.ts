@@ -6,7 +6,7 @@
  * are the addresses used.
  */
 import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
-import { Agent } from "undici";
+import { Agent, fetch as undiciFetch } from "undici";
 
 export type HostPolicy = (host: string, addresses: string[]) => string | undefined;
 
@@ -37,7 +37,11 @@ export function guardedLookup(policy: HostPolicy) {
   };
 }
 
-/** An Agent that connects only where `policy` allows (one per request chain; closed after). */
-export function guardedAgent(policy: HostPolicy): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(policy) as never } });
+/** A fetch that connects only where `policy` allows (one per request chain; close it after). */
+export function guardedFetch(policy: HostPolicy): { fetch: (url: URL, init: RequestInit) => Promise<Response>; close(): Promise<void> } {
+  const agent = new Agent({ connect: { lookup: guardedLookup(policy) as never } });
+  return {
+    fetch: async (url, init) => (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response,
+    close: () => agent.close(),
+  };
 }

@@ -6,9 +6,8 @@
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { fetch as undiciFetch } from "undici";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
-import { guardedAgent, RefusedAtConnectError } from "./guard.js";
+import type { RefusedAtConnectError } from "./guard.js";
 
 export interface HttpGetOptions {
   timeoutMs: number;
@@ -77,8 +76,9 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
 
   let url = new URL(rawUrl);
   const chain = [url.href];
-  // With a host policy, every connection of the chain resolves through it (see guard.ts).
-  const agent = options.refuseHost ? guardedAgent(options.refuseHost) : undefined;
+  // With a host policy, every connection of the chain resolves through it (see guard.ts; undici is loaded
+  // only then, not with the library).
+  const guarded = options.refuseHost ? (await import("./guard.js")).guardedFetch(options.refuseHost) : undefined;
   try {
     for (let hop = 0; ; hop++) {
       await checkHost(url, options.refuseHost, hop === 0 ? "URL" : "redirect to");
@@ -89,7 +89,7 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
           signal: controller.signal,
           headers: { "user-agent": options.userAgent, accept: options.accept, "accept-language": "en;q=0.9, *;q=0.5" },
         };
-        res = agent ? ((await undiciFetch(url, { ...init, dispatcher: agent })) as unknown as Response) : await fetch(url, init);
+        res = guarded ? await guarded.fetch(url, init) : await fetch(url, init);
       } catch (e) {
         throw fail(e, url);
       }
@@ -131,13 +131,13 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
-    void agent?.close().catch(() => {});
+    void guarded?.close().catch(() => {});
   }
 }
 
 /** The policy's refusal, wherever undici wrapped it (fetch failed → cause → …). */
 function findRefusal(e: unknown): RefusedAtConnectError | undefined {
-  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) if (c instanceof RefusedAtConnectError) return c;
+  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) if ((c as Error).name === "RefusedAtConnectError") return c as RefusedAtConnectError;
   return undefined;
 }
 
