@@ -194,6 +194,9 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const format = detectFormat(url.pathname);
     const raw = await readBody(req);
+    // A client that gave up while its request was still arriving (an abort) must not take a scripted reply:
+    // its handler would otherwise finish later and steal the reply scripted for the next request.
+    if (req.socket.destroyed) return;
     if (!format || req.method !== "POST") {
       sendJson(res, 404, errorBody(format ?? "chat", 404, `fake model: no route for ${req.method} ${url.pathname}`));
       return;

@@ -320,8 +320,11 @@ describe("failures", () => {
       fake.reset();
       fake.script({ kind: "delay", ms: 2000 });
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 50);
+      // Abort once the request is at the server (a fixed delay races a slow start: an aborted request still
+      // on its way could reach the fake after the next reset and take the reply scripted for the next one).
+      const arrived = setInterval(() => fake.requests.length > 0 && (clearInterval(arrived), ac.abort()), 5);
       const a = await rejection(createModelClient(cfg, { env: {} }).generate(request({ signal: ac.signal })));
+      clearInterval(arrived);
       expect(a).toBeInstanceOf(ServiceAbortedError);
     }
   });
