@@ -7,6 +7,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
+import { startDeadline } from "./deadline.js";
 import type { RefusedAtConnectError } from "./guard.js";
 
 export interface HttpGetOptions {
@@ -54,17 +55,13 @@ export async function checkHost(url: URL, refuseHost: HttpGetOptions["refuseHost
 }
 
 export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<HttpResponse> {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
-  const onAbort = () => controller.abort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) controller.abort();
+  // With a host policy, every connection of the chain resolves through it (see guard.ts; undici is loaded
+  // only then, not with the library).
+  const guarded = options.refuseHost ? (await import("./guard.js")).guardedFetch(options.refuseHost) : undefined;
+  const deadline = startDeadline(options.timeoutMs, options.signal);
+  const { controller } = deadline;
   const fail = (e: unknown, url: URL): Error => {
-    if (timedOut) return new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" });
+    if (deadline.timedOut) return new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" });
     if (options.signal?.aborted) return new ServiceAbortedError(`fetching ${rawUrl} was aborted`);
     if (e instanceof ServiceError) return e;
     const refused = findRefusal(e);
@@ -76,9 +73,6 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
 
   let url = new URL(rawUrl);
   const chain = [url.href];
-  // With a host policy, every connection of the chain resolves through it (see guard.ts; undici is loaded
-  // only then, not with the library).
-  const guarded = options.refuseHost ? (await import("./guard.js")).guardedFetch(options.refuseHost) : undefined;
   try {
     for (let hop = 0; ; hop++) {
       await checkHost(url, options.refuseHost, hop === 0 ? "URL" : "redirect to");
@@ -129,8 +123,7 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
       }
     }
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
+    deadline.dispose();
     void guarded?.close().catch(() => {});
   }
 }
