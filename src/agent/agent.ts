@@ -18,6 +18,7 @@ import { errorMessage } from "../errors.js";
 import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
 import type { AgentCache } from "./cache.js";
 import { agentCacheKey, modelLabel } from "./cache.js";
+import { runEventHub } from "./listeners.js";
 import { masker, type Masker } from "./mask.js";
 import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions, type ResolvedAgentConfig } from "./options.js";
 import { runAgent, type AgentHost, type EventBody } from "./run.js";
@@ -46,7 +47,7 @@ function withoutImages(result: AgentResultData): AgentResultData {
 
 export function createAgent(services: AgentServices, configInput?: unknown): Agent {
   const config = resolveAgentConfig(configInput);
-  const listeners = new Set<RunEventListener>();
+  const hub = runEventHub();
 
   async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
     const options = resolveExecuteOptions(input);
@@ -54,14 +55,7 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
     const runId = randomUUID();
     const t0 = performance.now();
     const emit = (body: EventBody) => {
-      const event = mask({ ...body, runId, elapsedMs: Math.round(performance.now() - t0) }) as RunEvent;
-      for (const listener of [...listeners]) {
-        try {
-          listener(event);
-        } catch {
-          // a failing listener must not fail the run it watches
-        }
-      }
+      hub.emit(mask({ ...body, runId, elapsedMs: Math.round(performance.now() - t0) }) as RunEvent);
     };
     const page = services.page();
     const cache = !options.cache ? undefined : services.cache?.session(agentCacheKey(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
@@ -92,9 +86,6 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
   return {
     config,
     execute,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
+    subscribe: hub.subscribe,
   };
 }

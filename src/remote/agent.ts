@@ -7,10 +7,11 @@
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions } from "../agent/options.js";
+import { runEventHub } from "../agent/listeners.js";
 import { AgentResultSchema } from "../agent/result.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, LLMResponseError, ServiceAbortedError, ServiceInvalidArgumentError } from "../errors.js";
-import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
+import type { AgentResultData, RunEvent } from "../events.js";
 import type { Logger } from "../log.js";
 import type { ModelRegistry } from "../models.js";
 import { maskDeep } from "../operations/variables.js";
@@ -39,16 +40,7 @@ function wireModel(models: ModelRegistry, model: unknown, field: string): { mode
 
 export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown): Agent {
   const config = resolveAgentConfig(configInput);
-  const listeners = new Set<RunEventListener>();
-  const emit = (event: RunEvent) => {
-    for (const l of [...listeners]) {
-      try {
-        l(event);
-      } catch {
-        // a failing listener must not fail the run it watches
-      }
-    }
-  };
+  const { emit, subscribe } = runEventHub();
 
   async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
     const o = resolveExecuteOptions(input);
@@ -111,9 +103,6 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
   return {
     config,
     execute,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
+    subscribe,
   };
 }
