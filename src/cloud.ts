@@ -44,7 +44,8 @@ export async function openCloudBackend(setup: BackendSetup): Promise<ServiceBack
   const raw = opts.raw;
   const apiKey = cloudApiKey(raw.apiKey);
   const urls = cloudUrls(raw);
-  const platform = new PlatformSessions(new ApiClient({ baseURL: urls.platform, apiKey }));
+  const platformApi = new ApiClient({ baseURL: urls.platform, apiKey });
+  const platform = new PlatformSessions(platformApi);
 
   let session: PlatformSession;
   const resumed = raw.browserbaseSessionID;
@@ -63,7 +64,7 @@ export async function openCloudBackend(setup: BackendSetup): Promise<ServiceBack
   };
   try {
     const debug = await platform.debug(session.id).catch(() => undefined);
-    const cloud = { id: session.id, url: `${new ApiClient({ baseURL: urls.platform, apiKey }).baseURL}/v1/sessions/${session.id}`, debugUrl: debug?.debuggerFullscreenUrl ?? session.connectUrl };
+    const cloud = { id: session.id, url: `${platformApi.baseURL}/v1/sessions/${session.id}`, debugUrl: debug?.debuggerFullscreenUrl ?? session.connectUrl };
     const init = { sessionId: session.id, sessionUrl: cloud.url, debugUrl: cloud.debugUrl };
     const browser = await openBrowser({ cdpUrl: session.connectUrl, domSettleTimeout: opts.domSettleTimeout });
     const useApi = raw.useAPI !== false && raw.llmClient === undefined;
