@@ -8,7 +8,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
 import { startDeadline } from "./deadline.js";
-import type { RefusedAtConnectError } from "./guard.js";
+import type { RefusedAtConnectError } from "../util/guarded-fetch.js";
 
 export interface HttpGetOptions {
   timeoutMs: number;
@@ -19,7 +19,7 @@ export interface HttpGetOptions {
   userAgent: string;
   accept: string;
   signal?: AbortSignal | undefined;
-  refuseHost?: ((host: string, addresses: string[]) => string | undefined) | undefined;
+  refuseHost?: ((host: string, addresses: string[], port?: number) => string | undefined) | undefined;
   /** Called once the final response's head is in, before its body is read: throw to refuse it unread. */
   inspect?: (head: ResponseHead) => void;
 }
@@ -50,14 +50,14 @@ export async function checkHost(url: URL, refuseHost: HttpGetOptions["refuseHost
       throw new ServiceNavigationError(`cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { hint: "check the address" });
     }
   }
-  const reason = refuseHost(host, addresses);
+  const reason = refuseHost(host, addresses, Number(url.port) || (url.protocol === "https:" ? 443 : 80));
   if (reason) throw new ServiceInvalidArgumentError(`${what} ${url.href} refused: ${reason}`);
 }
 
 export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<HttpResponse> {
-  // With a host policy, every connection of the chain resolves through it (see guard.ts; undici is loaded
+  // With a host policy, every connection of the chain resolves through it (see util/guarded-fetch.ts; undici is loaded
   // only then, not with the library).
-  const guarded = options.refuseHost ? (await import("./guard.js")).guardedFetch(options.refuseHost) : undefined;
+  const guarded = options.refuseHost ? (await import("../util/guarded-fetch.js")).guardedFetch(options.refuseHost) : undefined;
   const deadline = startDeadline(options.timeoutMs, options.signal);
   const { controller } = deadline;
   const fail = (e: unknown, url: URL): Error => {

@@ -56,7 +56,7 @@ export interface FetchOptions {
    * addresses it resolves to, for the first URL and every redirect target; a string refuses the URL
    * (ServiceInvalidArgumentError with that reason). With a browser only the first and the final URL are checked.
    */
-  refuseHost?: (host: string, addresses: string[]) => string | undefined;
+  refuseHost?: (host: string, addresses: string[], port?: number) => string | undefined;
 }
 
 export interface FetchResult {

@@ -6,9 +6,10 @@
  * are the addresses used.
  */
 import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
-import { Agent, fetch as undiciFetch } from "undici";
+import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 
-export type HostPolicy = (host: string, addresses: string[]) => string | undefined;
+/** Why `host` (resolved to `addresses`, reached on `port`) is refused, or undefined (see AddressPolicy). */
+export type HostPolicy = (host: string, addresses: string[], port?: number) => string | undefined;
 
 /** Raised inside the connection; httpGet turns it into the caller-facing refusal. */
 export class RefusedAtConnectError extends Error {
@@ -23,11 +24,11 @@ export class RefusedAtConnectError extends Error {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-export function guardedLookup(policy: HostPolicy) {
+export function guardedLookup(policy: HostPolicy, port?: number) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      const reason = policy(hostname, addresses.map((a) => a.address));
+      const reason = policy(hostname, addresses.map((a) => a.address), port);
       if (reason) return callback(new RefusedAtConnectError(hostname, reason) as NodeJS.ErrnoException, []);
       // net.connect asks for `all` when it races address families (autoSelectFamily), else for one.
       if (options.all) return callback(null, addresses);
@@ -39,7 +40,13 @@ export function guardedLookup(policy: HostPolicy) {
 
 /** A fetch that connects only where `policy` allows (one per request chain; close it after). */
 export function guardedFetch(policy: HostPolicy): { fetch: (url: URL, init: RequestInit) => Promise<Response>; close(): Promise<void> } {
-  const agent = new Agent({ connect: { lookup: guardedLookup(policy) as never } });
+  // A connector per connection: the lookup hook gets no port, and an allowlist entry may name one.
+  const agent = new Agent({
+    connect: (opts, callback) => {
+      const port = Number(opts.port) || (opts.protocol === "https:" ? 443 : 80);
+      buildConnector({ lookup: guardedLookup(policy, port) as never })(opts, callback);
+    },
+  });
   return {
     fetch: async (url, init) => (await undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as Response,
     close: () => agent.close(),
