@@ -112,12 +112,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     ...(host.onInference ? { onInference: (r: InferenceRecord) => host.onInference!(recordMask({ ...r, messages: r.messages.map(({ images: _images, ...m }) => m) })) } : {}),
     signal,
   });
-  const env = (page: Page, refs: ToolEnv["refs"], signal: AbortSignal): ToolEnv => ({
+  const env = (page: Page, refs: ToolEnv["refs"], signal: AbortSignal, deadline: number): ToolEnv => ({
     page,
     refs,
     snapshots: host.snapshots,
     variables: vars,
     signal,
+    deadline,
     selfHeal: host.selfHeal,
     highlightCursor: options.highlightCursor,
     operation: (op): OperationContext => ({
@@ -126,6 +127,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       variables: vars,
       ...(host.systemPrompt ? { systemPrompt: host.systemPrompt } : {}),
       inference: inference(op, executionClient(), signal),
+      deadline,
     }),
   });
   const notePage = () => {
@@ -142,9 +144,11 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     controller.signal.addEventListener("abort", onRunAbort, { once: true });
     let overran = false;
     const timer = setTimeout(() => ((overran = true), tc.abort()), options.toolTimeout);
+    // Element waits end a little before the tool is stopped, so their error (what covers it) reaches the model.
+    const deadline = Date.now() + options.toolTimeout - Math.min(500, options.toolTimeout / 10);
     const navigation = watchNavigation(page);
     const work = async () => {
-      const outcome = await tool.run(env(page, refs, tc.signal), args);
+      const outcome = await tool.run(env(page, refs, tc.signal, deadline), args);
       await navigation.finish(Math.min(page.domSettleTimeout, 10_000), tc.signal);
       return outcome;
     };

@@ -25,11 +25,12 @@ const POINTER_METHODS = new Set(["click", "doubleClick", "hover", "dragAndDrop"]
 async function performOn(env: ToolEnv, ref: string, method: string, args: string[], description: string): Promise<Action> {
   if (env.highlightCursor && POINTER_METHODS.has(method)) {
     // Show where the pointer is about to go; measuring scrolls the element into view, as the action will.
-    const at = await clickablePoint(env.page, await resolveTarget(env.page, ref, env.refs), "highlight").catch(() => undefined);
+    const at = await clickablePoint(env.page, await resolveTarget(env.page, ref, env.refs)).catch(() => undefined);
     if (at) await highlight(env.page, at.x, at.y);
   }
   const recordedArgs = method === "dragAndDrop" && args[0] && isRef(args[0]) && env.refs ? (await toAction(env.page, env.refs, { ref, method, arguments: args, description })).arguments : args;
-  const result = await performAction(env.page, { selector: ref, description, method, arguments: args.map((a) => substitute(a, env.variables)) }, env.refs);
+  // The wait for an actionable element ends with the tool (toolTimeout or the run's end).
+  const result = await performAction(env.page, { selector: ref, description, method, arguments: args.map((a) => substitute(a, env.variables)) }, env.refs, { signal: env.signal, ...(env.deadline !== undefined ? { deadline: env.deadline } : {}) });
   return { ...result.actions[0]!, arguments: recordedArgs };
 }
 

@@ -22,6 +22,8 @@ export interface ToolEnv {
   variables: Variables;
   /** Aborted when the run stops or the tool overruns toolTimeout. */
   signal: AbortSignal;
+  /** Epoch ms shortly before toolTimeout: an action's wait for its element ends then, with its own error. */
+  deadline?: number;
   /** A context for a sub-operation (act, extract, observe) on the execution model. */
   operation(op: "act" | "extract" | "observe"): OperationContext;
   selfHeal: boolean;

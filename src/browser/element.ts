@@ -1,13 +1,15 @@
 /**
  * What can be done to a resolved element: real mouse and keyboard input where a user would use them,
  * page-side setters only where input cannot express the change (select options, date inputs, scrolling).
+ * Every pointer and text action first waits until the element is actionable (see actionability.ts).
  */
+import { actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
 import type { CdpSession } from "./cdp/connection.js";
-import type { Frame, FrameTree } from "./frames.js";
+import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
 import type { ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
-import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
+import { ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
 
 export interface ElementHost {
   readonly frames: FrameTree;
@@ -30,83 +32,35 @@ export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...
   return res.result.value as T;
 }
 
-/** Offset of a frame's viewport within the root (main frame) viewport; same-process frames need none. */
-async function frameOffset(host: ElementHost, frame: Frame): Promise<Point> {
-  let local: Frame = frame;
-  for (;;) {
-    const parent = local.parentId ? host.frames.get(local.parentId) : undefined;
-    if (!parent || parent.session !== local.session) break;
-    local = parent;
-  }
-  const parent = local.parentId ? host.frames.get(local.parentId) : undefined;
-  if (!parent || local.session === host.mainSession) return { x: 0, y: 0 };
-  // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame, not its
-  // current layout: after a change that moves the iframe (a result text pushing it aside) wait for a frame.
-  // The timeout covers background tabs, where requestAnimationFrame does not run.
-  const rendered = parent.session
-    .send("Runtime.evaluate", { expression: "new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); })", awaitPromise: true })
-    .catch(() => {});
-  const owner = await parent.session.send("DOM.getFrameOwner", { frameId: local.id });
-  const { model } = await parent.session.send("DOM.getBoxModel", { backendNodeId: owner.backendNodeId });
-  await rendered;
-  const above = await frameOffset(host, parent);
-  return { x: model.content[0]! + above.x, y: model.content[1]! + above.y };
+/** How long an action may wait for its element, and what to do when the element was re-rendered. */
+export interface WaitOptions extends ActionTiming {
+  /** Resolves the element again after it was detached (a selector); without it a detached element fails. */
+  again?: () => Promise<ElementHandle>;
 }
 
-export async function scrollIntoView(el: ElementHandle): Promise<void> {
-  await callOn(el, function (this: Element) {
-    if (this.nodeType === Node.TEXT_NODE) (this as unknown as Text).parentElement?.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-    else if (typeof this.scrollIntoView === "function") this.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-  });
+function opts(host: ElementHost, wait: WaitOptions): ActionableOptions {
+  return { frames: host.frames, ...(wait.again ? { again: wait.again } : {}) };
 }
 
-/** The centre of the element's first visible box, in root viewport coordinates. */
-export async function clickablePoint(host: ElementHost, el: ElementHandle, action: string): Promise<Point> {
-  if (!el.frame.parentId) {
-    // Main frame: scroll and measure in one round trip; client rects are root viewport coordinates.
-    const box = await callOn<{ x: number; y: number; w: number; h: number } | null>(el, function (this: Element) {
-      const target = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement : this;
-      if (!target) return null;
-      target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-      const r = Array.from(target.getClientRects()).find((q) => q.width * q.height > 1);
-      return r ? { x: r.left, y: r.top, w: r.width, h: r.height } : null;
-    });
-    if (!box) throw new ServiceClickError(`cannot ${action}: the element is not visible (zero size)`, { hint: "it may be hidden or collapsed; open its container first" });
-    return { x: box.x + box.w / 2, y: box.y + box.h / 2 };
-  }
-  await scrollIntoView(el);
-  let quads: number[][];
-  try {
-    ({ quads } = await el.frame.session.send("DOM.getContentQuads", { objectId: el.objectId }));
-  } catch (e) {
-    throw new ServiceClickError(`cannot ${action}: the element has no layout box`, { hint: "it may be hidden (display:none) or detached", cause: e });
-  }
-  const quad = quads.find((q) => area(q) > 1);
-  if (!quad) throw new ServiceClickError(`cannot ${action}: the element is not visible (zero size)`, { hint: "it may be hidden or collapsed; open its container first" });
-  const offset = await frameOffset(host, el.frame);
-  const x = (quad[0]! + quad[2]! + quad[4]! + quad[6]!) / 4 + offset.x;
-  const y = (quad[1]! + quad[3]! + quad[5]! + quad[7]!) / 4 + offset.y;
-  return { x, y };
+/**
+ * Where the pointer would go now (the centre of the element, root viewport coordinates), after one check:
+ * for showing the cursor before an action, which does its own waiting.
+ */
+export async function clickablePoint(host: ElementHost, el: ElementHandle): Promise<Point> {
+  return (await actionable("hover", el, { deadline: Date.now() }, opts(host, {}))).point;
 }
 
-function area(q: number[]): number {
-  let a = 0;
-  for (let i = 0; i < 4; i++) {
-    const j = (i + 1) % 4;
-    a += q[i * 2]! * q[j * 2 + 1]! - q[j * 2]! * q[i * 2 + 1]!;
-  }
-  return Math.abs(a / 2);
+export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
+  const { point } = await actionable("click", el, wait, opts(host, wait));
+  await host.input.click(point, options);
 }
 
-export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
-  const at = await clickablePoint(host, el, "click");
-  await host.input.click(at, options);
+export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {
+  const { point } = await actionable("hover", el, wait, opts(host, wait));
+  await host.input.move(point);
 }
 
-export async function hover(host: ElementHost, el: ElementHandle): Promise<void> {
-  await host.input.move(await clickablePoint(host, el, "hover"));
-}
-
+/** Focus only (press with a selector): Playwright's press checks nothing more. */
 export async function focus(el: ElementHandle): Promise<void> {
   await callOn(el, function (this: HTMLElement) {
     const target = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement! : this;
@@ -116,48 +70,53 @@ export async function focus(el: ElementHandle): Promise<void> {
 
 const SET_DIRECTLY = ["date", "time", "datetime-local", "month", "week", "color", "range"];
 
-/** Replaces the element's value as a user would: select everything, then type over it. */
-export async function fill(host: ElementHost, el: ElementHandle, value: string): Promise<void> {
-  const kind = await callOn<string>(
-    el,
-    function (this: HTMLElement, direct: string[], v: string) {
-      if (this instanceof HTMLSelectElement) return "select";
-      if (this instanceof HTMLInputElement && direct.includes(this.type)) {
-        this.value = v;
-        this.dispatchEvent(new Event("input", { bubbles: true }));
-        this.dispatchEvent(new Event("change", { bubbles: true }));
-        return "done";
-      }
-      if (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement) {
-        if (this.readOnly || this.disabled) return "readonly";
+/**
+ * Replaces the element's value as a user would: select everything, then type over it. The checks (visible,
+ * enabled, editable) and the preparation (focus + select all, or setting a date-like value) are one call.
+ */
+export async function fill(host: ElementHost, el: ElementHandle, value: string, wait: WaitOptions = {}): Promise<void> {
+  const { handle, value: kind } = await actionable<string>("fill", el, wait, {
+    ...opts(host, wait),
+    then: {
+      fn: function (this: HTMLElement, direct: string[], v: string) {
+        if (this.localName === "select") return "select";
+        if (this.localName === "input" && direct.includes((this as HTMLInputElement).type)) {
+          (this as HTMLInputElement).value = v;
+          this.dispatchEvent(new Event("input", { bubbles: true }));
+          this.dispatchEvent(new Event("change", { bubbles: true }));
+          return "done";
+        }
         this.focus();
-        this.select();
+        if (this.localName === "input" || this.localName === "textarea") (this as HTMLInputElement).select();
+        else {
+          const range = document.createRange();
+          range.selectNodeContents(this);
+          const sel = window.getSelection();
+          sel?.removeAllRanges();
+          sel?.addRange(range);
+        }
         return "text";
-      }
-      if (this.isContentEditable) {
-        this.focus();
-        const range = document.createRange();
-        range.selectNodeContents(this);
-        const sel = window.getSelection();
-        sel?.removeAllRanges();
-        sel?.addRange(range);
-        return "text";
-      }
-      return "other";
+      },
+      args: [SET_DIRECTLY, value],
     },
-    SET_DIRECTLY,
-    value,
-  );
+  });
   if (kind === "done") return;
-  if (kind === "select") return selectOption(el, value);
-  if (kind === "readonly") throw new ServiceElementNotFoundError("cannot fill: the field is read-only or disabled");
-  if (kind === "other") throw new ServiceElementNotFoundError("cannot fill: the element is not a text field", { hint: "target an <input>, <textarea> or contenteditable element" });
+  if (kind === "select") return selectOption(host, handle, value, wait);
   if (value === "") await host.input.press("Delete");
   else await host.input.insertText(value);
 }
 
-export async function type(host: ElementHost, el: ElementHandle, text: string): Promise<void> {
-  await focus(el);
+/** Types key by key into the element (visible, enabled, not read-only), focused first. */
+export async function type(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions = {}): Promise<void> {
+  await actionable("type", el, wait, {
+    ...opts(host, wait),
+    then: {
+      fn: function (this: HTMLElement) {
+        this.focus();
+      },
+      args: [],
+    },
+  });
   await host.input.type(text);
 }
 
@@ -166,28 +125,26 @@ export async function press(host: ElementHost, el: ElementHandle | null, key: st
   await host.input.press(key);
 }
 
-/** Chooses an option of a native <select> by its visible text or value. */
-export async function selectOption(el: ElementHandle, choice: string): Promise<void> {
-  const result = await callOn<{ ok: boolean; reason?: string; options?: string[] }>(
-    el,
-    function (this: HTMLSelectElement, want: string) {
-      if (!(this instanceof HTMLSelectElement)) return { ok: false, reason: "not-select" };
-      const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
-      const opts = Array.from(this.options);
-      const hit = opts.find((o) => o.value === want) ?? opts.find((o) => norm(o.text) === norm(want)) ?? opts.find((o) => norm(o.text).includes(norm(want)));
-      if (!hit) return { ok: false, reason: "no-option", options: opts.map((o) => o.text.trim()) };
-      this.focus();
-      hit.selected = true;
-      this.dispatchEvent(new Event("input", { bubbles: true }));
-      this.dispatchEvent(new Event("change", { bubbles: true }));
-      return { ok: true };
+/** Chooses an option of a native <select> (visible and enabled) by its visible text or value. */
+export async function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
+  const { value: result } = await actionable<{ ok: boolean; options?: string[] }>("select", el, wait, {
+    ...opts(host, wait),
+    then: {
+      fn: function (this: HTMLSelectElement, want: string) {
+        const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
+        const options = Array.from(this.options);
+        const hit = options.find((o) => o.value === want) ?? options.find((o) => norm(o.text) === norm(want)) ?? options.find((o) => norm(o.text).includes(norm(want)));
+        if (!hit) return { ok: false, options: options.map((o) => o.text.trim()) };
+        this.focus();
+        hit.selected = true;
+        this.dispatchEvent(new Event("input", { bubbles: true }));
+        this.dispatchEvent(new Event("change", { bubbles: true }));
+        return { ok: true };
+      },
+      args: [choice],
     },
-    choice,
-  );
+  });
   if (result.ok) return;
-  if (result.reason === "not-select") {
-    throw new ServiceElementNotFoundError("selectOptionFromDropdown needs a <select> element", { hint: "for a custom dropdown, click it open, then click the option" });
-  }
   throw new ServiceElementNotFoundError(`no option "${choice}" in the dropdown`, { hint: `options are: ${(result.options ?? []).slice(0, 20).join(", ")}` });
 }
 
@@ -221,9 +178,10 @@ export async function scrollChunk(el: ElementHandle, direction: 1 | -1): Promise
   );
 }
 
-export async function dragTo(host: ElementHost, from: ElementHandle, to: ElementHandle): Promise<void> {
-  const a = await clickablePoint(host, from, "drag");
-  await host.input.drag(a, () => clickablePoint(host, to, "drop onto"));
+/** Press on the source, travel, release on the target: both checked as a pointer target (the dragged element may cover the drop point). */
+export async function dragTo(host: ElementHost, from: ElementHandle, to: ElementHandle, wait: WaitOptions = {}): Promise<void> {
+  const source = await actionable("drag", from, wait, opts(host, wait));
+  await host.input.drag(source.point, async () => (await actionable("drop", to, wait, { frames: host.frames, alsoAccept: source.handle })).point);
 }
 
 export function parsePercent(arg: string | undefined): number {

@@ -88,7 +88,15 @@ export class Input {
     await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: from.x, y: from.y, button: "left", clickCount: 1 });
     // Intermediate moves: pages (and HTML5 drag-and-drop) need to see the pointer travel.
     await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: from.x + 5, y: from.y + 5, button: "left", buttons: 1 });
-    const to = await target();
+    let to: Point;
+    try {
+      to = await target();
+    } catch (e) {
+      // No drop target: let go where the drag started rather than leave the button held down.
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: from.x, y: from.y, button: "left", clickCount: 1 }).catch(() => {});
+      this.mouse = from;
+      throw e;
+    }
     const steps = 5;
     for (let i = 1; i <= steps; i++) {
       const x = from.x + ((to.x - from.x) * i) / steps;

@@ -1,10 +1,17 @@
 /**
  * A lazy handle on "the element this selector names". Every action resolves the selector afresh, so a
- * locator survives re-renders; the ElementHandle it resolves to is used for one action only.
+ * locator survives re-renders; the ElementHandle it resolves to is used for one action only. Actions wait
+ * until the element is actionable, as Playwright's do (see actionability.ts).
  */
+import { DEFAULT_ACTION_TIMEOUT_MS } from "./actionability.js";
 import * as el from "./element.js";
 import type { Page } from "./page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "./resolve.js";
+
+export interface LocatorActionOptions {
+  /** Milliseconds to wait for the element to be actionable (visible, stable, enabled, receiving the event). */
+  timeout?: number | undefined;
+}
 
 export class Locator {
   constructor(
@@ -17,37 +24,44 @@ export class Locator {
     return resolveSelector(this.page.frames, this.selector, { deep: this.deep });
   }
 
-  private async run(action: (h: ElementHandle) => Promise<void>): Promise<void> {
-    await action(await this.resolve());
+  /**
+   * Resolves, waits until the element is actionable (a re-rendered element is resolved again), acts, and
+   * lets the page settle. `timeout`: how long to wait for the element (default DEFAULT_ACTION_TIMEOUT_MS).
+   */
+  private async run(options: LocatorActionOptions, action: (h: ElementHandle, wait: el.WaitOptions) => Promise<void>): Promise<void> {
+    const deadline = Date.now() + (options.timeout ?? DEFAULT_ACTION_TIMEOUT_MS);
+    await action(await this.resolve(), { deadline, again: () => this.resolve() });
     await this.page.settle();
   }
 
-  click(options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
-    return this.run((h) => el.click(this.page, h, options));
+  click(options: { button?: "left" | "right" | "middle"; clickCount?: number } & LocatorActionOptions = {}): Promise<void> {
+    const { timeout, ...input } = options;
+    return this.run({ timeout }, (h, w) => el.click(this.page, h, input, w));
   }
-  dblclick(): Promise<void> {
-    return this.click({ clickCount: 2 });
+  dblclick(options: LocatorActionOptions = {}): Promise<void> {
+    return this.click({ ...options, clickCount: 2 });
   }
-  hover(): Promise<void> {
-    return this.run((h) => el.hover(this.page, h));
+  hover(options: LocatorActionOptions = {}): Promise<void> {
+    return this.run(options, (h, w) => el.hover(this.page, h, w));
   }
-  fill(value: string): Promise<void> {
-    return this.run((h) => el.fill(this.page, h, value));
+  fill(value: string, options: LocatorActionOptions = {}): Promise<void> {
+    return this.run(options, (h, w) => el.fill(this.page, h, value, w));
   }
-  type(text: string): Promise<void> {
-    return this.run((h) => el.type(this.page, h, text));
+  type(text: string, options: LocatorActionOptions = {}): Promise<void> {
+    return this.run(options, (h, w) => el.type(this.page, h, text, w));
   }
+  /** Focuses the element and presses the key (no other checks, as in Playwright). */
   press(key: string): Promise<void> {
-    return this.run((h) => el.press(this.page, h, key));
+    return this.run({}, (h) => el.press(this.page, h, key));
   }
-  selectOption(choice: string): Promise<void> {
-    return this.run((h) => el.selectOption(h, choice));
+  selectOption(choice: string, options: LocatorActionOptions = {}): Promise<void> {
+    return this.run(options, (h, w) => el.selectOption(this.page, h, choice, w));
   }
   scrollTo(percent: number): Promise<void> {
-    return this.run((h) => el.scrollToPercent(h, percent));
+    return this.run({}, (h) => el.scrollToPercent(h, percent));
   }
-  dragTo(target: Locator): Promise<void> {
-    return this.run(async (h) => el.dragTo(this.page, h, await target.resolve()));
+  dragTo(target: Locator, options: LocatorActionOptions = {}): Promise<void> {
+    return this.run(options, async (h, w) => el.dragTo(this.page, h, await target.resolve(), w));
   }
 
   async textContent(): Promise<string> {

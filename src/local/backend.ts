@@ -69,8 +69,8 @@ export class LocalBackend implements ServiceBackend {
   async act(r: ActRequest): Promise<ActResult> {
     const { input, page, variables } = r;
     if (typeof input === "string") {
-      const result = await this.run("act", r.timeout, (signal) => {
-        const ctx = this.operationContext("act", page, variables, r.model, signal);
+      const result = await this.run("act", r.timeout, (signal, deadline) => {
+        const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
         return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
       }).catch((e: unknown) => {
         throw maskError(e, variables);
@@ -78,7 +78,8 @@ export class LocalBackend implements ServiceBackend {
       this.record("act", { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) }, maskDeep(result, variables));
       return result;
     }
-    const result = await this.run("act", r.timeout, () => performAction(page, input, this.snapshots.refs(page)));
+    // The element's wait ends just before the operation's deadline, so its own error (what covers it) surfaces.
+    const result = await this.run("act", r.timeout, (signal, deadline) => performAction(page, input, this.snapshots.refs(page), { ...(deadline !== undefined ? { deadline } : {}), ...(signal ? { signal } : {}) }));
     this.record("act", { action: input }, result);
     return result;
   }
@@ -178,13 +179,14 @@ export class LocalBackend implements ServiceBackend {
   }
 
   /** Runs an operation under its deadline: the signal cancels model calls, the race bounds the rest. */
-  private async run<T>(what: string, timeout: number | undefined, work: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-    if (timeout === undefined) return work(undefined);
+  private async run<T>(what: string, timeout: number | undefined, work: (signal: AbortSignal | undefined, deadline: number | undefined) => Promise<T>): Promise<T> {
+    if (timeout === undefined) return work(undefined, undefined);
     const controller = new AbortController();
+    const deadline = Date.now() + timeout;
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        work(controller.signal),
+        work(controller.signal, deadline),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             controller.abort();

@@ -8,7 +8,7 @@ import type { ActCache, CachedAction } from "../cache/act-cache.js";
 import { ServiceError } from "../errors.js";
 import { displayRole } from "../snapshot/index.js";
 import type { ActResult, Action } from "./action.js";
-import { actWithModel, type ModelActOptions, type TargetIdentity } from "./act-model.js";
+import { actWithModel, fallbackDeadline, type ModelActOptions, type TargetIdentity } from "./act-model.js";
 import type { OperationContext } from "./context.js";
 import { performAction, resolveTarget } from "./perform.js";
 import { substitute } from "./variables.js";
@@ -18,7 +18,9 @@ type CachedActionWithTarget = CachedAction & { target?: TargetIdentity };
 async function replay(ctx: OperationContext, actions: CachedActionWithTarget[]): Promise<boolean> {
   for (const { target, ...a } of actions) {
     try {
-      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) }, undefined, target ? { expect: target } : {});
+      // Waits for an actionable element like any action, but briefly: a failed replay falls back to the model.
+      const wait = { deadline: fallbackDeadline(ctx.deadline), ...(ctx.inference.signal ? { signal: ctx.inference.signal } : {}) };
+      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) }, undefined, { ...wait, ...(target ? { expect: target } : {}) });
     } catch (e) {
       if (e instanceof ServiceError && e.code !== "INVALID_ARGUMENT") return false;
       throw e;

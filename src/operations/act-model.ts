@@ -1,7 +1,7 @@
 /**
  * act(instruction): one model call picks ref + method + arguments; the deterministic path runs it. A
  * custom dropdown takes a second call after it opens (twoStep). With selfHeal, an element that fails under
- * the chosen action (gone, hidden, moved) gets one fresh snapshot and one more model call.
+ * the chosen action (gone, hidden, covered, disabled) gets one fresh snapshot and one more model call.
  */
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
@@ -20,8 +20,25 @@ const Reply = z.object({
   twoStep: z.boolean(),
 });
 
-/** Errors that mean "this element, now" failed: worth a fresh look at the page. */
+/**
+ * Errors that mean "this element, now" failed: worth a fresh look at the page. CLICK_FAILED includes an
+ * element that never became actionable: covered (`<div id="veil"> intercepts pointer events`), hidden,
+ * disabled, moving; the model is told which, and may first deal with what covers it.
+ */
 const HEALABLE = new Set(["ELEMENT_NOT_FOUND", "CLICK_FAILED", "STALE_REF", "XPATH_UNRESOLVED", "IFRAME_UNRESOLVED", "CONTENT_FRAME_NOT_FOUND", "SHADOW_ROOT_MISSING", "EVAL_FAILED"]);
+
+/**
+ * With a way out (a heal left, or a model to ask after a cached replay) an action waits at most this long
+ * for its element, or half the time the operation has left: long enough for a popup to fade or a panel to
+ * open, short enough that the fallback still has time.
+ */
+export const FALLBACK_WAIT_MS = 2_000;
+
+/** The deadline of one action's wait for its element when a fallback follows it. */
+export function fallbackDeadline(deadline: number | undefined): number {
+  const now = Date.now();
+  return Math.min(now + FALLBACK_WAIT_MS, deadline === undefined ? Infinity : now + (deadline - now) / 2);
+}
 
 export interface ModelActOptions {
   selfHeal: boolean;
@@ -58,7 +75,9 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
     try {
       // Acting on the ref (not a freshly computed XPath) saves a resolution; perform records the XPath.
       const args = reply.method === "dragAndDrop" ? (await toAction(ctx.page, snap.refs, reply)).arguments : reply.arguments;
-      const performed = await performAction(ctx.page, { selector: reply.ref, description: reply.description, method: reply.method, arguments: args.map((a) => substitute(a, ctx.variables)) }, snap.refs);
+      const deadline = heals > 0 ? fallbackDeadline(ctx.deadline) : ctx.deadline;
+      const wait = { ...(deadline !== undefined ? { deadline } : {}), ...(ctx.inference.signal ? { signal: ctx.inference.signal } : {}) };
+      const performed = await performAction(ctx.page, { selector: reply.ref, description: reply.description, method: reply.method, arguments: args.map((a) => substitute(a, ctx.variables)) }, snap.refs, wait);
       action = { ...performed.actions[0]!, arguments: args };
     } catch (e) {
       if (!(e instanceof ServiceError) || !HEALABLE.has(e.code) || heals === 0) throw e;

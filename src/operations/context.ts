@@ -16,6 +16,8 @@ export interface OperationContext {
   variables: Variables;
   /** Snapshot token budget per model call (keeps every actionable ref; trims text). */
   maxSnapshotTokens?: number;
+  /** Epoch ms when the operation times out: waits for an actionable element end before it. */
+  deadline?: number;
 }
 
 export interface ModelAction {

@@ -1,7 +1,8 @@
 /**
- * Runs an Action with no model: resolve the target (selector or snapshot ref), do the method, let the
- * page settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root,
- * stale ref, click) with a hint; success returns the seed's ActResult.
+ * Runs an Action with no model: resolve the target (selector or snapshot ref), wait until it is actionable
+ * (visible, stable, enabled, receiving the event: browser/actionability.ts), do the method, let the page
+ * settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root, stale
+ * ref, click: an element that never became actionable) with a hint; success returns the seed's ActResult.
  */
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
@@ -50,7 +51,7 @@ export async function resolveTarget(page: Page, selector: string, refs?: RefLook
   return isRef(selector) ? resolveRef(page, refs, selector) : resolveSelector(page.frames, selector, { deep: true });
 }
 
-async function run(page: Page, method: ActionMethod, target: () => Promise<ElementHandle>, args: string[], refs?: RefLookup): Promise<void> {
+async function run(page: Page, method: ActionMethod, target: () => Promise<ElementHandle>, args: string[], refs: RefLookup | undefined, wait: el.WaitOptions): Promise<void> {
   const need = (i: number, what: string): string => {
     const v = args[i];
     if (v === undefined) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: ${method} needs ${what}`);
@@ -58,19 +59,19 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
   };
   switch (method) {
     case "click":
-      return el.click(page, await target());
+      return el.click(page, await target(), {}, wait);
     case "doubleClick":
-      return el.click(page, await target(), { clickCount: 2 });
+      return el.click(page, await target(), { clickCount: 2 }, wait);
     case "hover":
-      return el.hover(page, await target());
+      return el.hover(page, await target(), wait);
     case "fill":
-      return el.fill(page, await target(), args[0] ?? "");
+      return el.fill(page, await target(), args[0] ?? "", wait);
     case "type":
-      return el.type(page, await target(), need(0, "the text to type"));
+      return el.type(page, await target(), need(0, "the text to type"), wait);
     case "press":
       return el.press(page, null, need(0, "a key such as Enter"));
     case "selectOptionFromDropdown":
-      return el.selectOption(await target(), need(0, "the option's text or value"));
+      return el.selectOption(page, await target(), need(0, "the option's text or value"), wait);
     case "scrollTo":
       return el.scrollToPercent(await target(), el.parsePercent(args[0]));
     case "nextChunk":
@@ -79,7 +80,7 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
       return el.scrollChunk(await target(), -1);
     case "dragAndDrop": {
       const to = need(0, "the drop target's selector");
-      return el.dragTo(page, await target(), await resolveTarget(page, to, refs));
+      return el.dragTo(page, await target(), await resolveTarget(page, to, refs), wait);
     }
   }
 }
@@ -109,6 +110,10 @@ async function checkIdentity(handle: ElementHandle, expect: ElementIdentity): Pr
 export interface PerformOptions {
   /** Act only if the target still is this element (cache replay). */
   expect?: ElementIdentity;
+  /** Epoch ms by which the element must be actionable (default: DEFAULT_ACTION_TIMEOUT_MS from now). */
+  deadline?: number;
+  /** Stops the wait for the element. */
+  signal?: AbortSignal;
 }
 
 export async function performAction(page: Page, input: Action, refs?: RefLookup, options: PerformOptions = {}): Promise<ActResult> {
@@ -129,7 +134,9 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup,
   if (options.expect) await checkIdentity(await target(), options.expect);
   // press goes to whatever has focus; with a selector, focus that element first.
   if (action.method === "press" && selector) await el.focus(await target());
-  await run(page, action.method, target, action.arguments, refs);
+  // A re-rendered element is looked up again by its selector (a ref's element that is gone fails as stale).
+  const again = () => (selector ? resolveTarget(page, selector, refs) : target());
+  await run(page, action.method, target, action.arguments, refs, { again, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   await page.settle();
   return {
     success: true,

@@ -1,0 +1,388 @@
+/**
+ * Actionability, with Playwright's semantics: before pointer or keyboard input the element must be
+ * attached, visible, stable (the same box on two consecutive animation frames), enabled, editable where
+ * text goes in, scrolled into view, and it must be what receives the event at the point the input will
+ * use (hit test through shadow roots and every frame up to the top). One page call checks all of it and
+ * returns the point; failures are retried with a backoff until the action's deadline, then reported with
+ * what was wrong, e.g. `<div id="veil"> intercepts pointer events`.
+ */
+import { ProtocolError, type CdpSession } from "./cdp/connection.js";
+import type { Frame, FrameTree } from "./frames.js";
+import type { Point } from "./input.js";
+import type { ElementHandle } from "./resolve.js";
+import { ServiceAbortedError, ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
+
+/** Without an operation timeout, an action waits this long for its element (Playwright: 30 s). */
+export const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
+
+/** Between attempts (Playwright's schedule), after the in-page wait for states has run out. */
+const BACKOFF_MS = [0, 20, 100, 100, 500];
+/** Longest single wait inside the page, so an abort or deadline is noticed between attempts. */
+const MAX_PAGE_WAIT_MS = 2000;
+/** Kept free before the deadline so the element's error, not the operation's timeout, is what surfaces. */
+const DEADLINE_MARGIN_MS = 60;
+/** A wait inside the page ends this long before the deadline (a last frame can take 100 ms in a hidden tab). */
+const PAGE_MARGIN_MS = 150;
+
+export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
+
+/** What one action requires (the page function reads it; plain data). */
+interface Need {
+  visible: boolean;
+  enabled: boolean;
+  /** fill: a text field that is not read-only; type: not read-only when it is a text field. */
+  editable: "" | "fill" | "type";
+  stable: boolean;
+  hit: boolean;
+  /** button-link: a span inside a button counts as the button; follow-label: a label stands for its control. */
+  retarget: "none" | "button-link" | "follow-label";
+  /** Scroll into view: only when needed, always (subframes: the frame itself may be out of view), or a forced alignment. */
+  scroll: "" | "if-needed" | "always" | "end" | "center" | "start";
+  select: boolean;
+}
+
+const NEEDS: Record<ActionKind, Omit<Need, "scroll">> = {
+  click: { visible: true, enabled: true, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
+  hover: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
+  drag: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
+  drop: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
+  fill: { visible: true, enabled: true, editable: "fill", stable: false, hit: false, retarget: "follow-label", select: false },
+  type: { visible: true, enabled: true, editable: "type", stable: false, hit: false, retarget: "follow-label", select: false },
+  select: { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: true },
+};
+
+const VERB: Record<ActionKind, string> = { click: "click", hover: "hover", drag: "drag", drop: "drop onto", fill: "fill", type: "type into", select: "select an option of" };
+
+type PageResult =
+  | { state: "ok"; x: number; y: number; target: string; value?: unknown }
+  | { state: "retry"; reason: string; target: string }
+  | { state: "fatal"; reason: string; target: string }
+  | { state: "detached" };
+
+export interface ActionTiming {
+  /** Epoch ms by which the element must be actionable (default: now + DEFAULT_ACTION_TIMEOUT_MS). */
+  deadline?: number;
+  signal?: AbortSignal;
+}
+
+export interface Actionable<V = unknown> {
+  handle: ElementHandle;
+  /** Root viewport coordinates (pointer actions only). */
+  point: Point;
+  /** What `then` returned (it ran in the same page call, right after the checks passed). */
+  value: V;
+}
+
+export interface ActionableOptions {
+  /** Resolves the element again when it was detached (a re-render); without it, detached is final. */
+  again?: () => Promise<ElementHandle>;
+  /** drop: a hit on the dragged element (it may follow the pointer) counts as a hit on the target. */
+  alsoAccept?: ElementHandle;
+  /** Runs in the page on the element once every check passed, in the same call; `this` is the element. */
+  then?: { fn: (this: any, ...args: any[]) => unknown; args: unknown[] };
+  /** The page's frames: a point in a subframe is carried up to the root viewport through them. */
+  frames: FrameTree;
+}
+
+/** Waits until `kind` can be done to the element; throws ServiceClickError (or a fatal element error) when it cannot. */
+export async function actionable<V = unknown>(kind: ActionKind, first: ElementHandle, timing: ActionTiming, options: ActionableOptions): Promise<Actionable<V>> {
+  const deadline = timing.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
+  const started = Date.now();
+  let handle = first;
+  let attempt = 0;
+  let last: { reason: string; target: string } | undefined;
+  for (;;) {
+    if (attempt > 0) {
+      const wait = BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!;
+      if (Date.now() + wait + DEADLINE_MARGIN_MS >= deadline) break;
+      await sleep(wait, timing.signal);
+    }
+    throwIfAborted(timing.signal);
+    const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
+    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt) };
+    const r = await abortable(checkInFrame(handle, need, budget, options), timing.signal);
+    attempt++;
+    if (r.state === "detached") {
+      if (!options.again) throw new ServiceStaleRefError(`cannot ${VERB[kind]} the element: it was removed from the page`, { hint: "take a new snapshot and use its refs" });
+      handle = await options.again();
+      continue;
+    }
+    if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
+    if (r.state === "retry") {
+      last = r;
+      continue;
+    }
+    if (!NEEDS[kind].hit || !handle.frame.parentId) return { handle, point: { x: r.x, y: r.y }, value: r.value as V };
+    const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal);
+    if ("point" in up) return { handle, point: up.point, value: r.value as V };
+    last = { reason: up.reason, target: r.target };
+  }
+  const waited = Date.now() - started;
+  const what = last ? `${last.target}: ${last.reason}` : "the element";
+  throw new ServiceClickError(`cannot ${VERB[kind]} ${what} (waited ${waited} ms)`, { hint: hintFor(last?.reason ?? "") });
+}
+
+function scrollFor(kind: ActionKind, frame: Frame, attempt: number): Need["scroll"] {
+  if (kind === "fill" || kind === "type" || kind === "select") return attempt === 0 ? "if-needed" : "";
+  // Playwright cycles the alignment on retries: a sticky header or footer can cover the element at one.
+  const cycle = (["", "end", "center", "start"] as const)[attempt % 4]!;
+  return cycle || (frame.parentId ? "always" : "if-needed");
+}
+
+function hintFor(reason: string): string {
+  if (/intercepts pointer events/.test(reason)) return "another element covers it (an overlay, a dialog, a banner): close or wait for that first";
+  if (/not visible/.test(reason)) return "it may be hidden or collapsed; open its container first";
+  if (/not enabled/.test(reason)) return "it is disabled; do what enables it first";
+  if (/not editable/.test(reason)) return "the field is read-only";
+  if (/not stable/.test(reason)) return "it kept moving (an animation that does not end?)";
+  if (/not a text field|cannot be filled/.test(reason)) return "target an <input>, <textarea> or contenteditable element";
+  if (/<select>/.test(reason)) return "for a custom dropdown, click it open, then click the option";
+  return "check the element's state on the page";
+}
+
+/** One page call on the element: checks, scrolling, stability, the in-frame hit test and `then`. */
+async function checkInFrame(handle: ElementHandle, need: Need, budget: number, options: ActionableOptions): Promise<PageResult> {
+  const also = options.alsoAccept && options.alsoAccept.frame === handle.frame ? options.alsoAccept.objectId : undefined;
+  try {
+    return await callPage<PageResult>(handle.frame.session, handle.objectId, declaration(options.then?.fn), [
+      { value: need },
+      { value: budget },
+      { value: null },
+      also ? { objectId: also } : { value: null },
+      ...(options.then?.args ?? []).map((value) => ({ value })),
+    ]);
+  } catch (e) {
+    // The document went away (navigation) or the object is no longer valid: like a detached element.
+    if (e instanceof ProtocolError) return { state: "detached" };
+    throw e;
+  }
+}
+
+/**
+ * From a point in a frame's own viewport to the root viewport: at every frame boundary, in the parent, the
+ * iframe element must be what is hit there (nothing of the parent covers the frame at that point).
+ */
+async function pointInRoot(frames: FrameTree, frame: Frame, local: Point): Promise<{ point: Point } | { reason: string }> {
+  let point = local;
+  let child = frame;
+  while (child.parentId) {
+    const parent = frames.get(child.parentId);
+    if (!parent) break;
+    const owner = await parent.session.send("DOM.getFrameOwner", { frameId: child.id });
+    const { object } = await parent.session.send("DOM.resolveNode", { backendNodeId: owner.backendNodeId });
+    // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame: after a
+    // change that moved the iframe (a scroll the child asked for), wait for a frame before measuring.
+    const settleFrame = parent.session !== child.session;
+    const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "" };
+    let r: PageResult;
+    try {
+      r = await callPage<PageResult>(parent.session, object.objectId!, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }]);
+    } finally {
+      void parent.session.send("Runtime.releaseObject", { objectId: object.objectId! }).catch(() => {});
+    }
+    if (r.state === "detached") return { reason: "its frame was removed" };
+    if (r.state !== "ok") return { reason: `in its parent frame, ${r.reason}` };
+    point = { x: r.x, y: r.y };
+    child = parent;
+  }
+  return { point };
+}
+
+async function callPage<T>(session: CdpSession, objectId: string, functionDeclaration: string, args: Array<{ value: unknown } | { objectId: string }>): Promise<T> {
+  const res = await session.send("Runtime.callFunctionOn", { objectId, functionDeclaration, arguments: args, returnByValue: true, awaitPromise: true });
+  if (res.exceptionDetails) {
+    const msg = res.exceptionDetails.exception?.description?.split("\n")[0] ?? res.exceptionDetails.text;
+    throw new ServiceEvalError(`actionability check failed: ${msg}`);
+  }
+  return res.result.value as T;
+}
+
+const declarations = new Map<unknown, string>();
+
+/** The page function with `then` bound in, as source (cached: the same text lets V8 reuse its compilation). */
+function declaration(then: ((...args: any[]) => unknown) | undefined): string {
+  let text = declarations.get(then);
+  if (!text) {
+    // `__name`: bundlers that keep function names (esbuild keepNames, used by tsx) call it; see pageFunction.
+    text = `function (need, budget, through, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, also, then ? (el) => then.apply(el, rest) : null); }`;
+    declarations.set(then, text);
+  }
+  return text;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return abortable(new Promise((r) => setTimeout(r, ms)), signal);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ServiceAbortedError("the action was stopped before its element was ready");
+}
+
+/** Rejects as soon as the signal aborts (the page call itself ends on its own within its budget). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  throwIfAborted(signal);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ServiceAbortedError("the action was stopped before its element was ready"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+// ——— Runs inside the page: `this` is the element (or a text node), or, with `through`, an iframe element. ———
+
+/**
+ * Polls (one animation frame at a time, at most `budget` ms) until the element is visible, enabled,
+ * editable and stable as `need` asks, scrolls it into view, then hit-tests its centre. With `through` (a
+ * point in the child frame's viewport) `this` is the iframe, and the point is carried into this frame.
+ */
+export async function pageActionable(
+  this: Node,
+  need: Need,
+  budget: number,
+  through: { x: number; y: number; settleFrame: boolean } | null,
+  also: Element | null,
+  then: ((el: Element) => unknown) | null,
+): Promise<PageResult> {
+  const started = performance.now();
+  const nextFrame = () => new Promise<void>((resolve) => {
+    requestAnimationFrame(() => resolve());
+    setTimeout(resolve, 100); // no animation frames in a hidden tab
+  });
+  const short = (e: Element): string => {
+    let s = `<${e.localName}`;
+    const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
+    if (e.id) s += ` id="${e.id.slice(0, 40)}"`;
+    else if (cls) s += ` class="${cls.slice(0, 40)}"`;
+    else if (e.localName === "input") s += ` type="${(e as HTMLInputElement).type}"`;
+    return s + ">";
+  };
+  const parentOf = (e: Element): Element | null => e.parentElement ?? ((e.parentNode as ShadowRoot | null)?.host || null);
+  const within = (e: Element | null, of: Element): boolean => {
+    for (let n = e; n; n = parentOf(n)) if (n === of) return true;
+    return false;
+  };
+  let el = (this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement) as Element | null;
+  if (!el || !el.isConnected) return { state: "detached" };
+  const textLike = (e: Element) => e.localName === "textarea" || (e.localName === "input" && !["checkbox", "radio", "file", "button", "submit", "reset", "image", "hidden"].includes((e as HTMLInputElement).type));
+  const editableNow = (e: Element) => textLike(e) || e.localName === "select" || (e as HTMLElement).isContentEditable;
+  if (need.retarget === "follow-label" && !editableNow(el)) {
+    const control = (el.closest("label") as HTMLLabelElement | null)?.control;
+    if (control) el = control;
+  }
+  const target = el;
+  const hitTarget = need.retarget === "button-link" && !editableNow(el) ? (el.closest("button, [role=button], a, [role=link]") ?? el) : el;
+  const name = short(target);
+  if (need.editable === "fill" && !editableNow(target)) {
+    const reason = target.localName === "input" ? `an <input type="${(target as HTMLInputElement).type}"> cannot be filled` : "the element is not a text field";
+    return { state: "fatal", reason, target: name };
+  }
+  if (need.select && target.localName !== "select") return { state: "fatal", reason: "the element is not a <select>", target: name };
+
+  const box = (e: Element): DOMRect | null => {
+    if (typeof e.checkVisibility === "function" && !e.checkVisibility()) return null;
+    const style = getComputedStyle(e);
+    if (style.visibility !== "visible") return null;
+    if (style.display === "contents") {
+      for (const c of Array.from(e.children)) {
+        const r = box(c);
+        if (r) return r;
+      }
+      return null;
+    }
+    for (const r of Array.from(e.getClientRects())) if (r.width > 0 && r.height > 0) return r;
+    return null;
+  };
+  const disabled = (e: Element) => e.matches(":disabled") || e.closest("[aria-disabled]")?.getAttribute("aria-disabled")?.toLowerCase() === "true";
+  const readOnly = (e: Element) => (textLike(e) && (e as HTMLInputElement).readOnly) || e.getAttribute("aria-readonly")?.toLowerCase() === "true";
+  const hitAt = (x: number, y: number): Element | null => {
+    // The target's roots, innermost first: closed shadow roots are reachable from the inside only.
+    const roots: Array<Document | ShadowRoot> = [];
+    for (let n: Node = hitTarget; ; ) {
+      const root = n.getRootNode() as Document | ShadowRoot;
+      roots.push(root);
+      if (!(root as ShadowRoot).host) break;
+      n = (root as ShadowRoot).host;
+    }
+    let hit: Element | null = null;
+    for (let i = roots.length - 1; i >= 0; i--) {
+      hit = roots[i]!.elementFromPoint(x, y);
+      if (!hit || i === 0 || hit !== (roots[i - 1] as ShadowRoot).host) break;
+    }
+    return hit;
+  };
+  const accepted = (hit: Element) => {
+    if (within(hit, hitTarget) || (also && within(hit, also))) return true;
+    // A click on a control's label reaches the control (custom checkboxes draw the label over the input).
+    const label = hit.closest("label") as HTMLLabelElement | null;
+    return !!label && label.control === target;
+  };
+  const blocker = (hit: Element | null): string => {
+    if (!hit) return "the point is outside of the viewport";
+    let owner: Element | null = hit;
+    for (let i = 0; owner && i < 5 && !owner.id && !(typeof owner.className === "string" && owner.className.trim()); i++) owner = parentOf(owner);
+    return `${short(hit)}${owner && owner !== hit ? ` in ${short(owner)}` : ""} intercepts pointer events`;
+  };
+
+  if (through) {
+    // `this` is an iframe: its content box origin plus the point in its own viewport.
+    if (through.settleFrame) {
+      await nextFrame();
+      await nextFrame();
+    }
+    const r = target.getBoundingClientRect();
+    const cs = getComputedStyle(target);
+    const x = r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft) + through.x;
+    const y = r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) + through.y;
+    const hit = hitAt(x, y);
+    return hit === target ? { state: "ok", x, y, target: name } : { state: "retry", reason: blocker(hit), target: name };
+  }
+
+  let scrolled = need.scroll === "";
+  let previous: DOMRect | null = null;
+  for (;;) {
+    if (!target.isConnected) return { state: "detached" };
+    let reason = "";
+    const r = need.visible ? box(target) : target.getBoundingClientRect();
+    if (!r) reason = "the element is not visible";
+    else if (need.enabled && disabled(target)) reason = "the element is not enabled";
+    else if (need.editable && readOnly(target)) reason = "the element is not editable (read-only)";
+    else if (!scrolled) {
+      scrolled = true;
+      const cx = r.left + r.width / 2;
+      const cy = r.top + r.height / 2;
+      const inView = cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight;
+      if (need.scroll !== "if-needed" || !inView) {
+        const block = (need.scroll === "if-needed" || need.scroll === "always" ? "center" : need.scroll) as ScrollLogicalPosition;
+        target.scrollIntoView({ block, inline: block, behavior: "instant" });
+        continue; // measure again where the scroll put it
+      }
+    }
+    if (r && !reason) {
+      if (need.stable && !(previous && previous.x === r.x && previous.y === r.y && previous.width === r.width && previous.height === r.height)) {
+        reason = "the element is not stable (it moves)";
+        previous = r;
+      } else {
+        const x = r.left + r.width / 2;
+        const y = r.top + r.height / 2;
+        if (need.hit) {
+          const hit = hitAt(x, y);
+          if (!hit || !accepted(hit)) return { state: "retry", reason: blocker(hit), target: name };
+        }
+        return { state: "ok", x, y, target: name, ...(then ? { value: await then(target) } : {}) };
+      }
+    } else previous = null;
+    if (performance.now() - started >= budget) return { state: "retry", reason, target: name };
+    await nextFrame();
+  }
+}
