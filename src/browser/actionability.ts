@@ -39,16 +39,20 @@ interface Need {
   /** Scroll into view: only when needed, always (subframes: the frame itself may be out of view), or a forced alignment. */
   scroll: "" | "if-needed" | "always" | "end" | "center" | "start";
   select: boolean;
+  /** click: when the control's own point is covered, its label (which passes the click on) may take it. */
+  viaLabel: boolean;
 }
 
+const POINTER: Omit<Need, "scroll"> = { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false, viaLabel: false };
+const TEXT: Omit<Need, "scroll"> = { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: false, viaLabel: false };
 const NEEDS: Record<ActionKind, Omit<Need, "scroll">> = {
-  click: { visible: true, enabled: true, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
-  hover: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
-  drag: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
-  drop: { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false },
-  fill: { visible: true, enabled: true, editable: "fill", stable: false, hit: false, retarget: "follow-label", select: false },
-  type: { visible: true, enabled: true, editable: "type", stable: false, hit: false, retarget: "follow-label", select: false },
-  select: { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: true },
+  click: { ...POINTER, enabled: true, viaLabel: true },
+  hover: POINTER,
+  drag: POINTER,
+  drop: POINTER,
+  fill: { ...TEXT, editable: "fill" },
+  type: { ...TEXT, editable: "type" },
+  select: { ...TEXT, select: true },
 };
 
 const VERB: Record<ActionKind, string> = { click: "click", hover: "hover", drag: "drag", drop: "drop onto", fill: "fill", type: "type into", select: "select an option of" };
@@ -103,6 +107,7 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     const r = await abortable(checkInFrame(handle, need, budget, options), timing.signal);
     attempt++;
     if (r.state === "detached") {
+      last = { reason: "the element was removed from the page on every try", target: "the element" };
       if (!options.again) throw new ServiceStaleRefError(`cannot ${VERB[kind]} the element: it was removed from the page`, { hint: "take a new snapshot and use its refs" });
       handle = await options.again();
       continue;
@@ -327,6 +332,18 @@ export async function pageActionable(
     const label = hit.closest("label") as HTMLLabelElement | null;
     return !!label && label.control === target;
   };
+  // A visually hidden control (1 px, clipped: the "sr-only" pattern) is clicked through its visible label.
+  const labelPoint = (): { x: number; y: number } | null => {
+    for (const label of Array.from((target as HTMLInputElement).labels ?? [])) {
+      const r = box(label);
+      if (!r) continue;
+      const x = r.left + r.width / 2;
+      const y = r.top + r.height / 2;
+      const hit = hitAt(x, y);
+      if (hit && accepted(hit)) return { x, y };
+    }
+    return null;
+  };
   const blocker = (hit: Element | null): string => {
     if (!hit) return "the point is outside of the viewport";
     let owner: Element | null = hit;
@@ -377,7 +394,11 @@ export async function pageActionable(
         const y = r.top + r.height / 2;
         if (need.hit) {
           const hit = hitAt(x, y);
-          if (!hit || !accepted(hit)) return { state: "retry", reason: blocker(hit), target: name };
+          if (!hit || !accepted(hit)) {
+            const label = need.viaLabel ? labelPoint() : null;
+            if (!label) return { state: "retry", reason: blocker(hit), target: name };
+            return { state: "ok", ...label, target: name, ...(then ? { value: await then(target) } : {}) };
+          }
         }
         return { state: "ok", x, y, target: name, ...(then ? { value: await then(target) } : {}) };
       }

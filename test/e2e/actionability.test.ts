@@ -121,6 +121,12 @@ describe("act(action)", () => {
     expect([await text("send-count"), await text("result")]).toEqual(["1", "sent: 1234"]);
   });
 
+  it("a visually hidden checkbox (1 px, clipped) is clicked through its label", async () => {
+    await open("enable.html?case=label");
+    await env.svc.act(click("#remember"));
+    expect(await text("remember-state")).toBe("on");
+  });
+
   it("locator methods wait the same way", async () => {
     await open("veil.html?case=locator");
     await expect(page().locator("#target").click({ timeout: 600 })).rejects.toThrow(/<div id="veil"> intercepts pointer events/);
