@@ -9,10 +9,14 @@
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";
 import type { Point } from "./input.js";
+import { pageActionable, type Need, type PageResult } from "./actionability-page.js";
 import type { ElementHandle } from "./resolve.js";
 import { ServiceAbortedError, ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
 
-/** Without an operation timeout, an action waits this long for its element (Playwright: 30 s). */
+/**
+ * Without an operation timeout, an action waits this long for its element. Playwright waits 30 s; here the
+ * caller is often a model that can do better with the error (what covers the element) than with the wait.
+ */
 export const DEFAULT_ACTION_TIMEOUT_MS = 10_000;
 
 /** Between attempts (Playwright's schedule), after the in-page wait for states has run out. */
@@ -25,23 +29,6 @@ const DEADLINE_MARGIN_MS = 60;
 const PAGE_MARGIN_MS = 150;
 
 export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
-
-/** What one action requires (the page function reads it; plain data). */
-interface Need {
-  visible: boolean;
-  enabled: boolean;
-  /** fill: a text field that is not read-only; type: not read-only when it is a text field. */
-  editable: "" | "fill" | "type";
-  stable: boolean;
-  hit: boolean;
-  /** button-link: a span inside a button counts as the button; follow-label: a label stands for its control. */
-  retarget: "none" | "button-link" | "follow-label";
-  /** Scroll into view: only when needed, always (subframes: the frame itself may be out of view), or a forced alignment. */
-  scroll: "" | "if-needed" | "always" | "end" | "center" | "start";
-  select: boolean;
-  /** click: when the control's own point is covered, its label (which passes the click on) may take it. */
-  viaLabel: boolean;
-}
 
 const POINTER: Omit<Need, "scroll"> = { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false, viaLabel: false };
 const TEXT: Omit<Need, "scroll"> = { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: false, viaLabel: false };
@@ -56,12 +43,6 @@ const NEEDS: Record<ActionKind, Omit<Need, "scroll">> = {
 };
 
 const VERB: Record<ActionKind, string> = { click: "click", hover: "hover", drag: "drag", drop: "drop onto", fill: "fill", type: "type into", select: "select an option of" };
-
-type PageResult =
-  | { state: "ok"; x: number; y: number; target: string; value?: unknown }
-  | { state: "retry"; reason: string; target: string }
-  | { state: "fatal"; reason: string; target: string }
-  | { state: "detached" };
 
 export interface ActionTiming {
   /** Epoch ms by which the element must be actionable (default: now + DEFAULT_ACTION_TIMEOUT_MS). */
@@ -242,168 +223,4 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
       },
     );
   });
-}
-
-// ——— Runs inside the page: `this` is the element (or a text node), or, with `through`, an iframe element. ———
-
-/**
- * Polls (one animation frame at a time, at most `budget` ms) until the element is visible, enabled,
- * editable and stable as `need` asks, scrolls it into view, then hit-tests its centre. With `through` (a
- * point in the child frame's viewport) `this` is the iframe, and the point is carried into this frame.
- */
-export async function pageActionable(
-  this: Node,
-  need: Need,
-  budget: number,
-  through: { x: number; y: number; settleFrame: boolean } | null,
-  also: Element | null,
-  then: ((el: Element) => unknown) | null,
-): Promise<PageResult> {
-  const started = performance.now();
-  const nextFrame = () => new Promise<void>((resolve) => {
-    requestAnimationFrame(() => resolve());
-    setTimeout(resolve, 100); // no animation frames in a hidden tab
-  });
-  const short = (e: Element): string => {
-    let s = `<${e.localName}`;
-    const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
-    if (e.id) s += ` id="${e.id.slice(0, 40)}"`;
-    else if (cls) s += ` class="${cls.slice(0, 40)}"`;
-    else if (e.localName === "input") s += ` type="${(e as HTMLInputElement).type}"`;
-    return s + ">";
-  };
-  const parentOf = (e: Element): Element | null => e.parentElement ?? ((e.parentNode as ShadowRoot | null)?.host || null);
-  const within = (e: Element | null, of: Element): boolean => {
-    for (let n = e; n; n = parentOf(n)) if (n === of) return true;
-    return false;
-  };
-  let el = (this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement) as Element | null;
-  if (!el || !el.isConnected) return { state: "detached" };
-  const textLike = (e: Element) => e.localName === "textarea" || (e.localName === "input" && !["checkbox", "radio", "file", "button", "submit", "reset", "image", "hidden"].includes((e as HTMLInputElement).type));
-  const editableNow = (e: Element) => textLike(e) || e.localName === "select" || (e as HTMLElement).isContentEditable;
-  if (need.retarget === "follow-label" && !editableNow(el)) {
-    const control = (el.closest("label") as HTMLLabelElement | null)?.control;
-    if (control) el = control;
-  }
-  const target = el;
-  const hitTarget = need.retarget === "button-link" && !editableNow(el) ? (el.closest("button, [role=button], a, [role=link]") ?? el) : el;
-  const name = short(target);
-  if (need.editable === "fill" && !editableNow(target)) {
-    const reason = target.localName === "input" ? `an <input type="${(target as HTMLInputElement).type}"> cannot be filled` : "the element is not a text field";
-    return { state: "fatal", reason, target: name };
-  }
-  if (need.select && target.localName !== "select") return { state: "fatal", reason: "the element is not a <select>", target: name };
-
-  const box = (e: Element): DOMRect | null => {
-    if (typeof e.checkVisibility === "function" && !e.checkVisibility()) return null;
-    const style = getComputedStyle(e);
-    if (style.visibility !== "visible") return null;
-    if (style.display === "contents") {
-      for (const c of Array.from(e.children)) {
-        const r = box(c);
-        if (r) return r;
-      }
-      return null;
-    }
-    for (const r of Array.from(e.getClientRects())) if (r.width > 0 && r.height > 0) return r;
-    return null;
-  };
-  const disabled = (e: Element) => e.matches(":disabled") || e.closest("[aria-disabled]")?.getAttribute("aria-disabled")?.toLowerCase() === "true";
-  const readOnly = (e: Element) => (textLike(e) && (e as HTMLInputElement).readOnly) || e.getAttribute("aria-readonly")?.toLowerCase() === "true";
-  const hitAt = (x: number, y: number): Element | null => {
-    // The target's roots, innermost first: closed shadow roots are reachable from the inside only.
-    const roots: Array<Document | ShadowRoot> = [];
-    for (let n: Node = hitTarget; ; ) {
-      const root = n.getRootNode() as Document | ShadowRoot;
-      roots.push(root);
-      if (!(root as ShadowRoot).host) break;
-      n = (root as ShadowRoot).host;
-    }
-    let hit: Element | null = null;
-    for (let i = roots.length - 1; i >= 0; i--) {
-      hit = roots[i]!.elementFromPoint(x, y);
-      if (!hit || i === 0 || hit !== (roots[i - 1] as ShadowRoot).host) break;
-    }
-    return hit;
-  };
-  const accepted = (hit: Element) => {
-    if (within(hit, hitTarget) || (also && within(hit, also))) return true;
-    // A click on a control's label reaches the control (custom checkboxes draw the label over the input).
-    const label = hit.closest("label") as HTMLLabelElement | null;
-    return !!label && label.control === target;
-  };
-  // A visually hidden control (1 px, clipped: the "sr-only" pattern) is clicked through its visible label.
-  const labelPoint = (): { x: number; y: number } | null => {
-    for (const label of Array.from((target as HTMLInputElement).labels ?? [])) {
-      const r = box(label);
-      if (!r) continue;
-      const x = r.left + r.width / 2;
-      const y = r.top + r.height / 2;
-      const hit = hitAt(x, y);
-      if (hit && accepted(hit)) return { x, y };
-    }
-    return null;
-  };
-  const blocker = (hit: Element | null): string => {
-    if (!hit) return "the point is outside of the viewport";
-    let owner: Element | null = hit;
-    for (let i = 0; owner && i < 5 && !owner.id && !(typeof owner.className === "string" && owner.className.trim()); i++) owner = parentOf(owner);
-    return `${short(hit)}${owner && owner !== hit ? ` in ${short(owner)}` : ""} intercepts pointer events`;
-  };
-
-  if (through) {
-    // `this` is an iframe: its content box origin plus the point in its own viewport.
-    if (through.settleFrame) {
-      await nextFrame();
-      await nextFrame();
-    }
-    const r = target.getBoundingClientRect();
-    const cs = getComputedStyle(target);
-    const x = r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft) + through.x;
-    const y = r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) + through.y;
-    const hit = hitAt(x, y);
-    return hit === target ? { state: "ok", x, y, target: name } : { state: "retry", reason: blocker(hit), target: name };
-  }
-
-  let scrolled = need.scroll === "";
-  let previous: DOMRect | null = null;
-  for (;;) {
-    if (!target.isConnected) return { state: "detached" };
-    let reason = "";
-    const r = need.visible ? box(target) : target.getBoundingClientRect();
-    if (!r) reason = "the element is not visible";
-    else if (need.enabled && disabled(target)) reason = "the element is not enabled";
-    else if (need.editable && readOnly(target)) reason = "the element is not editable (read-only)";
-    else if (!scrolled) {
-      scrolled = true;
-      const cx = r.left + r.width / 2;
-      const cy = r.top + r.height / 2;
-      const inView = cx >= 0 && cy >= 0 && cx < innerWidth && cy < innerHeight;
-      if (need.scroll !== "if-needed" || !inView) {
-        const block = (need.scroll === "if-needed" || need.scroll === "always" ? "center" : need.scroll) as ScrollLogicalPosition;
-        target.scrollIntoView({ block, inline: block, behavior: "instant" });
-        continue; // measure again where the scroll put it
-      }
-    }
-    if (r && !reason) {
-      if (need.stable && !(previous && previous.x === r.x && previous.y === r.y && previous.width === r.width && previous.height === r.height)) {
-        reason = "the element is not stable (it moves)";
-        previous = r;
-      } else {
-        const x = r.left + r.width / 2;
-        const y = r.top + r.height / 2;
-        if (need.hit) {
-          const hit = hitAt(x, y);
-          if (!hit || !accepted(hit)) {
-            const label = need.viaLabel ? labelPoint() : null;
-            if (!label) return { state: "retry", reason: blocker(hit), target: name };
-            return { state: "ok", ...label, target: name, ...(then ? { value: await then(target) } : {}) };
-          }
-        }
-        return { state: "ok", x, y, target: name, ...(then ? { value: await then(target) } : {}) };
-      }
-    } else previous = null;
-    if (performance.now() - started >= budget) return { state: "retry", reason, target: name };
-    await nextFrame();
-  }
 }
