@@ -19,10 +19,21 @@ export interface Need {
   select: boolean;
   /** click: when the control's own point is covered, its label (which passes the click on) may take it. */
   viaLabel: boolean;
+  /**
+   * Do not wait a frame for stability when everything else holds at once: the result carries the box
+   * (`since`) and the caller confirms stability after its pointer move, which waits for a frame anyway.
+   */
+  defer: boolean;
+}
+
+/** A box and the animation frame it was measured on: a later call compares against it. */
+export interface Since {
+  box: { x: number; y: number; width: number; height: number };
+  frame: string;
 }
 
 export type PageResult =
-  | { state: "ok"; x: number; y: number; target: string; value?: unknown }
+  | { state: "ok"; x: number; y: number; target: string; value?: unknown; stable: boolean; since?: Since }
   | { state: "retry"; reason: string; target: string }
   | { state: "fatal"; reason: string; target: string }
   | { state: "detached" };
@@ -30,22 +41,28 @@ export type PageResult =
 /**
  * `this`: the element (or a text node). Polls (one animation frame at a time, at most `budget` ms) until
  * the element is visible, enabled, editable and stable as `need` asks, scrolls it into view, then
- * hit-tests its centre; `then` runs on it once all passed. With `through` (a point in a child frame's
- * viewport) `this` is that frame's iframe element, and the point is carried into this frame.
+ * hit-tests its centre; `then` runs on it once all passed. Stable: the same box on two animation frames
+ * (`since`: the box an earlier call saw). With `through` (a point in a child frame's viewport) `this` is
+ * that frame's iframe element, and the point is carried into this frame.
  */
 export async function pageActionable(
   this: Node,
   need: Need,
   budget: number,
   through: { x: number; y: number; settleFrame: boolean } | null,
+  since: Since | null,
   also: Element | null,
   then: ((el: Element) => unknown) | null,
 ): Promise<PageResult> {
   const started = performance.now();
+  let waited = 0;
   const nextFrame = () => new Promise<void>((resolve) => {
+    waited++;
     requestAnimationFrame(() => resolve());
     setTimeout(resolve, 100); // no animation frames in a hidden tab
   });
+  // The animation frame now: the timeline's time is fixed for a whole frame (and null in an inactive one).
+  const frameNow = () => `${document.timeline?.currentTime ?? "-"}:${waited}`;
   const short = (e: Element): string => {
     let s = `<${e.localName}`;
     const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
@@ -144,11 +161,12 @@ export async function pageActionable(
     const x = r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft) + through.x;
     const y = r.top + parseFloat(cs.borderTopWidth) + parseFloat(cs.paddingTop) + through.y;
     const hit = hitAt(x, y);
-    return hit === target ? { state: "ok", x, y, target: name } : { state: "retry", reason: blocker(hit), target: name };
+    return hit === target ? { state: "ok", x, y, target: name, stable: true } : { state: "retry", reason: blocker(hit), target: name };
   }
 
   let scrolled = need.scroll === "";
-  let previous: DOMRect | null = null;
+  let previous = since;
+  let first = true;
   for (;;) {
     if (!target.isConnected) return { state: "detached" };
     let reason = "";
@@ -168,23 +186,27 @@ export async function pageActionable(
       }
     }
     if (r && !reason) {
-      if (need.stable && !(previous && previous.x === r.x && previous.y === r.y && previous.width === r.width && previous.height === r.height)) {
+      const b = previous?.box;
+      const moved = !b || b.x !== r.x || b.y !== r.y || b.width !== r.width || b.height !== r.height;
+      const deferred = need.stable && need.defer && first && !since;
+      if (need.stable && !deferred && (moved || previous!.frame === frameNow())) {
         reason = "the element is not stable (it moves)";
-        previous = r;
+        if (moved) previous = { box: { x: r.x, y: r.y, width: r.width, height: r.height }, frame: frameNow() };
       } else {
-        const x = r.left + r.width / 2;
-        const y = r.top + r.height / 2;
+        let at = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
         if (need.hit) {
-          const hit = hitAt(x, y);
+          const hit = hitAt(at.x, at.y);
           if (!hit || !accepted(hit)) {
             const label = need.viaLabel ? labelPoint() : null;
             if (!label) return { state: "retry", reason: blocker(hit), target: name };
-            return { state: "ok", ...label, target: name, ...(then ? { value: await then(target) } : {}) };
+            at = label;
           }
         }
-        return { state: "ok", x, y, target: name, ...(then ? { value: await then(target) } : {}) };
+        const measured = { box: { x: r.x, y: r.y, width: r.width, height: r.height }, frame: frameNow() };
+        return { state: "ok", ...at, target: name, stable: !deferred, ...(deferred ? { since: measured } : {}), ...(then ? { value: await then(target) } : {}) };
       }
     } else previous = null;
+    first = false;
     if (performance.now() - started >= budget) return { state: "retry", reason, target: name };
     await nextFrame();
   }

@@ -9,7 +9,7 @@
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";
 import type { Point } from "./input.js";
-import { pageActionable, type Need, type PageResult } from "./actionability-page.js";
+import { pageActionable, type Need, type PageResult, type Since } from "./actionability-page.js";
 import type { ElementHandle } from "./resolve.js";
 import { ServiceAbortedError, ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
 
@@ -30,9 +30,10 @@ const PAGE_MARGIN_MS = 150;
 
 export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
 
-const POINTER: Omit<Need, "scroll"> = { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false, viaLabel: false };
-const TEXT: Omit<Need, "scroll"> = { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: false, viaLabel: false };
-const NEEDS: Record<ActionKind, Omit<Need, "scroll">> = {
+type Needs = Omit<Need, "scroll" | "defer">;
+const POINTER: Needs = { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false, viaLabel: false };
+const TEXT: Needs = { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: false, viaLabel: false };
+const NEEDS: Record<ActionKind, Needs> = {
   click: { ...POINTER, enabled: true, viaLabel: true },
   hover: POINTER,
   drag: POINTER,
@@ -56,6 +57,8 @@ export interface Actionable<V = unknown> {
   point: Point;
   /** What `then` returned (it ran in the same page call, right after the checks passed). */
   value: V;
+  /** With deferStable, when stability is still to be confirmed: pass it back as `stableSince`. */
+  since?: Since;
 }
 
 export interface ActionableOptions {
@@ -67,6 +70,13 @@ export interface ActionableOptions {
   then?: { fn: (this: any, ...args: any[]) => unknown; args: unknown[] };
   /** The page's frames: a point in a subframe is carried up to the root viewport through them. */
   frames: FrameTree;
+  /**
+   * Main frame: when all else holds at once, return without waiting a frame for stability; the result's
+   * `since` is then confirmed by a second call (`stableSince`) after the pointer move's own frame.
+   */
+  deferStable?: boolean;
+  /** The box an earlier call measured: stable means the same box now, on a later frame. */
+  stableSince?: Since;
 }
 
 /** Waits until `kind` can be done to the element; throws ServiceClickError (or a fatal element error) when it cannot. */
@@ -84,8 +94,9 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     }
     throwIfAborted(timing.signal);
     const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
-    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt) };
-    const r = await abortable(checkInFrame(handle, need, budget, options), timing.signal);
+    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId };
+    const since = attempt === 0 && handle === first ? options.stableSince : undefined;
+    const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal);
     attempt++;
     if (r.state === "detached") {
       last = { reason: "the element was removed from the page on every try", target: "the element" };
@@ -98,9 +109,10 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
       last = r;
       continue;
     }
-    if (!NEEDS[kind].hit || !handle.frame.parentId) return { handle, point: { x: r.x, y: r.y }, value: r.value as V };
+    const done = { handle, value: r.value as V, ...(r.since ? { since: r.since } : {}) };
+    if (!NEEDS[kind].hit || !handle.frame.parentId) return { ...done, point: { x: r.x, y: r.y } };
     const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal);
-    if ("point" in up) return { handle, point: up.point, value: r.value as V };
+    if ("point" in up) return { ...done, point: up.point };
     last = { reason: up.reason, target: r.target };
   }
   const waited = Date.now() - started;
@@ -127,13 +139,14 @@ function hintFor(reason: string): string {
 }
 
 /** One page call on the element: checks, scrolling, stability, the in-frame hit test and `then`. */
-async function checkInFrame(handle: ElementHandle, need: Need, budget: number, options: ActionableOptions): Promise<PageResult> {
+async function checkInFrame(handle: ElementHandle, need: Need, budget: number, since: Since | undefined, options: ActionableOptions): Promise<PageResult> {
   const also = options.alsoAccept && options.alsoAccept.frame === handle.frame ? options.alsoAccept.objectId : undefined;
   try {
     return await callPage<PageResult>(handle.frame.session, handle.objectId, declaration(options.then?.fn), [
       { value: need },
       { value: budget },
       { value: null },
+      { value: since ?? null },
       also ? { objectId: also } : { value: null },
       ...(options.then?.args ?? []).map((value) => ({ value })),
     ]);
@@ -159,10 +172,10 @@ async function pointInRoot(frames: FrameTree, frame: Frame, local: Point): Promi
     // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame: after a
     // change that moved the iframe (a scroll the child asked for), wait for a frame before measuring.
     const settleFrame = parent.session !== child.session;
-    const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "" };
+    const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "", defer: false };
     let r: PageResult;
     try {
-      r = await callPage<PageResult>(parent.session, object.objectId!, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }]);
+      r = await callPage<PageResult>(parent.session, object.objectId!, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }, { value: null }]);
     } finally {
       void parent.session.send("Runtime.releaseObject", { objectId: object.objectId! }).catch(() => {});
     }
@@ -190,7 +203,7 @@ function declaration(then: ((...args: any[]) => unknown) | undefined): string {
   let text = declarations.get(then);
   if (!text) {
     // `__name`: bundlers that keep function names (esbuild keepNames, used by tsx) call it; see pageFunction.
-    text = `function (need, budget, through, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, also, then ? (el) => then.apply(el, rest) : null); }`;
+    text = `function (need, budget, through, since, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, since, also, then ? (el) => then.apply(el, rest) : null); }`;
     declarations.set(then, text);
   }
   return text;

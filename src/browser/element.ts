@@ -50,9 +50,20 @@ export async function clickablePoint(host: ElementHost, el: ElementHandle): Prom
   return (await actionable("hover", el, { deadline: Date.now() }, opts(host, {}))).point;
 }
 
+/**
+ * Checks, moves the pointer there, presses. Stability (the same box on two frames) is confirmed after the
+ * move rather than before it: the move itself waits for the next frame, so a second, immediate check then
+ * sees that frame, and no button is pressed on an element that moved or got covered meanwhile.
+ */
 export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
-  const { point } = await actionable("click", el, wait, opts(host, wait));
-  await host.input.click(point, options);
+  const first = await actionable("click", el, wait, { ...opts(host, wait), deferStable: true });
+  await host.input.move(first.point);
+  let at = first.point;
+  if (first.since) {
+    const sure = await actionable("click", first.handle, wait, { ...opts(host, wait), stableSince: first.since });
+    if (sure.point.x !== at.x || sure.point.y !== at.y) await host.input.move((at = sure.point));
+  }
+  await host.input.buttons(at, options);
 }
 
 export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {

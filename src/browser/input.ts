@@ -70,9 +70,14 @@ export class Input {
   }
 
   async click(at: Point, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
+    await this.move(at);
+    await this.buttons(at, options);
+  }
+
+  /** Presses and releases the button where the pointer already is (after move()). */
+  async buttons(at: Point, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}): Promise<void> {
     const button = options.button ?? "left";
     const count = options.clickCount ?? 1;
-    await this.move(at);
     for (let i = 1; i <= count; i++) {
       await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: at.x, y: at.y, button, clickCount: i });
       await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: at.x, y: at.y, button, clickCount: i });
