@@ -20,8 +20,9 @@ export interface Need {
   /** click: when the control's own point is covered, its label (which passes the click on) may take it. */
   viaLabel: boolean;
   /**
-   * Do not wait a frame for stability when everything else holds at once: the result carries the box
-   * (`since`) and the caller confirms stability after its pointer move, which waits for a frame anyway.
+   * Do not wait a frame for stability when everything else holds at once and the page is quiet (no DOM
+   * change or scroll for 50 ms, no animation running): the result carries the box (`since`) and the
+   * caller confirms stability after its pointer move, which waits for a frame anyway.
    */
   defer: boolean;
 }
@@ -63,6 +64,24 @@ export async function pageActionable(
   });
   // The animation frame now: the timeline's time is fixed for a whole frame (and null in an inactive one).
   const frameNow = () => `${document.timeline?.currentTime ?? "-"}:${waited}`;
+  // Quiet: no DOM change or scroll for 50 ms (a script animating a box changes its style every frame; the
+  // watch starts with svc's first check in this document, which is never quiet) and no CSS animation or
+  // transition running.
+  const quiet = () => {
+    const key = Symbol.for("svc.lastChange");
+    const w = window as unknown as Record<symbol, { at: number } | undefined>;
+    let seen = w[key];
+    if (!seen) {
+      const mark = { at: performance.now() };
+      const touch = () => void (mark.at = performance.now());
+      new MutationObserver(touch).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      addEventListener("scroll", touch, { capture: true, passive: true });
+      addEventListener("resize", touch, { passive: true });
+      Object.defineProperty(window, key, { value: mark });
+      seen = mark;
+    }
+    return performance.now() - seen.at > 50 && !document.getAnimations().some((a) => a.playState === "running");
+  };
   const short = (e: Element): string => {
     let s = `<${e.localName}`;
     const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
@@ -188,7 +207,7 @@ export async function pageActionable(
     if (r && !reason) {
       const b = previous?.box;
       const moved = !b || b.x !== r.x || b.y !== r.y || b.width !== r.width || b.height !== r.height;
-      const deferred = need.stable && need.defer && first && !since;
+      const deferred = need.stable && need.defer && first && !since && quiet();
       if (need.stable && !deferred && (moved || previous!.frame === frameNow())) {
         reason = "the element is not stable (it moves)";
         if (moved) previous = { box: { x: r.x, y: r.y, width: r.width, height: r.height }, frame: frameNow() };

@@ -51,24 +51,28 @@ export async function clickablePoint(host: ElementHost, el: ElementHandle): Prom
 }
 
 /**
- * Checks, moves the pointer there, presses. Stability (the same box on two frames) is confirmed after the
- * move rather than before it: the move itself waits for the next frame, so a second, immediate check then
- * sees that frame, and no button is pressed on an element that moved or got covered meanwhile.
+ * Checks, then moves the pointer onto the element. Stability (the same box on two frames) is confirmed
+ * after the move rather than waited for before it: the move itself waits for the next frame, so a second,
+ * immediate check sees that frame; if the element moved or got covered meanwhile, it waits as usual and
+ * the pointer moves again. Only on a quiet page (see pageActionable's `defer`): where something moves,
+ * the pointer waits for stability first, so it never passes over an element that slides under it.
  */
-export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
-  const first = await actionable("click", el, wait, { ...opts(host, wait), deferStable: true });
+async function pointAt(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions): Promise<Point> {
+  const first = await actionable(kind, el, wait, { ...opts(host, wait), deferStable: true });
   await host.input.move(first.point);
-  let at = first.point;
-  if (first.since) {
-    const sure = await actionable("click", first.handle, wait, { ...opts(host, wait), stableSince: first.since });
-    if (sure.point.x !== at.x || sure.point.y !== at.y) await host.input.move((at = sure.point));
-  }
-  await host.input.buttons(at, options);
+  if (!first.since) return first.point;
+  const sure = await actionable(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since });
+  if (sure.point.x !== first.point.x || sure.point.y !== first.point.y) await host.input.move(sure.point);
+  return sure.point;
+}
+
+/** No button goes down before the element was seen stable, enabled and hit at the point. */
+export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
+  await host.input.buttons(await pointAt(host, "click", el, wait), options);
 }
 
 export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {
-  const { point } = await actionable("hover", el, wait, opts(host, wait));
-  await host.input.move(point);
+  await pointAt(host, "hover", el, wait);
 }
 
 /** Focus only (press with a selector): Playwright's press checks nothing more. */

@@ -102,6 +102,13 @@ describe("act(action)", () => {
     await env.svc.act(click("#item-3"), { timeout: 5000 });
     expect(await text("clicks")).toBe("item-3");
     expect(await text("result")).toBe("clicked: item-3");
+    // The pointer went there once the panel stood still: no other item slid under it on the way.
+    expect(await text("entered")).toBe("item-3");
+
+    await open("slide.html?case=hover");
+    await env.svc.act(click("#menu-button"));
+    await env.svc.act(action("hover", "#item-5"), { timeout: 5000 });
+    expect(await text("entered")).toBe("item-5");
   });
 
   it("a field enabled only after something else happens: fill waits; never enabled → a clear error", async () => {
