@@ -25,6 +25,8 @@ const BACKOFF_MS = [0, 20, 100, 100, 500];
 const MAX_PAGE_WAIT_MS = 2000;
 /** Kept free before the deadline so the element's error, not the operation's timeout, is what surfaces. */
 const DEADLINE_MARGIN_MS = 60;
+/** Room kept for one more check after the last backoff (the page call itself takes a round trip or two). */
+const LAST_ATTEMPT_MS = 100;
 /** A wait inside the page ends this long before the deadline (a last frame can take 100 ms in a hidden tab). */
 const PAGE_MARGIN_MS = 150;
 
@@ -88,9 +90,10 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
   let last: { reason: string; target: string } | undefined;
   for (;;) {
     if (attempt > 0) {
-      const wait = BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!;
-      if (Date.now() + wait + DEADLINE_MARGIN_MS >= deadline) break;
-      await sleep(wait, timing.signal);
+      // The last wait is cut short rather than skipped: the element gets every chance up to the deadline.
+      const room = deadline - Date.now() - DEADLINE_MARGIN_MS - LAST_ATTEMPT_MS;
+      if (room <= 0) break;
+      await sleep(Math.min(BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!, room), timing.signal);
     }
     throwIfAborted(timing.signal);
     const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));

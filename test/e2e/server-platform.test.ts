@@ -108,18 +108,27 @@ function commandOf(pid: number): string {
 }
 
 /** Chrome browser processes (not renderers, not reapers) launched by this file. */
+/**
+ * The browser process of each Chrome launched from this file (one per --user-data-dir). A child Chrome
+ * forks has its parent's command line until it execs, so a process whose parent is a browser of the same
+ * profile is not counted (under load that window is long enough to be seen).
+ */
 function chromeBrowsers(): number[] {
-  const out: number[] = [];
+  const found = new Map<number, { ppid: number; dir: string }>();
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (args.some((a) => a.startsWith(`--user-data-dir=${base}`)) && !args.some((a) => a.startsWith("--type="))) out.push(Number(name));
+      const dir = args.find((a) => a.startsWith(`--user-data-dir=${base}`));
+      if (!dir || args.some((a) => a.startsWith("--type="))) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      found.set(Number(name), { ppid, dir });
     } catch {
       // exited meanwhile
     }
   }
-  return out;
+  return [...found].filter(([, p]) => found.get(p.ppid)?.dir !== p.dir).map(([pid]) => pid);
 }
 
 /** Creates a session and returns it with the pid of the Chrome that appeared for it. */
@@ -239,8 +248,11 @@ describe("platform sessions", () => {
     const limited = results.find((r) => r.status === 429)!;
     expect(limited.headers.get("retry-after")).toBeTruthy();
     expect(limited.body.message).toMatch(/at most 2/);
-    expect(chromeBrowsers()).toHaveLength(2);
-    for (const r of results.filter((x) => x.status === 201)) await release(server, r.body.id);
+    try {
+      expect(chromeBrowsers()).toHaveLength(2);
+    } finally {
+      for (const r of results.filter((x) => x.status === 201)) await release(server, r.body.id);
+    }
     await waitFor(() => chromeBrowsers().length === 0, 5000);
     // Room again once released.
     const again = await createSession(server);
