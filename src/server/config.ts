@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
+import { AddressPolicy } from "../util/address-policy.js";
 import { describeIssue } from "../util/zod.js";
 
 export const ServerOptionsSchema = z.strictObject({
@@ -40,6 +41,28 @@ export const ServerOptionsSchema = z.strictObject({
   fetchTimeoutMs: z.number().int().positive().max(300_000).default(30_000),
   /** Largest response body POST /v1/fetch reads, in bytes; past it, 422 and the download is aborted. */
   fetchMaxBytes: z.number().int().positive().default(10 * 1024 * 1024),
+  /**
+   * Tenant isolation: each tenant's browser reaches only the public web (plus `allowNet`), client-chosen
+   * cdpUrls and model endpoints pass the same address policy, and the DevTools endpoint is reached only
+   * through svc's proxy. Default: on when the server has more than one API key (see isolated()).
+   */
+  isolate: z.boolean().optional(),
+  /** Addresses isolated tenants may reach anyway (`--allow-net`): HOST, HOST:PORT, IP, IP:PORT, [IPv6]:PORT, CIDR or .suffix. */
+  allowNet: z
+    .array(z.string())
+    .default([])
+    .superRefine((list, ctx) => {
+      try {
+        new AddressPolicy(list);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: (e as Error).message });
+      }
+    }),
+  /**
+   * Model endpoints a request may choose (`--model-endpoints`): URL prefixes such as
+   * `https://api.openai.com/v1` or `http://10.0.0.5:11434/v1`. Unset: any endpoint the address policy allows.
+   */
+  modelEndpoints: z.array(z.url({ protocol: /^https?$/, error: "expected an http(s) URL prefix" })).optional(),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
 });
@@ -51,4 +74,14 @@ export function resolveServerOptions(input: ServerOptions): ServerConfig {
   const parsed = ServerOptionsSchema.safeParse(input);
   if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
   return parsed.data;
+}
+
+/** Whether tenants are isolated: `isolate` when given, else whenever the server has more than one key. */
+export function isolated(config: ServerConfig): boolean {
+  return config.isolate ?? config.apiKeys.length > 1;
+}
+
+/** The address policy tenants' browsers, cdpUrls, fetches and model endpoints are held to; undefined when not isolated. */
+export function tenantPolicy(config: ServerConfig): AddressPolicy | undefined {
+  return isolated(config) ? new AddressPolicy(config.allowNet) : undefined;
 }
