@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { AddressPolicy } from "../src/util/address-policy.js";
 import { registerCleanup } from "./cleanup.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
@@ -23,6 +24,9 @@ export interface ServeFlags extends LaunchFlags {
   cacheDir?: string;
   publicUrl?: string;
   searchUrl?: string;
+  isolate?: boolean;
+  allowNet?: string[];
+  modelEndpoints?: string[];
 }
 
 /** The platform's limit on a session's lifetime (6 h), which the server keeps too. */
@@ -48,6 +52,18 @@ function publicUrl(raw: string | undefined): string | undefined {
     ok = false;
   }
   if (!ok) throw new ServiceInvalidArgumentError(`--public-url must be an http(s) URL, got "${raw}"`, { hint: "e.g. --public-url https://svc.example.com" });
+  return raw.replace(/\/+$/, "");
+}
+
+/** One `--model-endpoints` entry: an http(s) URL prefix, without a trailing slash. */
+function modelEndpoint(raw: string): string {
+  let ok = false;
+  try {
+    ok = /^https?:$/.test(new URL(raw).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ServiceInvalidArgumentError(`--model-endpoints must be an http(s) URL prefix, got "${raw.slice(0, 80)}"`, { hint: "e.g. --model-endpoints https://api.openai.com/v1" });
   return raw.replace(/\/+$/, "");
 }
 
@@ -106,6 +122,13 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const { defaults, settings } = await launchDefaults(flags);
   const apiKeys = serverKeys(flags.apiKey, settings);
   const searchUrl = serverSearchUrl(flags.searchUrl, settings);
+  const allowNet = (flags.allowNet ?? []).map((a) => a.trim());
+  try {
+    new AddressPolicy(allowNet);
+  } catch (e) {
+    throw new ServiceInvalidArgumentError((e as Error).message, { hint: "e.g. --allow-net intranet.example:8080 or --allow-net 10.0.0.0/8" });
+  }
+  const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
 
   const say = (line: string) => {
@@ -138,6 +161,9 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     ...(bodyLimitBytes !== undefined ? { bodyLimitBytes } : {}),
     ...(url ? { publicUrl: url } : {}),
     ...(searchUrl ? { searchUrl } : {}),
+    ...(flags.isolate ? { isolate: true } : {}),
+    allowNet,
+    ...(modelEndpoints ? { modelEndpoints } : {}),
     ...(log ? { log } : {}),
   }).catch((e: unknown) => {
     throw listenError(e, host, port);

@@ -41,6 +41,9 @@ describe("svc serve: refuses bad configuration (exit 2, before listening)", () =
       [["--session-timeout", "99999", "--api-key", KEY], /--session-timeout/],
       [["--public-url", "ftp://x", "--api-key", KEY], /--public-url/],
       [["--api-key", "short"], /--api-key: an API key needs at least 8 characters/],
+      [["--allow-net", "not a host!", "--api-key", KEY], /^svc: --allow-net: "not a host!" is not a host/],
+      [["--allow-net", "10.0.0.0/99", "--api-key", KEY], /--allow-net/],
+      [["--model-endpoints", "file:///etc", "--api-key", KEY], /--model-endpoints must be an http\(s\) URL prefix/],
     ];
     for (const [args, message] of cases) {
       const r = await svc(["serve", ...args], sb.env);
