@@ -6,6 +6,7 @@
  * are the addresses used.
  */
 import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
+import { isIP } from "node:net";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 
 /** Why `host` (resolved to `addresses`, reached on `port`) is refused, or undefined (see AddressPolicy). */
@@ -44,6 +45,10 @@ export function guardedFetch(policy: HostPolicy): { fetch: (url: URL, init: Requ
   const agent = new Agent({
     connect: (opts, callback) => {
       const port = Number(opts.port) || (opts.protocol === "https:" ? 443 : 80);
+      // An IP literal connects without any lookup, so the lookup hook never sees it: asked here.
+      const literal = opts.hostname.replace(/^\[|\]$/g, "");
+      const reason = isIP(literal) ? policy(literal, [literal], port) : undefined;
+      if (reason) return callback(new RefusedAtConnectError(literal, reason), null);
       buildConnector({ lookup: guardedLookup(policy, port) as never })(opts, callback);
     },
   });
