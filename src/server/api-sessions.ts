@@ -233,8 +233,14 @@ export class ApiSessions {
         platformSession = await this.platform.create(owner, params, browser?.type === "local" ? browser.launchOptions : undefined);
         created = true;
       }
-      cdpUrl = this.platform.endpoint(owner, platformSession.id);
-      publicCdpUrl = this.platform.connectUrl(platformSession);
+      try {
+        cdpUrl = this.platform.endpoint(owner, platformSession.id);
+        publicCdpUrl = this.platform.connectUrl(platformSession);
+      } catch (e) {
+        // e.g. its Chrome exited right after launch: a browser this start created never outlives it.
+        if (created) this.releaseQuietly(owner, platformSession.id);
+        throw e;
+      }
     }
     const id = platformSession?.id ?? randomUUID();
     const keep = !created && platformSession !== undefined && platformSession.keepAlive;

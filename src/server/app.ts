@@ -1,20 +1,29 @@
 /**
  * The HTTP surface of `svc serve` (spec/http-api.md): one Hono app, two route families on one origin.
- * Auth, body limits, the error envelope and request logs live here; the routes live in routes-*.ts.
+ * Auth, body and query limits, the error envelope and request logs live here; the routes live in
+ * routes-*.ts. Any exception a route throws ends as an answer to that request only (onError); requests
+ * Node's parser refuses before they reach the app (malformed chunked encoding, bad headers) are answered
+ * by handleClientErrors.
  */
+import type { Server } from "node:http";
+import type { Duplex } from "node:stream";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiSessions } from "./api-sessions.js";
 import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
+import { limitBody } from "./body.js";
 import type { ServerConfig } from "./config.js";
-import { errorResponse, HttpError } from "./http-error.js";
+import { describeFailure, errorResponse, HttpError, safePath } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
 import { webRoutes } from "./routes-web.js";
+import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
+
+/** Longest query string (after `?`) a route accepts; every query of the API is a few short fields. */
+export const MAX_QUERY_LENGTH = 4096;
 
 export interface ServerDeps {
   config: ServerConfig;
@@ -35,8 +44,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
     await next();
     const key = c.req.header("x-bb-api-key");
     // The CDP proxy's path holds the session's capability token: never in a log line.
-    const path = c.req.path.replace(/^(\/v1\/connect\/[^/]+\/)[^/]+/, "$1***");
-    deps.log(`${c.req.method} ${path} ${c.res.status} ${Math.round(performance.now() - t0)}ms${key ? ` key=${keyFingerprint(key)}` : ""}`);
+    deps.log(`${c.req.method} ${safePath(c.req.path)} ${c.res.status} ${Math.round(performance.now() - t0)}ms${key ? ` key=${keyFingerprint(key)}` : ""}`);
   });
 
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
@@ -49,27 +57,51 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // clients (Playwright, Puppeteer, DevTools) cannot send our header.
   const auth = apiKeyAuth(deps.config.apiKeys);
   app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/connect/") ? next() : auth(c, next)));
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: deps.config.bodyLimitBytes,
-      onError: () => {
-        throw new HttpError(413, `body: larger than the limit of ${deps.config.bodyLimitBytes} bytes`);
-      },
-    }),
-  );
+  app.use("/v1/*", async (c, next) => {
+    const q = c.req.url.indexOf("?");
+    if (q >= 0 && c.req.url.length - q - 1 > MAX_QUERY_LENGTH) throw new HttpError(414, `query: longer than ${MAX_QUERY_LENGTH} characters`);
+    await next();
+  });
+  app.use("/v1/*", limitBody(deps.config.bodyLimitBytes));
 
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
 
-  app.notFound((c) => c.json({ success: false, message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => c.json({ success: false, message: `no route ${c.req.method} ${clip(c.req.path)}` }, 404));
   app.onError((e, c) => {
     const r = errorResponse(e);
-    if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${c.req.path}: ${e instanceof Error ? e.name : "unknown"}`);
+    // Only the error's name and where it was thrown: its message may quote the request (or a secret in it).
+    if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${safePath(c.req.path)}: ${describeFailure(e)}`);
     for (const [k, v] of Object.entries(r.headers)) c.header(k, v);
     return c.json({ success: false, message: r.message, ...(r.code ? { code: r.code } : {}) }, r.status as ContentfulStatusCode);
   });
   return app;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before the app sees them (malformed chunked encoding, invalid
+ * headers, a header section too large, a request that timed out) get the status Node would send — 400,
+ * 431 or 408 — and a log line saying so, instead of the default silent answer. A socket already
+ * answering (headers sent) or gone is only closed.
+ */
+export function handleClientErrors(server: Server, log: (line: string) => void): void {
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const reason = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }[status];
+    log(`client error: ${status} (${err.code ?? err.name})`);
+    const message = status === 400 ? "malformed HTTP request" : status === 431 ? "request headers too large" : "request timed out";
+    const body = JSON.stringify({ success: false, message });
+    const headersSent = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent ?? false;
+    if (headersSent) {
+      socket.destroy();
+      return;
+    }
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  });
 }

@@ -2,7 +2,8 @@
  * The one place where failures become HTTP statuses (DESIGN.md: statuses only in src/server/). Routes throw
  * HttpError for protocol failures (400 validation, 401, 404, 413, 429, 501, 503) and let library errors
  * through; `errorResponse` maps those: bad input → 400, unknown session → 404, a failed operation → 422,
- * anything else → 500 with its message masked (it may quote internals).
+ * anything else → 500 with its message masked (it may quote internals). Every message is cut to
+ * MAX_MESSAGE characters: a library error may quote a request's input, which can be megabytes.
  */
 import type { ZodError, ZodType } from "zod";
 import {
@@ -14,7 +15,10 @@ import {
   ServiceSessionNotFoundError,
   UnsupportedModelError,
 } from "../index.js";
-import { describeIssue } from "../util/zod.js";
+import { clip, describeIssue } from "../util/zod.js";
+
+/** Longest error message a response carries (the rule plus a short quote of the input fits well within). */
+const MAX_MESSAGE = 300;
 
 export class HttpError extends Error {
   readonly status: number;
@@ -37,6 +41,11 @@ export interface ErrorResponse {
 }
 
 export function errorResponse(e: unknown): ErrorResponse {
+  const r = classify(e);
+  return { ...r, message: clip(r.message, MAX_MESSAGE) };
+}
+
+function classify(e: unknown): ErrorResponse {
   if (e instanceof HttpError) return { status: e.status, message: e.message, headers: e.headers };
   // The request named something unusable: bad input, a model string, a model without a key.
   if (e instanceof ServiceInvalidArgumentError || e instanceof InvalidAISDKModelFormatError || e instanceof UnsupportedModelError || e instanceof MissingLLMConfigurationError) return { status: 400, message: e.message, code: e.code, headers: {} };
@@ -52,7 +61,28 @@ export function streamErrorMessage(e: unknown): string {
 
 /** Validates a request body (or query) with a library schema; 400 naming the field on failure. */
 export function parseWith<T>(schema: ZodType<T>, value: unknown, where = ""): T {
-  const parsed = schema.safeParse(value);
+  let parsed: ReturnType<ZodType<T>["safeParse"]>;
+  try {
+    // reportInput: the message can then cut a quotation of the value short (describeIssue).
+    parsed = schema.safeParse(value, { reportInput: true });
+  } catch (e) {
+    // A value too deep for a recursive check (bodies are bounded before this; other callers' values may not be).
+    if (e instanceof RangeError) throw new HttpError(400, `${where || "body"}: too deeply nested to validate`);
+    throw e;
+  }
   if (!parsed.success) throw new HttpError(400, describeIssue(parsed.error as ZodError, where));
   return parsed.data;
+}
+
+/** A path as a log line shows it: the CDP proxy's capability token masked, the length bounded. */
+export function safePath(path: string): string {
+  const masked = path.replace(/^(\/v1\/connect\/[^/]+\/)[^/]+/, "$1***");
+  return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
+}
+
+/** An unexpected error for the log: its name and the first frame of its stack, never its message. */
+export function describeFailure(e: unknown): string {
+  if (!(e instanceof Error)) return "unknown";
+  const frame = e.stack?.split("\n").find((l) => l.trim().startsWith("at "))?.trim();
+  return frame ? `${e.name} ${frame}` : e.name;
 }

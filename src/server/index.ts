@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { ApiSessions } from "./api-sessions.js";
-import { createApp, type ServerDeps } from "./app.js";
+import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions } from "./config.js";
 import { PlatformSessions } from "./platform-sessions.js";
@@ -47,6 +47,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   url ||= `http://${host}:${port}`;
   attachCdpProxy(server, platform);
+  handleClientErrors(server, log);
   log(`listening on ${url}`);
 
   let closing: Promise<void> | undefined;

@@ -12,9 +12,26 @@ import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { processAlive as alive } from "../util/process.js";
+import { clip } from "../util/zod.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
+
+/**
+ * The platform's own limit on userMetadata: its JSON text (JSON.stringify) under 512 characters. Kept
+ * here so every session object stays small while it is listed, running or ended.
+ */
+export const MAX_USER_METADATA_CHARS = 512;
+
+const UserMetadataSchema = z.record(z.string(), z.unknown()).superRefine((m, ctx) => {
+  let size: number;
+  try {
+    size = JSON.stringify(m).length;
+  } catch {
+    size = Infinity; // nested too deep to serialize (bodies are bounded before this; a caller's value may not be)
+  }
+  if (size > MAX_USER_METADATA_CHARS) ctx.addIssue({ code: "custom", message: `at most ${MAX_USER_METADATA_CHARS} characters as JSON (the platform's limit), got ${Number.isFinite(size) ? size : "more"}` });
+});
 
 /**
  * `POST /v1/sessions` (Browserbase's SessionCreateParams). Loose objects: the official SDK and Stagehand
@@ -27,7 +44,7 @@ export const SessionCreateParamsSchema = z.looseObject({
   /** Lifetime in seconds (the SDK's `api_timeout`, sent as `timeout`). */
   timeout: z.number().int().min(60).max(21600).optional(),
   region: z.string().min(1).optional(),
-  userMetadata: z.record(z.string(), z.unknown()).optional(),
+  userMetadata: UserMetadataSchema.optional(),
   browserSettings: z
     .looseObject({
       viewport: z
@@ -65,7 +82,10 @@ type EndedListener = (session: PlatformSession) => void;
 interface Entry {
   session: MutableSession;
   token: string;
-  browser: LaunchedBrowser;
+  /** Dropped when the session ends: an ended session keeps only what listing needs. */
+  browser: LaunchedBrowser | undefined;
+  /** The path of Chrome's browser endpoint (`/devtools/browser/…`), for connectUrl. */
+  browserPath: string;
   timer: NodeJS.Timeout;
   listeners: Set<EndedListener>;
 }
@@ -74,7 +94,7 @@ interface Entry {
 export type ConnectTarget = { ok: true; port: number; session: PlatformSession } | { ok: false; status: 401 | 404 | 410; message: string };
 
 const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
-/** Ended sessions stay listable this long (and at most this many), like the platform's session history. */
+/** Ended sessions stay listable this long (and at most this many per key), like the platform's session history. */
 const ENDED_RETENTION_MS = 60 * 60 * 1000;
 const ENDED_MAX = 500;
 const WATCH_INTERVAL_MS = 1000;
@@ -153,10 +173,18 @@ export class PlatformSessions {
     } finally {
       this.creating--;
     }
-    if (this.closed) {
-      await browser.close();
-      throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    // From here on a Chrome runs: whatever fails before the session is registered must close it, or it
+    // would hold a maxSessions slot (and memory) with no id a client could release.
+    try {
+      if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+      return this.register(owner, p, viewport, browser);
+    } catch (e) {
+      await browser.close().catch(() => {});
+      throw e;
     }
+  }
+
+  private register(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, viewport: Viewport, browser: LaunchedBrowser): PlatformSession {
     const now = Date.now();
     const session: MutableSession = {
       id: randomUUID(),
@@ -173,10 +201,11 @@ export class PlatformSessions {
       endedAt: undefined,
       status: "RUNNING",
     };
+    const browserPath = new URL(browser.wsEndpoint).pathname;
     const timer = setTimeout(() => this.end(session.id, "TIMED_OUT", "expired"), session.expiresAt - now);
     timer.unref();
     // 192 random bits: the only credential the CDP proxy asks for.
-    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, timer, listeners: new Set() });
+    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, browserPath, timer, listeners: new Set() });
     this.watch();
     this.prune();
     this.log(`session ${session.id} started (chrome pid ${browser.pid}, expires in ${Math.round((session.expiresAt - now) / 1000)}s)`);
@@ -186,7 +215,7 @@ export class PlatformSessions {
   /** The session, whatever its status; 404 when unknown or another key's. */
   get(owner: Owner, id: string): PlatformSession {
     const e = this.entries.get(id);
-    if (!e || e.session.owner !== owner) throw new HttpError(404, `session ${id} not found`);
+    if (!e || e.session.owner !== owner) throw new HttpError(404, `session ${clip(id)} not found`);
     return e.session;
   }
 
@@ -204,17 +233,19 @@ export class PlatformSessions {
 
   /** Chrome's own browser endpoint (ws://127.0.0.1:PORT/devtools/browser/…), for in-process attachment. */
   endpoint(owner: Owner, id: string): string {
-    const s = this.get(owner, id);
-    const e = this.entries.get(s.id)!;
-    if (s.status !== "RUNNING") throw new HttpError(409, `session ${id} is not running (${s.status})`);
-    return e.browser.wsEndpoint;
+    return this.running(owner, id).wsEndpoint;
   }
 
   /** Chrome's DevTools port of a running session (for the debug route's /json/list). */
   chromePort(owner: Owner, id: string): number {
+    return this.running(owner, id).port;
+  }
+
+  private running(owner: Owner, id: string): LaunchedBrowser {
     const s = this.get(owner, id);
-    if (s.status !== "RUNNING") throw new HttpError(409, `session ${id} is not running (${s.status})`);
-    return this.entries.get(s.id)!.browser.port;
+    const browser = this.entries.get(s.id)?.browser;
+    if (s.status !== "RUNNING" || !browser) throw new HttpError(409, `session ${s.id} is not running (${s.status})`);
+    return browser;
   }
 
   /** The proxied base of a session's Chrome: `<publicUrl>/v1/connect/{id}/{token}` (http or https). */
@@ -228,8 +259,7 @@ export class PlatformSessions {
   connectUrl(session: PlatformSession): string {
     const e = this.entries.get(session.id);
     if (!e) throw new HttpError(404, `session ${session.id} not found`);
-    const browserPath = new URL(e.browser.wsEndpoint).pathname;
-    return `${this.connectBase(session).replace(/^http/, "ws")}${browserPath}`;
+    return `${this.connectBase(session).replace(/^http/, "ws")}${e.browserPath}`;
   }
 
   /** Checks a proxied request's id + token (constant-time on the token). */
@@ -239,7 +269,7 @@ export class PlatformSessions {
     const a = Buffer.from(token);
     const b = Buffer.from(e.token);
     if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, status: 401, message: "invalid session token" };
-    if (e.session.status !== "RUNNING") return { ok: false, status: 410, message: `session is ${e.session.status}` };
+    if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, status: 410, message: `session is ${e.session.status}` };
     return { ok: true, port: e.browser.port, session: e.session };
   }
 
@@ -297,7 +327,8 @@ export class PlatformSessions {
     e.session.updatedAt = now;
     clearTimeout(e.timer);
     this.log(`session ${id} ended: ${why}`);
-    const stop = e.browser.close().catch(() => {});
+    const stop = (e.browser?.close() ?? Promise.resolve()).catch(() => {});
+    e.browser = undefined;
     this.stopping.add(stop);
     void stop.finally(() => this.stopping.delete(stop));
     const listeners = [...e.listeners];
@@ -318,7 +349,7 @@ export class PlatformSessions {
       let running = 0;
       for (const [id, e] of this.entries) {
         if (e.session.status !== "RUNNING") continue;
-        if (alive(e.browser.pid)) running++;
+        if (e.browser && alive(e.browser.pid)) running++;
         else this.end(id, "COMPLETED", "chrome exited");
       }
       if (!running && this.watcher) {
@@ -329,12 +360,24 @@ export class PlatformSessions {
     this.watcher.unref();
   }
 
+  /** Ended sessions past the retention, or past ENDED_MAX of their key (oldest first), are forgotten. */
   private prune(): void {
-    const ended = [...this.entries.values()].filter((e) => e.session.status !== "RUNNING").sort((a, b) => (a.session.endedAt ?? 0) - (b.session.endedAt ?? 0));
     const cutoff = Date.now() - ENDED_RETENTION_MS;
-    ended.forEach((e, i) => {
-      if ((e.session.endedAt ?? 0) < cutoff || ended.length - i > ENDED_MAX) this.entries.delete(e.session.id);
-    });
+    const byOwner = new Map<Owner, Entry[]>();
+    for (const e of this.entries.values()) {
+      if (e.session.status === "RUNNING") continue;
+      if ((e.session.endedAt ?? 0) < cutoff) this.entries.delete(e.session.id);
+      else {
+        const list = byOwner.get(e.session.owner);
+        if (list) list.push(e);
+        else byOwner.set(e.session.owner, [e]);
+      }
+    }
+    for (const ended of byOwner.values()) {
+      if (ended.length <= ENDED_MAX) continue;
+      ended.sort((a, b) => (a.session.endedAt ?? 0) - (b.session.endedAt ?? 0));
+      for (const e of ended.slice(0, ended.length - ENDED_MAX)) this.entries.delete(e.session.id);
+    }
   }
 }
 

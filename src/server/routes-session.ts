@@ -12,7 +12,7 @@ import { AgentExecuteRequestSchema } from "../index.js";
 import type { ApiSession, Operation, OperationOutcome } from "./api-sessions.js";
 import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
-import { errorResponse, HttpError } from "./http-error.js";
+import { describeFailure, errorResponse, HttpError, safePath } from "./http-error.js";
 import { ActBodySchema, cacheBypassed, ExtractBodySchema, NavigateBodySchema, ObserveBodySchema, StartBodySchema } from "./session-bodies.js";
 import { actOperation, agentOperation, extractOperation, navigateOperation, observeOperation, type RequestModel } from "./session-ops.js";
 import { EventStream, namedEvents, wantsStream } from "./sse.js";
@@ -72,9 +72,10 @@ async function operate<B extends { streamResponse?: boolean | null | undefined }
     const events = new EventStream(stream, namedEvents(c));
     const left = new AbortController();
     stream.onAbort(() => left.abort());
-    await events.system("starting");
-    await events.system("connected");
+    // Everything after the headers is inside this try: whatever throws, the stream ends with `error`.
     try {
+      await events.system("starting");
+      await events.system("connected");
       const outcome = await session.perform(op, AbortSignal.any([gone, left.signal]), (line) => void events.log(line));
       // Headers left before the outcome was known: the cache verdict rides in the event (Stagehand reads both).
       const cache = outcome.cacheStatus ? { cacheHit: outcome.cacheStatus === "HIT" } : {};
@@ -82,7 +83,7 @@ async function operate<B extends { streamResponse?: boolean | null | undefined }
     } catch (e) {
       const r = errorResponse(e);
       // A JSON 500 is logged by the app's error handler; a stream's never reaches it.
-      if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${c.req.path} (stream): ${e instanceof Error ? e.name : "unknown"}`);
+      if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${safePath(c.req.path)} (stream): ${describeFailure(e)}`);
       await events.error(r.message, r.code);
     }
     await events.flush();

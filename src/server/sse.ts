@@ -76,7 +76,16 @@ export class EventStream {
 
   private send(type: "system" | "log", status: StreamStatus, data: Record<string, unknown>): Promise<void> {
     if (this.ended) return this.chain;
-    const payload = JSON.stringify({ id: randomUUID(), type, data });
+    let payload: string;
+    try {
+      payload = JSON.stringify({ id: randomUUID(), type, data });
+    } catch {
+      // A value JSON cannot carry (a cycle, a BigInt, nesting past the stack): a log line is dropped; a
+      // result becomes the stream's `error`, so the stream still ends with exactly one terminal event.
+      if (status !== "finished") return this.chain;
+      payload = JSON.stringify({ id: randomUUID(), type, data: { status: "error", error: "the result could not be serialized as JSON" } });
+      status = "error";
+    }
     const message = this.named ? { event: status, data: payload } : { data: payload };
     // writeSSE swallows write errors (a gone client), so the chain never rejects.
     this.chain = this.chain.then(() => this.stream.writeSSE(message)).catch(() => {});
