@@ -16,9 +16,14 @@ import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { processAlive as alive } from "../util/process.js";
 
-/** Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3). */
+/**
+ * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3). No
+ * `--remote-allow-origins`: with it, any web page Chrome opens (this one's or another Chrome's on the
+ * same machine) could open a WebSocket to a DevTools port on loopback and drive that browser. svc's own
+ * clients (chrome-remote-interface, Playwright, the server's CDP proxy) send no Origin, which Chrome
+ * accepts without it.
+ */
 export const DEFAULT_ARGS: readonly string[] = [
-  "--remote-allow-origins=*",
   "--no-first-run",
   "--no-default-browser-check",
   "--disable-dev-shm-usage",

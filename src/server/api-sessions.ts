@@ -14,10 +14,11 @@
 import { randomUUID } from "node:crypto";
 import { type LogLine, type Metrics, type Page, Service } from "../index.js";
 import type { Owner } from "./auth.js";
-import type { ServerConfig } from "./config.js";
+import { isolated, type ServerConfig } from "./config.js";
 import { errorResponse, HttpError, parseWith } from "./http-error.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "./platform-sessions.js";
-import { clientCdpEndpoint, type StartBody, withModelKey } from "./session-bodies.js";
+import { clientCdpEndpoint } from "./cdp-url.js";
+import { refuseTenantLaunchOptions, type StartBody, withModelKey } from "./session-bodies.js";
 import { maskValues, ReplayLog, type ReplayMethod, usageBetween } from "./session-replay.js";
 import { wireLogLine } from "./sse.js";
 
@@ -221,8 +222,9 @@ export class ApiSessions {
     let created = false;
     let cdpUrl: string;
     let publicCdpUrl: string;
+    refuseTenantLaunchOptions(browser?.launchOptions, isolated(this.config));
     if (browser?.type === "local" && browser.cdpUrl) {
-      cdpUrl = await clientCdpEndpoint(browser.cdpUrl, this.config.apiKeys.length > 1);
+      cdpUrl = await clientCdpEndpoint(browser.cdpUrl, this.config);
       publicCdpUrl = browser.cdpUrl;
     } else {
       if (body.browserbaseSessionID && browser?.type !== "local") {

@@ -1,83 +1,180 @@
 /**
  * The CDP proxy: `<origin>/v1/connect/{id}/{token}/…` reaches the session's Chrome. WebSocket upgrades
- * (devtools/browser/…, devtools/page/…) are forwarded as raw TCP after the handshake; plain GETs of
- * json/… and devtools/… (what connectOverCDP("http://…") and the DevTools frontend fetch) are fetched from
- * Chrome with the URLs in them rewritten to the proxied base. The token is the credential: CDP clients
- * cannot send an API key header.
+ * (devtools/browser/…, devtools/page/…) are terminated here and relayed message by message to a WebSocket
+ * this proxy opens to Chrome (with no Origin: Chrome accepts no browser origin); on a server that isolates
+ * its tenants every command passes the tenant filter (cdp-filter.ts) first. Plain GETs of json/… and
+ * devtools/… (what connectOverCDP("http://…") and the DevTools frontend fetch) are fetched from Chrome
+ * with the URLs in them rewritten to the proxied base. The token is the credential: CDP clients cannot
+ * send an API key header.
+ *
+ * Nothing a request carries can throw out of the upgrade handler: any failure is an HTTP answer on that
+ * socket and a log line (never the path: it holds the token).
  */
 import type { IncomingMessage, Server } from "node:http";
-import { connect as netConnect, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { WebSocket, WebSocketServer } from "ws";
+import { TenantCdpFilter, isWebTarget } from "./cdp-filter.js";
+import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
+import { isolated, type ServerConfig } from "./config.js";
 import { HttpError } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 
 const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
 /** What may be reached through the proxy: the DevTools protocol and frontend, nothing else Chrome serves. */
 const ALLOWED = /^\/(json(\/.*)?|devtools\/.*)$/;
+/** The WebSocket endpoints of Chrome's DevTools (the only ones an isolated tenant may open). */
+const CDP_SOCKET = /^\/devtools\/(browser|page)\/([^/]+)$/;
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway" };
 
-export function attachCdpProxy(server: Server, platform: PlatformSessions): void {
+export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig): void {
+  const log = (line: string) => {
+    try {
+      config.log?.(line);
+    } catch {
+      // a failing log sink must not fail a connection
+    }
+  };
+  const filtered = isolated(config);
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CDP_MESSAGE });
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
-    const url = new URL(req.url ?? "/", "http://proxy.invalid");
-    const m = CONNECT_PATH.exec(url.pathname);
-    if (!m) return reject(socket, 404, "not found");
-    const [, id = "", token = "", rest = "/"] = m;
-    if (!ALLOWED.test(rest)) return reject(socket, 404, "not found");
-    const target = platform.connectTarget(decodeURIComponent(id), decodeURIComponent(token));
-    if (!target.ok) return reject(socket, target.status, target.message);
-    const port = target.port;
-
-    const upstream: Socket = netConnect(port, "127.0.0.1");
-    const unsubscribe = platform.onEnded(target.session.id, () => closeBoth());
-    let closed = false;
-    function closeBoth(): void {
-      if (closed) return;
-      closed = true;
-      unsubscribe();
-      socket.destroy();
-      upstream.destroy();
-    }
-    upstream.on("error", closeBoth);
-    upstream.on("close", closeBoth);
-    socket.on("close", closeBoth);
-    upstream.once("connect", () => {
-      // Chrome refuses a Host that is not an IP or localhost, and checks Origin against
-      // --remote-allow-origins; it sees a local client.
-      const lines = [`${req.method ?? "GET"} ${rest}${url.search} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) {
-        const name = req.rawHeaders[i]!;
-        if (/^(host|origin)$/i.test(name)) continue;
-        lines.push(`${name}: ${req.rawHeaders[i + 1] ?? ""}`);
-      }
-      upstream.write(`${lines.join("\r\n")}\r\n\r\n`);
-      if (head.length) upstream.write(head);
-      upstream.setNoDelay(true);
-      (socket as Socket).setNoDelay?.(true);
-      socket.pipe(upstream);
-      upstream.pipe(socket);
+    upgrade(req, socket, head).catch((e: unknown) => {
+      const status = e instanceof HttpError ? e.status : 500;
+      log(`cdp proxy: upgrade refused with ${status}: ${errorText(e)}`);
+      reject(socket, status, e instanceof HttpError ? e.message : "internal error");
     });
+  });
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    if (String(req.headers.upgrade).toLowerCase() !== "websocket") throw new HttpError(400, "only WebSocket upgrades are served here");
+    const url = parseTarget(req.url);
+    const m = CONNECT_PATH.exec(url.pathname);
+    if (!m) throw new HttpError(404, "not found");
+    const [, rawId = "", rawToken = "", rest = "/"] = m;
+    if (!ALLOWED.test(rest)) throw new HttpError(404, "not found");
+    const socketPath = CDP_SOCKET.exec(rest);
+    if (filtered && !socketPath) throw new HttpError(404, "not found");
+    const target = platform.connectTarget(decode(rawId, "session id"), decode(rawToken, "token"));
+    if (!target.ok) throw new HttpError(target.status, target.message);
+    const { port, session } = target;
+    if (filtered && socketPath?.[1] === "page") await refuseInternalPage(port, decode(socketPath[2]!, "target id"));
+
+    const browser = await openBrowserSocket(`ws://127.0.0.1:${port}${rest}${url.search}`);
+    if (socket.destroyed) return browser.terminate();
+    const unsubscribe = platform.onEnded(session.id, () => {
+      browser.terminate();
+      socket.destroy();
+    });
+    socket.once("close", () => {
+      unsubscribe();
+      browser.terminate();
+    });
+    const browserGone = () => socket.destroy();
+    browser.once("close", browserGone);
+    wss.handleUpgrade(req, socket, head, (client) => {
+      browser.off("close", browserGone);
+      try {
+        const filter = filtered ? new TenantCdpFilter() : undefined;
+        relay(client, browser, {
+          ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : {}),
+          onRefused: (what) => log(`cdp proxy: session ${session.id}: refused ${what}`),
+          onError: (e) => log(`cdp proxy: session ${session.id}: relay failed: ${errorText(e)}`),
+        });
+      } catch (e) {
+        log(`cdp proxy: session ${session.id}: relay failed: ${errorText(e)}`);
+        client.terminate();
+        browser.terminate();
+      }
+    });
+  }
+}
+
+/** The request target as a URL; a target that is not a path (`//`, absolute forms that fail) is a 400. */
+function parseTarget(raw: string | undefined): URL {
+  try {
+    return new URL(raw ?? "/", "http://proxy.invalid");
+  } catch {
+    throw new HttpError(400, "malformed request target");
+  }
+}
+
+function decode(s: string, what: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw new HttpError(400, `malformed percent-escape in the ${what}`);
+  }
+}
+
+/** A page WebSocket only to a web page: Chrome's own pages (chrome://, devtools://) hold privileged bindings. */
+async function refuseInternalPage(port: number, id: string): Promise<void> {
+  let targets: Array<{ id?: unknown; type?: unknown; url?: unknown }>;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
+    targets = (await res.json()) as typeof targets;
+  } catch {
+    throw new HttpError(502, "the session's browser did not answer");
+  }
+  const t = Array.isArray(targets) ? targets.find((x) => x?.id === id) : undefined;
+  if (!t) throw new HttpError(404, "no such page");
+  if (!isWebTarget(t)) throw new HttpError(403, "that page is browser-internal (chrome:, devtools: …): tenants do not drive it");
+}
+
+/** Opens the proxy's own WebSocket to Chrome (no Origin, Host 127.0.0.1): resolves once open. */
+function openBrowserSocket(url: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: MAX_CDP_MESSAGE, handshakeTimeout: 10_000, followRedirects: false });
+    ws.on("error", () => reject(new HttpError(502, "the session's browser did not answer")));
+    ws.once("unexpected-response", (_req, res) => {
+      res.resume();
+      ws.terminate();
+      reject(new HttpError(res.statusCode === 404 ? 404 : 502, `the session's browser refused the connection (HTTP ${res.statusCode ?? "?"})`));
+    });
+    ws.once("open", () => resolve(ws));
   });
 }
 
+function errorText(e: unknown): string {
+  return String(e instanceof Error ? e.message : e).slice(0, 200);
+}
+
 function reject(socket: Duplex, status: number, message: string): void {
-  const reason = { 401: "Unauthorized", 404: "Not Found", 410: "Gone" }[status] ?? "Error";
+  if (socket.destroyed || !socket.writable) return void socket.destroy();
   const body = JSON.stringify({ success: false, message });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
+  socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 
 /**
  * A plain GET through the proxy (`rest` is the path after the token, with its query). JSON answers have
- * Chrome's address replaced by the proxied base, so the URLs in them work from the client's side.
+ * Chrome's address replaced by the proxied base, so the URLs in them work from the client's side. Throws
+ * only HttpError.
  */
 export async function proxyCdpHttp(platform: PlatformSessions, id: string, token: string, rest: string): Promise<Response> {
-  const path = rest.split("?")[0] ?? "/";
-  if (!ALLOWED.test(path)) throw new HttpError(404, "not found");
+  try {
+    return await proxyHttp(platform, id, token, rest);
+  } catch (e) {
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(502, "the session's browser did not answer");
+  }
+}
+
+async function proxyHttp(platform: PlatformSessions, id: string, token: string, rest: string): Promise<Response> {
+  if (!rest.startsWith("/")) throw new HttpError(404, "not found");
   const target = platform.connectTarget(id, token);
   if (!target.ok) throw new HttpError(target.status, target.message);
   const local = `127.0.0.1:${target.port}`;
+  let upstream: URL;
+  try {
+    upstream = new URL(`http://${local}${rest}`);
+  } catch {
+    throw new HttpError(400, "malformed path");
+  }
+  // Checked on the path Chrome will see (dot segments resolved), on Chrome's own host only.
+  const path = upstream.pathname;
+  if (upstream.host !== local || !ALLOWED.test(path)) throw new HttpError(404, "not found");
   let res: Response;
   try {
-    res = await fetch(`http://${local}${rest}`, { signal: AbortSignal.timeout(10_000) });
+    res = await fetch(upstream, { signal: AbortSignal.timeout(10_000) });
   } catch {
     throw new HttpError(502, "the session's browser did not answer");
   }

@@ -46,7 +46,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   url ||= `http://${host}:${port}`;
-  attachCdpProxy(server, platform);
+  attachCdpProxy(server, platform, config);
   handleClientErrors(server, log);
   log(`listening on ${url}`);
 

@@ -4,8 +4,6 @@
  * Objects are loose where the seed says nothing: official clients send fields this server has no use for
  * (useTouch, ignoreSelectors, screenshot …); the fields it acts on are validated.
  */
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
 import { z } from "zod";
 import { ActionSchema, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../index.js";
 import { HttpError } from "./http-error.js";
@@ -29,6 +27,18 @@ const ClientLaunchOptionsSchema = LocalBrowserLaunchOptionsSchema.superRefine((o
     }
   }
 });
+
+/**
+ * On a server that isolates its tenants, two of those are the operator's too: `proxy` would take the
+ * browser's network path away from the egress policy (every tenant Chrome goes through the server's own
+ * proxy), and `headless: false` would put the tenant's windows on the server's display, sharing its
+ * clipboard with whoever sits there.
+ */
+export function refuseTenantLaunchOptions(launch: z.output<typeof ClientLaunchOptionsSchema> | undefined, isolated: boolean): void {
+  if (!isolated || !launch) return;
+  if (launch.proxy !== undefined) throw new HttpError(400, "browser.launchOptions.proxy: not settable on a server that isolates its tenants (their browsers reach the network only through the server's egress policy)");
+  if (launch.headless === false) throw new HttpError(400, "browser.launchOptions.headless: must stay true on a server that isolates its tenants (a headed browser shares the server's display and clipboard)");
+}
 
 export const StartBodySchema = z.looseObject({
   modelName: z.string().min(1, "the model name is empty"),
@@ -111,49 +121,4 @@ export function withModelKey(model: unknown, key: string | undefined): unknown {
 /** `browserbase-cache-bypass: true`: skip the server's caches for this call. */
 export function cacheBypassed(header: string | undefined): boolean {
   return (header ?? "").trim().toLowerCase() === "true";
-}
-
-/**
- * A client-given cdpUrl, as the ws:// endpoint to attach to. On a server with several API keys it must not
- * reach this host's loopback: every Chrome of every key listens there, and attaching to another key's
- * Chrome would bypass ownership. An http(s):// URL is resolved here (its /json/version names the ws
- * endpoint), so a remote host cannot redirect the attachment to loopback. With one key there is no one
- * else's browser to reach, so local setups (`cdpUrl: ws://127.0.0.1:9222/…`) work.
- */
-export async function clientCdpEndpoint(cdpUrl: string, multiTenant: boolean): Promise<string> {
-  await refuseLoopback(cdpUrl, multiTenant);
-  if (/^wss?:/i.test(cdpUrl)) return cdpUrl;
-  let ws: unknown;
-  try {
-    // Relative to the URL's path: a proxied browser lives under a prefix (…/v1/connect/{id}/{token}).
-    const base = cdpUrl.replace(/\/+$/, "").replace(/\/json\/version$/, "");
-    const res = await fetch(`${base}/json/version`, { signal: AbortSignal.timeout(10_000), redirect: "error" });
-    ws = ((await res.json()) as { webSocketDebuggerUrl?: unknown }).webSocketDebuggerUrl;
-  } catch {
-    throw new HttpError(400, "browser.cdpUrl: no DevTools endpoint answered at its /json/version");
-  }
-  if (typeof ws !== "string" || !/^wss?:\/\//i.test(ws)) throw new HttpError(400, "browser.cdpUrl: its /json/version names no webSocketDebuggerUrl");
-  await refuseLoopback(ws, multiTenant);
-  return ws;
-}
-
-async function refuseLoopback(url: string, multiTenant: boolean): Promise<void> {
-  if (!multiTenant) return;
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw new HttpError(400, `browser.cdpUrl: cannot resolve host "${host}"`);
-  }
-  if (addresses.some(isLoopback)) {
-    throw new HttpError(400, "browser.cdpUrl: loopback addresses are refused on a server with several API keys (they reach the server's own browsers); start a browser session instead");
-  }
-}
-
-function isLoopback(address: string): boolean {
-  const a = address.toLowerCase();
-  if (a === "::1" || a === "::" || a === "0.0.0.0") return true;
-  const v4 = a.startsWith("::ffff:") ? a.slice(7) : a;
-  return /^127\./.test(v4);
 }

@@ -1,0 +1,201 @@
+/**
+ * What a tenant may send its session's Chrome through connectUrl on a server that isolates its tenants.
+ * The proxy terminates the WebSocket and hands every client message to `fromClient` before it reaches
+ * Chrome; a refused command is answered here with a CDP error and never forwarded.
+ *
+ * Every forwarded message is the JSON.stringify of what JSON.parse made of it: Chrome sees exactly the
+ * command that was checked (no duplicate keys read differently by two parsers, no CBOR, no invalid JSON).
+ * Commands are checked whatever their `sessionId` (flattened sessions): a child session is as able to
+ * navigate as the browser target.
+ *
+ * Refused, and why (devtools-protocol 0.0.1734725, read domain by domain for file paths, URLs that load
+ * without a web origin, and the network path):
+ * - a URL that is not a web page (only http, https, data, blob, javascript and about:blank/about:srcdoc
+ *   pass; Chrome rewrites other about: URLs to chrome:, and file:, chrome:, devtools:, view-source:,
+ *   chrome-extension: … read the server's files or reach privileged pages):
+ *   Page.navigate, Target.createTarget, Network.loadNetworkResource, Fetch.continueRequest and
+ *   Network.continueInterceptedRequest (`url` rewrites a request), PWA.install (a file:// web bundle),
+ *   PWA.launch. Page.navigateToHistoryEntry passes: history holds only what was already navigated to.
+ * - the server's files: DOM.setFileInputFiles and Page.handleFileChooser (read paths into the page),
+ *   Input.dispatchDragEvent with `files`, PWA.launchFilesInApp, Extensions.loadUnpacked (loads a directory
+ *   as an extension),
+ *   Browser.getBrowserCommandLine (shows the server's paths).
+ * - the network path: Target.createBrowserContext with proxyServer or proxyBypassList (around the egress
+ *   policy) or originsWithUniversalNetworkAccess, Target.setRemoteLocations (Chrome connects to given
+ *   hosts), Tethering.bind (Chrome listens on a server port), Tracing.start with the system backend.
+ * - ways past this filter: Target.exposeDevToolsProtocol (raw CDP for page JavaScript),
+ *   Target.sendMessageToTarget (a command inside a string; flattened sessions are the supported way),
+ *   Target.openDevTools (a DevTools window with its privileged host bindings).
+ * Rewritten rather than refused: Browser/Page.setDownloadBehavior is forwarded as `deny` whatever it asked
+ * (downloads would write to the server's disk). Playwright sends `allowAndName` with a path of its own
+ * machine for every context, connectOverCDP's default one included: a refusal would fail the connection,
+ * while `deny` keeps it working and its download events report the cancelled download.
+ * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
+ *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
+ *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
+ */
+
+/** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */
+const WEB_TARGET_SCHEMES = new Set(["http:", "https:", "about:", "data:", "blob:", "chrome-error:"]);
+/** Schemes a tenant may navigate to or load. */
+const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
+const ABOUT_PAGES = new Set(["blank", "srcdoc"]);
+
+type Params = Record<string, unknown>;
+type Check = (p: Params) => string | undefined;
+
+const always =
+  (reason: string): Check =>
+  () =>
+    reason;
+const optionalUrl =
+  (field: string): Check =>
+  (p) =>
+    p[field] === undefined ? undefined : urlRefusal(p[field], field);
+
+const CHECKS = new Map<string, Check>([
+  ["Page.navigate", (p) => urlRefusal(p.url, "url")],
+  ["Target.createTarget", (p) => (p.url === undefined || p.url === "" ? undefined : urlRefusal(p.url, "url"))],
+  ["Network.loadNetworkResource", (p) => urlRefusal(p.url, "url")],
+  ["Fetch.continueRequest", optionalUrl("url")],
+  ["Network.continueInterceptedRequest", optionalUrl("url")],
+  ["PWA.install", optionalUrl("installUrlOrBundleUrl")],
+  ["PWA.launch", optionalUrl("url")],
+  ["PWA.launchFilesInApp", always("it opens files of the server's disk")],
+  ["DOM.setFileInputFiles", always("it reads files of the server's disk into the page")],
+  ["Page.handleFileChooser", always("it reads files of the server's disk into the page")],
+  ["Input.dispatchDragEvent", (p) => (hasItems((p.data as Params | undefined)?.files) ? "dropping files reads the server's disk" : undefined)],
+  ["Extensions.loadUnpacked", always("it loads an extension from the server's disk")],
+  ["Browser.getBrowserCommandLine", always("it shows the server's paths")],
+  [
+    "Target.createBrowserContext",
+    (p) => {
+      for (const field of ["proxyServer", "proxyBypassList", "originsWithUniversalNetworkAccess"]) {
+        if (p[field] !== undefined) return `${field} would route the context's traffic around the server's network policy`;
+      }
+      return undefined;
+    },
+  ],
+  ["Target.setRemoteLocations", always("it makes the browser connect to hosts of the client's choosing")],
+  ["Tethering.bind", always("it opens a listening port on the server")],
+  ["Tracing.start", (p) => (p.tracingBackend === "system" ? "the system backend talks to the server's own tracing service" : undefined)],
+  ["Target.exposeDevToolsProtocol", always("it gives page JavaScript unfiltered DevTools access")],
+  ["Target.sendMessageToTarget", always("only flattened sessions are relayed (Target.attachToTarget with flatten: true)")],
+  ["Target.openDevTools", always("a DevTools window has privileged host bindings")],
+]);
+
+/** Commands forwarded with other parameters than the client gave (see the module comment). */
+const REWRITES = new Map<string, (p: Params) => Params>([
+  ["Browser.setDownloadBehavior", (p) => ({ ...p, behavior: "deny", downloadPath: undefined })],
+  ["Page.setDownloadBehavior", (p) => ({ ...p, behavior: "deny", downloadPath: undefined })],
+]);
+
+/** What may be sent in a session attached to a target that is not a web page. */
+const INTERNAL_SESSION_ALLOWED = new Set(["Runtime.runIfWaitingForDebugger"]);
+
+export type ClientVerdict = { forward: string } | { reply: string; refused: string };
+
+export class TenantCdpFilter {
+  /** Sessions attached to targets that are not web pages. */
+  private readonly internal = new Set<string>();
+  /** Attached sessions of each target (for Target.targetInfoChanged). */
+  private readonly sessionsOf = new Map<string, Set<string>>();
+
+  /** A client message: the text to forward to Chrome, or the error reply to send back instead. */
+  fromClient(data: Buffer, isBinary: boolean): ClientVerdict {
+    if (isBinary) return refusedReply(0, undefined, -32700, "binary (CBOR) message refused by svc: send JSON text", "binary message");
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString("utf8"));
+    } catch {
+      return refusedReply(0, undefined, -32700, "Message must be a valid JSON", "invalid JSON");
+    }
+    let forward: string;
+    try {
+      forward = JSON.stringify(message);
+    } catch {
+      return refusedReply(0, undefined, -32600, "message refused by svc: nested too deeply", "deep message");
+    }
+    if (typeof message !== "object" || message === null) return { forward };
+    const m = message as { id?: unknown; method?: unknown; params?: unknown; sessionId?: unknown };
+    if (typeof m.method !== "string") return { forward };
+    const id = typeof m.id === "number" ? m.id : 0;
+    const sessionId = typeof m.sessionId === "string" ? m.sessionId : undefined;
+    const method = m.method;
+    const params = typeof m.params === "object" && m.params !== null && !Array.isArray(m.params) ? (m.params as Params) : {};
+    let reason: string | undefined;
+    if (sessionId !== undefined && this.internal.has(sessionId) && !INTERNAL_SESSION_ALLOWED.has(method)) {
+      reason = "this session is attached to a browser-internal page (chrome:, devtools: …), which tenants do not drive";
+    } else {
+      reason = CHECKS.get(method)?.(params);
+    }
+    const rewrite = REWRITES.get(method);
+    if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...m, params: rewrite(params) }) };
+    if (reason === undefined) return { forward };
+    const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;
+    return refusedReply(id, sessionId, -32000, `${name} refused by svc: ${reason}`, name);
+  }
+
+  /** A message from Chrome on its way to the client: learns which sessions are attached to what. */
+  fromBrowser(data: Buffer, isBinary: boolean): void {
+    if (isBinary || data.indexOf('"Target.') < 0) return;
+    let m: { method?: unknown; params?: Params };
+    try {
+      m = JSON.parse(data.toString("utf8")) as typeof m;
+    } catch {
+      return;
+    }
+    const p = m.params ?? {};
+    const info = (p.targetInfo ?? {}) as Params;
+    if (m.method === "Target.attachedToTarget" && typeof p.sessionId === "string" && typeof info.targetId === "string") {
+      const sessions = this.sessionsOf.get(info.targetId) ?? new Set<string>();
+      sessions.add(p.sessionId);
+      this.sessionsOf.set(info.targetId, sessions);
+      if (!isWebTarget(info)) this.internal.add(p.sessionId);
+    } else if (m.method === "Target.detachedFromTarget" && typeof p.sessionId === "string") {
+      this.internal.delete(p.sessionId);
+      for (const [target, sessions] of this.sessionsOf) {
+        sessions.delete(p.sessionId);
+        if (sessions.size === 0) this.sessionsOf.delete(target);
+      }
+    } else if (m.method === "Target.targetInfoChanged" && typeof info.targetId === "string" && !isWebTarget(info)) {
+      // A target only ever becomes internal this way (a web page never turns back into one that was not).
+      for (const s of this.sessionsOf.get(info.targetId) ?? []) this.internal.add(s);
+    }
+  }
+}
+
+/** Whether a target (as /json/list or Target.TargetInfo describes it) is a web page, frame or worker. */
+export function isWebTarget(info: { type?: unknown; url?: unknown }): boolean {
+  if (info.type === "browser_ui") return false;
+  if (info.url === "" || info.url === undefined) return true;
+  if (typeof info.url !== "string") return false;
+  try {
+    return WEB_TARGET_SCHEMES.has(new URL(info.url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** Why a tenant may not navigate to or load `url`, or undefined when it may. */
+export function urlRefusal(url: unknown, field: string): string | undefined {
+  if (typeof url !== "string") return `${field} is not a string`;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `${field} is not an absolute URL`;
+  }
+  if (NAVIGABLE_SCHEMES.has(u.protocol)) return undefined;
+  if (u.protocol === "about:" && ABOUT_PAGES.has(u.pathname)) return undefined;
+  const scheme = u.protocol.length > 24 ? `${u.protocol.slice(0, 24)}…` : u.protocol;
+  return `${scheme} URLs are not web pages (only http(s), data:, blob:, javascript:, about:blank and about:srcdoc are)`;
+}
+
+function hasItems(v: unknown): boolean {
+  return v !== undefined && !(Array.isArray(v) && v.length === 0);
+}
+
+function refusedReply(id: number, sessionId: string | undefined, code: number, message: string, refused: string): ClientVerdict {
+  return { reply: JSON.stringify({ id, error: { code, message }, ...(sessionId !== undefined ? { sessionId } : {}) }), refused };
+}

@@ -1,0 +1,97 @@
+/**
+ * Two open WebSockets relayed message by message: a CDP client on one side, a browser on the other. The
+ * client's messages pass through an optional check (the tenant filter) that may answer one itself instead
+ * of forwarding it. A side whose peer reads slowly is paused (no unbounded buffering: screencasts and
+ * screenshots are large), and either side closing or failing closes the other.
+ */
+import type { WebSocket } from "ws";
+
+/** Largest message either side may send (a full-page screenshot of a tall page is tens of megabytes). */
+export const MAX_CDP_MESSAGE = 256 * 1024 * 1024;
+const HIGH_WATER = 16 * 1024 * 1024;
+const LOW_WATER = 1024 * 1024;
+
+export interface RelayHooks {
+  /** A client message: the text to forward, or a reply to send back to the client instead. */
+  fromClient?(data: Buffer, isBinary: boolean): { forward: string } | { reply: string; refused: string };
+  /** A browser message on its way to the client. */
+  fromBrowser?(data: Buffer, isBinary: boolean): void;
+  /** A client message was answered with a refusal (`what` names it briefly). */
+  onRefused?(what: string): void;
+  /** Something failed inside the relay (both sides are closed). */
+  onError?(e: unknown): void;
+}
+
+export interface Relay {
+  /** Ends both sides at once. */
+  terminate(): void;
+}
+
+export function relay(client: WebSocket, browser: WebSocket, hooks: RelayHooks = {}): Relay {
+  let closed = false;
+  const closeBoth = (code: number, reason: Buffer | string = "") => {
+    if (closed) return;
+    closed = true;
+    for (const ws of [client, browser]) {
+      try {
+        if (ws.readyState === ws.OPEN) ws.close(validCloseCode(code) ? code : 1000, reason);
+        else ws.terminate();
+      } catch {
+        ws.terminate();
+      }
+    }
+  };
+  const fail = (e: unknown) => {
+    hooks.onError?.(e);
+    closeBoth(1011, "relay error");
+  };
+
+  client.on("message", (raw, isBinary) => {
+    try {
+      const data = raw as Buffer;
+      const verdict = hooks.fromClient?.(data, isBinary) ?? { forward: data };
+      if ("reply" in verdict) {
+        hooks.onRefused?.(verdict.refused);
+        send(client, client, verdict.reply, false);
+      } else {
+        send(browser, client, verdict.forward, typeof verdict.forward === "string" ? false : isBinary);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  });
+  browser.on("message", (raw, isBinary) => {
+    try {
+      const data = raw as Buffer;
+      hooks.fromBrowser?.(data, isBinary);
+      send(client, browser, data, isBinary);
+    } catch (e) {
+      fail(e);
+    }
+  });
+  for (const ws of [client, browser]) {
+    ws.on("close", (code, reason) => closeBoth(code, reason));
+    ws.on("error", () => closeBoth(1011));
+  }
+  return {
+    terminate: () => {
+      closed = true;
+      client.terminate();
+      browser.terminate();
+    },
+  };
+}
+
+/** Sends `data` to `to`; pauses `from` while `to` has too much unsent, until it drains. */
+function send(to: WebSocket, from: WebSocket, data: Buffer | string, binary: boolean): void {
+  if (to.readyState !== to.OPEN) return;
+  to.send(data, { binary }, () => {
+    if (from.isPaused && to.bufferedAmount < LOW_WATER) from.resume();
+  });
+  if (to.bufferedAmount > HIGH_WATER && !from.isPaused) from.pause();
+}
+
+/** Codes a close frame may carry (1005 and 1006 only describe a close, they are never sent). */
+function validCloseCode(code: number): boolean {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+}
