@@ -29,6 +29,7 @@ export type {
 } from "./events.js";
 export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
 export { ModelConfigSchema } from "./model/config.js";
+export { type ModelEndpointPolicy, checkModelEndpoint } from "./model/endpoint.js";
 export { VariablesSchema } from "./operations/variables.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";

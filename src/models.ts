@@ -5,7 +5,7 @@
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
-import { createModelClient, fromLegacy, parseModelConfig, resolveApiKey, type LLMClient, type ResolvedModel } from "./model/index.js";
+import { createModelClient, fromLegacy, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
 
 export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
 
@@ -28,6 +28,8 @@ export class ModelRegistry {
   constructor(
     private readonly spec: { model?: unknown; modelName?: string; modelClientOptions?: unknown },
     private readonly custom: LLMClient | undefined,
+    /** Set when the configs come from someone else (a server's tenants): see src/model/endpoint-policy.ts. */
+    private readonly endpointPolicy?: ModelEndpointPolicy,
   ) {
     if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
     else if (spec.modelName) this.defaultModel = fromLegacy(spec.modelName, spec.modelClientOptions);
@@ -42,7 +44,10 @@ export class ModelRegistry {
     const key = JSON.stringify(resolved);
     let client = this.clients.get(key);
     if (!client) {
-      client = createModelClient(resolved, { stored: (provider) => readStoredSetting(`${provider}.apiKey`) });
+      client = createModelClient(resolved, {
+        stored: (provider) => readStoredSetting(`${provider}.apiKey`),
+        ...(this.endpointPolicy ? { endpointPolicy: this.endpointPolicy, field: override === undefined ? "model" : field } : {}),
+      });
       this.clients.set(key, client);
     }
     return client;

@@ -46,6 +46,15 @@ export const ServiceOptionsSchema = z.strictObject({
   platformBaseURL: z.url({ protocol: /^https?$/ }).optional(),
   // svc: the agent's search backend (useSearch), a SearXNG instance (default: SVC_SEARCH_URL; else the platform in env BROWSERBASE).
   searchUrl: z.url({ protocol: /^https?$/ }).optional(),
+  // svc: the model configs come from someone other than this process's owner (a shared server's tenants):
+  // one that chooses its own endpoint is sent only its own key and must pass `allow` / connect through
+  // `fetch` (see src/model/endpoint-policy.ts).
+  modelEndpointPolicy: z
+    .strictObject({
+      allow: z.array(z.url({ protocol: /^https?$/ })).optional(),
+      fetch: z.custom<(input: string | URL | Request, init?: RequestInit) => Promise<Response>>((v) => typeof v === "function", { message: "expected a function" }).optional(),
+    })
+    .optional(),
   // Older generation (§4.4).
   domSettleTimeoutMs: z.number().int().min(0).optional(),
   enableCaching: z.boolean().optional(),

@@ -5,7 +5,7 @@
 import { withRequestSignal } from "./signal.js";
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { ClientPlan } from "./endpoint.js";
+import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromAnthropic } from "./usage.js";
@@ -35,14 +35,17 @@ export function classifyAnthropicError(e: unknown): Failure | undefined {
 
 /** The @anthropic-ai/sdk client for a plan (also used by the computer-use client). */
 export function makeAnthropicSdk(plan: ClientPlan): Anthropic {
+  const credential = plan.tokenProvider ?? plan.apiKey;
+  // No credential: the SDK insists on one (passing it also keeps it from reading ANTHROPIC_AUTH_TOKEN), so
+  // it gets a placeholder whose header is dropped (null default headers remove it): no credential is sent.
+  const noAuth = credential === undefined && !hasHeader(plan.headers, "authorization") && !hasHeader(plan.headers, "x-api-key") ? { "x-api-key": null, Authorization: null } : {};
   return new Anthropic({
-    // The SDK insists on a credential; a loopback server ignores this placeholder.
-    apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused",
+    apiKey: credential ?? "none",
     ...(plan.baseURL ? { baseURL: plan.baseURL } : {}),
     maxRetries: plan.maxRetries,
     ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
     ...(plan.fetch ? { fetch: plan.fetch } : {}),
-    defaultHeaders: plan.headers,
+    defaultHeaders: { ...plan.headers, ...noAuth },
   });
 }
 

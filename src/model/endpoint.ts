@@ -4,12 +4,13 @@
  * so the wire clients stay provider-blind. Pure apart from reading `env`; no SDK is imported.
  */
 import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
-import type { ResolvedModel } from "./config.js";
-import { type StoredKeyLookup, resolveApiKey } from "./keys.js";
+import { type ResolvedModel, parseModelConfig } from "./config.js";
+import { type FetchLike, type ModelEndpointPolicy, choosesEndpoint, refuseUnlisted } from "./endpoint-policy.js";
+import { type StoredKeyLookup, resolveKeyFor } from "./keys.js";
 import { type OpenAIEndpointFormat, SUPPORTED_PROVIDERS, envKeysFor, providerInfo } from "./providers.js";
 
 export type TokenProvider = () => Promise<string>;
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { FetchLike, ModelEndpointPolicy } from "./endpoint-policy.js";
 
 export interface ModelClientOptions {
   /** The key to use; when absent it is resolved (config, `<PROVIDER>_API_KEY`, `stored`). */
@@ -23,6 +24,10 @@ export interface ModelClientOptions {
   stored?: StoredKeyLookup;
   /** Bearer token source replacing Google auth for Vertex (and the Entra token for Azure); for tests and custom auth. */
   tokenProvider?: TokenProvider;
+  /** The config comes from someone else (a server's tenant): see endpoint-policy.ts. */
+  endpointPolicy?: ModelEndpointPolicy | undefined;
+  /** Where the config came from, for messages (`options.model`). Default `model`. */
+  field?: string;
 }
 
 export interface ClientPlan {
@@ -51,6 +56,11 @@ export interface ClientPlan {
   secrets: string[];
   /** The variable named in auth-failure hints. */
   keyHint?: string;
+  /**
+   * The endpoint was chosen by a config under an endpoint policy: nothing of this process's own
+   * configuration (OPENAI_ORG_ID, ANTHROPIC_AUTH_TOKEN …, read by the SDKs themselves) goes with its requests.
+   */
+  foreignEndpoint?: boolean;
 }
 
 const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
@@ -109,11 +119,15 @@ function azureRoot(resolved: ResolvedModel, env: NodeJS.ProcessEnv): string {
 
 export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {}): ClientPlan {
   const env = opts.env ?? process.env;
+  const field = opts.field ?? "model";
   const info = providerInfo(resolved.provider);
   if (!info && !resolved.baseURL) throw unsupported(resolved);
   const wire = info?.wire ?? "openai";
   const entra = resolved.auth?.type === "azureEntraId" ? resolved.auth.token : undefined;
-  const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveApiKey(resolved, env, opts.stored));
+  const policy = opts.endpointPolicy;
+  const foreign = policy !== undefined && choosesEndpoint(resolved);
+  const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveKeyFor(resolved, env, opts.stored, policy));
+  if (foreign) refuseWithoutOwnCredential(resolved, field, apiKey, opts.tokenProvider);
   const headers = { ...resolved.headers };
   const plan: ClientPlan = {
     wire,
@@ -173,5 +187,41 @@ export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {
     }
   }
   plan.secrets = [plan.apiKey, entra, ...Object.values(headers)].filter((s): s is string => typeof s === "string" && s.length > 0);
+  if (foreign) {
+    refuseUnlisted(resolved, plan.baseURL ?? "", policy, field);
+    plan.foreignEndpoint = true;
+    if (policy.fetch) plan.fetch = policy.fetch;
+    // The environment is never consulted for this endpoint's key.
+    if (plan.keyHint && !plan.tokenProvider) plan.keyHint = `${field}.apiKey`;
+  }
   return plan;
+}
+
+/** Whether `headers` sets `name` (lower-case; any case in `headers`). */
+export function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === name);
+}
+
+/**
+ * Wires that cannot go without a credential, when the config chose the endpoint and brought none: Azure
+ * (its SDK would read AZURE_OPENAI_API_KEY itself) and Vertex (Google's default credentials are the
+ * process owner's). Other wires go without one (see resolveKeyFor).
+ */
+function refuseWithoutOwnCredential(resolved: ResolvedModel, field: string, apiKey: string | undefined, tokenProvider: TokenProvider | undefined): void {
+  if (apiKey || tokenProvider || resolved.auth) return;
+  if (resolved.provider === "azure" || resolved.provider === "vertex") {
+    const what = resolved.provider === "azure" ? "an apiKey or auth (Entra ID token)" : "auth (a service account)";
+    throw new MissingLLMConfigurationError(`${field}: a ${resolved.provider} config that chooses its own endpoint needs its own credential: ${what}`);
+  }
+}
+
+/**
+ * A model config from someone else (a server's tenant), checked against `policy` before any call: a
+ * chosen endpoint outside its `allow` list, or one that needs a credential it does not bring, throws
+ * naming `field`. Configs that take the provider's endpoint pass.
+ */
+export function checkModelEndpoint(model: unknown, policy: ModelEndpointPolicy, field: string, env: NodeJS.ProcessEnv = process.env): void {
+  if (model === undefined || model === null) return;
+  const resolved = parseModelConfig(model, field);
+  if (choosesEndpoint(resolved)) planClient(resolved, { env, endpointPolicy: policy, field });
 }

@@ -5,12 +5,14 @@
  * it is left out entirely (OpenAI echoes a masked key in its 401 text). No SDK error is attached as
  * `cause`, since it can hold the same text.
  */
-import { LLMResponseError, ServiceAbortedError, ServiceError } from "../errors.js";
+import { LLMResponseError, ServiceAbortedError, ServiceError, ServiceInvalidArgumentError } from "../errors.js";
 
 export type Failure =
   | { kind: "aborted" }
   | { kind: "timeout" }
   | { kind: "connection"; detail?: string }
+  /** An address policy refused the connection (util/guarded-fetch.ts): the endpoint is not for this caller. */
+  | { kind: "refused"; detail: string }
   /** The token provider (Google auth, Entra) failed before any request was sent. */
   | { kind: "credentials"; detail: string }
   | { kind: "status"; status: number; message?: string; requestId?: string }
@@ -63,6 +65,14 @@ export function causeDetail(e: unknown): string | undefined {
   return msg;
 }
 
+/** The message of a RefusedAtConnectError in `e`'s causes (matched by name: undici is not loaded here). */
+function refusal(e: unknown): string | undefined {
+  for (let c = (e as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
+    if ((c as Error).name === "RefusedAtConnectError") return (c as Error).message;
+  }
+  return undefined;
+}
+
 /** The error classes both Stainless-generated SDKs (openai, @anthropic-ai/sdk) export. */
 export interface SdkErrorClasses {
   Abort: abstract new (...args: never[]) => Error;
@@ -76,6 +86,8 @@ export function classifySdkError(e: unknown, c: SdkErrorClasses, messageOf: (bod
   if (e instanceof c.Abort) return { kind: "aborted" };
   if (e instanceof c.Timeout) return { kind: "timeout" };
   if (e instanceof c.Connection) {
+    const refused = refusal(e);
+    if (refused) return { kind: "refused", detail: refused };
     const detail = causeDetail(e);
     return detail ? { kind: "connection", detail } : { kind: "connection" };
   }
@@ -99,6 +111,10 @@ export function failureToError(f: Failure, ctx: FailureContext): ServiceError {
     case "connection":
       return new LLMResponseError(`${who}: could not reach ${host(ctx.baseURL)}${attempts}${f.detail ? ` (${oneLine(redact(f.detail, ctx.secrets), 120)})` : ""}`, {
         hint: "check the network and the model baseURL",
+      });
+    case "refused":
+      return new ServiceInvalidArgumentError(`${who}: the model endpoint ${host(ctx.baseURL)} is not reachable from here: ${oneLine(f.detail, 300)}`, {
+        hint: "use a model endpoint on the public internet, or one the operator allows",
       });
     case "credentials":
       return new LLMResponseError(`${who}: could not get an access token: ${oneLine(redact(f.detail, ctx.secrets), 200)}`, { hint: `check ${ctx.keyHint ?? "the credentials"}` });

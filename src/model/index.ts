@@ -21,8 +21,9 @@ export {
   parseModelConfig,
   parseModelString,
 } from "./config.js";
-export { type StoredKeyLookup, MissingModelKeyError, keyOptional, keyVariables, missingKeyError, resolveApiKey } from "./keys.js";
+export { type StoredKeyLookup, MissingModelKeyError, keyOptional, keyVariables, missingKeyError, resolveApiKey, resolveKeyFor } from "./keys.js";
 export { type KnownProvider, type OpenAIEndpointFormat, type ProviderName, PROVIDERS, SUPPORTED_PROVIDERS, envKeysFor, isKnownProvider } from "./providers.js";
-export { type ClientPlan, type FetchLike, type ModelClientOptions, type TokenProvider, googleTokenProvider, planClient } from "./endpoint.js";
+export { type ClientPlan, type FetchLike, type ModelClientOptions, type TokenProvider, checkModelEndpoint, googleTokenProvider, planClient } from "./endpoint.js";
+export { type ModelEndpointPolicy, choosesEndpoint, underPrefix } from "./endpoint-policy.js";
 export { createModelClient } from "./factory.js";
 export { accumulateUsage, addUsage, sumUsage, totalTokens } from "./usage.js";

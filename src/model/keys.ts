@@ -1,9 +1,11 @@
 /**
  * Where a model key comes from: the config object, else `<PROVIDER>_API_KEY` in the environment, else the
  * key stored with `svc config` (the caller passes a lookup; src/ never reads the CLI's settings itself).
+ * Under a ModelEndpointPolicy, a config that chooses its own endpoint gets only the key it carries.
  */
 import { MissingLLMConfigurationError } from "../errors.js";
 import type { ResolvedModel } from "./config.js";
+import { choosesEndpoint, type ModelEndpointPolicy } from "./endpoint-policy.js";
 import { envKeysFor, isLoopbackURL, providerInfo } from "./providers.js";
 
 export type StoredKeyLookup = (provider: string) => string | undefined;
@@ -36,6 +38,18 @@ export function resolveApiKey(resolved: ResolvedModel, env: NodeJS.ProcessEnv = 
   if (s) return s;
   if (keyOptional(resolved)) return undefined;
   throw missingKeyError(resolved.provider, vars);
+}
+
+/**
+ * The key to send, as resolveApiKey decides it, except that under `policy` a config choosing its own
+ * endpoint gets only its own `apiKey`: the environment's and the stored keys are the process owner's, for
+ * the provider's endpoint, and must never travel to an endpoint someone else picked. Without its own key
+ * such an endpoint is called with no credential at all (a local server needs none; one that does answers
+ * 401, which names model.apiKey) rather than refused here, since only the endpoint knows whether it needs one.
+ */
+export function resolveKeyFor(resolved: ResolvedModel, env: NodeJS.ProcessEnv, stored: StoredKeyLookup | undefined, policy: ModelEndpointPolicy | undefined): string | undefined {
+  if (policy && choosesEndpoint(resolved)) return resolved.apiKey?.trim() || undefined;
+  return resolveApiKey(resolved, env, stored);
 }
 
 /** MissingLLMConfigurationError that also says which provider and variable, so the CLI can ask for the key. */

@@ -8,7 +8,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
 import { LLMResponseError, ServiceError } from "../errors.js";
-import type { ClientPlan } from "./endpoint.js";
+import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
@@ -39,8 +39,8 @@ export function makeSdk(plan: ClientPlan): OpenAI {
     ...(plan.fetch ? { fetch: plan.fetch } : {}),
     defaultHeaders: plan.headers,
     ...(plan.defaultQuery ? { defaultQuery: plan.defaultQuery } : {}),
-    // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI's own API only.
-    ...(plan.provider === "openai" ? {} : { organization: null, project: null }),
+    // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI's own API only (and to the process owner's).
+    ...(plan.provider === "openai" && !plan.foreignEndpoint ? {} : { organization: null, project: null }),
   };
   if (plan.azureDeployments) {
     return new AzureOpenAI({
@@ -50,8 +50,12 @@ export function makeSdk(plan: ClientPlan): OpenAI {
       ...(plan.tokenProvider ? { azureADTokenProvider: plan.tokenProvider } : { apiKey: plan.apiKey }),
     });
   }
-  // The SDK insists on a key; local servers ignore this placeholder.
-  return new OpenAI({ ...common, baseURL: plan.baseURL, apiKey: plan.tokenProvider ?? plan.apiKey ?? "unused" });
+  const credential = plan.tokenProvider ?? plan.apiKey;
+  // No credential: the SDK insists on a key, so it gets a placeholder and the Authorization header it would
+  // make of it is dropped (a null default header removes it); the endpoint sees no credential at all.
+  // OPENAI_ADMIN_KEY is never this client's to send.
+  const noAuth = credential === undefined && !hasHeader(plan.headers, "authorization") ? { Authorization: null } : {};
+  return new OpenAI({ ...common, defaultHeaders: { ...plan.headers, ...noAuth }, baseURL: plan.baseURL, apiKey: credential ?? "none", adminAPIKey: null });
 }
 
 const OPENAI_ERRORS = { Abort: APIUserAbortError, Timeout: APIConnectionTimeoutError, Connection: APIConnectionError, Api: APIError };

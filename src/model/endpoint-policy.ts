@@ -1,0 +1,62 @@
+/**
+ * Model configs written by someone other than this process's owner (svc serve's tenants). A config that
+ * chooses its own endpoint — a baseURL, an Azure resource, a Vertex project/location — is that party's
+ * endpoint: it is sent only the credential the config itself carries, never a key from the environment or
+ * from `svc config` (those belong to whoever runs the process and are meant for the provider's own
+ * endpoint, or the one the environment configures). Under a policy it must also lie under one of `allow`
+ * (when given) and is connected through `fetch` (an address-guarded one on a shared server). Configs that
+ * go where the provider or the environment sends them resolve their key as usual.
+ */
+import { ServiceInvalidArgumentError } from "../errors.js";
+import type { ResolvedModel } from "./config.js";
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ModelEndpointPolicy {
+  /** URL prefixes (`https://api.openai.com/v1`, `http://10.0.0.5:11434/v1`) a chosen endpoint must lie under; absent: any. */
+  allow?: string[] | undefined;
+  /** How requests to chosen endpoints connect (the provider's own endpoints use the SDK's default). */
+  fetch?: FetchLike | undefined;
+}
+
+/** Whether the config names its endpoint itself rather than taking the provider's (or the environment's). */
+export function choosesEndpoint(resolved: ResolvedModel): boolean {
+  return resolved.baseURL !== undefined || resolved.azure?.resourceName !== undefined || resolved.vertex !== undefined;
+}
+
+/** The field of a config that chose its endpoint, for messages (`options.model.baseURL`). */
+export function endpointField(resolved: ResolvedModel, field: string): string {
+  if (resolved.baseURL !== undefined) return `${field}.baseURL`;
+  if (resolved.azure?.resourceName !== undefined) return `${field}.providerOptions.azure.resourceName`;
+  return `${field}.providerOptions.vertex`;
+}
+
+/**
+ * Whether `url` lies under `prefix`, compared as URLs: same scheme, host and port, and the prefix's path
+ * is a whole-segment prefix of the URL's. So `https://api.openai.com.evil.example/v1`,
+ * `https://api.openai.com@evil.example/v1` and `https://api.openai.com/v10` are not under
+ * `https://api.openai.com/v1`.
+ */
+export function underPrefix(url: string, prefix: string): boolean {
+  let u: URL;
+  let p: URL;
+  try {
+    u = new URL(url);
+    p = new URL(prefix);
+  } catch {
+    return false;
+  }
+  if (u.protocol !== p.protocol || u.host !== p.host || u.username || u.password) return false;
+  const base = p.pathname.replace(/\/+$/, "");
+  return u.pathname === base || u.pathname.startsWith(`${base}/`);
+}
+
+/** Throws naming the field when a chosen endpoint is outside the policy's `allow` list. */
+export function refuseUnlisted(resolved: ResolvedModel, url: string, policy: ModelEndpointPolicy, field: string): void {
+  const allow = policy.allow;
+  if (!allow || !choosesEndpoint(resolved) || allow.some((prefix) => underPrefix(url, prefix))) return;
+  const shown = url.length > 80 ? `${url.slice(0, 80)}…` : url;
+  throw new ServiceInvalidArgumentError(`${endpointField(resolved, field)}: ${shown} is not an allowed model endpoint (allowed: ${allow.length ? allow.join(", ") : "none"})`, {
+    hint: "use one of the allowed endpoints, or a provider/model name without a baseURL",
+  });
+}
