@@ -12,10 +12,12 @@
  * why.
  */
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { type LogLine, type Metrics, type Page, Service } from "../index.js";
 import type { Owner } from "./auth.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { errorResponse, HttpError, parseWith } from "./http-error.js";
+import { serverModelPolicy, type ServerModelPolicy } from "./model-policy.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "./platform-sessions.js";
 import { clientCdpEndpoint } from "./cdp-url.js";
 import { refuseTenantLaunchOptions, type StartBody, withModelKey } from "./session-bodies.js";
@@ -194,17 +196,28 @@ function safeUrl(page: Page): string {
   }
 }
 
+/**
+ * A key's own cache directory (act and agent caches): one tenant's entries are never served to another,
+ * which would tell B what A did and let B's poisoned entry steer A.
+ */
+export function ownerCacheDir(cacheDir: string, owner: Owner): string {
+  return join(cacheDir, owner);
+}
+
 export class ApiSessions {
   private readonly config: ServerConfig;
   private readonly platform: PlatformSessions;
   private readonly log: (line: string) => void;
   private readonly sessions = new Map<string, ApiSession>();
+  /** How the tenants' model configs are served (see model-policy.ts). */
+  readonly models: ServerModelPolicy;
   private closing = false;
 
   constructor(deps: ApiSessionsDeps) {
     this.config = deps.config;
     this.platform = deps.platform;
     this.log = deps.log;
+    this.models = serverModelPolicy(deps.config);
   }
 
   /** The session; 404 when unknown, ended or another key's. */
@@ -259,7 +272,9 @@ export class ApiSessions {
         ...(body.selfHeal !== undefined ? { selfHeal: body.selfHeal } : {}),
         ...(body.systemPrompt ? { systemPrompt: body.systemPrompt } : {}),
         verbose: body.verbose ?? 1,
-        cacheDir: this.config.cacheDir,
+        cacheDir: ownerCacheDir(this.config.cacheDir, owner),
+        // Model configs are the tenant's: an endpoint it chooses gets only its own key (model-policy.ts).
+        modelEndpointPolicy: this.models.policy,
         // The agent's search tool (useSearch) searches where POST /v1/search does.
         ...(this.config.searchUrl ? { searchUrl: this.config.searchUrl } : {}),
         logger: (line) => session.emitLog(line),
@@ -306,6 +321,7 @@ export class ApiSessions {
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 50));
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false)));
+    await this.models.close().catch(() => {});
   }
 
   private releaseQuietly(owner: Owner, id: string): void {

@@ -56,7 +56,7 @@ export function sessionRoutes(deps: ServerDeps): Hono<Env> {
 async function operate<B extends { streamResponse?: boolean | null | undefined }>(c: Context<Env>, deps: ServerDeps, schema: ZodType<B>, build: Build<B>, shape: Shape): Promise<Response> {
   const body = await parseBody(c, schema);
   const session = deps.api.get(c.get("owner"), c.req.param("id")!);
-  const rm: RequestModel = { key: c.req.header("x-model-api-key"), bypassCache: cacheBypassed(c.req.header("browserbase-cache-bypass")) };
+  const rm: RequestModel = { key: c.req.header("x-model-api-key"), bypassCache: cacheBypassed(c.req.header("browserbase-cache-bypass")), endpoints: deps.api.models.policy };
   const op = build(session, body, rm);
   const actionId = randomUUID();
   // Aborted by the server when the client's connection closes before the response is done.

@@ -5,8 +5,8 @@
  * envelopes are the routes' business.
  */
 import { z } from "zod";
-import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema } from "../index.js";
-import type { ApiSession, Operation } from "./api-sessions.js";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy } from "../index.js";
+import { type ApiSession, type Operation, ownerCacheDir } from "./api-sessions.js";
 import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
 import { agentEventLine } from "./sse.js";
@@ -16,6 +16,8 @@ export interface RequestModel {
   key: string | undefined;
   /** `browserbase-cache-bypass: true`. */
   bypassCache: boolean;
+  /** What a model config the request brings may point at (the Services enforce it too; see model-policy.ts). */
+  endpoints: ModelEndpointPolicy;
 }
 
 /** What the extract prompt asks when only a schema is given (the library's own words for that case). */
@@ -29,8 +31,13 @@ function modelLabel(model: unknown): string | undefined {
   return typeof name === "string" ? name : "custom";
 }
 
-/** The call's model: its own, else (when the request carries a key) the session's, with the key injected. */
-function callModel(session: ApiSession, model: unknown, rm: RequestModel): unknown {
+/**
+ * The call's model: its own, else (when the request carries a key) the session's, with the key injected.
+ * A model the request brings is checked against the endpoint policy now, so a refused endpoint is a 400
+ * naming the field before any stream starts.
+ */
+function callModel(session: ApiSession, model: unknown, rm: RequestModel, field: string): unknown {
+  checkModelEndpoint(model, rm.endpoints, field);
   return withModelKey(model ?? (rm.key ? session.modelName : undefined), rm.key);
 }
 
@@ -39,7 +46,7 @@ const names = (variables: Record<string, unknown> | undefined) => Object.keys(va
 export function actOperation(session: ApiSession, body: ActBody, rm: RequestModel): Operation {
   const o = body.options ?? {};
   const page = session.page(body.frameId);
-  const model = callModel(session, o.model, rm);
+  const model = callModel(session, o.model, rm, "options.model");
   const input = body.input;
   return {
     method: "act",
@@ -68,7 +75,7 @@ export function extractOperation(session: ApiSession, body: ExtractBody, rm: Req
   const page = session.page(body.frameId);
   const schema = body.schema ? schemaFromJson(body.schema) : undefined;
   const instruction = body.instruction?.trim() ? body.instruction : undefined;
-  const model = callModel(session, o.model, rm);
+  const model = callModel(session, o.model, rm, "options.model");
   return {
     method: "extract",
     parameters: { ...(instruction ? { instruction } : {}), ...(body.schema ? { schema: body.schema } : {}), ...(o.selector ? { selector: o.selector } : {}), ...(o.model ? { model: modelLabel(o.model) } : {}) },
@@ -86,7 +93,7 @@ export function extractOperation(session: ApiSession, body: ExtractBody, rm: Req
 export function observeOperation(session: ApiSession, body: ObserveBody, rm: RequestModel): Operation {
   const o = body.options ?? {};
   const page = session.page(body.frameId);
-  const model = callModel(session, o.model, rm);
+  const model = callModel(session, o.model, rm, "options.model");
   const instruction = body.instruction?.trim() ? body.instruction : undefined;
   return {
     method: "observe",
@@ -124,7 +131,8 @@ export type AgentBody = z.output<typeof AgentExecuteRequestSchema>;
 export function agentOperation(session: ApiSession, body: AgentBody, rm: RequestModel, cacheDir: string): Operation {
   const page = session.page(body.frameId);
   const c = body.agentConfig;
-  const model = callModel(session, c.model, rm);
+  const model = callModel(session, c.model, rm, "agentConfig.model");
+  checkModelEndpoint(c.executionModel, rm.endpoints, "agentConfig.executionModel");
   const executionModel = withModelKey(c.executionModel, rm.key);
   const config = { ...c, ...(model !== undefined ? { model } : {}), ...(executionModel !== undefined ? { executionModel } : {}) } as AgentExecuteRequest["agentConfig"];
   const x = body.executeOptions;
@@ -153,7 +161,7 @@ export function agentOperation(session: ApiSession, body: AgentBody, rm: Request
         stop();
       }
       const cacheKey = result.metadata?.cacheKey;
-      const entry = body.shouldCache && typeof cacheKey === "string" ? new AgentCache(cacheDir).get(cacheKey) : undefined;
+      const entry = body.shouldCache && typeof cacheKey === "string" ? new AgentCache(ownerCacheDir(cacheDir, session.owner)).get(cacheKey) : undefined;
       return { result, extra: entry ? { cacheEntry: { cacheKey, entry } } : {} };
     },
   };
