@@ -46,6 +46,9 @@ export const ServiceOptionsSchema = z.strictObject({
   platformBaseURL: z.url({ protocol: /^https?$/ }).optional(),
   // svc: the agent's search backend (useSearch), a SearXNG instance (default: SVC_SEARCH_URL; else the platform in env BROWSERBASE).
   searchUrl: z.url({ protocol: /^https?$/ }).optional(),
+  // svc: goto (navigate, the agent's goto tool, cached replays) opens only http:, https:, data: and about:blank;
+  // file:, chrome:, view-source: … are refused (a browser serving others, such as a shared server's tenants).
+  webUrlsOnly: z.boolean().optional(),
   // svc: the model configs come from someone other than this process's owner (a shared server's tenants):
   // one that chooses its own endpoint is sent only its own key and must pass `allow` / connect through
   // `fetch` (see src/model/endpoint-policy.ts).

@@ -16,6 +16,8 @@ export interface PageOptions {
   ignoreHTTPSErrors?: boolean;
   proxyCredentials?: { username: string; password: string };
   domSettleTimeout: number;
+  /** goto() opens only web URLs (see webUrl): the browser serves others than its owner (a server's tenants). */
+  webUrlsOnly?: boolean | undefined;
   /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
   navigate?: NavigateHandler | undefined;
 }
@@ -53,6 +55,17 @@ export function normalizeUrl(raw: string): string {
   }
   if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
   return url.href;
+}
+
+/**
+ * `url` (normalized) when it is a web URL: http:, https:, data: or about:blank. Anything else would show
+ * the browser's host rather than the web — file: reads its files; chrome:, devtools:, view-source: and
+ * about: pages (Chrome maps about:version to chrome://version) show its settings and command line.
+ */
+export function webUrl(url: string): string {
+  const u = new URL(url);
+  if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "data:" || (u.protocol === "about:" && u.pathname === "blank")) return url;
+  throw new ServiceInvalidArgumentError(`url: ${u.protocol === "about:" ? `about:${u.pathname.slice(0, 20)}` : u.protocol} URLs are refused here: this browser opens only http:, https:, data: and about:blank`);
 }
 
 export class Page {
@@ -135,7 +148,7 @@ export class Page {
   // ——— navigation ———
 
   async goto(rawUrl: string, options: GotoOptions = {}): Promise<{ url: string; status: number | null }> {
-    const url = normalizeUrl(rawUrl);
+    const url = this.options.webUrlsOnly ? webUrl(normalizeUrl(rawUrl)) : normalizeUrl(rawUrl);
     const routed = this.options.navigate;
     if (routed) {
       const result = await routed(this, url, options);

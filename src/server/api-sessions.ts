@@ -272,6 +272,8 @@ export class ApiSessions {
         ...(body.selfHeal !== undefined ? { selfHeal: body.selfHeal } : {}),
         ...(body.systemPrompt ? { systemPrompt: body.systemPrompt } : {}),
         verbose: body.verbose ?? 1,
+        // Isolated tenants navigate only to web URLs (no file:, chrome:, view-source: …).
+        ...(isolated(this.config) ? { webUrlsOnly: true } : {}),
         cacheDir: ownerCacheDir(this.config.cacheDir, owner),
         // Model configs are the tenant's: an endpoint it chooses gets only its own key (model-policy.ts).
         modelEndpointPolicy: this.models.policy,
