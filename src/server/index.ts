@@ -9,7 +9,8 @@ import { serve } from "@hono/node-server";
 import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
-import { resolveServerOptions, type ServerConfig, type ServerOptions } from "./config.js";
+import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
+import { startEgressProxy } from "./egress-proxy.js";
 import { PlatformSessions } from "./platform-sessions.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
@@ -30,7 +31,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let url = config.publicUrl ?? "";
   let shuttingDown = false;
   const publicUrl = () => url;
-  const platform = new PlatformSessions({ config, publicUrl, log });
+  const policy = tenantPolicy(config);
+  // Isolated tenants' Chromes reach the network only through this proxy (see egress-proxy.ts).
+  const egress = policy ? await startEgressProxy(policy, log) : undefined;
+  const platform = new PlatformSessions({ config, publicUrl, log, egress });
   const api = new ApiSessions({ config, platform, publicUrl, log });
   const deps: ServerDeps = { config, platform, api, publicUrl, log, shuttingDown: () => shuttingDown };
   const app = createApp(deps);
@@ -38,6 +42,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const server = await new Promise<Server>((resolvePromise, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolvePromise(s as Server)) as Server;
     s.once("error", reject);
+  }).catch(async (e: unknown) => {
+    await platform.closeAll();
+    await egress?.close();
+    throw e;
   });
   // Clients pool connections (undici keeps them ~4 s idle by default, longer under load); Node's 5 s
   // keep-alive lets the server close a socket just as a stalled client reuses it (ECONNRESET under load).
@@ -56,6 +64,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       shuttingDown = true;
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
+      await egress?.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());
         server.closeIdleConnections();

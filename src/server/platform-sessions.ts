@@ -10,6 +10,7 @@ import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, ty
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
+import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { processAlive as alive } from "../util/process.js";
 import { clip } from "../util/zod.js";
@@ -103,6 +104,8 @@ export interface PlatformSessionsDeps {
   config: ServerConfig;
   publicUrl(): string;
   log(line: string): void;
+  /** Isolated servers: the proxy every session Chrome must use (see egress-proxy.ts). */
+  egress?: EgressProxy | undefined;
 }
 
 export class PlatformSessions {
@@ -116,11 +119,13 @@ export class PlatformSessions {
   private closed = false;
   private watcher: NodeJS.Timeout | undefined;
   private readonly pool: BrowserPool | undefined;
+  private readonly egress: EgressProxy | undefined;
 
   constructor(deps: PlatformSessionsDeps) {
     this.config = deps.config;
     this.publicUrl = deps.publicUrl;
     this.log = deps.log;
+    this.egress = deps.egress;
     if (this.config.warmBrowsers > 0) this.pool = new BrowserPool(this.config.warmBrowsers, this.launchOptions(this.config.launch, this.defaultViewport(this.config.launch), {}), this.log);
   }
 
@@ -136,7 +141,7 @@ export class PlatformSessions {
       // Every session is its own Chrome: a fixed port from the server's options would collide.
       port: p.port ?? 0,
       viewport,
-      args: [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)],
+      args: isolationArgs(this.config, this.egress, [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)]),
       ...(p.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
     };
   }

@@ -28,7 +28,9 @@ const serverLog: string[] = [];
 
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), "svc-remote-cache-"));
-  server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], cacheDir, launch: { executablePath: CHROMIUM }, log: (l) => serverLog.push(l) });
+  // Two keys isolate the tenants: their browsers reach the fixture server only because it is allowed.
+  const fixture = world.server.port;
+  server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], cacheDir, launch: { executablePath: CHROMIUM }, allowNet: [`localhost:${fixture}`, `127.0.0.1:${fixture}`], log: (l) => serverLog.push(l) });
 });
 
 afterAll(async () => {

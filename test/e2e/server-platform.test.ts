@@ -35,6 +35,8 @@ function start(extra: Partial<Parameters<typeof startServer>[0]> = {}): Promise<
     cacheDir: join(base, "cache"),
     launch: { executablePath: CHROMIUM, headless: true },
     log: (line) => logs.push(line),
+    // Two keys isolate the tenants: their browsers reach the fixture server only because it is allowed.
+    allowNet: [`localhost:${fixtures.port}`, `127.0.0.1:${fixtures.port}`],
     ...extra,
   });
 }

@@ -40,6 +40,8 @@ beforeAll(async () => {
     apiKeys: [KEY, OTHER_KEY],
     cacheDir: join(base, "cache"),
     launch: { executablePath: CHROMIUM, headless: true },
+    // Two keys isolate the tenants: their browsers reach the fixture server only because it is allowed.
+    allowNet: [`localhost:${site.port}`, `127.0.0.1:${site.port}`],
     log: (line) => void logLines.push(line),
   });
 });

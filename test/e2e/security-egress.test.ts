@@ -1,0 +1,331 @@
+/**
+ * Issue 9, "a tenant's browser reaches only the public web": a real `svc serve` with two keys (so tenants
+ * are isolated) whose allowlist is exactly the fixture server, and a "victim" on loopback (HTTP and
+ * WebSocket on 127.0.0.1 and [::1], UDP for WebRTC) that nothing allows. Key B attacks from its own
+ * session — navigations in every spelling of loopback, a redirect, every kind of request a page can make,
+ * a port scan that includes the DevTools port of key A's Chrome, non-web schemes — and the victim must see
+ * no connection at all, while ordinary browsing of the allowed fixture still works. The egress proxy is
+ * also tested alone (CONNECT and plain HTTP, refused and allowed).
+ */
+import { createSocket, type Socket as UdpSocket } from "node:dgram";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isolationArgs, startEgressProxy, type EgressProxy } from "../../src/server/egress-proxy.js";
+import { resolveServerOptions } from "../../src/server/config.js";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { AddressPolicy } from "../../src/util/address-policy.js";
+import { CHROMIUM } from "../support/browser.js";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { apiClient, expectNoChrome, processesMentioning } from "../support/session-api.js";
+
+const KEY_A = "egress-key-aaaaaaaa";
+const KEY_B = "egress-key-bbbbbbbb";
+const base = mkdtempSync(join(tmpdir(), "svc-security-egress-"));
+const savedTmp = process.env.TMPDIR;
+
+/** Every TCP connection, HTTP request, WebSocket upgrade and UDP packet the victim ever saw. */
+const seen: string[] = [];
+let victims: Server[] = [];
+let udp: UdpSocket;
+let victimPort: number;
+let udpPort: number;
+let site: FixtureServer;
+let server: RunningServer;
+const logs: string[] = [];
+
+async function listen(host: string, port: number): Promise<Server> {
+  const s = createServer((req, res) => {
+    seen.push(`${host} ${req.method} ${req.url}`);
+    res.writeHead(200, { "content-type": "text/plain", "access-control-allow-origin": "*" }).end("victim secret");
+  });
+  s.on("connection", () => seen.push(`${host} connection`));
+  s.on("upgrade", (req, socket) => {
+    seen.push(`${host} upgrade ${req.url}`);
+    socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => s.once("error", reject).listen(port, host, resolve));
+  return s;
+}
+
+beforeAll(async () => {
+  process.env.TMPDIR = base;
+  site = await startFixtureServer();
+  const v4 = await listen("127.0.0.1", 0);
+  victimPort = (v4.address() as AddressInfo).port;
+  victims = [v4, await listen("::1", victimPort)];
+  udp = createSocket("udp4").on("message", (_m, from) => seen.push(`udp from ${from.address}`));
+  await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+  udpPort = udp.address().port;
+  // warmBrowsers: the first sessions come from the pool, which must launch with the same flags.
+  server = await startServer({
+    port: 0,
+    apiKeys: [KEY_A, KEY_B],
+    cacheDir: join(base, "cache"),
+    warmBrowsers: 1,
+    launch: { executablePath: CHROMIUM, headless: true },
+    allowNet: [`localhost:${site.port}`, `127.0.0.1:${site.port}`],
+    log: (line) => void logs.push(line),
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await Promise.all([site?.close(), ...victims.map((v) => new Promise((r) => v.close(r)))]);
+  udp?.close();
+  await expectNoChrome(base);
+  process.env.TMPDIR = savedTmp;
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+});
+
+const { json } = apiClient({ server: () => server, key: KEY_B });
+const victim = (host: string, path = "/") => `http://${host}:${victimPort}${path}`;
+
+async function startSession(key: string, extra: Record<string, unknown> = {}): Promise<{ status: number; body: any }> {
+  return json("POST", "/sessions/start", { modelName: "openai/gpt-test", ...extra }, { key, headers: { "x-model-api-key": "sk-unused-in-this-file" } });
+}
+
+async function navigate(id: string, url: string) {
+  return json("POST", `/sessions/${id}/navigate`, { url });
+}
+
+/** Refused: the API said no, or the page B got is the egress proxy's 403. */
+function expectRefused(r: { status: number; body: any }, what: string): void {
+  if (r.status === 200) expect(r.body.data.result?.status, `${what}: ${JSON.stringify(r.body)}`).toBe(403);
+  else expect(r.status, `${what}: ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(400);
+}
+
+/** DevTools ports of the Chromes of this file (from their command lines), whoever owns them. */
+function devtoolsPorts(): number[] {
+  const ports = new Set<number>();
+  for (const pid of processesMentioning(`--user-data-dir=${base}`)) {
+    try {
+      const m = /--remote-debugging-port=(\d+)/.exec(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+      if (m && Number(m[1]) > 0) ports.add(Number(m[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return [...ports];
+}
+
+describe("an isolated tenant's browser reaches only the public web (and the allowlist)", () => {
+  let sessionId: string;
+  let browser: Browser;
+  let page: Page;
+  let aSession: string;
+
+  beforeAll(async () => {
+    const a = await json("POST", "/sessions", {}, { key: KEY_A });
+    expect(a.status, JSON.stringify(a.body)).toBeLessThan(300);
+    aSession = a.body.id;
+    const b = await startSession(KEY_B);
+    expect(b.status, JSON.stringify(b.body)).toBe(200);
+    sessionId = b.body.data.sessionId;
+    browser = await chromium.connectOverCDP(b.body.data.cdpUrl);
+    page = browser.contexts()[0]!.pages()[0]!;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await json("POST", `/sessions/${sessionId}/end`, {});
+    await json("POST", `/sessions/${aSession}`, { status: "REQUEST_RELEASE" }, { key: KEY_A });
+  });
+
+  it("every Chrome of the server, warm pool included, runs behind the egress proxy", () => {
+    // The browser processes: children (renderers, zygote …) carry `--type=`.
+    const browsers = processesMentioning(`--user-data-dir=${base}`)
+      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8"))
+      .filter((cmd) => !cmd.includes("--type="))
+      .map((cmd) => cmd.split("\0"));
+    expect(browsers.length).toBeGreaterThanOrEqual(2);
+    for (const argv of browsers) {
+      expect(argv).toEqual(expect.arrayContaining([expect.stringMatching(/^--proxy-server=http:\/\/127\.0\.0\.1:\d+$/), "--proxy-bypass-list=<-loopback>", "--disable-quic", "--webrtc-ip-handling-policy=disable_non_proxied_udp"]));
+    }
+  });
+
+  it("allowed browsing works: the fixture page loads on both origins and its same-origin fetch answers", async () => {
+    const r = await navigate(sessionId, site.url("forms.html"));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.result.status).toBe(200);
+    expect(await page.title()).toBe("Forms");
+    expect(await page.evaluate(async () => (await fetch("/forms.html")).status)).toBe(200);
+    expect((await navigate(sessionId, site.url("forms.html", "127.0.0.1"))).body.data.result.status).toBe(200);
+  });
+
+  it("navigation to the victim is refused in every spelling of loopback, and through a redirect", async () => {
+    const hosts = ["127.0.0.1", "localhost", "127.1", "2130706433", "0x7f000001", "017700000001", "[::1]", "[::ffff:127.0.0.1]", "0.0.0.0", "[::]"];
+    for (const host of hosts) expectRefused(await navigate(sessionId, victim(host)), host);
+    const redirect = site.url(`/redirect?to=${encodeURIComponent(victim("127.0.0.1", "/from-redirect"))}`);
+    expectRefused(await navigate(sessionId, redirect), "redirect");
+    const r = await navigate(sessionId, victim("127.0.0.1"));
+    expect(await page.evaluate(() => document.body.innerText)).toMatch(/refused by svc: 127\.0\.0\.1 is a loopback/);
+    expect(r.body.data.result.status).toBe(403);
+    expect(seen).toEqual([]);
+  });
+
+  it("sub-resources, fetch/XHR, WebSocket, iframe, worker and beacon of an allowed page never reach the victim", async () => {
+    await navigate(sessionId, site.url("forms.html"));
+    /** Each kind of request a page makes, to `http` (and `ws` for the WebSocket): "ok", "error" or "timeout". */
+    const attack = async (http: string, ws: string) =>
+      page.evaluate(
+        async ({ http, ws }) => {
+          const settle = (p: Promise<unknown>) => Promise.race([p.then(() => "ok", () => "error"), new Promise((r) => setTimeout(() => r("timeout"), 10_000))]);
+          const element = (tag: string, attrs: Record<string, string>) =>
+            settle(
+              new Promise((resolve, reject) => {
+                const el = Object.assign(document.createElement(tag), attrs) as HTMLElement;
+                el.addEventListener("load", resolve);
+                el.addEventListener("error", reject);
+                document.body.append(el);
+              }),
+            );
+          const ok = (r: Response) => (r.ok ? r.text() : Promise.reject(new Error(String(r.status))));
+          const workerCode = `fetch(${JSON.stringify(http)}).then((r) => postMessage(r.ok ? "ok" : "error"), () => postMessage("error"))`;
+          const worker = new Worker(URL.createObjectURL(new Blob([workerCode], { type: "text/javascript" })));
+          const workerDone = new Promise((resolve, reject) => (worker.onmessage = (e) => (e.data === "ok" ? resolve(e.data) : reject(new Error(e.data)))));
+          const xhr = new Promise((resolve, reject) => {
+            const x = new XMLHttpRequest();
+            x.open("GET", http);
+            x.onload = () => (x.status === 200 ? resolve(x.status) : reject(new Error(String(x.status))));
+            x.onerror = reject;
+            x.send();
+          });
+          navigator.sendBeacon(http, "x");
+          return {
+            img: await element("img", { src: http }),
+            script: await element("script", { src: http }),
+            iframe: await element("iframe", { src: http }),
+            fetch: await settle(fetch(http).then(ok)),
+            xhr: await settle(xhr),
+            websocket: await settle(new Promise((resolve, reject) => Object.assign(new WebSocket(ws), { onopen: resolve, onerror: reject }))),
+            worker: await settle(workerDone),
+          };
+        },
+        { http, ws },
+      );
+    // The victim answers every origin (CORS *): without the proxy, fetch, XHR and the worker would read it.
+    expect(await attack(victim("127.0.0.1", "/attack"), `ws://127.0.0.1:${victimPort}/ws`)).toMatchObject({ fetch: "error", xhr: "error", websocket: "error", worker: "error" });
+    expect(await attack(victim("localhost", "/attack"), `ws://localhost:${victimPort}/ws`)).toMatchObject({ fetch: "error", xhr: "error", websocket: "error", worker: "error" });
+    // The same code aimed at the page's own (allowed) origin works: the refusals above are the proxy's.
+    expect(await attack(site.url("forms.html"), `ws://localhost:${site.port}/ws`)).toMatchObject({ iframe: "ok", fetch: "ok", xhr: "ok", worker: "ok" });
+    expect(seen).toEqual([]);
+  });
+
+  it("a page scanning loopback ports (the victim, svc, every Chrome's DevTools port, a closed one) learns nothing", async () => {
+    const ports = devtoolsPorts();
+    expect(ports.length).toBeGreaterThanOrEqual(1); // key A's Chrome (and B's own)
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const targets = [victimPort, server.port, closed, ...ports];
+    const outcomes = await page.evaluate(async (list) => {
+      const probe = async (url: string, mode: RequestMode) => fetch(url, { mode }).then(async (r) => `${r.type} ${r.status} ${mode === "cors" ? await r.text() : ""}`, () => "error");
+      const out: string[] = [];
+      for (const p of list) {
+        const ws = await new Promise((r) => Object.assign(new WebSocket(`ws://127.0.0.1:${p}/devtools/browser`), { onopen: () => r("open"), onerror: () => r("error") }));
+        out.push([await probe(`http://127.0.0.1:${p}/json/version`, "no-cors"), await probe(`http://localhost:${p}/json/list`, "cors"), ws].join(" | "));
+      }
+      return out;
+    }, targets);
+    // An open port, a DevTools port and a closed port all look the same: the proxy's refusal.
+    expect(new Set(outcomes).size, outcomes.join("\n")).toBe(1);
+    expect(outcomes[0]).not.toMatch(/webSocketDebuggerUrl|victim secret/);
+    expect(seen).toEqual([]);
+  });
+
+  it("WebRTC sends no UDP to loopback (no STUN, no candidates)", async () => {
+    const candidates = await page.evaluate(async (port) => {
+      const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.1:${port}` }] });
+      pc.createDataChannel("x");
+      const found: string[] = [];
+      const done = new Promise((r) => (pc.onicegatheringstatechange = () => pc.iceGatheringState === "complete" && r(null)));
+      pc.onicecandidate = (e) => void (e.candidate && found.push(e.candidate.candidate));
+      await pc.setLocalDescription(await pc.createOffer());
+      await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+      pc.close();
+      return found;
+    }, udpPort);
+    expect(candidates.filter((c) => / udp /.test(c))).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+
+  it("file:, chrome:, view-source:, devtools: and about: pages other than blank are a 400 naming url", async () => {
+    for (const url of ["file:///etc/passwd", "chrome://version", `view-source:${site.url("forms.html")}`, "devtools://devtools/bundled/inspector.html", "about:version", "chrome-untrusted://terminal/"]) {
+      const r = await navigate(sessionId, url);
+      expect(r.status, url).toBe(400);
+      expect(r.body.message, url).toMatch(/^url: /);
+    }
+    expect((await navigate(sessionId, "about:blank")).status).toBe(200);
+    expect((await navigate(sessionId, "data:text/html,<p>inline</p>")).status).toBe(200);
+  });
+});
+
+describe("the egress proxy", () => {
+  let proxy: EgressProxy;
+  const proxyLog: string[] = [];
+
+  beforeAll(async () => {
+    proxy = await startEgressProxy(new AddressPolicy([`127.0.0.1:${site.port}`]), (l) => proxyLog.push(l));
+  });
+  afterAll(() => proxy?.close());
+
+  /** Sends `head` to the proxy (then `after` once it answered 200 to a CONNECT); returns all it read. */
+  function exchange(head: string, after?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(proxy.port, "127.0.0.1", () => socket.write(head));
+      let text = "";
+      socket.on("data", (d) => {
+        text += d.toString();
+        if (after && text.startsWith("HTTP/1.1 200") && text.includes("\r\n\r\n") && !text.includes("HTTP/1.1", 10)) {
+          socket.write(after);
+          after = undefined;
+        }
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+      socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to ${head.split("\r\n")[0]}`)));
+    });
+  }
+  const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\nConnection: close\r\n\r\n`;
+
+  it("CONNECT to a refused address: 403 with the reason, and no connection made", async () => {
+    for (const target of [`127.0.0.1:${victimPort}`, `localhost:${victimPort}`, `[::1]:${victimPort}`, `[::ffff:7f00:1]:${victimPort}`, `169.254.169.254:80`, `10.0.0.1:80`]) {
+      const answer = await exchange(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      expect(answer, target).toMatch(/^HTTP\/1\.1 403 [^\r]*\r\n[\s\S]*\r\n\r\nrefused by svc: .*(loopback, private or link-local)/);
+    }
+    expect(proxyLog.some((l) => l.startsWith(`egress refused 127.0.0.1:${victimPort}: 127.0.0.1 is a loopback`))).toBe(true);
+    expect(seen).toEqual([]);
+  });
+
+  it("CONNECT to an allowed address tunnels; plain HTTP is forwarded, or refused the same way", async () => {
+    const tunnelled = await exchange(`CONNECT 127.0.0.1:${site.port} HTTP/1.1\r\nHost: 127.0.0.1:${site.port}\r\n\r\n`, get("/forms.html"));
+    expect(tunnelled).toMatch(/^HTTP\/1\.1 200 Connection Established\r\n\r\nHTTP\/1\.1 200 OK[\s\S]*<title>Forms<\/title>/);
+    expect(await exchange(get(`http://127.0.0.1:${site.port}/forms.html`))).toMatch(/^HTTP\/1\.1 200 OK[\s\S]*<title>Forms<\/title>/);
+    expect(await exchange(get(`http://127.0.0.1:${victimPort}/`))).toMatch(/^HTTP\/1\.1 403 [\s\S]*refused by svc/);
+    expect(await exchange(`GET / HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /); // not a proxy request
+    expect(seen).toEqual([]);
+  });
+
+  it("isolationArgs: the proxy flags come last; switches that would bypass them are dropped; nothing when not isolated", () => {
+    const isolatedConfig = resolveServerOptions({ apiKeys: [KEY_A, KEY_B], cacheDir: base });
+    const args = isolationArgs(isolatedConfig, proxy, ["--lang=en", "--no-proxy-server", "-proxy-pac-url=http://x/p.pac", "--load-extension=/tmp/x", "--", "--proxy-server=direct://"]);
+    expect(args).toEqual([
+      "--lang=en",
+      `--proxy-server=http://127.0.0.1:${proxy.port}`,
+      "--proxy-bypass-list=<-loopback>",
+      "--disable-quic",
+      "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    ]);
+    expect(() => isolationArgs(isolatedConfig, undefined, [])).toThrow(/egress proxy/);
+    expect(isolationArgs(resolveServerOptions({ apiKeys: [KEY_A], cacheDir: base }), undefined, ["--no-proxy-server"])).toEqual(["--no-proxy-server"]);
+  });
+});
