@@ -26,6 +26,8 @@ export function choosesEndpoint(resolved: ResolvedModel): boolean {
 
 /** The field of a config that chose its endpoint, for messages (`options.model.baseURL`). */
 export function endpointField(resolved: ResolvedModel, field: string): string {
+  if (resolved.azure?.baseURL !== undefined) return `${field}.providerOptions.azure.baseURL`;
+  if (resolved.vertex?.baseURL !== undefined) return `${field}.providerOptions.vertex.baseURL`;
   if (resolved.baseURL !== undefined) return `${field}.baseURL`;
   if (resolved.azure?.resourceName !== undefined) return `${field}.providerOptions.azure.resourceName`;
   return `${field}.providerOptions.vertex`;

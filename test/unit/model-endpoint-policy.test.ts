@@ -94,6 +94,16 @@ describe("allowed endpoints", () => {
     expect(() =>
       checkModelEndpoint({ modelName: "gpt-4o", provider: "azure", apiKey: OWN, providerOptions: { azure: { resourceName: "evil.example/x#" } } }, allow, "agentConfig.model", ENV),
     ).toThrow(/^agentConfig\.model\.providerOptions\.azure\.resourceName: https:\/\/evil\.example\/x#/);
+    // Vertex: the URL its project and location make; the field named is where the endpoint came from.
+    const vertex = (vertexOptions: Record<string, unknown>) => ({
+      modelName: "gemini-2.5-flash",
+      provider: "vertex",
+      auth: { type: "googleServiceAccount", credentials: { private_key: "k", client_email: "sa@p.iam.gserviceaccount.com" } },
+      providerOptions: { vertex: { project: "p", location: "us-central1", ...vertexOptions } },
+    });
+    expect(() => checkModelEndpoint(vertex({}), allow, "options.model", ENV)).toThrow(/^options\.model\.providerOptions\.vertex: https:\/\/us-central1-aiplatform\.googleapis\.com\/v1\/projects\/p\//);
+    expect(() => checkModelEndpoint(vertex({ baseURL: "https://llm.tenant.example/v1" }), allow, "options.model", ENV)).toThrow(/^options\.model\.providerOptions\.vertex\.baseURL: /);
+    expect(() => checkModelEndpoint(vertex({}), { allow: ["https://us-central1-aiplatform.googleapis.com/v1/projects/p"] }, "options.model", ENV)).not.toThrow();
     // Long input is quoted as a short prefix only.
     const long = `https://llm.tenant.example/${"a".repeat(5000)}`;
     let message = "";
