@@ -28,9 +28,11 @@ const serverLog: string[] = [];
 
 beforeAll(async () => {
   cacheDir = mkdtempSync(join(tmpdir(), "svc-remote-cache-"));
-  // Two keys isolate the tenants: their browsers reach the fixture server only because it is allowed.
+  // Two keys isolate the tenants: their browsers reach the fixture server, and their model configs the
+  // fake model, only because these are allowed.
   const fixture = world.server.port;
-  server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], cacheDir, launch: { executablePath: CHROMIUM }, allowNet: [`localhost:${fixture}`, `127.0.0.1:${fixture}`], log: (l) => serverLog.push(l) });
+  const allowNet = [`localhost:${fixture}`, `127.0.0.1:${fixture}`, new URL(world.fake.baseURL()).host];
+  server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], cacheDir, launch: { executablePath: CHROMIUM }, allowNet, log: (l) => serverLog.push(l) });
 });
 
 afterAll(async () => {

@@ -40,8 +40,9 @@ beforeAll(async () => {
     apiKeys: [KEY, OTHER_KEY],
     cacheDir: join(base, "cache"),
     launch: { executablePath: CHROMIUM, headless: true },
-    // Two keys isolate the tenants: their browsers reach the fixture server only because it is allowed.
-    allowNet: [`localhost:${site.port}`, `127.0.0.1:${site.port}`],
+    // Two keys isolate the tenants: their browsers reach the fixture server, and their model configs the
+    // fake model, only because these are allowed.
+    allowNet: [`localhost:${site.port}`, `127.0.0.1:${site.port}`, new URL(fake.baseURL()).host],
     log: (line) => void logLines.push(line),
   });
 });
