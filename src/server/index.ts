@@ -1,5 +1,6 @@
 /**
- * startServer(): the app on a node http server, the CDP proxy on its upgrade path, and a graceful close:
+ * startServer(): the app on a node http server, the CDP proxy on its upgrade path, the egress proxy every
+ * tenant Chrome of an isolated server goes through (egress-proxy.ts), and a graceful close:
  * new requests get 503, in-flight runs are aborted (their streams end with an `error` event, plain
  * requests get their answer), every browser is ended, then the listener closes.
  */
