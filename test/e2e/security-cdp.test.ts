@@ -1,0 +1,421 @@
+/**
+ * Issue 9, the CDP side of tenant isolation, against a real `svc serve` with two keys (so isolated) and
+ * real Chrome: key B attacks key A's browser and the server's files through everything CDP-shaped —
+ * malformed upgrade paths of the CDP proxy (unauthenticated), raw commands over B's own connectUrl, every
+ * spelling of a `cdpUrl` that leads to A's Chrome, and client launch options — while ordinary use
+ * (Playwright over connectUrl, an operator-allowed remote browser) keeps working. Last, with no server at
+ * all: a web page cannot open a WebSocket to another Chrome's DevTools port (no --remote-allow-origins).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { CHROMIUM, makeService, waitFor } from "../support/browser.js";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { apiClient, expectNoChrome } from "../support/session-api.js";
+
+const KEY_A = "cdp-key-aaaaaaaaaa";
+const KEY_B = "cdp-key-bbbbbbbbbb";
+const base = mkdtempSync(join(tmpdir(), "svc-security-cdp-"));
+const savedTmp = process.env.TMPDIR;
+const logs: string[] = [];
+
+let site: FixtureServer;
+let server: RunningServer;
+/** An operator-allowed remote browser (allowNet names its port). */
+let remote: LaunchedBrowser;
+/** An allowed host that answers with key A's Chrome: its /json/version names it, its WebSocket redirects to it. */
+let lure: Server;
+let lurePort = 0;
+/** Key A's platform session, its Chrome's real DevTools port and browser WebSocket URL. */
+let a: { id: string; connectUrl: string };
+let aPort = 0;
+let aBrowserWs = "";
+
+const { json } = apiClient({ server: () => server, key: KEY_B });
+const page = (path: string) => site.url(path, "127.0.0.1");
+
+/** DevTools ports of the Chrome browser processes launched under `base`. */
+function chromePorts(): number[] {
+  const ports: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      if (!args.some((x) => x.startsWith(`--user-data-dir=${base}`)) || args.some((x) => x.startsWith("--type="))) continue;
+      const port = args.find((x) => x.startsWith("--remote-debugging-port="));
+      if (port) ports.push(Number(port.split("=")[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return [...new Set(ports)];
+}
+
+beforeAll(async () => {
+  process.env.TMPDIR = base;
+  site = await startFixtureServer();
+  remote = await launchBrowser({ executablePath: CHROMIUM, headless: true });
+  lure = createServer((req, res) => {
+    if (req.url === "/json/version") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ webSocketDebuggerUrl: aBrowserWs }));
+    if (req.url === "/hop/json/version") return void res.writeHead(302, { location: `http://127.0.0.1:${aPort}/json/version` }).end();
+    res.writeHead(404).end();
+  });
+  lure.on("upgrade", (_req, socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${aBrowserWs}\r\nContent-Length: 0\r\n\r\n`));
+  await new Promise<void>((r) => lure.listen(0, "127.0.0.1", r));
+  lurePort = (lure.address() as AddressInfo).port;
+  server = await startServer({
+    port: 0,
+    apiKeys: [KEY_A, KEY_B],
+    cacheDir: join(base, "cache"),
+    launch: { executablePath: CHROMIUM, headless: true },
+    allowNet: [`127.0.0.1:${site.port}`, `127.0.0.1:${lurePort}`, `127.0.0.1:${remote.port}`],
+    log: (line) => void logs.push(line),
+  });
+  const before = new Set(chromePorts());
+  const created = await json("POST", "/sessions", {}, { key: KEY_A });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  a = created.body;
+  aPort = chromePorts().find((p) => !before.has(p))!;
+  aBrowserWs = ((await (await fetch(`http://127.0.0.1:${aPort}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+  const browser = await chromium.connectOverCDP(a.connectUrl);
+  await browser.contexts()[0]!.pages()[0]!.goto(page("forms.html"));
+  await browser.close();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await remote?.close();
+  await new Promise<void>((r) => (lure ? lure.close(() => r()) : r()));
+  await site?.close();
+  await expectNoChrome(base);
+  process.env.TMPDIR = savedTmp;
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+});
+
+/** Key A's page targets as A's Chrome lists them (id and URL). */
+async function aPages(): Promise<string[]> {
+  const list = (await (await fetch(`http://127.0.0.1:${aPort}/json/list`)).json()) as Array<{ id: string; type: string; url: string }>;
+  return list
+    .filter((t) => t.type === "page")
+    .map((t) => `${t.id} ${t.url}`)
+    .sort();
+}
+
+/** Sends a raw request head; resolves with the status line's code (the socket is closed after). */
+function rawUpgrade(target: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (d) => {
+      text += d.toString("latin1");
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (m) {
+        socket.destroy();
+        resolve(Number(m[1]));
+      }
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(0));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+  });
+}
+
+interface CdpReply {
+  id: number;
+  result?: any;
+  error?: { code: number; message: string };
+  sessionId?: string;
+}
+
+/** A raw CDP client over one WebSocket: commands by id, events by method. */
+async function rawCdp(url: string) {
+  const ws = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
+  const waiting = new Map<number, (m: CdpReply) => void>();
+  const events: Array<{ method: string; params: any; sessionId?: string }> = [];
+  ws.on("message", (data) => {
+    const m = JSON.parse(String(data));
+    if (m.method) events.push(m);
+    else waiting.get(m.id)?.(m);
+  });
+  let next = 1;
+  const reply = (id: number) => new Promise<CdpReply>((r) => waiting.set(id, r));
+  return {
+    events,
+    send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<CdpReply> {
+      const id = next++;
+      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      return reply(id);
+    },
+    /** Sends `raw` as is; resolves with the reply carrying `id`. */
+    raw(raw: string | Buffer, id: number, binary = false): Promise<CdpReply> {
+      ws.send(raw, { binary });
+      return reply(id);
+    },
+    close: () => ws.close(),
+  };
+}
+
+describe("the proxy's upgrade path", () => {
+  it("malformed percent-escapes and request targets are 4xx answers; the server keeps answering", async () => {
+    const token = /\/v1\/connect\/[^/]+\/([^/]+)\//.exec(a.connectUrl)![1]!;
+    const targets = [
+      "/v1/connect/%ff/x/devtools/browser/x",
+      "/v1/connect/x/%ff/devtools/browser/x",
+      "/v1/connect/%/x/devtools/browser/x",
+      "/v1/connect/x/%/devtools/browser/x",
+      "/v1/connect/%E0%A4%A/x/devtools/browser/x",
+      "/v1/connect/%C0%AF/x/devtools/browser/x",
+      "/v1/connect/x/%C0%80/devtools/page/x",
+      "/v1/connect/%ED%A0%80/x/devtools/browser/x",
+      `/v1/connect/${a.id}/%ff${token}/devtools/browser/x`,
+      `/v1/connect/${a.id}/${token}/devtools/page/%E0%A4%A`,
+      "//",
+      "/v1/connect/a/b/json/version",
+    ];
+    for (const target of targets) {
+      const status = await rawUpgrade(target);
+      expect(status, target).toBeGreaterThanOrEqual(400);
+      expect(status, target).toBeLessThan(500);
+      expect((await fetch(`${server.url}/healthz`)).status, target).toBe(200);
+    }
+    expect(logs.some((l) => l.includes("malformed percent-escape"))).toBe(true);
+    expect(logs.join("\n")).not.toContain(token);
+    // The real path still upgrades.
+    const ok = await rawCdp(a.connectUrl);
+    expect((await ok.send("Browser.getVersion")).result.product).toMatch(/Chrome/);
+    ok.close();
+  });
+});
+
+describe("raw CDP over a tenant's connectUrl", () => {
+  let b: { id: string; connectUrl: string };
+  let cdp: Awaited<ReturnType<typeof rawCdp>>;
+  let sid = "";
+  const href = async () => (await cdp.send("Runtime.evaluate", { expression: "location.href" }, sid)).result.result.value as string;
+  const refused = (r: CdpReply) => expect(r.error?.message ?? JSON.stringify(r)).toMatch(/refused by svc: /);
+
+  beforeAll(async () => {
+    const created = await json("POST", "/sessions", {});
+    expect(created.status).toBe(201);
+    b = created.body;
+    cdp = await rawCdp(b.connectUrl);
+    const targets = (await cdp.send("Target.getTargets")).result.targetInfos as Array<{ targetId: string; type: string }>;
+    const tab = targets.find((t) => t.type === "page")!;
+    sid = (await cdp.send("Target.attachToTarget", { targetId: tab.targetId, flatten: true })).result.sessionId;
+    expect((await cdp.send("Page.navigate", { url: page("forms.html") }, sid)).error).toBeUndefined();
+    await waitFor(async () => (await href()) === page("forms.html"), 10_000);
+  });
+  afterAll(async () => {
+    cdp?.close();
+    await json("POST", `/sessions/${b.id}`, { status: "REQUEST_RELEASE" });
+  });
+
+  it("navigations to anything but a web page are refused with a CDP error, in every spelling, and the page stays", async () => {
+    const urls = [
+      "file:///etc/passwd",
+      "FILE:///etc/passwd",
+      "  file:///etc/passwd",
+      "fi\tle:///etc/passwd",
+      "file://localhost/etc/passwd",
+      `file://${base}`,
+      "chrome://version",
+      "about:version",
+      "view-source:" + page("forms.html"),
+      "devtools://devtools/bundled/inspector.html",
+      "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/x.html",
+      "filesystem:http://example.com/temporary/x",
+      "/etc/passwd",
+    ];
+    for (const url of urls) {
+      const r = await cdp.send("Page.navigate", { url }, sid);
+      expect(r.error?.code, url).toBe(-32000);
+      refused(r);
+      expect(r.sessionId).toBe(sid);
+    }
+    // The browser target too, and new targets.
+    refused(await cdp.send("Target.createTarget", { url: "file:///etc/passwd" }));
+    refused(await cdp.send("Network.loadNetworkResource", { url: "file:///etc/passwd", options: { disableCache: true, includeCredentials: false } }, sid));
+    refused(await cdp.send("Fetch.continueRequest", { requestId: "x", url: "file:///etc/passwd" }, sid));
+    const pages = ((await cdp.send("Target.getTargets")).result.targetInfos as Array<{ type: string; url: string }>).filter((t) => t.type === "page");
+    expect(pages.map((p) => p.url)).toEqual([page("forms.html")]);
+    expect(await href()).toBe(page("forms.html"));
+  });
+
+  it("one parser decides: duplicate keys reach Chrome as the filter read them", async () => {
+    // Chrome's parser could take the first "method"; it is sent only the one that was checked.
+    const first = await cdp.raw(`{"id":9001,"sessionId":"${sid}","method":"Page.navigate","method":"Runtime.evaluate","params":{"url":"file:///etc/passwd","expression":"6*7"}}`, 9001);
+    expect(first.result.result.value).toBe(42);
+    const second = await cdp.raw(`{"id":9002,"sessionId":"${sid}","method":"Page.navigate","params":{"url":"file:///etc/passwd","url":"${page("iframes.html")}"}}`, 9002);
+    expect(second.error).toBeUndefined();
+    await waitFor(async () => (await href()) === page("iframes.html"), 10_000);
+    // Not JSON, and binary (CBOR) frames: answered here, the connection stays.
+    expect((await cdp.raw("{not json", 0)).error?.code).toBe(-32700);
+    expect((await cdp.raw(Buffer.from(`{"id":9003,"method":"Browser.getVersion"}`), 0, true)).error?.message).toMatch(/binary .* refused by svc/);
+    expect((await cdp.send("Page.navigate", { url: page("forms.html") }, sid)).error).toBeUndefined();
+    await waitFor(async () => (await href()) === page("forms.html"), 10_000);
+  });
+
+  it("file inputs, dropped files and extensions read nothing of the server's disk", async () => {
+    await cdp.send("Runtime.evaluate", { expression: "document.body.insertAdjacentHTML('beforeend', '<input type=file id=f>')" }, sid);
+    const doc = (await cdp.send("DOM.getDocument", {}, sid)).result.root.nodeId;
+    const nodeId = (await cdp.send("DOM.querySelector", { nodeId: doc, selector: "#f" }, sid)).result.nodeId;
+    expect(nodeId).toBeGreaterThan(0);
+    refused(await cdp.send("DOM.setFileInputFiles", { files: ["/etc/passwd"], nodeId }, sid));
+    expect((await cdp.send("Runtime.evaluate", { expression: "document.getElementById('f').files.length" }, sid)).result.result.value).toBe(0);
+    refused(await cdp.send("Input.dispatchDragEvent", { type: "drop", x: 5, y: 5, data: { items: [], files: ["/etc/passwd"], dragOperationsMask: 1 } }, sid));
+    refused(await cdp.send("Extensions.loadUnpacked", { path: "/etc" }));
+    refused(await cdp.send("PWA.launchFilesInApp", { manifestId: "x", files: ["file:///etc/passwd"] }));
+    refused(await cdp.send("Browser.getBrowserCommandLine"));
+  });
+
+  it("downloads are denied whatever behaviour is asked: nothing is written", async () => {
+    const dir = mkdtempSync(join(base, "downloads-"));
+    const set = await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, eventsEnabled: true });
+    expect(set.error).toBeUndefined();
+    await cdp.send("Runtime.evaluate", { expression: "const l = document.createElement('a'); l.download = 'x.txt'; l.href = 'data:text/plain,secret'; document.body.append(l); l.click()" }, sid);
+    const done = await waitFor(() => cdp.events.find((e) => e.method === "Browser.downloadProgress" && e.params.state !== "inProgress"), 10_000);
+    expect(done.params.state).toBe("canceled");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("no way around the filter or the egress policy: contexts with a proxy, remote locations, raw CDP for pages, tethering", async () => {
+    const contexts = async () => (await cdp.send("Target.getBrowserContexts")).result.browserContextIds as string[];
+    const before = await contexts();
+    refused(await cdp.send("Target.createBrowserContext", { proxyServer: "http://127.0.0.1:1" }));
+    refused(await cdp.send("Target.createBrowserContext", { proxyBypassList: "<-loopback>" }));
+    refused(await cdp.send("Target.createBrowserContext", { originsWithUniversalNetworkAccess: ["file://"] }));
+    expect(await contexts()).toEqual(before);
+    const plain = await cdp.send("Target.createBrowserContext");
+    expect(plain.error).toBeUndefined();
+    await cdp.send("Target.disposeBrowserContext", { browserContextId: plain.result.browserContextId });
+    refused(await cdp.send("Target.setRemoteLocations", { locations: [{ host: "127.0.0.1", port: aPort }] }));
+    const tabs = (await cdp.send("Target.getTargets")).result.targetInfos as Array<{ targetId: string; type: string }>;
+    refused(await cdp.send("Target.exposeDevToolsProtocol", { targetId: tabs.find((t) => t.type === "page")!.targetId }));
+    refused(await cdp.send("Target.sendMessageToTarget", { message: JSON.stringify({ id: 1, method: "Page.navigate", params: { url: "file:///etc/passwd" } }), sessionId: sid }));
+    refused(await cdp.send("Tethering.bind", { port: 9 }));
+    expect(await href()).toBe(page("forms.html"));
+  });
+
+  it("Chrome's own pages (chrome://, devtools://) are not driven: their sessions are refused, and so is a page socket to them", async () => {
+    const targets = (await cdp.send("Target.getTargets")).result.targetInfos as Array<{ targetId: string; type: string; url: string }>;
+    const internal = targets.find((t) => t.type === "browser_ui" || /^(chrome|devtools):/.test(t.url));
+    expect(internal, JSON.stringify(targets)).toBeDefined();
+    const attached = await cdp.send("Target.attachToTarget", { targetId: internal!.targetId, flatten: true });
+    refused(await cdp.send("Runtime.evaluate", { expression: "location.href" }, attached.result.sessionId));
+    const pageSocket = b.connectUrl.replace(/\/devtools\/browser\/.*$/, `/devtools/page/${internal!.targetId}`);
+    expect(await rawUpgrade(new URL(pageSocket).pathname)).toBe(403);
+    const tab = targets.find((t) => t.type === "page")!;
+    expect(await rawUpgrade(new URL(b.connectUrl.replace(/\/devtools\/browser\/.*$/, `/devtools/page/${tab.targetId}`)).pathname)).toBe(101);
+  });
+
+  it("ordinary use works: Playwright drives the page and opens contexts", async () => {
+    const browser = await chromium.connectOverCDP(b.connectUrl);
+    try {
+      const p = browser.contexts()[0]!.pages().find((x) => x.url() === page("forms.html"))!;
+      expect(await p.title()).toBe("Forms");
+      await p.goto(page("iframes.html"));
+      expect(p.url()).toBe(page("iframes.html"));
+      const context = await browser.newContext();
+      const fresh = await context.newPage();
+      await fresh.goto(page("forms.html"));
+      expect(await fresh.title()).toBe("Forms");
+      await context.close();
+    } finally {
+      await browser.close();
+    }
+    expect(logs.some((l) => /refused Page\.navigate/.test(l))).toBe(true);
+  });
+});
+
+describe("client cdpUrl and launch options", () => {
+  const start = (browser: Record<string, unknown>) => json("POST", "/sessions/start", { modelName: "openai/gpt-test", browser: { type: "local", ...browser } }, { headers: { "x-model-api-key": "sk-test-1234567890" } });
+
+  it("every spelling of key A's Chrome is refused with 400 naming browser.cdpUrl, and A's page is untouched", async () => {
+    const path = new URL(aBrowserWs).pathname;
+    const before = await aPages();
+    expect(before.some((p) => p.endsWith(page("forms.html")))).toBe(true);
+    const spellings = [
+      `ws://127.0.0.1:${aPort}${path}`,
+      `ws://[::ffff:127.0.0.1]:${aPort}${path}`,
+      `ws://[::ffff:7f00:1]:${aPort}${path}`,
+      `ws://[::ffff:0.0.0.0]:${aPort}${path}`,
+      `ws://[::ffff:0:0]:${aPort}${path}`,
+      `http://[::ffff:7f00:1]:${aPort}/json/version`,
+      `http://[::ffff:7f00:1]:${aPort}`,
+      `ws://127.1:${aPort}${path}`,
+      `ws://2130706433:${aPort}${path}`,
+      `ws://0x7f.0.0.1:${aPort}${path}`,
+      `ws://0177.0.0.1:${aPort}${path}`,
+      `ws://localhost:${aPort}${path}`,
+      `ws://0.0.0.0:${aPort}${path}`,
+      `ws://[::]:${aPort}${path}`,
+      `ws://[::1]:${aPort}${path}`,
+      `http://localhost:${aPort}`,
+      // Allowed hosts that lead to A's Chrome: a /json/version naming it, a redirect to it (HTTP and WebSocket).
+      `http://127.0.0.1:${lurePort}`,
+      `http://127.0.0.1:${lurePort}/hop`,
+      `ws://127.0.0.1:${lurePort}/devtools/browser/x`,
+      // The server's own connectUrl of A's session is loopback too.
+      a.connectUrl,
+    ];
+    for (const cdpUrl of spellings) {
+      const r = await start({ cdpUrl });
+      expect(r.status, `${cdpUrl} ${JSON.stringify(r.body)}`).toBe(400);
+      expect(r.body.message, cdpUrl).toMatch(/^browser\.cdpUrl: /);
+    }
+    expect(await aPages()).toEqual(before);
+    expect((await json("GET", "/sessions?status=RUNNING")).body).toEqual([]);
+  });
+
+  it("a browser the operator allowed is attached over the pinned connection", async () => {
+    const r = await start({ cdpUrl: `http://127.0.0.1:${remote.port}` });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const id = r.body.data.sessionId as string;
+    const nav = await json("POST", `/sessions/${id}/navigate`, { url: page("forms.html") });
+    expect(nav.status, JSON.stringify(nav.body)).toBe(200);
+    const list = (await (await fetch(`http://127.0.0.1:${remote.port}/json/list`)).json()) as Array<{ url: string }>;
+    expect(list.map((t) => t.url)).toContain(page("forms.html"));
+    expect((await json("POST", `/sessions/${id}/end`)).status).toBe(200);
+  });
+
+  it("launch options that would leave the egress policy or the headless sandbox are refused", async () => {
+    const before = chromePorts().length;
+    const proxy = await start({ launchOptions: { proxy: { server: `http://127.0.0.1:${aPort}` } } });
+    expect(proxy).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^browser\.launchOptions\.proxy: /) } });
+    const headed = await start({ launchOptions: { headless: false } });
+    expect(headed).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^browser\.launchOptions\.headless: /) } });
+    expect(chromePorts().length).toBe(before);
+  });
+});
+
+describe("no DevTools port a page can reach (no server: a plain library session)", () => {
+  it("a page's WebSocket to another Chrome's DevTools endpoint is refused, while a client without Origin connects", async () => {
+    const other = await launchBrowser({ executablePath: CHROMIUM, headless: true });
+    const svc = makeService({ localBrowserLaunchOptions: { executablePath: CHROMIUM, headless: true } });
+    try {
+      await svc.init();
+      await svc.page.goto(page("forms.html"));
+      // A string, so the page's own WebSocket is used (not the one this file imports).
+      const outcome = await svc.page.evaluate(
+        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(other.wsEndpoint)}); ws.onopen = () => { ws.close(); resolve("open"); }; ws.onerror = () => resolve("refused"); })`,
+      );
+      expect(outcome).toBe("refused");
+      // The endpoint itself is up: svc's own clients send no Origin.
+      const direct = new WebSocket(other.wsEndpoint);
+      await new Promise<void>((resolve, reject) => direct.once("open", () => resolve()).once("error", reject));
+      direct.close();
+    } finally {
+      await svc.close();
+      await other.close();
+    }
+  });
+});
