@@ -51,6 +51,8 @@ function classify(e: unknown): ErrorResponse {
   if (e instanceof ServiceInvalidArgumentError || e instanceof InvalidAISDKModelFormatError || e instanceof UnsupportedModelError || e instanceof MissingLLMConfigurationError) return { status: 400, message: e.message, code: e.code, headers: {} };
   if (e instanceof BrowserbaseSessionNotFoundError || e instanceof ServiceSessionNotFoundError) return { status: 404, message: e.message, code: e.code, headers: {} };
   if (isServiceError(e)) return { status: 422, message: e.message, code: e.code, headers: {} };
+  // decodeURIComponent on a request's path or query: only input can be malformed percent-encoding.
+  if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", headers: {} };
   return { status: 500, message: "internal server error", headers: {} };
 }
 

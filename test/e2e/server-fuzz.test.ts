@@ -225,7 +225,8 @@ async function send(r: Req): Promise<void> {
     });
     text = await res.text();
   } catch (e) {
-    fail(`${describeReq(r)} → no answer: ${(e as Error).name} ${(e as Error).message}`);
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    fail(`${describeReq(r)} → no answer: ${(e as Error).name} ${(e as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`);
     return;
   }
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);

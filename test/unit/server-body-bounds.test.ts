@@ -110,6 +110,17 @@ describe("messages quote at most a short prefix of the input", () => {
     expect(r.status).toBe(404);
     expect(r.message.length).toBeLessThanOrEqual(301);
   });
+
+  it("a URIError (decodeURIComponent on a request's path) is the request's fault: 400, not 500", () => {
+    let thrown: unknown;
+    try {
+      decodeURIComponent("%ff");
+    } catch (e) {
+      thrown = e;
+    }
+    expect(errorResponse(thrown)).toMatchObject({ status: 400, message: "malformed percent-encoding in the request" });
+    expect(errorResponse(new TypeError("x")).status).toBe(500);
+  });
 });
 
 describe("the server refuses oversized and malformed input with a 4xx, never a 500", () => {
