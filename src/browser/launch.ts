@@ -103,7 +103,13 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   const userDataDir = options.userDataDir ?? join(runDir, "profile");
   const chromeTmp = join(runDir, "tmp");
   mkdirSync(chromeTmp);
-  if (ownsProfile) mkdirSync(userDataDir);
+  if (ownsProfile) {
+    mkdirSync(join(userDataDir, "Default"), { recursive: true });
+    // A download lands in this Chrome's own run dir (removed with it), not in the user's ~/Downloads:
+    // headless Chrome saves a page's downloads without asking, and on svc serve that is the server's home.
+    const downloads = join(runDir, "downloads");
+    writeFileSync(join(userDataDir, "Default", "Preferences"), JSON.stringify({ download: { default_directory: downloads, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloads } }));
+  }
   const cleanup = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
   // The reaper starts before Chrome: killed between spawn and the DevTools port answering, the owner would
   // otherwise leave an orphan. It finds Chrome by its (unique) profile directory and its pid file.

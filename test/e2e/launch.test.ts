@@ -208,6 +208,39 @@ describe("userDataDir, viewport, devtools", () => {
   });
 });
 
+describe("downloads", () => {
+  it("a page's download lands in the Chrome's own run dir (removed with it), never in $HOME/Downloads", async () => {
+    const home = mkdtempSync(join(tmp, "home-"));
+    const srv = createHttpServer((req, res) => {
+      if (req.url === "/file") {
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.bin"' });
+        res.end("downloaded bytes");
+      } else {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end('<a id="dl" href="/file">get</a>');
+      }
+    });
+    const port = await listen(srv);
+    const originalHome = process.env.HOME;
+    process.env.HOME = home;
+    let runDir = "";
+    try {
+      await withBrowser({}, async (svc) => {
+        runDir = launchedOf(svc).runDir;
+        await svc.page.goto(`http://127.0.0.1:${port}/`);
+        await svc.act(action("click", "#dl"));
+        const saved = join(runDir, "downloads", "report.bin");
+        await waitFor(() => existsSync(saved) && readFileSync(saved, "utf8") === "downloaded bytes", 10_000);
+      });
+    } finally {
+      process.env.HOME = originalHome;
+      await new Promise((r) => srv.close(r));
+    }
+    expect(existsSync(join(home, "Downloads"))).toBe(false);
+    await waitFor(() => !existsSync(runDir), 5000);
+  });
+});
+
 describe("proxy", () => {
   const USER = "svc-user";
   const PASS = "s3cret:pass";
