@@ -59,7 +59,7 @@ export interface StartResult {
 
 interface InFlight {
   controller: AbortController;
-  interrupt(reason: string): void;
+  interrupt(reason: string, status: 410 | 503): void;
 }
 
 export class ApiSession {
@@ -115,11 +115,11 @@ export class ApiSession {
   async perform(op: Operation, signal: AbortSignal, log?: (line: LogLine) => void): Promise<OperationOutcome> {
     if (this.endedReason !== undefined) throw new HttpError(404, `session ${this.id} has ended (${this.endedReason})`);
     const controller = new AbortController();
-    let interrupt!: (reason: string) => void;
+    let interrupt!: InFlight["interrupt"];
     const interrupted = new Promise<never>((_, reject) => {
-      interrupt = (reason) => {
+      interrupt = (reason, status) => {
         controller.abort(new Error(reason));
-        reject(new HttpError(503, reason));
+        reject(new HttpError(status, reason, status === 503 ? { "retry-after": "5" } : {}));
       };
     });
     interrupted.catch(() => {});
@@ -158,13 +158,17 @@ export class ApiSession {
     }
   }
 
-  /** Marks the session ended and interrupts what is in flight; the caller closes the Service. */
-  markEnded(reason: string): void {
+  /**
+   * Marks the session ended and interrupts what is in flight with `status`: 410 when the session went (its
+   * client ended it, it idled out, its browser ended, a new start replaced it), 503 when the server is
+   * shutting down. The caller closes the Service.
+   */
+  markEnded(reason: string, status: 410 | 503 = 410): void {
     if (this.endedReason !== undefined) return;
     this.endedReason = reason;
     clearTimeout(this.idleTimer);
     this.unsubscribe();
-    for (const f of [...this.inflight]) f.interrupt(reason);
+    for (const f of [...this.inflight]) f.interrupt(reason, status);
   }
 
   /** Restarts the idle clock; it only runs while nothing is in flight. */
@@ -303,9 +307,9 @@ export class ApiSessions {
   }
 
   /** `POST /v1/sessions/{id}/end` (and idle expiry): see the module comment for what is released. */
-  async end(session: ApiSession, reason: string, release = session.releaseOnEnd): Promise<void> {
+  async end(session: ApiSession, reason: string, release = session.releaseOnEnd, status: 410 | 503 = 410): Promise<void> {
     if (session.ended) return;
-    session.markEnded(reason);
+    session.markEnded(reason, status);
     if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
     // Attached Services only detach; the platform session decides whether the browser lives on.
     await session.service.close().catch(() => {});
@@ -322,7 +326,7 @@ export class ApiSessions {
     this.closing = true;
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 50));
-    await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false)));
+    await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false, 503)));
     await this.models.close().catch(() => {});
   }
 

@@ -374,6 +374,19 @@ describe("agentExecute", () => {
     fake.reset();
   });
 
+  it("a request in flight when its session is ended answers 410 naming why (503 is for a server shutting down)", async () => {
+    const own = await start();
+    fake.reset();
+    scriptTimes(fake, { kind: "delay", ms: 500, then: step("wait", { ms: 10 }) }, 40);
+    const pending = json("POST", `/sessions/${own}/agentExecute`, { agentConfig: { model: model() }, executeOptions: { instruction: "wait forever", maxSteps: 40 } }, withKey);
+    await waitFor(() => fake.requests.length >= 1, 10_000);
+    expect((await json("POST", `/sessions/${own}/end`, {})).status).toBe(200);
+    const r = await pending;
+    fake.reset();
+    expect(r.status).toBe(410);
+    expect(r.body.message).toMatch(/ended by the client/);
+  });
+
   it("the replay masks variable values and names only the variables", async () => {
     const replay = await json("GET", `/sessions/${id}/replay`);
     const text = JSON.stringify(replay.body);
