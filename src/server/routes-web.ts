@@ -4,7 +4,6 @@
  * only a shared server needs — a per-key rate limit, a deadline, and a policy on which hosts a fetch may
  * reach. Responses carry no envelope, as the platform's own.
  */
-import { isIP, BlockList } from "node:net";
 import { Hono } from "hono";
 import { z } from "zod";
 import {
@@ -20,6 +19,7 @@ import {
 } from "../index.js";
 import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
+import { tenantPolicy } from "./config.js";
 import { HttpError } from "./http-error.js";
 import { RateLimiter, rateLimit } from "./rate-limit.js";
 
@@ -49,8 +49,9 @@ export function webRoutes(deps: ServerDeps): Hono<Env> {
   const backend: SearchBackend | undefined = config.searchUrl ? new SearxngSearch(config.searchUrl) : undefined;
   const searchLimit = new RateLimiter(config.searchRateLimitPerMinute);
   const fetchLimit = new RateLimiter(config.fetchRateLimitPerMinute);
-  // Several keys: several tenants, and this host's loopback holds every tenant's Chrome DevTools port.
-  const refuse = config.apiKeys.length > 1 ? refusedTarget : undefined;
+  // Isolated tenants (several keys, or --isolate) fetch what their browsers may reach: the public web and
+  // --allow-net, decided on the addresses each connection really uses.
+  const policy = tenantPolicy(config);
 
   app.post("/search", rateLimit(searchLimit, "search"), async (c) => {
     const body = await parseBody(c, SearchRequestSchema);
@@ -81,10 +82,10 @@ export function webRoutes(deps: ServerDeps): Hono<Env> {
         timeoutMs: config.fetchTimeoutMs,
         maxBytes: config.fetchMaxBytes,
         signal: c.req.raw.signal,
-        ...(refuse
+        ...(policy
           ? {
-              refuseHost: (host: string, addresses: string[]) => {
-                refusal = refuse(host, addresses);
+              refuseHost: (host: string, addresses: string[], port?: number) => {
+                refusal = policy.refusal(host, addresses, port);
                 return refusal;
               },
             }
@@ -105,31 +106,4 @@ export function webRoutes(deps: ServerDeps): Hono<Env> {
   });
 
   return app;
-}
-
-/**
- * Addresses a fetch on a multi-key server may not reach: loopback and "this host" (every tenant's Chrome
- * DevTools port listens there, and the server itself), and link-local (169.254.169.254 is the cloud
- * metadata service, with the machine's credentials). IPv4-mapped IPv6 forms match the IPv4 rules.
- */
-const REFUSED = new BlockList();
-REFUSED.addSubnet("127.0.0.0", 8, "ipv4");
-REFUSED.addSubnet("0.0.0.0", 8, "ipv4");
-REFUSED.addSubnet("169.254.0.0", 16, "ipv4");
-REFUSED.addAddress("::1", "ipv6");
-REFUSED.addAddress("::", "ipv6");
-REFUSED.addSubnet("fe80::", 10, "ipv6");
-
-/** The reason `host` (resolved to `addresses`) is refused, or undefined when it may be fetched. */
-export function refusedTarget(host: string, addresses: readonly string[]): string | undefined {
-  const bare = host.replace(/^\[|\]$/g, "");
-  for (const a of [bare, ...addresses]) {
-    const family = isIP(a);
-    if (family === 0) continue;
-    if (REFUSED.check(a, family === 4 ? "ipv4" : "ipv6")) {
-      const at = a === bare ? bare : `${bare} (${a})`;
-      return `${at} is a loopback or link-local address, which a server with several API keys does not fetch (it reaches the server's own browsers and the machine's metadata service)`;
-    }
-  }
-  return undefined;
 }
