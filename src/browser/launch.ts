@@ -17,13 +17,13 @@ import type { LocalBrowserLaunchOptions } from "./types.js";
 import { processAlive as alive } from "../util/process.js";
 
 /**
- * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3). No
- * `--remote-allow-origins`: with it, any web page Chrome opens (this one's or another Chrome's on the
- * same machine) could open a WebSocket to a DevTools port on loopback and drive that browser. svc's own
- * clients (chrome-remote-interface, Playwright, the server's CDP proxy) send no Origin, which Chrome
- * accepts without it.
+ * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3, which lists
+ * `--remote-allow-origins=*`). That one lets any web page that finds the DevTools port on loopback drive the
+ * browser; `svc serve` drops it for every Chrome it runs (src/server/devtools-origin.ts), and a library or
+ * CLI user can with `ignoreDefaultArgs: ["--remote-allow-origins=*"]`: svc's own clients send no Origin.
  */
 export const DEFAULT_ARGS: readonly string[] = [
+  "--remote-allow-origins=*",
   "--no-first-run",
   "--no-default-browser-check",
   "--disable-dev-shm-usage",

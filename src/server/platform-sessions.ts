@@ -10,6 +10,7 @@ import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, ty
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
+import { withoutBrowserOrigins } from "./devtools-origin.js";
 import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { processAlive as alive } from "../util/process.js";
@@ -135,7 +136,7 @@ export class PlatformSessions {
 
   /** The exact options a session's Chrome is launched with (the warm pool matches on them). */
   private launchOptions(base: LocalBrowserLaunchOptions, viewport: Viewport, p: { ignoreCertificateErrors?: boolean | undefined; port?: number | undefined }): LocalBrowserLaunchOptions {
-    const { cdpUrl: _ignored, ...launchOptions } = base;
+    const { cdpUrl: _ignored, ...launchOptions } = withoutBrowserOrigins(base);
     return {
       ...launchOptions,
       // Every session is its own Chrome: a fixed port from the server's options would collide.

@@ -144,7 +144,7 @@ describe("ignoreDefaultArgs", () => {
   };
 
   it("lists the seed's default args", () => {
-    expect([...DEFAULT_ARGS]).toEqual(["--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
+    expect([...DEFAULT_ARGS]).toEqual(["--remote-allow-origins=*", "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
   });
 
   it("false (default): all default args present", async () => {

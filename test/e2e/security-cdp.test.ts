@@ -397,25 +397,25 @@ describe("client cdpUrl and launch options", () => {
   });
 });
 
-describe("no DevTools port a page can reach (no server: a plain library session)", () => {
-  it("a page's WebSocket to another Chrome's DevTools endpoint is refused, while a client without Origin connects", async () => {
-    const other = await launchBrowser({ executablePath: CHROMIUM, headless: true });
+describe("no DevTools port a page can reach", () => {
+  it("a page's WebSocket to a server Chrome's DevTools endpoint is refused, while a client without Origin connects", async () => {
+    // The attacker's page runs in a plain library session, where loopback is reachable; the target is
+    // key A's Chrome on the server, launched without --remote-allow-origins.
     const svc = makeService({ localBrowserLaunchOptions: { executablePath: CHROMIUM, headless: true } });
     try {
       await svc.init();
       await svc.page.goto(page("forms.html"));
       // A string, so the page's own WebSocket is used (not the one this file imports).
       const outcome = await svc.page.evaluate(
-        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(other.wsEndpoint)}); ws.onopen = () => { ws.close(); resolve("open"); }; ws.onerror = () => resolve("refused"); })`,
+        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(aBrowserWs)}); ws.onopen = () => { ws.close(); resolve("open"); }; ws.onerror = () => resolve("refused"); })`,
       );
       expect(outcome).toBe("refused");
       // The endpoint itself is up: svc's own clients send no Origin.
-      const direct = new WebSocket(other.wsEndpoint);
+      const direct = new WebSocket(aBrowserWs);
       await new Promise<void>((resolve, reject) => direct.once("open", () => resolve()).once("error", reject));
       direct.close();
     } finally {
       await svc.close();
-      await other.close();
     }
   });
 });
