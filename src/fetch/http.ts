@@ -8,7 +8,8 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
 import { startDeadline } from "./deadline.js";
-import type { RefusedAtConnectError } from "../util/guarded-fetch.js";
+import { refusalIn } from "../util/refusal.js";
+import { readCapped as readStreamCapped } from "../util/read-capped.js";
 
 export interface HttpGetOptions {
   timeoutMs: number;
@@ -64,7 +65,7 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
     if (deadline.timedOut) return new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" });
     if (options.signal?.aborted) return new ServiceAbortedError(`fetching ${rawUrl} was aborted`);
     if (e instanceof ServiceError) return e;
-    const refused = findRefusal(e);
+    const refused = refusalIn(e);
     if (refused) return new ServiceInvalidArgumentError(`${url.href} refused: ${refused.reason}`);
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const why = cause?.code ?? cause?.message ?? (e as Error).message;
@@ -128,12 +129,6 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
   }
 }
 
-/** The policy's refusal, wherever undici wrapped it (fetch failed → cause → …). */
-function findRefusal(e: unknown): RefusedAtConnectError | undefined {
-  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) if ((c as Error).name === "RefusedAtConnectError") return c as RefusedAtConnectError;
-  return undefined;
-}
-
 function headersOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, name) => (out[name] = value));
@@ -153,20 +148,8 @@ async function readCapped(res: Response, url: string, maxBytes: number, controll
     controller.abort();
     throw tooLarge(url, maxBytes, declared);
   }
-  if (!res.body) return new Uint8Array(0);
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      controller.abort();
-      throw tooLarge(url, maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
+  return readStreamCapped(res.body, maxBytes, () => {
+    controller.abort();
+    return tooLarge(url, maxBytes);
+  });
 }

@@ -6,6 +6,7 @@
  * `cause`, since it can hold the same text.
  */
 import { LLMResponseError, ServiceAbortedError, ServiceError, ServiceInvalidArgumentError } from "../errors.js";
+import { refusalIn } from "../util/refusal.js";
 
 export type Failure =
   | { kind: "aborted" }
@@ -65,14 +66,6 @@ export function causeDetail(e: unknown): string | undefined {
   return msg;
 }
 
-/** The message of a RefusedAtConnectError in `e`'s causes (matched by name: undici is not loaded here). */
-function refusal(e: unknown): string | undefined {
-  for (let c = (e as { cause?: unknown }).cause, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
-    if ((c as Error).name === "RefusedAtConnectError") return (c as Error).message;
-  }
-  return undefined;
-}
-
 /** The error classes both Stainless-generated SDKs (openai, @anthropic-ai/sdk) export. */
 export interface SdkErrorClasses {
   Abort: abstract new (...args: never[]) => Error;
@@ -86,7 +79,7 @@ export function classifySdkError(e: unknown, c: SdkErrorClasses, messageOf: (bod
   if (e instanceof c.Abort) return { kind: "aborted" };
   if (e instanceof c.Timeout) return { kind: "timeout" };
   if (e instanceof c.Connection) {
-    const refused = refusal(e);
+    const refused = refusalIn(e)?.message;
     if (refused) return { kind: "refused", detail: refused };
     const detail = causeDetail(e);
     return detail ? { kind: "connection", detail } : { kind: "connection" };

@@ -12,6 +12,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";
 import { HttpError, parseWith } from "./http-error.js";
 import { fieldPath } from "../util/zod.js";
+import { readCapped } from "../util/read-capped.js";
 
 /** Deepest nesting of arrays/objects a body may have. Every shape of the API fits in well under 20. */
 export const MAX_JSON_DEPTH = 64;
@@ -32,25 +33,14 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
     if (!raw.body) return next();
     const declared = raw.headers.get("content-length");
     if (declared !== null && !raw.headers.has("transfer-encoding") && Number(declared) > maxBytes) throw tooLarge();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = raw.body.getReader();
+    let body: Buffer<ArrayBuffer>;
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        size += value.length;
-        if (size > maxBytes) {
-          void reader.cancel().catch(() => {});
-          throw tooLarge();
-        }
-        chunks.push(value);
-      }
+      body = await readCapped(raw.body, maxBytes, tooLarge);
     } catch (e) {
       if (e instanceof HttpError) throw e;
       throw new HttpError(400, "body: could not be read (malformed chunked encoding, or the connection ended before the body did)");
     }
-    c.req.raw = new Request(raw, { body: Buffer.concat(chunks, size) });
+    c.req.raw = new Request(raw, { body });
     return next();
   };
 }

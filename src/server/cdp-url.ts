@@ -19,10 +19,11 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import type { AddressPolicy } from "../util/address-policy.js";
-import { guardedFetch, guardedLookup, type HostPolicy, RefusedAtConnectError } from "../util/guarded-fetch.js";
+import { guardedFetch, guardedLookup, type HostPolicy, refusalIn } from "../util/guarded-fetch.js";
 import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { type ServerConfig, tenantPolicy } from "./config.js";
 import { HttpError } from "./http-error.js";
+import { readCapped } from "../util/read-capped.js";
 
 const FIELD = "browser.cdpUrl";
 const REFUSED = `${FIELD}: loopback, private and link-local addresses are refused on this server`;
@@ -46,7 +47,7 @@ async function versionEndpoint(cdpUrl: string, policy: AddressPolicy | undefined
     if (policy) refuseLiteral(url, policy);
     const init = { signal: AbortSignal.timeout(10_000), redirect: "error" } as const;
     const res = guarded ? await guarded.fetch(url, init) : await fetch(url, init);
-    ws = (JSON.parse(await cappedText(res)) as { webSocketDebuggerUrl?: unknown }).webSocketDebuggerUrl;
+    ws = (JSON.parse((await readCapped(res.body, MAX_VERSION_BYTES, () => new Error("the /json/version answer is too large"))).toString("utf8")) as { webSocketDebuggerUrl?: unknown }).webSocketDebuggerUrl;
   } catch (e) {
     throw refusal(e) ?? new HttpError(400, `${FIELD}: no DevTools endpoint answered at its /json/version`);
   } finally {
@@ -147,27 +148,8 @@ function refuseLiteral(url: URL, policy: AddressPolicy): void {
 
 /** The policy's refusal anywhere in an error's cause chain, as the 400 to answer. */
 function refusal(e: unknown): HttpError | undefined {
-  for (let c: unknown = e, i = 0; c && i < 5; c = (c as { cause?: unknown }).cause, i++) {
-    if (c instanceof HttpError) return c;
-    if (c instanceof RefusedAtConnectError) return new HttpError(400, `${REFUSED}: ${c.reason}`);
-  }
-  return undefined;
+  for (let c: unknown = e, i = 0; c && i < 6; c = (c as { cause?: unknown }).cause, i++) if (c instanceof HttpError) return c;
+  const refused = refusalIn(e);
+  return refused ? new HttpError(400, `${REFUSED}: ${refused.reason}`) : undefined;
 }
 
-async function cappedText(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_VERSION_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new Error("the /json/version answer is too large");
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}

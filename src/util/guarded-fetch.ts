@@ -8,20 +8,12 @@
 import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { RefusedAtConnectError } from "./refusal.js";
+
+export { RefusedAtConnectError, refusalIn } from "./refusal.js";
 
 /** Why `host` (resolved to `addresses`, reached on `port`) is refused, or undefined (see AddressPolicy). */
 export type HostPolicy = (host: string, addresses: string[], port?: number) => string | undefined;
-
-/** Raised inside the connection; httpGet turns it into the caller-facing refusal. */
-export class RefusedAtConnectError extends Error {
-  constructor(
-    readonly host: string,
-    readonly reason: string,
-  ) {
-    super(`${host} refused: ${reason}`);
-    this.name = "RefusedAtConnectError";
-  }
-}
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
