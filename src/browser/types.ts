@@ -26,6 +26,8 @@ export const LocalBrowserLaunchOptionsSchema = z.strictObject({
     .optional(),
   ignoreHTTPSErrors: z.boolean().optional(),
   cdpUrl: z.string().min(1).optional(),
+  /** Milliseconds any CDP call may wait for the browser's answer (default 180 000; 0: no limit). */
+  protocolTimeout: z.number().int().min(0).optional(),
 });
 export type LocalBrowserLaunchOptions = z.infer<typeof LocalBrowserLaunchOptionsSchema>;
 

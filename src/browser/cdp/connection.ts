@@ -4,7 +4,7 @@
  */
 import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js";
-import { ServiceBrowserClosedError, ServiceError, ServiceTargetCrashedError } from "../../errors.js";
+import { ServiceBrowserClosedError, ServiceError, ServiceTargetCrashedError, ServiceTimeoutError } from "../../errors.js";
 
 export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
@@ -26,6 +26,20 @@ export class ProtocolError extends ServiceError {
 
 type Listener = (params: any) => void;
 
+/** Puppeteer's default: generous, so only a call the browser will never answer reaches it. */
+export const DEFAULT_PROTOCOL_TIMEOUT_MS = 180_000;
+
+/** Why a session ended: its target crashed, detached (page closed, OOPIF gone) or the connection closed. */
+type Ended = "crashed" | "detached" | "disconnected";
+
+interface Pending {
+  method: string;
+  /** Created at send(): its stack is the caller's, and every rejection of this call carries it. */
+  site: ProtocolError;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
 interface CriClient {
   send(method: string, params: object | undefined, sessionId: string | undefined): Promise<any>;
   on(event: "event", cb: (m: { method: string; params: any; sessionId?: string }) => void): void;
@@ -33,9 +47,22 @@ interface CriClient {
   close(): Promise<void>;
 }
 
+/** `error` with the stack of the send() site (the message line stays its own). */
+function atSite<E extends Error>(error: E, site: Error): E {
+  const frames = site.stack?.split("\n").slice(1).join("\n");
+  if (frames) error.stack = `${error.name}: ${error.message}\n${frames}`;
+  return error;
+}
+
+/**
+ * One target's commands and events. The session owns its calls in flight: when the target crashes,
+ * detaches (its page closed) or the connection ends, every pending call rejects at once with the typed
+ * error — the browser never answers those — and every call has a protocol timeout.
+ */
 export class CdpSession {
   private readonly listeners = new Map<string, Set<Listener>>();
-  private ended: "detached" | "crashed" | null = null;
+  private readonly pending = new Set<Pending>();
+  private ended: Ended | null = null;
 
   constructor(
     readonly connection: CdpConnection,
@@ -48,20 +75,66 @@ export class CdpSession {
     return this.ended !== null || this.connection.closed;
   }
 
-  async send<M extends CommandName>(method: M, ...params: Params<M> extends undefined ? [] : [Params<M>?]): Promise<Result<M>> {
+  /** Calls waiting for an answer (for tests and diagnostics). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  send<M extends CommandName>(method: M, ...params: Params<M> extends undefined ? [] : [Params<M>?]): Promise<Result<M>> {
     // Created now so its stack points at the caller, not at the WebSocket message handler.
-    const error = new ProtocolError(method);
-    if (this.ended === "crashed") throw new ServiceTargetCrashedError(`${method}: the page crashed`, { hint: "reload or open a new page" });
-    if (this.closed) throw new ServiceBrowserClosedError(`${method}: the ${this.targetType} is closed`);
-    try {
-      return await this.connection.raw(method, params[0] as object | undefined, this.sessionId);
-    } catch (e) {
-      if ((this.ended as string | null) === "crashed") throw new ServiceTargetCrashedError(`${method}: the page crashed`);
-      if (this.closed) throw new ServiceBrowserClosedError(`${method}: the ${this.targetType} is closed`);
-      const msg = e instanceof Error ? e.message : String(e);
-      error.message = `${method}: ${msg}`;
-      (error as { cause?: unknown }).cause = e;
-      throw error;
+    const site = new ProtocolError(method);
+    if (this.closed) return Promise.reject(this.endError(method, site));
+    return new Promise<Result<M>>((resolve, reject) => {
+      const call: Pending = { method, site, reject, timer: undefined };
+      const timeout = this.connection.protocolTimeout;
+      if (timeout > 0 && Number.isFinite(timeout)) {
+        call.timer = setTimeout(() => {
+          this.pending.delete(call);
+          reject(atSite(new ServiceTimeoutError(`${method}: the browser did not answer within ${timeout} ms (protocol timeout)`, { hint: "the page may be hung; raise localBrowserLaunchOptions.protocolTimeout for calls that take longer" }), site));
+        }, timeout);
+        call.timer.unref?.();
+      }
+      this.pending.add(call);
+      const settled = () => {
+        this.pending.delete(call);
+        if (call.timer) clearTimeout(call.timer);
+      };
+      this.connection.raw(method, params[0] as object | undefined, this.sessionId).then(
+        (result: Result<M>) => {
+          settled();
+          resolve(result);
+        },
+        (e: unknown) => {
+          settled();
+          if (this.closed) return reject(this.endError(method, site));
+          site.message = `${method}: ${e instanceof Error ? e.message : String(e)}`;
+          (site as { cause?: unknown }).cause = e;
+          reject(site);
+        },
+      );
+    });
+  }
+
+  private endError(method: string, site: Error): ServiceError {
+    const ended = this.ended ?? "disconnected";
+    const error =
+      ended === "crashed"
+        ? new ServiceTargetCrashedError(`${method}: the page crashed`, { hint: "reload or open a new page" })
+        : ended === "detached"
+          ? new ServiceBrowserClosedError(`${method}: the ${this.targetType} is closed`)
+          : new ServiceBrowserClosedError(`${method}: the browser connection is closed`);
+    return atSite(error, site);
+  }
+
+  /** The session is over: every call in flight rejects now with the reason. */
+  private end(reason: Ended): void {
+    if (this.ended) return;
+    this.ended = reason;
+    const calls = [...this.pending];
+    this.pending.clear();
+    for (const call of calls) {
+      if (call.timer) clearTimeout(call.timer);
+      call.reject(this.endError(call.method, call.site));
     }
   }
 
@@ -84,7 +157,7 @@ export class CdpSession {
 
   /** @internal */
   dispatch(method: string, params: unknown): void {
-    if (method === "Inspector.targetCrashed") this.ended = "crashed";
+    if (method === "Inspector.targetCrashed") this.end("crashed");
     const set = this.listeners.get(method);
     if (!set) return;
     for (const l of [...set]) {
@@ -97,8 +170,8 @@ export class CdpSession {
   }
 
   /** @internal */
-  markDetached(): void {
-    if (!this.ended) this.ended = "detached";
+  markDetached(reason: "detached" | "disconnected" = "detached"): void {
+    this.end(reason);
     this.dispatch("svc.detached", {});
   }
 }
@@ -108,6 +181,8 @@ export class CdpConnection {
   private readonly sessions = new Map<string, CdpSession>();
   private isClosed = false;
   private readonly closeListeners = new Set<() => void>();
+  /** Milliseconds any call may wait for its answer before it rejects with ServiceTimeoutError (0: never). */
+  protocolTimeout = DEFAULT_PROTOCOL_TIMEOUT_MS;
 
   private constructor(private readonly client: CriClient) {
     this.root = new CdpSession(this, undefined, undefined, "browser");
@@ -115,9 +190,11 @@ export class CdpConnection {
     client.on("disconnect", () => this.onDisconnect());
   }
 
-  static async connect(wsEndpoint: string): Promise<CdpConnection> {
+  static async connect(wsEndpoint: string, options: { protocolTimeout?: number | undefined } = {}): Promise<CdpConnection> {
     const client = (await CDP({ target: wsEndpoint, local: true })) as unknown as CriClient;
-    return new CdpConnection(client);
+    const connection = new CdpConnection(client);
+    if (options.protocolTimeout !== undefined) connection.protocolTimeout = options.protocolTimeout;
+    return connection;
   }
 
   get closed(): boolean {
@@ -156,14 +233,20 @@ export class CdpConnection {
   private onDisconnect(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    for (const s of this.sessions.values()) s.markDetached();
+    this.endSessions();
     for (const cb of this.closeListeners) cb();
+  }
+
+  /** The browser exited or the socket closed: no session will hear an answer again. */
+  private endSessions(): void {
+    for (const s of this.sessions.values()) s.markDetached("disconnected");
+    this.root.markDetached("disconnected");
   }
 
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    for (const s of this.sessions.values()) s.markDetached();
+    this.endSessions();
     await this.client.close().catch(() => {});
     for (const cb of this.closeListeners) cb();
   }
