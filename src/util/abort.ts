@@ -1,0 +1,128 @@
+/**
+ * The one cancellation helper of svc. Every operation runs under one Cancellation (Playwright's Progress,
+ * reduced): a signal that aborts when the caller's signal aborts or the deadline passes, and the deadline
+ * itself, handed down from the face to the CDP call. Waits (sleep), races (abortable) and loops
+ * (throwIfAborted between keys) all reject with the signal's reason: a ServiceTimeoutError when the
+ * deadline passed, a ServiceAbortedError when the caller stopped it.
+ */
+import { ServiceAbortedError, ServiceError, ServiceTimeoutError } from "../errors.js";
+
+/** The error an aborted signal stands for: its reason when that is a ServiceError, else ServiceAbortedError. */
+export function abortError(signal: AbortSignal, what = "the operation was stopped"): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof ServiceError) return reason;
+  const why = reason instanceof Error && reason.name !== "AbortError" ? reason.message : typeof reason === "string" ? reason : "";
+  return new ServiceAbortedError(why ? `${what}: ${why}` : what);
+}
+
+export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
+  if (signal?.aborted) throw abortError(signal, what);
+}
+
+/** Settles like `work`, or rejects with the abort's error as soon as the signal aborts (`work` is left to end on its own). */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, what?: string): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(abortError(signal, what));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal, what));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
+  });
+}
+
+/** Resolves after `ms`; rejects with the abort's error when the signal aborts first. */
+export function sleep(ms: number, signal?: AbortSignal, what?: string): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortError(signal, what));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError(signal!, what));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The same error class as `e` with `detail` added to its message (what the stopped work had done). */
+export function withDetail(e: Error, detail: string): Error {
+  if (!(e instanceof ServiceError)) return new ServiceAbortedError(`${e.message} (${detail})`, { cause: e });
+  const Kind = e.constructor as new (message: string, options?: { cause?: unknown }) => ServiceError;
+  const copy = new Kind(`${e.message} (${detail})`, { cause: e });
+  return copy;
+}
+
+export interface CancellationOptions {
+  /** The caller's signal (user abort, a client that left, an outer run). */
+  signal?: AbortSignal | undefined;
+  /** Milliseconds from now; the signal then aborts with ServiceTimeoutError. */
+  timeout?: number | undefined;
+  /** Names the work in the timeout's message ("act did not finish within 300 ms"). */
+  what?: string;
+}
+
+/** One call's cancellation: one signal (the caller's abort or the deadline) and the deadline, handed down. */
+export class Cancellation {
+  readonly signal: AbortSignal;
+  /** Epoch ms, when there is a timeout. */
+  readonly deadline: number | undefined;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly parent: AbortSignal | undefined;
+  // The reason is always a ServiceError, one object: every waiter rejects with the same error.
+  private readonly onParentAbort = () => this.controller.abort(abortError(this.parent!));
+
+  constructor(options: CancellationOptions = {}) {
+    this.signal = this.controller.signal;
+    this.parent = options.signal;
+    const { timeout } = options;
+    if (timeout !== undefined) {
+      this.deadline = Date.now() + timeout;
+      this.timer = setTimeout(() => this.controller.abort(new ServiceTimeoutError(`${options.what ?? "the operation"} did not finish within ${timeout} ms`)), timeout);
+    }
+    if (this.parent?.aborted) this.onParentAbort();
+    else this.parent?.addEventListener("abort", this.onParentAbort, { once: true });
+  }
+
+  get aborted(): boolean {
+    return this.signal.aborted;
+  }
+
+  abort(reason?: unknown): void {
+    this.controller.abort(reason instanceof ServiceError ? reason : new ServiceAbortedError(reason instanceof Error ? reason.message : "the operation was stopped"));
+  }
+
+  /** Ends the timer and unlinks the caller's signal (call when the work settled). */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.parent?.removeEventListener("abort", this.onParentAbort);
+  }
+
+  /**
+   * Runs `work` under this cancellation. On abort it still waits (at most `graceMs`) for the work to stop —
+   * it sees the same signal, so it stops between two steps — then rejects with the abort's error (with what
+   * the work reported having done, when it did). Nothing runs on after the caller was told it stopped.
+   */
+  async run<T>(work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>, graceMs = 2000): Promise<T> {
+    const running = Promise.resolve().then(() => work(this.signal, this.deadline));
+    try {
+      return await abortable(running, this.signal);
+    } catch (e) {
+      if (!this.signal.aborted) throw e;
+      const ended = await Promise.race([running.then(() => undefined, (x: unknown) => x), sleep(graceMs).then(() => undefined)]);
+      // The work's own error, when it says what was done before it stopped (e.g. how many keys were typed).
+      if (ended instanceof ServiceError && ended.cause === abortError(this.signal)) throw ended;
+      throw abortError(this.signal);
+    } finally {
+      this.dispose();
+    }
+  }
+}
