@@ -62,6 +62,14 @@ export const DROP = new Set(["InlineTextBox", "ListMarker"]);
 /** Never get a ref even when focusable: the document itself and frame hosts. */
 export const NO_REF = new Set(["RootWebArea", "WebArea", "Iframe", "IframePresentational", "document"]);
 
+/**
+ * An AX node that gets a ref on its own account: an acting role, focusable or editable (tree.ts leaves out
+ * the editable nodes inside an editable host), or a named region.
+ */
+export function hasOwnRef(ax: AXNodeLike, role: string, name: string, focusableOrEditable: boolean): boolean {
+  return ax.backendDOMNodeId !== undefined && !NO_REF.has(role) && (ACTIONABLE.has(role) || focusableOrEditable || (role === "region" && name !== ""));
+}
+
 const ROLE_NAMES: Record<string, string> = {
   image: "img",
   DisclosureTriangle: "summary",

@@ -5,9 +5,13 @@
  *
  * The AX tree is built on the flat tree, so open and closed shadow roots are already in it; a frame's tree
  * stops at its <iframe> elements, whose documents come from their own frames (same-process or OOPIF alike).
+ *
+ * Beside them, one `DOMSnapshot.captureSnapshot` per session (not per frame: it covers every document of its
+ * process), asking only for the `cursor` style, says which role-less elements a user can click (clickable.ts).
  */
 import type { Frame, FrameTree } from "../browser/frames.js";
 import { ServiceElementNotFoundError } from "../errors.js";
+import { clickablesByFrame, type DomSnapshotLike } from "./clickable.js";
 import { RefMap } from "./refs.js";
 import { render } from "./render.js";
 import { buildTree, type AXNodeLike, type FrameAXTree } from "./tree.js";
@@ -75,10 +79,32 @@ async function readFrame(source: SnapshotSource, f: Frame, topId: string): Promi
   return { frameId: f.id, parentFrameId: f.parentId, ownerBackendNodeId: ownerId, nodes: res.nodes as AXNodeLike[] };
 }
 
+/**
+ * Clickable elements of every frame, by frame id: one capture per session. A session that fails (an OOPIF
+ * detaching mid-capture) only loses its clickables; its AX tree decides whether the snapshot fails.
+ */
+async function readClickables(frames: readonly Frame[]): Promise<Map<string, Map<number, number>>> {
+  const sessions = new Set(frames.map((f) => f.session));
+  const out = new Map<string, Map<number, number>>();
+  await Promise.all(
+    [...sessions].map(async (session) => {
+      const snap = await session.send("DOMSnapshot.captureSnapshot", { computedStyles: ["cursor"] }).catch(() => undefined);
+      if (!snap) return;
+      for (const [frameId, flags] of clickablesByFrame(snap as DomSnapshotLike)) out.set(frameId, flags);
+    }),
+  );
+  return out;
+}
+
 export async function captureSnapshot(source: SnapshotSource, options: SnapshotOptions = {}): Promise<Snapshot> {
   const { frames, topId } = framesFor(source, options);
-  const read = await Promise.all(frames.map((f) => readFrame(source, f, topId)));
-  const trees = read.filter((t): t is FrameAXTree => t !== undefined);
+  const [read, clickables] = await Promise.all([Promise.all(frames.map((f) => readFrame(source, f, topId))), readClickables(frames)]);
+  const trees: FrameAXTree[] = [];
+  for (const t of read) {
+    if (!t) continue;
+    const clickable = clickables.get(t.frameId);
+    trees.push(clickable ? { ...t, clickable } : t);
+  }
   const built = buildTree(trees, {
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.interactiveOnly ? { interactiveOnly: true } : {}),

@@ -12,9 +12,10 @@
  */
 import { ServiceElementNotFoundError } from "../errors.js";
 import {
-  ACTIONABLE, BLOCK_TEXT, CELL_ROLES, DROP, KEEP_CONTAINER, NAME_FROM_CONTENT, NO_REF, VALUE_ROLES,
-  displayRole, readProps, squash, str, type AXNodeLike, type Props,
+  BLOCK_TEXT, CELL_ROLES, DROP, KEEP_CONTAINER, NAME_FROM_CONTENT, VALUE_ROLES,
+  displayRole, hasOwnRef, readProps, squash, str, type AXNodeLike, type Props,
 } from "./ax.js";
+import { clickableRole, isClickable, type ClickFrame } from "./clickable.js";
 import type { RefTarget } from "./refs.js";
 
 export type { AXNodeLike, AXPropertyLike, AXValueLike } from "./ax.js";
@@ -28,6 +29,8 @@ export interface FrameAXTree {
   /** backendNodeId, in the parent frame, of the <iframe>/<frame> element that owns this frame. */
   ownerBackendNodeId?: number;
   nodes: AXNodeLike[];
+  /** Elements a user can click (backendNodeId → flags, see clickable.ts); they get a ref without a role. */
+  clickable?: ReadonlyMap<number, number>;
 }
 
 export interface SnapNode {
@@ -58,9 +61,8 @@ export interface BuiltTree {
 }
 
 
-interface FrameCtx {
+interface FrameCtx extends ClickFrame {
   frameId: string;
-  byId: Map<string, AXNodeLike>;
   /** Child frames by the backendNodeId of their owner element in this frame. */
   grafts: Map<number, FrameAXTree[]> | undefined;
 }
@@ -136,7 +138,7 @@ export function buildTree(frames: readonly FrameAXTree[], options: BuildOptions 
   for (const f of frames) {
     const byId = new Map<string, AXNodeLike>();
     for (const n of f.nodes) byId.set(n.nodeId, n);
-    ctxs.set(f.frameId, { frameId: f.frameId, byId, grafts: undefined });
+    ctxs.set(f.frameId, { frameId: f.frameId, byId, grafts: undefined, clickable: f.clickable, decided: new Map() });
   }
   for (const f of frames) {
     if (f.parentFrameId === undefined || f.ownerBackendNodeId === undefined) continue;
@@ -208,17 +210,16 @@ export function buildTree(frames: readonly FrameAXTree[], options: BuildOptions 
     const props = readProps(ax);
     const name = squash(str(ax.name)).trim();
     const backendNodeId = ax.backendDOMNodeId;
-    const actionable =
-      backendNodeId !== undefined &&
-      !NO_REF.has(role) &&
-      (ACTIONABLE.has(role) || props.focusable || (props.editable && !parentEditable) || (role === "region" && name !== ""));
+    const own = hasOwnRef(ax, role, name, props.focusable || (props.editable && !parentEditable));
+    const clickable = !own && !parentEditable && isClickable(ax, ctx);
+    const actionable = own || clickable;
 
     if (role === "Iframe" || role === "IframePresentational") {
       // An iframe whose document we could not capture (detached, or not yet attached): still worth a line.
       return [{ role: "iframe", name, children: [] }];
     }
 
-    const shown = displayRole(role);
+    const shown = clickable ? clickableRole(role, displayRole(role)) : displayRole(role);
     // Numbered before the subtree is visited, so refs follow document order.
     let ref: string | undefined;
     let refIndex = -1;

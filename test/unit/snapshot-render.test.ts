@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { buildTree, estimateTokens, RefMap, render, type AXNodeLike, type FrameAXTree } from "../../src/snapshot/index.js";
+import { LISTENER, POINTER, clickablesByFrame, type DomSnapshotLike } from "../../src/snapshot/clickable.js";
 
 // ——— a tiny builder: nested specs → a flat AXNode array like CDP's ———
 
@@ -267,6 +268,64 @@ describe("options", () => {
 });
 
 // ——— token estimate ———
+
+describe("clickable elements without a role", () => {
+  const clickSnap = (root: Spec, clickable: Map<number, number>) => {
+    const built = buildTree([{ frameId: "F", nodes: flatten(root), clickable }]);
+    return { text: render(built.nodes).text, refs: new RefMap(built.refs) };
+  };
+  const span = (be: number, ...children: Spec[]) => n("generic", "", children, { be });
+
+  it("a span or div with a listener or its own pointer gets a `clickable` ref named by its text; plain text stays text", () => {
+    const s = clickSnap(page(n("paragraph", "", [t("I accept the "), span(1, t("terms")), t(" of use.")]), span(2, t("Submit")), span(3, t("Plain"))), new Map([[1, LISTENER | POINTER], [2, POINTER]]));
+    expect(s.text).toBe("I accept the\ne1 clickable terms\nof use.\ne2 clickable Submit\nPlain");
+    expect(s.refs.get("e1")).toMatchObject({ role: "clickable", name: "terms", backendNodeId: 1 });
+  });
+
+  it("one ref for the outermost clickable: nested spans and pointer children get none of their own", () => {
+    const card = span(1, span(2, t("Open")), t(" "), span(3, n("emphasis", "", [t("the")], { be: 4 }), t(" card")));
+    const s = clickSnap(page(card), new Map([[1, LISTENER | POINTER], [2, POINTER], [3, LISTENER]]));
+    expect(s.text).toBe("e1 clickable Open the card");
+    expect(s.refs.size).toBe(1);
+  });
+
+  it("nothing inside an element that already has a ref; a listener-only container of controls is no control", () => {
+    const inButton = n("button", "Go", [span(1, t("Go"))], { props: { focusable: true } });
+    const app = span(2, btn("App button"), span(3, t("Row")));
+    const s = clickSnap(page(inButton, app), new Map([[1, POINTER], [2, LISTENER], [3, POINTER]]));
+    expect(s.text).toBe("e1 button Go\ne2 button App button\ne3 clickable Row");
+    // With its own pointer the container is a control (a mail row holding a checkbox): it keeps its ref.
+    const row = clickSnap(page(span(2, btn("Star"), t("Mail from Ada"))), new Map([[2, POINTER]]));
+    expect(row.text).toBe("e1 clickable\n  e2 button Star\n  Mail from Ada");
+  });
+
+  it("a semantic role keeps its name (listitem, img); no ref for labels or the document", () => {
+    const s = clickSnap(page(n("list", "", [n("listitem", "", [t("Inbox")], { be: 1 })]), n("LabelText", "", [t("Name")], { be: 2 })), new Map([[1, LISTENER], [2, POINTER]]));
+    expect(s.text).toBe("list\n  e1 listitem Inbox\nName");
+  });
+
+  it("clickablesByFrame reads listeners and pointers that differ from the nearest laid-out ancestor", () => {
+    // strings: 0 frame, 1 DIV, 2 SPAN, 3 pointer, 4 auto, 5 BODY, 6 #document-fragment
+    const snapshot: DomSnapshotLike = {
+      strings: ["FRAME1", "DIV", "SPAN", "pointer", "auto", "BODY", "#document-fragment"],
+      documents: [{
+        frameId: 0,
+        nodes: {
+          //            body div  span span root span
+          parentIndex: [-1, 0, 1, 1, 0, 4],
+          nodeType: [1, 1, 1, 1, 11, 1],
+          nodeName: [5, 1, 2, 2, 6, 2],
+          backendNodeId: [10, 11, 12, 13, 14, 15],
+          isClickable: { index: [0, 3] },
+        },
+        layout: { nodeIndex: [0, 1, 2, 3, 5], styles: [[4], [3], [3], [3], [3]] },
+      }],
+    };
+    const flags = clickablesByFrame(snapshot).get("FRAME1");
+    // body: never; div: its own pointer; span 12: inherited pointer; span 13: listener; span 15: the shadow root has no box, body's cursor decides.
+    expect([...(flags ?? [])]).toEqual([[13, LISTENER], [11, POINTER], [15, POINTER]]);
+  });
+});
 
 describe("estimateTokens", () => {
   it("stays within ~20% of o200k on snapshot-shaped text", () => {
