@@ -3,6 +3,7 @@
  * whose input_schema is the reply schema, `tool_choice` naming it; the tool call's input is the reply.
  */
 import { withRequestSignal } from "./signal.js";
+import { wholeBodyFetch } from "./deadline.js";
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
 import { type ClientPlan, hasHeader } from "./endpoint.js";
@@ -44,7 +45,7 @@ export function makeAnthropicSdk(plan: ClientPlan): Anthropic {
     ...(plan.baseURL ? { baseURL: plan.baseURL } : {}),
     maxRetries: plan.maxRetries,
     ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
-    ...(plan.fetch ? { fetch: plan.fetch } : {}),
+    fetch: wholeBodyFetch(plan.fetch),
     defaultHeaders: { ...plan.headers, ...noAuth },
   });
 }

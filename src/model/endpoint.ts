@@ -5,6 +5,7 @@
  */
 import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
 import { type ResolvedModel, parseModelConfig } from "./config.js";
+import { DEFAULT_MODEL_TIMEOUT_MS } from "./deadline.js";
 import { type FetchLike, type ModelEndpointPolicy, choosesEndpoint, refuseUnlisted } from "./endpoint-policy.js";
 import { type StoredKeyLookup, resolveKeyFor } from "./keys.js";
 import { type OpenAIEndpointFormat, SUPPORTED_PROVIDERS, envKeysFor, providerInfo } from "./providers.js";
@@ -17,7 +18,7 @@ export interface ModelClientOptions {
   apiKey?: string;
   /** SDK retries for 408/409/429/5xx and network errors, honouring Retry-After. Default 2. */
   maxRetries?: number;
-  /** Per-attempt timeout. Default: the SDK's (10 minutes); callers pass their operation deadline as a signal. */
+  /** Per-attempt deadline when the model config sets none. Default 60 s (DEFAULT_MODEL_TIMEOUT_MS); an operation's own deadline comes as a signal. */
   timeoutMs?: number;
   fetch?: FetchLike;
   env?: NodeJS.ProcessEnv;
@@ -140,7 +141,7 @@ export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {
     maxTokensField: resolved.provider === "openai" || resolved.provider === "azure" ? "max_completion_tokens" : "max_tokens",
     defaults: { temperature: resolved.temperature, maxOutputTokens: resolved.maxTokens },
     maxRetries: opts.maxRetries ?? 2,
-    timeoutMs: opts.timeoutMs,
+    timeoutMs: resolved.timeoutMs ?? opts.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     fetch: opts.fetch,
     secrets: [],
     keyHint: envKeysFor(resolved.provider)[0],

@@ -6,6 +6,7 @@
  * `cause`, since it can hold the same text.
  */
 import { LLMResponseError, ServiceAbortedError, ServiceError, ServiceInvalidArgumentError } from "../errors.js";
+import { formatDeadline } from "./deadline.js";
 import { refusalIn } from "../util/refusal.js";
 
 export type Failure =
@@ -100,7 +101,9 @@ export function failureToError(f: Failure, ctx: FailureContext): ServiceError {
     case "aborted":
       return new ServiceAbortedError(`${who}: the model call was cancelled`);
     case "timeout":
-      return new LLMResponseError(`${who}: the model did not answer ${ctx.timeoutMs !== undefined ? `within ${ctx.timeoutMs} ms` : "in time"}${attempts}`, { hint: "raise the timeout or try again" });
+      return new LLMResponseError(`${who}: the model endpoint did not answer ${ctx.timeoutMs !== undefined ? `within ${formatDeadline(ctx.timeoutMs)}` : "in time"}${attempts}`, {
+        hint: "try again, or raise the model config's timeoutMs (the deadline of one request)",
+      });
     case "connection":
       return new LLMResponseError(`${who}: could not reach ${host(ctx.baseURL)}${attempts}${f.detail ? ` (${oneLine(redact(f.detail, ctx.secrets), 120)})` : ""}`, {
         hint: "check the network and the model baseURL",

@@ -4,6 +4,7 @@
  * Bedrock, …); endpoint.ts has already decided the URL, credential and format.
  */
 import { withRequestSignal } from "./signal.js";
+import { wholeBodyFetch } from "./deadline.js";
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI, OpenAIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from "openai/resources/responses/responses";
@@ -36,7 +37,7 @@ export function makeSdk(plan: ClientPlan): OpenAI {
   const common = {
     maxRetries: plan.maxRetries,
     ...(plan.timeoutMs !== undefined ? { timeout: plan.timeoutMs } : {}),
-    ...(plan.fetch ? { fetch: plan.fetch } : {}),
+    fetch: wholeBodyFetch(plan.fetch),
     defaultHeaders: plan.headers,
     ...(plan.defaultQuery ? { defaultQuery: plan.defaultQuery } : {}),
     // OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to OpenAI's own API only (and to the process owner's).

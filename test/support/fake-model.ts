@@ -76,6 +76,11 @@ export type FakeReplyValue =
   /** Drop the connection without answering (a network error; SDKs retry these). */
   | { kind: "disconnect" }
   /**
+   * Never answer: the connection stays open until the client gives up (an endpoint that accepted the
+   * request and hangs). `afterHeaders`: send the 200 headers first, then stall the body.
+   */
+  | { kind: "hang"; afterHeaders?: boolean }
+  /**
    * A computer-use reply (JSON only) in the request's wire format: `actions` are OpenAI `computer_call`
    * actions ({type: "click", x, y, …}) or Anthropic computer tool inputs ({action: "left_click", coordinate, …});
    * `text` adds a message / text block. With no actions it is a final message.
@@ -120,7 +125,7 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-const CONTROL_KINDS = new Set(["object", "json", "malformed", "status", "auto", "delay", "disconnect", "computer"]);
+const CONTROL_KINDS = new Set(["object", "json", "malformed", "status", "auto", "delay", "disconnect", "hang", "computer"]);
 const DEFAULT_MALFORMED = 'Sure! Here is the element you asked for: {ref: e1, method: "click"';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -151,6 +156,15 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     if (kind === "delay") {
       await sleep(Number(r.ms) || 0);
       return answer(res, rec, norm, r.then as FakeReply | undefined);
+    }
+    if (kind === "hang") {
+      rec.response = { status: 0 };
+      if (r.afterHeaders) {
+        res.writeHead(200, { "content-type": "application/json", ...requestIdHeader(rec.format) });
+        res.write("{");
+      }
+      await new Promise<void>((resolve) => res.once("close", () => resolve()));
+      return;
     }
     if (kind === "disconnect") {
       rec.response = { status: 0 };
