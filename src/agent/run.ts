@@ -14,13 +14,13 @@ import type { PageSnapshots } from "../operations/snapshots.js";
 import { promptVariables } from "../operations/variables.js";
 import type { SearchBackend } from "../platform/search.js";
 import type { MetricOperation } from "../records.js";
+import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { AgentCacheSession } from "./cache.js";
 import { masker, maskingClient } from "./mask.js";
 import { watchNavigation } from "./navigation.js";
 import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { checkResult, stopMessage } from "./result.js";
-import { Stopped, untilAbort } from "./abort.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
@@ -137,31 +137,31 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     return url;
   };
 
-  /** Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. */
+  /**
+   * Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. The tool's
+   * signal aborts at the timeout (or the run's end) and its work stops there — typing between two keys,
+   * waits at once — before the model hears that it was stopped.
+   */
   const runTool = async (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> => {
-    const tc = new AbortController();
-    const onRunAbort = () => tc.abort();
-    controller.signal.addEventListener("abort", onRunAbort, { once: true });
-    let overran = false;
-    const timer = setTimeout(() => ((overran = true), tc.abort()), options.toolTimeout);
+    const cancel = new Cancellation({ signal: controller.signal, timeout: options.toolTimeout, what: tool.name });
     // Element waits end a little before the tool is stopped, so their error (what covers it) reaches the model.
     const deadline = Date.now() + options.toolTimeout - Math.min(500, options.toolTimeout / 10);
     const navigation = watchNavigation(page);
-    const work = async () => {
-      const outcome = await tool.run(env(page, refs, tc.signal, deadline), args);
-      await navigation.finish(Math.min(page.domSettleTimeout, 10_000), tc.signal);
-      return outcome;
-    };
     try {
-      return await untilAbort(work(), tc.signal);
+      return await cancel.run(async (signal) => {
+        const outcome = await tool.run(env(page, refs, signal, deadline), args);
+        await navigation.finish(Math.min(page.domSettleTimeout, 10_000), signal);
+        return outcome;
+      });
     } catch (e) {
-      if (controller.signal.aborted) throw new Stopped();
-      if (overran) return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped` };
-      return { ok: false, summary: errorMessage(e) };
+      if (controller.signal.aborted) throw abortError(controller.signal);
+      if (!cancel.aborted) return { ok: false, summary: errorMessage(e) };
+      // What the stopped work had done (e.g. "typed 3 of 40 characters") follows the timeout's own words.
+      const reason = abortError(cancel.signal).message;
+      const done = e instanceof Error && e.message.startsWith(reason) ? e.message.slice(reason.length) : "";
+      return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped${done}` };
     } finally {
-      clearTimeout(timer);
       navigation.stop();
-      controller.signal.removeEventListener("abort", onRunAbort);
     }
   };
 
@@ -253,10 +253,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       step++;
       emit({ type: "step_start", step });
       const page = host.page();
-      const snap = await untilAbort(host.snapshots.take(page), controller.signal);
+      const snap = await abortable(host.snapshots.take(page), controller.signal);
       const url = notePage();
       let image: { image: ModelImage; width: number; height: number } | undefined;
-      if (config.mode === "hybrid") image = await untilAbort(stepScreenshot(page), controller.signal);
+      if (config.mode === "hybrid") image = await abortable(stepScreenshot(page), controller.signal);
       const user = stepMessage({
         instruction: options.instruction,
         variables: promptVariables(vars),
@@ -289,7 +289,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     await loop();
     if (final) stop = "done";
   } catch (e) {
-    if (!(e instanceof Stopped) && !controller.signal.aborted) {
+    if (!controller.signal.aborted) {
       stop = "error";
       failure = e;
     }

@@ -126,20 +126,6 @@ export function oneLine(text: string, max = 160): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** Resolves after `ms`, or early (without error) when the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
 /** A dot where the pointer goes (highlightCursor): drawn in the page, ignored by pointer events and the outline. */
 export async function highlight(page: Page, x: number, y: number): Promise<void> {
   const script = `(() => {

@@ -8,6 +8,7 @@ import { Input } from "./input.js";
 import { Locator } from "./locator.js";
 import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
+import { SerialLock } from "../util/serial.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
 
@@ -75,6 +76,8 @@ export class Page {
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
   private readonly navigationListeners = new Set<(info: NavigationInfo) => void>();
+  /** One operation at a time on this page: goto and the Service's act/extract/observe take turns. */
+  readonly operations = new SerialLock();
 
   /** @internal created by BrowserContext */
   constructor(
@@ -147,7 +150,12 @@ export class Page {
 
   // ——— navigation ———
 
+  /** Navigations and svc's operations on this page run one at a time (see SerialLock); page.evaluate does not queue. */
   async goto(rawUrl: string, options: GotoOptions = {}): Promise<{ url: string; status: number | null }> {
+    return this.operations.run(() => this.navigate(rawUrl, options));
+  }
+
+  private async navigate(rawUrl: string, options: GotoOptions): Promise<{ url: string; status: number | null }> {
     const url = this.options.webUrlsOnly ? webUrl(normalizeUrl(rawUrl)) : normalizeUrl(rawUrl);
     const routed = this.options.navigate;
     if (routed) {
