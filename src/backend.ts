@@ -41,6 +41,8 @@ export interface ActRequest {
   variables: Variables;
   model?: unknown;
   timeout?: number;
+  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
+  signal?: AbortSignal | undefined;
   /** false: do not read or write the action cache (server cache) for this call. */
   serverCache?: boolean;
 }
@@ -51,6 +53,8 @@ export interface ObserveRequest {
   variables: Variables;
   model?: unknown;
   timeout?: number;
+  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
+  signal?: AbortSignal | undefined;
   selector?: string;
 }
 
@@ -60,6 +64,8 @@ export interface ExtractRequest {
   page: Page;
   model?: unknown;
   timeout?: number;
+  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
+  signal?: AbortSignal | undefined;
   selector?: string;
   serverCache?: boolean;
 }

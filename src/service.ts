@@ -32,6 +32,8 @@ export interface ActOptions {
   model?: unknown;
   variables?: Record<string, unknown>;
   timeout?: number;
+  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
+  signal?: AbortSignal;
   page?: Page;
   serverCache?: boolean;
 }
@@ -40,6 +42,8 @@ export interface ObserveOptions {
   model?: unknown;
   variables?: Record<string, unknown>;
   timeout?: number;
+  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
+  signal?: AbortSignal;
   selector?: string;
   page?: Page;
 }
@@ -47,6 +51,8 @@ export interface ObserveOptions {
 export interface ExtractOptions {
   model?: unknown;
   timeout?: number;
+  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
+  signal?: AbortSignal;
   selector?: string;
   page?: Page;
   serverCache?: boolean;
@@ -144,19 +150,21 @@ export class Service {
     const b = this.b;
     const page = options.page ?? this.page;
     checkTimeout(options.timeout);
+    checkSignal(options.signal);
     if (typeof input === "string") {
       if (!input.trim()) throw new ServiceInvalidArgumentError("act: the instruction is empty");
     } else if (input === null || typeof input !== "object") throw new ServiceInvalidArgumentError("act: expected an instruction string or an Action object");
     const variables = typeof input === "string" ? parseVariables(options.variables, "options.variables") : {};
-    return b.act({ input, page, variables, model: options.model, timeout: options.timeout, serverCache: options.serverCache ?? this.opts.raw.serverCache });
+    return b.act({ input, page, variables, model: options.model, timeout: options.timeout, signal: options.signal, serverCache: options.serverCache ?? this.opts.raw.serverCache });
   }
 
   async observe(instruction?: string, options: ObserveOptions = {}): Promise<Action[]> {
     const b = this.b;
     const page = options.page ?? this.page;
     checkTimeout(options.timeout);
+    checkSignal(options.signal);
     const variables = parseVariables(options.variables, "options.variables");
-    return b.observe({ instruction, page, variables, model: options.model, timeout: options.timeout, selector: options.selector });
+    return b.observe({ instruction, page, variables, model: options.model, timeout: options.timeout, signal: options.signal, selector: options.selector });
   }
 
   async extract(): Promise<{ pageText: string }>;
@@ -185,8 +193,9 @@ export class Service {
       model = legacy.modelName ? new LegacyModel(legacy.modelName, legacy.modelClientOptions) : undefined;
     } else if (a !== undefined) throw new ServiceInvalidArgumentError("extract: expected an instruction, a schema or options");
     checkTimeout(options.timeout);
+    checkSignal(options.signal);
     const page = options.page ?? this.page;
-    return backend.extract({ instruction, schema, page, model, timeout: options.timeout, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
+    return backend.extract({ instruction, schema, page, model, timeout: options.timeout, signal: options.signal, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
   }
 
   /** An agent for multi-step tasks (see src/agent/agent.ts); its usage goes to the `agent` metrics bucket. */
@@ -214,4 +223,8 @@ function agentSearch(opts: ResolvedOptions, env: NodeJS.ProcessEnv = process.env
 
 function checkTimeout(timeout: number | undefined): void {
   if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new ServiceInvalidArgumentError("options.timeout: expected a positive number of milliseconds");
+}
+
+function checkSignal(signal: unknown): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ServiceInvalidArgumentError("options.signal: expected an AbortSignal");
 }

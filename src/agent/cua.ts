@@ -12,10 +12,10 @@ import { UnsupportedModelError } from "../errors.js";
 import type { ComputerAction, ComputerCallResult, ComputerUseSession } from "../model/computer-use.js";
 import type { LLMClient, ModelUsage } from "../model/types.js";
 import { promptVariables, substitute, type Variables } from "../operations/variables.js";
-import { Stopped, untilAbort } from "./abort.js";
+import { abortable, sleep, throwIfAborted } from "../util/abort.js";
 import type { Masker } from "./mask.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
-import { defineTool, oneLine, sleep, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
+import { defineTool, oneLine, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 const Coord = z.number().min(0).max(100_000);
 const Point = z.object({ x: Coord, y: Coord });
@@ -172,9 +172,9 @@ export async function cuaLoop(run: CuaRun): Promise<void> {
   let results: ComputerCallResult[] = [];
   while (!run.finished()) {
     if (!run.begin()) return;
-    const shot = await untilAbort(stepScreenshot(run.page()), run.signal);
+    const shot = await abortable(stepScreenshot(run.page()), run.signal);
     session ??= run.client.computerUse({ system: run.mask(run.system), instruction: run.mask(run.instruction), display: { width: shot.width, height: shot.height } });
-    const turn = await untilAbort(session.next({ screenshot: shot.image, results: run.mask(results), signal: run.signal }), run.signal);
+    const turn = await abortable(session.next({ screenshot: shot.image, results: run.mask(results), signal: run.signal }), run.signal);
     run.onUsage(turn.usage);
     results = [];
     if (turn.calls.length === 0) {
@@ -183,7 +183,7 @@ export async function cuaLoop(run: CuaRun): Promise<void> {
     }
     if (run.overTokens()) return;
     for (const call of turn.calls) {
-      if (run.signal.aborted) throw new Stopped();
+      throwIfAborted(run.signal);
       const parsed = ComputerActionSchema.safeParse(call.action);
       const outcome = parsed.success
         ? await run.execute({ tool: computer, args: parsed.data, reasoning: turn.text })

@@ -4,6 +4,7 @@
  * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
  * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
  */
+import { describeDialog } from "../browser/dialogs.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage } from "../errors.js";
 import type { AgentAction, AgentResultData, AgentStopReason, AgentUsage, RunEvent } from "../events.js";
@@ -14,17 +15,18 @@ import type { PageSnapshots } from "../operations/snapshots.js";
 import { promptVariables } from "../operations/variables.js";
 import type { SearchBackend } from "../platform/search.js";
 import type { MetricOperation } from "../records.js";
+import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { AgentCacheSession } from "./cache.js";
 import { masker, maskingClient } from "./mask.js";
 import { watchNavigation } from "./navigation.js";
 import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { checkResult, stopMessage } from "./result.js";
-import { Stopped, untilAbort } from "./abort.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
+import { dialogTool, type DialogControl } from "./tools-dialog.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
@@ -40,17 +42,19 @@ export interface AgentHost {
   selfHeal: boolean;
   /** The web search backend for useSearch (undefined, or returning undefined: none configured). */
   search?(): SearchBackend | undefined;
+  /** The browser's dialog handler: the dialog tool and the dialogs reported to the next step. */
+  dialogs?: DialogControl;
 }
 
 /** An event without the fields every event gets (runId, elapsedMs). */
 export type EventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "runId" | "elapsedMs"> : never) : never;
 
-/** `search`: the backend behind the search tool (useSearch); without one the tool is absent. */
-export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions, search?: SearchBackend): AgentTool[] {
+/** `search`: the backend behind the search tool (useSearch); without one the tool is absent. `dialogs`: add the dialog tool. */
+export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions, search?: SearchBackend, dialogs = false): AgentTool[] {
   if (config.mode === "cua") return cuaTools();
   const tools = domTools(options.output);
   const done = tools.pop()!;
-  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), done];
+  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), ...(dialogs ? [dialogTool] : []), done];
 }
 
 export interface RunSetup {
@@ -66,7 +70,7 @@ const used = (u: AgentUsage) => u.input_tokens + u.output_tokens;
 export async function runAgent({ host, config, options, emit, cache }: RunSetup): Promise<AgentResultData> {
   const vars = options.variables;
   const search = options.useSearch && config.mode !== "cua" ? host.search?.() : undefined;
-  const tools = toolsFor(config, options, search);
+  const tools = toolsFor(config, options, search, host.dialogs !== undefined);
   // Every model call of the run goes through a masking client: page text, URLs and errors may show values.
   const promptMask = masker(vars, 4);
   const recordMask = masker(vars);
@@ -121,6 +125,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     deadline,
     selfHeal: host.selfHeal,
     highlightCursor: options.highlightCursor,
+    dialogs: host.dialogs,
     operation: (op): OperationContext => ({
       page,
       snapshots: host.snapshots,
@@ -137,31 +142,31 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     return url;
   };
 
-  /** Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. */
+  /**
+   * Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. The tool's
+   * signal aborts at the timeout (or the run's end) and its work stops there — typing between two keys,
+   * waits at once — before the model hears that it was stopped.
+   */
   const runTool = async (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> => {
-    const tc = new AbortController();
-    const onRunAbort = () => tc.abort();
-    controller.signal.addEventListener("abort", onRunAbort, { once: true });
-    let overran = false;
-    const timer = setTimeout(() => ((overran = true), tc.abort()), options.toolTimeout);
+    const cancel = new Cancellation({ signal: controller.signal, timeout: options.toolTimeout, what: tool.name });
     // Element waits end a little before the tool is stopped, so their error (what covers it) reaches the model.
     const deadline = Date.now() + options.toolTimeout - Math.min(500, options.toolTimeout / 10);
     const navigation = watchNavigation(page);
-    const work = async () => {
-      const outcome = await tool.run(env(page, refs, tc.signal, deadline), args);
-      await navigation.finish(Math.min(page.domSettleTimeout, 10_000), tc.signal);
-      return outcome;
-    };
     try {
-      return await untilAbort(work(), tc.signal);
+      return await cancel.run(async (signal) => {
+        const outcome = await tool.run(env(page, refs, signal, deadline), args);
+        await navigation.finish(Math.min(page.domSettleTimeout, 10_000), signal);
+        return outcome;
+      });
     } catch (e) {
-      if (controller.signal.aborted) throw new Stopped();
-      if (overran) return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped` };
-      return { ok: false, summary: errorMessage(e) };
+      if (controller.signal.aborted) throw abortError(controller.signal);
+      if (!cancel.aborted) return { ok: false, summary: errorMessage(e) };
+      // What the stopped work had done (e.g. "typed 3 of 40 characters") follows the timeout's own words.
+      const reason = abortError(cancel.signal).message;
+      const done = e instanceof Error && e.message.startsWith(reason) ? e.message.slice(reason.length) : "";
+      return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped${done}` };
     } finally {
-      clearTimeout(timer);
       navigation.stop();
-      controller.signal.removeEventListener("abort", onRunAbort);
     }
   };
 
@@ -253,10 +258,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       step++;
       emit({ type: "step_start", step });
       const page = host.page();
-      const snap = await untilAbort(host.snapshots.take(page), controller.signal);
+      const snap = await abortable(host.snapshots.take(page), controller.signal);
       const url = notePage();
       let image: { image: ModelImage; width: number; height: number } | undefined;
-      if (config.mode === "hybrid") image = await untilAbort(stepScreenshot(page), controller.signal);
+      if (config.mode === "hybrid") image = await abortable(stepScreenshot(page), controller.signal);
       const user = stepMessage({
         instruction: options.instruction,
         variables: promptVariables(vars),
@@ -265,6 +270,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
         history,
         ...(detail ? { detail } : {}),
         ...(note ? { note } : {}),
+        ...(dialogs.length ? { dialogs: dialogs.splice(0) } : {}),
         ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
         url,
         snapshot: snap.text,
@@ -284,17 +290,25 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
 
   emit({ type: "run_start", instruction: options.instruction, mode: config.mode, maxSteps: options.maxSteps, model: client.modelName, url: host.page().url() });
   if (options.useSearch && !search) emit({ type: "log", level: "info", message: config.mode === "cua" ? "useSearch: cua mode has no search tool (use mode dom or hybrid)" : NO_SEARCH_BACKEND });
+  // Dialogs answered during the run: each is an event now, and the next step is told of it.
+  const dialogs: string[] = [];
+  const offDialogs = host.dialogs?.onDialog((d) => {
+    const line = describeDialog(d);
+    dialogs.push(line);
+    emit({ type: "log", level: "info", message: line });
+  });
   let failure: unknown;
   try {
     await loop();
     if (final) stop = "done";
   } catch (e) {
-    if (!(e instanceof Stopped) && !controller.signal.aborted) {
+    if (!controller.signal.aborted) {
       stop = "error";
       failure = e;
     }
   } finally {
     clearTimeout(deadline);
+    offDialogs?.();
     options.signal?.removeEventListener("abort", onUserAbort);
   }
   const reason: AgentStopReason = stop ?? "aborted";

@@ -14,7 +14,8 @@ import { clickablePoint } from "../browser/element.js";
 import { substitute } from "../operations/variables.js";
 import { captureSnapshot } from "../snapshot/index.js";
 import { resolveSelector } from "../browser/resolve.js";
-import { defineTool, highlight, oneLine, sleep, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
+import { sleep } from "../util/abort.js";
+import { defineTool, highlight, oneLine, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
 
 export const MAX_WAIT_MS = 10_000;
 const MAX_DETAIL = 4000;

@@ -12,6 +12,7 @@ import type { PageSnapshots } from "../operations/snapshots.js";
 import type { Variables } from "../operations/variables.js";
 import type { ModelImage, StructuredOutput } from "../model/types.js";
 import type { RefMap } from "../snapshot/index.js";
+import type { DialogControl } from "./tools-dialog.js";
 
 /** What a tool works with during one step. */
 export interface ToolEnv {
@@ -28,6 +29,8 @@ export interface ToolEnv {
   operation(op: "act" | "extract" | "observe"): OperationContext;
   selfHeal: boolean;
   highlightCursor: boolean;
+  /** How the next JavaScript dialog is answered (the dialog tool). */
+  dialogs?: DialogControl | undefined;
 }
 
 /** A step as the agent cache stores it: the tool and its arguments, refs replaced by XPaths. */
@@ -124,20 +127,6 @@ export function targetLabel(refs: RefMap | undefined, ref: string): string {
 export function oneLine(text: string, max = 160): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
-
-/** Resolves after `ms`, or early (without error) when the signal aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** A dot where the pointer goes (highlightCursor): drawn in the page, ignored by pointer events and the outline. */

@@ -11,7 +11,8 @@ import type { Frame, FrameTree } from "./frames.js";
 import type { Point } from "./input.js";
 import { pageActionable, type Need, type PageResult, type Since } from "./actionability-page.js";
 import type { ElementHandle } from "./resolve.js";
-import { ServiceAbortedError, ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
+import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
+import { abortable, sleep, throwIfAborted } from "../util/abort.js";
 
 /**
  * Without an operation timeout, an action waits this long for its element. Playwright waits 30 s; here the
@@ -27,6 +28,8 @@ const MAX_PAGE_WAIT_MS = 2000;
 const DEADLINE_MARGIN_MS = 60;
 /** Room kept for one more check after the last backoff (the page call itself takes a round trip or two). */
 const LAST_ATTEMPT_MS = 100;
+/** What an abort during the wait says (the timeout's own error, when the operation timed out). */
+const STOPPED = "the action was stopped before its element was ready";
 /** A wait inside the page ends this long before the deadline (a last frame can take 100 ms in a hidden tab). */
 const PAGE_MARGIN_MS = 150;
 
@@ -93,13 +96,13 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
       // The last wait is cut short rather than skipped: the element gets every chance up to the deadline.
       const room = deadline - Date.now() - DEADLINE_MARGIN_MS - LAST_ATTEMPT_MS;
       if (room <= 0) break;
-      await sleep(Math.min(BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!, room), timing.signal);
+      await sleep(Math.min(BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!, room), timing.signal, STOPPED);
     }
-    throwIfAborted(timing.signal);
+    throwIfAborted(timing.signal, STOPPED);
     const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
     const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId };
     const since = attempt === 0 && handle === first ? options.stableSince : undefined;
-    const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal);
+    const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
     attempt++;
     if (r.state === "detached") {
       last = { reason: "the element was removed from the page on every try", target: "the element" };
@@ -114,7 +117,7 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     }
     const done = { handle, value: r.value as V, ...(r.since ? { since: r.since } : {}) };
     if (!NEEDS[kind].hit || !handle.frame.parentId) return { ...done, point: { x: r.x, y: r.y } };
-    const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal);
+    const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal, STOPPED);
     if ("point" in up) return { ...done, point: up.point };
     last = { reason: up.reason, target: r.target };
   }
@@ -210,33 +213,4 @@ function declaration(then: ((...args: any[]) => unknown) | undefined): string {
     declarations.set(then, text);
   }
   return text;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return abortable(new Promise((r) => setTimeout(r, ms)), signal);
-}
-
-function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new ServiceAbortedError("the action was stopped before its element was ready");
-}
-
-/** Rejects as soon as the signal aborts (the page call itself ends on its own within its budget). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  throwIfAborted(signal);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ServiceAbortedError("the action was stopped before its element was ready"));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -132,7 +132,7 @@ export async function type(host: ElementHost, el: ElementHandle, text: string, w
       args: [],
     },
   });
-  await host.input.type(text);
+  await host.input.type(text, wait.signal);
 }
 
 export async function press(host: ElementHost, el: ElementHandle | null, key: string): Promise<void> {

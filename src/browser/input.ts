@@ -4,6 +4,7 @@
  */
 import type { CdpSession } from "./cdp/connection.js";
 import { ServiceInvalidArgumentError } from "../errors.js";
+import { abortError, withDetail } from "../util/abort.js";
 
 interface KeyDef {
   key: string;
@@ -136,9 +137,16 @@ export class Input {
     }
   }
 
-  /** Types text key by key (keydown/keypress/input/keyup per character). */
-  async type(text: string): Promise<void> {
-    for (const ch of text) {
+  /**
+   * Types text key by key (keydown/keypress/input/keyup per character). An abort stops it between two keys:
+   * the error says how many characters went in.
+   */
+  async type(text: string, signal?: AbortSignal): Promise<void> {
+    const chars = [...text];
+    let typed = 0;
+    for (const ch of chars) {
+      if (signal?.aborted) throw withDetail(abortError(signal), `typed ${typed} of ${chars.length} characters`);
+      typed++;
       if (ch === "\n") {
         await this.press("Enter");
         continue;

@@ -3,11 +3,13 @@
  * network tracker. Navigation, inspection and input live here; element work goes through Locator.
  */
 import type { CdpSession } from "./cdp/connection.js";
+import type { DialogHandler } from "./dialogs.js";
 import { FrameTree } from "./frames.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
 import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
+import { SerialLock } from "../util/serial.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
 
@@ -20,6 +22,8 @@ export interface PageOptions {
   webUrlsOnly?: boolean | undefined;
   /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
   navigate?: NavigateHandler | undefined;
+  /** Answers the JavaScript dialogs of every session of this page (see dialogs.ts). */
+  dialogs?: DialogHandler | undefined;
 }
 
 export type NavigateHandler = (page: Page, url: string, options: GotoOptions) => Promise<{ url: string; status: number | null }>;
@@ -75,6 +79,8 @@ export class Page {
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
   private readonly navigationListeners = new Set<(info: NavigationInfo) => void>();
+  /** One operation at a time on this page: goto and the Service's act/extract/observe take turns. */
+  readonly operations = new SerialLock();
 
   /** @internal created by BrowserContext */
   constructor(
@@ -100,6 +106,7 @@ export class Page {
   }
 
   private async attachSession(session: CdpSession, isMain: boolean): Promise<void> {
+    this.options.dialogs?.watch(session);
     this.frames.track(session, isMain);
     this.network.track(session);
     session.on("Target.attachedToTarget", (e) => {
@@ -147,7 +154,12 @@ export class Page {
 
   // ——— navigation ———
 
+  /** Navigations and svc's operations on this page run one at a time (see SerialLock); page.evaluate does not queue. */
   async goto(rawUrl: string, options: GotoOptions = {}): Promise<{ url: string; status: number | null }> {
+    return this.operations.run(() => this.navigate(rawUrl, options));
+  }
+
+  private async navigate(rawUrl: string, options: GotoOptions): Promise<{ url: string; status: number | null }> {
     const url = this.options.webUrlsOnly ? webUrl(normalizeUrl(rawUrl)) : normalizeUrl(rawUrl);
     const routed = this.options.navigate;
     if (routed) {

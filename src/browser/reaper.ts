@@ -6,6 +6,7 @@
  * gone, so it never lingers past the browser it guards.
  */
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { sleep } from "../util/abort.js";
 
 interface Spec {
   ownerPid: number;
@@ -18,7 +19,6 @@ interface Spec {
 const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
 const POLL_MS = 250;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {

@@ -4,6 +4,7 @@
  * than STALL_MS are ignored, otherwise a chat widget or an analytics beacon would hold every action hostage.
  */
 import type { CdpSession } from "./cdp/connection.js";
+import { sleep } from "../util/abort.js";
 
 const STALL_MS = 2000;
 const QUIET_MS = 100;
@@ -73,8 +74,4 @@ export class NetworkTracker {
     this.waiters.clear();
     for (const w of list) w();
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
 }

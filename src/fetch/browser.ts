@@ -7,7 +7,7 @@
  */
 import type { Page } from "../browser/page.js";
 import type { LocalBrowserLaunchOptions } from "../browser/types.js";
-import { ServiceAbortedError } from "../errors.js";
+import { abortable } from "../util/abort.js";
 import { type BrowserRenderer, DEFAULT_FETCH_TIMEOUT_MS, type RenderOptions, type RenderedPage } from "./types.js";
 
 /** The DOM must stay unchanged this long to count as rendered. */
@@ -47,16 +47,6 @@ function snapshot(): Snapshot {
   return { html: doctype + document.documentElement.outerHTML, contentType: document.contentType, title: document.title, url: location.href };
 }
 
-function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined, url: string): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new ServiceAbortedError(`rendering ${url} was aborted`));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ServiceAbortedError(`rendering ${url} was aborted`));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
 /** A renderer on a page you hold: it navigates that page. */
 export function pageRenderer(page: Page): BrowserRenderer {
   return (url: string, options: RenderOptions): Promise<RenderedPage> =>
@@ -77,7 +67,7 @@ export function pageRenderer(page: Page): BrowserRenderer {
         return { url: snap.url || nav.url, html: snap.html, statusCode: nav.status ?? 200, contentType: snap.contentType || "text/html", ...(snap.title ? { title: snap.title } : {}) };
       })(),
       options.signal,
-      url,
+      `rendering ${url} was aborted`,
     );
 }
 
@@ -102,7 +92,7 @@ export async function renderInBrowser(url: string, options: RenderInBrowserOptio
   });
   const started = Date.now();
   try {
-    await abortable(svc.init(), options.signal, url);
+    await abortable(svc.init(), options.signal, `rendering ${url} was aborted`);
     const left = Math.max(1, timeoutMs - (Date.now() - started));
     return await pageRenderer(svc.page)(url, { timeoutMs: left, ...(options.signal ? { signal: options.signal } : {}) });
   } finally {

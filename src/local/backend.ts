@@ -8,8 +8,9 @@ import type { AgentConfig } from "../agent/options.js";
 import type { ActRequest, BackendSetup, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
 import type { BrowserHandle } from "../browser/connect.js";
 import type { BrowserContext } from "../browser/context.js";
+import { describeDialog, type HandledDialog } from "../browser/dialogs.js";
 import type { Page } from "../browser/page.js";
-import { ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
+import { errorMessage, ServiceNotInitializedError } from "../errors.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
 import { DEFAULT_MODEL, isLLMClient } from "../models.js";
 import type { ActResult, Action } from "../operations/action.js";
@@ -21,6 +22,7 @@ import { performAction } from "../operations/perform.js";
 import { PageSnapshots } from "../operations/snapshots.js";
 import { mask, maskDeep, type Variables } from "../operations/variables.js";
 import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
+import { Cancellation } from "../util/abort.js";
 
 export interface LocalBackendSetup extends BackendSetup {
   browser: BrowserHandle;
@@ -45,6 +47,15 @@ export class LocalBackend implements ServiceBackend {
     this.snapshots = new PageSnapshots(s.opts.raw.refStore);
     s.browser.context.onPage((page) => this.watchNavigations(page));
     for (const page of s.browser.context.pages()) this.watchNavigations(page);
+    s.browser.context.dialogs.onDialog((d) => this.recordDialog(d));
+  }
+
+  /** A dialog svc answered (src/browser/dialogs.ts) is part of what happened: history and log, masked like navigations. */
+  private recordDialog(d: HandledDialog): void {
+    let entry = { parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, line: describeDialog(d) };
+    for (const m of this.navigationMasks) entry = m(entry);
+    this.record("dialog", entry.parameters, entry.result);
+    this.s.log.info("dialog", entry.line, { url: entry.parameters.url });
   }
 
   get context(): BrowserContext {
@@ -70,38 +81,41 @@ export class LocalBackend implements ServiceBackend {
   async act(r: ActRequest): Promise<ActResult> {
     const { input, page, variables } = r;
     if (typeof input === "string") {
-      const result = await this.run("act", r.timeout, (signal, deadline) => {
+      const parameters = { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) };
+      const result = await this.run("act", page, r, parameters, variables, (signal, deadline) => {
         const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
         return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
       }).catch((e: unknown) => {
         throw maskError(e, variables);
       });
-      this.record("act", { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) }, maskDeep(result, variables));
+      this.record("act", parameters, maskDeep(result, variables));
       return result;
     }
     // The element's wait ends just before the operation's deadline, so its own error (what covers it) surfaces.
-    const result = await this.run("act", r.timeout, (signal, deadline) => performAction(page, input, this.snapshots.refs(page), { ...(deadline !== undefined ? { deadline } : {}), ...(signal ? { signal } : {}) }));
+    const result = await this.run("act", page, r, { action: input }, {}, (signal, deadline) => performAction(page, input, this.snapshots.refs(page), { ...(deadline !== undefined ? { deadline } : {}), signal }));
     this.record("act", { action: input }, result);
     return result;
   }
 
   async observe(r: ObserveRequest): Promise<Action[]> {
-    const result = await this.run("observe", r.timeout, (signal) =>
+    const parameters = { instruction: r.instruction, variables: Object.keys(r.variables) };
+    const result = await this.run("observe", r.page, r, parameters, r.variables, (signal) =>
       observeOp(this.operationContext("observe", r.page, r.variables, r.model, signal), r.instruction, r.selector ? { selector: r.selector } : {}),
     );
-    this.record("observe", { instruction: r.instruction, variables: Object.keys(r.variables) }, maskDeep(result, r.variables));
+    this.record("observe", parameters, maskDeep(result, r.variables));
     return result;
   }
 
   async extract(r: ExtractRequest): Promise<unknown> {
     const scope = r.selector ? { selector: r.selector } : {};
     if (r.instruction === undefined && r.schema === undefined) {
-      const { text } = await this.run("extract", r.timeout, () => extractPageText(r.page, this.snapshots, scope));
+      const { text } = await this.run("extract", r.page, r, scope, {}, () => extractPageText(r.page, this.snapshots, scope));
       this.record("extract", scope, { pageTextLength: text.length });
       return { pageText: text };
     }
-    const result = await this.run("extract", r.timeout, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
-    this.record("extract", { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope }, result);
+    const parameters = { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope };
+    const result = await this.run("extract", r.page, r, parameters, {}, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
+    this.record("extract", parameters, result);
     return result;
   }
 
@@ -111,6 +125,7 @@ export class LocalBackend implements ServiceBackend {
     return createAgent(
       {
         page: () => this.activePage(),
+        dialogs: this.context.dialogs,
         snapshots: this.snapshots,
         client: (model) => models.client(model, "agent.model"),
         onUsage: (op, u, model) => {
@@ -179,24 +194,21 @@ export class LocalBackend implements ServiceBackend {
     };
   }
 
-  /** Runs an operation under its deadline: the signal cancels model calls, the race bounds the rest. */
-  private async run<T>(what: string, timeout: number | undefined, work: (signal: AbortSignal | undefined, deadline: number | undefined) => Promise<T>): Promise<T> {
-    if (timeout === undefined) return work(undefined, undefined);
-    const controller = new AbortController();
-    const deadline = Date.now() + timeout;
-    let timer: NodeJS.Timeout | undefined;
+  /**
+   * Runs an operation under one Cancellation (the caller's signal and the timeout) and in its page's turn
+   * (page.operations: a navigation or another operation in progress finishes first). A stopped operation
+   * ends its work before it rejects, and is recorded in the history as stopped, with what it had done.
+   */
+  private async run<T>(what: MetricOperation, page: Page, r: { timeout?: number | undefined; signal?: AbortSignal | undefined }, parameters: unknown, variables: Variables, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
+    const cancel = new Cancellation({ signal: r.signal, timeout: r.timeout, what });
     try {
-      return await Promise.race([
-        work(controller.signal, deadline),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            controller.abort();
-            reject(new ServiceTimeoutError(`${what} did not finish within ${timeout} ms`));
-          }, timeout);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
+      return await cancel.run((signal, deadline) => page.operations.run(() => work(signal, deadline), signal));
+    } catch (e) {
+      if (cancel.aborted) {
+        const code = (e as { code?: unknown }).code;
+        this.record(what, parameters, { success: false, stopped: code === "TIMEOUT" ? "timeout" : "aborted", error: { code: typeof code === "string" ? code : "ABORTED", message: mask(errorMessage(e), variables) } });
+      }
+      throw e;
     }
   }
 

@@ -89,7 +89,7 @@ export interface PerformOptions {
   expect?: ElementIdentity;
   /** Epoch ms by which the element must be actionable (default: DEFAULT_ACTION_TIMEOUT_MS from now). */
   deadline?: number;
-  /** Stops the wait for the element. */
+  /** Stops the action: the wait for the element, typing between keys, the settle after it. */
   signal?: AbortSignal;
 }
 
@@ -114,7 +114,7 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup,
   // A re-rendered element is looked up again by its selector (a ref's element that is gone fails as stale).
   const again = () => (selector ? resolveTarget(page, selector, refs) : target());
   await run(page, action.method, target, action.arguments, refs, { again, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-  await page.settle();
+  await page.settle(undefined, options.signal);
   return {
     success: true,
     message: `${action.method} succeeded${action.description ? `: ${action.description}` : ""}`,

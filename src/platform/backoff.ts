@@ -4,7 +4,8 @@
  * a bounded number of attempts, then ServiceRateLimitError. A server asking for a longer wait than the cap
  * gets the error at once (waiting less than asked would only earn another 429).
  */
-import { ServiceAbortedError, ServiceRateLimitError } from "../errors.js";
+import { ServiceRateLimitError } from "../errors.js";
+import { sleep } from "../util/abort.js";
 
 export interface BackoffOptions {
   /** Requests in all, the first included. Default 4. */
@@ -24,21 +25,6 @@ export function retryAfterMs(header: string | null | undefined, now = Date.now()
   if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
   const at = Date.parse(v);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new ServiceAbortedError("aborted while waiting to retry"));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ServiceAbortedError("aborted while waiting to retry"));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /**
@@ -61,6 +47,6 @@ export async function withBackoff(what: string, send: () => Promise<Response>, o
     if (attempt >= attempts) {
       throw new ServiceRateLimitError(`${what}: still rate limited (HTTP 429) after ${attempts} attempt${attempts === 1 ? "" : "s"}${asked !== undefined ? `; the server asks to wait ${Math.ceil(asked / 1000)} s` : ""}`, { hint });
     }
-    await sleep(wait, signal);
+    await sleep(wait, signal, "aborted while waiting to retry");
   }
 }

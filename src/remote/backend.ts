@@ -94,7 +94,7 @@ export class RemoteBackend implements ServiceBackend {
   async act(r: ActRequest): Promise<ActResult> {
     const model = r.model === undefined && typeof r.input !== "string" ? undefined : this.s.models.wire(r.model);
     const options = { ...(model ? { model: model.model } : {}), ...(Object.keys(r.variables).length ? { variables: r.variables } : {}), ...(r.timeout ? { timeout: r.timeout } : {}) };
-    const out = await this.call("act", { input: r.input, options, frameId: r.page.targetId }, model?.apiKey, r.serverCache).catch((e: unknown) => {
+    const out = await this.call("act", { input: r.input, options, frameId: r.page.targetId }, model?.apiKey, r.serverCache, r.signal).catch((e: unknown) => {
       throw maskError(e, r.variables);
     });
     const parsed = ActResultSchema.safeParse(out.result);
@@ -107,7 +107,7 @@ export class RemoteBackend implements ServiceBackend {
   async observe(r: ObserveRequest): Promise<Action[]> {
     const model = this.s.models.wire(r.model);
     const options = { model: model.model, ...(Object.keys(r.variables).length ? { variables: r.variables } : {}), ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.selector ? { selector: r.selector } : {}) };
-    const out = await this.call<Action[]>("observe", { ...(r.instruction !== undefined ? { instruction: r.instruction } : {}), options, frameId: r.page.targetId }, model.apiKey);
+    const out = await this.call<Action[]>("observe", { ...(r.instruction !== undefined ? { instruction: r.instruction } : {}), options, frameId: r.page.targetId }, model.apiKey, undefined, r.signal);
     if (!Array.isArray(out.result)) throw new LLMResponseError("observe: the server's result is not a list of actions");
     this.record("observe", { instruction: r.instruction, variables: Object.keys(r.variables) }, maskDeep(out.result, r.variables));
     return out.result;
@@ -126,7 +126,7 @@ export class RemoteBackend implements ServiceBackend {
     }
     const options = { ...(model ? { model: model.model } : {}), ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.selector ? { selector: r.selector } : {}) };
     const body = { ...(r.instruction !== undefined ? { instruction: r.instruction } : {}), ...(schema ? { schema } : {}), options, frameId: r.page.targetId };
-    const out = await this.call<unknown>("extract", body, model?.apiKey, r.serverCache);
+    const out = await this.call<unknown>("extract", body, model?.apiKey, r.serverCache, r.signal);
     let result = out.result;
     if (r.schema) {
       // The server validated against the JSON Schema; the zod schema may hold more (refinements, transforms).
@@ -177,8 +177,9 @@ export class RemoteBackend implements ServiceBackend {
     }
   }
 
-  private call<T>(op: "act" | "extract" | "observe" | "navigate", body: Record<string, unknown>, modelApiKey?: string, cache?: boolean) {
-    return this.s.api.run<T>(this.sessionId, op, body, { modelApiKey, ...(cache === false ? { cache: false } : {}), onLog: (line) => forwardLog(this.s.log, line) });
+  /** `signal`: the caller's abort closes the request, and the server stops the operation (a client that left). */
+  private call<T>(op: "act" | "extract" | "observe" | "navigate", body: Record<string, unknown>, modelApiKey?: string, cache?: boolean, signal?: AbortSignal) {
+    return this.s.api.run<T>(this.sessionId, op, body, { modelApiKey, ...(cache === false ? { cache: false } : {}), ...(signal ? { signal } : {}), onLog: (line) => forwardLog(this.s.log, line) });
   }
 
   private record(method: HistoryEntry["method"], parameters: unknown, result: unknown): void {

@@ -10,6 +10,7 @@ import { type ApiSession, type Operation, ownerCacheDir } from "./api-sessions.j
 import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
 import { agentEventLine } from "./sse.js";
+import { abortable } from "../util/abort.js";
 
 export interface RequestModel {
   /** `x-model-api-key`. */
@@ -53,8 +54,8 @@ export function actOperation(session: ApiSession, body: ActBody, rm: RequestMode
     parameters: typeof input === "string" ? { instruction: input, variables: names(o.variables), ...(o.model ? { model: modelLabel(o.model) } : {}) } : { action: input },
     variables: o.variables,
     page,
-    async run({ service }) {
-      const options = { page, model, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(rm.bypassCache ? { serverCache: false } : {}) };
+    async run({ service, signal }) {
+      const options = { page, model, signal, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(rm.bypassCache ? { serverCache: false } : {}) };
       const result = typeof input === "string" ? await service.act(input, options) : await service.act(input as Action, options);
       return { result, cacheStatus: result.cacheStatus };
     },
@@ -80,8 +81,8 @@ export function extractOperation(session: ApiSession, body: ExtractBody, rm: Req
     method: "extract",
     parameters: { ...(instruction ? { instruction } : {}), ...(body.schema ? { schema: body.schema } : {}), ...(o.selector ? { selector: o.selector } : {}), ...(o.model ? { model: modelLabel(o.model) } : {}) },
     page,
-    async run({ service }) {
-      const options = { page, model, ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
+    async run({ service, signal }) {
+      const options = { page, model, signal, ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
       if (schema) return { result: await service.extract(instruction ?? SCHEMA_ONLY_INSTRUCTION, schema, options) };
       if (instruction) return { result: await service.extract(instruction, options) };
       // The page's text: no model, so the legacy form (which takes a page and a selector) is enough.
@@ -100,8 +101,8 @@ export function observeOperation(session: ApiSession, body: ObserveBody, rm: Req
     parameters: { ...(instruction ? { instruction } : {}), variables: names(o.variables), ...(o.selector ? { selector: o.selector } : {}), ...(o.model ? { model: modelLabel(o.model) } : {}) },
     variables: o.variables,
     page,
-    async run({ service }) {
-      const options = { page, model, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
+    async run({ service, signal }) {
+      const options = { page, model, signal, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o.selector ? { selector: o.selector } : {}) };
       return { result: await service.observe(instruction, options) };
     },
   };
@@ -115,8 +116,10 @@ export function navigateOperation(session: ApiSession, body: NavigateBody): Oper
     method: "navigate",
     parameters: { url: body.url, ...(Object.keys(goto).length ? { options: goto } : {}) },
     page,
-    async run() {
-      return { result: (await page.goto(body.url, goto)) ?? null };
+    async run({ signal }) {
+      // Queued behind the page's running operation; a client that leaves stops waiting for it (the browser's
+      // navigation itself, once sent, is the browser's to finish).
+      return { result: (await abortable(page.goto(body.url, goto), signal)) ?? null };
     },
   };
 }

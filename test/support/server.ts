@@ -100,9 +100,12 @@ export async function startFixtureServer(): Promise<FixtureServer> {
 
     if (url.pathname === "/slow") {
       const ms = Math.min(Math.max(Number(url.searchParams.get("ms") ?? "0") || 0, 0), 30_000);
+      // `page=forms.html`: that fixture page, answered late (a navigation whose new document commits late).
+      const page = url.searchParams.get("page");
+      const html = page && /^[\w-]+\.html$/.test(page) ? await readFile(join(root, page), "utf8") : `<!doctype html><title>Slow</title><p id="slow">waited ${ms} ms</p>\n`;
       const timer = setTimeout(() => {
         timers.delete(timer);
-        send(res, 200, CONTENT_TYPES[".html"]!, `<!doctype html><title>Slow</title><p id="slow">waited ${ms} ms</p>\n`);
+        send(res, 200, CONTENT_TYPES[".html"]!, html);
       }, ms);
       timers.add(timer);
       req.on("close", () => {
