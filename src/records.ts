@@ -1,7 +1,6 @@
 /** Client-library records of spec/seed.md §2.8 that every layer may produce: history and metrics. */
 
-/** `dialog`: a JavaScript dialog svc answered (see src/browser/dialogs.ts). */
-export type HistoryMethod = "act" | "extract" | "observe" | "navigate" | "agent" | "dialog";
+export type HistoryMethod = "act" | "extract" | "observe" | "navigate" | "agent";
 
 export interface HistoryEntry {
   method: HistoryMethod;

@@ -10,7 +10,7 @@ import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";
 import type { Point } from "./input.js";
 import { pageActionable, type Need, type PageResult, type Since } from "./actionability-page.js";
-import type { ElementHandle } from "./resolve.js";
+import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
 import { abortable, sleep, throwIfAborted } from "../util/abort.js";
 
@@ -174,16 +174,16 @@ async function pointInRoot(frames: FrameTree, frame: Frame, local: Point): Promi
     const parent = frames.get(child.parentId);
     if (!parent) break;
     const owner = await parent.session.send("DOM.getFrameOwner", { frameId: child.id });
-    const { object } = await parent.session.send("DOM.resolveNode", { backendNodeId: owner.backendNodeId });
+    const { objectId } = await elementFromNode(parent, owner.backendNodeId);
     // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame: after a
     // change that moved the iframe (a scroll the child asked for), wait for a frame before measuring.
     const settleFrame = parent.session !== child.session;
     const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "", defer: false };
     let r: PageResult;
     try {
-      r = await callPage<PageResult>(parent.session, object.objectId!, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }, { value: null }]);
+      r = await callPage<PageResult>(parent.session, objectId, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }, { value: null }]);
     } finally {
-      void parent.session.send("Runtime.releaseObject", { objectId: object.objectId! }).catch(() => {});
+      void parent.session.send("Runtime.releaseObject", { objectId }).catch(() => {});
     }
     if (r.state === "detached") return { reason: "its frame was removed" };
     if (r.state !== "ok") return { reason: `in its parent frame, ${r.reason}` };

@@ -2,12 +2,13 @@
  * What can be done to a resolved element: real mouse and keyboard input where a user would use them,
  * page-side setters only where input cannot express the change (select options, date inputs, scrolling).
  * Every pointer and text action first waits until the element is actionable (see actionability.ts).
+ * All of it runs in svc's isolated world (frames.ts): a handle from the page's main world is adopted first.
  */
 import { actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
 import type { CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
-import type { ElementHandle } from "./resolve.js";
+import { isolated, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
 import { ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
 
@@ -18,8 +19,9 @@ export interface ElementHost {
 }
 
 export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...args: any[]) => unknown, ...args: unknown[]): Promise<T> {
-  const res = await el.frame.session.send("Runtime.callFunctionOn", {
-    objectId: el.objectId,
+  const { frame, objectId } = await isolated(el);
+  const res = await frame.session.send("Runtime.callFunctionOn", {
+    objectId,
     functionDeclaration: pageFunction(fn),
     arguments: args.map((value) => ({ value })),
     returnByValue: true,
@@ -39,7 +41,21 @@ export interface WaitOptions extends ActionTiming {
 }
 
 function opts(host: ElementHost, wait: WaitOptions): ActionableOptions {
-  return { frames: host.frames, ...(wait.again ? { again: wait.again } : {}) };
+  const again = wait.again;
+  return { frames: host.frames, ...(again ? { again: async () => isolated(await again()) } : {}) };
+}
+
+/**
+ * One element operation: on the element's isolated-world object, and holding the page's object group
+ * (released when the last operation ends: the handles it resolved are for this operation only).
+ */
+async function held<T>(host: ElementHost, el: ElementHandle, work: (el: ElementHandle) => Promise<T>): Promise<T> {
+  const release = host.frames.hold();
+  try {
+    return await work(await isolated(el));
+  } finally {
+    release();
+  }
 }
 
 /**
@@ -47,7 +63,7 @@ function opts(host: ElementHost, wait: WaitOptions): ActionableOptions {
  * for showing the cursor before an action, which does its own waiting.
  */
 export async function clickablePoint(host: ElementHost, el: ElementHandle): Promise<Point> {
-  return (await actionable("hover", el, { deadline: Date.now() }, opts(host, {}))).point;
+  return (await actionable("hover", await isolated(el), { deadline: Date.now() }, opts(host, {}))).point;
 }
 
 /**
@@ -68,11 +84,11 @@ async function pointAt(host: ElementHost, kind: "click" | "hover", el: ElementHa
 
 /** No button goes down before the element was seen stable, enabled and hit at the point. */
 export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
-  await host.input.buttons(await pointAt(host, "click", el, wait), options);
+  await held(host, el, async (h) => host.input.buttons(await pointAt(host, "click", h, wait), options));
 }
 
 export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {
-  await pointAt(host, "hover", el, wait);
+  await held(host, el, (h) => pointAt(host, "hover", h, wait));
 }
 
 /** Focus only (press with a selector): Playwright's press checks nothing more. */
@@ -89,7 +105,11 @@ const SET_DIRECTLY = ["date", "time", "datetime-local", "month", "week", "color"
  * Replaces the element's value as a user would: select everything, then type over it. The checks (visible,
  * enabled, editable) and the preparation (focus + select all, or setting a date-like value) are one call.
  */
-export async function fill(host: ElementHost, el: ElementHandle, value: string, wait: WaitOptions = {}): Promise<void> {
+export function fill(host: ElementHost, el: ElementHandle, value: string, wait: WaitOptions = {}): Promise<void> {
+  return held(host, el, (h) => fillIsolated(host, h, value, wait));
+}
+
+async function fillIsolated(host: ElementHost, el: ElementHandle, value: string, wait: WaitOptions): Promise<void> {
   const { handle, value: kind } = await actionable<string>("fill", el, wait, {
     ...opts(host, wait),
     then: {
@@ -122,7 +142,11 @@ export async function fill(host: ElementHost, el: ElementHandle, value: string, 
 }
 
 /** Types key by key into the element (visible, enabled, not read-only), focused first. */
-export async function type(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions = {}): Promise<void> {
+export function type(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions = {}): Promise<void> {
+  return held(host, el, (h) => typeIsolated(host, h, text, wait));
+}
+
+async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions): Promise<void> {
   await actionable("type", el, wait, {
     ...opts(host, wait),
     then: {
@@ -141,7 +165,11 @@ export async function press(host: ElementHost, el: ElementHandle | null, key: st
 }
 
 /** Chooses an option of a native <select> (visible and enabled) by its visible text or value. */
-export async function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
+export function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
+  return held(host, el, (h) => selectIsolated(host, h, choice, wait));
+}
+
+async function selectIsolated(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions): Promise<void> {
   const { value: result } = await actionable<{ ok: boolean; options?: string[] }>("select", el, wait, {
     ...opts(host, wait),
     then: {
@@ -195,8 +223,11 @@ export async function scrollChunk(el: ElementHandle, direction: 1 | -1): Promise
 
 /** Press on the source, travel, release on the target: both checked as a pointer target (the dragged element may cover the drop point). */
 export async function dragTo(host: ElementHost, from: ElementHandle, to: ElementHandle, wait: WaitOptions = {}): Promise<void> {
-  const source = await actionable("drag", from, wait, opts(host, wait));
-  await host.input.drag(source.point, async () => (await actionable("drop", to, wait, { frames: host.frames, alsoAccept: source.handle })).point);
+  await held(host, from, async (h) => {
+    const source = await actionable("drag", h, wait, opts(host, wait));
+    const target = await isolated(to);
+    await host.input.drag(source.point, async () => (await actionable("drop", target, wait, { frames: host.frames, alsoAccept: source.handle })).point);
+  });
 }
 
 export function parsePercent(arg: string | undefined): number {

@@ -2,6 +2,12 @@
  * An eventually-consistent map of a page's frames. A frame is (id, parent, session): same-process iframes
  * share their page's session, an out-of-process iframe (OOPIF) is simply a frame whose session is the
  * iframe target's own. Execution contexts are tracked per frame so scripts run in the right document.
+ *
+ * svc's own scripts (selectors, actionability, element functions) run in an isolated world per frame, not
+ * in the page's: a page that replaces `querySelector`, `document.evaluate` or `getBoundingClientRect` changes
+ * only its own world's prototypes. The world is created on first use in each document (a navigation or a new
+ * OOPIF session means a new one). The remote objects svc creates go into one object group, released when the
+ * last element operation on the page ends (see `hold`).
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";
@@ -14,12 +20,41 @@ export interface Frame {
   name: string | undefined;
   /** Main-world execution context in this frame's session, once known. */
   contextId: number | undefined;
+  /** svc's isolated world in this frame's current document, once created. */
+  utilityContextId: number | undefined;
+}
+
+/** The name of svc's isolated world in every frame. */
+export const UTILITY_WORLD = "__svc_utility__";
+/** The object group of every remote object svc creates (released by FrameTree.hold's last release). */
+export const OBJECT_GROUP = "svc";
+
+const creating = new WeakMap<Frame, Promise<number>>();
+
+/** The execution context id of svc's isolated world in the frame's current document (created on first use). */
+export function utilityContext(frame: Frame): Promise<number> {
+  if (frame.utilityContextId !== undefined) return Promise.resolve(frame.utilityContextId);
+  let p = creating.get(frame);
+  if (!p) {
+    const session = frame.session;
+    p = session
+      .send("Page.createIsolatedWorld", { frameId: frame.id, worldName: UTILITY_WORLD, grantUniveralAccess: true })
+      .then(({ executionContextId }) => {
+        // Its Runtime.executionContextCreated may have come first; a later document's world wins either way.
+        if (frame.session === session) frame.utilityContextId ??= executionContextId;
+        return executionContextId;
+      })
+      .finally(() => creating.delete(frame));
+    creating.set(frame, p);
+  }
+  return p;
 }
 
 export class FrameTree {
   private readonly frames = new Map<string, Frame>();
   private mainId: string | undefined;
   private readonly contextWaiters = new Map<string, Array<() => void>>();
+  private holds = 0;
 
   get main(): Frame {
     const f = this.mainId ? this.frames.get(this.mainId) : undefined;
@@ -76,7 +111,12 @@ export class FrameTree {
     });
     session.on("Runtime.executionContextCreated", (e) => {
       const aux = e.context.auxData as { frameId?: string; isDefault?: boolean } | undefined;
-      if (!aux?.frameId || !aux.isDefault) return;
+      if (!aux?.frameId) return;
+      if (!aux.isDefault) {
+        const f = this.frames.get(aux.frameId);
+        if (f && f.session === session && e.context.name === UTILITY_WORLD) f.utilityContextId = e.context.id;
+        return;
+      }
       const f = this.frames.get(aux.frameId) ?? this.upsert(aux.frameId, undefined, session);
       if (f.session !== session) return;
       f.contextId = e.context.id;
@@ -84,10 +124,18 @@ export class FrameTree {
       this.contextWaiters.delete(f.id);
     });
     session.on("Runtime.executionContextDestroyed", (e) => {
-      for (const f of this.frames.values()) if (f.session === session && f.contextId === e.executionContextId) f.contextId = undefined;
+      for (const f of this.frames.values()) {
+        if (f.session !== session) continue;
+        if (f.contextId === e.executionContextId) f.contextId = undefined;
+        if (f.utilityContextId === e.executionContextId) f.utilityContextId = undefined;
+      }
     });
     session.on("Runtime.executionContextsCleared", () => {
-      for (const f of this.frames.values()) if (f.session === session) f.contextId = undefined;
+      for (const f of this.frames.values()) {
+        if (f.session !== session) continue;
+        f.contextId = undefined;
+        f.utilityContextId = undefined;
+      }
     });
   }
 
@@ -112,6 +160,7 @@ export class FrameTree {
     if (f) {
       f.session = session;
       f.contextId = undefined;
+      f.utilityContextId = undefined;
     } else this.upsert(frameId, undefined, session);
   }
 
@@ -130,10 +179,28 @@ export class FrameTree {
     });
   }
 
+  /**
+   * Marks an element operation under way; the returned function ends it. When the last one ends, every
+   * remote object svc created in the page's sessions (OBJECT_GROUP) is released, so a long session does
+   * not pile them up. Handles are for one operation: do not keep one across operations.
+   */
+  hold(): () => void {
+    this.holds++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.holds > 0) return;
+      for (const session of new Set(this.all().map((f) => f.session))) {
+        if (!session.closed) void session.send("Runtime.releaseObjectGroup", { objectGroup: OBJECT_GROUP }).catch(() => {});
+      }
+    };
+  }
+
   private upsert(id: string, parentId: string | undefined, session: CdpSession): Frame {
     let f = this.frames.get(id);
     if (!f) {
-      f = { id, parentId, session, url: "", name: undefined, contextId: undefined };
+      f = { id, parentId, session, url: "", name: undefined, contextId: undefined, utilityContextId: undefined };
       this.frames.set(id, f);
     } else if (parentId) f.parentId = parentId;
     return f;

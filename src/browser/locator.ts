@@ -30,7 +30,13 @@ export class Locator {
    */
   private async run(options: LocatorActionOptions, action: (h: ElementHandle, wait: el.WaitOptions) => Promise<void>): Promise<void> {
     const deadline = Date.now() + (options.timeout ?? DEFAULT_ACTION_TIMEOUT_MS);
-    await action(await this.resolve(), { deadline, again: () => this.resolve() });
+    // Holds the page's object group until the action is done: the objects resolving made are released then.
+    const release = this.page.frames.hold();
+    try {
+      await action(await this.resolve(), { deadline, again: () => this.resolve() });
+    } finally {
+      release();
+    }
     await this.page.settle();
   }
 
@@ -64,19 +70,29 @@ export class Locator {
     return this.run(options, async (h, w) => el.dragTo(this.page, h, await target.resolve(), w));
   }
 
-  async textContent(): Promise<string> {
-    return el.callOn<string>(await this.resolve(), function (this: Node) {
+  /** Runs `fn` on the element (svc's isolated world) and releases what resolving it made. */
+  private async read<T>(fn: (this: any) => T): Promise<T> {
+    const release = this.page.frames.hold();
+    try {
+      return await el.callOn<T>(await this.resolve(), fn);
+    } finally {
+      release();
+    }
+  }
+
+  textContent(): Promise<string> {
+    return this.read(function (this: Node) {
       return this.textContent ?? "";
     });
   }
-  async inputValue(): Promise<string> {
-    return el.callOn<string>(await this.resolve(), function (this: HTMLInputElement) {
+  inputValue(): Promise<string> {
+    return this.read(function (this: HTMLInputElement) {
       return String(this.value ?? "");
     });
   }
   async isVisible(): Promise<boolean> {
     try {
-      return await el.callOn<boolean>(await this.resolve(), function (this: Element) {
+      return await this.read(function (this: Element) {
         const r = this.getBoundingClientRect();
         return r.width > 0 && r.height > 0 && getComputedStyle(this).visibility !== "hidden";
       });

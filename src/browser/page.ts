@@ -3,7 +3,6 @@
  * network tracker. Navigation, inspection and input live here; element work goes through Locator.
  */
 import type { CdpSession } from "./cdp/connection.js";
-import type { DialogHandler } from "./dialogs.js";
 import { FrameTree } from "./frames.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
@@ -22,8 +21,6 @@ export interface PageOptions {
   webUrlsOnly?: boolean | undefined;
   /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
   navigate?: NavigateHandler | undefined;
-  /** Answers the JavaScript dialogs of every session of this page (see dialogs.ts). */
-  dialogs?: DialogHandler | undefined;
 }
 
 export type NavigateHandler = (page: Page, url: string, options: GotoOptions) => Promise<{ url: string; status: number | null }>;
@@ -106,7 +103,6 @@ export class Page {
   }
 
   private async attachSession(session: CdpSession, isMain: boolean): Promise<void> {
-    this.options.dialogs?.watch(session);
     this.frames.track(session, isMain);
     this.network.track(session);
     session.on("Target.attachedToTarget", (e) => {

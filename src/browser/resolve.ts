@@ -1,10 +1,12 @@
 /**
  * Selector → element, across frames (OOPIFs included) and shadow roots (closed included). The page-side
- * work is one XPath/CSS evaluation per hop; hops into frames and closed shadow roots go through CDP.
+ * work is one XPath/CSS evaluation per hop; hops into frames and closed shadow roots go through CDP. It all
+ * runs in svc's isolated world of each frame (frames.ts), so the page's own patches of `querySelector` or
+ * `document.evaluate` do not reach it, and the handles it returns live in that world too.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";
-import type { Frame, FrameTree } from "./frames.js";
+import { OBJECT_GROUP, utilityContext, type Frame, type FrameTree } from "./frames.js";
 import {
   ContentFrameNotFoundError,
   ServiceElementNotFoundError,
@@ -19,6 +21,21 @@ export interface ElementHandle {
   frame: Frame;
   backendNodeId: number;
   objectId: string;
+  /** "utility": `objectId` lives in svc's isolated world; otherwise (a main-world object) see `isolated`. */
+  world?: "utility";
+}
+
+/** The element with this backend node id, as an object of svc's isolated world in its frame. */
+export async function elementFromNode(frame: Frame, backendNodeId: number): Promise<ElementHandle> {
+  const executionContextId = await utilityContext(frame);
+  const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId, executionContextId, objectGroup: OBJECT_GROUP });
+  if (!object.objectId) throw new ContentFrameNotFoundError(`node ${backendNodeId} has no object in frame ${frame.id}`);
+  return { frame, backendNodeId, objectId: object.objectId, world: "utility" };
+}
+
+/** The same element in svc's isolated world (a handle from elsewhere may be the page's main-world object). */
+export function isolated(handle: ElementHandle): Promise<ElementHandle> {
+  return handle.world === "utility" ? Promise.resolve(handle) : elementFromNode(handle.frame, handle.backendNodeId);
 }
 
 /** A document or shadow root to search from. */
@@ -31,17 +48,21 @@ export interface ResolveOptions {
   deep: boolean;
 }
 
-/** Document objects per execution context: valid for the context's lifetime, saving a round trip per lookup. */
+/**
+ * Document objects per isolated world: valid for the world's lifetime (its document's), saving a round trip
+ * per lookup. Outside the object group on purpose: the world's end releases them, one per document.
+ */
 const documents = new WeakMap<Frame, { contextId: number; objectId: string }>();
 
 export async function frameDocument(frames: FrameTree, frame: Frame): Promise<Root> {
+  // A document that is still loading has no main world yet: its isolated world would be the old document's.
   if (frame.contextId === undefined) await frames.waitForContext(frame.id, 2000);
+  const contextId = await utilityContext(frame);
   const cached = documents.get(frame);
-  if (cached && cached.contextId === frame.contextId) return { frame, objectId: cached.objectId };
-  const contextId = frame.contextId;
-  const res = await frame.session.send("Runtime.evaluate", { expression: "document", ...(contextId !== undefined ? { contextId } : {}) });
+  if (cached && cached.contextId === contextId) return { frame, objectId: cached.objectId };
+  const res = await frame.session.send("Runtime.evaluate", { expression: "document", contextId });
   if (!res.result.objectId) throw new ContentFrameNotFoundError(`frame ${frame.id} has no document`);
-  if (contextId !== undefined) documents.set(frame, { contextId, objectId: res.result.objectId });
+  documents.set(frame, { contextId, objectId: res.result.objectId });
   return { frame, objectId: res.result.objectId };
 }
 
@@ -50,6 +71,7 @@ async function callFirst(root: Root, fn: (this: any, arg: string) => unknown, ar
     objectId: root.objectId,
     functionDeclaration: pageFunction(fn),
     arguments: [{ value: arg }],
+    objectGroup: OBJECT_GROUP,
   });
   if (res.exceptionDetails) return Promise.reject(new Error(res.exceptionDetails.exception?.description ?? res.exceptionDetails.text));
   return res.result.subtype === "null" || !res.result.objectId ? null : res.result.objectId;
@@ -57,7 +79,7 @@ async function callFirst(root: Root, fn: (this: any, arg: string) => unknown, ar
 
 async function handleFor(frame: Frame, objectId: string): Promise<ElementHandle> {
   const { node } = await frame.session.send("DOM.describeNode", { objectId });
-  return { frame, objectId, backendNodeId: node.backendNodeId };
+  return { frame, objectId, backendNodeId: node.backendNodeId, world: "utility" };
 }
 
 /** The document inside an iframe element (same-process or OOPIF). */
@@ -75,7 +97,7 @@ export async function shadowRootOf(session: CdpSession, frame: Frame, objectId: 
   const { node } = await session.send("DOM.describeNode", { objectId, pierce: true, depth: 1 });
   const shadow = node.shadowRoots?.[0];
   if (!shadow) throw new ServiceShadowRootMissingError(`"${selector}": <${node.localName}> has no shadow root`, { hint: "remove the #shadow-root step, or point at the shadow host" });
-  const { object } = await session.send("DOM.resolveNode", { backendNodeId: shadow.backendNodeId });
+  const { object } = await session.send("DOM.resolveNode", { backendNodeId: shadow.backendNodeId, executionContextId: await utilityContext(frame), objectGroup: OBJECT_GROUP });
   return { frame, objectId: object.objectId! };
 }
 
@@ -140,7 +162,7 @@ async function deepCss(frames: FrameTree, css: string): Promise<ElementHandle | 
     collectShadowRoots(owned, (n) => roots.push({ frame, objectId: "" + n.backendNodeId }));
     for (const r of roots) {
       let objectId = r.objectId;
-      if (/^\d+$/.test(objectId)) objectId = (await frame.session.send("DOM.resolveNode", { backendNodeId: Number(objectId) })).object.objectId!;
+      if (/^\d+$/.test(objectId)) objectId = (await elementFromNode(frame, Number(objectId))).objectId;
       const hit = await callFirst({ frame, objectId }, pageCssFirst, css).catch(() => null);
       if (hit) return handleFor(frame, hit);
     }
@@ -191,8 +213,8 @@ export async function selectorOf(frames: FrameTree, el: { frame: Frame; backendN
   let frame: Frame | undefined = el.frame;
   let backendNodeId = el.backendNodeId;
   while (frame) {
-    const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId });
-    const res = await frame.session.send("Runtime.callFunctionOn", { objectId: object.objectId!, functionDeclaration: pageFunction(pageXPathOf), returnByValue: true });
+    const { objectId } = await elementFromNode(frame, backendNodeId);
+    const res = await frame.session.send("Runtime.callFunctionOn", { objectId, functionDeclaration: pageFunction(pageXPathOf), returnByValue: true });
     parts.unshift(String(res.result.value));
     if (!frame.parentId) break;
     const parent = frames.get(frame.parentId);
