@@ -11,6 +11,7 @@ import type { Service, ServiceOptions } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
 import { addMetrics } from "../src/store/metrics.js";
+import { sessionRefStore } from "../src/store/refs.js";
 import {
   type CloudSessionRecord,
   type StoredSession,
@@ -262,6 +263,8 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     : {
         env: "LOCAL",
         localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
+        // Refs printed by one command (svc extract) name the same elements in the next (svc act).
+        refStore: sessionRefStore(session.id, root),
         ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
         ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
       };

@@ -4,9 +4,11 @@
  * option name must not silently fall back to a default.
  */
 import { z } from "zod";
+import { DialogPolicyOptionSchema, toDialogPolicy, type DialogPolicy } from "./browser/dialogs.js";
 import { LocalBrowserLaunchOptionsSchema, type LocalBrowserLaunchOptions } from "./browser/types.js";
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { describeIssue } from "./util/zod.js";
+import type { RefStore } from "./operations/snapshots.js";
 
 export const ModelOptionSchema = z.union([
   z.string().min(1),
@@ -49,6 +51,12 @@ export const ServiceOptionsSchema = z.strictObject({
   // svc: goto (navigate, the agent's goto tool, cached replays) opens only http:, https:, data: and about:blank;
   // file:, chrome:, view-source: … are refused (a browser serving others, such as a shared server's tenants).
   webUrlsOnly: z.boolean().optional(),
+  // svc: where each page's refs are kept between processes ({ load(pageId), save(pageId, state) }; a CLI
+  // session's file), so a ref printed by one command works in the next (see src/operations/snapshots.ts).
+  refStore: z.custom<RefStore>((v) => typeof (v as RefStore | null)?.load === "function" && typeof (v as RefStore).save === "function", { message: "expected { load, save } functions" }).optional(),
+  // svc: how JavaScript dialogs are answered the moment they open: "dismiss" (default), "accept", or
+  // { action, promptText } (what an accepted prompt() returns). beforeunload is always accepted.
+  dialogPolicy: DialogPolicyOptionSchema.optional(),
   // svc: the model configs come from someone other than this process's owner (a shared server's tenants):
   // one that chooses its own endpoint is sent only its own key and must pass `allow` / connect through
   // `fetch` (see src/model/endpoint-policy.ts).
@@ -78,6 +86,7 @@ export interface ResolvedOptions {
   keepAlive: boolean;
   cacheDir: string | undefined;
   logger: ((line: LogLine) => void) | undefined;
+  dialogPolicy: DialogPolicy;
   raw: z.output<typeof ServiceOptionsSchema>;
 }
 
@@ -96,6 +105,7 @@ export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {
     keepAlive: o.keepAlive ?? false,
     cacheDir: o.cacheDir,
     logger: o.logger as ((line: LogLine) => void) | undefined,
+    dialogPolicy: toDialogPolicy(o.dialogPolicy),
     raw: o,
   };
 }

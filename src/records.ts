@@ -1,6 +1,7 @@
 /** Client-library records of spec/seed.md §2.8 that every layer may produce: history and metrics. */
 
-export type HistoryMethod = "act" | "extract" | "observe" | "navigate" | "agent";
+/** `dialog`: a JavaScript dialog svc answered (see src/browser/dialogs.ts). */
+export type HistoryMethod = "act" | "extract" | "observe" | "navigate" | "agent" | "dialog";
 
 export interface HistoryEntry {
   method: HistoryMethod;

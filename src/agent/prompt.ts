@@ -10,6 +10,8 @@
  *   2. perform {"ref":"e5","method":"click"} → ok: click done on e5 link "Boston Fern" [page: …]
  *   Output of step 2 (extract):                          (the previous step's long output, once)
  *     …
+ *   Dialogs since the last step:                         (JavaScript dialogs svc answered, once)
+ *   - the page showed an alert: "Saved"; dismissed
  *   Screenshot: attached, 1280×720 pixels.               (hybrid)
  *   Page: <current url>
  *   <current page outline>
@@ -63,6 +65,8 @@ export interface StepPrompt {
   /** The previous step's long output (shown once). */
   detail?: { step: number; tool: string; text: string };
   note?: string;
+  /** Dialogs answered since the previous step (describeDialog lines). */
+  dialogs?: readonly string[];
   screenshot?: { width: number; height: number };
   url: string;
   snapshot: string;
@@ -78,6 +82,12 @@ export function historyText(h: HistoryLine): string {
   return `${h.step}. ${h.tool} ${compactArgs(h.args)} → ${h.ok ? "ok" : "error"}: ${h.summary}${h.url ? ` [page: ${h.url}]` : ""}`;
 }
 
+/** At most 5 lines: a page that asks in a loop must not flood the prompt. */
+function dialogLines(dialogs: readonly string[]): string[] {
+  const shown = dialogs.slice(-5).map((d) => `- ${d}`);
+  return dialogs.length > 5 ? [`- (${dialogs.length - 5} earlier dialogs not shown)`, ...shown] : shown;
+}
+
 export function stepMessage(p: StepPrompt): string {
   const lines = [`Instruction: ${p.instruction.trim()}`];
   if (p.variables.length) lines.push(`Variables: ${p.variables.map((v) => `%${v.name}%${v.description ? ` (${v.description})` : ""}`).join(", ")}`);
@@ -85,6 +95,7 @@ export function stepMessage(p: StepPrompt): string {
   if (p.history.length) lines.push("Steps so far:", ...p.history.map(historyText));
   if (p.detail) lines.push(`Output of step ${p.detail.step} (${p.detail.tool}):`, ...p.detail.text.split("\n").map((l) => `  ${l}`));
   if (p.note) lines.push(p.note);
+  if (p.dialogs?.length) lines.push("Dialogs since the last step:", ...dialogLines(p.dialogs));
   if (p.screenshot) lines.push(`Screenshot: attached, ${p.screenshot.width}×${p.screenshot.height} pixels.`);
   lines.push(`Page: ${p.url}`, p.snapshot);
   return lines.join("\n");

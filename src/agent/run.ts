@@ -4,6 +4,7 @@
  * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
  * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
  */
+import { describeDialog } from "../browser/dialogs.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage } from "../errors.js";
 import type { AgentAction, AgentResultData, AgentStopReason, AgentUsage, RunEvent } from "../events.js";
@@ -25,6 +26,7 @@ import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
+import { dialogTool, type DialogControl } from "./tools-dialog.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
@@ -40,17 +42,19 @@ export interface AgentHost {
   selfHeal: boolean;
   /** The web search backend for useSearch (undefined, or returning undefined: none configured). */
   search?(): SearchBackend | undefined;
+  /** The browser's dialog handler: the dialog tool and the dialogs reported to the next step. */
+  dialogs?: DialogControl;
 }
 
 /** An event without the fields every event gets (runId, elapsedMs). */
 export type EventBody = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "runId" | "elapsedMs"> : never) : never;
 
-/** `search`: the backend behind the search tool (useSearch); without one the tool is absent. */
-export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions, search?: SearchBackend): AgentTool[] {
+/** `search`: the backend behind the search tool (useSearch); without one the tool is absent. `dialogs`: add the dialog tool. */
+export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOptions, search?: SearchBackend, dialogs = false): AgentTool[] {
   if (config.mode === "cua") return cuaTools();
   const tools = domTools(options.output);
   const done = tools.pop()!;
-  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), done];
+  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), ...(dialogs ? [dialogTool] : []), done];
 }
 
 export interface RunSetup {
@@ -66,7 +70,7 @@ const used = (u: AgentUsage) => u.input_tokens + u.output_tokens;
 export async function runAgent({ host, config, options, emit, cache }: RunSetup): Promise<AgentResultData> {
   const vars = options.variables;
   const search = options.useSearch && config.mode !== "cua" ? host.search?.() : undefined;
-  const tools = toolsFor(config, options, search);
+  const tools = toolsFor(config, options, search, host.dialogs !== undefined);
   // Every model call of the run goes through a masking client: page text, URLs and errors may show values.
   const promptMask = masker(vars, 4);
   const recordMask = masker(vars);
@@ -121,6 +125,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     deadline,
     selfHeal: host.selfHeal,
     highlightCursor: options.highlightCursor,
+    dialogs: host.dialogs,
     operation: (op): OperationContext => ({
       page,
       snapshots: host.snapshots,
@@ -265,6 +270,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
         history,
         ...(detail ? { detail } : {}),
         ...(note ? { note } : {}),
+        ...(dialogs.length ? { dialogs: dialogs.splice(0) } : {}),
         ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
         url,
         snapshot: snap.text,
@@ -284,6 +290,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
 
   emit({ type: "run_start", instruction: options.instruction, mode: config.mode, maxSteps: options.maxSteps, model: client.modelName, url: host.page().url() });
   if (options.useSearch && !search) emit({ type: "log", level: "info", message: config.mode === "cua" ? "useSearch: cua mode has no search tool (use mode dom or hybrid)" : NO_SEARCH_BACKEND });
+  // Dialogs answered during the run: each is an event now, and the next step is told of it.
+  const dialogs: string[] = [];
+  const offDialogs = host.dialogs?.onDialog((d) => {
+    const line = describeDialog(d);
+    dialogs.push(line);
+    emit({ type: "log", level: "info", message: line });
+  });
   let failure: unknown;
   try {
     await loop();
@@ -295,6 +308,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     }
   } finally {
     clearTimeout(deadline);
+    offDialogs?.();
     options.signal?.removeEventListener("abort", onUserAbort);
   }
   const reason: AgentStopReason = stop ?? "aborted";

@@ -12,6 +12,7 @@ import type { PageSnapshots } from "../operations/snapshots.js";
 import type { Variables } from "../operations/variables.js";
 import type { ModelImage, StructuredOutput } from "../model/types.js";
 import type { RefMap } from "../snapshot/index.js";
+import type { DialogControl } from "./tools-dialog.js";
 
 /** What a tool works with during one step. */
 export interface ToolEnv {
@@ -28,6 +29,8 @@ export interface ToolEnv {
   operation(op: "act" | "extract" | "observe"): OperationContext;
   selfHeal: boolean;
   highlightCursor: boolean;
+  /** How the next JavaScript dialog is answered (the dialog tool). */
+  dialogs?: DialogControl | undefined;
 }
 
 /** A step as the agent cache stores it: the tool and its arguments, refs replaced by XPaths. */

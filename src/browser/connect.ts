@@ -4,6 +4,7 @@
  */
 import { CdpConnection } from "./cdp/connection.js";
 import { BrowserContext } from "./context.js";
+import { DialogHandler, type DialogPolicy } from "./dialogs.js";
 import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline } from "./launch.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
@@ -28,7 +29,7 @@ async function resolveCdpUrl(cdpUrl: string): Promise<string> {
   return browserWsEndpoint(Number(u.port || (u.protocol === "https:" ? 443 : 80)), u.hostname);
 }
 
-export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; webUrlsOnly?: boolean | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
+export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; webUrlsOnly?: boolean | undefined; dialogPolicy?: DialogPolicy | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
   let launched: LaunchedBrowser | undefined;
   let wsEndpoint: string;
   if (options.cdpUrl) {
@@ -54,6 +55,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
     context = await BrowserContext.create(connection, {
       domSettleTimeout: options.domSettleTimeout,
       ...(options.webUrlsOnly ? { webUrlsOnly: true } : {}),
+      dialogs: new DialogHandler(options.dialogPolicy),
       // Headless Chrome's own default (800×600 window, ~780×437 viewport) hides the layout most sites show
       // on a laptop; 1280×720 unless the caller chose. A headed window keeps its own size.
       ...(options.viewport ? { viewport: options.viewport } : (options.headless ?? true) && !options.cdpUrl ? { viewport: DEFAULT_VIEWPORT } : {}),

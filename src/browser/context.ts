@@ -3,6 +3,7 @@
  * become pages; the most recently opened page becomes the active one, as a user's attention would.
  */
 import type { CdpConnection, CdpSession } from "./cdp/connection.js";
+import { DialogHandler } from "./dialogs.js";
 import { Page, type NavigateHandler, type PageOptions } from "./page.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
@@ -20,6 +21,7 @@ export class BrowserContext {
   ) {}
 
   static async create(connection: CdpConnection, pageOptions: PageOptions): Promise<BrowserContext> {
+    pageOptions.dialogs ??= new DialogHandler();
     const ctx = new BrowserContext(connection, pageOptions);
     const root = connection.root;
     root.on("Target.attachedToTarget", (e) => {
@@ -74,6 +76,11 @@ export class BrowserContext {
   /** Sends every page's goto() to `handler` (a session API's navigate); undefined restores CDP navigation. */
   routeNavigation(handler: NavigateHandler | undefined): void {
     this.pageOptions.navigate = handler;
+  }
+
+  /** Answers the JavaScript dialogs of every page (see dialogs.ts). */
+  get dialogs(): DialogHandler {
+    return this.pageOptions.dialogs!;
   }
 
   onPage(listener: (p: Page) => void): () => void {

@@ -3,6 +3,7 @@
  * network tracker. Navigation, inspection and input live here; element work goes through Locator.
  */
 import type { CdpSession } from "./cdp/connection.js";
+import type { DialogHandler } from "./dialogs.js";
 import { FrameTree } from "./frames.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
@@ -21,6 +22,8 @@ export interface PageOptions {
   webUrlsOnly?: boolean | undefined;
   /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
   navigate?: NavigateHandler | undefined;
+  /** Answers the JavaScript dialogs of every session of this page (see dialogs.ts). */
+  dialogs?: DialogHandler | undefined;
 }
 
 export type NavigateHandler = (page: Page, url: string, options: GotoOptions) => Promise<{ url: string; status: number | null }>;
@@ -103,6 +106,7 @@ export class Page {
   }
 
   private async attachSession(session: CdpSession, isMain: boolean): Promise<void> {
+    this.options.dialogs?.watch(session);
     this.frames.track(session, isMain);
     this.network.track(session);
     session.on("Target.attachedToTarget", (e) => {

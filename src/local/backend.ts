@@ -8,6 +8,7 @@ import type { AgentConfig } from "../agent/options.js";
 import type { ActRequest, BackendSetup, CloudSession, ExtractRequest, InitResult, ObserveRequest, ServiceBackend } from "../backend.js";
 import type { BrowserHandle } from "../browser/connect.js";
 import type { BrowserContext } from "../browser/context.js";
+import { describeDialog, type HandledDialog } from "../browser/dialogs.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, ServiceNotInitializedError } from "../errors.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
@@ -36,15 +37,25 @@ export class LocalBackend implements ServiceBackend {
   readonly cloud: CloudSession | undefined;
   private readonly historyEntries: HistoryEntry[] = [];
   private readonly metricsRecord: Metrics = emptyMetrics();
-  private readonly snapshots = new PageSnapshots();
+  private readonly snapshots: PageSnapshots;
   /** Masks of agent runs in progress: a URL the agent opens may hold a variable's value. */
   private readonly navigationMasks = new Set<<T>(value: T) => T>();
 
   constructor(private readonly s: LocalBackendSetup) {
     this.init = s.init;
     this.cloud = s.cloud;
+    this.snapshots = new PageSnapshots(s.opts.raw.refStore);
     s.browser.context.onPage((page) => this.watchNavigations(page));
     for (const page of s.browser.context.pages()) this.watchNavigations(page);
+    s.browser.context.dialogs.onDialog((d) => this.recordDialog(d));
+  }
+
+  /** A dialog svc answered (src/browser/dialogs.ts) is part of what happened: history and log, masked like navigations. */
+  private recordDialog(d: HandledDialog): void {
+    let entry = { parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, line: describeDialog(d) };
+    for (const m of this.navigationMasks) entry = m(entry);
+    this.record("dialog", entry.parameters, entry.result);
+    this.s.log.info("dialog", entry.line, { url: entry.parameters.url });
   }
 
   get context(): BrowserContext {
@@ -114,6 +125,7 @@ export class LocalBackend implements ServiceBackend {
     return createAgent(
       {
         page: () => this.activePage(),
+        dialogs: this.context.dialogs,
         snapshots: this.snapshots,
         client: (model) => models.client(model, "agent.model"),
         onUsage: (op, u, model) => {

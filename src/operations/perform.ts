@@ -7,17 +7,11 @@
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
-import { ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceStaleRefError } from "../errors.js";
-import { displayRole } from "../snapshot/index.js";
+import { ServiceElementNotFoundError, ServiceInvalidArgumentError } from "../errors.js";
+import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
 
-export interface RefTarget {
-  frameId: string;
-  backendNodeId: number;
-}
-export interface RefLookup {
-  get(ref: string): RefTarget | undefined;
-}
+export type { RefLookup } from "../snapshot/index.js";
 
 const REF = /^(?:ref=)?(e\d+)$/;
 
@@ -25,26 +19,9 @@ export function isRef(selector: string): boolean {
   return REF.test(selector.trim());
 }
 
-/** A ref from the page's latest snapshot → a live element; gone or unknown refs fail loudly. */
+/** A ref the page's snapshots issued → its live element; a ref gone, changed or from another document fails as STALE_REF. */
 export async function resolveRef(page: Page, refs: RefLookup | undefined, selector: string): Promise<ElementHandle> {
-  const ref = REF.exec(selector.trim())![1]!;
-  const target = refs?.get(ref);
-  const hint = "take a new snapshot (extract() or observe()) and use its refs";
-  if (!target) throw new ServiceStaleRefError(`ref ${ref} is not in the page's latest snapshot`, { hint });
-  const frame = page.frames.get(target.frameId);
-  if (!frame) throw new ServiceStaleRefError(`ref ${ref}: its frame is gone (the page navigated since the snapshot)`, { hint });
-  let objectId: string | undefined;
-  try {
-    objectId = (await frame.session.send("DOM.resolveNode", { backendNodeId: target.backendNodeId })).object.objectId;
-  } catch {
-    objectId = undefined;
-  }
-  const handle = objectId ? { frame, backendNodeId: target.backendNodeId, objectId } : undefined;
-  const connected = handle && (await el.callOn<boolean>(handle, function (this: Node) {
-    return this.isConnected;
-  }).catch(() => false));
-  if (!handle || !connected) throw new ServiceStaleRefError(`ref ${ref}: its element was removed from the page since the snapshot`, { hint });
-  return handle;
+  return resolveSnapshotRef(page, refs, REF.exec(selector.trim())![1]!);
 }
 
 export async function resolveTarget(page: Page, selector: string, refs?: RefLookup): Promise<ElementHandle> {

@@ -1,5 +1,7 @@
 /** Page → compact text outline for a model, with refs back to the elements (see DESIGN.md "Snapshot"). */
 export { captureSnapshot, type Snapshot, type SnapshotOptions, type SnapshotSource } from "./capture.js";
-export { RefMap, type RefTarget } from "./refs.js";
+export { RefMap, type RefLookup, type RefTarget } from "./refs.js";
+export { PageRefs, type RefState } from "./registry.js";
+export { documentOf, resolveRef } from "./resolve-ref.js";
 export { render, estimateTokens, type RenderOptions, type Rendered } from "./render.js";
 export { buildTree, displayRole, type AXNodeLike, type AXPropertyLike, type AXValueLike, type BuildOptions, type BuiltTree, type FrameAXTree, type SnapNode } from "./tree.js";

@@ -1,12 +1,12 @@
 /**
- * Refs: the short handles (`e1`, `e2`, …) a model uses to name an element it saw in a snapshot. A ref is only
- * meaningful together with the snapshot that issued it; it resolves to the element's frame and its
- * backendNodeId in that frame's CDP session (selectors are derived lazily by the caller, for the one element
- * acted on).
+ * Refs: the short handles (`e1`, `e2`, …) a model uses to name an element it saw in a snapshot. A ref
+ * resolves to the element's frame and its backendNodeId in that frame's CDP session (selectors are derived
+ * lazily by the caller, for the one element acted on). Numbers are given by the page's PageRefs
+ * (registry.ts): an element keeps its ref across snapshots while its role and name hold.
  */
 
 export interface RefTarget {
-  /** `e12`: unique within one snapshot, numbered in document order across all frames. */
+  /** `e12`: unique within a page; the number is never given to another element of that page. */
   readonly ref: string;
   /** The frame whose document holds the element (an OOPIF's own frame id for cross-origin iframes). */
   readonly frameId: string;
@@ -16,11 +16,25 @@ export interface RefTarget {
   readonly role: string;
   /** Accessible name as shown in the snapshot (whitespace collapsed, untruncated). */
   readonly name: string;
+  /**
+   * Chrome's own role and name of the node (its AX node as read), compared when the ref is used: the shown
+   * role/name may be derived by the snapshot (a name from the text inside), these can be read back for one node.
+   */
+  readonly ax?: { readonly role: string; readonly name: string };
+}
+
+/** What resolving a ref needs: the targets, and (for a page's registry) which document issued them. */
+export interface RefLookup {
+  get(ref: string): RefTarget | undefined;
+  /** The main frame's loaderId when the refs were issued: a different one means the page navigated since. */
+  readonly document?: string | undefined;
+  /** Why a ref is not (or no longer) there, for the STALE_REF message. */
+  explain?(ref: string): string;
 }
 
 const REF_PATTERN = /^\[?(?:ref=)?(e\d+)\]?$/;
 
-export class RefMap {
+export class RefMap implements RefLookup {
   private readonly byRef = new Map<string, RefTarget>();
   private readonly ordered: readonly RefTarget[];
 

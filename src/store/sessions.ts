@@ -67,6 +67,11 @@ export function heartbeatPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.heartbeat`);
 }
 
+/** The session's refs per page (store/refs.ts): removed with the session. */
+export function refsPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.refs`);
+}
+
 /** A short, unique, file-name-safe id (8 hex digits), not already recorded. */
 export function newSessionId(root: string = resolveStateDir()): string {
   for (;;) {
@@ -138,10 +143,11 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record and heartbeat file (not its history or metrics). */
+/** Delete a session's record, heartbeat and ref map (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
+  rmSync(refsPath(root, id), { force: true });
 }
 
 /**

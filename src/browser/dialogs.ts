@@ -1,0 +1,112 @@
+/**
+ * JavaScript dialogs (alert, confirm, prompt, beforeunload) are answered the moment they open. While one is
+ * open the page's renderer is blocked: every later call into it (evaluate, getFrameTree, the load event a
+ * navigation waits for) waits with it, so an unanswered alert() would stall the whole session until some
+ * outer timeout. One handler per browser connection watches every session svc attaches (pages, popups,
+ * iframes) and answers by its policy: dismiss by default, accept when chosen; beforeunload is always
+ * accepted so a navigation proceeds. A one-time answer (`answerNext`, the agent's dialog tool) overrides
+ * the policy for the next alert/confirm/prompt. Listeners learn of every dialog answered (history, logs,
+ * the agent's next step).
+ *
+ * A dialog that opened while no svc client was attached (between two CLI commands) is Chrome's own, not
+ * DevTools': Page.handleJavaScriptDialog cannot answer it ("No dialog is showing"); a navigation closes it.
+ */
+import { z } from "zod";
+import type { CdpSession, EventParams } from "./cdp/connection.js";
+
+export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload";
+
+/** The Service option `dialogPolicy`: how dialogs are answered (beforeunload is always accepted). */
+export const DialogPolicySchema = z.strictObject({
+  action: z.enum(["accept", "dismiss"]),
+  /** What an accepted prompt() returns (default: the prompt's own default text). */
+  promptText: z.string().max(10_000).optional(),
+});
+export type DialogPolicy = z.infer<typeof DialogPolicySchema>;
+
+export const DEFAULT_DIALOG_POLICY: DialogPolicy = { action: "dismiss" };
+
+/** The option as written: `"accept"`, `"dismiss"` or `{ action, promptText? }`. */
+export const DialogPolicyOptionSchema = z.union([z.enum(["accept", "dismiss"]), DialogPolicySchema]);
+export type DialogPolicyOption = z.infer<typeof DialogPolicyOptionSchema>;
+
+export function toDialogPolicy(option: DialogPolicyOption | undefined): DialogPolicy {
+  if (option === undefined) return DEFAULT_DIALOG_POLICY;
+  return typeof option === "string" ? { action: option } : option;
+}
+
+export interface DialogAnswer {
+  accept: boolean;
+  promptText?: string | undefined;
+}
+
+/** A dialog svc answered. */
+export interface HandledDialog {
+  type: DialogType;
+  message: string;
+  /** The URL of the frame that opened it. */
+  url: string;
+  accepted: boolean;
+  /** What an accepted prompt() returned. */
+  promptText?: string;
+  /** `policy`: the dialogPolicy (or the default); `choice`: a one-time answer (answerNext). */
+  by: "policy" | "choice";
+}
+
+/** One line for logs and the agent: `the page showed a confirm: "Delete?"; dismissed`. */
+export function describeDialog(d: HandledDialog): string {
+  const text = d.message.replace(/\s+/g, " ").trim();
+  const shown = text.length > 200 ? `${text.slice(0, 199)}…` : text;
+  const outcome = d.accepted ? (d.type === "prompt" ? `accepted with ${JSON.stringify(d.promptText ?? "")}` : "accepted") : "dismissed";
+  return `the page showed ${d.type === "alert" ? "an" : "a"} ${d.type}${shown ? `: "${shown}"` : ""}; ${outcome}`;
+}
+
+export class DialogHandler {
+  private next: DialogAnswer | undefined;
+  private readonly listeners = new Set<(d: HandledDialog) => void>();
+
+  constructor(private policy: DialogPolicy = DEFAULT_DIALOG_POLICY) {}
+
+  /** The answer for the next alert/confirm/prompt only (undefined: back to the policy). */
+  answerNext(answer: DialogAnswer | undefined): void {
+    this.next = answer;
+  }
+
+  onDialog(listener: (d: HandledDialog) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** Answers every dialog `session` reports; call before Page.enable so none is missed. */
+  watch(session: CdpSession): () => void {
+    return session.on("Page.javascriptDialogOpening", (e) => void this.answer(session, e));
+  }
+
+  private async answer(session: CdpSession, e: EventParams<"Page.javascriptDialogOpening">): Promise<void> {
+    const type = e.type as DialogType;
+    let answer: DialogAnswer;
+    let by: HandledDialog["by"] = "policy";
+    if (type === "beforeunload") answer = { accept: true };
+    else if (this.next) {
+      answer = this.next;
+      this.next = undefined;
+      by = "choice";
+    } else answer = { accept: this.policy.action === "accept", promptText: this.policy.promptText };
+    const promptText = type === "prompt" && answer.accept ? (answer.promptText ?? e.defaultPrompt ?? "") : undefined;
+    try {
+      await session.send("Page.handleJavaScriptDialog", { accept: answer.accept, ...(promptText !== undefined ? { promptText } : {}) });
+    } catch {
+      // Answered already (a dialog reported to two sessions) or its page is gone: nothing was answered here.
+      if (by === "choice") this.next ??= answer;
+      return;
+    }
+    const handled: HandledDialog = { type, message: e.message, url: e.url, accepted: answer.accept, ...(promptText !== undefined ? { promptText } : {}), by };
+    for (const l of [...this.listeners]) {
+      try {
+        l(handled);
+      } catch {
+        // A listener's failure must not keep the others from hearing of the dialog.
+      }
+    }
+  }
+}

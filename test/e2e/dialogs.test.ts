@@ -1,0 +1,180 @@
+/**
+ * JavaScript dialogs never block: alert/confirm/prompt/beforeunload are answered the moment they open (by
+ * the dialogPolicy: dismiss unless chosen), so goto, extract, act and agent steps after one finish
+ * promptly; each is in the history and the log, and the agent's next step is told of it and can choose
+ * the next answer with its dialog tool. The fixture pages show what the page got back (confirm's value,
+ * prompt's text, how often the confirm loop asked).
+ */
+import { describe, expect, it } from "vitest";
+import { ServiceInvalidArgumentError } from "../../src/errors.js";
+import type { HistoryEntry } from "../../src/records.js";
+import type { Service } from "../../src/service.js";
+import { action, makeService, waitFor } from "../support/browser.js";
+import type { FakeReply } from "../support/fake-model.js";
+import { inPage, logSink, useModelService, useModelWorld, withService, WIRES } from "../support/models.js";
+import { eventLog, step, stepRequests, type Step } from "./agent-support.js";
+
+const world = useModelWorld();
+const log = logSink();
+const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake), logger: log.logger, verbose: 1 }));
+/** Bounds that only a blocked session would reach (today it waits for an outer 90 s timeout). */
+const PROMPTLY = 8000;
+
+const text = (svc: Service, id: string) => inPage<string>(svc.page, `document.getElementById(${JSON.stringify(id)}).textContent`);
+const dialogsIn = async (svc: Service): Promise<HistoryEntry[]> => (await svc.history).filter((e) => e.method === "dialog");
+const open = (svc: Service, path: string) => svc.page.goto(world.server.url(path), { timeout: PROMPTLY });
+
+/** `work` settles within PROMPTLY ms (else the test fails here, naming what hung). */
+async function promptly<T>(what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${PROMPTLY} ms`)), PROMPTLY)));
+  try {
+    return await Promise.race([work, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("the dialogPolicy option", () => {
+  it("is validated, naming the field", () => {
+    for (const bad of ["maybe", { action: "ok" }, { action: "accept", promptText: 5 }, { action: "accept", extra: 1 }]) {
+      expect(() => makeService({ dialogPolicy: bad as never })).toThrow(ServiceInvalidArgumentError);
+      expect(() => makeService({ dialogPolicy: bad as never })).toThrow(/dialogPolicy/);
+    }
+  });
+});
+
+describe("an alert", () => {
+  it("while the page loads: goto, extract and act(action) after it finish promptly; history and log record it", async () => {
+    const svc = env.svc;
+    const before = (await svc.history).length;
+    await promptly("goto", open(svc, "alert-once.html"));
+    expect(await text(svc, "result")).toBe("after alert: Welcome! This page alerts once.");
+    const page = await promptly("extract", svc.extract());
+    expect(page.pageText).toMatch(/Alerts shown: 1/);
+
+    await promptly("act", svc.act(action("click", "#alert-button"), { timeout: PROMPTLY }));
+    expect(await text(svc, "result")).toBe("after alert: You clicked the alert button.");
+    expect(await text(svc, "alerts")).toBe("2");
+
+    const history = (await svc.history).slice(before);
+    const dialogs = history.filter((e) => e.method === "dialog");
+    expect(dialogs.map((d) => d.parameters)).toEqual([
+      { type: "alert", message: "Welcome! This page alerts once.", url: world.server.url("alert-once.html") },
+      { type: "alert", message: "You clicked the alert button.", url: world.server.url("alert-once.html") },
+    ]);
+    expect(dialogs.map((d) => d.result)).toEqual([
+      { accepted: false, by: "policy" },
+      { accepted: false, by: "policy" },
+    ]);
+    // In the order it happened: the dialog of the click before the act's own entry.
+    expect(history.map((e) => e.method)).toEqual(["dialog", "navigate", "extract", "dialog", "act"]);
+    expect(log.lines.filter((l) => l.category === "dialog").map((l) => l.message)).toContain('the page showed an alert: "Welcome! This page alerts once."; dismissed');
+  });
+
+  it("that opens later, between operations: the next ones are not held", async () => {
+    const svc = env.svc;
+    await promptly("goto", open(svc, "alert-once.html?alert=later&ms=300"));
+    await waitFor(async () => (await dialogsIn(svc)).some((d) => (d.parameters as { message: string }).message === "A late alert."), PROMPTLY);
+    expect((await promptly("extract", svc.extract())).pageText).toMatch(/Alerts shown: 1/);
+  });
+
+  it("in a popup and in a cross-origin iframe: answered too, each once", async () => {
+    const svc = env.svc;
+    await open(svc, "alert-once.html?alert=none");
+    const count = (await dialogsIn(svc)).length;
+    const framed = world.server.url("alert-once.html?alert=load&from=frame", "127.0.0.1");
+    await inPage(svc.page, `(() => { const f = document.createElement("iframe"); f.src = ${JSON.stringify(framed)}; document.body.append(f); return true; })()`);
+    await waitFor(async () => (await dialogsIn(svc)).length === count + 1, PROMPTLY);
+    const popup = world.server.url("alert-once.html?alert=load&from=popup");
+    await svc.act(action("click", "#open-popup"));
+    await waitFor(async () => (await dialogsIn(svc)).length === count + 2, PROMPTLY);
+    await new Promise((r) => setTimeout(r, 300)); // a second answer to the same dialog would show up by now
+    const urls = (await dialogsIn(svc)).slice(count).map((d) => (d.parameters as { url: string }).url);
+    expect(urls).toEqual([framed, popup]);
+    expect(await promptly("extract in the popup", svc.extract())).toMatchObject({ pageText: expect.stringMatching(/Alerts shown: 1/) });
+    await svc.page.close();
+  });
+});
+
+describe("confirm, prompt and beforeunload", () => {
+  it("dismissed by default: confirm() is false, prompt() is null", async () => {
+    const svc = env.svc;
+    await open(svc, "alert-once.html?alert=none");
+    await promptly("act", svc.act(action("click", "#confirm-button")));
+    expect(await text(svc, "result")).toBe("confirm: false");
+    await promptly("act", svc.act(action("click", "#prompt-button")));
+    expect(await text(svc, "result")).toBe("prompt: null");
+  });
+
+  it('dialogPolicy "accept": confirm() is true, prompt() returns its default or the policy\'s promptText', async () => {
+    await withService({ dialogPolicy: "accept" }, async (svc) => {
+      await open(svc, "alert-once.html?alert=none");
+      await svc.act(action("click", "#confirm-button"));
+      expect(await text(svc, "result")).toBe("confirm: true");
+      await svc.act(action("click", "#prompt-button"));
+      expect(await text(svc, "result")).toBe('prompt: "old name"');
+      expect((await dialogsIn(svc)).map((d) => d.result)).toEqual([
+        { accepted: true, by: "policy" },
+        { accepted: true, promptText: "old name", by: "policy" },
+      ]);
+    });
+    await withService({ dialogPolicy: { action: "accept", promptText: "Ada" } }, async (svc) => {
+      await open(svc, "alert-once.html?alert=none");
+      await svc.act(action("click", "#prompt-button"));
+      expect(await text(svc, "result")).toBe('prompt: "Ada"');
+    });
+  });
+
+  it("beforeunload is accepted, so leaving the page proceeds (with either policy)", async () => {
+    const svc = env.svc;
+    await open(svc, "alert-once.html?alert=none&beforeunload=1");
+    await svc.act(action("click", "#touch")); // Chrome asks before unload only after a user gesture
+    const count = (await dialogsIn(svc)).length;
+    const r = await promptly("goto away", open(svc, "forms.html"));
+    expect(r.url).toBe(world.server.url("forms.html"));
+    const [entry] = (await dialogsIn(svc)).slice(count);
+    expect(entry).toMatchObject({ parameters: { type: "beforeunload" }, result: { accepted: true, by: "policy" } });
+  });
+});
+
+describe("a confirm() loop", () => {
+  it("act and extract go on while the page keeps asking", async () => {
+    const svc = env.svc;
+    await open(svc, "alert-loop.html?every=100");
+    await promptly("act fill", svc.act(action("fill", "#note", ["hello"]), { timeout: PROMPTLY }));
+    await promptly("act click", svc.act(action("click", "#save"), { timeout: PROMPTLY }));
+    expect(await text(svc, "result")).toBe("saved: hello");
+    await waitFor(async () => Number(await text(svc, "asks")) >= 3, PROMPTLY);
+    expect((await promptly("extract", svc.extract())).pageText).toMatch(/Questions asked: \d+/);
+    expect((await dialogsIn(svc)).filter((d) => (d.parameters as { message: string }).message === "Stay on this page?").length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("the agent is told of the dialogs at its next step and accepts the next one with its dialog tool", async () => {
+    const svc = env.svc;
+    await open(svc, "alert-loop.html?every=150");
+    await waitFor(async () => Number(await text(svc, "asks")) >= 2, PROMPTLY);
+    // Wait (the page asks meanwhile), accept the next question, wait for it, done.
+    const steps: Step[] = [step("wait", { ms: 400 }), step("dialog", { action: "accept" }), step("wait", { ms: 500 }), step("done", { message: "confirmed", success: true })];
+    let i = 0;
+    const reply: FakeReply = (req, auto) => (req.operation === "agent_step" ? steps[Math.min(i++, steps.length - 1)]! : { kind: "object", value: auto() });
+    world.fake.script(...Array.from({ length: 8 }, () => reply));
+    const agent = svc.agent();
+    const events = eventLog();
+    agent.subscribe(events.listener);
+    const result = await promptly("agent", agent.execute({ instruction: "stay on the page", maxSteps: 5 }));
+    expect(result.completed).toBe(true);
+    expect(await text(svc, "result")).toMatch(/^confirmed after \d+ questions$/);
+
+    const prompts = stepRequests(world.fake);
+    expect(prompts[0]!.systemText).toMatch(/- dialog: choose how the page's NEXT JavaScript dialog/);
+    // Step 2 hears of the questions asked during step 1's wait; step 4 of the one its choice answered.
+    expect(prompts[1]!.userText).toMatch(/Dialogs since the last step:\n(- \(\d+ earlier dialogs not shown\)\n)?(- the page showed a confirm: "Stay on this page\?"; dismissed\n)+Page: /);
+    expect(prompts[3]!.userText).toMatch(/- the page showed a confirm: "Stay on this page\?"; accepted\nPage: /);
+    expect(result.actions[1]).toMatchObject({ type: "dialog", ok: true, result: "the next dialog will be accepted" });
+    const logs = events.events.flatMap((e) => (e.type === "log" ? [e.message] : []));
+    expect(logs).toContain('the page showed a confirm: "Stay on this page?"; accepted');
+    const accepted = (await dialogsIn(svc)).filter((d) => (d.parameters as { type: string }).type === "confirm" && (d.result as { accepted: boolean }).accepted);
+    expect(accepted.map((d) => d.result)).toEqual([{ accepted: true, by: "choice" }]);
+  });
+});

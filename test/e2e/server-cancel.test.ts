@@ -1,0 +1,66 @@
+/**
+ * `svc serve` stops an operation whose client goes away (real server in process, real Chrome): an act typing
+ * into a slow field stops between two keys when its HTTP request is aborted, and nothing types on after.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { CHROMIUM, waitFor } from "../support/browser.js";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { apiClient, expectNoChrome } from "../support/session-api.js";
+
+const KEY = "test-key-cccccccc";
+const base = mkdtempSync(join(tmpdir(), "svc-server-cancel-"));
+const savedTmp = process.env.TMPDIR;
+let site: FixtureServer;
+let server: RunningServer;
+
+beforeAll(async () => {
+  process.env.TMPDIR = base;
+  site = await startFixtureServer();
+  server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, log: () => {} });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await site?.close();
+  await expectNoChrome(base);
+  process.env.TMPDIR = savedTmp;
+  if (savedTmp === undefined) delete process.env.TMPDIR;
+  rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+});
+
+const { call, json } = apiClient({ server: () => server, key: KEY });
+
+/** `typed: N` of slow-keys.html, read through the session (an extract queues behind a running act). */
+async function typed(id: string): Promise<number> {
+  const r = await json("POST", `/sessions/${id}/extract`, {});
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return Number(/typed: (\d+)/.exec(String(r.body.data.result.pageText))![1]);
+}
+
+describe("client disconnect", () => {
+  it("an act whose client disconnects stops typing; the replay records it as stopped", async () => {
+    const started = await json("POST", "/sessions/start", { modelName: "openai/gpt-test" }, { headers: { "x-model-api-key": "sk-unused" } });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const id = started.body.data.sessionId as string;
+    expect((await json("POST", `/sessions/${id}/navigate`, { url: site.url("slow-keys.html") })).status).toBe(200);
+    const controller = new AbortController();
+    const action = { selector: "#field", description: "the field", method: "type", arguments: ["x".repeat(200)] };
+    const pending = call("POST", `/sessions/${id}/act`, { input: action }, { signal: controller.signal }).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(), 800);
+    expect(await pending).toBeInstanceOf(Error);
+    const atStop = await typed(id);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await typed(id)).toBe(atStop);
+    expect(atStop).toBeLessThan(200);
+    const act = await waitFor(async () => {
+      const r = await json("GET", `/sessions/${id}/replay`);
+      return (r.body.data.pages as any[]).flatMap((p) => p.actions).find((a) => a.method === "act");
+    });
+    expect(JSON.stringify(act.result)).toMatch(/client disconnected \(typed \d+ of 200 characters\)/);
+    await json("POST", `/sessions/${id}/end`, {});
+  });
+});
