@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { Page } from "../browser/page.js";
 import { callOn } from "../browser/element.js";
+import { elementFromNode } from "../browser/resolve.js";
 import type { RefMap } from "../snapshot/index.js";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import type { OperationContext } from "./context.js";
@@ -48,9 +49,9 @@ async function hrefOf(page: Page, refs: RefMap, ref: string): Promise<string | u
   const target = refs.get(ref);
   const frame = target && page.frames.get(target.frameId);
   if (!target || !frame) return undefined;
-  const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId: target.backendNodeId });
-  if (!object.objectId) return undefined;
-  const href = await callOn<string | null>({ frame, backendNodeId: target.backendNodeId, objectId: object.objectId }, function (this: Element) {
+  const el = await elementFromNode(frame, target.backendNodeId).catch(() => undefined);
+  if (!el) return undefined;
+  const href = await callOn<string | null>(el, function (this: Element) {
     const a = this.closest?.("a[href], area[href]") ?? this.querySelector?.("a[href]");
     return a ? (a as HTMLAnchorElement).href : null;
   });

@@ -6,7 +6,7 @@
  */
 import { callOn } from "../browser/element.js";
 import type { Page } from "../browser/page.js";
-import type { ElementHandle } from "../browser/resolve.js";
+import { elementFromNode, type ElementHandle } from "../browser/resolve.js";
 import { ServiceStaleRefError } from "../errors.js";
 import { axIdentity } from "./registry.js";
 import { RefMap, type RefLookup } from "./refs.js";
@@ -25,12 +25,10 @@ export async function resolveRef(page: Page, refs: RefLookup | undefined, ref: s
   const stale = (why: string) => new ServiceStaleRefError(why, { hint: HINT });
   if (!target) throw stale(refs?.explain?.(key) ?? `ref ${key} is not in the page's latest snapshot`);
   const frame = page.frames.get(target.frameId);
-  const [document, objectId, identity] = await Promise.all([
+  const [document, found, identity] = await Promise.all([
     refs?.document !== undefined ? documentOf(page).catch(() => undefined) : undefined,
-    frame?.session.send("DOM.resolveNode", { backendNodeId: target.backendNodeId }).then(
-      (r) => r.object.objectId,
-      () => undefined,
-    ),
+    // In svc's isolated world (browser/frames.ts): the page's own patches do not reach the checks.
+    frame ? elementFromNode(frame, target.backendNodeId).catch(() => undefined) : undefined,
     target.ax && frame
       ? frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: target.backendNodeId, fetchRelatives: false }).then(
           ({ nodes }) => {
@@ -46,7 +44,7 @@ export async function resolveRef(page: Page, refs: RefLookup | undefined, ref: s
     throw stale(`ref ${key} is from an earlier document: the page navigated since the snapshot that showed it`);
   }
   if (!frame) throw stale(`ref ${key}: its frame is gone (the frame navigated or was removed since the snapshot)`);
-  const handle = objectId ? { frame, backendNodeId: target.backendNodeId, objectId } : undefined;
+  const handle = found;
   const connected =
     handle &&
     (await callOn<boolean>(handle, function (this: Node) {
