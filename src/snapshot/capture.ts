@@ -6,15 +6,15 @@
  * The AX tree is built on the flat tree, so open and closed shadow roots are already in it; a frame's tree
  * stops at its <iframe> elements, whose documents come from their own frames (same-process or OOPIF alike).
  *
- * Beside them, one `DOMSnapshot.captureSnapshot` per session (not per frame: it covers every document of its
- * process), asking only for the `cursor` style, says which role-less elements a user can click (clickable.ts).
+ * Beside them, a few calls per frame find the role-less elements a user can click: their listeners and their
+ * own `cursor: pointer` (clickable.ts says which calls, and why not DOMSnapshot).
  */
 import type { Frame, FrameTree } from "../browser/frames.js";
 import { ServiceElementNotFoundError } from "../errors.js";
-import { clickablesByFrame, type DomSnapshotLike } from "./clickable.js";
+import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
 import { RefMap } from "./refs.js";
 import { render } from "./render.js";
-import { buildTree, type AXNodeLike, type BuiltTree, type FrameAXTree } from "./tree.js";
+import { buildTree, type AXNodeLike, type FrameAXTree } from "./tree.js";
 
 export interface SnapshotSource {
   frames: FrameTree;
@@ -27,8 +27,6 @@ export interface SnapshotOptions {
   maxTokens?: number;
   /** Only this element's subtree (frames inside it included). */
   scope?: { frameId: string; backendNodeId: number };
-  /** Numbers the refs page-wide (a page's PageRefs, registry.ts); without it they are e1… of this snapshot. */
-  refs?: { assign(built: BuiltTree, trees: readonly FrameAXTree[], complete: boolean): void };
 }
 
 export interface Snapshot {
@@ -81,20 +79,45 @@ async function readFrame(source: SnapshotSource, f: Frame, topId: string): Promi
   return { frameId: f.id, parentFrameId: f.parentId, ownerBackendNodeId: ownerId, nodes: res.nodes as AXNodeLike[] };
 }
 
+/** Remote objects of the clickable detection, released together when it is done. */
+const GROUP = "svc-snapshot-clickable";
+
 /**
- * Clickable elements of every frame, by frame id: one capture per session. A session that fails (an OOPIF
- * detaching mid-capture) only loses its clickables; its AX tree decides whether the snapshot fails.
+ * Clickable elements (clickable.ts) by backendNodeId, one map per session (ids are unique per renderer):
+ * listeners from each session's top documents (pierce covers its same-process iframes and shadow roots),
+ * pointers from every frame. A step that fails (a frame navigating or detaching mid-capture) only loses
+ * those clickables; the AX trees decide whether the snapshot fails.
  */
-async function readClickables(frames: readonly Frame[]): Promise<Map<string, Map<number, number>>> {
-  const sessions = new Set(frames.map((f) => f.session));
-  const out = new Map<string, Map<number, number>>();
+async function readClickables(frames: readonly Frame[]): Promise<Map<Frame["session"], Map<number, number>>> {
+  const out = new Map<Frame["session"], Map<number, number>>();
+  const ignore = () => undefined;
+  const byId = new Map(frames.map((f) => [f.id, f]));
   await Promise.all(
-    [...sessions].map(async (session) => {
-      const snap = await session.send("DOMSnapshot.captureSnapshot", { computedStyles: ["cursor"] }).catch(() => undefined);
-      if (!snap) return;
-      for (const [frameId, flags] of clickablesByFrame(snap as DomSnapshotLike)) out.set(frameId, flags);
+    frames.map(async (f) => {
+      const { session, contextId } = f;
+      if (contextId === undefined) return;
+      let flags = out.get(session);
+      if (!flags) out.set(session, (flags = new Map()));
+      const parent = f.parentId !== undefined ? byId.get(f.parentId) : undefined;
+      const listeners = async () => {
+        if (parent?.session === session) return; // its parent's document already covers it
+        const doc = await session.send("Runtime.evaluate", { expression: "document", contextId, objectGroup: GROUP });
+        if (!doc.result.objectId) return;
+        const { listeners } = await session.send("DOMDebugger.getEventListeners", { objectId: doc.result.objectId, depth: -1, pierce: true });
+        addListeners(flags, listeners);
+      };
+      const pointers = async () => {
+        const list = await session.send("Runtime.evaluate", { expression: POINTER_SCRIPT, contextId, objectGroup: GROUP });
+        if (!list.result.objectId) return;
+        const { result } = await session.send("Runtime.getProperties", { objectId: list.result.objectId, ownProperties: true });
+        const els = result.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId);
+        const ids = await Promise.all(els.map((p) => session.send("DOM.describeNode", { objectId: p.value!.objectId! }).then((d) => d.node.backendNodeId, ignore)));
+        addPointers(flags, ids.filter((id): id is number => id !== undefined));
+      };
+      await Promise.all([listeners().catch(ignore), pointers().catch(ignore)]);
     }),
   );
+  await Promise.all([...out.keys()].map((s) => s.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(ignore)));
   return out;
 }
 
@@ -104,14 +127,14 @@ export async function captureSnapshot(source: SnapshotSource, options: SnapshotO
   const trees: FrameAXTree[] = [];
   for (const t of read) {
     if (!t) continue;
-    const clickable = clickables.get(t.frameId);
+    const session = source.frames.get(t.frameId)?.session;
+    const clickable = session ? clickables.get(session) : undefined;
     trees.push(clickable ? { ...t, clickable } : t);
   }
   const built = buildTree(trees, {
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.interactiveOnly ? { interactiveOnly: true } : {}),
   });
-  options.refs?.assign(built, trees, options.scope === undefined);
   const out = render(built.nodes, options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {});
   return { text: out.text, refs: new RefMap(built.refs), tokens: out.tokens };
 }

@@ -3,16 +3,20 @@
  * "button" with a click listener and `cursor: pointer`, a mail row, a card action. Chrome's AX tree shows
  * them as plain `generic` nodes (no property marks them: measured), so a model would see only their text.
  *
- * Where the facts come from: one `DOMSnapshot.captureSnapshot` per CDP session (a page with its same-process
- * iframes, or one OOPIF), asking only for the computed `cursor`. For every node it reports `isClickable`
- * (Chrome's own test: a click/mousedown/mouseup listener, however registered — addEventListener, `onclick`
- * attribute or property — or editable content), and it walks open and closed shadow roots. That is one call
- * per process instead of `DOMDebugger.getEventListeners` per candidate. Not seen: a `pointerdown`-only
- * listener on an element without `cursor: pointer` (Chrome does not count pointer events as clicks).
+ * Where the facts come from (capture.ts), chosen by cost against getFullAXTree on the bench pages:
+ * - listeners: one `DOMDebugger.getEventListeners` per CDP session on its document with `pierce` (every
+ *   node below it, open and closed shadow roots and same-process iframes included; however registered:
+ *   addEventListener, `onclick` attribute or property). Its cost follows the number of listeners, not nodes.
+ * - cursor: one script per frame walks the elements (open shadow roots included) and returns those whose
+ *   computed `cursor` is `pointer` while their parent's is not; only those few are described over CDP.
+ *   `DOMSnapshot.captureSnapshot` reports both (isClickable, computed styles) in one call, but it serializes
+ *   every node: 0.4–2× the AX tree's own time (node-fs: 590 ms against 300 ms), too slow for every step.
+ * Not seen: a cursor-only element inside a closed shadow root (scripts cannot enter one; a listener there is
+ * seen).
  *
  * Which of those get a ref (decided in the AX tree, so the outline stays small):
- * - a listener, or `cursor: pointer` where the nearest laid-out ancestor's cursor differs (an inherited
- *   pointer says nothing: every span inside a clickable card has it);
+ * - a listener, or `cursor: pointer` where the parent's cursor differs (an inherited pointer says nothing:
+ *   every span inside a clickable card has it);
  * - not an element that already has a ref (role, focusable, editable) nor anything inside one, nor inside
  *   another clickable: one ref for the outermost clickable of a group;
  * - a listener alone (no pointer) on a container of controls or of other clickables is event delegation
@@ -25,55 +29,52 @@ import { NO_REF, hasOwnRef, readProps, str, type AXNodeLike } from "./ax.js";
 export const LISTENER = 1;
 export const POINTER = 2;
 
-/** The part of a DOMSnapshot.captureSnapshot result read here (the vendor types stay in src/browser/cdp). */
-export interface DomSnapshotLike {
-  strings: string[];
-  documents: Array<{
-    frameId: number;
-    nodes: {
-      parentIndex?: number[];
-      nodeType?: number[];
-      nodeName?: number[];
-      backendNodeId?: number[];
-      isClickable?: { index: number[] };
-    };
-    layout: { nodeIndex: number[]; styles: number[][] };
-  }>;
+/** Listener types that mean "a click does something here". */
+const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "auxclick", "dblclick"]);
+
+/** The part of a DOMDebugger.EventListener read here (the vendor types stay in src/browser/cdp). */
+export interface ListenerLike {
+  type: string;
+  backendNodeId?: number;
 }
 
-const NEVER = new Set(["HTML", "BODY", "IFRAME", "FRAME", "LABEL"]);
-
-/** frameId → (backendNodeId → LISTENER | POINTER) for every document in one capture. */
-export function clickablesByFrame(snap: DomSnapshotLike): Map<string, Map<number, number>> {
-  const out = new Map<string, Map<number, number>>();
-  const strings = snap.strings;
-  for (const doc of snap.documents) {
-    const { parentIndex = [], nodeType = [], nodeName = [], backendNodeId = [], isClickable } = doc.nodes;
-    const cursor = new Map<number, string | undefined>();
-    const { nodeIndex, styles } = doc.layout;
-    for (let k = 0; k < nodeIndex.length; k++) {
-      const i = nodeIndex[k]!;
-      if (!cursor.has(i)) cursor.set(i, strings[styles[k]?.[0] ?? -1]);
-    }
-    const flags = new Map<number, number>();
-    const mark = (i: number, f: number) => {
-      if (nodeType[i] !== 1 || NEVER.has(strings[nodeName[i]!] ?? "")) return;
-      const id = backendNodeId[i];
-      if (id !== undefined) flags.set(id, (flags.get(id) ?? 0) | f);
-    };
-    for (const i of isClickable?.index ?? []) mark(i, LISTENER);
-    for (const [i, c] of cursor) {
-      if (c !== "pointer") continue;
-      // The nearest ancestor with a box (shadow roots, display:contents have none) decides what is inherited.
-      let p = parentIndex[i] ?? -1;
-      while (p >= 0 && !cursor.has(p)) p = parentIndex[p] ?? -1;
-      if (p < 0 || cursor.get(p) !== "pointer") mark(i, POINTER);
-    }
-    const frameId = strings[doc.frameId];
-    if (frameId !== undefined && flags.size) out.set(frameId, flags);
+/** Marks the elements that listen for clicks (listeners on the window or the document have no element). */
+export function addListeners(flags: Map<number, number>, listeners: readonly ListenerLike[]): void {
+  for (const l of listeners) {
+    if (l.backendNodeId === undefined || !CLICK_TYPES.has(l.type)) continue;
+    flags.set(l.backendNodeId, (flags.get(l.backendNodeId) ?? 0) | LISTENER);
   }
-  return out;
 }
+
+export function addPointers(flags: Map<number, number>, backendNodeIds: readonly number[]): void {
+  for (const id of backendNodeIds) flags.set(id, (flags.get(id) ?? 0) | POINTER);
+}
+
+/**
+ * Runs in the frame's document; returns the elements with their own `cursor: pointer`. Skipped: what is not
+ * rendered, native controls and links and everything inside them (they have refs already), labels (their
+ * control is named by them), and the inside of SVG images (one icon is one element). A string, not a
+ * function: nothing transpiled may reach the page.
+ */
+export const POINTER_SCRIPT = `(() => {
+  const out = [];
+  const skip = (e) => /^(BUTTON|INPUT|SELECT|TEXTAREA|OPTION|SUMMARY|LABEL|IFRAME|FRAME|SCRIPT|STYLE|TEMPLATE|NOSCRIPT)$/.test(e.tagName) || (e.tagName === "A" && e.hasAttribute("href"));
+  const visit = (parent, cursor, depth) => {
+    if (depth > 500) return;
+    for (let e = parent.firstElementChild; e; e = e.nextElementSibling) {
+      if (skip(e)) continue;
+      const style = getComputedStyle(e);
+      if (style.display === "none") continue;
+      const c = style.cursor;
+      if (c === "pointer" && cursor !== "pointer") out.push(e);
+      if (e.shadowRoot) visit(e.shadowRoot, c, depth + 1);
+      if (e.namespaceURI !== "http://www.w3.org/2000/svg") visit(e, c, depth + 1);
+    }
+  };
+  const body = document.body;
+  if (body) visit(body, getComputedStyle(body).cursor, 0);
+  return out;
+})()`;
 
 /** What clickable detection needs of a frame's AX tree; tree.ts's frame context satisfies it. */
 export interface ClickFrame {

@@ -1,6 +1,6 @@
 /**
  * Role-less clickable elements (fixtures/pages/clickable.html): a span "link" and a div "button" with only a
- * listener and `cursor: pointer` get a `clickable` ref, in open and closed shadow roots and a cross-origin
+ * listener (click, mousedown, pointerdown) and `cursor: pointer` get a `clickable` ref, in open and closed shadow roots and a cross-origin
  * frame too, and that ref is acted on like any other: act(action) with the ref, act(instruction) through the
  * fake model, observe and its replay. Nested spans give one ref; plain text stays text.
  */
@@ -39,6 +39,7 @@ describe("clickable elements without a role", () => {
       "clickable Open the card",
       "clickable Inner pointer row",
       "clickable Press on mousedown",
+      "clickable Touch on pointerdown",
       "clickable Pointer only",
       "button App button",
       "clickable Shadow link",
@@ -57,6 +58,7 @@ describe("clickable elements without a role", () => {
       ["Submit", "submit-div"],
       ["Open the card", "open-card"],
       ["Press on mousedown", "press"],
+      ["Touch on pointerdown", "touch"],
       ["Pointer only", "styled"],
       ["Shadow link", "open-shadow-link"],
       ["Closed shadow link", "closed-shadow-link"],

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { buildTree, estimateTokens, RefMap, render, type AXNodeLike, type FrameAXTree } from "../../src/snapshot/index.js";
-import { LISTENER, POINTER, clickablesByFrame, type DomSnapshotLike } from "../../src/snapshot/clickable.js";
+import { LISTENER, POINTER, addListeners, addPointers } from "../../src/snapshot/clickable.js";
 
 // ——— a tiny builder: nested specs → a flat AXNode array like CDP's ———
 
@@ -304,26 +304,11 @@ describe("clickable elements without a role", () => {
     expect(s.text).toBe("list\n  e1 listitem Inbox\nName");
   });
 
-  it("clickablesByFrame reads listeners and pointers that differ from the nearest laid-out ancestor", () => {
-    // strings: 0 frame, 1 DIV, 2 SPAN, 3 pointer, 4 auto, 5 BODY, 6 #document-fragment
-    const snapshot: DomSnapshotLike = {
-      strings: ["FRAME1", "DIV", "SPAN", "pointer", "auto", "BODY", "#document-fragment"],
-      documents: [{
-        frameId: 0,
-        nodes: {
-          //            body div  span span root span
-          parentIndex: [-1, 0, 1, 1, 0, 4],
-          nodeType: [1, 1, 1, 1, 11, 1],
-          nodeName: [5, 1, 2, 2, 6, 2],
-          backendNodeId: [10, 11, 12, 13, 14, 15],
-          isClickable: { index: [0, 3] },
-        },
-        layout: { nodeIndex: [0, 1, 2, 3, 5], styles: [[4], [3], [3], [3], [3]] },
-      }],
-    };
-    const flags = clickablesByFrame(snapshot).get("FRAME1");
-    // body: never; div: its own pointer; span 12: inherited pointer; span 13: listener; span 15: the shadow root has no box, body's cursor decides.
-    expect([...(flags ?? [])]).toEqual([[13, LISTENER], [11, POINTER], [15, POINTER]]);
+  it("listeners that mean a click mark their element; others, and the window's, do not", () => {
+    const flags = new Map<number, number>();
+    addListeners(flags, [{ type: "click", backendNodeId: 1 }, { type: "pointerdown", backendNodeId: 2 }, { type: "mousedown", backendNodeId: 1 }, { type: "scroll", backendNodeId: 3 }, { type: "click" }, { type: "keydown", backendNodeId: 4 }]);
+    addPointers(flags, [2, 5]);
+    expect([...flags]).toEqual([[1, LISTENER], [2, LISTENER | POINTER], [5, POINTER]]);
   });
 });
 
