@@ -5,10 +5,10 @@
  * All of it runs in svc's isolated world (frames.ts): a handle from the page's main world is adopted first.
  */
 import { actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
-import type { CdpSession } from "./cdp/connection.js";
+import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
-import { isolated, type ElementHandle } from "./resolve.js";
+import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
 import { ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
 
@@ -19,13 +19,20 @@ export interface ElementHost {
 }
 
 export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...args: any[]) => unknown, ...args: unknown[]): Promise<T> {
-  const { frame, objectId } = await isolated(el);
-  const res = await frame.session.send("Runtime.callFunctionOn", {
-    objectId,
-    functionDeclaration: pageFunction(fn),
-    arguments: args.map((value) => ({ value })),
-    returnByValue: true,
-    awaitPromise: true,
+  const call = async (h: ElementHandle) =>
+    h.frame.session.send("Runtime.callFunctionOn", {
+      objectId: h.objectId,
+      functionDeclaration: pageFunction(fn),
+      arguments: args.map((value) => ({ value })),
+      returnByValue: true,
+      awaitPromise: true,
+    });
+  const handle = await isolated(el);
+  const res = await call(handle).catch(async (e: unknown) => {
+    // A handle kept from an earlier operation: its object was released with that operation's group (or its
+    // world ended); the node may still be there, so look it up again once.
+    if (!(e instanceof ProtocolError) || !/Could not find object|Cannot find context/i.test(e.message)) throw e;
+    return call(await elementFromNode(handle.frame, handle.backendNodeId));
   });
   if (res.exceptionDetails) {
     const msg = res.exceptionDetails.exception?.description?.split("\n")[0] ?? res.exceptionDetails.text;

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { action, waitFor } from "../support/browser.js";
 import { inPage, useModelService, useModelWorld, WIRES } from "../support/models.js";
 import type { Page } from "../../src/browser/page.js";
+import { callOn } from "../../src/browser/element.js";
 
 const world = useModelWorld();
 const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake) }));
@@ -122,5 +123,20 @@ describe("remote objects", () => {
         () => false,
       );
     await waitFor(async () => (await Promise.all(created.map(alive))).every((a) => !a), 3000);
+  });
+
+  it("a handle kept past the operation that made it is looked up again, not failed", async () => {
+    await open();
+    const kept = await page().locator("#more").resolve();
+    await page().locator("#name").fill("released"); // ends an operation: the group, kept's object with it, is released
+    await waitFor(async () =>
+      page().mainSession.send("Runtime.getProperties", { objectId: kept.objectId }).then(
+        () => false,
+        () => true,
+      ),
+    );
+    expect(await callOn<string>(kept, function (this: Element) {
+      return this.textContent;
+    })).toBe("More info");
   });
 });
