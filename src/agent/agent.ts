@@ -71,7 +71,8 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
     });
     const unmask = services.maskNavigations?.(mask);
     try {
-      const result = await runAgent({ host: services, config, options, emit, ...(cache ? { cache } : {}) });
+      // The run is one operation on its page: acts and navigations sent meanwhile wait for it (its own tools go through).
+      const result = await page.operations.run(() => runAgent({ host: services, config, options, emit, ...(cache ? { cache } : {}) }));
       services.record(parameters, mask(withoutImages(result)));
       return result;
     } catch (e) {

@@ -2,18 +2,14 @@
  * One operation at a time per page (real Chrome): acts sent while a navigation runs wait for it and act on
  * the new document, in the order they were sent; the caller's own page.evaluate does not wait in that line.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { action, useService } from "../support/browser.js";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { action } from "../support/browser.js";
+import { useModelService, useModelWorld, WIRES } from "../support/models.js";
+import { step } from "./agent-support.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
-const env = useService();
+const world = useModelWorld();
+const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake) }));
+const server = { url: (path: string) => world.server.url(path) };
 
 
 describe("operations on one page", () => {
@@ -54,5 +50,17 @@ describe("operations on one page", () => {
     expect(length).toBeLessThan(100);
     await typing;
     expect(await page.evaluate(`document.getElementById("bio").value.length`)).toBe(100);
+  });
+
+  it("an act sent while an agent runs on the page waits for the run to end", async () => {
+    const page = env.svc.page;
+    await page.goto(server.url("forms.html"));
+    world.fake.script(step("wait", { ms: 800 }), step("done", { message: "waited", success: true }));
+    const order: string[] = [];
+    const running = env.svc.agent().execute({ instruction: "wait a little" }).then(() => order.push("agent"));
+    await new Promise((r) => setTimeout(r, 300));
+    const acting = env.svc.act(action("type", "#bio", ["q"])).then(() => order.push("act"));
+    await Promise.all([running, acting]);
+    expect(order).toEqual(["agent", "act"]);
   });
 });
