@@ -1,6 +1,7 @@
 /**
  * `svc serve` stops an operation whose client goes away (real server in process, real Chrome): an act typing
  * into a slow field stops between two keys when its HTTP request is aborted, and nothing types on after.
+ * Requests on one session's page run one at a time: a navigate sent while an act types waits for it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,6 +62,24 @@ describe("client disconnect", () => {
       return (r.body.data.pages as any[]).flatMap((p) => p.actions).find((a) => a.method === "act");
     });
     expect(JSON.stringify(act.result)).toMatch(/client disconnected \(typed \d+ of 200 characters\)/);
+    await json("POST", `/sessions/${id}/end`, {});
+  });
+});
+
+describe("one operation at a time", () => {
+  it("a navigate sent while an act types waits for the act, which types every character", async () => {
+    const started = await json("POST", "/sessions/start", { modelName: "openai/gpt-test" }, { headers: { "x-model-api-key": "sk-unused" } });
+    const id = started.body.data.sessionId as string;
+    expect((await json("POST", `/sessions/${id}/navigate`, { url: site.url("slow-keys.html") })).status).toBe(200);
+    const order: string[] = [];
+    const action = { selector: "#field", description: "the field", method: "type", arguments: ["x".repeat(40)] };
+    const acting = json("POST", `/sessions/${id}/act`, { input: action }).then((r) => (order.push("act"), r));
+    await new Promise((r) => setTimeout(r, 300));
+    const navigating = json("POST", `/sessions/${id}/navigate`, { url: site.url("forms.html") }).then((r) => (order.push("navigate"), r));
+    const [acted, navigated] = await Promise.all([acting, navigating]);
+    expect([acted.status, navigated.status]).toEqual([200, 200]);
+    expect(acted.body.data.result).toMatchObject({ success: true });
+    expect(order).toEqual(["act", "navigate"]);
     await json("POST", `/sessions/${id}/end`, {});
   });
 });
