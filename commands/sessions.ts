@@ -104,6 +104,8 @@ export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> 
     };
     saveSession(record, root);
     touchHeartbeat(heartbeatFile);
+    // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome.
+    (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root });
   } catch (e) {
     await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });

@@ -77,9 +77,24 @@ export class DialogHandler {
     return () => void this.listeners.delete(listener);
   }
 
-  /** Answers every dialog `session` reports; call before Page.enable so none is missed. */
-  watch(session: CdpSession): () => void {
-    return session.on("Page.javascriptDialogOpening", (e) => void this.answer(session, e));
+  /**
+   * Answers every dialog `session` reports; call before Page.enable so none is missed. `yieldMs`: answer only
+   * if no other client did within that time (a CLI session's keeper leaves each dialog to the command
+   * running, if any, so the command records it and its agent's choice applies).
+   */
+  watch(session: CdpSession, options: { yieldMs?: number } = {}): () => void {
+    const wait = options.yieldMs;
+    if (!wait) return session.on("Page.javascriptDialogOpening", (e) => void this.answer(session, e));
+    let closed = 0;
+    const offClosed = session.on("Page.javascriptDialogClosed", () => void closed++);
+    const offOpening = session.on("Page.javascriptDialogOpening", (e) => {
+      const seen = closed;
+      setTimeout(() => closed === seen && void this.answer(session, e), wait);
+    });
+    return () => {
+      offOpening();
+      offClosed();
+    };
   }
 
   private async answer(session: CdpSession, e: EventParams<"Page.javascriptDialogOpening">): Promise<void> {

@@ -1,0 +1,59 @@
+/**
+ * A CLI session's dialog keeper. Between two commands no svc process is attached to the session's Chrome,
+ * and a JavaScript dialog that opens then (a late alert, a page that keeps asking confirm()) is Chrome's
+ * own: no DevTools client can answer it later (Page.handleJavaScriptDialog says "No dialog is showing"),
+ * and it blocks the page's renderer, so the next command hung while attaching. `svc sessions start`
+ * therefore starts this small detached process: it stays attached to every page for the session's life,
+ * leaves each dialog to a running command for a moment, answers it by the default policy if none did, and
+ * records it in the session's history. It exits when Chrome does (the connection closes).
+ *
+ * Run as `node dialog-keeper.js '{"wsEndpoint": …, "logId": …, "root": …}'`.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { CdpConnection } from "../src/browser/cdp/connection.js";
+import { DialogHandler } from "../src/browser/dialogs.js";
+import { appendHistory } from "../src/store/history.js";
+
+interface KeeperSpec {
+  wsEndpoint: string;
+  /** The session's history log. */
+  logId: string;
+  root: string;
+}
+
+/** How long a running command has to answer a dialog itself. */
+const YIELD_MS = 300;
+
+/** Starts the keeper for a session's Chrome (detached; it outlives this command). No-op when not built. */
+export function startDialogKeeper(spec: KeeperSpec): void {
+  const script = fileURLToPath(new URL("./dialog-keeper.js", import.meta.url));
+  if (!existsSync(script)) return;
+  spawn(process.execPath, [script, JSON.stringify(spec)], { detached: true, stdio: "ignore" }).unref();
+}
+
+async function keep(spec: KeeperSpec): Promise<void> {
+  const connection = await CdpConnection.connect(spec.wsEndpoint);
+  connection.onClose(() => process.exit(0));
+  const dialogs = new DialogHandler();
+  dialogs.onDialog((d) => {
+    const entry = { method: "dialog", parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, timestamp: new Date().toISOString() };
+    try {
+      appendHistory(spec.logId, [entry], spec.root);
+    } catch {
+      // the history is a record, not a reason to stop answering dialogs
+    }
+  });
+  connection.root.on("Target.attachedToTarget", (e) => {
+    const session = connection.session(e.sessionId);
+    if (!session || e.targetInfo.type !== "page") return;
+    dialogs.watch(session, { yieldMs: YIELD_MS });
+    void session.send("Page.enable").catch(() => {});
+  });
+  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => process.exit(1));
+}
