@@ -9,7 +9,7 @@
  * Beside them, a few calls per frame find the role-less elements a user can click: their listeners and their
  * own `cursor: pointer` (clickable.ts says which calls, and why not DOMSnapshot).
  */
-import type { Frame, FrameTree } from "../browser/frames.js";
+import { utilityContext, type Frame, type FrameTree } from "../browser/frames.js";
 import { ServiceElementNotFoundError } from "../errors.js";
 import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
 import { RefMap } from "./refs.js";
@@ -79,14 +79,27 @@ async function readFrame(source: SnapshotSource, f: Frame, topId: string): Promi
   return { frameId: f.id, parentFrameId: f.parentId, ownerBackendNodeId: ownerId, nodes: res.nodes as AXNodeLike[] };
 }
 
-/** Remote objects of the clickable detection, released together when it is done. */
+/** The pointer script's list of elements, released as soon as they are described. */
 const GROUP = "svc-snapshot-clickable";
+/** Each document's own object, kept for the next snapshot (one per document; it goes with its context). */
+const DOC_GROUP = "svc-snapshot-document";
+const documents = new WeakMap<Frame, { contextId: number; objectId: string }>();
+
+/** The frame's document as a main-world object (Chrome lists only the listeners of the world it comes from). */
+async function documentObject(f: Frame, contextId: number): Promise<string | undefined> {
+  const known = documents.get(f);
+  if (known?.contextId === contextId) return known.objectId;
+  const { result } = await f.session.send("Runtime.evaluate", { expression: "document", contextId, objectGroup: DOC_GROUP });
+  if (result.objectId) documents.set(f, { contextId, objectId: result.objectId });
+  return result.objectId;
+}
 
 /**
  * Clickable elements (clickable.ts) by backendNodeId, one map per session (ids are unique per renderer):
  * listeners from each session's top documents (pierce covers its same-process iframes and shadow roots),
- * pointers from every frame. A step that fails (a frame navigating or detaching mid-capture) only loses
- * those clickables; the AX trees decide whether the snapshot fails.
+ * pointers from every frame. One round trip each, beside the AX tree's, when no element has its own pointer.
+ * A step that fails (a frame navigating or detaching mid-capture) only loses those clickables; the AX trees
+ * decide whether the snapshot fails.
  */
 async function readClickables(frames: readonly Frame[]): Promise<Map<Frame["session"], Map<number, number>>> {
   const out = new Map<Frame["session"], Map<number, number>>();
@@ -101,23 +114,36 @@ async function readClickables(frames: readonly Frame[]): Promise<Map<Frame["sess
       const parent = f.parentId !== undefined ? byId.get(f.parentId) : undefined;
       const listeners = async () => {
         if (parent?.session === session) return; // its parent's document already covers it
-        const doc = await session.send("Runtime.evaluate", { expression: "document", contextId, objectGroup: GROUP });
-        if (!doc.result.objectId) return;
-        const { listeners } = await session.send("DOMDebugger.getEventListeners", { objectId: doc.result.objectId, depth: -1, pierce: true });
-        addListeners(flags, listeners);
+        let objectId = await documentObject(f, contextId);
+        if (!objectId) return;
+        const read = () => session.send("DOMDebugger.getEventListeners", { objectId: objectId!, depth: -1, pierce: true });
+        const res = await read().catch(async () => {
+          documents.delete(f); // a kept object released by someone else's group release: fetch it again
+          objectId = await documentObject(f, contextId);
+          return objectId ? read() : undefined;
+        });
+        if (res) addListeners(flags, res.listeners);
       };
+      // In svc's isolated world: a page that replaces getComputedStyle cannot hide its elements.
       const pointers = async () => {
-        const list = await session.send("Runtime.evaluate", { expression: POINTER_SCRIPT, contextId, objectGroup: GROUP });
-        if (!list.result.objectId) return;
-        const { result } = await session.send("Runtime.getProperties", { objectId: list.result.objectId, ownProperties: true });
-        const els = result.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId);
-        const ids = await Promise.all(els.map((p) => session.send("DOM.describeNode", { objectId: p.value!.objectId! }).then((d) => d.node.backendNodeId, ignore)));
-        addPointers(flags, ids.filter((id): id is number => id !== undefined));
+        const group = `${GROUP}-${f.id}`; // per frame: frames of one session release theirs apart
+        const list = await session.send("Runtime.evaluate", { expression: POINTER_SCRIPT, contextId: await utilityContext(f), objectGroup: group });
+        const listId = list.result.objectId;
+        if (!listId) return;
+        try {
+          if (list.result.description === "Array(0)") return;
+          const { result } = await session.send("Runtime.getProperties", { objectId: listId, ownProperties: true });
+          const els = result.filter((p) => /^\d+$/.test(p.name) && p.value?.objectId);
+          const ids = await Promise.all(els.map((p) => session.send("DOM.describeNode", { objectId: p.value!.objectId! }).then((d) => d.node.backendNodeId, ignore)));
+          addPointers(flags, ids.filter((id): id is number => id !== undefined));
+        } finally {
+          // Not awaited: the snapshot need not wait for the release.
+          void session.send("Runtime.releaseObjectGroup", { objectGroup: group }).catch(ignore);
+        }
       };
       await Promise.all([listeners().catch(ignore), pointers().catch(ignore)]);
     }),
   );
-  await Promise.all([...out.keys()].map((s) => s.send("Runtime.releaseObjectGroup", { objectGroup: GROUP }).catch(ignore)));
   return out;
 }
 
