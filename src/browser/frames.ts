@@ -87,6 +87,10 @@ export class FrameTree {
 
   /** Subscribes to a session's frame and context events. Call before `Page.enable`/`Runtime.enable`. */
   track(session: CdpSession, isMain: boolean): void {
+    // Every new document of this session's frames gets svc's world as it is created (its context id comes
+    // with Runtime.executionContextCreated): no round trip before the first selector of a page. Documents
+    // that exist already get theirs on first use (utilityContext).
+    void session.send("Page.addScriptToEvaluateOnNewDocument", { source: "", worldName: UTILITY_WORLD }).catch(() => {});
     session.on("Page.frameAttached", (e) => this.upsert(e.frameId, e.parentFrameId, session));
     session.on("Page.frameNavigated", (e) => {
       const f = this.upsert(e.frame.id, e.frame.parentId, session);
