@@ -5,7 +5,7 @@
  * and it blocks the page's renderer, so the next command hung while attaching. `svc sessions start`
  * therefore starts this small detached process: it stays attached to every page for the session's life,
  * leaves each dialog to a running command for a moment, answers it by the default policy if none did, and
- * records it in the session's history. It exits when Chrome does (the connection closes).
+ * records it in the session's history. It ends when Chrome does (the connection closes).
  *
  * Run as `node dialog-keeper.js '{"wsEndpoint": …, "logId": …, "root": …}'`.
  */
@@ -34,8 +34,8 @@ export function startDialogKeeper(spec: KeeperSpec): void {
 }
 
 async function keep(spec: KeeperSpec): Promise<void> {
+  // Nothing else keeps this process alive: it ends when the connection does (Chrome exited).
   const connection = await CdpConnection.connect(spec.wsEndpoint);
-  connection.onClose(() => process.exit(0));
   const dialogs = new DialogHandler();
   dialogs.onDialog((d) => {
     const entry = { method: "dialog", parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, timestamp: new Date().toISOString() };
@@ -51,9 +51,9 @@ async function keep(spec: KeeperSpec): Promise<void> {
     dialogs.watch(session, { yieldMs: YIELD_MS });
     void session.send("Page.enable").catch(() => {});
   });
-  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(async () => connection.close());
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => process.exit(1));
+  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => {});
 }
