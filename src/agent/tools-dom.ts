@@ -12,8 +12,6 @@ import { extractWithModel } from "../operations/extract.js";
 import { isRef, performAction, resolveTarget } from "../operations/perform.js";
 import { clickablePoint } from "../browser/element.js";
 import { substitute } from "../operations/variables.js";
-import { captureSnapshot } from "../snapshot/index.js";
-import { resolveSelector } from "../browser/resolve.js";
 import { sleep } from "../util/abort.js";
 import { defineTool, highlight, oneLine, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
 
@@ -116,8 +114,8 @@ const ariaTree = defineTool({
   input: z.object({ selector: z.string().optional() }),
   describe: (a) => `ariaTree${a.selector ? ` ${a.selector}` : ""}`,
   async run(env, a) {
-    const scope = a.selector ? await resolveSelector(env.page.frames, a.selector, { deep: true }) : undefined;
-    const snap = await captureSnapshot(env.page, scope ? { scope: { frameId: scope.frame.id, backendNodeId: scope.backendNodeId } } : {});
+    // Through the page's refs, so the numbers it shows are the ones the step's outline uses for the same elements.
+    const snap = await env.snapshots.take(env.page, a.selector ? { selector: a.selector } : {});
     return { ok: true, summary: `outline of ${snap.refs.size} elements`, detail: snap.text.slice(0, MAX_DETAIL * 2), pageText: snap.text, replay: [] };
   },
 });

@@ -14,7 +14,7 @@ import { ServiceElementNotFoundError } from "../errors.js";
 import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
 import { RefMap } from "./refs.js";
 import { render } from "./render.js";
-import { buildTree, type AXNodeLike, type FrameAXTree } from "./tree.js";
+import { buildTree, type AXNodeLike, type BuiltTree, type FrameAXTree } from "./tree.js";
 
 export interface SnapshotSource {
   frames: FrameTree;
@@ -27,6 +27,8 @@ export interface SnapshotOptions {
   maxTokens?: number;
   /** Only this element's subtree (frames inside it included). */
   scope?: { frameId: string; backendNodeId: number };
+  /** Numbers the refs page-wide (a page's PageRefs, registry.ts); without it they are e1… of this snapshot. */
+  refs?: { assign(built: BuiltTree, trees: readonly FrameAXTree[], complete: boolean): void };
 }
 
 export interface Snapshot {
@@ -161,6 +163,7 @@ export async function captureSnapshot(source: SnapshotSource, options: SnapshotO
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.interactiveOnly ? { interactiveOnly: true } : {}),
   });
+  options.refs?.assign(built, trees, options.scope === undefined);
   const out = render(built.nodes, options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {});
   return { text: out.text, refs: new RefMap(built.refs), tokens: out.tokens };
 }

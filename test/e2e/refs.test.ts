@@ -8,6 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError, ServiceStaleRefError } from "../../src/errors.js";
 import type { Service } from "../../src/service.js";
+import { domTools } from "../../src/agent/tools-dom.js";
+import type { ToolEnv } from "../../src/agent/tools.js";
+import { PageSnapshots } from "../../src/operations/snapshots.js";
 import { action, launchedOf, makeService, useService } from "../support/browser.js";
 import { inPage } from "../support/models.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
@@ -110,6 +113,20 @@ describe("refs across snapshots", () => {
     const e = await rejection(env.svc.act(action("click", "e9999")));
     expect(e).toBeInstanceOf(ServiceStaleRefError);
     expect(e.message).toMatch(/^ref e9999 was not shown by any snapshot of this page/);
+  });
+});
+
+describe("the agent's ariaTree tool", () => {
+  it("shows the page's refs (the numbers of the step's outline), not a numbering of its own", async () => {
+    await page().goto(server.url("forms.html"));
+    const snapshots = new PageSnapshots();
+    const step = await snapshots.take(page());
+    const pro = refIn(step.text, "radio Pro")!;
+    const tool = domTools(undefined).find((t) => t.name === "ariaTree")!;
+    const env = { page: page(), snapshots, refs: step.refs } as unknown as ToolEnv;
+    const out = await tool.run(env, { selector: "fieldset" });
+    expect(out.pageText).toContain(`${pro} radio Pro`);
+    expect(refIn(out.pageText!, "radio Pro")).toBe(pro);
   });
 });
 
