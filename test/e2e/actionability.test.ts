@@ -5,13 +5,14 @@
  * there, not only in what act() returned.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceClickError, ServiceError } from "../../src/errors.js";
+import { ServiceClickError } from "../../src/errors.js";
 import { action, textIn, waitFor } from "../support/browser.js";
 import type { FakeReply, FakeRequest } from "../support/fake-model.js";
 import { inPage, refOf, useModelService, useModelWorld, useTempDirs, WIRES } from "../support/models.js";
 import { assertBuilt, type RunResult, sandbox, type Sandbox, svc } from "../cli/helpers.js";
 import { step, stepRequests, type Step } from "./agent-support.js";
 import type { Page } from "../../src/browser/page.js";
+import { rejection } from "../support/rejection.js";
 
 const world = useModelWorld();
 const tempDir = useTempDirs();
@@ -22,16 +23,6 @@ const page = (): Page => env.svc.page;
 const open = (path: string) => page().goto(world.server.url(path));
 const text = (id: string) => inPage<string>(page(), `document.getElementById(${JSON.stringify(id)}).textContent`);
 const click = (selector: string) => action("click", selector);
-
-/** Awaits a rejection and returns it (fails the test when `work` resolves). */
-async function rejection(work: Promise<unknown>): Promise<ServiceError> {
-  const e = await work.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e, "expected a rejection").toBeInstanceOf(ServiceError);
-  return e as ServiceError;
-}
 
 describe("act(action)", () => {
   it("a transparent layer over the button: CLICK_FAILED naming the layer, and nothing was clicked", async () => {

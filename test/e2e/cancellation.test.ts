@@ -5,11 +5,12 @@
  * what it did. The field is read again well after the rejection: nothing types on behind the caller's back.
  */
 import { describe, expect, it } from "vitest";
-import { ServiceAbortedError, ServiceError, ServiceTimeoutError } from "../../src/errors.js";
+import { ServiceAbortedError, ServiceTimeoutError } from "../../src/errors.js";
 import type { HistoryEntry } from "../../src/records.js";
 import { action, waitFor } from "../support/browser.js";
 import { inPage, useModelService, useModelWorld, WIRES } from "../support/models.js";
 import { lineOf, step } from "./agent-support.js";
+import { rejection } from "../support/rejection.js";
 
 const world = useModelWorld();
 const wire = WIRES[0]!;
@@ -23,15 +24,6 @@ async function openSlowField(): Promise<void> {
 }
 const typed = () => inPage<number>(env.svc.page, `document.getElementById("bio").value.length`);
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function rejection(work: Promise<unknown>): Promise<ServiceError> {
-  const e = await work.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e, "expected a rejection").toBeInstanceOf(ServiceError);
-  return e as ServiceError;
-}
 
 /** After the rejection, the field holds what it held then, a second later too. */
 async function expectStopped(): Promise<number> {

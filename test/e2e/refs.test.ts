@@ -6,7 +6,7 @@
  * Chrome resolves them: backendNodeIds and loaderIds are the same over any connection).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ServiceError, ServiceStaleRefError } from "../../src/errors.js";
+import { ServiceStaleRefError } from "../../src/errors.js";
 import type { Service } from "../../src/service.js";
 import { domTools } from "../../src/agent/tools-dom.js";
 import type { ToolEnv } from "../../src/agent/tools.js";
@@ -14,6 +14,7 @@ import { PageSnapshots } from "../../src/operations/snapshots.js";
 import { action, launchedOf, makeService, useService } from "../support/browser.js";
 import { inPage } from "../support/models.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
+import { rejection } from "../support/rejection.js";
 
 let server: FixtureServer;
 beforeAll(async () => {
@@ -29,15 +30,6 @@ const outline = async (svc: Service = env.svc) => ((await svc.extract()) as { pa
 /** The ref shown for `role name` (the line's first word), or undefined. */
 const refIn = (text: string, line: string) => new RegExp(`^\\s*(e\\d+) ${line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?::|$| \\[)`, "m").exec(text)?.[1];
 const value = (id: string) => inPage<string>(page(), `document.getElementById(${JSON.stringify(id)}).value`);
-
-async function rejection(work: Promise<unknown>): Promise<ServiceError> {
-  const e = await work.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e, "expected a rejection").toBeInstanceOf(ServiceError);
-  return e as ServiceError;
-}
 
 describe("refs across snapshots", () => {
   it("an element keeps its ref while its role and name hold; a value typed into it changes nothing", async () => {

@@ -5,7 +5,7 @@
  * the fake model server.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { LLMResponseError, ServiceError, ServiceInvalidArgumentError } from "../../src/errors.js";
+import { LLMResponseError, ServiceInvalidArgumentError } from "../../src/errors.js";
 import { parseModelConfig } from "../../src/model/config.js";
 import { DEFAULT_MODEL_TIMEOUT_MS, formatDeadline } from "../../src/model/deadline.js";
 import { planClient } from "../../src/model/endpoint.js";
@@ -13,6 +13,7 @@ import { failureToError } from "../../src/model/errors.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
 import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { rejection } from "../support/rejection.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
 const request: GenerateRequest = { system: "s", messages: [{ role: "user", content: "Instruction: x" }], output: { name: "act", schema: SCHEMA, strict: true } };
@@ -31,15 +32,6 @@ const configs = () => [
   { label: "Chat Completions", config: { modelName: "openai/gpt-test", apiKey: "sk-test", baseURL: fake.baseURL(), openaiEndpointFormat: "chat" as const } },
   { label: "Anthropic Messages", config: { modelName: "anthropic/claude-test", apiKey: "sk-ant-test", baseURL: fake.baseURL("anthropic") } },
 ];
-
-async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-  const e = await p.then(
-    () => undefined,
-    (x: unknown) => x,
-  );
-  expect(e, "expected a rejection").toBeInstanceOf(ServiceError);
-  return e as ServiceError;
-}
 
 describe("a model endpoint that never answers", () => {
   for (const i of [0, 1, 2]) {
