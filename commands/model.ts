@@ -38,15 +38,16 @@ const hasSetting = (key: string) => SETTINGS.some((d) => d.key === key);
 export async function resolveCliModel(flags: ModelFlags, settingsStore?: SettingsStore): Promise<ResolvedCliModel> {
   const timeout = parseTimeout(flags.timeout);
   const settings = settingsStore ?? (await openSettings());
-  const { envKeysFor, parseModelConfig, parseModelString } = await import("../src/model/index.js");
+  const { envKeysFor, isBareModelName, parseModelConfig, parseModelString } = await import("../src/model/index.js");
   const flagName = flags.model?.trim();
   if (flags.model !== undefined && !flagName) throw new ServiceInvalidArgumentError("--model must not be empty", { hint: 'use e.g. "openai/gpt-4.1-mini"' });
   const modelName = String(flagName ?? settings.effective("model").value);
   const baseURL = settings.effective("model.baseURL").value as string | undefined;
   const model: CliModel = { modelName, ...(baseURL ? { baseURL } : {}) };
   const field = flagName ? "--model" : settings.effective("model").source === "env" ? "SVC_MODEL" : "model";
-  // Without a baseURL the name must be provider/model; say so about the flag itself, not a config field.
-  if (!baseURL || /\s/.test(modelName)) parseModelString(modelName, field);
+  // The name must be provider/model, or (at a baseURL) a bare name with no slash: `openai/` and `/gpt` are
+  // refused the same with or without one. Said about the flag itself, not a config field.
+  if (!baseURL || !isBareModelName(modelName)) parseModelString(modelName, field);
   const { provider } = parseModelConfig(model, field);
   const envHasKey = envKeysFor(provider).some((name) => !!process.env[name]?.trim());
   const storedKey = `${provider}.apiKey`;

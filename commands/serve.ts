@@ -122,6 +122,8 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const { defaults, settings } = await launchDefaults(flags);
   const apiKeys = serverKeys(flags.apiKey, settings);
   const searchUrl = serverSearchUrl(flags.searchUrl, settings);
+  // The model endpoint every command uses (SVC_MODEL_BASE_URL > config model.baseURL), the server included.
+  const modelBaseURL = settings.effective("model.baseURL").value as string | undefined;
   const allowNet = (flags.allowNet ?? []).map((a) => a.trim());
   try {
     new AddressPolicy(allowNet);
@@ -164,6 +166,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     ...(flags.isolate ? { isolate: true } : {}),
     allowNet,
     ...(modelEndpoints ? { modelEndpoints } : {}),
+    ...(modelBaseURL ? { modelBaseURL } : {}),
     ...(log ? { log } : {}),
   }).catch((e: unknown) => {
     throw listenError(e, host, port);

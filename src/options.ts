@@ -59,10 +59,11 @@ export const ServiceOptionsSchema = z.strictObject({
   dialogPolicy: DialogPolicyOptionSchema.optional(),
   // svc: the model configs come from someone other than this process's owner (a shared server's tenants):
   // one that chooses its own endpoint is sent only its own key and must pass `allow` / connect through
-  // `fetch` (see src/model/endpoint-policy.ts).
+  // `fetch`; one that chooses none goes to the operator's `baseURL` when given (see src/model/endpoint-policy.ts).
   modelEndpointPolicy: z
     .strictObject({
       allow: z.array(z.url({ protocol: /^https?$/ })).optional(),
+      baseURL: z.url({ protocol: /^https?$/ }).optional(),
       fetch: z.custom<(input: string | URL | Request, init?: RequestInit) => Promise<Response>>((v) => typeof v === "function", { message: "expected a function" }).optional(),
     })
     .optional(),

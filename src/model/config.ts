@@ -126,6 +126,12 @@ function formatError(value: string, field: string): InvalidAISDKModelFormatError
   return new InvalidAISDKModelFormatError(`${field}: "${value}" is not in provider/model form`, { hint: `use "${example}"` });
 }
 
+/** A model name without a provider prefix (`llama3.1:8b`): no slash, no whitespace. */
+export function isBareModelName(value: string): boolean {
+  const v = value.trim();
+  return v.length > 0 && !/[\s/]/.test(v);
+}
+
 /** `provider/model` → its parts; the model part may itself contain slashes (`openrouter/meta/llama`). */
 export function parseModelString(value: string, field = "model"): { provider: ProviderName; model: string } {
   const m = MODEL_FORM.exec(value.trim());
@@ -153,8 +159,9 @@ function splitObjectName(modelName: string, field: string, fixed: ProviderName |
     throw new ServiceInvalidArgumentError(`${field}.provider: "${fixed}" does not match the "${m[1]}/" prefix of ${field}.modelName`);
   }
   if (m) return { provider: normalizeProvider(m[1]!), model: m[2]! };
-  // "or give a baseURL instead": a bare name at an OpenAI-compatible endpoint.
-  if (hasBaseURL && !/\s/.test(modelName.trim())) return { provider: "openai", model: modelName.trim() };
+  // "or give a baseURL instead": a bare name at an OpenAI-compatible endpoint. A name with a slash that is
+  // not provider/model (`openai/`, `/gpt`) is malformed with or without a baseURL.
+  if (hasBaseURL && isBareModelName(modelName)) return { provider: "openai", model: modelName.trim() };
   throw formatError(modelName, `${field}.modelName`);
 }
 
@@ -226,7 +233,7 @@ export function fromLegacy(modelName: string, modelClientOptions?: unknown, fiel
   let parts: { provider: ProviderName; model: string } | undefined;
   if (typeof modelName !== "string" || !modelName.trim()) throw new ServiceInvalidArgumentError(`${field}: expected a model name`, { hint: 'use "openai/gpt-4.1-mini"' });
   if (MODEL_FORM.test(modelName.trim())) parts = parseModelString(modelName, field);
-  else parts = guessProvider(modelName) ?? (baseURL ? { provider: "openai", model: modelName.trim() } : undefined);
+  else parts = guessProvider(modelName) ?? (baseURL && isBareModelName(modelName) ? { provider: "openai", model: modelName.trim() } : undefined);
   if (!parts) throw formatError(modelName, field);
   const headers = o.headers || o.defaultHeaders ? { ...o.defaultHeaders, ...o.headers } : undefined;
   return finish({ ...parts, apiKey: o.apiKey, baseURL, headers, temperature: o.temperature, maxTokens: o.maxTokens });

@@ -17,6 +17,12 @@ export interface ModelEndpointPolicy {
   allow?: string[] | undefined;
   /** How requests to chosen endpoints connect (the provider's own endpoints use the SDK's default). */
   fetch?: FetchLike | undefined;
+  /**
+   * The operator's own endpoint (svc serve's `SVC_MODEL_BASE_URL` / `model.baseURL`), taken by every config
+   * that chooses none, as the CLI does. The operator chose it, so it is trusted like the provider's: keys
+   * resolve as usual, and neither `allow` nor `fetch` applies to it.
+   */
+  baseURL?: string | undefined;
 }
 
 /** Whether the config names its endpoint itself rather than taking the provider's (or the environment's). */

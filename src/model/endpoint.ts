@@ -118,16 +118,43 @@ function azureRoot(resolved: ResolvedModel, env: NodeJS.ProcessEnv): string {
   return `https://${resource}.openai.azure.com/openai`;
 }
 
-export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {}): ClientPlan {
+/**
+ * A user's base URL as its wire's SDK wants it. Either wire takes the server's origin or its `/v1`, with or
+ * without a trailing slash: the openai SDK appends `/chat/completions` or `/responses` (so a bare origin
+ * gets `/v1`), the Anthropic SDK appends `/v1/messages` (so a trailing `/v1` is dropped: never
+ * `/v1/v1/messages`). Any other path (`…/v1beta/openai`, `…/openai/v1`) is kept as given.
+ */
+export function wireBaseURL(url: string, wire: "openai" | "anthropic"): string {
+  const u = new URL(url);
+  const tail = u.search + u.hash;
+  const hasPath = u.pathname.replace(/\/+$/, "") !== "";
+  u.search = "";
+  u.hash = "";
+  let base = u.href.replace(/\/+$/, "");
+  if (wire === "anthropic") base = base.replace(/\/v1$/, "");
+  else if (!hasPath) base = `${base}/v1`;
+  return base + tail;
+}
+
+/** The URL prefix every request of a plan goes under (the Anthropic SDK adds `/v1` itself). */
+function requestPrefix(plan: ClientPlan): string {
+  const base = plan.baseURL ?? "";
+  return plan.wire === "anthropic" && base ? `${base.replace(/\/+$/, "")}/v1` : base;
+}
+
+export function planClient(given: ResolvedModel, opts: ModelClientOptions = {}): ClientPlan {
   const env = opts.env ?? process.env;
   const field = opts.field ?? "model";
+  const policy = opts.endpointPolicy;
+  // The operator's endpoint for configs that choose none: theirs, so keys resolve as for the provider's.
+  const operator = policy?.baseURL !== undefined && !choosesEndpoint(given);
+  const resolved: ResolvedModel = operator ? { ...given, baseURL: policy.baseURL } : given;
   const info = providerInfo(resolved.provider);
   if (!info && !resolved.baseURL) throw unsupported(resolved);
   const wire = info?.wire ?? "openai";
   const entra = resolved.auth?.type === "azureEntraId" ? resolved.auth.token : undefined;
-  const policy = opts.endpointPolicy;
-  const foreign = policy !== undefined && choosesEndpoint(resolved);
-  const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveKeyFor(resolved, env, opts.stored, policy));
+  const foreign = policy !== undefined && !operator && choosesEndpoint(resolved);
+  const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveKeyFor(resolved, env, opts.stored, operator ? undefined : policy));
   if (foreign) refuseWithoutOwnCredential(resolved, field, apiKey, opts.tokenProvider);
   const headers = { ...resolved.headers };
   const plan: ClientPlan = {
@@ -136,7 +163,7 @@ export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {
     model: resolved.model,
     modelName: resolved.modelName,
     format: resolved.openaiEndpointFormat,
-    baseURL: resolved.baseURL ?? info?.baseURL,
+    baseURL: resolved.baseURL !== undefined ? wireBaseURL(resolved.baseURL, wire) : info?.baseURL,
     headers,
     maxTokensField: resolved.provider === "openai" || resolved.provider === "azure" ? "max_completion_tokens" : "max_tokens",
     defaults: { temperature: resolved.temperature, maxOutputTokens: resolved.maxTokens },
@@ -189,7 +216,7 @@ export function planClient(resolved: ResolvedModel, opts: ModelClientOptions = {
   }
   plan.secrets = [plan.apiKey, entra, ...Object.values(headers)].filter((s): s is string => typeof s === "string" && s.length > 0);
   if (foreign) {
-    refuseUnlisted(resolved, plan.baseURL ?? "", policy, field);
+    refuseUnlisted(resolved, requestPrefix(plan), policy, field);
     plan.foreignEndpoint = true;
     if (policy.fetch) plan.fetch = policy.fetch;
     // The environment is never consulted for this endpoint's key.

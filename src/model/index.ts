@@ -18,6 +18,7 @@ export {
   VertexProviderOptions,
   fromLegacy,
   guessProvider,
+  isBareModelName,
   parseModelConfig,
   parseModelString,
 } from "./config.js";

@@ -63,6 +63,11 @@ export const ServerOptionsSchema = z.strictObject({
    * `https://api.openai.com/v1` or `http://10.0.0.5:11434/v1`. Unset: any endpoint the address policy allows.
    */
   modelEndpoints: z.array(z.url({ protocol: /^https?$/, error: "expected an http(s) URL prefix" })).optional(),
+  /**
+   * The model endpoint of every config a request gives without its own (`SVC_MODEL_BASE_URL` / `model.baseURL`,
+   * as for every other command): the operator's, so trusted (the provider keys of the environment go there).
+   */
+  modelBaseURL: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
 });

@@ -8,6 +8,7 @@
  * connects (so 127.0.0.1, a name resolving to loopback, a private or link-local address are refused unless
  * `allowNet` allows them); the hosts of `modelEndpoints` are allowed there too, for model calls only (the
  * operator named them, and listing them in allowNet would open them to the tenants' browsers as well).
+ * A config that names no endpoint goes to the operator's `modelBaseURL` when set, trusted like the provider's.
  */
 import type { ModelEndpointPolicy } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
@@ -22,7 +23,7 @@ export interface ServerModelPolicy {
 
 export function serverModelPolicy(config: ServerConfig): ServerModelPolicy {
   const allow = config.modelEndpoints;
-  const listed = allow ? { allow } : {};
+  const listed = { ...(allow ? { allow } : {}), ...(config.modelBaseURL ? { baseURL: config.modelBaseURL } : {}) };
   if (!isolated(config)) return { policy: listed, close: async () => {} };
   const addresses = new AddressPolicy([...config.allowNet, ...(allow ?? []).map(hostAndPort)]);
   const guarded = guardedFetch((host, resolved, port) => addresses.refusal(host, resolved, port));

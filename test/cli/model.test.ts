@@ -167,6 +167,14 @@ describe("svc act / observe / extract with a model", () => {
     const bad = await svc(["act", "click the Submit button", "--model", "gpt x"], sb.env);
     expect(expectOneLine(bad.stderr)).toMatch(/--model: "gpt x" is not in provider\/model form/);
     expect(bad.code).toBe(10);
+    // SVC_MODEL_BASE_URL is set here: a malformed name is refused the same as without one, never sent.
+    for (const name of ["openai/", "/gpt"]) {
+      const before = fake.requests.length;
+      const r = await svc(["act", "click the Submit button", "--model", name], sb.env);
+      expect(expectOneLine(r.stderr)).toContain(`--model: "${name}" is not in provider/model form`);
+      expect(r.code).toBe(10);
+      expect(fake.requests.length).toBe(before);
+    }
 
     const noEnvKey = { ...sb.env };
     delete noEnvKey.OPENAI_API_KEY;
