@@ -93,6 +93,11 @@ const BY_CODE: Record<string, new (message: string) => ServiceError> = Object.fr
   ].map((C) => [new C("").code, C]),
 );
 
+/** Whether `code` names one of the library's error classes (a server's protocol codes, e.g. UNAUTHORIZED, do not). */
+export function isErrorClassCode(code: string): boolean {
+  return Object.hasOwn(BY_CODE, code);
+}
+
 /** The error class a remote failure's `code` names (the server sends it next to the message), else ServiceError. */
 export function errorFromCode(code: string | undefined, message: string): ServiceError {
   const C = code ? BY_CODE[code] : undefined;

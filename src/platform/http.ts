@@ -6,6 +6,7 @@
 import {
   BrowserbaseSessionNotFoundError,
   errorFromCode,
+  isErrorClassCode,
   ServiceApiError,
   ServiceEnvironmentError,
   ServiceError,
@@ -103,7 +104,8 @@ export async function errorOf(res: Response, path: string): Promise<ServiceError
   } catch {
     // not JSON: keep the text
   }
-  if (code) return errorFromCode(code, message);
+  // A library error's code names its class; a protocol code (UNAUTHORIZED, NOT_FOUND …) leaves it to the status.
+  if (code && isErrorClassCode(code)) return errorFromCode(code, message);
   switch (res.status) {
     case 400:
       return new ServiceInvalidArgumentError(message);

@@ -13,7 +13,7 @@ import type { ApiSessions } from "./api-sessions.js";
 import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
 import { limitBody } from "./body.js";
 import type { ServerConfig } from "./config.js";
-import { describeFailure, errorResponse, HttpError, safePath } from "./http-error.js";
+import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
@@ -69,13 +69,13 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
 
-  app.notFound((c) => c.json({ success: false, message: `no route ${c.req.method} ${clip(c.req.path)}` }, 404));
+  app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {
     const r = errorResponse(e);
     // Only the error's name and where it was thrown: its message may quote the request (or a secret in it).
     if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${safePath(c.req.path)}: ${describeFailure(e)}`);
     for (const [k, v] of Object.entries(r.headers)) c.header(k, v);
-    return c.json({ success: false, message: r.message, ...(r.code ? { code: r.code } : {}) }, r.status as ContentfulStatusCode);
+    return c.json(errorBody(r), r.status as ContentfulStatusCode);
   });
   return app;
 }
@@ -96,7 +96,7 @@ export function handleClientErrors(server: Server, log: (line: string) => void):
     const reason = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" }[status];
     log(`client error: ${status} (${err.code ?? err.name})`);
     const message = status === 400 ? "malformed HTTP request" : status === 431 ? "request headers too large" : "request timed out";
-    const body = JSON.stringify({ success: false, message });
+    const body = JSON.stringify(errorBody({ message, code: statusCode(status) }));
     const headersSent = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent ?? false;
     if (headersSent) {
       socket.destroy();

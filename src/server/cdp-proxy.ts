@@ -16,7 +16,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { TenantCdpFilter, isWebTarget } from "./cdp-filter.js";
 import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";
-import { HttpError } from "./http-error.js";
+import { errorBody, HttpError, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 
 const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
@@ -140,7 +140,7 @@ function errorText(e: unknown): string {
 
 function reject(socket: Duplex, status: number, message: string): void {
   if (socket.destroyed || !socket.writable) return void socket.destroy();
-  const body = JSON.stringify({ success: false, message });
+  const body = JSON.stringify(errorBody({ message, code: statusCode(status) }));
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 

@@ -20,24 +20,62 @@ import { clip, describeIssue } from "../util/zod.js";
 /** Longest error message a response carries (the rule plus a short quote of the input fits well within). */
 const MAX_MESSAGE = 300;
 
+/**
+ * The `code` of an error body that no library error describes: one stable name per status. 400 is the
+ * library's own INVALID_ARGUMENT (svc clients rebuild ServiceInvalidArgumentError from it); the others are
+ * protocol codes no library class claims, so clients still map those by status (platform/http.ts).
+ */
+const STATUS_CODES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  408: "REQUEST_TIMEOUT",
+  409: "CONFLICT",
+  410: "SESSION_ENDED",
+  413: "PAYLOAD_TOO_LARGE",
+  414: "URI_TOO_LONG",
+  422: "OPERATION_FAILED",
+  429: "TOO_MANY_REQUESTS",
+  431: "HEADERS_TOO_LARGE",
+  500: "INTERNAL_ERROR",
+  501: "NOT_IMPLEMENTED",
+  502: "BAD_GATEWAY",
+  503: "UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT",
+};
+
+/** The protocol code of a status (any status without its own name: its class, CLIENT_ERROR or SERVER_ERROR). */
+export function statusCode(status: number): string {
+  return STATUS_CODES[status] ?? (status < 500 ? "CLIENT_ERROR" : "SERVER_ERROR");
+}
+
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
+  readonly code: string;
 
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = "HttpError";
     this.status = status;
     this.headers = headers;
+    this.code = statusCode(status);
   }
 }
 
 export interface ErrorResponse {
   status: number;
   message: string;
-  /** The library error's stable code (svc clients rebuild the same error class from it); absent for 500s. */
-  code?: string;
+  /** The library error's stable code (svc clients rebuild the same error class from it), else the status's. */
+  code: string;
   headers: Record<string, string>;
+}
+
+/** An error answer's JSON body, the one shape of every 4xx/5xx (app, body parser, CDP proxy, Node's parser). */
+export function errorBody(r: Pick<ErrorResponse, "message" | "code">): { success: false; message: string; code: string } {
+  return { success: false, message: r.message, code: r.code };
 }
 
 export function errorResponse(e: unknown): ErrorResponse {
@@ -46,14 +84,14 @@ export function errorResponse(e: unknown): ErrorResponse {
 }
 
 function classify(e: unknown): ErrorResponse {
-  if (e instanceof HttpError) return { status: e.status, message: e.message, headers: e.headers };
+  if (e instanceof HttpError) return { status: e.status, message: e.message, code: e.code, headers: e.headers };
   // The request named something unusable: bad input, a model string, a model without a key.
   if (e instanceof ServiceInvalidArgumentError || e instanceof InvalidAISDKModelFormatError || e instanceof UnsupportedModelError || e instanceof MissingLLMConfigurationError) return { status: 400, message: e.message, code: e.code, headers: {} };
   if (e instanceof BrowserbaseSessionNotFoundError || e instanceof ServiceSessionNotFoundError) return { status: 404, message: e.message, code: e.code, headers: {} };
   if (isServiceError(e)) return { status: 422, message: e.message, code: e.code, headers: {} };
   // decodeURIComponent on a request's path or query: only input can be malformed percent-encoding.
-  if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", headers: {} };
-  return { status: 500, message: "internal server error", headers: {} };
+  if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", code: statusCode(400), headers: {} };
+  return { status: 500, message: "internal server error", code: statusCode(500), headers: {} };
 }
 
 /** The message an SSE `error` event carries: the same text a JSON response would have. */
