@@ -198,14 +198,14 @@ describe("POST /v1/search", () => {
   it("answers 501 with how to configure one when the server has no backend", async () => {
     const r = await post(bare, "/search", { query: "anything" });
     expect(r.status).toBe(501);
-    expect(r.body).toEqual({ success: false, message: NO_SEARCH_BACKEND });
+    expect(r.body).toEqual({ success: false, message: NO_SEARCH_BACKEND, code: "NOT_IMPLEMENTED" });
     expect(r.body.message).toContain("--search-url");
   });
 
   it("a failing backend is a 502; why goes to the server's log, not to the client", async () => {
     const r = await post(broken, "/search", { query: "anything" });
     expect(r.status).toBe(502);
-    expect(r.body).toEqual({ success: false, message: "the search backend failed (the server's log says why)" });
+    expect(r.body).toEqual({ success: false, message: "the search backend failed (the server's log says why)", code: "BAD_GATEWAY" });
     expect(brokenLog.find((l) => l.startsWith("search backend failed: "))).toMatch(/json/i);
   });
 
@@ -224,7 +224,7 @@ describe("rate limit", () => {
     expect(r.status).toBe(429);
     const retry = Number(r.headers.get("retry-after"));
     expect(Number.isInteger(retry) && retry >= 1 && retry <= 60, `retry-after ${retry}`).toBe(true);
-    expect(r.body).toEqual({ success: false, message: `rate limit: 5 search requests per minute per API key; retry in ${retry} s` });
+    expect(r.body).toEqual({ success: false, message: `rate limit: 5 search requests per minute per API key; retry in ${retry} s`, code: "TOO_MANY_REQUESTS" });
     expect(searches()).toBe(before);
     // Invalid bodies count too (they are requests), and are still refused with 429 first.
     expect((await post(multi, "/search", { query: "" })).status).toBe(429);

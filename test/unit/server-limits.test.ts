@@ -30,7 +30,7 @@ describe("svc serve at the edge", () => {
     const big = JSON.stringify({ modelName: "openai/gpt-4.1-mini", systemPrompt: "x".repeat(4096) });
     const res = await post("/v1/sessions/start", big);
     expect(res.status).toBe(413);
-    expect(await res.json()).toEqual({ success: false, message: "body: larger than the limit of 1024 bytes" });
+    expect(await res.json()).toEqual({ success: false, message: "body: larger than the limit of 1024 bytes", code: "PAYLOAD_TOO_LARGE" });
     const list = await fetch(`${server.url}/v1/sessions`, { headers: { "x-bb-api-key": KEY } });
     expect(await list.json()).toEqual([]);
   });
@@ -38,7 +38,7 @@ describe("svc serve at the edge", () => {
   it("a body that is not JSON is a 400 naming the body", async () => {
     const res = await post("/v1/sessions/start", "{not json");
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ success: false, message: "body: expected a JSON document" });
+    expect(await res.json()).toEqual({ success: false, message: "body: expected a JSON document", code: "INVALID_ARGUMENT" });
   });
 
   it("health needs no key; unknown routes are 404 in the envelope", async () => {
