@@ -15,7 +15,7 @@ import { parseBody } from "./body.js";
 import { describeFailure, errorResponse, HttpError, safePath } from "./http-error.js";
 import { ActBodySchema, cacheBypassed, ExtractBodySchema, NavigateBodySchema, ObserveBodySchema, StartBodySchema } from "./session-bodies.js";
 import { actOperation, agentOperation, extractOperation, navigateOperation, observeOperation, type RequestModel } from "./session-ops.js";
-import { EventStream, namedEvents, wantsStream } from "./sse.js";
+import { EventStream, logForm, namedEvents, wantsStream } from "./sse.js";
 
 type Build<B> = (session: ApiSession, body: B, rm: RequestModel) => Operation;
 
@@ -69,7 +69,7 @@ async function operate<B extends { streamResponse?: boolean | null | undefined }
   }
 
   return streamSSE(c, async (stream) => {
-    const events = new EventStream(stream, namedEvents(c));
+    const events = new EventStream(stream, namedEvents(c), logForm(c));
     const left = new AbortController();
     stream.onAbort(() => left.abort());
     // Everything after the headers is inside this try: whatever throws, the stream ends with `error`.

@@ -19,6 +19,7 @@ export interface TokenUsage {
 export interface ReplayAction {
   method: ReplayMethod;
   parameters: unknown;
+  /** Any value when recorded; an object on the wire (replayResult). */
   result: unknown;
   /** Epoch ms. */
   timestamp: number;
@@ -51,7 +52,8 @@ export class ReplayLog {
   private count = 0;
 
   /** `url`: the page the operation ran on (before it ran). */
-  add(url: string, action: ReplayAction): void {
+  add(url: string, recorded: ReplayAction): void {
+    const action = { ...recorded, result: replayResult(recorded.result) };
     let page = this.pages.at(-1);
     if (!page || page.url !== url) {
       page = { url, timestamp: action.timestamp, duration: 0, actions: [] };
@@ -66,6 +68,18 @@ export class ReplayLog {
   toWire(): { pages: ReplayPage[] } {
     return { pages: this.pages.map((p) => ({ ...p, actions: [...p.actions] })) };
   }
+}
+
+/**
+ * An action's `result` as the official clients' schema has it: always an object (`z.record`). observe's
+ * list becomes `{actions: […]}`, nothing (a navigate without a response) `{}`, any other non-object
+ * `{value}`; objects stay as they are.
+ */
+export function replayResult(result: unknown): Record<string, unknown> {
+  if (result === null || result === undefined) return {};
+  if (Array.isArray(result)) return { actions: result };
+  if (typeof result === "object") return result as Record<string, unknown>;
+  return { value: result };
 }
 
 type VariableValue = string | number | boolean | { value: string | number | boolean; description?: string };

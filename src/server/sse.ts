@@ -6,6 +6,11 @@
  * TypeScript client (it sends `x-language: typescript` and `x-sdk-version`): its 3.x parser splits the
  * stream on blank lines and reads only blocks that START with `data: `, so an `event:` line first would
  * hide every event from it. For that client the `event:` line is left out; any SSE parser reads both.
+ *
+ * Log events: `message` is the log line object, as the spec says and as the Stagehand TypeScript client
+ * hands it to its logger. The clients generated from the official OpenAPI schema (Stainless: Python and
+ * the others; they send `x-stainless-lang`) declare `message` a string, so they get the line's text there
+ * and the whole object beside it as `logLine`.
  */
 import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
@@ -30,6 +35,13 @@ export function namedEvents(c: Context): boolean {
   return !(language === "typescript" && c.req.header("x-sdk-version") !== undefined);
 }
 
+/** How log events carry their line (see the module comment). */
+export type LogForm = "object" | "text";
+
+export function logForm(c: Context): LogForm {
+  return c.req.header("x-stainless-lang") !== undefined ? "text" : "object";
+}
+
 /**
  * The events of one streamed response, written in call order (log lines arrive synchronously from the
  * library; writes are chained so they never interleave). After `finished` or `error` nothing more is sent.
@@ -41,6 +53,7 @@ export class EventStream {
   constructor(
     private readonly stream: SSEStreamingApi,
     private readonly named: boolean,
+    private readonly form: LogForm = "object",
   ) {}
 
   /** True once the terminal event was queued or the client went away. */
@@ -53,7 +66,8 @@ export class EventStream {
   }
 
   log(line: LogLine): Promise<void> {
-    return this.send("log", "running", { status: "running", message: line });
+    const data = this.form === "text" ? { status: "running", message: line.message, logLine: line } : { status: "running", message: line };
+    return this.send("log", "running", data);
   }
 
   finished(result: unknown, extra: Record<string, unknown> = {}): Promise<void> {
