@@ -301,7 +301,15 @@ export class ApiSessions {
     if (previous) void this.end(previous, "replaced by a new start on the same browser session", false);
     this.sessions.set(id, session);
     session.touch();
-    if (platformSession) session.unsubscribe = this.platform.onEnded(platformSession.id, () => void this.end(session, "the browser session ended", false));
+    if (platformSession) {
+      // The Service holds the browser like a CDP client: its session outlives a script's connection.
+      const leave = this.platform.clients.join(platformSession.id);
+      const unsubscribe = this.platform.onEnded(platformSession.id, () => void this.end(session, "the browser session ended", false));
+      session.unsubscribe = () => {
+        unsubscribe();
+        leave();
+      };
+    }
     this.log(`api session ${id} started (${created ? "new browser" : platformSession ? "attached" : "cdpUrl"}, model ${body.modelName})`);
     return { sessionId: id, available: true, cdpUrl: publicCdpUrl };
   }

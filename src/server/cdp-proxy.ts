@@ -61,6 +61,8 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
 
     const browser = await openBrowserSocket(`ws://127.0.0.1:${port}${rest}${url.search}`);
     if (socket.destroyed) return browser.terminate();
+    // A client of the session until its socket closes (the last one leaving may end the session).
+    const leave = platform.clients.join(session.id);
     const unsubscribe = platform.onEnded(session.id, () => {
       browser.terminate();
       socket.destroy();
@@ -68,6 +70,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     socket.once("close", () => {
       unsubscribe();
       browser.terminate();
+      leave();
     });
     const browserGone = () => socket.destroy();
     browser.once("close", browserGone);

@@ -19,6 +19,11 @@ export const ServerOptionsSchema = z.strictObject({
   warmBrowsers: z.number().int().min(0).max(8).default(0),
   /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
   sessionTimeoutS: z.number().int().positive().max(6 * 3600).default(3600),
+  /**
+   * A platform session without keepAlive ends when its last CDP client (or attached session-API session)
+   * has been gone this long, in milliseconds, as the platform does; a client back within it keeps it.
+   */
+  disconnectGraceMs: z.number().int().min(0).max(600_000).default(5000),
   /** A session-API session with no request for this long is ended, in seconds. */
   idleTimeoutS: z.number().int().positive().default(900),
   /** Largest request body accepted, in bytes. */

@@ -5,7 +5,7 @@
  * URL (the capability), so Chrome's own port never has to be reachable from outside.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
+import type { z } from "zod";
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
@@ -13,53 +13,15 @@ import { BrowserPool } from "./browser-pool.js";
 import { withoutBrowserOrigins } from "./devtools-origin.js";
 import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
+import { type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
+import { SessionClients } from "./session-clients.js";
 import { processAlive as alive } from "../util/process.js";
 import { clip } from "../util/zod.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
-/**
- * The platform's own limit on userMetadata: its JSON text (JSON.stringify) under 512 characters. Kept
- * here so every session object stays small while it is listed, running or ended.
- */
-export const MAX_USER_METADATA_CHARS = 512;
-
-const UserMetadataSchema = z.record(z.string(), z.unknown()).superRefine((m, ctx) => {
-  let size: number;
-  try {
-    size = JSON.stringify(m).length;
-  } catch {
-    size = Infinity; // nested too deep to serialize (bodies are bounded before this; a caller's value may not be)
-  }
-  if (size > MAX_USER_METADATA_CHARS) ctx.addIssue({ code: "custom", message: `at most ${MAX_USER_METADATA_CHARS} characters as JSON (the platform's limit), got ${Number.isFinite(size) ? size : "more"}` });
-});
-
-/**
- * `POST /v1/sessions` (Browserbase's SessionCreateParams). Loose objects: the official SDK and Stagehand
- * send fields this server has no use for (proxies, extensionId, solveCaptchas …); those are accepted and
- * ignored, the ones it acts on are validated.
- */
-export const SessionCreateParamsSchema = z.looseObject({
-  projectId: z.string().optional(),
-  keepAlive: z.boolean().optional(),
-  /** Lifetime in seconds (the SDK's `api_timeout`, sent as `timeout`). */
-  timeout: z.number().int().min(60).max(21600).optional(),
-  region: z.string().min(1).optional(),
-  userMetadata: UserMetadataSchema.optional(),
-  browserSettings: z
-    .looseObject({
-      viewport: z
-        .looseObject({
-          width: z.number().int().min(1).max(10000).optional(),
-          height: z.number().int().min(1).max(10000).optional(),
-        })
-        .optional(),
-      ignoreCertificateErrors: z.boolean().optional(),
-    })
-    .optional(),
-});
-export type SessionCreateParams = z.input<typeof SessionCreateParamsSchema>;
+export { MAX_USER_METADATA_CHARS, type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
 
 export interface PlatformSession {
   readonly id: string;
@@ -121,12 +83,17 @@ export class PlatformSessions {
   private watcher: NodeJS.Timeout | undefined;
   private readonly pool: BrowserPool | undefined;
   private readonly egress: EgressProxy | undefined;
+  /** CDP clients and attached Services per session: a session without keepAlive ends once they are all gone. */
+  readonly clients: SessionClients;
 
   constructor(deps: PlatformSessionsDeps) {
     this.config = deps.config;
     this.publicUrl = deps.publicUrl;
     this.log = deps.log;
     this.egress = deps.egress;
+    this.clients = new SessionClients(this.config.disconnectGraceMs, (id) => {
+      if (this.entries.get(id)?.session.keepAlive === false) this.end(id, "COMPLETED", "its last CDP client disconnected");
+    });
     if (this.config.warmBrowsers > 0) this.pool = new BrowserPool(this.config.warmBrowsers, this.launchOptions(this.config.launch, this.defaultViewport(this.config.launch), {}), this.log);
   }
 
@@ -332,6 +299,7 @@ export class PlatformSessions {
     e.session.endedAt = now;
     e.session.updatedAt = now;
     clearTimeout(e.timer);
+    this.clients.forget(id);
     this.log(`session ${id} ended: ${why}`);
     const stop = (e.browser?.close() ?? Promise.resolve()).catch(() => {});
     e.browser = undefined;
