@@ -53,7 +53,7 @@ export function splitArguments(args: readonly string[]): { instruction?: string;
   return { ...(instruction !== undefined ? { instruction } : {}), ...(url !== undefined ? { url } : {}) };
 }
 
-/** A JSON Schema file → a zod schema, converted by zod itself (`z.fromJSONSchema`). */
+/** A JSON Schema file → a zod schema, converted by zod itself (src/util/json-schema.ts). */
 export async function readSchema(file: string): Promise<z.ZodType> {
   let text: string;
   try {
@@ -69,9 +69,9 @@ export async function readSchema(file: string): Promise<z.ZodType> {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
   }
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new ServiceInvalidArgumentError(`--schema ${file} must be a JSON Schema object`);
-  const { z } = await import("zod");
+  const { fromJsonSchema } = await import("../src/util/json-schema.js");
   try {
-    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    return fromJsonSchema(json);
   } catch (e) {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not a JSON Schema zod can use: ${(e as Error).message.split("\n")[0]}`);
   }
