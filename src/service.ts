@@ -22,7 +22,7 @@ import { createLogger, type Logger } from "./log.js";
 import { LegacyModel, ModelRegistry } from "./models.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { parseVariables } from "./operations/variables.js";
-import { resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
+import { NO_EFFECT_OPTIONS, resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
 import type { SearchBackend } from "./platform/search.js";
 import { searchBackendFor } from "./platform/web.js";
 import type { HistoryEntry, Metrics } from "./records.js";
@@ -96,6 +96,9 @@ export class Service {
     this.cache = cacheDir ? new ActCache(cacheDir) : undefined;
     this.agentCache = cacheDir ? new AgentCache(cacheDir) : undefined;
     this.inferenceLog = raw.logInferenceToFile ? new InferenceLog(process.cwd()) : undefined;
+    for (const key of NO_EFFECT_OPTIONS) {
+      if (raw[key] !== undefined) this.log.info("init", `option ${key} is accepted for compatibility and has no effect in svc`);
+    }
   }
 
   async init(): Promise<InitResult> {
