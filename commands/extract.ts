@@ -19,13 +19,17 @@ export interface ExtractFlags extends LaunchFlags, ModelFlags {
 
 const DEFAULT_INSTRUCTION = "Extract the data described by the schema.";
 
+/** `data:[mediatype][;param…],payload`: the payload may hold spaces (`data:text/html,<h1>from data</h1>`). */
+const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w.+-]+(=[^,;\s]*)?)*,/i;
+
 /**
- * An argument is the URL when it has no whitespace and either has a scheme (`https://…`, `about:blank`,
- * `javascript:…`, which is then refused) or looks like a host (`example.com/x`, `localhost:3000`);
- * anything else is the instruction.
+ * An argument is the URL when it is a data: URL, or has no whitespace and either has a scheme
+ * (`https://…`, `about:blank`, `javascript:…`, which is then refused) or looks like a host
+ * (`example.com/x`, `localhost:3000`); anything else is the instruction.
  */
 export function looksLikeUrl(arg: string): boolean {
   const a = arg.trim();
+  if (DATA_URL.test(a)) return true;
   if (!a || /\s/.test(a)) return false;
   if (/^[a-z][a-z0-9+.-]*:(\/\/|[^\s/])/i.test(a) && !/^[\w-]+:\d+([/?#]|$)/.test(a)) return true;
   return /^(localhost|[\w-]+(\.[\w-]+)+|\[[0-9a-f:.]+\])(:\d+)?([/?#]\S*)?$/i.test(a);
@@ -49,7 +53,7 @@ export function splitArguments(args: readonly string[]): { instruction?: string;
   return { ...(instruction !== undefined ? { instruction } : {}), ...(url !== undefined ? { url } : {}) };
 }
 
-/** A JSON Schema file → a zod schema, converted by zod itself (`z.fromJSONSchema`). */
+/** A JSON Schema file → a zod schema, converted by zod itself (src/util/json-schema.ts). */
 export async function readSchema(file: string): Promise<z.ZodType> {
   let text: string;
   try {
@@ -65,9 +69,9 @@ export async function readSchema(file: string): Promise<z.ZodType> {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
   }
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new ServiceInvalidArgumentError(`--schema ${file} must be a JSON Schema object`);
-  const { z } = await import("zod");
+  const { fromJsonSchema } = await import("../src/util/json-schema.js");
   try {
-    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    return fromJsonSchema(json);
   } catch (e) {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not a JSON Schema zod can use: ${(e as Error).message.split("\n")[0]}`);
   }

@@ -48,6 +48,7 @@ export function output(g: GlobalOptions): Output {
 }
 
 const START_HINT = "start one with `svc sessions start`";
+const NEW_HINT = "start a new one with `svc sessions start`";
 
 /**
  * Forget a session whose Chrome is gone (or unreachable): kill what is left of it if the pid is still
@@ -119,21 +120,33 @@ export async function resolveSession(root: string, id: string | undefined): Prom
     }
     if (!(await isAlive(record))) {
       await discardSession(record, root);
-      throw new ServiceSessionNotFoundError(`session ${id} is no longer running (its browser exited); removed its record`, {
-        hint: START_HINT,
+      throw new ServiceSessionNotFoundError(`session ${id} is no longer running: its browser is gone; removed its record`, {
+        hint: NEW_HINT,
       });
     }
     return record;
   }
+  const gone: string[] = [];
   for (const record of listSessions(root)) {
     if (isCloud(record)) {
       const s = await statusOf(record);
       if (s.status === "running") return record;
-      if (s.status === "gone") removeSession(record.id, root);
+      if (s.status === "gone") {
+        removeSession(record.id, root);
+        gone.push(record.id);
+      }
       continue;
     }
     if (await isAlive(record)) return record;
     await discardSession(record, root);
+    gone.push(record.id);
+  }
+  if (gone.length) {
+    // Sessions were recorded but their browsers ended (idle timeout, crash, killed): say so, not "none".
+    const which = gone.length === 1 ? `session ${gone[0]} is` : `sessions ${gone.join(", ")} are`;
+    throw new ServiceSessionNotFoundError(`${which} no longer running: its browser is gone (ended after idling, crashed or killed); removed its record`, {
+      hint: NEW_HINT,
+    });
   }
   throw new ServiceSessionNotFoundError("no running session", { hint: START_HINT });
 }

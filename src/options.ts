@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { DialogPolicyOptionSchema, toDialogPolicy, type DialogPolicy } from "./browser/dialogs.js";
 import { LocalBrowserLaunchOptionsSchema, type LocalBrowserLaunchOptions } from "./browser/types.js";
-import { ServiceInvalidArgumentError } from "./errors.js";
+import { ServiceEnvironmentError, ServiceInvalidArgumentError } from "./errors.js";
 import { describeIssue } from "./util/zod.js";
 import type { RefStore } from "./operations/snapshots.js";
 
@@ -93,7 +93,14 @@ export interface ResolvedOptions {
 
 export const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
 
+/** Accepted for compatibility with the older generation (spec/seed.md §4.4) and without effect in svc. */
+export const NO_EFFECT_OPTIONS = ["experimental", "waitForCaptchaSolves", "llmProvider"] as const;
+
 export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {
+  const env = (input as { env?: unknown } | null)?.env;
+  if (env !== undefined && env !== "LOCAL" && env !== "BROWSERBASE") {
+    throw new ServiceEnvironmentError(`env: expected "LOCAL" or "BROWSERBASE", got ${JSON.stringify(env)?.slice(0, 40) ?? typeof env}`);
+  }
   const parsed = ServiceOptionsSchema.safeParse(input);
   if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
   const o = parsed.data;

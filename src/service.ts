@@ -11,7 +11,8 @@ import { AgentCache } from "./agent/cache.js";
 import type { AgentConfig } from "./agent/options.js";
 import type { InitResult, ServiceBackend } from "./backend.js";
 import type { BrowserContext } from "./browser/context.js";
-import type { Page } from "./browser/page.js";
+import { foreignTargetId } from "./browser/foreign-page.js";
+import { Page, type PageOperations } from "./browser/page.js";
 import { ActCache } from "./cache/act-cache.js";
 import { cloudUrls, openCloudBackend } from "./cloud.js";
 import { ServiceInvalidArgumentError, ServiceNotInitializedError } from "./errors.js";
@@ -21,7 +22,7 @@ import { createLogger, type Logger } from "./log.js";
 import { LegacyModel, ModelRegistry } from "./models.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { parseVariables } from "./operations/variables.js";
-import { resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
+import { NO_EFFECT_OPTIONS, resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
 import type { SearchBackend } from "./platform/search.js";
 import { searchBackendFor } from "./platform/web.js";
 import type { HistoryEntry, Metrics } from "./records.js";
@@ -34,7 +35,8 @@ export interface ActOptions {
   timeout?: number;
   /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
   signal?: AbortSignal;
-  page?: Page;
+  /** svc's page, or a Playwright / Puppeteer page of the same browser (default: the active page). */
+  page?: Page | object;
   serverCache?: boolean;
 }
 
@@ -45,7 +47,7 @@ export interface ObserveOptions {
   /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
   signal?: AbortSignal;
   selector?: string;
-  page?: Page;
+  page?: Page | object;
 }
 
 export interface ExtractOptions {
@@ -54,7 +56,7 @@ export interface ExtractOptions {
   /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
   signal?: AbortSignal;
   selector?: string;
-  page?: Page;
+  page?: Page | object;
   serverCache?: boolean;
 }
 
@@ -67,7 +69,7 @@ export interface LegacyExtractOptions<T = unknown> {
   modelName?: string;
   modelClientOptions?: Record<string, unknown>;
   domSettleTimeoutMs?: number;
-  page?: Page;
+  page?: Page | object;
 }
 
 function isZod(v: unknown): v is z.ZodType {
@@ -94,6 +96,9 @@ export class Service {
     this.cache = cacheDir ? new ActCache(cacheDir) : undefined;
     this.agentCache = cacheDir ? new AgentCache(cacheDir) : undefined;
     this.inferenceLog = raw.logInferenceToFile ? new InferenceLog(process.cwd()) : undefined;
+    for (const key of NO_EFFECT_OPTIONS) {
+      if (raw[key] !== undefined) this.log.info("init", `option ${key} is accepted for compatibility and has no effect in svc`);
+    }
   }
 
   async init(): Promise<InitResult> {
@@ -106,6 +111,7 @@ export class Service {
   private async open(): Promise<InitResult> {
     const setup = { opts: this.opts, log: this.log, models: this.models, cache: this.cache, agentCache: this.agentCache, inferenceLog: this.inferenceLog, search: () => agentSearch(this.opts) };
     this.backend = this.opts.env === "LOCAL" ? await openLocalBackend(setup) : await openCloudBackend(setup);
+    this.backend.context.provideOperations(this.pageOperations());
     return this.backend.init;
   }
 
@@ -148,7 +154,7 @@ export class Service {
   async act(instruction: string, options?: ActOptions): Promise<ActResult>;
   async act(input: Action | string, options: ActOptions = {}): Promise<ActResult> {
     const b = this.b;
-    const page = options.page ?? this.page;
+    const page = await this.pageFor(options.page);
     checkTimeout(options.timeout);
     checkSignal(options.signal);
     if (typeof input === "string") {
@@ -160,7 +166,7 @@ export class Service {
 
   async observe(instruction?: string, options: ObserveOptions = {}): Promise<Action[]> {
     const b = this.b;
-    const page = options.page ?? this.page;
+    const page = await this.pageFor(options.page);
     checkTimeout(options.timeout);
     checkSignal(options.signal);
     const variables = parseVariables(options.variables, "options.variables");
@@ -194,8 +200,43 @@ export class Service {
     } else if (a !== undefined) throw new ServiceInvalidArgumentError("extract: expected an instruction, a schema or options");
     checkTimeout(options.timeout);
     checkSignal(options.signal);
-    const page = options.page ?? this.page;
+    const page = await this.pageFor(options.page);
     return backend.extract({ instruction, schema, page, model, timeout: options.timeout, signal: options.signal, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
+  }
+
+  /**
+   * The page an operation runs on: the active one, one of svc's pages, or svc's page for the same tab as a
+   * Playwright / Puppeteer page (found by its CDP target id).
+   */
+  private async pageFor(page: unknown): Promise<Page> {
+    if (page === undefined) return this.page;
+    if (page instanceof Page) return page;
+    const { targetId, library } = await foreignTargetId(page, "options.page");
+    const context = this.b.context;
+    // A tab the other library just opened is attached to svc's connection a moment later.
+    for (let i = 0; i < 40; i++) {
+      await context.idle();
+      const found = context.pages().find((p) => p.targetId === targetId);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new ServiceInvalidArgumentError(`options.page: that ${library} page is not a tab of this Service's browser`, {
+      hint: "connect both to the same browser (Playwright's connectOverCDP / Puppeteer's connect to svc's, or svc's cdpUrl to theirs), or pass service.page",
+    });
+  }
+
+  /** What page.act/extract/observe (the older generation's page methods) run: this Service, on that page. */
+  private pageOperations(): PageOperations {
+    const withPage = (options: unknown, page: Page) => ({ ...(options && typeof options === "object" ? options : {}), page });
+    return {
+      act: (page, input, options) => this.act(input as string, withPage(options, page)),
+      observe: (page, instruction, options) => this.observe(instruction as string | undefined, withPage(options, page)),
+      extract: (page, args) => {
+        const [a, b, c] = args;
+        if (typeof a !== "string") return this.extract(withPage(a, page) as LegacyExtractOptions);
+        return isZod(b) ? this.extract(a, b, withPage(c, page)) : this.extract(a, withPage(b, page));
+      },
+    };
   }
 
   /** An agent for multi-step tasks (see src/agent/agent.ts); its usage goes to the `agent` metrics bucket. */

@@ -4,7 +4,7 @@
  */
 import type { CdpConnection, CdpSession } from "./cdp/connection.js";
 import { DialogHandler } from "./dialogs.js";
-import { Page, type NavigateHandler, type PageOptions } from "./page.js";
+import { Page, type NavigateHandler, type PageOperations, type PageOptions } from "./page.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
 export class BrowserContext {
@@ -76,6 +76,11 @@ export class BrowserContext {
   /** Sends every page's goto() to `handler` (a session API's navigate); undefined restores CDP navigation. */
   routeNavigation(handler: NavigateHandler | undefined): void {
     this.pageOptions.navigate = handler;
+  }
+
+  /** Runs every page's act/extract/observe (the older generation's page methods) on `ops`. */
+  provideOperations(ops: PageOperations | undefined): void {
+    this.pageOptions.serviceOps = ops;
   }
 
   /** Answers the JavaScript dialogs of every page (see dialogs.ts). */

@@ -2,17 +2,21 @@
  * Starting a local Chrome/Chromium with chrome-launcher, and making sure it never outlives its owner.
  *
  * chrome-launcher spawns Chrome detached (its own process group), so nothing kills it when Node dies by
- * SIGKILL or a crash. Every launch therefore also starts a tiny detached reaper (reaper.ts) that ends Chrome
- * and deletes a profile we created when its lifeline is cut: the owning process died ("parent"), or the
- * heartbeat file went stale ("idle", for CLI sessions that outlive one command).
+ * SIGKILL or a crash. Two things end it then:
+ * - Chrome runs with --remote-debugging-pipe, and quits when that pipe's last writer is gone. The owner and
+ *   the reaper (below) both hold it, so Chrome ends when BOTH are gone, however they die (kill -9 included).
+ * - A tiny detached reaper (reaper.ts) ends Chrome and deletes a profile we created when its lifeline is
+ *   cut: the owning process died ("parent"), or the heartbeat file went stale ("idle", for CLI sessions
+ *   that outlive one command; there the reaper is the pipe's only holder once the command exits).
  */
-import { spawn } from "node:child_process";
+import { spawn, type StdioOptions } from "node:child_process";
 import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
+import { checkDisplay, chromeErrLog, runBase, waitForDevTools } from "./chrome-start.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { processAlive as alive } from "../util/process.js";
 
@@ -94,15 +98,30 @@ function resolveExecutable(options: LocalBrowserLaunchOptions): string {
   throw new ServiceBrowserNotFoundError("no Chrome or Chromium installation found", { hint: install });
 }
 
+/** How long Chrome may take to open its DevTools port (a cold start on a loaded machine takes seconds). */
+const STARTUP_TIMEOUT_MS = 30_000;
+
 export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline: Lifeline = { kind: "parent" }): Promise<LaunchedBrowser> {
   const chromePath = resolveExecutable(options);
+  checkDisplay(options);
+  const reaperScript = findReaper();
   const ownsProfile = !options.userDataDir;
   // Everything svc creates for this Chrome lives under one directory: the profile (unless the caller gave
-  // one) and Chrome's TMPDIR (its singleton socket dir would otherwise outlive a killed Chrome).
-  const runDir = mkdtempSync(join(tmpdir(), "svc-chrome-"));
+  // one) and Chrome's TMPDIR (its singleton socket dir would otherwise outlive a killed Chrome). Its path
+  // stays short whatever TMPDIR is: Chrome's singleton socket path must fit in sun_path.
+  const runDir = mkdtempSync(join(runBase(), "svc-chrome-"));
   const userDataDir = options.userDataDir ?? join(runDir, "profile");
   const chromeTmp = join(runDir, "tmp");
   mkdirSync(chromeTmp);
+  const cleanup = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+  try {
+    // A userDataDir that does not exist yet is created (Chrome would, but chrome-launcher opens its logs
+    // there first and fails with ENOENT).
+    mkdirSync(userDataDir, { recursive: true });
+  } catch (e) {
+    cleanup();
+    throw new ServiceInitError(`cannot create userDataDir ${userDataDir}: ${(e as Error).message}`, { cause: e });
+  }
   if (ownsProfile) {
     mkdirSync(join(userDataDir, "Default"), { recursive: true });
     // A download lands in this Chrome's own run dir (removed with it), not in the user's ~/Downloads:
@@ -110,23 +129,19 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     const downloads = join(runDir, "downloads");
     writeFileSync(join(userDataDir, "Default", "Preferences"), JSON.stringify({ download: { default_directory: downloads, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloads } }));
   }
-  const cleanup = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
-  // The reaper starts before Chrome: killed between spawn and the DevTools port answering, the owner would
-  // otherwise leave an orphan. It finds Chrome by its (unique) profile directory and its pid file.
   const pidFile = join(runDir, "chrome.pid");
-  startReaper({ runDir, pidFile, userDataDir, lifeline });
+  const errLog = chromeErrLog(userDataDir);
   let launched: chromeLauncher.LaunchedChrome;
   try {
+    // With --remote-debugging-pipe chrome-launcher neither picks a port nor polls one: Chrome opens the
+    // port we ask for (0: any free one) and announces it on stderr, read by waitForDevTools.
     launched = await chromeLauncher.launch({
       chromePath,
-      chromeFlags: chromeArgs(options),
+      chromeFlags: [...chromeArgs(options), "--remote-debugging-pipe", `--remote-debugging-port=${options.port ?? 0}`],
       ignoreDefaultFlags: true,
       userDataDir,
-      port: options.port ?? 0,
       handleSIGINT: false,
       logLevel: "silent",
-      maxConnectionRetries: 100,
-      connectionPollInterval: 50,
       envVars: { ...process.env, TMPDIR: chromeTmp },
     });
   } catch (e) {
@@ -140,15 +155,26 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     }
     throw new ServiceInitError(`Chrome failed to start: ${msg.split("\n")[0]}`, { cause: e });
   }
-  const { pid, port } = launched;
+  const { pid } = launched;
   writeFileSync(pidFile, String(pid));
+  // Chrome's fds 3 and 4 (the DevTools pipe). The reaper holds them too: Chrome then ends when the owner and
+  // the reaper are both gone.
+  const pipes = [launched.process.stdio[3], launched.process.stdio[4]].filter((p): p is Readable | Writable => !!p);
+  startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
   let wsEndpoint: string;
+  let port: number;
   try {
-    wsEndpoint = await browserWsEndpoint(port);
+    wsEndpoint = await waitForDevTools(launched.process, errLog, STARTUP_TIMEOUT_MS);
+    port = Number(new URL(wsEndpoint).port);
   } catch (e) {
     killBrowserProcess(pid);
     cleanup();
-    throw new ServiceInitError(`Chrome started but its DevTools endpoint did not answer on port ${port}`, { cause: e });
+    throw e;
+  }
+  for (const p of pipes) {
+    // Never read or written by svc; held only so that Chrome sees EOF when this process dies.
+    p.on("error", () => {});
+    (p as Partial<{ unref(): void }>).unref?.();
   }
   launched.process.unref();
   return {
@@ -206,13 +232,17 @@ export function killBrowserProcess(pid: number, dir?: string): void {
   if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
-function startReaper(spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }): void {
+function findReaper(): string {
   // Built code runs dist/src/browser/reaper.js beside this file; from TypeScript sources (tests) use the build.
   const candidates = [new URL("./reaper.js", import.meta.url), new URL("../../dist/src/browser/reaper.js", import.meta.url)];
   const found = candidates.find((u) => existsSync(fileURLToPath(u)));
   if (!found) throw new ServiceInitError("svc is not built: reaper.js missing", { hint: "run npm run build" });
-  const script = fileURLToPath(found);
+  return fileURLToPath(found);
+}
+
+function startReaper(script: string, spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }, pipes: (Readable | Writable)[]): void {
   const payload = JSON.stringify({ ...spec, ownerPid: process.pid });
-  const child = spawn(process.execPath, [script, payload], { detached: true, stdio: "ignore" });
+  const stdio: StdioOptions = ["ignore", "ignore", "ignore", ...pipes];
+  const child = spawn(process.execPath, [script, payload], { detached: true, stdio });
   child.unref();
 }

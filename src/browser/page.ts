@@ -11,7 +11,7 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { SerialLock } from "../util/serial.js";
 import type { Viewport, WaitUntil } from "./types.js";
-import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
+import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
 
 export interface PageOptions {
   viewport?: Viewport;
@@ -24,6 +24,15 @@ export interface PageOptions {
   navigate?: NavigateHandler | undefined;
   /** Answers the JavaScript dialogs of every session of this page (see dialogs.ts). */
   dialogs?: DialogHandler | undefined;
+  /** Set by BrowserContext.provideOperations: the Service behind page.act/extract/observe. */
+  serviceOps?: PageOperations | undefined;
+}
+
+/** The Service's act/extract/observe, run on a given page (the older generation's page methods, spec §9). */
+export interface PageOperations {
+  act(page: Page, input: unknown, options: unknown): Promise<unknown>;
+  observe(page: Page, instruction: unknown, options: unknown): Promise<unknown>;
+  extract(page: Page, args: unknown[]): Promise<unknown>;
 }
 
 export type NavigateHandler = (page: Page, url: string, options: GotoOptions) => Promise<{ url: string; status: number | null }>;
@@ -328,6 +337,27 @@ export class Page {
   /** An element anywhere: iframes (`>>` hops, or searched) and shadow roots, open or closed. */
   deepLocator(selector: string): Locator {
     return new Locator(this, selector, true);
+  }
+
+  /** The older generation's `page.act(…)` (spec/seed.md §9): the Service's `act(…, { page: this })`. */
+  act(input: string | object, options?: object): Promise<unknown> {
+    return this.ops("act").act(this, input, options);
+  }
+
+  /** The older generation's `page.observe(…)`: the Service's `observe(…, { page: this })`. */
+  observe(instruction?: string, options?: object): Promise<unknown> {
+    return this.ops("observe").observe(this, instruction, options);
+  }
+
+  /** The older generation's `page.extract(…)`, every form of the Service's `extract`, on this page. */
+  extract(...args: unknown[]): Promise<unknown> {
+    return this.ops("extract").extract(this, args);
+  }
+
+  private ops(name: string): PageOperations {
+    const ops = this.options.serviceOps;
+    if (!ops) throw new ServiceNotInitializedError(`page.${name}() needs the Service that opened this page`, { hint: "use service.page, or service.context.pages()" });
+    return ops;
   }
 
   /** @internal */

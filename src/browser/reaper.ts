@@ -4,6 +4,10 @@
  * Linux, also recognises Chrome's processes by their unique --user-data-dir. Once the lifeline is cut it
  * kills them and deletes svc's run directory (temp profile, Chrome's TMPDIR). It exits as soon as Chrome is
  * gone, so it never lingers past the browser it guards.
+ *
+ * It also holds Chrome's --remote-debugging-pipe (its fds 3 and 4, never touched here): Chrome quits when
+ * the last holder of that pipe is gone, so killing this watchdog cannot leave an orphan once the owner is
+ * gone too (see launch.ts).
  */
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { sleep } from "../util/abort.js";

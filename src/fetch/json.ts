@@ -1,15 +1,16 @@
 /**
  * The json format: the body must parse as JSON; it is returned pretty-printed, and when the caller gave
- * a JSON Schema, it must satisfy it (the schema is turned into zod by zod itself, `z.fromJSONSchema`).
+ * a JSON Schema, it must satisfy it (the schema is turned into zod by zod itself: src/util/json-schema.ts).
  */
 import { z } from "zod";
 import { ServiceFetchError, ServiceInvalidArgumentError } from "../errors.js";
+import { fromJsonSchema } from "../util/json-schema.js";
 
 /** A JSON Schema object → a zod schema; an unusable one is the caller's mistake (checked before any request). */
 export function compileSchema(schema: unknown): z.ZodType {
   if (!schema || typeof schema !== "object" || Array.isArray(schema)) throw new ServiceInvalidArgumentError("schema: expected a JSON Schema object");
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return fromJsonSchema(schema);
   } catch (e) {
     throw new ServiceInvalidArgumentError(`schema: not a JSON Schema zod can use: ${(e as Error).message.split("\n")[0]}`);
   }

@@ -1,0 +1,114 @@
+/**
+ * The parts of starting Chrome that decide whether it can start at all, and what to say when it cannot:
+ * a run folder short enough for Chrome's singleton socket, a display for a headed window, and Chrome's own
+ * fatal line (read from its log) instead of a bare `connect ECONNREFUSED`.
+ */
+import type { ChildProcess } from "node:child_process";
+import { accessSync, closeSync, constants as fsConstants, openSync, readSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ServiceInitError } from "../errors.js";
+import type { LocalBrowserLaunchOptions } from "./types.js";
+
+/**
+ * Chrome puts its singleton socket at `$TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket` and dies
+ * (`FATAL … Socket path too long`) when that exceeds sun_path (104 bytes on macOS, 108 on Linux). svc sets
+ * Chrome's TMPDIR to `<base>/svc-chrome-XXXXXX/tmp`, so the base may take at most 104 - 1 - 45 - 22 bytes.
+ */
+export const MAX_RUN_BASE_LENGTH = 36;
+
+/** Where svc's per-Chrome run folders go: the OS temp dir, or /tmp when that path is too long (macOS). */
+export function runBase(): string {
+  const base = tmpdir();
+  if (base.length <= MAX_RUN_BASE_LENGTH || process.platform === "win32") return base;
+  try {
+    accessSync("/tmp", fsConstants.W_OK | fsConstants.X_OK);
+    return "/tmp";
+  } catch {
+    return base; // Chrome may then fail; its own fatal line says why
+  }
+}
+
+/** A headed Chrome on Linux needs an X or Wayland display; without one it exits before opening its port. */
+export function checkDisplay(options: LocalBrowserLaunchOptions): void {
+  if (options.headless ?? true) return;
+  if (process.platform !== "linux") return;
+  if (process.env.DISPLAY || process.env.WAYLAND_DISPLAY) return;
+  if ((options.args ?? []).some((a) => a.startsWith("--ozone-platform"))) return;
+  throw new ServiceInitError("no display: set DISPLAY or use headless", {
+    hint: "headless: true (CLI: drop --headed), or run under a display (e.g. xvfb-run)",
+  });
+}
+
+/** Lines Chrome writes on every start on a server (no D-Bus, no cpufreq) that never explain a failure. */
+const NOISE = /dbus|crashpad|zygote_linux|Fontconfig|cpufreq|sandbox_linux|gpu_init|viz_main|gl_(surface|display)|angle/i;
+
+/** Chrome's own reason for ending: its FATAL line, else its last ERROR lines that are not routine noise. */
+export function chromeFailureLine(log: string): string | undefined {
+  const lines = log.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("["));
+  const fatal = lines.find((l) => /:FATAL:/.test(l));
+  if (fatal) return fatal;
+  const errors = lines.filter((l) => /:ERROR:/.test(l) && !NOISE.test(l));
+  return errors.length ? errors.slice(-2).join(" · ") : undefined;
+}
+
+function readFrom(file: string, offset: number): string {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const size = statSync(file).size;
+    if (size <= offset) return "";
+    const buf = Buffer.alloc(Math.min(size - offset, 1 << 20));
+    const n = readSync(fd, buf, 0, buf.length, offset);
+    return buf.subarray(0, n).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** chrome-launcher appends Chrome's stderr to this file in the profile; only what follows `offset` is ours. */
+export function chromeErrLog(userDataDir: string): { file: string; offset: number } {
+  const file = join(userDataDir, "chrome-err.log");
+  let offset = 0;
+  try {
+    offset = statSync(file).size;
+  } catch {
+    // not there yet
+  }
+  return { file, offset };
+}
+
+/**
+ * Waits for Chrome's "DevTools listening on ws://…" line. Chrome exiting first, or the deadline passing,
+ * is a ServiceInitError carrying Chrome's own fatal line.
+ */
+export async function waitForDevTools(child: ChildProcess, log: { file: string; offset: number }, timeoutMs: number): Promise<string> {
+  let exited: string | undefined;
+  const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+    exited = signal ? `signal ${signal}` : `exit code ${code}`;
+  };
+  child.once("exit", onExit);
+  if (child.exitCode !== null || child.signalCode !== null) onExit(child.exitCode, child.signalCode);
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const text = readFrom(log.file, log.offset);
+      const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
+      if (m) return m[1]!;
+      if (exited !== undefined || Date.now() > deadline) {
+        // Chrome may still be flushing its last lines when the exit is seen.
+        await new Promise((r) => setTimeout(r, 100));
+        const why = chromeFailureLine(readFrom(log.file, log.offset));
+        const what = exited !== undefined ? `Chrome exited during startup (${exited})` : `Chrome did not open its DevTools port within ${Math.round(timeoutMs / 1000)} s`;
+        throw new ServiceInitError(why ? `${what}: ${why}` : what);
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    child.off("exit", onExit);
+  }
+}

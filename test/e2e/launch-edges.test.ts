@@ -1,0 +1,138 @@
+/**
+ * Launch edges (issue 11): a long TMPDIR, Chrome's own fatal line when it cannot start, a userDataDir that
+ * does not exist yet, headed with no display, and no orphan Chrome when the watchdog and the owner are
+ * both killed (-9).
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { CHROMIUM, isAlive, waitFor } from "../support/browser.js";
+import { launchBrowser } from "../../src/browser/launch.js";
+import { ServiceInitError } from "../../src/errors.js";
+
+const tmp = mkdtempSync(join(tmpdir(), "svc-launch-edges-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** An existing directory whose path is longer than 60 characters. */
+function longDir(): string {
+  const dir = join(tmp, "a-temporary-directory-with-a-rather-long-name-like-macos-gives-0123456789");
+  mkdirSync(dir, { recursive: true });
+  expect(dir.length).toBeGreaterThan(60);
+  return dir;
+}
+
+function withEnv<T>(vars: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(vars)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  return body().finally(() => {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  });
+}
+
+function reapersOf(runDir: string): number[] {
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8");
+        return cmd.includes("reaper.js") && cmd.includes(runDir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("run folder and startup failures", () => {
+  it("Chrome starts with a TMPDIR longer than 60 characters", async () => {
+    const long = longDir();
+    const browser = await withEnv({ TMPDIR: long }, () => launchBrowser({ headless: true, executablePath: CHROMIUM }));
+    try {
+      expect(isAlive(browser.pid)).toBe(true);
+      expect(browser.wsEndpoint).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//);
+      expect(browser.runDir.length).toBeLessThanOrEqual(36 + "/svc-chrome-XXXXXX".length);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("a Chrome that dies at startup is reported with its own FATAL line", async () => {
+    // A wrapper that forces Chrome's TMPDIR to the long path: its singleton socket path is then too long.
+    const wrapper = join(tmp, "chrome-long-tmp.sh");
+    writeFileSync(wrapper, `#!/bin/sh\nTMPDIR='${longDir()}' exec '${CHROMIUM}' "$@"\n`);
+    chmodSync(wrapper, 0o755);
+    const err = await launchBrowser({ headless: true, executablePath: wrapper }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceInitError);
+    expect((err as Error).message).toMatch(/FATAL.*Socket path too long/);
+    expect((err as Error).message).not.toMatch(/ECONNREFUSED/);
+  });
+
+  it("a userDataDir that does not exist yet is created and used", async () => {
+    const dir = join(tmp, "not", "there", "yet");
+    const browser = await launchBrowser({ headless: true, executablePath: CHROMIUM, userDataDir: dir });
+    try {
+      expect(browser.userDataDir).toBe(dir);
+      expect(existsSync(join(dir, "Local State")) || existsSync(join(dir, "Default"))).toBe(true);
+    } finally {
+      await browser.close();
+    }
+    expect(existsSync(dir)).toBe(true); // the caller's profile is kept
+  });
+
+  it("headed with no display says so", async () => {
+    const err = await withEnv({ DISPLAY: undefined, WAYLAND_DISPLAY: undefined }, () =>
+      launchBrowser({ headless: false, executablePath: CHROMIUM }).catch((e: unknown) => e),
+    );
+    expect(err).toBeInstanceOf(ServiceInitError);
+    expect((err as Error).message).toMatch(/^no display: set DISPLAY or use headless/);
+  });
+});
+
+describe("no orphan Chrome", () => {
+  it("ends when its reaper and its owner are both killed (-9)", async () => {
+    const script = `
+      const { launchBrowser } = await import(${JSON.stringify(new URL("../../dist/src/browser/launch.js", import.meta.url).href)});
+      const b = await launchBrowser({ headless: true, executablePath: ${JSON.stringify(CHROMIUM)} });
+      console.log(JSON.stringify({ pid: b.pid, runDir: b.runDir }));
+      setInterval(() => {}, 1000);`;
+    const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+    const line = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      owner.stdout.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+        if (out.includes("\n")) resolve(out.split("\n")[0]!);
+      });
+      owner.once("exit", () => reject(new Error(`owner exited early: ${out}`)));
+    });
+    const { pid, runDir } = JSON.parse(line) as { pid: number; runDir: string };
+    try {
+      const reapers = await waitFor(() => reapersOf(runDir).length > 0 && reapersOf(runDir));
+      for (const r of reapers) process.kill(r, "SIGKILL");
+      await waitFor(() => reapersOf(runDir).length === 0);
+      // The owner still holds Chrome: it keeps running.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(isAlive(pid)).toBe(true);
+      owner.kill("SIGKILL");
+      await waitFor(() => !isAlive(pid), 10_000);
+      expect(isAlive(pid)).toBe(false);
+    } finally {
+      owner.kill("SIGKILL");
+      for (const t of [-pid, pid]) {
+        try {
+          process.kill(t, "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+});
