@@ -19,7 +19,7 @@ import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { AgentCacheSession } from "./cache.js";
 import { masker, maskingClient } from "./mask.js";
 import { watchNavigation } from "./navigation.js";
-import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
+import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { checkResult, stopMessage } from "./result.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
@@ -176,6 +176,18 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     }
   };
 
+  /** The caller's per-step hook, awaited with a bound: a failure or an overrun is a warning; an abort stops the run. */
+  const stepEnd = async (hook: StepEndHook, info: Omit<AgentStepEnd, "signal">): Promise<void> => {
+    const what = `the onStepEnd hook of step ${info.step}`;
+    const cancel = new Cancellation({ signal: controller.signal, timeout: STEP_HOOK_TIMEOUT_MS, what });
+    try {
+      await cancel.run(async (signal) => hook({ ...info, signal }), 0);
+    } catch (e) {
+      if (controller.signal.aborted) throw abortError(controller.signal);
+      emit({ type: "log", level: "warn", message: `${cancel.aborted ? errorMessage(e) : `${what} failed: ${errorMessage(e)}`}; the run goes on` });
+    }
+  };
+
   /** Emits tool_call, runs the tool, emits tool_result, records the action and the history line. */
   const execute = async (page: Page, refs: ToolEnv["refs"], call: ParsedStep, cached: boolean): Promise<ToolOutcome> => {
     const t0 = performance.now();
@@ -207,6 +219,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     else if (outcome.ok) cacheable = false;
     if (!cached && call.tool.name !== "done") modelSteps++;
     if (outcome.done) final = outcome.done;
+    if (options.onStepEnd) await stepEnd(options.onStepEnd, { step, tool: call.tool.name, ok: outcome.ok, url });
     return outcome;
   };
 
