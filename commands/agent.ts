@@ -123,6 +123,8 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(toolTimeout !== undefined ? { toolTimeout } : {}),
           ...(flags.search ? { useSearch: true } : {}),
+          // Each step's screenshot is taken before the next step starts (the run awaits it).
+          ...(recorder ? { onStepEnd: (step: { step: number }) => recorder.stepEnd(step) } : {}),
         });
       } catch (e) {
         error = e;

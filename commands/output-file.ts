@@ -2,7 +2,8 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { writeFileAtomic } from "../src/store/files.js";
+import { describeFsError } from "../src/store/files.js";
+import { writeFileAtomic } from "../src/util/atomic-write.js";
 
 /** The absolute path to write, once its directory exists and is writable and the path is not a directory. */
 export function checkOutputPath(file: string): string {
@@ -29,6 +30,6 @@ export function writeOutputFile(path: string, data: string | Uint8Array): void {
   try {
     writeFileAtomic(path, data, 0o644);
   } catch (e) {
-    throw new ServiceInvalidArgumentError((e as Error).message, { cause: e });
+    throw new ServiceInvalidArgumentError(`cannot write ${path}: ${describeFsError(e)}`, { cause: e });
   }
 }

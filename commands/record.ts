@@ -1,6 +1,7 @@
 /**
- * `svc agent --record DIR`: a PNG of the page after every step (`step-001.png`, taken when the step's
- * tool_result arrives) and `report.html`, one self-contained page (inline CSS, screenshots embedded as data
+ * `svc agent --record DIR`: a PNG of the page after every step (`step-001.png`, taken in the agent's
+ * `onStepEnd` hook, which the run awaits before the next step starts, so the picture is the page as that
+ * step left it) and `report.html`, one self-contained page (inline CSS, screenshots embedded as data
  * URIs, no script, nothing fetched) that shows the run step by step: tool, arguments, reasoning, result,
  * duration, URL and screenshot, then the final message and usage. Built from the RunEvent stream, which
  * the library has already masked: no variable value reaches the report. Every file is written atomically
@@ -29,11 +30,14 @@ export interface RecordedStep {
 export interface Recorder {
   readonly dir: string;
   onEvent(event: RunEvent): void;
+  /** The agent's onStepEnd: takes the step's screenshot; the run waits for it before the next step. */
+  stepEnd(step: { step: number }): Promise<void>;
   /** Waits for pending screenshots and writes report.html; returns its path. */
   finish(): Promise<string>;
 }
 
-const SCREENSHOT_TIMEOUT_MS = 10_000;
+// Below the agent's STEP_HOOK_TIMEOUT_MS, so a slow capture is reported here, in the report, by its own words.
+const SCREENSHOT_TIMEOUT_MS = 8_000;
 
 /** Creates DIR now (so a bad path fails before any browser starts). */
 export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>): Recorder {
@@ -53,19 +57,19 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
   let lastUrl: string | undefined;
   let call: RecordedStep | undefined;
 
-  const shoot = (s: RecordedStep) => {
+  const shoot = (s: RecordedStep): Promise<void> => {
     const file = `step-${String(s.step).padStart(3, "0")}.png`;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no screenshot within ${SCREENSHOT_TIMEOUT_MS} ms`)), SCREENSHOT_TIMEOUT_MS)));
-    pending.push(
-      Promise.race([screenshot(), timeout])
-        .then((png) => {
-          writeOutputFile(join(dir, file), png);
-          s.screenshot = { file, base64: png.toString("base64") };
-        })
-        .catch((e: unknown) => void (s.screenshotError = errorMessage(e)))
-        .finally(() => clearTimeout(timer)),
-    );
+    const shot = Promise.race([screenshot(), timeout])
+      .then((png) => {
+        writeOutputFile(join(dir, file), png);
+        s.screenshot = { file, base64: png.toString("base64") };
+      })
+      .catch((e: unknown) => void (s.screenshotError = errorMessage(e)))
+      .finally(() => clearTimeout(timer));
+    pending.push(shot);
+    return shot;
   };
 
   return {
@@ -82,8 +86,6 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
         Object.assign(s, { ok: e.ok, summary: e.summary, timeMs: e.timeMs, ...(lastUrl !== undefined ? { url: lastUrl } : {}) });
         steps.push(s);
         call = undefined;
-        // Started synchronously, so the capture is queued before the next step touches the page.
-        shoot(s);
       } else if (e.type === "page") {
         lastUrl = e.url;
         const last = steps.at(-1);
@@ -91,6 +93,10 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
       } else if (e.type === "run_end") {
         result = e.result;
       }
+    },
+    async stepEnd({ step }) {
+      const s = steps.findLast((x) => x.step === step);
+      if (s) await shoot(s);
     },
     async finish() {
       await Promise.all(pending);

@@ -1,11 +1,13 @@
 /**
- * Logging for the library: `verbose` 0 (errors), 1 (info), 2 (debug); lines go to the user's `logger`
+ * Logging for the library: `verbose` 0 (errors and warnings), 1 (info), 2 (debug); lines go to the user's `logger`
  * callback when given, else to stderr. Values under keys that look secret are masked before any sink.
  */
 import type { LogLine } from "./options.js";
 
 export interface Logger {
   error(category: string, message: string, auxiliary?: Record<string, unknown>): void;
+  /** Something went wrong that does not change the operation's result (a cache that cannot be written). Level 0. */
+  warn(category: string, message: string, auxiliary?: Record<string, unknown>): void;
   info(category: string, message: string, auxiliary?: Record<string, unknown>): void;
   debug(category: string, message: string, auxiliary?: Record<string, unknown>): void;
 }
@@ -37,6 +39,7 @@ export function createLogger(options: { verbose: 0 | 1 | 2; sink?: (line: LogLin
   };
   return {
     error: (c, m, a) => emit(0, c, m, a),
+    warn: (c, m, a) => emit(0, c, `warning: ${m}`, a),
     info: (c, m, a) => emit(1, c, m, a),
     debug: (c, m, a) => emit(2, c, m, a),
   };

@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
 import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
 import type { AgentCache } from "./cache.js";
-import { agentCacheKey, modelLabel } from "./cache.js";
+import { modelLabel } from "./cache.js";
 import { runEventHub } from "./listeners.js";
 import { masker, type Masker } from "./mask.js";
 import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions, type ResolvedAgentConfig } from "./options.js";
@@ -58,7 +58,7 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
       hub.emit(mask({ ...body, runId, elapsedMs: Math.round(performance.now() - t0) }) as RunEvent);
     };
     const page = services.page();
-    const cache = !options.cache ? undefined : services.cache?.session(agentCacheKey(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
+    const cache = !options.cache || !services.cache ? undefined : services.cache.session(services.cache.key(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
     const parameters = mask({
       instruction: options.instruction,
       mode: config.mode,

@@ -1,20 +1,31 @@
 /**
  * The agent cache (with cacheDir): a successful run's executed tool calls — refs already turned into
  * XPaths by the performed Action records, variables kept as %name% — stored under a key made of the
- * instruction, the start URL, the run's shaping options (mode, output schema, useSearch) and the config
- * (model names, system prompt) plus variable NAMES. Budgets (maxSteps, maxTokens, timeoutMs,
- * toolTimeout) are not part of the key: they bound a run, they do not change its path. A replay needs
- * no model call; at the first step that no longer fits, the model takes over from there.
+ * instruction, the start URL, the run's shaping options (mode, output schema, useSearch), the config
+ * (model names, system prompt) and the variables: names, and values as salted digests (HMAC-SHA256 with a
+ * random salt kept in the cache directory, so a digest of a short value cannot be looked up elsewhere; the
+ * values themselves are never written). Budgets (maxSteps, maxTokens, timeoutMs, toolTimeout) are not part
+ * of the key: they bound a run, they do not change its path.
+ *
+ * The final `done` is never stored: its message came from the earlier run's model, about the earlier run's
+ * page. A replay redoes the stored steps with no model and then hands over to the model on the page as it is
+ * now, so the answer is always derived from what this run observed (see run.ts).
  */
+import { createHmac, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { JsonDirStore, cacheKey, normalizeUrlForCache } from "../cache/store.js";
 import { maskDeep, type Variables } from "../operations/variables.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import type { ReplayStep } from "./tools.js";
 
+/** Version 2: no `done` step, keyed with value digests (version-1 entries are ignored). */
+const VERSION = 2;
+
 export interface AgentCacheEntry {
-  version: 1;
+  version: typeof VERSION;
   instruction: string;
   url: string;
   variableNames: string[];
@@ -37,7 +48,18 @@ export function modelLabel(model: unknown): string | undefined {
   return typeof name === "string" ? name : "custom";
 }
 
-export function agentCacheKey(url: string, config: ResolvedAgentConfig, options: ResolvedExecuteOptions, defaultModel: string): string {
+/** `[name, digest]` per variable, by name: what the key knows of the values. */
+function valueDigests(variables: Variables, salt: Uint8Array): Array<[string, string]> {
+  return Object.keys(variables)
+    .sort()
+    .map((name) => {
+      const v = variables[name]!;
+      const value = String(typeof v === "object" ? v.value : v);
+      return [name, createHmac("sha256", salt).update(`${name}\0${value}`).digest("hex")];
+    });
+}
+
+export function agentCacheKey(url: string, config: ResolvedAgentConfig, options: ResolvedExecuteOptions, defaultModel: string, salt: Uint8Array): string {
   let output: unknown;
   if (options.output) {
     try {
@@ -48,9 +70,10 @@ export function agentCacheKey(url: string, config: ResolvedAgentConfig, options:
   }
   return cacheKey({
     kind: "agent",
+    version: VERSION,
     instruction: options.instruction.trim(),
     url: normalizeUrlForCache(url),
-    variables: Object.keys(options.variables).sort(),
+    variables: valueDigests(options.variables, salt),
     mode: config.mode,
     model: modelLabel(config.model) ?? defaultModel,
     executionModel: modelLabel(config.executionModel) ?? defaultModel,
@@ -60,27 +83,65 @@ export function agentCacheKey(url: string, config: ResolvedAgentConfig, options:
   });
 }
 
+const withoutDone = (steps: readonly ReplayStep[]) => steps.filter((s) => s.tool !== "done");
+
 export class AgentCache {
+  private readonly dir: string;
   private readonly store: JsonDirStore<AgentCacheEntry>;
+  private saltBytes: Buffer | undefined;
 
   constructor(cacheDir: string) {
-    this.store = new JsonDirStore<AgentCacheEntry>(join(cacheDir, "agent"), 1);
+    this.dir = join(cacheDir, "agent");
+    this.store = new JsonDirStore<AgentCacheEntry>(this.dir, VERSION);
+  }
+
+  /**
+   * The directory's salt (`agent/.salt`, created on first use; the first process to create it wins). When
+   * the directory cannot be written, this process keeps a salt of its own: nothing is stored then anyway.
+   */
+  salt(): Buffer {
+    if (this.saltBytes) return this.saltBytes;
+    const file = join(this.dir, ".salt");
+    const read = () => {
+      try {
+        const b = Buffer.from(readFileSync(file, "utf8").trim(), "hex");
+        return b.length >= 16 ? b : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    let salt = read();
+    if (!salt) {
+      const fresh = randomBytes(32);
+      try {
+        mkdirSync(this.dir, { recursive: true });
+        writeFileAtomic(file, fresh.toString("hex"), 0o600, { exclusive: true });
+      } catch {
+        // Created meanwhile by another process (read it), or not writable (keep ours).
+      }
+      salt = read() ?? fresh;
+    }
+    return (this.saltBytes = salt);
+  }
+
+  key(url: string, config: ResolvedAgentConfig, options: ResolvedExecuteOptions, defaultModel: string): string {
+    return agentCacheKey(url, config, options, defaultModel, this.salt());
   }
 
   session(key: string, instruction: string, url: string, variables: Variables): AgentCacheSession {
     const found = this.store.get(key);
-    const entry = found && Array.isArray(found.steps) ? found : undefined;
+    const entry = found && Array.isArray(found.steps) ? { ...found, steps: withoutDone(found.steps) } : undefined;
     return {
       key,
       entry,
       save: (steps) =>
         this.store.set(key, {
-          version: 1,
+          version: VERSION,
           instruction,
           url: normalizeUrlForCache(url),
           variableNames: Object.keys(variables),
           // A value the model wrote out literally is stored as its %name%, never as the value.
-          steps: maskDeep(steps, variables),
+          steps: maskDeep(withoutDone(steps), variables),
           createdAt: new Date().toISOString(),
         }),
     };

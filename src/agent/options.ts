@@ -14,6 +14,19 @@ import { describeIssue } from "../util/zod.js";
 
 export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+/** How long the run waits for `onStepEnd` before it goes on (the hook's signal aborts then). */
+export const STEP_HOOK_TIMEOUT_MS = 10_000;
+
+/** What `onStepEnd` is told: the step that just ended, on the page as that step left it. */
+export interface AgentStepEnd {
+  step: number;
+  tool: string;
+  ok: boolean;
+  url: string;
+  /** Aborts when the hook overruns STEP_HOOK_TIMEOUT_MS or the run stops. */
+  signal: AbortSignal;
+}
+export type StepEndHook = (step: AgentStepEnd) => void | Promise<void>;
 
 /** The legacy `provider` field: combined with a bare `model` name as `provider/model`. */
 export const AGENT_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
@@ -48,11 +61,17 @@ export const AgentExecuteOptionsSchema = z.strictObject({
   output: z.custom<z.ZodType>(isZodSchema, "expected a zod schema").optional(),
   /** false: neither read nor write the agent cache for this run (default: use it when there is one). */
   cache: z.boolean().optional(),
+  /**
+   * Awaited after each step's tool ran (after its tool_result event), before the next step starts, so the
+   * page is still as that step left it (e.g. a screenshot per step). Bounded by STEP_HOOK_TIMEOUT_MS; a hook
+   * that fails or overruns is a warning `log` event and the run goes on.
+   */
+  onStepEnd: z.custom<StepEndHook>((v) => typeof v === "function", "expected a function").optional(),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 
 /** AgentExecuteOptions as JSON carries them (seed §2.4): no signal, zod schema or svc-only switches. */
-export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true });
+export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true });
 
 /** AgentExecuteRequest (seed §2.2): the body of POST /v1/sessions/{id}/agentExecute. */
 export const AgentExecuteRequestSchema = z.strictObject({
@@ -85,6 +104,7 @@ export interface ResolvedExecuteOptions {
   timeoutMs: number | undefined;
   output: z.ZodType | undefined;
   cache: boolean;
+  onStepEnd: StepEndHook | undefined;
 }
 
 function withProvider(model: unknown, provider: string | undefined): unknown {
@@ -128,5 +148,6 @@ export function resolveExecuteOptions(input: unknown): ResolvedExecuteOptions {
     timeoutMs: o.timeoutMs,
     output: o.output,
     cache: o.cache ?? true,
+    onStepEnd: o.onStepEnd,
   };
 }

@@ -19,7 +19,7 @@ import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { AgentCacheSession } from "./cache.js";
 import { masker, maskingClient } from "./mask.js";
 import { watchNavigation } from "./navigation.js";
-import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
+import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { checkResult, stopMessage } from "./result.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
@@ -38,6 +38,8 @@ export interface AgentHost {
   onUsage(op: MetricOperation, usage: ModelUsage, model: string): void;
   /** Every model exchange (logInferenceToFile), already masked. */
   onInference?(record: InferenceRecord): void;
+  /** A warning for the service's log (a cache that cannot be written); the run goes on. */
+  warn?(message: string): void;
   systemPrompt: string | undefined;
   selfHeal: boolean;
   /** The web search backend for useSearch (undefined, or returning undefined: none configured). */
@@ -84,6 +86,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   const history: HistoryLine[] = [];
   const replayed: ReplayStep[] = [];
   let cacheable = true;
+  /** How far the cache entry was replayed: "full" = every stored step, then the model took over. */
+  let replayState = "none" as "none" | "partial" | "full";
+  /** Steps the model chose other than `done` (after a full replay: the entry no longer told the whole path). */
+  let modelSteps = 0;
   let detail: { step: number; tool: string; text: string } | undefined;
   let note: string | undefined;
   let lastUrl: string | undefined;
@@ -170,6 +176,18 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     }
   };
 
+  /** The caller's per-step hook, awaited with a bound: a failure or an overrun is a warning; an abort stops the run. */
+  const stepEnd = async (hook: StepEndHook, info: Omit<AgentStepEnd, "signal">): Promise<void> => {
+    const what = `the onStepEnd hook of step ${info.step}`;
+    const cancel = new Cancellation({ signal: controller.signal, timeout: STEP_HOOK_TIMEOUT_MS, what });
+    try {
+      await cancel.run(async (signal) => hook({ ...info, signal }), 0);
+    } catch (e) {
+      if (controller.signal.aborted) throw abortError(controller.signal);
+      emit({ type: "log", level: "warn", message: `${cancel.aborted ? errorMessage(e) : `${what} failed: ${errorMessage(e)}`}; the run goes on` });
+    }
+  };
+
   /** Emits tool_call, runs the tool, emits tool_result, records the action and the history line. */
   const execute = async (page: Page, refs: ToolEnv["refs"], call: ParsedStep, cached: boolean): Promise<ToolOutcome> => {
     const t0 = performance.now();
@@ -199,33 +217,45 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     detail = outcome.detail ? { step, tool: call.tool.name, text: outcome.detail } : undefined;
     if (outcome.ok && outcome.replay) replayed.push(...outcome.replay);
     else if (outcome.ok) cacheable = false;
+    if (!cached && call.tool.name !== "done") modelSteps++;
     if (outcome.done) final = outcome.done;
+    if (options.onStepEnd) await stepEnd(options.onStepEnd, { step, tool: call.tool.name, ok: outcome.ok, url });
     return outcome;
   };
 
-  /** Replays a cached run's steps with no model; false at the first step that no longer fits. */
-  const replay = async (steps: ReplayStep[]): Promise<boolean> => {
+  /**
+   * Replays a cached run's steps with no model, never a `done` (its answer was about another run's page).
+   * Either way the model takes over afterwards: at the first step that no longer fits, or after the last
+   * one, to read the page as it is now and give the final answer (usually one call).
+   */
+  const replay = async (steps: ReplayStep[]): Promise<void> => {
     for (const s of steps) {
-      const tool = tools.find((t) => t.name === s.tool);
+      const tool = s.tool === "done" ? undefined : tools.find((t) => t.name === s.tool);
       const parsed = tool?.input.safeParse(s.args);
-      if (!tool || !parsed?.success || step >= options.maxSteps) return false;
+      if (!tool || !parsed?.success || step >= options.maxSteps) {
+        if (step > 0) replayState = "partial";
+        return;
+      }
       step++;
       emit({ type: "step_start", step });
       const outcome = await execute(host.page(), undefined, { tool, args: parsed.data, reasoning: "replayed from the agent cache" }, true);
       if (!outcome.ok) {
+        replayState = "partial";
         emit({ type: "log", level: "info", message: `cache replay stopped at step ${step} (${outcome.summary}); the model takes over` });
         note = `Note: steps 1–${step} were replayed from a cache; step ${step} failed, so look at the page and continue from here.`;
-        return false;
+        return;
       }
-      if (final) return true;
     }
-    return false;
+    replayState = "full";
+    emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the model reads the page for the final answer` });
+    note = `Note: steps 1–${step} were replayed from a cache of an earlier run of this task. Look at the page as it is now: continue if something is left, and give the final answer from what this page shows.`;
   };
 
   /** cua mode: the provider's computer-use tool instead of structured-output steps (see cua.ts). */
   const cua = () =>
     cuaLoop({
-      instruction: options.instruction,
+      // After a replay the computer-use conversation starts on the replayed page, told what was done.
+      instruction: note ? `${options.instruction}\n\n${note}` : options.instruction,
       system: cuaSystemPrompt(config.systemPrompt, vars, options.maxSteps),
       client: host.client(config.model),
       signal: controller.signal,
@@ -250,7 +280,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     });
 
   const loop = async (): Promise<void> => {
-    if (cache?.entry && (await replay(cache.entry.steps))) return;
+    if (cache?.entry) await replay(cache.entry.steps);
     if (config.mode === "cua") return cua();
     while (!final) {
       if (step >= options.maxSteps) return void (stop = "maxSteps");
@@ -313,17 +343,22 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   }
   const reason: AgentStopReason = stop ?? "aborted";
   const fromCache = actions.filter((a) => a.cached).length;
-  const cacheStatus = !cache ? undefined : fromCache === 0 ? "MISS" : fromCache === actions.length && reason === "done" ? "HIT" : "PARTIAL";
-  if (cache && cacheStatus !== "HIT" && reason === "done" && final?.success && cacheable) {
+  // HIT: every stored step replayed (the final answer is still this run's model reading this page).
+  const cacheStatus = !cache ? undefined : replayState === "full" ? "HIT" : replayState === "partial" ? "PARTIAL" : "MISS";
+  if (cache && (cacheStatus !== "HIT" || modelSteps > 0) && reason === "done" && final?.success && cacheable) {
     try {
       cache.save(replayed);
     } catch (e) {
-      emit({ type: "log", level: "warn", message: `the agent cache was not written: ${errorMessage(e)}` });
+      const message = `the agent cache was not written: ${errorMessage(e)}`;
+      emit({ type: "log", level: "warn", message });
+      host.warn?.(message);
     }
   }
+  // A replay that a budget or an abort stopped before the model answered: say there is no fresh answer.
+  const notRecomputed = replayState === "full" && reason !== "done" ? ` (${fromCache} step(s) were replayed from the agent cache; the final answer was not recomputed)` : "";
   const result = checkResult({
     success: reason === "done" && Boolean(final?.success),
-    message: reason === "done" ? final!.message : stopMessage(reason, options, totals, failure),
+    message: reason === "done" ? final!.message : `${stopMessage(reason, options, totals, failure)}${notRecomputed}`,
     actions,
     completed: reason === "done",
     metadata: {

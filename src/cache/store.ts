@@ -1,11 +1,13 @@
 /**
- * A directory of JSON entries, one file per key, written atomically (temp file + rename) so a crash never
- * leaves half an entry. Unreadable or foreign files are treated as misses, never as errors.
+ * A directory of JSON entries, one file per key, written with the one atomic writer (util/atomic-write.ts)
+ * so a crash never leaves half an entry. Unreadable or foreign files are treated as misses, never as errors;
+ * a failed write is a ServiceStateError (callers decide: the act and agent caches log it and go on).
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
 
 export function cacheKey(parts: unknown): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 32);
@@ -27,15 +29,11 @@ export class JsonDirStore<T extends { version: number }> {
   }
 
   set(key: string, value: T): void {
-    const file = join(this.dir, `${key}.json`);
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true });
-      writeFileSync(tmp, JSON.stringify(value, null, 2), { mode: 0o600 });
-      renameSync(tmp, file);
+      writeFileAtomic(join(this.dir, `${key}.json`), JSON.stringify(value, null, 2));
     } catch (e) {
-      rmSync(tmp, { force: true });
-      throw new ServiceStateError(`cannot write the cache in ${this.dir}: ${(e as Error).message}`, { hint: "check cacheDir is a writable directory" });
+      throw new ServiceStateError(`cannot write the cache in ${this.dir}: ${(e as Error).message}`, { hint: "check cacheDir is a writable directory", cause: e });
     }
   }
 

@@ -84,7 +84,7 @@ export class LocalBackend implements ServiceBackend {
       const parameters = { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) };
       const result = await this.run("act", page, r, parameters, variables, (signal, deadline) => {
         const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
-        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
+        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache, warn: (m) => this.s.log.warn("act", m) });
       }).catch((e: unknown) => {
         throw maskError(e, variables);
       });
@@ -137,6 +137,7 @@ export class LocalBackend implements ServiceBackend {
         selfHeal: opts.selfHeal,
         ...(this.s.search ? { search: this.s.search } : {}),
         cache: this.s.agentCache,
+        warn: (m) => log.warn("agent", m),
         defaultModelName: () => {
           const raw = opts.raw;
           return isLLMClient(raw.llmClient) ? raw.llmClient.modelName : describeModel(raw.model ?? raw.modelName ?? DEFAULT_MODEL);

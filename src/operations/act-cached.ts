@@ -5,7 +5,7 @@
  */
 import type { Page } from "../browser/page.js";
 import type { ActCache, CachedAction } from "../cache/act-cache.js";
-import { ServiceError } from "../errors.js";
+import { ServiceError, errorMessage } from "../errors.js";
 import { displayRole } from "../snapshot/index.js";
 import type { ActResult, Action } from "./action.js";
 import { actWithModel, fallbackDeadline, type ModelActOptions, type TargetIdentity } from "./act-model.js";
@@ -29,7 +29,7 @@ async function replay(ctx: OperationContext, actions: CachedActionWithTarget[]):
   return true;
 }
 
-export async function actWithCache(ctx: OperationContext, instruction: string, options: ModelActOptions & { cache: ActCache | undefined; onCache?: (status: "HIT" | "MISS") => void }): Promise<ActResult> {
+export async function actWithCache(ctx: OperationContext, instruction: string, options: ModelActOptions & { cache: ActCache | undefined; onCache?: (status: "HIT" | "MISS") => void; warn?: (message: string) => void }): Promise<ActResult> {
   const cache = options.cache;
   if (!cache) return (await actWithModel(ctx, instruction, options)).result;
   const url = ctx.page.url();
@@ -41,6 +41,13 @@ export async function actWithCache(ctx: OperationContext, instruction: string, o
     return { success: true, message: `replayed ${actions.length} cached action(s)`, actionDescription: instruction, actions, cacheStatus: "HIT" };
   }
   const { result, targets } = await actWithModel(ctx, instruction, options);
-  if (result.success) cache.set(key, { instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) });
+  if (result.success) {
+    try {
+      cache.set(key, { instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) });
+    } catch (e) {
+      // The act happened: a cache that cannot be written is a warning, never the act's failure.
+      options.warn?.(`the action cache was not written: ${errorMessage(e)}`);
+    }
+  }
   return { ...result, cacheStatus: "MISS" };
 }

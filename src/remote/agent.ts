@@ -2,11 +2,12 @@
  * agent() on a session API: execute() posts an AgentExecuteRequest and streams the run back. The server
  * sends every RunEvent as a log line (`auxiliary.event`), so subscribers — the CLI's live view, JSON
  * lines — see the same events as for a local run. Aborting the signal drops the stream, which aborts the
- * run on the server.
+ * run on the server. `onStepEnd` runs as each step's tool_result arrives, one hook at a time and awaited
+ * before execute() returns; the server's run does not wait for it (it cannot pause a remote run).
  */
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
-import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions } from "../agent/options.js";
+import { resolveAgentConfig, resolveExecuteOptions, STEP_HOOK_TIMEOUT_MS, type AgentExecuteOptions } from "../agent/options.js";
 import { runEventHub } from "../agent/listeners.js";
 import { AgentResultSchema } from "../agent/result.js";
 import type { Page } from "../browser/page.js";
@@ -16,6 +17,7 @@ import type { Logger } from "../log.js";
 import type { ModelRegistry } from "../models.js";
 import { maskDeep } from "../operations/variables.js";
 import type { SessionApi } from "../platform/session-api.js";
+import { Cancellation } from "../util/abort.js";
 import { forwardLog } from "./log.js";
 
 export interface RemoteAgentDeps {
@@ -65,6 +67,15 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
     const parameters = maskDeep({ instruction: o.instruction, mode: config.mode, maxSteps: o.maxSteps, variables: Object.keys(o.variables), remote: true }, o.variables);
     const runId = randomUUID();
     let sawEnd = false;
+    let hooks = Promise.resolve();
+    const stepEnd = (e: Extract<RunEvent, { type: "tool_result" }>) => {
+      const hook = o.onStepEnd;
+      if (!hook) return;
+      hooks = hooks.then(async () => {
+        const cancel = new Cancellation({ signal: o.signal, timeout: STEP_HOOK_TIMEOUT_MS, what: `the onStepEnd hook of step ${e.step}` });
+        await cancel.run(async (signal) => hook({ step: e.step, tool: e.tool, ok: e.ok, url: deps.page().url(), signal }), 0).catch((x: unknown) => deps.log.warn("agent", errorMessage(x)));
+      });
+    };
     try {
       const out = await deps.api.run<AgentResultData>(
         deps.sessionId,
@@ -79,10 +90,12 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
             if (isRunEvent(event)) {
               if (event.type === "run_end") sawEnd = true;
               emit(event);
+              if (event.type === "tool_result") stepEnd(event);
             } else forwardLog(deps.log, line);
           },
         },
       );
+      await hooks;
       const parsed = AgentResultSchema.safeParse(out.result);
       if (!parsed.success) throw new LLMResponseError("agentExecute: the server's result is not an AgentResult");
       deps.record(parameters, maskDeep(parsed.data, o.variables));

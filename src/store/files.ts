@@ -3,11 +3,11 @@
  * JSON file per session, JSONL for history, so a human (or `cat`) can read them and a crash mid-write
  * never leaves a half-written record (write-temp-then-rename is atomic on POSIX filesystems).
  */
-import { randomBytes } from "node:crypto";
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, accessSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, accessSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../errors.js";
+import { writeFileAtomic as atomicWrite } from "../util/atomic-write.js";
 
 /** `SVC_STATE_DIR`, else `$XDG_STATE_HOME/svc`, else `~/.local/state/svc`. Not created. */
 export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -79,7 +79,6 @@ export function describeFsError(e: unknown): string {
   }
 }
 
-/** Write a file atomically: a temp file next to it, fsync, then rename over the target. */
 /** A state file's text, or undefined when it does not exist; any other failure is a ServiceStateError. */
 export function readIfExists(path: string): string | undefined {
   try {
@@ -90,21 +89,11 @@ export function readIfExists(path: string): string | undefined {
   }
 }
 
-export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): void {
-  const tmp = join(dirname(path), `.${randomBytes(6).toString("hex")}.tmp`);
+/** A state file written atomically (util/atomic-write.ts); a failure is a ServiceStateError naming the file. */
+export function writeStateFile(path: string, data: string | Uint8Array, mode = 0o600): void {
   try {
-    const fd = openSync(tmp, "wx", mode);
-    try {
-      const buf = typeof data === "string" ? Buffer.from(data) : data;
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
+    atomicWrite(path, data, mode);
   } catch (e) {
-    rmSync(tmp, { force: true });
     throw new ServiceStateError(`cannot write ${path}: ${describeFsError(e)}`, { cause: e });
   }
 }

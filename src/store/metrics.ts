@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
-import { checkId, ensureDir, readIfExists, resolveStateDir, withFileLock, writeFileAtomic } from "./files.js";
+import { checkId, ensureDir, readIfExists, resolveStateDir, withFileLock, writeStateFile } from "./files.js";
 import { listByMtime } from "./history.js";
 
 export interface StoredMetrics {
@@ -49,7 +49,7 @@ export function addMetrics(id: string, delta: Readonly<Record<string, unknown>>,
       if (typeof v === "number" && Number.isFinite(v)) metrics[k] = (metrics[k] ?? 0) + v;
     }
     const next: StoredMetrics = { sessionId: id, commands: current.commands + 1, updatedAt: new Date().toISOString(), metrics };
-    writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`);
+    writeStateFile(path, `${JSON.stringify(next, null, 2)}\n`);
     return next;
   });
 }

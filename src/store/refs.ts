@@ -5,7 +5,7 @@
  * is removed with the session.
  */
 import { ServiceStateError } from "../errors.js";
-import { ensureDir, readIfExists, resolveStateDir, writeFileAtomic } from "./files.js";
+import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { refsPath, sessionsDir } from "./sessions.js";
 
 /** Pages kept per session (the most recently saved): a session's closed tabs do not pile up. */
@@ -46,7 +46,7 @@ export function sessionRefStore(id: string, root: string = resolveStateDir()): {
         .sort(([, a], [, b]) => String(b.savedAt).localeCompare(String(a.savedAt)))
         .slice(0, MAX_PAGES);
       ensureDir(sessionsDir(root));
-      writeFileAtomic(path, `${JSON.stringify({ pages: Object.fromEntries(keep) })}\n`);
+      writeStateFile(path, `${JSON.stringify({ pages: Object.fromEntries(keep) })}\n`);
     },
   };
 }

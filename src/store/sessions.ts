@@ -9,7 +9,7 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, uti
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import { ServiceStateError } from "../errors.js";
-import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeFileAtomic } from "./files.js";
+import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 
 /** A Chrome on this machine (records written before cloud sessions existed have no `kind`). */
 export interface SessionRecord {
@@ -82,7 +82,7 @@ export function newSessionId(root: string = resolveStateDir()): string {
 
 export function saveSession<T extends StoredSession>(record: T, root: string = resolveStateDir()): T {
   ensureDir(sessionsDir(root));
-  writeFileAtomic(recordPath(root, record.id), `${JSON.stringify(record, null, 2)}\n`);
+  writeStateFile(recordPath(root, record.id), `${JSON.stringify(record, null, 2)}\n`);
   return record;
 }
 

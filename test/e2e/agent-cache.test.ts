@@ -1,13 +1,16 @@
 /**
- * The agent cache (cacheDir): a successful run is stored (refs as XPaths, variables as %name%) and replayed
- * with zero model calls, with this run's variable values; when a replayed step no longer fits the page, the
+ * The agent cache (cacheDir): a successful run is stored (refs as XPaths, variables as %name%, never its
+ * final `done`) under a key that includes the variables' values as salted digests; an identical run replays
+ * the stored steps with no model and then lets the model read the page as it is now for the final answer, so
+ * a replay never reports an answer it did not observe. When a replayed step no longer fits the page, the
  * model takes over from that step and the entry is refreshed.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { FakeReplyFn } from "../support/fake-model.js";
 import { textIn } from "../support/browser.js";
-import { filesUnder, useModelService, useModelWorld, useTempDirs, WIRES } from "../support/models.js";
-import { eventLog, scriptTimes, siteBrain, stepRequests } from "./agent-support.js";
+import { filesUnder, refOf, useModelService, useModelWorld, useTempDirs, WIRES } from "../support/models.js";
+import { eventLog, lineOf, scriptTimes, siteBrain, step, stepRequests } from "./agent-support.js";
 
 const world = useModelWorld();
 const tempDir = useTempDirs();
@@ -22,32 +25,50 @@ describe("agent cache", () => {
     await env.svc.page.goto(start());
     return env.svc.agent().execute({ instruction: TASK, variables: { customer, email: "x@example.com" } });
   };
-  const entryFile = () => filesUnder(dirs.cache).find((f) => f.path.includes("/agent/"))!.path;
+  /** The entry of the first run (Ada Lovelace's key). */
+  const entryFile = () => filesUnder(dirs.cache).find((f) => f.path.includes("/agent/") && f.path.endsWith(".json") && JSON.parse(f.text).steps)!.path;
 
-  it("stores a successful run and replays it with zero model calls", async () => {
+  it("stores a run without its final answer; the same values replay it and the model answers from the page; other values miss", async () => {
     scriptTimes(world.fake, siteBrain({ start: start() }));
     const first = await run("Ada Lovelace");
     expect(first).toMatchObject({ completed: true, metadata: { cacheStatus: "MISS" } });
-    const calls = stepRequests(world.fake).length;
-    expect(calls).toBe(7);
+    expect(stepRequests(world.fake).length).toBe(7);
     const entry = JSON.parse(readFileSync(entryFile(), "utf8"));
-    expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual(["perform", "keys", "perform", "perform", "fillForm", "perform", "done"]);
+    expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual(["perform", "keys", "perform", "perform", "fillForm", "perform"]);
     expect(entry.steps[0].args.ref).toMatch(/^xpath=/);
-    expect(JSON.stringify(entry)).not.toContain("Ada Lovelace");
+    for (const f of filesUnder(dirs.cache)) for (const value of ["Ada Lovelace", "Ada+Lovelace", "x@example.com", first.message]) expect(f.text).not.toContain(value);
 
     world.fake.reset();
+    scriptTimes(world.fake, siteBrain({ start: start() }));
     const log = eventLog();
     await env.svc.page.goto(start());
     const agent = env.svc.agent();
     agent.subscribe(log.listener);
-    const second = await agent.execute({ instruction: TASK, variables: { customer: "Grace Hopper", email: "x@example.com" } });
-    expect(world.fake.requests).toHaveLength(0);
-    expect(second).toMatchObject({ completed: true, success: true, message: first.message, metadata: { cacheStatus: "HIT" } });
-    expect(second.actions.every((a) => a.cached === true)).toBe(true);
-    expect(second.usage).toMatchObject({ input_tokens: 0, output_tokens: 0 });
-    // Replayed with this run's values.
+    const second = await agent.execute({ instruction: TASK, variables: { customer: "Ada Lovelace", email: "x@example.com" } });
+    // One model call: the page the replay reached, with the note that the steps were replayed.
+    const reqs = stepRequests(world.fake);
+    expect(reqs).toHaveLength(1);
+    expect(reqs[0]!.url).toContain("/site/confirm.html");
+    expect(reqs[0]!.note).toContain("were replayed from a cache of an earlier run");
+    const number = await textIn(env.svc.page, "#order-number");
+    expect(second).toMatchObject({ completed: true, success: true, message: `Order ${number} is placed.`, metadata: { cacheStatus: "HIT" } });
+    expect(second.actions.slice(0, -1).every((a) => a.cached === true)).toBe(true);
+    expect(second.actions.at(-1)).toMatchObject({ type: "done", taskCompleted: true });
+    expect(second.actions.at(-1)!.cached).toBeUndefined();
+    expect(second.usage!.input_tokens).toBeGreaterThan(0);
+    expect(log.events.some((e) => e.type === "log" && /^replayed 6 cached step\(s\)/.test(e.message))).toBe(true);
+    // A HIT that needed only the final answer leaves the entry as it was.
+    expect(JSON.parse(readFileSync(entryFile(), "utf8")).createdAt).toBe(entry.createdAt);
+
+    // Other values, another key: the model runs the task.
+    world.fake.reset();
+    scriptTimes(world.fake, siteBrain({ start: start() }));
+    const other = await run("Grace Hopper");
+    expect(other).toMatchObject({ completed: true, success: true, metadata: { cacheStatus: "MISS" } });
+    expect(other.metadata!.cacheKey).not.toBe(first.metadata!.cacheKey);
     expect(await textIn(env.svc.page, "#summary")).toBe("Grace Hopper ordered 2 × Boston Fern, delivery: Express.");
-    expect(log.events.filter((e) => e.type === "tool_call").every((e) => e.type === "tool_call" && e.cached)).toBe(true);
+    expect(other.message).toBe(`Order ${await textIn(env.svc.page, "#order-number")} is placed.`);
+    for (const f of filesUnder(dirs.cache)) expect(f.text).not.toContain("Grace Hopper");
   });
 
   it("falls back to the model from the first step that no longer fits, then refreshes the entry", async () => {
@@ -80,5 +101,53 @@ describe("agent cache", () => {
     expect(log.events.some((e) => e.type === "log" && e.message.startsWith("cache replay stopped"))).toBe(true);
     // Refreshed: the next run replays fully again.
     expect(readFileSync(file, "utf8")).not.toContain("p[99]");
+  });
+});
+
+/**
+ * The issue's case on fixtures/pages/orders.html, whose order number depends on the customer and on how
+ * many orders were placed before: a run for Bob after one for Alice, and Alice's task again, each report
+ * the number their own page shows, never the recorded run's.
+ */
+describe("agent cache: the answer is the page's, not the recording's", () => {
+  const dirs = { cache: "" };
+  const env = useModelService(() => ({ model: wire.model(world.fake), cacheDir: (dirs.cache = tempDir()) }));
+  const ORDER = "Place an order for %customer% and tell me the order number";
+  const brain: FakeReplyFn = (req) => {
+    const number = /Order number: (ORD-[\d-]+)/.exec(req.snapshot)?.[1];
+    if (number) return step("done", { message: `Order ${number} is placed.`, success: true });
+    const box = lineOf(req, "textbox", "Customer");
+    if (box && !box.value) return step("fillForm", { fields: [{ ref: box.ref, value: "%customer%" }] });
+    return step("perform", { ref: refOf(req, "button", "Place order"), method: "click", arguments: [] });
+  };
+  const order = async (customer: string) => {
+    world.fake.reset();
+    scriptTimes(world.fake, brain, 10);
+    await env.svc.page.goto(world.server.url("orders.html"));
+    const result = await env.svc.agent().execute({ instruction: ORDER, variables: { customer } });
+    return { result, shown: await textIn(env.svc.page, "#result"), calls: stepRequests(world.fake).length };
+  };
+
+  it("Bob's run after Alice's and Alice's second run each report the order number on their page", async () => {
+    const alice = await order("Alice");
+    expect(alice.result).toMatchObject({ success: true, metadata: { cacheStatus: "MISS" } });
+    expect(alice.calls).toBe(3);
+
+    const bob = await order("Bob");
+    expect(bob.shown).not.toBe(alice.shown);
+    expect(bob.result.message).toBe(`Order ${bob.shown.replace("Order number: ", "")} is placed.`);
+    expect(bob.result.metadata).toMatchObject({ cacheStatus: "MISS" });
+
+    const again = await order("Alice");
+    expect(again.shown).not.toBe(alice.shown); // the shop's next order
+    expect(again.result).toMatchObject({ success: true, message: `Order ${again.shown.replace("Order number: ", "")} is placed.`, metadata: { cacheStatus: "HIT", cacheKey: alice.result.metadata!.cacheKey } });
+    expect(again.calls).toBe(1);
+
+    // On disk: the names and the salt, never the values or an earlier answer.
+    const files = filesUnder(dirs.cache);
+    for (const f of files) for (const text of ["Alice", "Bob", alice.result.message, bob.result.message]) expect(f.text).not.toContain(text);
+    const salt = files.find((f) => f.path.endsWith("/agent/.salt"))!;
+    expect(salt.text).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(salt.path).mode & 0o777).toBe(0o600);
   });
 });

@@ -146,12 +146,14 @@ describe("seed §2.7 result schemas", () => {
 });
 
 describe("agent cache key", () => {
-  const key = (o: Partial<Parameters<typeof resolveExecuteOptions>[0] & object> = {}, url = "http://x/a?b=1&a=2", config = {}) =>
-    agentCacheKey(url, resolveAgentConfig(config), resolveExecuteOptions({ instruction: "order", ...o }), "openai/gpt-4.1-mini");
+  const salt = Buffer.alloc(32, 7);
+  const key = (o: Partial<Parameters<typeof resolveExecuteOptions>[0] & object> = {}, url = "http://x/a?b=1&a=2", config = {}, s: Uint8Array = salt) =>
+    agentCacheKey(url, resolveAgentConfig(config), resolveExecuteOptions({ instruction: "order", ...o }), "openai/gpt-4.1-mini", s);
 
-  it("instruction, URL, mode, model and variable names count; values and budgets do not", () => {
+  it("instruction, URL, mode, model, variable names and values count; budgets do not", () => {
     expect(key()).toBe(key({}, "http://x/a?a=2&b=1#top"));
-    expect(key({ variables: { a: "1" } })).toBe(key({ variables: { a: "2" } }));
+    expect(key({ variables: { a: "1" } })).not.toBe(key({ variables: { a: "2" } }));
+    expect(key({ variables: { a: "1" } })).toBe(key({ variables: { a: { value: "1", description: "the a" } } }));
     expect(key({ maxSteps: 3, toolTimeout: 5, timeoutMs: 9, maxTokens: 10 })).toBe(key());
     expect(key({ instruction: "other" })).not.toBe(key());
     expect(key({}, "http://x/other")).not.toBe(key());
@@ -160,5 +162,11 @@ describe("agent cache key", () => {
     expect(key({}, undefined, { model: "openai/gpt-4.1-mini" })).toBe(key());
     expect(key({}, undefined, { model: "anthropic/claude-x" })).not.toBe(key());
     expect(key({ output: z.object({ n: z.number() }) })).not.toBe(key());
+  });
+
+  it("values count through the cache directory's salt: the same values give another key under another salt", () => {
+    const vars = { variables: { customer: "Bob" } };
+    expect(key(vars)).toBe(key(vars));
+    expect(key(vars, undefined, {}, Buffer.alloc(32, 8))).not.toBe(key(vars));
   });
 });

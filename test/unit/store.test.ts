@@ -6,7 +6,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../../src/errors.js";
-import { ensureStateDir, resolveStateDir, withFileLock, writeFileAtomic } from "../../src/store/files.js";
+import { ensureStateDir, resolveStateDir, withFileLock, writeStateFile } from "../../src/store/files.js";
 import { DEFAULT_LOG_ID, appendHistory, historyPath, listHistoryIds, readHistory } from "../../src/store/history.js";
 import { addMetrics, listMetricsIds, readMetrics } from "../../src/store/metrics.js";
 import {
@@ -82,15 +82,15 @@ describe("state dir", () => {
 describe("atomic writes", () => {
   it("replace the target and leave no temp files", () => {
     const path = join(root, "x.json");
-    writeFileAtomic(path, "one");
-    writeFileAtomic(path, "two");
+    writeStateFile(path, "one");
+    writeStateFile(path, "two");
     expect(readFileSync(path, "utf8")).toBe("two");
     expect(readdirSync(root)).toEqual(["x.json"]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it("fail with ServiceStateError and no temp file when the dir is missing", () => {
-    expect(() => writeFileAtomic(join(root, "missing", "x.json"), "a")).toThrow(ServiceStateError);
+    expect(() => writeStateFile(join(root, "missing", "x.json"), "a")).toThrow(ServiceStateError);
     expect(readdirSync(root)).toEqual([]);
   });
 

@@ -1,0 +1,33 @@
+/**
+ * The one atomic file writer (state records, cache entries, command output files): the data goes to a temp
+ * file next to the target, is fsynced, then renamed over the target — atomic on POSIX filesystems, so a
+ * crash or a concurrent reader never sees half a file. On failure the temp file is removed and the fs
+ * error is thrown as is (its `code`: ENOTDIR, EACCES, …); callers say what they were writing.
+ * `exclusive`: never replace an existing file (link instead of rename; EEXIST when the target exists), for
+ * a file two processes may create at once where the first one must win.
+ */
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+export function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600, options: { exclusive?: boolean } = {}): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(tmp, "wx", mode);
+    try {
+      const buf = typeof data === "string" ? Buffer.from(data) : data;
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (options.exclusive) {
+      linkSync(tmp, path);
+      rmSync(tmp, { force: true });
+    } else renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
