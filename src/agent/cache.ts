@@ -9,7 +9,8 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { JsonDirStore, cacheKey, normalizeUrlForCache } from "../cache/store.js";
-import { maskDeep, type Variables } from "../operations/variables.js";
+import type { Variables } from "../operations/variables.js";
+import type { Masker } from "../util/secrets.js";
 import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import type { ReplayStep } from "./tools.js";
 
@@ -67,7 +68,8 @@ export class AgentCache {
     this.store = new JsonDirStore<AgentCacheEntry>(join(cacheDir, "agent"), 1);
   }
 
-  session(key: string, instruction: string, url: string, variables: Variables): AgentCacheSession {
+  /** `mask`: the session's secrets (util/secrets.ts) — the file holds `%name%`, never a value. */
+  session(key: string, instruction: string, url: string, variables: Variables, mask: Masker): AgentCacheSession {
     const found = this.store.get(key);
     const entry = found && Array.isArray(found.steps) ? found : undefined;
     return {
@@ -76,11 +78,11 @@ export class AgentCache {
       save: (steps) =>
         this.store.set(key, {
           version: 1,
-          instruction,
-          url: normalizeUrlForCache(url),
+          instruction: mask(instruction),
+          url: mask(normalizeUrlForCache(url)),
           variableNames: Object.keys(variables),
           // A value the model wrote out literally is stored as its %name%, never as the value.
-          steps: maskDeep(steps, variables),
+          steps: mask(steps),
           createdAt: new Date().toISOString(),
         }),
     };
