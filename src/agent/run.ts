@@ -130,6 +130,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       page,
       snapshots: host.snapshots,
       variables: vars,
+      mask: host.secrets.mask,
       ...(host.systemPrompt ? { systemPrompt: host.systemPrompt } : {}),
       inference: inference(op, executionClient(), signal),
       deadline,

@@ -60,6 +60,8 @@ export class LocalBackend implements ServiceBackend {
   }
 
   private watchNavigations(page: Page): void {
+    // What goes into a password field is a secret of the session from then on, whoever typed it.
+    page.onPasswordText((text) => this.s.secrets.add("password", text));
     page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
   }
 
@@ -169,6 +171,7 @@ export class LocalBackend implements ServiceBackend {
       page,
       snapshots: this.snapshots,
       variables,
+      mask: this.s.secrets.mask,
       ...(this.s.opts.raw.systemPrompt ? { systemPrompt: this.s.opts.raw.systemPrompt } : {}),
       inference: {
         client,

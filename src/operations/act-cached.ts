@@ -41,6 +41,8 @@ export async function actWithCache(ctx: OperationContext, instruction: string, o
     return { success: true, message: `replayed ${actions.length} cached action(s)`, actionDescription: instruction, actions, cacheStatus: "HIT" };
   }
   const { result, targets } = await actWithModel(ctx, instruction, options);
-  if (result.success) cache.set(key, { instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) });
+  const mask = ctx.mask ?? (<T>(v: T) => v);
+  // Written down: the URL and a value the model wrote out literally are stored masked (selectors never are).
+  if (result.success) cache.set(key, mask({ instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) }));
   return { ...result, cacheStatus: "MISS" };
 }
