@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
-import { type ModelFlags, maskVariables, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { type ModelFlags, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";
 
@@ -74,11 +74,10 @@ async function actWithModel(g: GlobalOptions, instruction: string | undefined, o
   await withSession(
     g,
     async ({ svc, out, session }) => {
-      const raw = await withModelKey(g, spec, (model) =>
+      // Printed as returned: the library never rewrites a result (it holds `%name%` where the model wrote one).
+      const result = await withModelKey(g, spec, (model) =>
         svc.act(instruction, { model, variables, ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) }),
       );
-      // The library keeps `%name%` in what it returns; mask anyway: nothing printed may carry a value.
-      const result = await maskVariables(raw, variables);
       if (!result.success) throw new ActFailedError(`act failed: ${result.message}`);
       out.result({ session: session?.id, model: spec.model.modelName, result }, () => {
         const lines = [result.message || `done: ${result.actionDescription}`];

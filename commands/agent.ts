@@ -4,7 +4,7 @@
  * - At a terminal (stdout a TTY, no --json): a live Ink view of the RunEvent stream (commands/ui/, loaded
  *   only here). Otherwise (--json, or stdout piped): JSON lines, one per event, each with schemaVersion,
  *   then `{"schemaVersion":1,"type":"result","result":…}`. Events come masked from the library; the
- *   result is masked here too (the library returns it unmasked, like act) and carries no screenshots.
+ *   result is printed as the library returned it (results are never rewritten), without screenshots.
  * - Browser: `--session ID` reattaches to that session; otherwise a one-shot browser, closed at the end.
  * - Ctrl-C: the run is aborted through its AbortSignal, outputs are finished (run_end, result, report),
  *   then the one-shot browser is closed and main.ts exits 130.
@@ -95,8 +95,6 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   let screenshot: (() => Promise<Buffer>) | undefined;
   const recorder = flags.record !== undefined ? createRecorder(flags.record, () => (screenshot ? screenshot() : Promise.reject(new Error("no page")))) : undefined;
   const live = !g.json && !!process.stdout.isTTY;
-  const { masker } = await import("../src/agent/mask.js");
-  const mask = masker(variables);
 
   const run = async ({ svc, session }: RunContext) => {
     screenshot = () => svc.page.screenshot();
@@ -138,10 +136,11 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
           process.stderr.write(`svc: the --record report was not written: ${(e as Error).message}\n`);
         }
       }
-      const masked = result ? withoutImages(mask(result)) : undefined;
-      if (masked && !view) line({ type: "result", ...(session ? { session: session.id } : {}), ...(report ? { report } : {}), result: masked });
+      // Printed as returned (results are never rewritten); the events above come masked from the library.
+      const printed = result ? withoutImages(result) : undefined;
+      if (printed && !view) line({ type: "result", ...(session ? { session: session.id } : {}), ...(report ? { report } : {}), result: printed });
       if (view && report) process.stdout.write(`report: ${report}\n`);
-      return { result: masked, error };
+      return { result: printed, error };
     })();
     // On Ctrl-C (main.ts runs cleanups, latest first): stop the run and let it finish its outputs before
     // the browser is closed by the runtime's cleanup.

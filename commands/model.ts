@@ -104,13 +104,6 @@ export async function readVariables(pairs: readonly string[] = [], file?: string
   return parseVariables(vars, file !== undefined ? `--var-file ${file}` : "--variables");
 }
 
-/** Replace every variable value in `value` by `%name%` (for anything the CLI prints). */
-export async function maskVariables<T>(value: T, variables: Record<string, unknown>): Promise<T> {
-  if (Object.keys(variables).length === 0) return value;
-  const { maskDeep } = await import("../src/operations/variables.js");
-  return maskDeep(value, variables as Parameters<typeof maskDeep>[1]);
-}
-
 interface MissingKey {
   code: "MISSING_LLM_CONFIGURATION";
   provider: string;

@@ -1,6 +1,6 @@
 /** `svc observe ["instruction"]`: the Actions a model finds on the page (selector, description, method, arguments). */
 import type { ModelFlags } from "./model.js";
-import { maskVariables, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { withSession } from "./runtime.js";
 
@@ -15,7 +15,7 @@ export async function observe(g: GlobalOptions, instruction: string | undefined,
   const spec = await resolveCliModel(opts);
   const text = instruction?.trim() ? instruction : undefined;
   await withSession(g, async ({ svc, out, session }) => {
-    const raw = await withModelKey(g, spec, (model) =>
+    const actions = await withModelKey(g, spec, (model) =>
       svc.observe(text, {
         model,
         variables,
@@ -23,7 +23,6 @@ export async function observe(g: GlobalOptions, instruction: string | undefined,
         ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}),
       }),
     );
-    const actions = await maskVariables(raw, variables);
     out.result({ session: session?.id, model: spec.model.modelName, actions }, () =>
       actions.length === 0
         ? ["no matching elements"]

@@ -4,7 +4,9 @@
  * step left it) and `report.html`, one self-contained page (inline CSS, screenshots embedded as data
  * URIs, no script, nothing fetched) that shows the run step by step: tool, arguments, reasoning, result,
  * duration, URL and screenshot, then the final message and usage. Built from the RunEvent stream, which
- * the library has already masked: no variable value reaches the report. Every file is written atomically
+ * the library has already masked with the session's secrets (every variable value the session was given,
+ * what went into password fields): no such value reaches the report's text. The screenshots are pictures
+ * of the page as it was — values the page showed are in them, and the report says so. Every file is written atomically
  * (temp file + rename), every text HTML-escaped.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -166,7 +168,7 @@ ${field("task", r.start?.instruction ?? "")}${field("mode", r.start?.mode ?? "")
 ${field("stop reason", typeof meta.stopReason === "string" ? meta.stopReason : "")}${field("message", res?.message ?? "")}${field("output", output, true)}${field("usage", usage)}
 </dl></div>
 ${r.steps.map((s) => stepCard(s, byStep.get(s.step))).join("\n")}
-<p class="muted">Recorded by svc. Variable values are masked as %name%.</p>
+<p class="muted">Recorded by svc. In this report's text, variable values and what was typed into password fields are masked as %name%; the screenshots show the page as it was, values included.</p>
 </main></body></html>
 `;
 }

@@ -21,6 +21,7 @@ import type { ModelRegistry } from "./models.js";
 import type { SearchBackend } from "./platform/search.js";
 import type { ResolvedOptions } from "./options.js";
 import type { HistoryEntry, Metrics } from "./records.js";
+import type { Secrets } from "./util/secrets.js";
 
 export interface InitResult {
   debugUrl: string;
@@ -93,6 +94,8 @@ export interface BackendSetup {
   cache: ActCache | undefined;
   agentCache: AgentCache | undefined;
   inferenceLog: InferenceLog | undefined;
+  /** The session's secrets (util/secrets.ts): the history, the log and every model request are masked with them. */
+  secrets: Secrets;
   /** The agent's search backend (useSearch), resolved when a run asks for it; undefined: none configured. */
   search?: () => SearchBackend | undefined;
 }

@@ -31,6 +31,7 @@ export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
 export { ModelConfigSchema } from "./model/config.js";
 export { type ModelEndpointPolicy, checkModelEndpoint } from "./model/endpoint.js";
 export { VariablesSchema } from "./operations/variables.js";
+export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { BrowserContext } from "./browser/context.js";

@@ -1,8 +1,10 @@
 /**
  * Logging for the library: `verbose` 0 (errors and warnings), 1 (info), 2 (debug); lines go to the user's `logger`
- * callback when given, else to stderr. Values under keys that look secret are masked before any sink.
+ * callback when given, else to stderr. Values under keys that look secret are masked before any sink, and
+ * so is every value of the session's secrets (util/secrets.ts), in the message and the auxiliary fields.
  */
 import type { LogLine } from "./options.js";
+import type { Secrets } from "./util/secrets.js";
 
 export interface Logger {
   error(category: string, message: string, auxiliary?: Record<string, unknown>): void;
@@ -23,10 +25,11 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export function createLogger(options: { verbose: 0 | 1 | 2; sink?: (line: LogLine) => void }): Logger {
+export function createLogger(options: { verbose: 0 | 1 | 2; sink?: (line: LogLine) => void; secrets?: Secrets }): Logger {
+  const mask = <T>(v: T): T => (options.secrets ? options.secrets.deep(v) : v);
   const emit = (level: 0 | 1 | 2, category: string, message: string, auxiliary?: Record<string, unknown>) => {
     if (level > options.verbose) return;
-    const line: LogLine = { category, message, level, ...(auxiliary ? { auxiliary: redact(auxiliary) as Record<string, unknown> } : {}) };
+    const line: LogLine = { category, message: mask(message), level, ...(auxiliary ? { auxiliary: mask(redact(auxiliary) as Record<string, unknown>) } : {}) };
     if (options.sink) {
       try {
         options.sink(line);
@@ -35,7 +38,7 @@ export function createLogger(options: { verbose: 0 | 1 | 2; sink?: (line: LogLin
       }
       return;
     }
-    process.stderr.write(`[svc:${category}] ${message}${line.auxiliary ? " " + JSON.stringify(line.auxiliary) : ""}\n`);
+    process.stderr.write(`[svc:${category}] ${line.message}${line.auxiliary ? " " + JSON.stringify(line.auxiliary) : ""}\n`);
   };
   return {
     error: (c, m, a) => emit(0, c, m, a),

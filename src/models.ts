@@ -1,11 +1,13 @@
 /**
  * Which model serves a call: the per-call `model` option, else the instance's `llmClient`, else its `model`
  * (or the older generation's `modelName` + `modelClientOptions`), else the default. Clients are built on
- * first use (a missing key fails the call that needs it, not `init()`) and reused.
+ * first use (a missing key fails the call that needs it, not `init()`) and reused. Every client handed out
+ * (the user's `llmClient` too) masks the session's secrets in all it sends (model/masking.ts).
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
-import { createModelClient, fromLegacy, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
+import { createModelClient, fromLegacy, maskingClient, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
+import { Secrets } from "./util/secrets.js";
 
 export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
 
@@ -24,13 +26,17 @@ export class LegacyModel {
 export class ModelRegistry {
   private readonly defaultModel: ResolvedModel;
   private readonly clients = new Map<string, LLMClient>();
+  private readonly maskedCustom: LLMClient | undefined;
 
   constructor(
     private readonly spec: { model?: unknown; modelName?: string; modelClientOptions?: unknown },
-    private readonly custom: LLMClient | undefined,
+    custom: LLMClient | undefined,
     /** Set when the configs come from someone else (a server's tenants): see src/model/endpoint-policy.ts. */
     private readonly endpointPolicy?: ModelEndpointPolicy,
+    /** The session's secrets: masked out of every request of every client. */
+    private readonly secrets: Secrets = new Secrets(),
   ) {
+    this.maskedCustom = custom ? maskingClient(custom, secrets) : undefined;
     if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
     else if (spec.modelName) this.defaultModel = fromLegacy(spec.modelName, spec.modelClientOptions);
     else this.defaultModel = parseModelConfig(DEFAULT_MODEL);
@@ -38,16 +44,19 @@ export class ModelRegistry {
 
   /** The client for a call; `override` is the call's `model` option (string or config object). */
   client(override?: unknown, field = "options.model"): LLMClient {
-    if (override === undefined && this.custom) return this.custom;
+    if (override === undefined && this.maskedCustom) return this.maskedCustom;
     const resolved =
       override === undefined ? this.defaultModel : override instanceof LegacyModel ? fromLegacy(override.modelName, override.modelClientOptions) : parseModelConfig(override, field);
     const key = JSON.stringify(resolved);
     let client = this.clients.get(key);
     if (!client) {
-      client = createModelClient(resolved, {
-        stored: (provider) => readStoredSetting(`${provider}.apiKey`),
-        ...(this.endpointPolicy ? { endpointPolicy: this.endpointPolicy, field: override === undefined ? "model" : field } : {}),
-      });
+      client = maskingClient(
+        createModelClient(resolved, {
+          stored: (provider) => readStoredSetting(`${provider}.apiKey`),
+          ...(this.endpointPolicy ? { endpointPolicy: this.endpointPolicy, field: override === undefined ? "model" : field } : {}),
+        }),
+        this.secrets,
+      );
       this.clients.set(key, client);
     }
     return client;

@@ -26,6 +26,7 @@ import { NO_EFFECT_OPTIONS, resolveOptions, type ResolvedOptions, type ServiceOp
 import type { SearchBackend } from "./platform/search.js";
 import { searchBackendFor } from "./platform/web.js";
 import type { HistoryEntry, Metrics } from "./records.js";
+import { Secrets } from "./util/secrets.js";
 
 export type { InitResult } from "./backend.js";
 
@@ -83,19 +84,21 @@ export class Service {
   private readonly cache: ActCache | undefined;
   private readonly agentCache: AgentCache | undefined;
   private readonly inferenceLog: InferenceLog | undefined;
+  /** Every variable value this service was given (and what was typed into password fields): masked in every later request and record. */
+  private readonly secretsOfSession = new Secrets();
   private backend: ServiceBackend | undefined;
   private initializing: Promise<InitResult> | undefined;
   private closed = false;
 
   constructor(options: ServiceOptions = {}) {
     this.opts = resolveOptions(options);
-    this.log = createLogger({ verbose: this.opts.verbose, ...(this.opts.logger ? { sink: this.opts.logger } : {}) });
+    this.log = createLogger({ verbose: this.opts.verbose, secrets: this.secretsOfSession, ...(this.opts.logger ? { sink: this.opts.logger } : {}) });
     const raw = this.opts.raw;
-    this.models = new ModelRegistry({ model: raw.model, ...(raw.modelName ? { modelName: raw.modelName } : {}), modelClientOptions: raw.modelClientOptions }, ModelRegistry.validateCustom(raw.llmClient), raw.modelEndpointPolicy);
+    this.models = new ModelRegistry({ model: raw.model, ...(raw.modelName ? { modelName: raw.modelName } : {}), modelClientOptions: raw.modelClientOptions }, ModelRegistry.validateCustom(raw.llmClient), raw.modelEndpointPolicy, this.secretsOfSession);
     const cacheDir = this.opts.cacheDir ?? (raw.enableCaching ? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "svc", "actions") : undefined);
     this.cache = cacheDir ? new ActCache(cacheDir) : undefined;
     this.agentCache = cacheDir ? new AgentCache(cacheDir) : undefined;
-    this.inferenceLog = raw.logInferenceToFile ? new InferenceLog(process.cwd()) : undefined;
+    this.inferenceLog = raw.logInferenceToFile ? new InferenceLog(process.cwd(), this.secretsOfSession) : undefined;
     for (const key of NO_EFFECT_OPTIONS) {
       if (raw[key] !== undefined) this.log.info("init", `option ${key} is accepted for compatibility and has no effect in svc`);
     }
@@ -109,7 +112,7 @@ export class Service {
   }
 
   private async open(): Promise<InitResult> {
-    const setup = { opts: this.opts, log: this.log, models: this.models, cache: this.cache, agentCache: this.agentCache, inferenceLog: this.inferenceLog, search: () => agentSearch(this.opts) };
+    const setup = { opts: this.opts, log: this.log, models: this.models, cache: this.cache, agentCache: this.agentCache, inferenceLog: this.inferenceLog, secrets: this.secretsOfSession, search: () => agentSearch(this.opts) };
     this.backend = this.opts.env === "LOCAL" ? await openLocalBackend(setup) : await openCloudBackend(setup);
     this.backend.context.provideOperations(this.pageOperations());
     return this.backend.init;
@@ -129,6 +132,15 @@ export class Service {
     const page = this.b.context.activePage();
     if (!page) throw new ServiceNotInitializedError("the browser has no open page", { hint: "open one with context.newPage()" });
     return page;
+  }
+
+  /**
+   * The session's secrets (util/secrets.ts): every variable value this service was given and every value
+   * typed into a password field. `secrets.deep(value)` masks a copy of anything the caller writes down;
+   * `secrets.add(name, value)` adds a value of the caller's own.
+   */
+  get secrets(): Secrets {
+    return this.secretsOfSession;
   }
 
   get metrics(): Promise<Metrics> {
@@ -161,6 +173,7 @@ export class Service {
       if (!input.trim()) throw new ServiceInvalidArgumentError("act: the instruction is empty");
     } else if (input === null || typeof input !== "object") throw new ServiceInvalidArgumentError("act: expected an instruction string or an Action object");
     const variables = typeof input === "string" ? parseVariables(options.variables, "options.variables") : {};
+    this.secretsOfSession.remember(variables);
     return b.act({ input, page, variables, model: options.model, timeout: options.timeout, signal: options.signal, serverCache: options.serverCache ?? this.opts.raw.serverCache });
   }
 
@@ -170,6 +183,7 @@ export class Service {
     checkTimeout(options.timeout);
     checkSignal(options.signal);
     const variables = parseVariables(options.variables, "options.variables");
+    this.secretsOfSession.remember(variables);
     return b.observe({ instruction, page, variables, model: options.model, timeout: options.timeout, signal: options.signal, selector: options.selector });
   }
 

@@ -10,8 +10,9 @@
  *   Reaching a limit, or aborting through `signal`, ends the run with `completed: false`.
  * - useSearch: adds a `search` tool over the service's search backend (searchUrl / SVC_SEARCH_URL: SearXNG;
  *   env BROWSERBASE with a key: the platform); with none, the tool is absent and the run logs how to add one.
- * - Variable values never reach a model, an event, the history or the cache. execute() returns the
- *   result as is (like act); the run_end event and the history hold it masked (`%name%`).
+ * - Variable values never reach a model, an event, the history or the cache: the run's variables join the
+ *   session's secrets (util/secrets.ts), which mask every event, history entry, cache file and model
+ *   request. execute() returns the result as is (like act); the run_end event and the history hold it masked.
  */
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";
@@ -19,18 +20,16 @@ import type { AgentResultData, RunEvent, RunEventListener } from "../events.js";
 import type { AgentCache } from "./cache.js";
 import { modelLabel } from "./cache.js";
 import { runEventHub } from "./listeners.js";
-import { masker, type Masker } from "./mask.js";
 import { resolveAgentConfig, resolveExecuteOptions, type AgentExecuteOptions, type ResolvedAgentConfig } from "./options.js";
 import { runAgent, type AgentHost, type EventBody } from "./run.js";
+import type { Secrets } from "../util/secrets.js";
 
 export interface AgentServices extends AgentHost {
   cache: AgentCache | undefined;
   /** The service's default model name (for cache keys and history when the config names none). */
   defaultModelName(): string;
-  /** A history entry (method "agent"); parameters and result are already masked. */
+  /** A history entry (method "agent"); the service masks what it records. */
   record(parameters: unknown, result: unknown): void;
-  /** Masks the service's own records of navigations while a run is in progress; returns the undo. */
-  maskNavigations?(mask: Masker): () => void;
 }
 
 export interface Agent {
@@ -51,15 +50,16 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
 
   async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
     const options = resolveExecuteOptions(input);
-    const mask = masker(options.variables);
+    services.secrets.remember(options.variables);
+    const mask = services.secrets.mask;
     const runId = randomUUID();
     const t0 = performance.now();
     const emit = (body: EventBody) => {
       hub.emit(mask({ ...body, runId, elapsedMs: Math.round(performance.now() - t0) }) as RunEvent);
     };
     const page = services.page();
-    const cache = !options.cache || !services.cache ? undefined : services.cache.session(services.cache.key(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables);
-    const parameters = mask({
+    const cache = !options.cache ? undefined : services.cache?.session(services.cache.key(page.url(), config, options, services.defaultModelName()), options.instruction, page.url(), options.variables, mask);
+    const parameters = {
       instruction: options.instruction,
       mode: config.mode,
       maxSteps: options.maxSteps,
@@ -68,19 +68,16 @@ export function createAgent(services: AgentServices, configInput?: unknown): Age
       variables: Object.keys(options.variables),
       model: modelLabel(config.model) ?? services.defaultModelName(),
       ...(config.executionModel !== undefined ? { executionModel: modelLabel(config.executionModel) } : {}),
-    });
-    const unmask = services.maskNavigations?.(mask);
+    };
     try {
       // The run is one operation on its page: acts and navigations sent meanwhile wait for it (its own tools go through).
       const result = await page.operations.run(() => runAgent({ host: services, config, options, emit, ...(cache ? { cache } : {}) }));
-      services.record(parameters, mask(withoutImages(result)));
+      services.record(parameters, withoutImages(result));
       return result;
     } catch (e) {
-      services.record(parameters, { error: mask(errorMessage(e)) });
-      if (e instanceof Error) e.message = mask(e.message);
+      services.record(parameters, { error: errorMessage(e) });
+      if (e instanceof Error) e.message = services.secrets.text(e.message);
       throw e;
-    } finally {
-      unmask?.();
     }
   }
 

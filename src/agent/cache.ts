@@ -16,8 +16,9 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { JsonDirStore, cacheKey, normalizeUrlForCache } from "../cache/store.js";
-import { maskDeep, type Variables } from "../operations/variables.js";
+import type { Variables } from "../operations/variables.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import type { Masker } from "../util/secrets.js";
 import type { ResolvedAgentConfig, ResolvedExecuteOptions } from "./options.js";
 import type { ReplayStep } from "./tools.js";
 
@@ -128,7 +129,8 @@ export class AgentCache {
     return agentCacheKey(url, config, options, defaultModel, this.salt());
   }
 
-  session(key: string, instruction: string, url: string, variables: Variables): AgentCacheSession {
+  /** `mask`: the session's secrets (util/secrets.ts) — the file holds `%name%`, never a value. */
+  session(key: string, instruction: string, url: string, variables: Variables, mask: Masker): AgentCacheSession {
     const found = this.store.get(key);
     const entry = found && Array.isArray(found.steps) ? { ...found, steps: withoutDone(found.steps) } : undefined;
     return {
@@ -137,11 +139,11 @@ export class AgentCache {
       save: (steps) =>
         this.store.set(key, {
           version: VERSION,
-          instruction,
-          url: normalizeUrlForCache(url),
+          instruction: mask(instruction),
+          url: mask(normalizeUrlForCache(url)),
           variableNames: Object.keys(variables),
           // A value the model wrote out literally is stored as its %name%, never as the value.
-          steps: maskDeep(withoutDone(steps), variables),
+          steps: mask(withoutDone(steps)),
           createdAt: new Date().toISOString(),
         }),
     };

@@ -13,7 +13,6 @@ import type { ComputerAction, ComputerCallResult, ComputerUseSession } from "../
 import type { LLMClient, ModelUsage } from "../model/types.js";
 import { promptVariables, substitute, type Variables } from "../operations/variables.js";
 import { abortable, sleep, throwIfAborted } from "../util/abort.js";
-import type { Masker } from "./mask.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { defineTool, oneLine, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
@@ -151,7 +150,6 @@ export interface CuaRun {
   system: string;
   client: LLMClient;
   signal: AbortSignal;
-  mask: Masker;
   page(): Page;
   /** Checks maxSteps / maxTokens and starts a step (step_start); false: a budget stopped the run. */
   begin(): boolean;
@@ -173,8 +171,8 @@ export async function cuaLoop(run: CuaRun): Promise<void> {
   while (!run.finished()) {
     if (!run.begin()) return;
     const shot = await abortable(stepScreenshot(run.page()), run.signal);
-    session ??= run.client.computerUse({ system: run.mask(run.system), instruction: run.mask(run.instruction), display: { width: shot.width, height: shot.height } });
-    const turn = await abortable(session.next({ screenshot: shot.image, results: run.mask(results), signal: run.signal }), run.signal);
+    session ??= run.client.computerUse({ system: run.system, instruction: run.instruction, display: { width: shot.width, height: shot.height } });
+    const turn = await abortable(session.next({ screenshot: shot.image, results, signal: run.signal }), run.signal);
     run.onUsage(turn.usage);
     results = [];
     if (turn.calls.length === 0) {

@@ -16,8 +16,8 @@ import { promptVariables } from "../operations/variables.js";
 import type { SearchBackend } from "../platform/search.js";
 import type { MetricOperation } from "../records.js";
 import { abortable, abortError, Cancellation } from "../util/abort.js";
+import type { Secrets } from "../util/secrets.js";
 import type { AgentCacheSession } from "./cache.js";
-import { masker, maskingClient } from "./mask.js";
 import { watchNavigation } from "./navigation.js";
 import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
@@ -33,10 +33,12 @@ import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep
 export interface AgentHost {
   page(): Page;
   snapshots: PageSnapshots;
-  /** The client for a model option (undefined: the service's model). */
+  /** The client for a model option (undefined: the service's model); it masks the session's secrets in all it sends. */
   client(model: unknown): LLMClient;
+  /** The session's secrets: the run's variables join them; events, history, cache and logs are masked with them. */
+  secrets: Secrets;
   onUsage(op: MetricOperation, usage: ModelUsage, model: string): void;
-  /** Every model exchange (logInferenceToFile), already masked. */
+  /** Every model exchange (logInferenceToFile; the log masks it), images left out. */
   onInference?(record: InferenceRecord): void;
   /** A warning for the service's log (a cache that cannot be written); the run goes on. */
   warn?(message: string): void;
@@ -73,12 +75,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   const vars = options.variables;
   const search = options.useSearch && config.mode !== "cua" ? host.search?.() : undefined;
   const tools = toolsFor(config, options, search, host.dialogs !== undefined);
-  // Every model call of the run goes through a masking client: page text, URLs and errors may show values.
-  const promptMask = masker(vars, 4);
-  const recordMask = masker(vars);
-  const client = maskingClient(host.client(config.model), promptMask);
+  // Every model call of the run goes through the service's masking clients: page text, URLs and errors may show values.
+  const client = host.client(config.model);
   let execClient: LLMClient | undefined;
-  const executionClient = () => (execClient ??= maskingClient(host.client(config.executionModel), promptMask));
+  const executionClient = () => (execClient ??= host.client(config.executionModel));
   const output = stepOutput(tools);
   const system = agentSystemPrompt(tools, config.mode, config.systemPrompt);
   const totals: AgentUsage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0, inference_time_ms: 0 };
@@ -119,7 +119,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   const inference = (op: MetricOperation, c: LLMClient, signal: AbortSignal): InferenceContext => ({
     client: c,
     onUsage: onUsage(op, c.modelName),
-    ...(host.onInference ? { onInference: (r: InferenceRecord) => host.onInference!(recordMask({ ...r, messages: r.messages.map(({ images: _images, ...m }) => m) })) } : {}),
+    ...(host.onInference ? { onInference: (r: InferenceRecord) => host.onInference!({ ...r, messages: r.messages.map(({ images: _images, ...m }) => m) }) } : {}),
     signal,
   });
   const env = (page: Page, refs: ToolEnv["refs"], signal: AbortSignal, deadline: number): ToolEnv => ({
@@ -136,6 +136,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       page,
       snapshots: host.snapshots,
       variables: vars,
+      mask: host.secrets.mask,
       ...(host.systemPrompt ? { systemPrompt: host.systemPrompt } : {}),
       inference: inference(op, executionClient(), signal),
       deadline,
@@ -259,7 +260,6 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       system: cuaSystemPrompt(config.systemPrompt, vars, options.maxSteps),
       client: host.client(config.model),
       signal: controller.signal,
-      mask: promptMask,
       page: () => host.page(),
       begin: () => {
         if (step >= options.maxSteps) return void (stop = "maxSteps"), false;

@@ -58,7 +58,11 @@ export interface Point {
 export class Input {
   private mouse: Point = { x: 0, y: 0 };
 
-  constructor(private readonly session: CdpSession) {}
+  constructor(
+    private readonly session: CdpSession,
+    /** Sees text right before it is typed or inserted (the page remembers what goes into a password field). */
+    private readonly beforeText?: (text: string) => Promise<void>,
+  ) {}
 
   async move(to: Point, steps = 1): Promise<void> {
     const from = this.mouse;
@@ -142,6 +146,7 @@ export class Input {
    * the error says how many characters went in.
    */
   async type(text: string, signal?: AbortSignal): Promise<void> {
+    await this.beforeText?.(text);
     const chars = [...text];
     let typed = 0;
     for (const ch of chars) {
@@ -159,6 +164,7 @@ export class Input {
 
   /** Inserts text as one input event, like an IME or a paste. */
   async insertText(text: string): Promise<void> {
+    await this.beforeText?.(text);
     await this.session.send("Input.insertText", { text });
   }
 

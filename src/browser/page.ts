@@ -5,6 +5,7 @@
 import type { CdpSession } from "./cdp/connection.js";
 import type { DialogHandler } from "./dialogs.js";
 import { FrameTree } from "./frames.js";
+import { focusedIsPassword } from "./password-input.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
 import { pageFunction } from "./selector.js";
@@ -88,6 +89,7 @@ export class Page {
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
   private readonly navigationListeners = new Set<(info: NavigationInfo) => void>();
+  private readonly passwordListeners = new Set<(text: string) => void>();
   /** One operation at a time on this page: goto and the Service's act/extract/observe take turns. */
   readonly operations = new SerialLock();
 
@@ -97,7 +99,7 @@ export class Page {
     readonly targetId: string,
     private readonly options: PageOptions,
   ) {
-    this.input = new Input(mainSession);
+    this.input = new Input(mainSession, (text) => this.notePasswordText(text));
     mainSession.on("svc.detached" as never, () => (this.closedFlag = true));
   }
 
@@ -261,6 +263,20 @@ export class Page {
     await this.network.waitForQuiet(timeoutMs, signal);
     // Out-of-process iframes attached meanwhile must be fully set up before anyone reads the page.
     while (this.attaching.size) await Promise.all([...this.attaching]);
+  }
+
+  /**
+   * Called with text about to be typed or inserted into a password field (password-input.ts), whoever
+   * types it; the Service remembers it as a secret of the session.
+   */
+  onPasswordText(listener: (text: string) => void): () => void {
+    this.passwordListeners.add(listener);
+    return () => this.passwordListeners.delete(listener);
+  }
+
+  private async notePasswordText(text: string): Promise<void> {
+    if (!text || this.passwordListeners.size === 0 || !(await focusedIsPassword(this.frames))) return;
+    for (const listener of [...this.passwordListeners]) listener(text);
   }
 
   /** Called after every successful goto(). */

@@ -20,9 +20,10 @@ import { extractPageText, extractWithModel } from "../operations/extract.js";
 import { observe as observeOp } from "../operations/observe.js";
 import { performAction } from "../operations/perform.js";
 import { PageSnapshots } from "../operations/snapshots.js";
-import { mask, maskDeep, type Variables } from "../operations/variables.js";
+import type { Variables } from "../operations/variables.js";
 import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
 import { Cancellation } from "../util/abort.js";
+import type { Secrets } from "../util/secrets.js";
 
 export interface LocalBackendSetup extends BackendSetup {
   browser: BrowserHandle;
@@ -38,8 +39,6 @@ export class LocalBackend implements ServiceBackend {
   private readonly historyEntries: HistoryEntry[] = [];
   private readonly metricsRecord: Metrics = emptyMetrics();
   private readonly snapshots: PageSnapshots;
-  /** Masks of agent runs in progress: a URL the agent opens may hold a variable's value. */
-  private readonly navigationMasks = new Set<<T>(value: T) => T>();
 
   constructor(private readonly s: LocalBackendSetup) {
     this.init = s.init;
@@ -50,12 +49,10 @@ export class LocalBackend implements ServiceBackend {
     s.browser.context.dialogs.onDialog((d) => this.recordDialog(d));
   }
 
-  /** A dialog svc answered (src/browser/dialogs.ts) is part of what happened: history and log, masked like navigations. */
+  /** A dialog svc answered (src/browser/dialogs.ts) is part of what happened: history and log (both masked). */
   private recordDialog(d: HandledDialog): void {
-    let entry = { parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, line: describeDialog(d) };
-    for (const m of this.navigationMasks) entry = m(entry);
-    this.record("dialog", entry.parameters, entry.result);
-    this.s.log.info("dialog", entry.line, { url: entry.parameters.url });
+    this.record("dialog", { type: d.type, message: d.message, url: d.url }, { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by });
+    this.s.log.info("dialog", describeDialog(d), { url: d.url });
   }
 
   get context(): BrowserContext {
@@ -63,11 +60,9 @@ export class LocalBackend implements ServiceBackend {
   }
 
   private watchNavigations(page: Page): void {
-    page.onNavigated((info) => {
-      let entry = { parameters: { url: info.requestedUrl }, result: { url: info.url, status: info.status } };
-      for (const m of this.navigationMasks) entry = m(entry);
-      this.record("navigate", entry.parameters, entry.result);
-    });
+    // What goes into a password field is a secret of the session from then on, whoever typed it.
+    page.onPasswordText((text) => this.s.secrets.add("password", text));
+    page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
   }
 
   metrics(): Promise<Metrics> {
@@ -82,39 +77,37 @@ export class LocalBackend implements ServiceBackend {
     const { input, page, variables } = r;
     if (typeof input === "string") {
       const parameters = { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) };
-      const result = await this.run("act", page, r, parameters, variables, (signal, deadline) => {
+      const result = await this.run("act", page, r, parameters, (signal, deadline) => {
         const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
-        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache, warn: (m) => this.s.log.warn("act", m) });
-      }).catch((e: unknown) => {
-        throw maskError(e, variables);
+        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
       });
-      this.record("act", parameters, maskDeep(result, variables));
+      this.record("act", parameters, result);
       return result;
     }
     // The element's wait ends just before the operation's deadline, so its own error (what covers it) surfaces.
-    const result = await this.run("act", page, r, { action: input }, {}, (signal, deadline) => performAction(page, input, this.snapshots.refs(page), { ...(deadline !== undefined ? { deadline } : {}), signal }));
+    const result = await this.run("act", page, r, { action: input }, (signal, deadline) => performAction(page, input, this.snapshots.refs(page), { ...(deadline !== undefined ? { deadline } : {}), signal }));
     this.record("act", { action: input }, result);
     return result;
   }
 
   async observe(r: ObserveRequest): Promise<Action[]> {
     const parameters = { instruction: r.instruction, variables: Object.keys(r.variables) };
-    const result = await this.run("observe", r.page, r, parameters, r.variables, (signal) =>
+    const result = await this.run("observe", r.page, r, parameters, (signal) =>
       observeOp(this.operationContext("observe", r.page, r.variables, r.model, signal), r.instruction, r.selector ? { selector: r.selector } : {}),
     );
-    this.record("observe", parameters, maskDeep(result, r.variables));
+    this.record("observe", parameters, result);
     return result;
   }
 
   async extract(r: ExtractRequest): Promise<unknown> {
     const scope = r.selector ? { selector: r.selector } : {};
     if (r.instruction === undefined && r.schema === undefined) {
-      const { text } = await this.run("extract", r.page, r, scope, {}, () => extractPageText(r.page, this.snapshots, scope));
+      const { text } = await this.run("extract", r.page, r, scope, () => extractPageText(r.page, this.snapshots, scope));
       this.record("extract", scope, { pageTextLength: text.length });
       return { pageText: text };
     }
     const parameters = { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope };
-    const result = await this.run("extract", r.page, r, parameters, {}, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
+    const result = await this.run("extract", r.page, r, parameters, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
     this.record("extract", parameters, result);
     return result;
   }
@@ -133,6 +126,7 @@ export class LocalBackend implements ServiceBackend {
           log.debug(op, "model call", { model, ...u });
         },
         ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(rec) } : {}),
+        secrets: this.s.secrets,
         systemPrompt: opts.raw.systemPrompt,
         selfHeal: opts.selfHeal,
         ...(this.s.search ? { search: this.s.search } : {}),
@@ -143,10 +137,6 @@ export class LocalBackend implements ServiceBackend {
           return isLLMClient(raw.llmClient) ? raw.llmClient.modelName : describeModel(raw.model ?? raw.modelName ?? DEFAULT_MODEL);
         },
         record: (parameters, result) => this.record("agent", parameters, result),
-        maskNavigations: (m) => {
-          this.navigationMasks.add(m);
-          return () => void this.navigationMasks.delete(m);
-        },
       },
       config,
     );
@@ -182,6 +172,7 @@ export class LocalBackend implements ServiceBackend {
       page,
       snapshots: this.snapshots,
       variables,
+      mask: this.s.secrets.mask,
       ...(this.s.opts.raw.systemPrompt ? { systemPrompt: this.s.opts.raw.systemPrompt } : {}),
       inference: {
         client,
@@ -189,7 +180,7 @@ export class LocalBackend implements ServiceBackend {
           this.count(op, u);
           this.s.log.debug(op, "model call", { model: client.modelName, ...u });
         },
-        ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(maskDeep(rec, variables)) } : {}),
+        ...(this.s.inferenceLog ? { onInference: (rec) => this.s.inferenceLog!.write(rec) } : {}),
         ...(signal ? { signal } : {}),
       },
     };
@@ -199,23 +190,26 @@ export class LocalBackend implements ServiceBackend {
    * Runs an operation under one Cancellation (the caller's signal and the timeout) and in its page's turn
    * (page.operations: a navigation or another operation in progress finishes first). A stopped operation
    * ends its work before it rejects, and is recorded in the history as stopped, with what it had done.
+   * An error may quote a secret (e.g. "no option …" for a select): its message is masked before it leaves.
    */
-  private async run<T>(what: MetricOperation, page: Page, r: { timeout?: number | undefined; signal?: AbortSignal | undefined }, parameters: unknown, variables: Variables, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
+  private async run<T>(what: MetricOperation, page: Page, r: { timeout?: number | undefined; signal?: AbortSignal | undefined }, parameters: unknown, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
     const cancel = new Cancellation({ signal: r.signal, timeout: r.timeout, what });
     try {
       return await cancel.run((signal, deadline) => page.operations.run(() => work(signal, deadline), signal));
     } catch (e) {
       if (cancel.aborted) {
         const code = (e as { code?: unknown }).code;
-        this.record(what, parameters, { success: false, stopped: code === "TIMEOUT" ? "timeout" : "aborted", error: { code: typeof code === "string" ? code : "ABORTED", message: mask(errorMessage(e), variables) } });
+        this.record(what, parameters, { success: false, stopped: code === "TIMEOUT" ? "timeout" : "aborted", error: { code: typeof code === "string" ? code : "ABORTED", message: errorMessage(e) } });
       }
-      throw e;
+      throw maskError(e, this.s.secrets);
     }
   }
 
+  /** The history holds a masked copy (util/secrets.ts); what the caller got back is not touched. */
   private record(method: HistoryEntry["method"], parameters: unknown, result: unknown): void {
-    this.historyEntries.push({ method, parameters, result, timestamp: new Date().toISOString() });
-    this.s.log.debug(method, "done", { parameters });
+    const masked = this.s.secrets.deep({ parameters, result });
+    this.historyEntries.push({ method, ...masked, timestamp: new Date().toISOString() });
+    this.s.log.debug(method, "done", { parameters: masked.parameters });
   }
 }
 
@@ -226,10 +220,10 @@ export function describeModel(model: unknown): string {
 }
 
 /** An error may quote a variable's value (e.g. "no option …" for a select): masked like everything recorded. */
-export function maskError(e: unknown, variables: Variables): unknown {
-  if (e instanceof Error && Object.keys(variables).length > 0) {
-    e.message = mask(e.message, variables);
-    if (e.stack) e.stack = mask(e.stack, variables);
+export function maskError(e: unknown, secrets: Secrets): unknown {
+  if (e instanceof Error && secrets.size > 0) {
+    e.message = secrets.text(e.message);
+    if (e.stack) e.stack = secrets.text(e.stack);
   }
   return e;
 }

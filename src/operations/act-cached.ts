@@ -41,9 +41,11 @@ export async function actWithCache(ctx: OperationContext, instruction: string, o
     return { success: true, message: `replayed ${actions.length} cached action(s)`, actionDescription: instruction, actions, cacheStatus: "HIT" };
   }
   const { result, targets } = await actWithModel(ctx, instruction, options);
+  const mask = ctx.mask ?? (<T>(v: T) => v);
   if (result.success) {
     try {
-      cache.set(key, { instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) });
+      // Written down: the URL and a value the model wrote out literally are stored masked (selectors never are).
+      cache.set(key, mask({ instruction, url, variableNames: names, actions: result.actions.map((a, i) => ({ ...a, ...(targets[i] ? { target: targets[i] } : {}) })) }));
     } catch (e) {
       // The act happened: a cache that cannot be written is a warning, never the act's failure.
       options.warn?.(`the action cache was not written: ${errorMessage(e)}`);

@@ -10,7 +10,7 @@ import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { performAction } from "./perform.js";
 import { ACT_OUTPUT, actSystemPrompt, userMessage } from "./prompts.js";
-import { maskPrompt, promptVariables, substitute } from "./variables.js";
+import { promptVariables, substitute } from "./variables.js";
 
 const Reply = z.object({
   ref: z.string(),
@@ -60,7 +60,8 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
     const snap = await ctx.snapshots.take(ctx.page, ctx.maxSnapshotTokens ? { maxTokens: ctx.maxSnapshotTokens } : {});
     const reply = await infer(ctx.inference, {
       system: actSystemPrompt(ctx.systemPrompt),
-      user: maskPrompt(userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text, ...(note ? { note } : {}) }), ctx.variables),
+      // The client masks the session's secrets (model/masking.ts): the page or the note may show a value.
+      user: userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text, ...(note ? { note } : {}) }),
       output: ACT_OUTPUT,
       validate: (v) => {
         const r = Reply.parse(v);

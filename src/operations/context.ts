@@ -7,6 +7,7 @@ import type { Action } from "./action.js";
 import type { InferenceContext } from "./inference.js";
 import type { PageSnapshots } from "./snapshots.js";
 import type { Variables } from "./variables.js";
+import type { Masker } from "../util/secrets.js";
 
 export interface OperationContext {
   page: Page;
@@ -18,6 +19,8 @@ export interface OperationContext {
   maxSnapshotTokens?: number;
   /** Epoch ms when the operation times out: waits for an actionable element end before it. */
   deadline?: number;
+  /** Masks the session's secrets in what the operation writes down (the act cache); util/secrets.ts. */
+  mask?: Masker;
 }
 
 export interface ModelAction {

@@ -4,7 +4,7 @@ import { ACTION_METHODS, type Action } from "./action.js";
 import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { OBSERVE_OUTPUT, observeSystemPrompt, userMessage } from "./prompts.js";
-import { maskPrompt, promptVariables } from "./variables.js";
+import { promptVariables } from "./variables.js";
 
 const Choice = z.object({
   ref: z.string(),
@@ -21,7 +21,8 @@ export async function observe(ctx: OperationContext, instruction: string | undef
   });
   const reply = await infer(ctx.inference, {
     system: observeSystemPrompt(ctx.systemPrompt),
-    user: maskPrompt(userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text }), ctx.variables),
+    // The client masks the session's secrets (model/masking.ts): the page may show a value.
+    user: userMessage({ instruction, variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text }),
     output: OBSERVE_OUTPUT,
     validate: (v) => {
       const r = Reply.parse(v);

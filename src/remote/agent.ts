@@ -15,9 +15,9 @@ import { errorMessage, LLMResponseError, ServiceAbortedError, ServiceInvalidArgu
 import type { AgentResultData, RunEvent } from "../events.js";
 import type { Logger } from "../log.js";
 import type { ModelRegistry } from "../models.js";
-import { maskDeep } from "../operations/variables.js";
 import type { SessionApi } from "../platform/session-api.js";
 import { Cancellation } from "../util/abort.js";
+import type { Secrets } from "../util/secrets.js";
 import { forwardLog } from "./log.js";
 
 export interface RemoteAgentDeps {
@@ -26,6 +26,9 @@ export interface RemoteAgentDeps {
   models: ModelRegistry;
   page(): Page;
   log: Logger;
+  /** The session's secrets: the run's variables join them; events are masked with them here too. */
+  secrets: Secrets;
+  /** A history entry; the backend masks what it records. */
   record(parameters: unknown, result: unknown): void;
 }
 
@@ -64,7 +67,8 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
       ...(o.maxTokens !== undefined ? { maxTokens: o.maxTokens } : {}),
       ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     };
-    const parameters = maskDeep({ instruction: o.instruction, mode: config.mode, maxSteps: o.maxSteps, variables: Object.keys(o.variables), remote: true }, o.variables);
+    deps.secrets.remember(o.variables);
+    const parameters = { instruction: o.instruction, mode: config.mode, maxSteps: o.maxSteps, variables: Object.keys(o.variables), remote: true };
     const runId = randomUUID();
     let sawEnd = false;
     let hooks = Promise.resolve();
@@ -89,7 +93,7 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
             const event = line.auxiliary?.event;
             if (isRunEvent(event)) {
               if (event.type === "run_end") sawEnd = true;
-              emit(event);
+              emit(deps.secrets.deep(event));
               if (event.type === "tool_result") stepEnd(event);
             } else forwardLog(deps.log, line);
           },
@@ -98,7 +102,7 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
       await hooks;
       const parsed = AgentResultSchema.safeParse(out.result);
       if (!parsed.success) throw new LLMResponseError("agentExecute: the server's result is not an AgentResult");
-      deps.record(parameters, maskDeep(parsed.data, o.variables));
+      deps.record(parameters, parsed.data);
       return parsed.data as AgentResultData;
     } catch (e) {
       if (o.signal?.aborted || e instanceof ServiceAbortedError) {
@@ -108,7 +112,8 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
         deps.record(parameters, result);
         return result;
       }
-      deps.record(parameters, { error: maskDeep(errorMessage(e), o.variables) });
+      deps.record(parameters, { error: errorMessage(e) });
+      if (e instanceof Error) e.message = deps.secrets.text(e.message);
       throw e;
     }
   }

@@ -2,7 +2,7 @@
  * Operations on a session API (`svc serve` or the platform): act, observe, extract, navigate (every
  * page's goto) and agent runs execute on the server and stream their logs back to this process's logger.
  * A CDP connection to the same browser serves `context`/`page`; `metrics` are summed from the replay
- * route; the history is recorded here, masked like local history.
+ * route; the history is recorded here, masked like local history (the session's secrets).
  */
 import { z } from "zod";
 import type { Agent } from "../agent/agent.js";
@@ -14,7 +14,6 @@ import type { GotoOptions, Page } from "../browser/page.js";
 import { errorMessage, LLMResponseError, ServiceInvalidArgumentError } from "../errors.js";
 import { describeModel, maskError } from "../local/backend.js";
 import { ActResultSchema, type ActResult, type Action } from "../operations/action.js";
-import { maskDeep } from "../operations/variables.js";
 import type { SessionApi } from "../platform/session-api.js";
 import { addUsage, emptyMetrics, METRIC_OPERATIONS, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
 import { createRemoteAgent } from "./agent.js";
@@ -41,7 +40,11 @@ export class RemoteBackend implements ServiceBackend {
     this.init = s.init;
     this.cloud = s.cloud;
     s.browser.context.routeNavigation((page, url, options) => this.navigate(page, url, options));
-    const watch = (page: Page) => page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
+    const watch = (page: Page) => {
+      page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
+      // The caller's own typing into a password field (page.type, a locator's fill) is a secret from then on.
+      page.onPasswordText((text) => this.s.secrets.add("password", text));
+    };
     s.browser.context.onPage(watch);
     for (const page of s.browser.context.pages()) watch(page);
   }
@@ -95,12 +98,12 @@ export class RemoteBackend implements ServiceBackend {
     const model = r.model === undefined && typeof r.input !== "string" ? undefined : this.s.models.wire(r.model);
     const options = { ...(model ? { model: model.model } : {}), ...(Object.keys(r.variables).length ? { variables: r.variables } : {}), ...(r.timeout ? { timeout: r.timeout } : {}) };
     const out = await this.call("act", { input: r.input, options, frameId: r.page.targetId }, model?.apiKey, r.serverCache, r.signal).catch((e: unknown) => {
-      throw maskError(e, r.variables);
+      throw maskError(e, this.s.secrets);
     });
     const parsed = ActResultSchema.safeParse(out.result);
     if (!parsed.success) throw new LLMResponseError("act: the server's result is not an ActResult");
     const result: ActResult = { ...parsed.data, ...(out.cacheStatus ? { cacheStatus: out.cacheStatus } : {}) };
-    this.record("act", typeof r.input === "string" ? { instruction: r.input, variables: Object.keys(r.variables), ...(r.model ? { model: describeModel(r.model) } : {}) } : { action: r.input }, maskDeep(result, r.variables));
+    this.record("act", typeof r.input === "string" ? { instruction: r.input, variables: Object.keys(r.variables), ...(r.model ? { model: describeModel(r.model) } : {}) } : { action: r.input }, result);
     return result;
   }
 
@@ -109,7 +112,7 @@ export class RemoteBackend implements ServiceBackend {
     const options = { model: model.model, ...(Object.keys(r.variables).length ? { variables: r.variables } : {}), ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.selector ? { selector: r.selector } : {}) };
     const out = await this.call<Action[]>("observe", { ...(r.instruction !== undefined ? { instruction: r.instruction } : {}), options, frameId: r.page.targetId }, model.apiKey, undefined, r.signal);
     if (!Array.isArray(out.result)) throw new LLMResponseError("observe: the server's result is not a list of actions");
-    this.record("observe", { instruction: r.instruction, variables: Object.keys(r.variables) }, maskDeep(out.result, r.variables));
+    this.record("observe", { instruction: r.instruction, variables: Object.keys(r.variables) }, out.result);
     return out.result;
   }
 
@@ -152,6 +155,7 @@ export class RemoteBackend implements ServiceBackend {
           return page;
         },
         log: this.s.log,
+        secrets: this.s.secrets,
         record: (parameters, result) => this.record("agent", parameters, result),
       },
       config,
@@ -183,7 +187,7 @@ export class RemoteBackend implements ServiceBackend {
   }
 
   private record(method: HistoryEntry["method"], parameters: unknown, result: unknown): void {
-    this.historyEntries.push({ method, parameters, result, timestamp: new Date().toISOString() });
+    this.historyEntries.push({ method, ...this.s.secrets.deep({ parameters, result }), timestamp: new Date().toISOString() });
   }
 }
 

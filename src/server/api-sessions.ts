@@ -21,7 +21,7 @@ import { serverModelPolicy, type ServerModelPolicy } from "./model-policy.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "./platform-sessions.js";
 import { clientCdpEndpoint } from "./cdp-url.js";
 import { refuseTenantLaunchOptions, type StartBody, withModelKey } from "./session-bodies.js";
-import { maskValues, ReplayLog, type ReplayMethod, usageBetween } from "./session-replay.js";
+import { ReplayLog, type ReplayMethod, usageBetween } from "./session-replay.js";
 import { wireLogLine } from "./sse.js";
 
 export interface ApiSessionsDeps {
@@ -44,7 +44,7 @@ export interface Operation {
   method: ReplayMethod;
   /** Recorded in the replay: variable names only, never values. */
   parameters: unknown;
-  /** Their values are masked out of the recorded result. */
+  /** Their values join the session's secrets (the Service's), masked out of everything the replay records. */
   variables?: Record<string, string | number | boolean | { value: string | number | boolean; description?: string }> | undefined;
   /** The page it runs on (its URL groups the replay). */
   page: Page;
@@ -130,6 +130,7 @@ export class ApiSession {
     if (log) this.sinks.add(log);
     this.inflight.add(entry);
     this.touch();
+    this.service.secrets.remember(op.variables);
     const url = safeUrl(op.page);
     const timestamp = Date.now();
     const before = await this.metrics();
@@ -146,7 +147,8 @@ export class ApiSession {
       if (!this.ended) {
         // A failure as its client saw it (an internal error's message stays masked here too).
         const result = outcome ? outcome.result : { error: errorResponse(failure).message };
-        this.replay.add(url, { method: op.method, parameters: op.parameters, result: maskValues(result, op.variables), timestamp, endTime: Date.now(), tokenUsage: usageBetween(before, await this.metrics()) });
+        const secrets = this.service.secrets;
+        this.replay.add(secrets.text(url), { method: op.method, parameters: secrets.deep(op.parameters), result: secrets.deep(result), timestamp, endTime: Date.now(), tokenUsage: usageBetween(before, await this.metrics()) });
       }
       if (!outcome) throw failure;
       return outcome;

@@ -2,7 +2,7 @@
  * The replay of a session-API session (`GET /v1/sessions/{id}/replay`): every operation in order, grouped
  * by the page URL it ran on, each with its own token usage (the Service's metrics before and after the
  * call). Official clients rebuild their `metrics` from these sums. Parameters name variables, never their
- * values; results are masked (`%name%`) the way the library masks its history.
+ * values; URLs, parameters and results are masked (`%name%`) by the session Service's secrets, as its history is.
  */
 import type { Metrics } from "../index.js";
 
@@ -80,23 +80,4 @@ export function replayResult(result: unknown): Record<string, unknown> {
   if (Array.isArray(result)) return { actions: result };
   if (typeof result === "object") return result as Record<string, unknown>;
   return { value: result };
-}
-
-type VariableValue = string | number | boolean | { value: string | number | boolean; description?: string };
-
-/** value → `%name%` in every string of a JSON-like value; longer values first so one inside another stays masked. */
-export function maskValues<T>(value: T, variables: Record<string, VariableValue> | undefined): T {
-  const entries = Object.entries(variables ?? {})
-    .map(([name, v]) => [name, String(typeof v === "object" ? v.value : v)] as const)
-    .filter(([, v]) => v.length > 0)
-    .sort((a, b) => b[1].length - a[1].length);
-  if (!entries.length) return value;
-  const maskText = (text: string) => entries.reduce((t, [name, v]) => t.split(v).join(`%${name}%`), text);
-  const walk = (v: unknown, depth: number): unknown => {
-    if (typeof v === "string") return maskText(v);
-    if (depth > 20 || v === null || typeof v !== "object") return v;
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, depth + 1)]));
-  };
-  return walk(value, 0) as T;
 }

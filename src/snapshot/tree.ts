@@ -232,7 +232,7 @@ export function buildTree(frames: readonly FrameAXTree[], options: BuildOptions 
     // Value-holding controls: the inner nodes are the browser's own editor parts; show the value instead.
     if (VALUE_ROLES.has(role) || (ref !== undefined && props.editable)) {
       const node: SnapNode = { role: shown, name, children: [] };
-      const value = squash(str(ax.value)).trim();
+      const value = passwordShown(squash(str(ax.value)).trim());
       if (role === "combobox") {
         const options = nativeOptions(ax, ctx);
         if (options) {
@@ -411,4 +411,12 @@ function nativeOptions(ax: AXNodeLike, ctx: FrameCtx): string[] | undefined {
     return out;
   }
   return undefined;
+}
+
+/**
+ * Chrome's accessibility tree shows a password field's value as one bullet per character (never the
+ * value itself); the snapshot shows a fixed-length mask instead, so not even the length is told.
+ */
+function passwordShown(value: string): string {
+  return /^\u2022+$/.test(value) ? "\u2022".repeat(8) : value;
 }

@@ -1,12 +1,11 @@
 /**
  * The agent's pure parts, no Chrome: the tool registry and the step reply schema derived from it, reply
- * validation, the step prompt (read back with the fake model's prompt parser), masking, config and
+ * validation, the step prompt (read back with the fake model's prompt parser), config and
  * execute-option resolution, the seed result schemas, and the agent cache key.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { agentCacheKey } from "../../src/agent/cache.js";
-import { masker, maskingClient } from "../../src/agent/mask.js";
 import { DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS, resolveAgentConfig, resolveExecuteOptions } from "../../src/agent/options.js";
 import { compactArgs, stepMessage } from "../../src/agent/prompt.js";
 import { AgentActionSchema, AgentExecuteResponseSchema, AgentResultSchema } from "../../src/agent/result.js";
@@ -89,27 +88,6 @@ describe("step prompt", () => {
   it("compactArgs shortens long strings and long argument lists", () => {
     expect(compactArgs({ text: "x".repeat(200) })).toBe(`{"text":"${"x".repeat(77)}…"}`);
     expect(compactArgs({ fields: Array.from({ length: 50 }, (_, i) => ({ ref: `e${i}`, value: "v" })) }).length).toBe(300);
-  });
-});
-
-describe("masking", () => {
-  const vars = { name: { value: "Ada Lovelace", description: "d" }, email: "ada+1@example.com", pin: "12" };
-
-  it("masks plain, percent-encoded and form-encoded values; leaves images alone", () => {
-    const mask = masker(vars);
-    expect(mask("Ada Lovelace / Ada%20Lovelace / Ada+Lovelace / ada%2B1%40example.com")).toBe("%name% / %name% / %name% / %email%");
-    const img = { mediaType: "image/png", data: "xx12xx" };
-    expect(mask({ a: ["pin 12"], image: img })).toEqual({ a: ["pin %pin%"], image: img });
-    expect(masker(vars, 4)("pin 12, Ada Lovelace")).toBe("pin 12, %name%");
-    expect(masker({})("Ada")).toBe("Ada");
-  });
-
-  it("a masking client masks every outgoing text", async () => {
-    let seen: GenerateRequest | undefined;
-    const inner: LLMClient = { modelName: "x/y", generate: async (r) => ((seen = r), { text: "{}", usage: { inputTokens: 0, outputTokens: 0, reasoningTokens: 0, cachedInputTokens: 0, inferenceTimeMs: 0 }, model: "y" }) };
-    await maskingClient(inner, masker(vars, 4)).generate({ system: "for Ada Lovelace", messages: [{ role: "user", content: "Page: http://x/?e=ada%2B1%40example.com" }], output: { name: "o", schema: {}, strict: false } });
-    expect(seen!.system).toBe("for %name%");
-    expect(seen!.messages[0]!.content).toBe("Page: http://x/?e=%email%");
   });
 });
 

@@ -1,0 +1,29 @@
+/**
+ * A model client whose every outgoing text is masked by the session's secrets (util/secrets.ts): the system
+ * prompt, every message (not its images) and, for computer use, the task and the tool results. The service
+ * wraps each client once (models.ts), so act, extract, observe, self-heal and every agent step and sub-call
+ * go through it. Replies are not touched: the model answers with `%name%` and values are substituted locally.
+ */
+import type { Secrets } from "../util/secrets.js";
+import type { LLMClient } from "./types.js";
+
+export function maskingClient(client: LLMClient, secrets: Secrets): LLMClient {
+  const cu = client.computerUse?.bind(client);
+  return {
+    modelName: client.modelName,
+    generate: (req) =>
+      client.generate({
+        ...req,
+        system: secrets.text(req.system),
+        messages: req.messages.map((m) => ({ ...m, content: secrets.text(m.content) })),
+      }),
+    ...(cu
+      ? {
+          computerUse: (setup) => {
+            const session = cu({ ...setup, system: secrets.text(setup.system), instruction: secrets.text(setup.instruction) });
+            return { next: (input) => session.next({ ...input, results: secrets.deep(input.results) }) };
+          },
+        }
+      : {}),
+  };
+}
