@@ -79,7 +79,7 @@ export class LocalBackend implements ServiceBackend {
       const parameters = { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) };
       const result = await this.run("act", page, r, parameters, (signal, deadline) => {
         const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
-        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache });
+        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache, warn: (m) => this.s.log.warn("act", m) });
       });
       this.record("act", parameters, result);
       return result;
