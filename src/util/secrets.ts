@@ -64,6 +64,11 @@ export class Secrets {
     this.compiled = undefined;
   }
 
+  /** Every remembered value with its name, oldest first (to keep them across commands: store/secrets.ts). */
+  entries(): Array<{ name: string; value: string }> {
+    return [...this.values].map(([value, name]) => ({ name, value }));
+  }
+
   get size(): number {
     return this.values.size;
   }
