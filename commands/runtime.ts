@@ -6,12 +6,13 @@
  */
 import { accessSync, constants, existsSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
+import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
 import type { Service, ServiceOptions } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
 import { addMetrics } from "../src/store/metrics.js";
 import { sessionRefStore } from "../src/store/refs.js";
+import { sessionSecretStore } from "../src/store/secrets.js";
 import {
   type CloudSessionRecord,
   type StoredSession,
@@ -283,6 +284,9 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       };
   const lib = await libPromise;
   const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
+  // Values given to earlier commands of this session (the page may still show them) stay masked here.
+  const secrets = sessionSecretStore(session.id, root);
+  for (const x of secrets.load()) svc.secrets.add(x.name, x.value);
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
   const unregister = registerCleanup(() => svc.close());
   // A command running longer than the idle timeout must not have its browser reaped under it.
@@ -304,6 +308,11 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
+    try {
+      secrets.save(svc.secrets.entries());
+    } catch (e) {
+      process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
+    }
     await record(svc, { logId: session.id, root }, extra, measured, out);
     if (heartbeat) clearInterval(heartbeat);
     await svc.close().catch(() => {});

@@ -72,6 +72,11 @@ export function refsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.refs`);
 }
 
+/** The values of a session's secrets (store/secrets.ts), 0600. */
+export function secretsPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.secrets`);
+}
+
 /** A short, unique, file-name-safe id (8 hex digits), not already recorded. */
 export function newSessionId(root: string = resolveStateDir()): string {
   for (;;) {
@@ -148,6 +153,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
   rmSync(refsPath(root, id), { force: true });
+  rmSync(secretsPath(root, id), { force: true });
 }
 
 /**

@@ -9,8 +9,9 @@
  *   matched next to `.`/`,` and another digit either (`1` stays in `127.0.0.1`, `2` in `2.5`). A value that itself starts or ends with punctuation
  *   has no such condition at that end.
  * - Every spelling a URL gives it: plain, `encodeURIComponent`, form-encoded (`+` for space), `encodeURI`.
- * - Structure is never rewritten: values under `selector`/`xpath` keys (a cached `p[1]` stays `p[1]`), and
- *   images (`image`/`images` keys, `{mediaType, data}`, `data:image/…` strings) are left alone.
+ * - Structure is never rewritten: values under `selector`/`xpath`/`ref` keys and any `xpath=…` string (a
+ *   cached `p[1]` stays `p[1]`, also as a drop target in `arguments`), and images (`image`/`images` keys,
+ *   `{mediaType, data}`, `data:image/…` strings) are left alone.
  * - Masking is idempotent: a `%name%` already there is kept as it is.
  * What a caller gets back (results, messages, selectors) is never masked: only copies on their way out.
  */
@@ -23,7 +24,7 @@ const TOKEN_CHAR = /[\p{L}\p{N}\p{M}]/u;
 const DIGIT = /\p{N}/u;
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 /** Keys whose values are structure, not text: never rewritten. */
-const STRUCTURAL_KEYS = new Set(["selector", "xpath", "image", "images", "screenshot"]);
+const STRUCTURAL_KEYS = new Set(["selector", "xpath", "ref", "image", "images", "screenshot"]);
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -64,6 +65,11 @@ export class Secrets {
     this.compiled = undefined;
   }
 
+  /** Every remembered value with its name, oldest first (to keep them across commands: store/secrets.ts). */
+  entries(): Array<{ name: string; value: string }> {
+    return [...this.values].map(([value, name]) => ({ name, value }));
+  }
+
   get size(): number {
     return this.values.size;
   }
@@ -91,7 +97,7 @@ export class Secrets {
 
   private walk(v: unknown, key: string | undefined, depth: number): unknown {
     if (key !== undefined && STRUCTURAL_KEYS.has(key)) return v;
-    if (typeof v === "string") return v.startsWith("data:image/") ? v : this.text(v);
+    if (typeof v === "string") return v.startsWith("data:image/") || v.startsWith("xpath=") ? v : this.text(v);
     if (depth > 40 || v === null || typeof v !== "object") return v;
     if (Array.isArray(v)) return v.map((x) => this.walk(x, undefined, depth + 1));
     if (v instanceof Date) return v;

@@ -4,7 +4,7 @@
  * that never leak, tokens and time in history and metrics, and what happens when no key is configured
  * (exit 9 without a terminal; a hidden prompt, an offer to store and one retry at a terminal).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeModel } from "../support/fake-model.js";
@@ -249,9 +249,14 @@ describe("svc act / observe / extract with a model", () => {
     const history = await svc(["history"], sb.env);
     const files = filesUnder(sb.state).filter((f) => /^(history|metrics)\/.+\.(jsonl|json)$/.test(f));
     expect(files.length).toBeGreaterThanOrEqual(2);
-    // Every model request up to and including the one for each act (after it, the page itself shows what
-    // was typed: the form echoes input values, and that text is the page's, not a leak).
-    const recorded = [history.stdout, ...files.map((f) => readFileSync(join(sb.state, f), "utf8")), ...fake.requests.slice(0, before + 1).map((q) => JSON.stringify(q.body))];
+    // Every model request, also the second command's, whose page shows the name typed by the first (the
+    // form echoes input values): the session remembers the first command's values (issue 11).
+    const recorded = [history.stdout, ...files.map((f) => readFileSync(join(sb.state, f), "utf8")), ...fake.requests.map((q) => JSON.stringify(q.body))];
+    expect(sent[1]!.snapshot).toContain("name: %who%");
+    // Kept for the session's later commands in a 0600 file next to its record.
+    const kept = filesUnder(sb.state).filter((f) => /^sessions\/.+\.secrets$/.test(f));
+    expect(kept).toHaveLength(1);
+    expect(statSync(join(sb.state, kept[0]!)).mode & 0o777).toBe(0o600);
     for (const text of recorded) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(name);

@@ -157,3 +157,41 @@ describe("session memory, URLs and password fields", () => {
     expect(join(dir, "report.html")).toBeTruthy();
   });
 });
+
+describe("the agent types a literal password", () => {
+  const s = useSession();
+  const AGENT_PW = "agent PW+LITERAL 9";
+
+  it("it is a secret from then on: later prompts, events, history, inference log and the agent cache; selectors stay whole", async () => {
+    const page = s.svc.page;
+    await page.goto(world.server.url("secrets.html"));
+    world.fake.script(
+      (req) => step("fillForm", { fields: [{ ref: refOf(req, "textbox", "User"), value: "agent-user" }, { ref: refOf(req, "textbox", "Password"), value: AGENT_PW }] }),
+      (req) => step("perform", { ref: refOf(req, "button", "Sign in"), method: "click", arguments: [] }),
+      step("done", { message: "signed in", success: true }),
+    );
+    const agent = s.svc.agent();
+    const log = eventLog();
+    agent.subscribe(log.listener);
+    const result = await agent.execute({ instruction: "sign in", variables: { x: "1" } });
+    expect(result.completed).toBe(true);
+    expect(page.url()).toContain(`pw=${encodeURIComponent(AGENT_PW).replace(/%20/g, "+")}`);
+
+    const steps = world.fake.requestsFor("agent_step");
+    expect(steps).toHaveLength(3);
+    // The first reply wrote the literal; every request after it (the page echoes it, then the URL holds it) masks it.
+    expect(steps[1]!.snapshot).toContain("pw: %password%");
+    expect(steps[2]!.url).toContain("pw=%password%");
+    const lines = s.inference().trim().split("\n");
+    const places = {
+      later: steps.slice(1).map((r) => JSON.stringify(r.body)).join("\n"),
+      inference: lines.slice(1).join("\n"),
+      history: JSON.stringify(await s.svc.history),
+      run_end: JSON.stringify(log.events.filter((e) => e.type === "run_end" || e.type === "page")),
+      cache: s.cache(),
+    };
+    expect(places.cache).toContain("p[2]/input");
+    expect(places.cache).not.toContain("[%x%]");
+    for (const [where, text] of Object.entries(places)) for (const v of spellings(AGENT_PW)) expect(text.includes(v), `${v} in ${where}`).toBe(false);
+  });
+});

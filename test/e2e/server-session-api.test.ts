@@ -396,6 +396,23 @@ describe("agentExecute", () => {
     expect(agent.parameters).toMatchObject({ instruction: TASK, variables: ["customer", "email"], model: "openai/gpt-test" });
   });
 
+  it("the session remembers the values: a later navigate and observe without variables are masked too (URL spellings included)", async () => {
+    const before = fake.requests.length;
+    await navigate(id, "site/confirm.html?item=fern&customer=Ada+Lovelace&quantity=2&email=ada%40example.com");
+    const observed = await json("POST", `/sessions/${id}/observe`, { instruction: "find the order number", options: { model: model() } }, withKey);
+    expect(observed.status).toBe(200);
+    const sent = fake.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.snapshot).toContain("%customer% ordered 2 × Boston Fern");
+    expect(sent[0]!.url).toContain("customer=%customer%&quantity=2&email=%email%");
+    const replay = JSON.stringify((await json("GET", `/sessions/${id}/replay`)).body);
+    expect(replay).toContain("customer=%customer%");
+    for (const v of ["Ada Lovelace", "Ada+Lovelace", "Ada%20Lovelace", "ada@example.com", "ada%40example.com"]) {
+      expect(replay).not.toContain(v);
+      expect(JSON.stringify(sent[0]!.body)).not.toContain(v);
+    }
+  });
+
   it("the model key never appears in the server's log lines or in any stream", async () => {
     const streamed = await stream(`/sessions/${id}/observe`, { instruction: "find the search box", options: { model: model() } }, withKey);
     expect(streamed.text).not.toContain(MODEL_KEY);

@@ -39,8 +39,8 @@ describe("whole tokens", () => {
   it("deep: strings of any JSON-like value; selectors, xpaths and images untouched; keys kept", () => {
     const s = secrets({ x: 1, pw: "s3cr3t" });
     const img = { mediaType: "image/png", data: "1" };
-    const value = { actions: [{ selector: "xpath=/html/body/form/p[1]/input", arguments: ["1"], description: "field 1" }], image: "1", images: [img], shot: img, url: "data:image/png;base64,1", "1": "s3cr3t" };
-    expect(s.deep(value)).toEqual({ actions: [{ selector: "xpath=/html/body/form/p[1]/input", arguments: ["%x%"], description: "field %x%" }], image: "1", images: [img], shot: img, url: "data:image/png;base64,1", "1": "%pw%" });
+    const value = { actions: [{ selector: "xpath=/html/body/form/p[1]/input", arguments: ["1", "xpath=/html/body/p[1]"], description: "field 1" }], fields: [{ ref: "/html/p[1]", value: "1" }], image: "1", images: [img], shot: img, url: "data:image/png;base64,1", "1": "s3cr3t" };
+    expect(s.deep(value)).toEqual({ actions: [{ selector: "xpath=/html/body/form/p[1]/input", arguments: ["%x%", "xpath=/html/body/p[1]"], description: "field %x%" }], fields: [{ ref: "/html/p[1]", value: "%x%" }], image: "1", images: [img], shot: img, url: "data:image/png;base64,1", "1": "%pw%" });
     expect(value.actions[0]!.arguments[0]).toBe("1");
   });
 
