@@ -145,6 +145,14 @@ describe("agent cache: the answer is the page's, not the recording's", () => {
     expect(again.result).toMatchObject({ success: true, message: `Order ${again.shown.replace("Order number: ", "")} is placed.`, metadata: { cacheStatus: "HIT", cacheKey: alice.result.metadata!.cacheKey } });
     expect(again.calls).toBe(1);
 
+    // A budget that ends the run right after the replay: no answer is made up, and the message says so.
+    world.fake.reset();
+    await env.svc.page.goto(world.server.url("orders.html"));
+    const cut = await env.svc.agent().execute({ instruction: ORDER, variables: { customer: "Alice" }, maxSteps: 2 });
+    expect(cut).toMatchObject({ success: false, completed: false, metadata: { cacheStatus: "HIT", stopReason: "maxSteps" } });
+    expect(cut.message).toBe("stopped: reached the step limit (maxSteps 2) before the task was done (2 step(s) were replayed from the agent cache; the final answer was not recomputed)");
+    expect(world.fake.requests).toHaveLength(0);
+
     // On disk: the names and the salt, never the values or an earlier answer.
     const files = filesUnder(dirs.cache);
     for (const f of files) for (const text of ["Alice", "Bob", alice.result.message, bob.result.message]) expect(f.text).not.toContain(text);
