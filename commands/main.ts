@@ -316,7 +316,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)")
     .option("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable)", collect, undefined)
     .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}')
-    .option("--cache-dir <dir>", "replay a stored successful run with no model calls; store new ones")
+    .option("--cache-dir <dir>", "replay the steps of a stored successful run with no model calls (the model then answers from the page); store new ones")
     .option("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)")
     .option("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory")
     .option("--headed", "one-shot browser: show the window")

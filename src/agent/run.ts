@@ -248,6 +248,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       }
     }
     replayState = "full";
+    if (step === 0) return; // an entry with nothing to redo: the model starts as on a miss
     emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the model reads the page for the final answer` });
     note = `Note: steps 1–${step} were replayed from a cache of an earlier run of this task. Look at the page as it is now: continue if something is left, and give the final answer from what this page shows.`;
   };

@@ -6,11 +6,12 @@
  * model takes over from that step and the entry is refreshed.
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FakeReplyFn } from "../support/fake-model.js";
 import { textIn } from "../support/browser.js";
 import { filesUnder, refOf, useModelService, useModelWorld, useTempDirs, WIRES } from "../support/models.js";
-import { eventLog, lineOf, scriptTimes, siteBrain, step, stepRequests } from "./agent-support.js";
+import { centerOf, eventLog, lineOf, scriptTimes, siteBrain, step, stepRequests } from "./agent-support.js";
 
 const world = useModelWorld();
 const tempDir = useTempDirs();
@@ -18,7 +19,7 @@ const wire = WIRES[0]!;
 const TASK = "Order two Boston Ferns with express delivery for %customer% (%email%)";
 
 describe("agent cache", () => {
-  const dirs = { cache: "" };
+  const dirs = { cache: "", adaKey: "" };
   const env = useModelService(() => ({ model: wire.model(world.fake), cacheDir: (dirs.cache = tempDir()) }));
   const start = () => world.server.url("site/index.html");
   const run = async (customer: string) => {
@@ -26,12 +27,13 @@ describe("agent cache", () => {
     return env.svc.agent().execute({ instruction: TASK, variables: { customer, email: "x@example.com" } });
   };
   /** The entry of the first run (Ada Lovelace's key). */
-  const entryFile = () => filesUnder(dirs.cache).find((f) => f.path.includes("/agent/") && f.path.endsWith(".json") && JSON.parse(f.text).steps)!.path;
+  const entryFile = () => join(dirs.cache, "agent", `${dirs.adaKey}.json`);
 
   it("stores a run without its final answer; the same values replay it and the model answers from the page; other values miss", async () => {
     scriptTimes(world.fake, siteBrain({ start: start() }));
     const first = await run("Ada Lovelace");
     expect(first).toMatchObject({ completed: true, metadata: { cacheStatus: "MISS" } });
+    dirs.adaKey = first.metadata!.cacheKey as string;
     expect(stepRequests(world.fake).length).toBe(7);
     const entry = JSON.parse(readFileSync(entryFile(), "utf8"));
     expect(entry.steps.map((s: { tool: string }) => s.tool)).toEqual(["perform", "keys", "perform", "perform", "fillForm", "perform"]);
@@ -143,11 +145,48 @@ describe("agent cache: the answer is the page's, not the recording's", () => {
     expect(again.result).toMatchObject({ success: true, message: `Order ${again.shown.replace("Order number: ", "")} is placed.`, metadata: { cacheStatus: "HIT", cacheKey: alice.result.metadata!.cacheKey } });
     expect(again.calls).toBe(1);
 
+    // A budget that ends the run right after the replay: no answer is made up, and the message says so.
+    world.fake.reset();
+    await env.svc.page.goto(world.server.url("orders.html"));
+    const cut = await env.svc.agent().execute({ instruction: ORDER, variables: { customer: "Alice" }, maxSteps: 2 });
+    expect(cut).toMatchObject({ success: false, completed: false, metadata: { cacheStatus: "HIT", stopReason: "maxSteps" } });
+    expect(cut.message).toBe("stopped: reached the step limit (maxSteps 2) before the task was done (2 step(s) were replayed from the agent cache; the final answer was not recomputed)");
+    expect(world.fake.requests).toHaveLength(0);
+
     // On disk: the names and the salt, never the values or an earlier answer.
     const files = filesUnder(dirs.cache);
     for (const f of files) for (const text of ["Alice", "Bob", alice.result.message, bob.result.message]) expect(f.text).not.toContain(text);
     const salt = files.find((f) => f.path.endsWith("/agent/.salt"))!;
     expect(salt.text).toMatch(/^[0-9a-f]{64}$/);
     expect(statSync(salt.path).mode & 0o777).toBe(0o600);
+  });
+});
+
+/** cua mode: the computer actions replay, then the computer-use model starts on the replayed page, told so. */
+describe("agent cache in cua mode", () => {
+  const responses = WIRES.find((w) => w.format === "responses")!;
+  const env = useModelService(() => ({ model: responses.model(world.fake), cacheDir: tempDir() }));
+  const ORDER = "Place an order for %customer% and tell me the order number";
+  const shown = async () => (await textIn(env.svc.page, "#result")).replace("Order number: ", "");
+  const final = async () => ({ kind: "computer", actions: [], text: `Order ${await shown()} is placed.` });
+  const clickOn = (selector: string) => async () => ({ kind: "computer", actions: [{ type: "click", button: "left", ...(await centerOf(env.svc.page, selector)) }] });
+  const order = async () => {
+    await env.svc.page.goto(world.server.url("orders.html"));
+    return env.svc.agent({ mode: "cua" }).execute({ instruction: ORDER, variables: { customer: "Carol" } });
+  };
+
+  it("a HIT replays the computer actions and the model answers from the page it reached", async () => {
+    world.fake.script(clickOn("#customer"), { kind: "computer", actions: [{ type: "type", text: "%customer%" }] }, clickOn("#place"), final);
+    const first = await order();
+    expect(first).toMatchObject({ success: true, message: `Order ${await shown()} is placed.`, metadata: { cacheStatus: "MISS" } });
+
+    world.fake.reset();
+    world.fake.script(final);
+    const again = await order();
+    expect(await shown()).not.toBe(first.message.replace(/^Order | is placed\.$/g, ""));
+    expect(again).toMatchObject({ success: true, message: `Order ${await shown()} is placed.`, metadata: { cacheStatus: "HIT" } });
+    expect(again.actions.map((a) => a.cached ?? false)).toEqual([true, true, true, false]);
+    expect(world.fake.requests).toHaveLength(1);
+    expect(JSON.stringify(world.fake.requests[0]!.body)).toContain("were replayed from a cache of an earlier run");
   });
 });

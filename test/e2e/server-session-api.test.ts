@@ -2,7 +2,7 @@
  * The session API of `svc serve` over raw HTTP (fetch), against the in-process server, real Chrome and
  * the fake model: every route's envelope, validation (400 naming the field), auth (401), ownership (404),
  * SSE framing and order, client disconnect aborting an agent run, the server cache (act header, agent
- * shouldCache replayed with zero model calls), the replay's token sums, no model key in any log, idle
+ * shouldCache replayed with no model call but the final answer's), the replay's token sums, no model key in any log, idle
  * expiry and shutdown. Every Chrome is launched under a TMPDIR of this file, so the end can check that none
  * is left.
  */
@@ -301,7 +301,7 @@ describe("agentExecute", () => {
     id = await start();
   });
 
-  it("JSON: the seed's AgentExecuteResponse; shouldCache returns the entry, and the same request replays it with zero model calls", async () => {
+  it("JSON: the seed's AgentExecuteResponse; shouldCache returns the entry, and the same request replays it, the model only answering from the page", async () => {
     await navigate(id, "site/index.html");
     scriptTimes(fake, siteBrain({ start: begin() }));
     const first = await json("POST", `/sessions/${id}/agentExecute`, request({ shouldCache: true }), withKey);
@@ -314,11 +314,17 @@ describe("agentExecute", () => {
     // The key reached the model server through the header.
     expect(stepRequests(fake)[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
 
+    // The entry holds the steps, not the earlier run's answer.
+    expect(first.body.data.cacheEntry.entry.steps.map((s: { tool: string }) => s.tool)).not.toContain("done");
+
     fake.reset();
+    scriptTimes(fake, siteBrain({ start: begin() }));
     await navigate(id, "site/index.html");
     const again = await json("POST", `/sessions/${id}/agentExecute`, request({ shouldCache: true }), withKey);
-    expect(fake.requests).toHaveLength(0);
-    expect(again.body.data.result).toMatchObject({ success: true, completed: true, metadata: { cacheStatus: "HIT" }, usage: { input_tokens: 0, output_tokens: 0 } });
+    // The steps replay with no model; one call reads the page they reached for the final answer.
+    expect(stepRequests(fake)).toHaveLength(1);
+    expect(stepRequests(fake)[0]!.url).toContain("/site/confirm.html");
+    expect(again.body.data.result).toMatchObject({ success: true, completed: true, message: first.body.data.result.message, metadata: { cacheStatus: "HIT" } });
     expect(again.body.data.cacheEntry.cacheKey).toBe(first.body.data.cacheEntry.cacheKey);
 
     // The bypass header runs the model again.
