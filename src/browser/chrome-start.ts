@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { accessSync, closeSync, constants as fsConstants, openSync, readSync, statSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceInitError } from "../errors.js";
@@ -39,6 +40,26 @@ export function checkDisplay(options: LocalBrowserLaunchOptions): void {
     hint: "headless: true (CLI: drop --headed), or run under a display (e.g. xvfb-run)",
   });
 }
+
+/**
+ * A free loopback port for Chrome's DevTools, chosen here (as chrome-launcher does) so that Chrome's command
+ * line names it (`ps`, /proc). Should another process take it first, Chrome says so and waitForDevTools
+ * reports that line at once.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Chrome could not open its DevTools port: it keeps running without one, so this line ends the wait. */
+const NO_DEVTOOLS = /Cannot start http server for devtools/i;
 
 /** Lines Chrome writes on every start on a server (no D-Bus, no cpufreq) that never explain a failure. */
 const NOISE = /dbus|crashpad|zygote_linux|Fontconfig|cpufreq|sandbox_linux|gpu_init|viz_main|gl_(surface|display)|angle/i;
@@ -99,6 +120,8 @@ export async function waitForDevTools(child: ChildProcess, log: { file: string; 
       const text = readFrom(log.file, log.offset);
       const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
       if (m) return m[1]!;
+      const noPort = text.split("\n").find((l) => NO_DEVTOOLS.test(l));
+      if (noPort) throw new ServiceInitError(`Chrome could not open its DevTools port: ${noPort.trim()}`, { hint: "the port is in use; choose another localBrowserLaunchOptions.port, or leave it unset" });
       if (exited !== undefined || Date.now() > deadline) {
         // Chrome may still be flushing its last lines when the exit is seen.
         await new Promise((r) => setTimeout(r, 100));

@@ -16,7 +16,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
-import { checkDisplay, chromeErrLog, runBase, waitForDevTools } from "./chrome-start.js";
+import { checkDisplay, chromeErrLog, freePort, runBase, waitForDevTools } from "./chrome-start.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { processAlive as alive } from "../util/process.js";
 
@@ -134,10 +134,11 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   let launched: chromeLauncher.LaunchedChrome;
   try {
     // With --remote-debugging-pipe chrome-launcher neither picks a port nor polls one: Chrome opens the
-    // port we ask for (0: any free one) and announces it on stderr, read by waitForDevTools.
+    // port we ask for and announces it on stderr, read by waitForDevTools.
+    const port = options.port || (await freePort());
     launched = await chromeLauncher.launch({
       chromePath,
-      chromeFlags: [...chromeArgs(options), "--remote-debugging-pipe", `--remote-debugging-port=${options.port ?? 0}`],
+      chromeFlags: [...chromeArgs(options), "--remote-debugging-pipe", `--remote-debugging-port=${port}`],
       ignoreDefaultFlags: true,
       userDataDir,
       handleSIGINT: false,
@@ -160,10 +161,10 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   // Chrome's fds 3 and 4 (the DevTools pipe). The reaper holds them too: Chrome then ends when the owner and
   // the reaper are both gone.
   const pipes = [launched.process.stdio[3], launched.process.stdio[4]].filter((p): p is Readable | Writable => !!p);
-  startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
   let wsEndpoint: string;
   let port: number;
   try {
+    startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
     wsEndpoint = await waitForDevTools(launched.process, errLog, STARTUP_TIMEOUT_MS);
     port = Number(new URL(wsEndpoint).port);
   } catch (e) {

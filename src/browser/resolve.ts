@@ -113,7 +113,8 @@ async function resolveXPath(frames: FrameTree, root: Root, steps: string[], sele
     }
     if (!last && isFrameStep(step)) {
       const frameId = await evalXPath(root, steps.slice(0, i + 1), selector);
-      if (!frameId) return null;
+      // The path names an iframe to enter and there is none: the iframe, not the target, is what is missing.
+      if (!frameId) throw new ServiceIframeError(`"${selector}": no iframe at ${joinXPath(steps.slice(0, i + 1))}`, { hint: "the page's iframes changed; locate the element again" });
       const doc = await enterFrame(frames, await handleFor(root.frame, frameId), selector);
       const rest = steps.slice(i + 1);
       return resolveXPath(frames, doc, rest[0] === "" ? rest : ["", ...rest], selector);
@@ -141,7 +142,11 @@ async function resolveCss(frames: FrameTree, root: Root, hops: string[], selecto
     } catch (e) {
       throw new ServiceElementNotFoundError(`invalid CSS selector "${hops[i]}"`, { cause: e });
     }
-    if (!id) return null;
+    if (!id) {
+      // A hop that names an iframe (`iframe#pay >> …`) and matches none: the iframe cannot be resolved.
+      if (i < hops.length - 1 && /^\s*i?frame\b/i.test(hops[i]!)) throw new ServiceIframeError(`"${selector}": no iframe matches "${hops[i]}"`, { hint: "check the iframe's selector" });
+      return null;
+    }
     if (i === hops.length - 1) return handleFor(current.frame, id);
     const el = await handleFor(current.frame, id);
     const { node } = await current.frame.session.send("DOM.describeNode", { objectId: id, pierce: true, depth: 1 });

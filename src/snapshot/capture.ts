@@ -10,7 +10,8 @@
  * own `cursor: pointer` (clickable.ts says which calls, and why not DOMSnapshot).
  */
 import { utilityContext, type Frame, type FrameTree } from "../browser/frames.js";
-import { ServiceElementNotFoundError } from "../errors.js";
+import { ProtocolError } from "../browser/cdp/connection.js";
+import { ServiceDomProcessError, ServiceElementNotFoundError } from "../errors.js";
 import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
 import { RefMap } from "./refs.js";
 import { render } from "./render.js";
@@ -71,8 +72,11 @@ async function readFrame(source: SnapshotSource, f: Frame, topId: string): Promi
     : undefined;
   const ax = f.session.send("Accessibility.getFullAXTree", { frameId: f.id });
   if (f.id === topId) {
-    // The top frame failing is the snapshot failing (closed page, crash): let its error through.
-    const { nodes } = await ax;
+    // The top frame failing is the snapshot failing: a closed or crashed page keeps its own error; Chrome
+    // refusing the tree of a live page is the DOM processing failing.
+    const { nodes } = await ax.catch((e: unknown) => {
+      throw e instanceof ProtocolError ? new ServiceDomProcessError(`cannot read the page's accessibility tree: ${(e as Error).message}`, { cause: e }) : e;
+    });
     return { frameId: f.id, nodes: nodes as AXNodeLike[] };
   }
   // A child frame may detach or swap processes mid-capture: skip it, the rest of the page is still good.

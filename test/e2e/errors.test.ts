@@ -76,7 +76,12 @@ describe("selector failures", () => {
   it("an XPath that matches nothing → XPathResolutionError", async () => {
     await expectError(act("click", "/html/body/nav/button"), XPathResolutionError, { message: /\/html\/body\/nav\/button/ });
     await expectError(act("click", "/html/body/iframe[2]/html/body/nav"), XPathResolutionError);
-    await expectError(act("click", "/html/body/iframe[7]/html/body/button"), XPathResolutionError);
+  });
+
+  it("a path or hop through an iframe that is not there → ServiceIframeError", async () => {
+    const e = await expectError(act("click", "/html/body/iframe[7]/html/body/button"), ServiceIframeError, { message: /no iframe at \/html\/body\/iframe\[7\]/ });
+    expect(e.code).toBe("IFRAME_UNRESOLVED");
+    await expectError(act("click", "iframe#no-such-frame >> button"), ServiceIframeError, { message: /no iframe matches "iframe#no-such-frame"/ });
   });
 
   it("a >> hop on an element that is neither an iframe nor a shadow host → shadow-root/iframe error", async () => {
