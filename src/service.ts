@@ -73,6 +73,19 @@ export interface LegacyExtractOptions<T = unknown> {
   page?: Page | object;
 }
 
+// The older generation's page methods (spec §9), typed like the Service's own (page.ts cannot name these types).
+declare module "./browser/page.js" {
+  interface Page {
+    act(action: Action, options?: Omit<ActOptions, "page">): Promise<ActResult>;
+    act(instruction: string, options?: Omit<ActOptions, "page">): Promise<ActResult>;
+    observe(instruction?: string, options?: Omit<ObserveOptions, "page">): Promise<Action[]>;
+    extract(): Promise<{ pageText: string }>;
+    extract(instruction: string, options?: Omit<ExtractOptions, "page">): Promise<{ extraction: string }>;
+    extract<T>(instruction: string, schema: z.ZodType<T>, options?: Omit<ExtractOptions, "page">): Promise<T>;
+    extract<T>(options: Omit<LegacyExtractOptions<T>, "page">): Promise<T | { extraction: string } | { pageText: string }>;
+  }
+}
+
 function isZod(v: unknown): v is z.ZodType {
   return !!v && typeof v === "object" && typeof (v as z.ZodType).safeParse === "function";
 }
