@@ -5,7 +5,7 @@
  * hash cannot mask text. The file goes with the session (`svc sessions end`, a session found dead).
  */
 import { ServiceStateError } from "../errors.js";
-import { ensureDir, readIfExists, resolveStateDir, writeFileAtomic } from "./files.js";
+import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { secretsPath, sessionsDir } from "./sessions.js";
 
 export interface StoredSecret {
@@ -40,7 +40,7 @@ export function sessionSecretStore(id: string, root: string = resolveStateDir())
       for (const x of secrets) if (!byValue.has(x.value)) (byValue.set(x.value, { name: x.name, value: x.value }), (added = true));
       if (!added) return;
       ensureDir(sessionsDir(root));
-      writeFileAtomic(path, `${JSON.stringify({ secrets: [...byValue.values()].slice(-MAX_SECRETS) })}\n`, 0o600);
+      writeStateFile(path, `${JSON.stringify({ secrets: [...byValue.values()].slice(-MAX_SECRETS) })}\n`, 0o600);
     },
   };
 }
