@@ -126,9 +126,11 @@ describe("remote mode against svc serve", () => {
       const agent = svc.agent();
       const types: string[] = [];
       agent.subscribe((e) => types.push(e.type));
-      const result = await agent.execute({ instruction: task, variables: { customer: "Ada Lovelace", email: "ada@example.com" } });
+      const ends: string[] = [];
+      const onStepEnd = ({ step, tool }: { step: number; tool: string }) => void ends.push(`${step} ${tool}`);
+      const result = await agent.execute({ instruction: task, variables: { customer: "Ada Lovelace", email: "ada@example.com" }, onStepEnd });
       const summary = await textIn(svc.page, "#summary");
-      return { result, types, summary, agentTokens: (await svc.metrics).agentPromptTokens };
+      return { result, types, ends, summary, agentTokens: (await svc.metrics).agentPromptTokens };
     };
     world.fake.reset();
     const there = await using(remote(), run);
@@ -143,6 +145,9 @@ describe("remote mode against svc serve", () => {
     expect(there.types.at(-1)).toBe("run_end");
     expect(there.types.filter((t) => t === "tool_call")).toHaveLength(here.types.filter((t) => t === "tool_call").length);
     expect(there.agentTokens).toBe(here.agentTokens);
+    // onStepEnd: once per step, in order, on the server's run too (as its results arrive).
+    expect(there.ends).toEqual(there.result.actions.map((a) => `${a.step} ${a.type}`));
+    expect(there.ends).toEqual(here.ends);
   });
 
   it("init returns the cloud session; close releases it and its browser", async () => {
