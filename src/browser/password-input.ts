@@ -4,15 +4,17 @@
  * whatever fills a password field — a variable, a literal the model wrote, the caller's own fill() — is
  * masked afterwards wherever the session writes something down or asks a model.
  *
- * Each CDP session of the page (the main one, one per out-of-process iframe) is asked whether its document
- * has the focus and follows `activeElement` through open shadow roots and same-process iframes. A field
- * inside a closed shadow root is not seen here (its value still never reaches a snapshot: Chrome's
- * accessibility tree shows a password field's value as bullets).
+ * The page's main session follows `activeElement` through open shadow roots and same-process iframes (the
+ * page need not be the focused tab); when it ends at an out-of-process iframe, the OOPIF sessions are asked
+ * the same (one whose own focused element is a password field counts). A field inside a closed shadow root
+ * is not seen here (its value still never reaches a snapshot: Chrome's accessibility tree shows a password
+ * field's value as bullets).
  */
+import type { CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";
 
-const FOCUSED_PASSWORD = `(() => {
-  if (!document.hasFocus()) return false;
+/** "password", "other", or "frame" (the focus is in a cross-process iframe: ask that frame's session). */
+const FOCUSED_FIELD = `(() => {
   let a = document.activeElement;
   for (let i = 0; a && i < 50; i++) {
     if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
@@ -20,22 +22,27 @@ const FOCUSED_PASSWORD = `(() => {
       let d = null;
       try { d = a.contentDocument; } catch (e) { d = null; }
       if (d && d.activeElement) { a = d.activeElement; continue; }
-      return false;
+      return "frame";
     }
     break;
   }
-  return !!a && a.localName === "input" && String(a.type).toLowerCase() === "password";
+  return a && a.localName === "input" && String(a.type).toLowerCase() === "password" ? "password" : "other";
 })()`;
 
+async function focusedIn(session: CdpSession): Promise<string> {
+  try {
+    const r = await session.send("Runtime.evaluate", { expression: FOCUSED_FIELD, returnByValue: true });
+    return typeof r.result.value === "string" ? r.result.value : "other";
+  } catch {
+    return "other";
+  }
+}
+
 export async function focusedIsPassword(frames: FrameTree): Promise<boolean> {
-  const sessions = [...new Set(frames.all().map((f) => f.session))];
-  const answers = await Promise.all(
-    sessions.map((session) =>
-      session
-        .send("Runtime.evaluate", { expression: FOCUSED_PASSWORD, returnByValue: true })
-        .then((r) => r.result.value === true)
-        .catch(() => false),
-    ),
-  );
-  return answers.includes(true);
+  const main = frames.main.session;
+  const here = await focusedIn(main);
+  if (here !== "frame") return here === "password";
+  // The focus is in an out-of-process iframe: any of them whose own focus is a password field.
+  const others = [...new Set(frames.all().map((f) => f.session))].filter((s) => s !== main);
+  return (await Promise.all(others.map(focusedIn))).includes("password");
 }

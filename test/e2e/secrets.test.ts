@@ -195,3 +195,20 @@ describe("the agent types a literal password", () => {
     for (const [where, text] of Object.entries(places)) for (const v of spellings(AGENT_PW)) expect(text.includes(v), `${v} in ${where}`).toBe(false);
   });
 });
+
+describe("password fields in any frame", () => {
+  const s = useSession();
+
+  it("a value filled into a password field of a cross-origin iframe is a secret; text in a plain field is not", async () => {
+    const page = s.svc.page;
+    await page.goto(world.server.url("secrets-frame.html"));
+    await page.deepLocator("#login >> #pw").fill("framed-PW-5150");
+    await page.deepLocator("#login >> #user").fill("framed-user");
+    await page.locator("#search").fill("plain query");
+    await expectText(page, "#log", "user: framed-user", ["#login"]);
+    expect(s.svc.secrets.has("framed-PW-5150")).toBe(true);
+    expect(s.svc.secrets.has("framed-user")).toBe(false);
+    expect(s.svc.secrets.has("plain query")).toBe(false);
+  });
+});
+
