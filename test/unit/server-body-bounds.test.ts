@@ -181,7 +181,7 @@ describe("the server refuses oversized and malformed input with a 4xx, never a 5
   it("requests Node's parser refuses get an answer in the envelope, and the server keeps serving", async () => {
     const bad = await rawRequest(`GET /v1/sessions HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`);
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
-    expect(bad).toContain('{"success":false,"message":"malformed HTTP request"}');
+    expect(bad).toContain('{"success":false,"message":"malformed HTTP request","code":"INVALID_ARGUMENT"}');
     const huge = await rawRequest(`GET /v1/sessions HTTP/1.1\r\nHost: x\r\nx-pad: ${"p".repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(huge).toContain('{"success":false,"message":"request headers too large"}');
