@@ -184,7 +184,7 @@ describe("the server refuses oversized and malformed input with a 4xx, never a 5
     expect(bad).toContain('{"success":false,"message":"malformed HTTP request","code":"INVALID_ARGUMENT"}');
     const huge = await rawRequest(`GET /v1/sessions HTTP/1.1\r\nHost: x\r\nx-pad: ${"p".repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
-    expect(huge).toContain('{"success":false,"message":"request headers too large"}');
+    expect(huge).toContain('{"success":false,"message":"request headers too large","code":"HEADERS_TOO_LARGE"}');
     expect(logs).toContain("client error: 431 (HPE_HEADER_OVERFLOW)");
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
