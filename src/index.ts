@@ -34,6 +34,7 @@ export { VariablesSchema } from "./operations/variables.js";
 export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
+export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
 export { BrowserContext } from "./browser/context.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export { Locator } from "./browser/locator.js";

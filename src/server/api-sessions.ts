@@ -20,7 +20,7 @@ import { errorResponse, HttpError, parseWith } from "./http-error.js";
 import { serverModelPolicy, type ServerModelPolicy } from "./model-policy.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "./platform-sessions.js";
 import { clientCdpEndpoint } from "./cdp-url.js";
-import { refuseTenantLaunchOptions, type StartBody, withModelKey } from "./session-bodies.js";
+import { refuseTenantLaunchOptions, type StartBody, tenantLaunchOptions, withModelKey } from "./session-bodies.js";
 import { ReplayLog, type ReplayMethod, usageBetween } from "./session-replay.js";
 import { wireLogLine } from "./sse.js";
 
@@ -55,6 +55,8 @@ export interface StartResult {
   sessionId: string;
   available: true;
   cdpUrl: string;
+  /** Launch options accepted but not applied, one line each. */
+  warnings?: string[];
 }
 
 interface InFlight {
@@ -242,6 +244,8 @@ export class ApiSessions {
     let cdpUrl: string;
     let publicCdpUrl: string;
     refuseTenantLaunchOptions(browser?.launchOptions, isolated(this.config));
+    const launchOptions = tenantLaunchOptions(browser?.launchOptions, isolated(this.config));
+    const warnings = [...(launchOptions?.warnings ?? [])];
     if (browser?.type === "local" && browser.cdpUrl) {
       cdpUrl = await clientCdpEndpoint(browser.cdpUrl, this.config);
       publicCdpUrl = browser.cdpUrl;
@@ -251,7 +255,8 @@ export class ApiSessions {
         if (platformSession.status !== "RUNNING") throw new HttpError(404, `browserbaseSessionID: session ${platformSession.id} is ${platformSession.status}`);
       } else {
         const params = parseWith(SessionCreateParamsSchema, body.browserbaseSessionCreateParams ?? {}, "browserbaseSessionCreateParams");
-        platformSession = await this.platform.create(owner, params, browser?.type === "local" ? browser.launchOptions : undefined);
+        const chosen = browser?.type === "local" ? launchOptions : undefined;
+        platformSession = await this.platform.create(owner, params, chosen?.launch, chosen?.emulation);
         created = true;
       }
       try {
@@ -313,7 +318,8 @@ export class ApiSessions {
       };
     }
     this.log(`api session ${id} started (${created ? "new browser" : platformSession ? "attached" : "cdpUrl"}, model ${body.modelName})`);
-    return { sessionId: id, available: true, cdpUrl: publicCdpUrl };
+    if (launchOptions && !(created && browser?.type === "local")) warnings.push("browser.launchOptions are ignored: they apply only to a browser this start launches (browser.type \"local\" without cdpUrl or browserbaseSessionID)");
+    return { sessionId: id, available: true, cdpUrl: publicCdpUrl, ...(warnings.length ? { warnings } : {}) };
   }
 
   /** `POST /v1/sessions/{id}/end` (and idle expiry): see the module comment for what is released. */

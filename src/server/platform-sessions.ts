@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
-import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
+import { type BrowserEmulation, emulates, launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
@@ -15,6 +15,7 @@ import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
 import { SessionClients } from "./session-clients.js";
+import { holdSessionEmulation } from "./session-emulation.js";
 import { processAlive as alive } from "../util/process.js";
 import { clip } from "../util/zod.js";
 
@@ -125,7 +126,7 @@ export class PlatformSessions {
    * Starts a Chrome for `owner`. `launch` (a session-API start's `launchOptions`) is merged over the
    * server's launch options; the session's viewport wins over both.
    */
-  async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions): Promise<PlatformSession> {
+  async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation): Promise<PlatformSession> {
     if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
     // Callers may pass a body they validated already (with their own field prefix); parsing again is cheap.
     const p = parseWith(SessionCreateParamsSchema, params);
@@ -139,6 +140,9 @@ export class PlatformSessions {
       height: p.browserSettings?.viewport?.height ?? fallback.height,
     };
     const options = this.launchOptions(base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors, port: launch?.port });
+    // Touch support is decided as each document is created, sooner than CDP can reach a new page: the flag
+    // makes it certain; touch emulation (held over CDP) adds the touch points.
+    if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
     this.creating++;
     let browser: LaunchedBrowser;
     try {
@@ -150,7 +154,10 @@ export class PlatformSessions {
     // would hold a maxSessions slot (and memory) with no id a client could release.
     try {
       if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
-      return this.register(owner, p, viewport, browser);
+      const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation, this.config, owner) : undefined;
+      const session = this.register(owner, p, viewport, browser);
+      if (held) this.onEnded(session.id, () => void held.close());
+      return session;
     } catch (e) {
       await browser.close().catch(() => {});
       throw e;

@@ -5,7 +5,7 @@
  * (useTouch, ignoreSelectors, screenshot …); the fields it acts on are validated.
  */
 import { z } from "zod";
-import { ActionSchema, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../index.js";
+import { ActionSchema, type BrowserEmulation, BrowserEmulationSchema, type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../index.js";
 import { HttpError } from "./http-error.js";
 
 const timeout = z.number().positive().optional();
@@ -13,20 +13,52 @@ const frameId = z.string().min(1).nullable().optional();
 const streamResponse = z.boolean().nullable().optional();
 
 /**
- * Launch options a client may choose. The rest (executablePath, args, ignoreDefaultArgs, userDataDir, port,
- * cdpUrl) decide which program runs on the server, with which command line and files, so they belong to
- * the operator (`svc serve` flags), never to a request: Chrome flags such as `--renderer-cmd-prefix` run
- * arbitrary commands.
+ * Launch options a client may choose. `args` and `executablePath` decide which program runs on the server
+ * and with which command line (Chrome flags such as `--renderer-cmd-prefix` run arbitrary commands), so
+ * they belong to the operator (`svc serve` flags) and are refused. The page settings of the official
+ * launch options are applied over CDP (browser/emulation.ts); the official keys that are the operator's or
+ * mean nothing here are accepted and ignored, each named in the start response's `warnings`.
  */
 const CLIENT_LAUNCH_OPTIONS = ["headless", "viewport", "devtools", "proxy", "ignoreHTTPSErrors"] as const;
+const EMULATED = ["locale", "deviceScaleFactor", "hasTouch", "acceptDownloads"] as const;
+const IGNORED: Record<string, string> = {
+  port: "each session's Chrome gets its own port",
+  userDataDir: "each session gets its own fresh profile",
+  preserveUserDataDir: "a session's profile ends with it",
+  ignoreDefaultArgs: "Chrome's arguments are the operator's",
+  chromiumSandbox: "the sandbox is the operator's choice",
+  cdpUrl: "use browser.cdpUrl to attach to a browser",
+  cdpHeaders: "the server connects to its own browsers",
+  connectTimeoutMs: "the server connects to its own browsers",
+  downloadsPath: "accepted downloads go to the server's downloads folder",
+  keepAlive: "use browserbaseSessionCreateParams.keepAlive",
+};
+const REFUSED = ["args", "executablePath"];
 
-const ClientLaunchOptionsSchema = LocalBrowserLaunchOptionsSchema.superRefine((o, ctx) => {
-  for (const key of Object.keys(o)) {
-    if (!(CLIENT_LAUNCH_OPTIONS as readonly string[]).includes(key)) {
-      ctx.addIssue({ code: "custom", path: [key], message: `not settable over HTTP (the server's operator sets it); allowed: ${CLIENT_LAUNCH_OPTIONS.join(", ")}` });
+const ClientLaunchOptionsSchema = z
+  .looseObject({
+    ...LocalBrowserLaunchOptionsSchema.pick({ headless: true, viewport: true, devtools: true, proxy: true, ignoreHTTPSErrors: true }).shape,
+    ...BrowserEmulationSchema.shape,
+  })
+  .superRefine((o, ctx) => {
+    for (const key of Object.keys(o)) {
+      if (REFUSED.includes(key)) ctx.addIssue({ code: "custom", path: [key], message: "not settable over HTTP (the server's operator sets it)" });
+      else if (!(key in IGNORED) && !(CLIENT_LAUNCH_OPTIONS as readonly string[]).includes(key) && !(EMULATED as readonly string[]).includes(key)) {
+        ctx.addIssue({ code: "custom", path: [key], message: `unknown launch option; settable: ${[...CLIENT_LAUNCH_OPTIONS, ...EMULATED].join(", ")}` });
+      }
     }
-  }
-});
+  })
+  .transform((o) => {
+    const pick = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.filter((k) => (o as Record<string, unknown>)[k] !== undefined).map((k) => [k, (o as Record<string, unknown>)[k]]));
+    return {
+      launch: pick(CLIENT_LAUNCH_OPTIONS) as Pick<LocalBrowserLaunchOptions, (typeof CLIENT_LAUNCH_OPTIONS)[number]>,
+      emulation: pick(EMULATED) as BrowserEmulation,
+      warnings: Object.keys(o)
+        .filter((k) => k in IGNORED)
+        .map((k) => `browser.launchOptions.${k} is ignored: ${IGNORED[k]}`),
+    };
+  });
+export type ClientLaunchOptions = z.output<typeof ClientLaunchOptionsSchema>;
 
 /**
  * On a server that isolates its tenants, two of those are the operator's too: `proxy` would take the
@@ -34,10 +66,18 @@ const ClientLaunchOptionsSchema = LocalBrowserLaunchOptionsSchema.superRefine((o
  * proxy), and `headless: false` would put the tenant's windows on the server's display, sharing its
  * clipboard with whoever sits there.
  */
-export function refuseTenantLaunchOptions(launch: z.output<typeof ClientLaunchOptionsSchema> | undefined, isolated: boolean): void {
+export function refuseTenantLaunchOptions(options: ClientLaunchOptions | undefined, isolated: boolean): void {
+  const launch = options?.launch;
   if (!isolated || !launch) return;
   if (launch.proxy !== undefined) throw new HttpError(400, "browser.launchOptions.proxy: not settable on a server that isolates its tenants (their browsers reach the network only through the server's egress policy)");
   if (launch.headless === false) throw new HttpError(400, "browser.launchOptions.headless: must stay true on a server that isolates its tenants (a headed browser shares the server's display and clipboard)");
+}
+
+/** Isolated tenants never save files on the server (the CDP filter denies their downloads too): acceptDownloads becomes a warning. */
+export function tenantLaunchOptions(options: ClientLaunchOptions | undefined, isolated: boolean): ClientLaunchOptions | undefined {
+  if (!isolated || options?.emulation.acceptDownloads !== true) return options;
+  const warning = "browser.launchOptions.acceptDownloads is ignored: downloads are denied on a server that isolates its tenants";
+  return { ...options, emulation: { ...options.emulation, acceptDownloads: false }, warnings: [...options.warnings, warning] };
 }
 
 export const StartBodySchema = z.looseObject({

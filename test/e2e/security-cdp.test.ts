@@ -79,7 +79,8 @@ beforeAll(async () => {
     log: (line) => void logs.push(line),
   });
   const before = new Set(chromePorts());
-  const created = await json("POST", "/sessions", {}, { key: KEY_A });
+  // keepAlive: the session outlives the Playwright connection below (without it, it ends once its last client left).
+  const created = await json("POST", "/sessions", { keepAlive: true }, { key: KEY_A });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   a = created.body;
   aPort = chromePorts().find((p) => !before.has(p))!;

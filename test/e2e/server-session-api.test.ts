@@ -497,7 +497,7 @@ describe("idle expiry and shutdown", () => {
     const r = await pending;
     fake.reset();
     expect(r.events.slice(0, 2).map((e) => e.data.data.status)).toEqual(["starting", "connected"]);
-    expect(r.events.at(-1)!.data.data).toEqual({ status: "error", error: "maintenance window" });
+    expect(r.events.at(-1)!.data.data).toEqual({ status: "error", error: "maintenance window", code: "UNAVAILABLE" });
     // The listener is closed: nothing answers any more.
     await expect(fetch(`${srv.url}/healthz`)).rejects.toThrow();
   });

@@ -181,10 +181,10 @@ describe("the server refuses oversized and malformed input with a 4xx, never a 5
   it("requests Node's parser refuses get an answer in the envelope, and the server keeps serving", async () => {
     const bad = await rawRequest(`GET /v1/sessions HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`);
     expect(bad).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(bad.slice(bad.indexOf("\r\n\r\n") + 4))).toEqual({ success: false, message: "malformed HTTP request", code: "INVALID_ARGUMENT" });
+    expect(bad).toContain('{"success":false,"message":"malformed HTTP request","code":"INVALID_ARGUMENT"}');
     const huge = await rawRequest(`GET /v1/sessions HTTP/1.1\r\nHost: x\r\nx-pad: ${"p".repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
-    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({ success: false, message: "request headers too large", code: expect.any(String) });
+    expect(huge).toContain('{"success":false,"message":"request headers too large","code":"HEADERS_TOO_LARGE"}');
     expect(logs).toContain("client error: 431 (HPE_HEADER_OVERFLOW)");
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
