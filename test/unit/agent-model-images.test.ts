@@ -3,11 +3,11 @@
  * Chat Completions (`image_url`), Anthropic Messages (an `image` block), after the message's text. A
  * message without images is sent exactly as before (plain string content).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseModelConfig } from "../../src/model/config.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { useFakeModel } from "../support/use-fake-model.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -20,14 +20,7 @@ const request = (images: boolean): GenerateRequest => ({
   output: { name: "agent_step", schema: SCHEMA, strict: false },
 });
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const configs = () => ({
   responses: { modelName: "openai/gpt-test", apiKey: "sk-x", baseURL: fake.baseURL() },

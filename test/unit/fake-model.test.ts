@@ -5,10 +5,11 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI, { AzureOpenAI } from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACT_OUTPUT, EXTRACT_TEXT_OUTPUT, OBSERVE_OUTPUT, actSystemPrompt, observeSystemPrompt, userMessage } from "../../src/operations/prompts.js";
 import type { StructuredOutput } from "../../src/model/types.js";
-import { answerAct, answerExtract, answerObserve, parsePrompt, startFakeModel, type FakeModel } from "../support/fake-model.js";
+import { answerAct, answerExtract, answerObserve, parsePrompt } from "../support/fake-model.js";
+import { useFakeModel } from "../support/use-fake-model.js";
 
 const SNAPSHOT = [
   "h1 Sign up",
@@ -34,14 +35,7 @@ const prompt = (instruction: string, extra: { variables?: Array<{ name: string; 
   userMessage({ instruction, url: URL_, snapshot: extra.snapshot ?? SNAPSHOT, ...(extra.variables ? { variables: extra.variables } : {}), ...(extra.note ? { note: extra.note } : {}) });
 const act = (instruction: string, extra?: Parameters<typeof prompt>[1]) => answerAct(parsePrompt(prompt(instruction, extra)));
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const openai = (opts: { maxRetries?: number; baseURL?: string } = {}) => new OpenAI({ apiKey: "sk-test", baseURL: opts.baseURL ?? fake.baseURL(), maxRetries: opts.maxRetries ?? 2 });
 const anthropic = (opts: { maxRetries?: number } = {}) => new Anthropic({ apiKey: "sk-ant-test", baseURL: fake.baseURL("anthropic"), maxRetries: opts.maxRetries ?? 2 });

@@ -5,26 +5,19 @@
  * SVC_MODEL_BASE_URL, given as the endpoint policy's `baseURL`) is taken by tenant configs that choose no
  * endpoint, with the operator's key, while a tenant's own baseURL still gets only its own key.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidAISDKModelFormatError } from "../../src/errors.js";
 import { fromLegacy, parseModelConfig } from "../../src/model/config.js";
 import { planClient, wireBaseURL } from "../../src/model/endpoint.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
 import { rejection } from "../support/rejection.js";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { useFakeModel } from "../support/use-fake-model.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
 const REQUEST: GenerateRequest = { system: "s", messages: [{ role: "user", content: "Instruction: x" }], output: { name: "act", schema: SCHEMA, strict: true } };
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 describe("base URL + path, per wire", () => {
   const forms = (o: string) => [o, `${o}/`, `${o}/v1`, `${o}/v1/`];

@@ -4,14 +4,14 @@
  * key, token or header value ever shows up in an error message.
  */
 import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LLMResponseError, MissingLLMConfigurationError, ServiceAbortedError, ServiceError, UnsupportedModelError } from "../../src/errors.js";
 import { parseModelConfig } from "../../src/model/config.js";
 import { planClient } from "../../src/model/endpoint.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
 import { addUsage, sumUsage } from "../../src/model/usage.js";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { useFakeModel } from "../support/use-fake-model.js";
 
 const KEY = "sk-test-SECRETKEY-0123456789abcdef";
 const HEADER_SECRET = "hdr-secret-value-42";
@@ -24,14 +24,7 @@ const request = (over: Partial<GenerateRequest> = {}): GenerateRequest => ({
   ...over,
 });
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 async function rejection(p: Promise<unknown>): Promise<ServiceError> {
   try {

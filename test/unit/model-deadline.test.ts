@@ -4,7 +4,7 @@
  * the SDKs retry, and fails as LLMResponseError naming the deadline — through the real SDK clients, against
  * the fake model server.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LLMResponseError, ServiceInvalidArgumentError } from "../../src/errors.js";
 import { parseModelConfig } from "../../src/model/config.js";
 import { DEFAULT_MODEL_TIMEOUT_MS, formatDeadline } from "../../src/model/deadline.js";
@@ -12,20 +12,13 @@ import { planClient } from "../../src/model/endpoint.js";
 import { failureToError } from "../../src/model/errors.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
-import { type FakeModel, startFakeModel } from "../support/fake-model.js";
+import { useFakeModel } from "../support/use-fake-model.js";
 import { rejection } from "../support/rejection.js";
 
 const SCHEMA = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"], additionalProperties: false };
 const request: GenerateRequest = { system: "s", messages: [{ role: "user", content: "Instruction: x" }], output: { name: "act", schema: SCHEMA, strict: true } };
 
-let fake: FakeModel;
-beforeAll(async () => {
-  fake = await startFakeModel();
-});
-afterAll(async () => {
-  await fake.close();
-});
-beforeEach(() => fake.reset());
+const fake = useFakeModel();
 
 const configs = () => [
   { label: "OpenAI Responses", config: { modelName: "openai/gpt-test", apiKey: "sk-test", baseURL: fake.baseURL() } },
