@@ -13,6 +13,7 @@ import { isRef, performAction, resolveTarget } from "../operations/perform.js";
 import { clickablePoint } from "../browser/element.js";
 import { substitute } from "../operations/variables.js";
 import { sleep } from "../util/abort.js";
+import { fromJsonSchema } from "../util/json-schema.js";
 import { defineTool, highlight, oneLine, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
 
 export const MAX_WAIT_MS = 10_000;
@@ -97,7 +98,7 @@ const extract = defineTool({
     let schema: z.ZodType | undefined;
     if (a.schema) {
       try {
-        schema = z.fromJSONSchema(a.schema as Parameters<typeof z.fromJSONSchema>[0]);
+        schema = fromJsonSchema(a.schema);
       } catch (e) {
         throw new ServiceInvalidArgumentError(`extract: the schema is not usable JSON Schema: ${(e as Error).message}`);
       }

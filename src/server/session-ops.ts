@@ -11,6 +11,7 @@ import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
 import { agentEventLine } from "./sse.js";
 import { abortable } from "../util/abort.js";
+import { fromJsonSchema } from "../util/json-schema.js";
 
 export interface RequestModel {
   /** `x-model-api-key`. */
@@ -65,7 +66,7 @@ export function actOperation(session: ApiSession, body: ActBody, rm: RequestMode
 /** A JSON Schema from the wire as the zod schema the library validates extractions with. */
 function schemaFromJson(schema: Record<string, unknown>): z.ZodType {
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return fromJsonSchema(schema);
   } catch (e) {
     throw new HttpError(400, `schema: not a usable JSON Schema (${e instanceof Error ? e.message.split("\n")[0] : "invalid"})`);
   }

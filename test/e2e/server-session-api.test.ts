@@ -156,6 +156,10 @@ describe("a session: start, operations, replay, end", () => {
     const extracted = await json("POST", `/sessions/${id}/extract`, { instruction: "the page heading", schema, options: { model: model() } }, withKey);
     expect(extracted.body).toEqual({ success: true, data: { result: { heading: "Forms" }, actionId: expect.stringMatching(UUID) } });
     expect(fake.requestsFor("extract").at(-1)!.schema).toMatchObject({ properties: { heading: { type: "string" } } });
+    // A `required` key that `properties` does not list is still required (zod's converter alone let `{}` through).
+    fake.script({}, {});
+    const loose = await json("POST", `/sessions/${id}/extract`, { instruction: "the id", schema: { type: "object", required: ["id"] }, options: { model: model() } }, withKey);
+    expect(loose.body).toMatchObject({ success: false });
 
     const text = await json("POST", `/sessions/${id}/extract`, {});
     expect(text.body.data.result.pageText).toContain("Forms");
