@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { runCleanups } from "./cleanup.js";
+import { addHelp, usageMessage } from "./help.js";
 import { type GlobalOptions, type Verbosity, printError } from "./output.js";
 
 /**
@@ -73,7 +74,7 @@ function classify(e: unknown): Classified {
   // @inquirer/prompts throws this when the user presses Ctrl-C at a prompt.
   if (err?.name === "ExitPromptError") return { code: "INTERRUPTED", message: "interrupted", exit: EXIT.INTERRUPTED };
   if (typeof err?.code === "string" && err.code.startsWith("commander.")) {
-    return { code: "USAGE", message: message.replace(/^error:\s*/, ""), exit: EXIT.USAGE };
+    return { code: "USAGE", message: usageMessage(message), exit: EXIT.USAGE };
   }
   if (typeof err?.code === "string" && typeof err.name === "string" && err.code in EXIT_BY_CODE) {
     let msg = message;
@@ -387,6 +388,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .description("interactively store model API keys and default launch options")
     .action(async () => (await import("./init.js")).init(g()));
 
+  addHelp(program);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {
