@@ -10,9 +10,11 @@ import type { z } from "zod";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { type ModelFlags, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
-import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+import { type LaunchFlags, type RunContext, checkUrl, withLiveOrOneShot, withSession } from "./runtime.js";
 
 export interface ExtractFlags extends LaunchFlags, ModelFlags {
+  /** A browser of its own for this command, even when a session is live. */
+  new?: boolean;
   schema?: string;
   selector?: string;
 }
@@ -112,6 +114,6 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
       return typeof extraction === "string" ? extraction : JSON.stringify(result, null, 2);
     });
   };
-  if (url !== undefined && g.session === undefined) await withOneShot(g, flags, run);
+  if (url !== undefined) await withLiveOrOneShot(g, flags, run);
   else await withSession(g, run);
 }

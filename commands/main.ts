@@ -272,9 +272,10 @@ async function main(argv: readonly string[]): Promise<void> {
     program
       .command("extract [args...]")
       .usage('["instruction"] [url] [options]')
-      .description("print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL and no --session, uses a one-shot browser")
+      .description("print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL, on the current live session (a one-shot browser when there is none, or with --new)")
       .option("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)")
       .option("--selector <selector>", "only read inside this element")
+      .option("--new", "run on a browser of its own (one-shot), even when a session is live")
       .option("--headed", "one-shot browser: show the window")
       .option("--viewport <WxH>", "one-shot browser: viewport size")
       .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch"),
@@ -282,9 +283,10 @@ async function main(argv: readonly string[]): Promise<void> {
   ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], opts));
   program
     .command("screenshot [url]")
-    .description("save a PNG of the page; with a URL and no --session, uses a one-shot browser")
+    .description("save a PNG of the page; with a URL, on the current live session (a one-shot browser when there is none, or with --new)")
     .requiredOption("-o, --output <file>", "where to write the PNG")
     .option("--full-page", "capture the whole page, not just the viewport")
+    .option("--new", "run on a browser of its own (one-shot), even when a session is live")
     .option("--headed", "one-shot browser: show the window")
     .option("--viewport <WxH>", "one-shot browser: viewport size")
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
@@ -306,7 +308,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .action(async (query: string, opts) => (await import("./search.js")).searchCommand(g(), query, opts));
   program
     .command("agent <instruction>")
-    .description("run a multi-step task: a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
+    .description("run a multi-step task on the current live session (a one-shot browser when there is none, or with --new): a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
     .option("--url <url>", "open this URL first")
     .addOption(new Option("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua").choices(["dom", "hybrid", "cua"]))
     .option("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)")
@@ -320,6 +322,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--cache-dir <dir>", "replay the steps of a stored successful run with no model calls (the model then answers from the page); store new ones")
     .option("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)")
     .option("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory")
+    .option("--new", "run on a browser of its own (one-shot), even when a session is live")
     .option("--headed", "one-shot browser: show the window")
     .option("--viewport <WxH>", "one-shot browser: viewport size")
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")

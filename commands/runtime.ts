@@ -383,6 +383,29 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
   }
 }
 
+/**
+ * Where a command that drives a page runs: the `--session` one; else the current live session (the most
+ * recently used one that is alive); a browser for this command only when there is none, or with `--new`.
+ */
+export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+  if (g.session !== undefined) {
+    if (flags.new) throw new ServiceInvalidArgumentError("--new and --session exclude each other", { hint: "--new runs on a browser of its own; --session on that session's" });
+    return withSession(g, fn, extras);
+  }
+  if (!flags.new && (await hasLiveSession())) return withSession(g, fn, extras);
+  return withOneShot(g, flags, fn, extras);
+}
+
+async function hasLiveSession(): Promise<boolean> {
+  try {
+    await resolveSession(stateRoot(), undefined);
+    return true;
+  } catch (e) {
+    if (e instanceof ServiceSessionNotFoundError) return false;
+    throw e;
+  }
+}
+
 /** Reject anything that is not an absolute http(s)/file/about/data URL before a browser is touched. */
 export function checkUrl(raw: string): string {
   let url: URL;

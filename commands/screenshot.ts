@@ -1,9 +1,11 @@
 /** `svc screenshot [URL] -o file.png [--full-page]`: written atomically, never a half-written file. */
 import type { GlobalOptions } from "./output.js";
-import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+import { type LaunchFlags, type RunContext, checkUrl, withLiveOrOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
 
 export interface ScreenshotOptions extends LaunchFlags {
+  /** A browser of its own for this command, even when a session is live. */
+  new?: boolean;
   output: string;
   fullPage?: boolean;
 }
@@ -21,6 +23,6 @@ export async function screenshot(g: GlobalOptions, rawUrl: string | undefined, o
     writeOutputFile(path, png);
     out.result({ ...(session ? { session: session.id } : {}), url: page.url(), path, bytes: png.length }, () => path);
   };
-  if (url !== undefined && g.session === undefined) await withOneShot(g, opts, run);
+  if (url !== undefined) await withLiveOrOneShot(g, opts, run);
   else await withSession(g, run);
 }
