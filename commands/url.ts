@@ -12,7 +12,7 @@ const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w.+-]+(=[^,;\s]*)?)*,/i;
 
 /** A scheme (`https:`, `about:`, `javascript:`), but not `host:port`. */
 const SCHEME = /^[a-z][a-z0-9+.-]*:(\/\/|[^\s/])/i;
-const HOST_PORT = /^[\w-]+:\d+([/?#]|$)/;
+const HOST_PORT = /^[\w.-]+:\d+([/?#]|$)/;
 
 /** A local host: localhost, *.localhost, an IPv4 address or a bracketed IPv6 one; with an optional port and path. */
 const LOCAL = /^(localhost|[\w-]+(\.[\w-]+)*\.localhost|\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])(:\d+)?([/?#]\S*)?$/i;
