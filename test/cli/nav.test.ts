@@ -80,6 +80,14 @@ describe("svc back / forward / reload / eval", () => {
     expect(awaited.stdout.trim()).toBe('"later"');
   });
 
+  it("back with nowhere to go is a navigation error (exit 5), not a silent no-op", async () => {
+    const opened = json<{ selected: number }>((await run(["--json", "tabs", "new"])).stdout);
+    const r = await run(["back"]);
+    expect(r.code).toBe(5);
+    expect(expectOneLine(r.stderr)).toMatch(/back: no previous page/);
+    expect((await run(["tabs", "close", String(opened.selected)])).code).toBe(0);
+  });
+
   it("a page exception is one clear error line (exit 1, code EVAL_FAILED)", async () => {
     const r = await run(["eval", "notDefinedAnywhere()"]);
     expect(r.code).toBe(1);
