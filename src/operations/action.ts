@@ -15,6 +15,10 @@ export const ACTION_METHODS = [
   "nextChunk",
   "prevChunk",
   "dragAndDrop",
+  "check",
+  "uncheck",
+  "focus",
+  "setInputFiles",
 ] as const;
 export type ActionMethod = (typeof ACTION_METHODS)[number];
 
