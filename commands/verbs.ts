@@ -86,7 +86,8 @@ export function actionFor(verb: Verb, positional: readonly string[]): Action {
   if (args.length > most) throw new ServiceInvalidArgumentError(`${verb}: unexpected argument "${args[most]}"`, { hint: "quote a value that has spaces" });
   if (verb === "upload") args = args.map(checkFile);
   const { method, arguments: actionArgs } = typeof spec.method === "function" ? spec.method(args) : { method: spec.method, arguments: args };
-  const description = `${verb}${target ? ` ${target}` : ""}`;
+  // What was typed stays out of the description (it may be a secret; the Action's arguments are masked).
+  const description = [verb, target, ...(verb === "fill" || verb === "type" ? [] : positional.slice(target ? 1 : 0))].filter(Boolean).join(" ");
   return { selector: target, description, method, arguments: actionArgs };
 }
 
