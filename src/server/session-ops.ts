@@ -5,7 +5,7 @@
  * envelopes are the routes' business.
  */
 import { z } from "zod";
-import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy } from "../index.js";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, ServiceInvalidArgumentError } from "../index.js";
 import { type ApiSession, type Operation, ownerCacheDir } from "./api-sessions.js";
 import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
@@ -56,6 +56,8 @@ export function actOperation(session: ApiSession, body: ActBody, rm: RequestMode
     variables: o.variables,
     page,
     async run({ service, signal }) {
+      // The files would be read from this server's disk: a client uploads its own files, not the server's.
+      if (typeof input !== "string" && input.method === "setInputFiles") throw new ServiceInvalidArgumentError("input.method: setInputFiles is not available over the session API");
       const options = { page, model, signal, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(rm.bypassCache ? { serverCache: false } : {}) };
       const result = typeof input === "string" ? await service.act(input, options) : await service.act(input as Action, options);
       return { result, cacheStatus: result.cacheStatus };
