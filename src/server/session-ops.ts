@@ -50,14 +50,14 @@ export function actOperation(session: ApiSession, body: ActBody, rm: RequestMode
   const page = session.page(body.frameId);
   const model = callModel(session, o.model, rm, "options.model");
   const input = body.input;
+  // The files would be read from this server's disk: a client uploads its own files, not the server's.
+  if (typeof input !== "string" && input.method === "setInputFiles") throw new ServiceInvalidArgumentError("input.method: setInputFiles is not available over the session API");
   return {
     method: "act",
     parameters: typeof input === "string" ? { instruction: input, variables: names(o.variables), ...(o.model ? { model: modelLabel(o.model) } : {}) } : { action: input },
     variables: o.variables,
     page,
     async run({ service, signal }) {
-      // The files would be read from this server's disk: a client uploads its own files, not the server's.
-      if (typeof input !== "string" && input.method === "setInputFiles") throw new ServiceInvalidArgumentError("input.method: setInputFiles is not available over the session API");
       const options = { page, model, signal, ...(o.variables ? { variables: o.variables } : {}), ...(o.timeout !== undefined ? { timeout: o.timeout } : {}), ...(rm.bypassCache ? { serverCache: false } : {}) };
       const result = typeof input === "string" ? await service.act(input, options) : await service.act(input as Action, options);
       return { result, cacheStatus: result.cacheStatus };
