@@ -315,6 +315,43 @@ async function main(argv: readonly string[]): Promise<void> {
       .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch"),
     true,
   ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], vars(opts)));
+  // Verbs on refs (commands/verbs.ts, snapshot.ts, get.ts): a snapshot's refs, one Action per verb, reads.
+  program
+    .command("snapshot")
+    .description("print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}")
+    .option("-i, --interactive", "only elements with a ref (plus headings)")
+    .option("--max-tokens <n>", "fit the outline into about n tokens (ref lines always stay)")
+    .option("-s, --selector <selector>", "only this element's subtree")
+    .action(async (opts) => (await import("./snapshot.js")).snapshot(g(), opts));
+  for (const [usage, about] of [
+    ["click <target>", "click the element (a ref from `svc snapshot`, or a selector)"],
+    ["dblclick <target>", "double-click the element"],
+    ["hover <target>", "move the pointer onto the element"],
+    ["focus <target>", "focus the element"],
+    ["fill <target> <value>", "replace the field's value"],
+    ["type <target> <text>", "type key by key into the element"],
+    ["press <target-or-key> [key]", "press a key (Enter, Tab, Control+A…): svc press e3 Enter, or svc press Enter on the focused element"],
+    ["select <target> <option>", "choose an option of a <select> by its text or value"],
+    ["check <target>", "check a checkbox or radio button (nothing if already checked)"],
+    ["uncheck <target>", "uncheck a checkbox (nothing if already unchecked)"],
+    ["scroll [target] [where]", "scroll the page or the element: down (default), up, top, bottom or N%"],
+    ["drag <from> <to>", "drag one element onto another"],
+    ["upload <target> <files...>", "set the files of an <input type=file>"],
+  ] as const) {
+    program
+      .command(usage)
+      .description(about)
+      .option("--timeout <ms>", "give up after this many milliseconds")
+      .action(async (...a: unknown[]) => {
+        const cmd = a[a.length - 1] as InstanceType<typeof Command>;
+        await (await import("./verbs.js")).runVerb(g(), cmd.name(), cmd.args, cmd.opts());
+      });
+  }
+  program
+    .command("get <what> [args...]")
+    .usage("text|value|attr NAME|url|title [ref|selector]")
+    .description("print the page's url or title, or an element's text, value or attribute (text without a target: the page's)")
+    .action(async (what: string, args: string[] | undefined) => (await import("./get.js")).get(g(), what, args ?? []));
   program
     .command("screenshot [url]")
     .description("save a PNG of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)")

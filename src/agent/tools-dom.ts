@@ -1,11 +1,11 @@
 /**
  * dom-mode tools. Each is a thin call into an operation: perform (deterministic, on a ref of the outline
  * the model was shown), act / extract (a sub-call on the execution model), goto, back, … The arguments'
- * shapes come from the operations' own contracts (ACTION_METHODS, the Action record).
+ * shapes come from the operations' own contracts (MODEL_ACTION_METHODS, the Action record).
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
-import { ACTION_METHODS, type Action } from "../operations/action.js";
+import { MODEL_ACTION_METHODS, type Action } from "../operations/action.js";
 import { actWithModel } from "../operations/act-model.js";
 import { toAction } from "../operations/context.js";
 import { extractWithModel } from "../operations/extract.js";
@@ -49,10 +49,10 @@ const goto = defineTool({
 
 const perform = defineTool({
   name: "perform",
-  description: `act directly on an element of the page outline by its ref, no extra model call. method: ${ACTION_METHODS.join(", ")}. fill replaces a field's value, type appends, press takes a key (Enter…), selectOptionFromDropdown takes the option text (native dropdowns), scrollTo a percentage, dragAndDrop the drop target's ref`,
+  description: `act directly on an element of the page outline by its ref, no extra model call. method: ${MODEL_ACTION_METHODS.join(", ")}. fill replaces a field's value, type appends, press takes a key (Enter…), selectOptionFromDropdown takes the option text (native dropdowns), scrollTo a percentage, dragAndDrop the drop target's ref`,
   input: z.object({
     ref: z.string().describe("ref of the element, e.g. e12"),
-    method: z.enum(ACTION_METHODS),
+    method: z.enum(MODEL_ACTION_METHODS),
     arguments: z.array(z.string()).default([]),
   }),
   refs: (a) => [a.ref, ...(a.method === "dragAndDrop" && a.arguments[0] && isRef(a.arguments[0]) ? [a.arguments[0]] : [])],

@@ -10,7 +10,7 @@ import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
 import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
-import { ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
+import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
 
 export interface ElementHost {
   readonly frames: FrameTree;
@@ -96,6 +96,58 @@ export async function click(host: ElementHost, el: ElementHandle, options: { but
 
 export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {
   await held(host, el, (h) => pointAt(host, "hover", h, wait));
+}
+
+/**
+ * check / uncheck: a checkbox, a radio or an element with aria-checked. Already in that state: nothing
+ * happens. Otherwise one click (with the click's actionability), then the state is read back: a click that
+ * did not change it fails rather than reporting success.
+ */
+export async function setChecked(host: ElementHost, el: ElementHandle, checked: boolean, wait: WaitOptions = {}): Promise<void> {
+  const state = () =>
+    callOn<boolean | "none">(el, function (this: Element) {
+      const t = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement! : this;
+      const input = t.localName === "input" ? (t as HTMLInputElement) : t.localName === "label" ? (t as HTMLLabelElement).control : null;
+      if (input instanceof HTMLInputElement && (input.type === "checkbox" || input.type === "radio")) return input.checked;
+      const aria = t.getAttribute("aria-checked");
+      return aria === "true" ? true : aria === "false" || aria === "mixed" ? false : "none";
+    });
+  const before = await state();
+  if (before === "none") throw new ServiceElementNotFoundError(`cannot ${checked ? "check" : "uncheck"} the element: it is not a checkbox or radio button`, { hint: "use click for other elements" });
+  if (before === checked) return;
+  if (!checked && (await callOn<boolean>(el, function (this: Element) { return (this as HTMLInputElement).type === "radio"; }))) {
+    throw new ServiceElementNotFoundError("cannot uncheck a radio button", { hint: "check another option of its group" });
+  }
+  await click(host, el, {}, wait);
+  if ((await state()) !== checked) throw new ServiceClickError(`clicked the element but it is still ${checked ? "unchecked" : "checked"}`, { hint: "the page may handle the click itself; look at it with a new snapshot" });
+}
+
+/**
+ * Sets the files of an <input type=file> (or the one a <label> is for) with DOM.setFileInputFiles: no file
+ * dialog opens; Chrome fires input and change as for a user's choice. The paths must be absolute and exist.
+ */
+export async function setInputFiles(el: ElementHandle, files: readonly string[]): Promise<void> {
+  const kind = await callOn<string>(el, function (this: Element, count: number) {
+    const t = this.localName === "label" ? (this as HTMLLabelElement).control : this;
+    if (!(t instanceof HTMLInputElement) || t.type !== "file") return "not";
+    if (t.disabled) return "disabled";
+    if (this.localName === "label") return "label";
+    return count > 1 && !t.multiple ? "single" : "ok";
+  }, files.length);
+  if (kind === "not") throw new ServiceElementNotFoundError("cannot upload to the element: it is not a file input", { hint: "give the ref of the <input type=file> (or its label)" });
+  if (kind === "disabled") throw new ServiceElementNotFoundError("cannot upload to the file input: it is disabled", { hint: "do what enables it first" });
+  if (kind === "single") throw new ServiceInvalidArgumentError(`the file input takes one file, got ${files.length}`);
+  let target = el;
+  if (kind === "label") {
+    const { result } = await el.frame.session.send("Runtime.callFunctionOn", {
+      objectId: (await isolated(el)).objectId,
+      functionDeclaration: "function () { return this.control; }",
+      returnByValue: false,
+    });
+    const { node } = await el.frame.session.send("DOM.describeNode", { objectId: result.objectId! });
+    target = await elementFromNode(el.frame, node.backendNodeId);
+  }
+  await target.frame.session.send("DOM.setFileInputFiles", { files: [...files], backendNodeId: target.backendNodeId });
 }
 
 /** Focus only (press with a selector): Playwright's press checks nothing more. */

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ServiceError } from "../errors.js";
-import { ACTION_METHODS, type ActResult, type Action } from "./action.js";
+import { MODEL_ACTION_METHODS, type ActResult, type Action } from "./action.js";
 import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { performAction } from "./perform.js";
@@ -14,7 +14,7 @@ import { promptVariables, substitute } from "./variables.js";
 
 const Reply = z.object({
   ref: z.string(),
-  method: z.enum(ACTION_METHODS),
+  method: z.enum(MODEL_ACTION_METHODS),
   arguments: z.array(z.string()),
   description: z.string(),
   twoStep: z.boolean(),

@@ -3,7 +3,11 @@ import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { describeIssue } from "../util/zod.js";
 
-export const ACTION_METHODS = [
+/**
+ * The methods a model may choose (act, observe, the agent): every method but setInputFiles, whose arguments are
+ * paths on this machine — a page's text must never decide which local file gets uploaded.
+ */
+export const MODEL_ACTION_METHODS = [
   "click",
   "fill",
   "type",
@@ -15,7 +19,12 @@ export const ACTION_METHODS = [
   "nextChunk",
   "prevChunk",
   "dragAndDrop",
+  "check",
+  "uncheck",
+  "focus",
 ] as const;
+/** Every method an Action may name: the model's, and setInputFiles (a caller's own Action only). */
+export const ACTION_METHODS = [...MODEL_ACTION_METHODS, "setInputFiles"] as const;
 export type ActionMethod = (typeof ACTION_METHODS)[number];
 
 export const ActionSchema = z.object({

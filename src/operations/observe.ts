@@ -1,6 +1,6 @@
 /** observe(instruction?): one model call over the snapshot → candidate Actions, best first. */
 import { z } from "zod";
-import { ACTION_METHODS, type Action } from "./action.js";
+import { MODEL_ACTION_METHODS, type Action } from "./action.js";
 import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { OBSERVE_OUTPUT, observeSystemPrompt, userMessage } from "./prompts.js";
@@ -8,7 +8,7 @@ import { promptVariables } from "./variables.js";
 
 const Choice = z.object({
   ref: z.string(),
-  method: z.enum(ACTION_METHODS),
+  method: z.enum(MODEL_ACTION_METHODS),
   arguments: z.array(z.string()),
   description: z.string(),
 });

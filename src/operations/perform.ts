@@ -4,6 +4,8 @@
  * settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root, stale
  * ref, click: an element that never became actionable) with a hint; success returns the seed's ActResult.
  */
+import { statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
@@ -59,7 +61,28 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
       const to = need(0, "the drop target's selector");
       return el.dragTo(page, await target(), await resolveTarget(page, to, refs), wait);
     }
+    case "check":
+    case "uncheck":
+      return el.setChecked(page, await target(), method === "check", wait);
+    case "focus":
+      return el.focus(await target());
+    case "setInputFiles":
+      if (!args.length) throw new ServiceInvalidArgumentError("action.arguments: setInputFiles needs at least one file path");
+      return el.setInputFiles(await target(), args.map(checkFile));
   }
+}
+
+/** A file to upload: an absolute path (relative to this process's directory otherwise) that is a readable file. */
+function checkFile(path: string, i: number): string {
+  const abs = resolvePath(path);
+  let ok = false;
+  try {
+    ok = statSync(abs).isFile();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: no such file ${path}`);
+  return abs;
 }
 
 /** Methods that work on the page when the selector is empty. */

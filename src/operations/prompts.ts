@@ -8,7 +8,7 @@
  *   Page: <url>
  *   <snapshot outline: one element per line, "e12 role name">
  */
-import { ACTION_METHODS } from "./action.js";
+import { MODEL_ACTION_METHODS } from "./action.js";
 import type { StructuredOutput } from "../model/types.js";
 
 export interface PromptVariable {
@@ -25,7 +25,7 @@ export function actSystemPrompt(custom?: string): string {
   return [
     "You operate a web browser for a user. Choose the ONE element and method that perform the instruction on the page.",
     SNAPSHOT_GUIDE,
-    `Methods: ${ACTION_METHODS.join(", ")}. fill replaces a field's value; type appends; press takes a key name (Enter, Tab, ArrowDown…); ` +
+    `Methods: ${MODEL_ACTION_METHODS.join(", ")}. fill replaces a field's value; type appends; press takes a key name (Enter, Tab, ArrowDown…); ` +
       "selectOptionFromDropdown is only for native dropdowns (combobox lines followed by `options:`), with the option text as argument; " +
       "scrollTo takes a percentage such as \"50%\"; dragAndDrop takes the drop target's ref as argument.",
     "For a custom dropdown (a button or combobox without `options:`), click it open and set twoStep to true; you will then be shown the page again to pick the option.",
@@ -41,7 +41,7 @@ export function observeSystemPrompt(custom?: string): string {
   return [
     "You help a user operate a web browser. List the elements of the page that match the instruction, best first, each with the method and arguments that would perform it.",
     SNAPSHOT_GUIDE,
-    `Methods: ${ACTION_METHODS.join(", ")}.`,
+    `Methods: ${MODEL_ACTION_METHODS.join(", ")}.`,
     "Without an instruction, list the page's most useful actionable elements.",
     custom ? `Additional instructions from the user: ${custom}` : "",
   ]
@@ -70,7 +70,7 @@ export function userMessage(parts: { instruction: string | undefined; variables?
 
 const actionProperties = {
   ref: { type: "string", description: "ref of the element, e.g. e12; empty if none fits" },
-  method: { type: "string", enum: [...ACTION_METHODS] },
+  method: { type: "string", enum: [...MODEL_ACTION_METHODS] },
   arguments: { type: "array", items: { type: "string" } },
   description: { type: "string", description: "short description of the element and action" },
 };

@@ -5,7 +5,7 @@
  * envelopes are the routes' business.
  */
 import { z } from "zod";
-import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy } from "../index.js";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, ServiceInvalidArgumentError } from "../index.js";
 import { type ApiSession, type Operation, ownerCacheDir } from "./api-sessions.js";
 import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
@@ -50,6 +50,8 @@ export function actOperation(session: ApiSession, body: ActBody, rm: RequestMode
   const page = session.page(body.frameId);
   const model = callModel(session, o.model, rm, "options.model");
   const input = body.input;
+  // The files would be read from this server's disk: a client uploads its own files, not the server's.
+  if (typeof input !== "string" && input.method === "setInputFiles") throw new ServiceInvalidArgumentError("input.method: setInputFiles is not available over the session API");
   return {
     method: "act",
     parameters: typeof input === "string" ? { instruction: input, variables: names(o.variables), ...(o.model ? { model: modelLabel(o.model) } : {}) } : { action: input },

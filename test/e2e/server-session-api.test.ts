@@ -173,6 +173,7 @@ describe("a session: start, operations, replay, end", () => {
       ["act", { input: "click", options: { variables: { "bad name": "x" } } }, /^options\.variables\./],
       ["act", { input: "click", options: { model: { modelName: "openai/x", color: "red" } } }, /^options\.model/],
       ["act", { input: "click", frameId: "NOPE" }, /^frameId: /],
+      ["act", { input: { selector: "#cv", description: "upload", method: "setInputFiles", arguments: ["/etc/hostname"] } }, /^input\.method: setInputFiles is not available/],
       ["observe", { options: { selector: "" } }, /^options\.selector: /],
       ["extract", { schema: "not a schema" }, /^schema: /],
       ["navigate", { url: "" }, /^url: /],

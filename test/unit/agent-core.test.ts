@@ -13,7 +13,7 @@ import { toolsFor } from "../../src/agent/run.js";
 import { parseStep, stepOutput } from "../../src/agent/tools.js";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { GenerateRequest, LLMClient } from "../../src/model/types.js";
-import { ACTION_METHODS } from "../../src/operations/action.js";
+import { MODEL_ACTION_METHODS } from "../../src/operations/action.js";
 import { RefMap } from "../../src/snapshot/index.js";
 import { parsePrompt } from "../support/fake-model.js";
 
@@ -39,7 +39,7 @@ describe("tool registry → step schema", () => {
     expect(props.tool.enum).toEqual(tools.map((t) => t.name));
     expect(props.args.anyOf.map((v: { title: string }) => v.title)).toEqual(tools.map((t) => t.name));
     const perform = props.args.anyOf.find((v: { title: string }) => v.title === "perform");
-    expect(perform.properties.method.enum).toEqual([...ACTION_METHODS]);
+    expect(perform.properties.method.enum).toEqual([...MODEL_ACTION_METHODS]);
     expect(perform.required).toEqual(["ref", "method"]);
   });
 

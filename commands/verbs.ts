@@ -1,0 +1,103 @@
+/**
+ * `svc click|dblclick|hover|fill|type|press|select|check|uncheck|scroll|drag|upload|focus <ref|selector> [value]`:
+ * each verb is one Action run as `svc act --action` runs it (the library's act(action): actionability,
+ * history, the same errors and exit codes). A ref is one `svc snapshot` (or `svc extract`) printed for
+ * this session; any selector svc accepts works too.
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import type { Action, ActionMethod } from "../src/index.js";
+import { ActFailedError } from "./act.js";
+import { parseTimeout } from "./model.js";
+import type { GlobalOptions } from "./output.js";
+import { withSession } from "./runtime.js";
+
+type Verb = "click" | "dblclick" | "hover" | "fill" | "type" | "press" | "select" | "check" | "uncheck" | "scroll" | "drag" | "upload" | "focus";
+
+/** A verb's arguments (after the target) → the Action's method and arguments. */
+interface VerbSpec {
+  method: ActionMethod | ((args: string[]) => { method: ActionMethod; arguments: string[] });
+  /** Arguments after the target: what each one is (for the error), and whether more may follow. */
+  value?: string;
+  /** The target may be left out (the page, or the focused element). */
+  optionalTarget?: boolean;
+}
+
+const SCROLL = /^(up|down|top|bottom|-?\d+(\.\d+)?%?)$/i;
+
+/** The one table: verb → Action. */
+export const VERBS: Readonly<Record<Verb, VerbSpec>> = {
+  click: { method: "click" },
+  dblclick: { method: "doubleClick" },
+  hover: { method: "hover" },
+  focus: { method: "focus" },
+  check: { method: "check" },
+  uncheck: { method: "uncheck" },
+  fill: { method: "fill", value: "the value" },
+  type: { method: "type", value: "the text to type" },
+  press: { method: "press", value: "a key such as Enter", optionalTarget: true },
+  select: { method: "selectOptionFromDropdown", value: "the option's text or value" },
+  drag: { method: "dragAndDrop", value: "the drop target (a ref or selector)" },
+  upload: { method: "setInputFiles", value: "the file to upload" },
+  scroll: {
+    optionalTarget: true,
+    method: ([where = "down"]) => {
+      const w = where.toLowerCase();
+      if (w === "down") return { method: "nextChunk", arguments: [] };
+      if (w === "up") return { method: "prevChunk", arguments: [] };
+      return { method: "scrollTo", arguments: [w === "top" ? "0" : w === "bottom" ? "100" : where] };
+    },
+  },
+};
+
+export function isVerb(name: string): name is Verb {
+  return Object.hasOwn(VERBS, name);
+}
+
+/** Checks a file to upload before any session is touched: one line naming it. */
+function checkFile(path: string): string {
+  const abs = resolve(path);
+  let isFile = false;
+  try {
+    isFile = statSync(abs).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new ServiceInvalidArgumentError(`upload: no such file ${path}`);
+  return abs;
+}
+
+/** The positional arguments of a verb → the Action it runs (validated; nothing touched yet). */
+export function actionFor(verb: Verb, positional: readonly string[]): Action {
+  const spec = VERBS[verb];
+  let args = [...positional];
+  let target = "";
+  // `press Enter`, `scroll down`: one argument that is the value, not the target.
+  const valueOnly = spec.optionalTarget && (args.length === 1 ? verb === "press" || SCROLL.test(args[0]!) : args.length === 0);
+  if (!valueOnly) {
+    target = args.shift() ?? "";
+    if (!target.trim()) throw new ServiceInvalidArgumentError(`${verb}: the target is missing`, { hint: `svc ${verb} e3  (a ref from \`svc snapshot\`, or a selector)` });
+  }
+  if (spec.value && args.length === 0) {
+    throw new ServiceInvalidArgumentError(`${verb}: ${spec.value} is missing`, verb === "fill" ? { hint: 'svc fill e3 "text" (use "" to clear)' } : {});
+  }
+  const most = verb === "upload" ? Infinity : spec.value !== undefined || verb === "scroll" ? 1 : 0;
+  if (args.length > most) throw new ServiceInvalidArgumentError(`${verb}: unexpected argument "${args[most]}"`, { hint: "quote a value that has spaces" });
+  if (verb === "upload") args = args.map(checkFile);
+  const { method, arguments: actionArgs } = typeof spec.method === "function" ? spec.method(args) : { method: spec.method, arguments: args };
+  // What was typed stays out of the description (it may be a secret; the Action's arguments are masked).
+  const description = [verb, target, ...(verb === "fill" || verb === "type" ? [] : positional.slice(target ? 1 : 0))].filter(Boolean).join(" ");
+  return { selector: target, description, method, arguments: actionArgs };
+}
+
+export async function runVerb(g: GlobalOptions, verb: string, positional: readonly string[], flags: { timeout?: string }): Promise<void> {
+  if (!isVerb(verb)) throw new ServiceInvalidArgumentError(`unknown verb "${verb}"`);
+  const action = actionFor(verb, positional);
+  const timeout = parseTimeout(flags.timeout);
+  await withSession(g, async ({ svc, out, session }) => {
+    const result = await svc.act(action, timeout !== undefined ? { timeout } : {});
+    if (!result.success) throw new ActFailedError(`${verb} failed: ${result.message}`);
+    out.result({ session: session?.id, result }, () => `done: ${action.description}`);
+  });
+}
