@@ -135,7 +135,9 @@ export async function applyStorageState(context: BrowserContext, state: StorageS
     off();
     await session.send("Fetch.disable").catch(() => {});
   }
-  await session.send("Page.navigate", { url: back || "about:blank" });
+  // Back to the page it showed (loaded anew, now with the state), so the next command finds it ready.
+  if (/^(https?|file):/.test(back)) await page.goto(back);
+  else await session.send("Page.navigate", { url: "about:blank" });
 }
 
 /** A host-only cookie is set through a URL (a `domain` would make it a domain cookie); a domain cookie by its domain. */

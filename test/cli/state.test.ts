@@ -68,6 +68,9 @@ describe("svc state and named sessions", () => {
     await ok(["sessions", "start", "--name", "fresh"]);
     expect(await loginPage("fresh")).toContain("signed out");
     await ok(["--session", "fresh", "state", "load", file()]);
+    // The tab is back on the page it showed, reloaded with the state.
+    const reloaded = await ok(["--session", "fresh", "extract"]);
+    for (const s of SIGNED_IN) expect(reloaded).toContain(s);
     const loaded = await loginPage("fresh");
     for (const s of SIGNED_IN) expect(loaded).toContain(s);
     await ok(["sessions", "end", "fresh"]);
