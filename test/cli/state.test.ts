@@ -119,6 +119,8 @@ describe("svc state and named sessions", () => {
 
     await ok(["--session", "docs", "goto", server.url("/login")]);
     expect(await ok(["sessions", "show", "docs"])).toContain(`session ${session.id}: alive`);
+    const history = json<{ entries: { method: string }[] }>(await ok(["--json", "--session", "docs", "history"]));
+    expect(history.entries.map((e) => e.method)).toContain("navigate");
     expect(await ok(["sessions", "end", "docs"])).toContain(`ended session ${session.id}`);
     const gone = await svc(["--session", "docs", "goto", server.url("/login")], sb.env);
     expect(gone.code).toBe(4);
