@@ -101,6 +101,12 @@ describe("svc state and named sessions", () => {
     expect(expectOneLine(missing.stderr)).toMatch(/is encrypted and no state key is configured/);
     await ok(["--session", "vault", "state", "load", sealed], keyed);
     await ok(["sessions", "end", "vault"]);
+
+    // start --state reads the file before launching: a wrong key leaves no session behind.
+    const refused = await svc(["sessions", "start", "--name", "vault2", "--state", sealed], { ...sb.env, SVC_STATE_KEY: "not the key at all" });
+    expect(refused.code).toBe(8);
+    expect(expectOneLine(refused.stderr)).toMatch(/wrong state key/);
+    expect(json<{ sessions: unknown[] }>(await ok(["--json", "sessions", "list"])).sessions).toEqual([]);
   });
 
   it("names: listed, used by --session, unique among live sessions, validated, ended by name", async () => {
