@@ -7,10 +7,12 @@
 import type { Command } from "commander";
 
 export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
-  "sessions start": ["svc sessions start", "svc sessions start --headed --viewport 1280x720"],
+  "sessions start": ["svc sessions start --name shop", "svc sessions start --state login.state --headed"],
   "sessions list": ["svc sessions list", "svc --json sessions list"],
   "sessions show": ["svc sessions show 3f2a9c1e"],
   "sessions end": ["svc sessions end", "svc sessions end --all"],
+  "state save": ["svc state save login.state", "svc state save login.state --encrypt"],
+  "state load": ["svc state load login.state"],
   goto: ["svc goto https://example.com", "svc goto localhost:3000/login --wait-until networkidle"],
   back: ["svc back"],
   forward: ["svc forward"],

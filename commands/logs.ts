@@ -3,7 +3,7 @@ import { ServiceSessionNotFoundError } from "../src/errors.js";
 import { checkId } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, listHistoryIds, readHistory } from "../src/store/history.js";
 import { listMetricsIds, readMetrics } from "../src/store/metrics.js";
-import { getSession, listSessions } from "../src/store/sessions.js";
+import { findSession, listSessions } from "../src/store/sessions.js";
 
 /**
  * `--session ID` (or "default" for one-shot runs); else the most recently used recorded session; else
@@ -12,7 +12,10 @@ import { getSession, listSessions } from "../src/store/sessions.js";
 export function pickLogId(root: string, explicit: string | undefined): string {
   if (explicit !== undefined) {
     checkId(explicit);
-    if (explicit !== DEFAULT_LOG_ID && !getSession(explicit, root) && !readHistory(explicit, root) && !readMetrics(explicit, root)) {
+    // A recorded session's name names its logs too.
+    const recorded = findSession(explicit, root);
+    if (recorded) return recorded.id;
+    if (explicit !== DEFAULT_LOG_ID && !readHistory(explicit, root) && !readMetrics(explicit, root)) {
       throw new ServiceSessionNotFoundError(`no session "${explicit}"`, { hint: "see `svc sessions list`" });
     }
     return explicit;

@@ -189,7 +189,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .version(version(), "-V, --version")
     .addOption(new Option("--json", "print one JSON document on stdout (with schemaVersion)"))
     .addOption(new Option("--verbose <level>", "0 errors only, 1 info, 2 debug (and stack traces)").choices(["0", "1", "2"]))
-    .addOption(new Option("--session <id>", "the session to use (default: the most recently used live session)"))
+    .addOption(new Option("--session <id>", "the session to use, by id or name (default: the most recently used live session)"))
     .addOption(
       new Option("--env <env>", "where one-shot browsers and new sessions run: LOCAL or BROWSERBASE (default: SVC_ENV, config `env`, LOCAL)").argParser((v) => {
         const env = ENVS.find((e) => e === v.trim().toUpperCase());
@@ -220,6 +220,8 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
     .option("--cloud", "create the session on the cloud platform (also when --env / config `env` is BROWSERBASE)")
     .option("--timeout <seconds>", "cloud session: its lifetime (default: the platform's)")
+    .option("--name <name>", "a name to use wherever a session id is taken (--session NAME); unique among live sessions")
+    .option("--state <file>", "start signed in: apply cookies and storage saved by `svc state save`")
     .action(async (opts) => (await import("./sessions.js")).start(g(), opts));
   sessions
     .command("list")
@@ -234,6 +236,18 @@ async function main(argv: readonly string[]): Promise<void> {
     .description("end a session: kill its Chrome and delete its profile (history and metrics are kept)")
     .option("--all", "end every recorded session")
     .action(async (id: string | undefined, opts) => (await import("./sessions.js")).end(g(), id, opts));
+
+  // Saved logins (commands/state.ts).
+  const state = program.command("state").description("save a session's login (cookies, local and session storage) to a file, or load one");
+  state
+    .command("save <file>")
+    .description("write the session's cookies and the storage of its open origins to FILE (0600; encrypted when state.key is set)")
+    .option("--encrypt", "refuse to write unless the file can be encrypted (state.key / SVC_STATE_KEY set)")
+    .action(async (file: string, opts) => (await import("./state.js")).save(g(), file, opts));
+  state
+    .command("load <file>")
+    .description("apply a saved state to the session (cookies to the browser, storage through the active tab)")
+    .action(async (file: string) => (await import("./state.js")).load(g(), file));
 
   // Navigation, waits and tabs (commands/goto.ts, navigate.ts, wait.ts, tabs.ts): all on the session's selected tab.
   program

@@ -17,7 +17,7 @@ import { sessionTabStore } from "../src/store/tabs.js";
 import {
   type CloudSessionRecord,
   type StoredSession,
-  getSession,
+  findSession,
   isAlive,
   isCloud,
   listSessions,
@@ -102,7 +102,7 @@ export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolea
 }
 
 /**
- * `--session ID`, else the most recently used live session. A dead explicit session is an error naming
+ * `--session ID` (or a session's name), else the most recently used live session. A dead explicit session is an error naming
  * it (its stale record removed); dead implicit candidates are cleaned up and skipped. A cloud session
  * is asked about at its platform; when the platform cannot be asked, an explicit one is tried anyway
  * (connecting gives the real error) and an implicit one is skipped.
@@ -111,7 +111,7 @@ export async function resolveSession(root: string, id: string | undefined): Prom
   let settings: SettingsStore | undefined;
   const statusOf = async (r: CloudSessionRecord) => cloudStatus(r, (settings ??= await openSettings()));
   if (id !== undefined) {
-    const record = getSession(id, root);
+    const record = findSession(id, root);
     if (!record) throw new ServiceSessionNotFoundError(`no session "${id}"`, { hint: `see \`svc sessions list\`, or ${START_HINT}` });
     if (isCloud(record)) {
       const s = await statusOf(record);

@@ -8,7 +8,8 @@ import {
   type CloudSessionRecord,
   type SessionRecord,
   type StoredSession,
-  getSession,
+  checkSessionName,
+  findSession,
   heartbeatPath,
   isAlive,
   isCloud,
@@ -38,9 +39,42 @@ export interface StartOptions {
   cloud?: boolean;
   /** Cloud: the session's lifetime in seconds. */
   timeout?: string;
+  /** A name usable wherever a session id is (unique among live sessions). */
+  name?: string;
+  /** A file from `svc state save`: its cookies and storage are applied once the browser runs. */
+  state?: string;
+}
+
+/** Refuse a name a live session has; forget dead sessions that had it. */
+async function claimName(name: string, root: string): Promise<void> {
+  checkSessionName(name);
+  for (const r of listSessions(root)) {
+    if (r.name !== name) continue;
+    if (isCloud(r) || (await isAlive(r))) {
+      throw new ServiceInvalidArgumentError(`--name "${name}" is taken by live session ${r.id}`, { hint: `end it first (svc sessions end ${name}) or pick another name` });
+    }
+    await discardSession(r, root);
+  }
 }
 
 export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> {
+  const root = stateRoot();
+  if (opts.name !== undefined) await claimName(opts.name, root);
+  // Read (and decrypt) the state before anything is launched: a wrong key must not leave a browser behind.
+  const state = opts.state !== undefined ? await (await import("./state.js")).readStateFile(opts.state) : undefined;
+  const started = await startBrowser(g, opts);
+  if (!state) return;
+  try {
+    await (await import("./state.js")).applyState({ ...g, session: started }, state);
+  } catch (e) {
+    const r = findSession(started, root);
+    if (r) await (isCloud(r) ? endCloud(r, root, await openSettings()) : discardSession(r, root)).catch(() => {});
+    throw e;
+  }
+}
+
+/** Starts the session and prints it; returns its id. */
+async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string> {
   const settings = await openSettings();
   if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings);
   if (opts.timeout !== undefined) throw new ServiceInvalidArgumentError("--timeout applies to a cloud session; a local one ends after --idle-timeout idle minutes");
@@ -89,6 +123,7 @@ export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> 
     const now = new Date().toISOString();
     record = {
       id,
+      ...(opts.name !== undefined ? { name: opts.name } : {}),
       wsEndpoint: launched.wsEndpoint,
       port: launched.port,
       pid: launched.pid,
@@ -113,14 +148,29 @@ export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> 
     throw e;
   }
   unregister();
-  out.result({ session: record }, () => [
-    `session ${record.id} started (${record.headless ? "headless" : "headed"}, pid ${record.pid}, ends after ${idleMinutes} idle min)`,
-    `use it: svc goto URL [--session ${record.id}] · end it: svc sessions end ${record.id}`,
-  ]);
+  printStarted(out, record, opts.state);
+  return record.id;
+}
+
+function printStarted(out: ReturnType<typeof output>, record: StoredSession, state: string | undefined): void {
+  const ref = record.name ?? record.id;
+  const named = record.name !== undefined ? ` "${record.name}"` : "";
+  const loaded = state !== undefined ? ` with the state of ${state}` : "";
+  out.result({ session: record, ...(state !== undefined ? { state } : {}) }, () =>
+    isCloud(record)
+      ? [
+          `cloud session ${record.id}${named} started at ${record.platformUrl}${record.expiresAt ? ` (ends by ${record.expiresAt})` : ""}${loaded}`,
+          `use it: svc goto URL [--session ${ref}] · end it: svc sessions end ${ref}`,
+        ]
+      : [
+          `session ${record.id}${named} started (${record.headless ? "headless" : "headed"}, pid ${record.pid}, ends after ${record.idleMs / 60_000} idle min)${loaded}`,
+          `use it: svc goto URL [--session ${ref}] · end it: svc sessions end ${ref}`,
+        ],
+  );
 }
 
 /** A platform session with keepAlive: it outlives this command and every later one until ended. */
-async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore): Promise<void> {
+async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore): Promise<string> {
   const out = output(g);
   const root = stateRoot();
   rejectLocalFlags(opts, "a cloud session");
@@ -143,6 +193,7 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
     record = {
       kind: "cloud",
       id: checkId(created.id, "cloud session id"),
+      ...(opts.name !== undefined ? { name: opts.name } : {}),
       connectUrl: created.connectUrl,
       apiUrl: target.apiUrl,
       platformUrl: target.platformUrl,
@@ -158,10 +209,8 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
     throw e;
   }
   unregister();
-  out.result({ session: record }, () => [
-    `cloud session ${record.id} started at ${record.platformUrl}${record.expiresAt ? ` (ends by ${record.expiresAt})` : ""}`,
-    `use it: svc goto URL [--session ${record.id}] · end it: svc sessions end ${record.id}`,
-  ]);
+  printStarted(out, record, opts.state);
+  return record.id;
 }
 
 function seconds(raw: string, flag: string): number {
@@ -199,21 +248,22 @@ export async function list(g: GlobalOptions): Promise<void> {
     rows.length === 0
       ? ["no sessions (start one with `svc sessions start`)"]
       : table([
-          ["ID", "KIND", "STATUS", "PID", "MODE", "LAST USED", "IDLE TIMEOUT"],
+          ["ID", "NAME", "KIND", "STATUS", "PID", "MODE", "LAST USED", "IDLE TIMEOUT"],
           ...rows.map((r) =>
             r.kind === "cloud"
-              ? [r.id, "cloud", r.status, "-", new URL(r.platformUrl).host, r.lastUsedAt, "-"]
-              : [r.id, "local", r.status, String(r.pid), r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)],
+              ? [r.id, r.name ?? "-", "cloud", r.status, "-", new URL(r.platformUrl).host, r.lastUsedAt, "-"]
+              : [r.id, r.name ?? "-", "local", r.status, String(r.pid), r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)],
           ),
         ]),
   );
 }
 
-export async function show(g: GlobalOptions, id: string): Promise<void> {
+export async function show(g: GlobalOptions, idOrName: string): Promise<void> {
   const out = output(g);
   const root = stateRoot();
-  checkId(id);
-  const record = getSession(id, root);
+  checkId(idOrName);
+  const record = findSession(idOrName, root);
+  const id = record?.id ?? idOrName;
   const metrics = readMetrics(id, root);
   const historyLength = readHistory(id, root)?.length;
   if (!record && !metrics && historyLength === undefined) {
@@ -234,6 +284,7 @@ export async function show(g: GlobalOptions, id: string): Promise<void> {
 
 function localLines(record: SessionRecord): string[][] {
   return [
+    ...(record.name !== undefined ? [["  name", record.name]] : []),
     ["  pid", String(record.pid)],
     ["  endpoint", record.wsEndpoint],
     ["  profile", record.userDataDir],
@@ -246,6 +297,7 @@ function localLines(record: SessionRecord): string[][] {
 
 function cloudLines(record: CloudSessionRecord): string[][] {
   return [
+    ...(record.name !== undefined ? [["  name", record.name]] : []),
     ["  kind", "cloud"],
     ["  platform", record.platformUrl],
     ["  session API", record.apiUrl],
@@ -275,7 +327,7 @@ export async function end(g: GlobalOptions, id: string | undefined, opts: { all?
   if (opts.all) {
     records = listSessions(root);
   } else if (target !== undefined) {
-    const r = getSession(target, root);
+    const r = findSession(target, root);
     if (!r) throw new ServiceSessionNotFoundError(`no session "${target}"`, { hint: "see `svc sessions list`" });
     records = [r];
   } else {

@@ -59,6 +59,7 @@ export const SETTINGS: readonly SettingDef[] = [
   { key: "cloud.apiUrl", kind: "url", env: ["SVC_API_URL"], description: "session API origin (default: the platform URL, else the public cloud)" },
   { key: "cloud.platformUrl", kind: "url", env: ["BROWSERBASE_BASE_URL"], description: "platform API origin (default: the session API URL, else the public cloud)" },
   { key: "search.url", kind: "url", env: ["SVC_SEARCH_URL"], description: "SearXNG instance for `svc search`, the agent's search tool and `svc serve` (its JSON API must be enabled)" },
+  { key: "state.key", kind: "secret", env: ["SVC_STATE_KEY"], description: "passphrase that encrypts `svc state save` files (AES-256-GCM); when set, every saved state is encrypted" },
   { key: "server.apiKeys", kind: "secret", list: true, env: ["SVC_API_KEYS"], description: "`svc serve`: comma-separated API keys clients must send (--api-key overrides)" },
 ];
 

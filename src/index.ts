@@ -36,6 +36,7 @@ export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./r
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
 export { BrowserContext } from "./browser/context.js";
+export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export { Locator } from "./browser/locator.js";
 export { launchBrowser, killBrowserProcess, DEFAULT_ARGS, type LaunchedBrowser, type Lifeline } from "./browser/launch.js";

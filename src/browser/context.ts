@@ -5,6 +5,7 @@
 import type { CdpConnection, CdpSession } from "./cdp/connection.js";
 import { DialogHandler } from "./dialogs.js";
 import { Page, type NavigateHandler, type PageOperations, type PageOptions } from "./page.js";
+import { type StorageState, applyStorageState, collectStorageState } from "./storage-state.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
 export class BrowserContext {
@@ -106,6 +107,16 @@ export class BrowserContext {
     if (!this.order.includes(page) || page.isClosed) throw new ServiceInitError("setActivePage: that page is closed or belongs to another browser");
     this.active = page;
     void this.connection.root.send("Target.activateTarget", { targetId: page.targetId }).catch(() => {});
+  }
+
+  /** Cookies (session-only ones too) and the web storage of the origins open in its tabs (storage-state.ts). */
+  storageState(): Promise<StorageState> {
+    return collectStorageState(this);
+  }
+
+  /** Applies a state from storageState(): cookies to the browser, web storage through the active tab. */
+  addState(state: StorageState): Promise<void> {
+    return applyStorageState(this, state);
   }
 
   async newPage(url = "about:blank"): Promise<Page> {

@@ -8,13 +8,15 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
-import { ServiceStateError } from "../errors.js";
+import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 
 /** A Chrome on this machine (records written before cloud sessions existed have no `kind`). */
 export interface SessionRecord {
   kind?: "local";
   id: string;
+  /** `svc sessions start --name`: usable wherever an id is, unique among live sessions. */
+  name?: string;
   /** Browser-level DevTools WebSocket URL (ws://127.0.0.1:PORT/devtools/browser/UUID). */
   wsEndpoint: string;
   port: number;
@@ -37,6 +39,7 @@ export interface SessionRecord {
 export interface CloudSessionRecord {
   kind: "cloud";
   id: string;
+  name?: string;
   /** The platform's CDP WebSocket URL for the session (a capability of its own: kept like wsEndpoint). */
   connectUrl: string;
   /** Session API and platform API origins the session was created with. */
@@ -129,6 +132,21 @@ function parseRecord(text: string, path: string): StoredSession {
     throw new ServiceStateError(`corrupt session record ${path}: missing fields`, { hint: "delete the file" });
   }
   return r as SessionRecord;
+}
+
+const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
+/** A session name: a letter, then letters, digits, '-' or '_' (≤ 40); never something that reads as an id. */
+export function checkSessionName(name: string): string {
+  if (!NAME_RE.test(name) || /^[0-9a-f]{8}$/.test(name)) {
+    throw new ServiceInvalidArgumentError(`invalid --name ${JSON.stringify(name)}: start with a letter, then letters, digits, '-' or '_' (at most 40), not an 8-hex-digit id`);
+  }
+  return name;
+}
+
+/** The session with this id, else the one with this name. */
+export function findSession(idOrName: string, root: string = resolveStateDir()): StoredSession | undefined {
+  return getSession(idOrName, root) ?? listSessions(root).find((r) => r.name === idOrName);
 }
 
 /** Every recorded session, most recently used first. Corrupt records are skipped. */

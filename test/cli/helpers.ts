@@ -36,7 +36,7 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const config = join(base, "config");
   const tmp = mkdtempSync(join(base, "tmp-"));
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
-  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "XDG_STATE_HOME"]) {
+  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "SVC_STATE_KEY", "XDG_STATE_HOME"]) {
     if (!(k in extraEnv)) delete env[k];
   }
   return {

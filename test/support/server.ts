@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, extname, join, normalize, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AddressInfo } from "node:net";
+import { handleLogin } from "./login.js";
 
 export type FixtureHost = "localhost" | "127.0.0.1";
 
@@ -93,6 +94,8 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     const self = `http://${host}`;
     const other = host.startsWith("localhost") ? `http://127.0.0.1:${port}` : `http://localhost:${port}`;
     const url = new URL(req.url ?? "/", self);
+
+    if (await handleLogin(req, res, url.pathname)) return;
 
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, "text/plain", "method not allowed");
 

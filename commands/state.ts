@@ -1,0 +1,61 @@
+/**
+ * `svc state save|load FILE` and `svc sessions start --state FILE`: a session's login (cookies, session-only
+ * ones too, and the web storage of its open origins) kept in a file. When a state key is configured
+ * (`svc config set state.key …` / SVC_STATE_KEY) every saved file is encrypted with it; `--encrypt` only
+ * insists on that (an error when there is no key), so a key once set never lets a plain login slip out.
+ */
+import { resolve } from "node:path";
+import { ServiceInvalidArgumentError, ServiceStateError } from "../src/errors.js";
+import type { StorageState } from "../src/index.js";
+import { readSavedState, writeSavedState } from "../src/store/state-file.js";
+import type { GlobalOptions } from "./output.js";
+import { loadLibrary, withSession } from "./runtime.js";
+import { openSettings } from "./settings.js";
+
+async function stateKey(): Promise<string | undefined> {
+  const v = (await openSettings()).effective("state.key").value;
+  return typeof v === "string" ? v : undefined;
+}
+
+/** Read and validate a state file (decrypting it with the configured key when it is encrypted). */
+export async function readStateFile(file: string): Promise<StorageState> {
+  const path = resolve(file);
+  const text = readSavedState(path, await stateKey());
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ServiceStateError(`${path} is not a state file (not JSON, and not an encrypted svc state)`);
+  }
+  return (await loadLibrary()).parseStorageState(value, "state file");
+}
+
+/** Apply a state to the session `g.session` names (or the current one). */
+export async function applyState(g: GlobalOptions, state: StorageState): Promise<void> {
+  await withSession(g, ({ svc }) => svc.context.addState(state));
+}
+
+const summary = (s: StorageState) => `${s.cookies.length} cookie(s), ${s.origins.length} origin(s) with storage`;
+
+export async function save(g: GlobalOptions, file: string, opts: { encrypt?: boolean }): Promise<void> {
+  const path = resolve(file);
+  const key = await stateKey();
+  if (opts.encrypt && key === undefined) {
+    throw new ServiceInvalidArgumentError("--encrypt needs a state key: set one with `svc config set state.key …` (or SVC_STATE_KEY)");
+  }
+  await withSession(g, async ({ svc, out }) => {
+    const state = await svc.context.storageState();
+    writeSavedState(path, `${JSON.stringify(state, null, 2)}\n`, key);
+    out.result({ file: path, encrypted: key !== undefined, cookies: state.cookies.length, origins: state.origins.map((o) => o.origin) }, () => [
+      `saved ${summary(state)} to ${path}${key !== undefined ? " (encrypted)" : " (not encrypted: set state.key to encrypt)"}`,
+    ]);
+  });
+}
+
+export async function load(g: GlobalOptions, file: string): Promise<void> {
+  const state = await readStateFile(file);
+  await withSession(g, async ({ svc, out }) => {
+    await svc.context.addState(state);
+    out.result({ file: resolve(file), cookies: state.cookies.length, origins: state.origins.map((o) => o.origin) }, () => [`loaded ${summary(state)} from ${resolve(file)}`]);
+  });
+}

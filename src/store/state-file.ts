@@ -1,0 +1,73 @@
+/**
+ * Saved login state on disk (`svc state save|load`): plain JSON, or sealed with AES-256-GCM under a key
+ * kept by `svc config` (state.key). A sealed file starts with a versioned header line, so load tells the
+ * two apart and says clearly when the key is missing or wrong. The key setting may be any passphrase: the
+ * AES key is derived from it with scrypt and a random salt per file; the IV is random per file, and the
+ * header is authenticated with the ciphertext. Written 0600 through the one atomic writer.
+ */
+import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { ServiceStateError } from "../errors.js";
+import { writeFileAtomic } from "../util/atomic-write.js";
+import { describeFsError } from "./files.js";
+
+export const SEALED_HEADER = "svc-state v1 aes-256-gcm scrypt";
+const KEY_HINT = "set it with `svc config set state.key …` (or SVC_STATE_KEY) to the key the file was saved with";
+
+function deriveKey(passphrase: string, salt: Buffer): Buffer {
+  return scryptSync(passphrase, salt, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+}
+
+/** `json` sealed under `passphrase`: the header line, then salt.iv.tag.ciphertext in base64url. */
+export function sealState(json: string, passphrase: string): string {
+  const salt = randomBytes(16);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", deriveKey(passphrase, salt), iv);
+  cipher.setAAD(Buffer.from(SEALED_HEADER));
+  const ct = Buffer.concat([cipher.update(json, "utf8"), cipher.final()]);
+  const parts = [salt, iv, cipher.getAuthTag(), ct].map((b) => b.toString("base64url"));
+  return `${SEALED_HEADER}\n${parts.join(".")}\n`;
+}
+
+export function isSealed(text: string): boolean {
+  return text.startsWith("svc-state ");
+}
+
+/** The JSON inside a sealed file; a missing or wrong key, or a damaged file, is a STATE_ERROR naming `path`. */
+export function openSealed(text: string, passphrase: string | undefined, path: string): string {
+  const [header, body = ""] = text.split("\n");
+  if (header !== SEALED_HEADER) throw new ServiceStateError(`${path}: unsupported state file format "${header}"`, { hint: "it was written by a newer svc" });
+  if (passphrase === undefined) throw new ServiceStateError(`${path} is encrypted and no state key is configured`, { hint: KEY_HINT });
+  const [salt, iv, tag, ct, extra] = body.trim().split(".").map((p) => Buffer.from(p, "base64url"));
+  if (!salt || salt.length !== 16 || !iv || iv.length !== 12 || !tag || tag.length !== 16 || !ct || extra) {
+    throw new ServiceStateError(`${path}: damaged encrypted state file`);
+  }
+  try {
+    const decipher = createDecipheriv("aes-256-gcm", deriveKey(passphrase, salt), iv);
+    decipher.setAAD(Buffer.from(header));
+    decipher.setAuthTag(tag);
+    return Buffer.concat([decipher.update(ct), decipher.final()]).toString("utf8");
+  } catch {
+    throw new ServiceStateError(`${path}: wrong state key (or the file was altered): cannot decrypt`, { hint: KEY_HINT });
+  }
+}
+
+/** Write a state file (0600, atomically), sealed when a passphrase is given. */
+export function writeSavedState(path: string, json: string, passphrase: string | undefined): void {
+  try {
+    writeFileAtomic(path, passphrase === undefined ? json : sealState(json, passphrase), 0o600);
+  } catch (e) {
+    throw new ServiceStateError(`cannot write state file ${path}: ${describeFsError(e)}`, { cause: e });
+  }
+}
+
+/** Read a state file: its JSON text (unsealed when it is encrypted). */
+export function readSavedState(path: string, passphrase: string | undefined): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new ServiceStateError(`cannot read state file ${path}: ${describeFsError(e)}`, { cause: e });
+  }
+  return isSealed(text) ? openSealed(text, passphrase, path) : text;
+}
