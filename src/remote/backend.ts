@@ -118,6 +118,7 @@ export class RemoteBackend implements ServiceBackend {
 
   async extract(r: ExtractRequest): Promise<unknown> {
     const needsModel = r.instruction !== undefined || r.schema !== undefined;
+    if (r.interactiveOnly || r.maxTokens !== undefined) throw new ServiceInvalidArgumentError("snapshot: interactiveOnly and maxTokens are not sent over the session API", { hint: 'use env "LOCAL"' });
     const model = needsModel ? this.s.models.wire(r.model) : undefined;
     let schema: unknown;
     if (r.schema) {
