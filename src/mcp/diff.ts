@@ -32,8 +32,8 @@ export function lineDiff(before: string, after: string): string | undefined {
     if (i < x.length && j < y.length && x[i] === y[j]) {
       i++;
       j++;
-    } else if (j < y.length && (i === x.length || lcs[i * w + j + 1]! >= lcs[(i + 1) * w + j]!)) out.push(`+ ${y[j++]}`);
-    else out.push(`- ${x[i++]}`);
+    } else if (i < x.length && (j === y.length || lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!)) out.push(`- ${x[i++]}`);
+    else out.push(`+ ${y[j++]}`);
   }
   return out.join("\n");
 }

@@ -69,6 +69,8 @@ interface Entry {
   browser: McpBrowser;
   server: McpServer;
   timer: NodeJS.Timeout | undefined;
+  /** POST requests in flight: a session running a tool is not idle. */
+  busy: number;
 }
 
 /** Streamable HTTP on /mcp. On a loopback host, requests naming another Host are refused (DNS rebinding). */
@@ -89,8 +91,8 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     const e = sessions.get(id);
     if (!e) return;
     if (e.timer) clearTimeout(e.timer);
-    e.timer = setTimeout(() => void end(id), idleMs);
-    e.timer.unref();
+    e.timer = e.busy > 0 ? undefined : setTimeout(() => void end(id), idleMs);
+    e.timer?.unref();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -108,7 +110,7 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
-          sessions.set(sid, { transport, browser, server, timer: undefined });
+          sessions.set(sid, { transport, browser, server, timer: undefined, busy: 0 });
           touch(sid);
         },
       });
@@ -117,9 +119,19 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
         else void browser.close();
       };
       await server.connect(transport);
-      entry = { transport, browser, server, timer: undefined };
+      entry = { transport, browser, server, timer: undefined, busy: 0 };
     }
-    if (entry.transport.sessionId) touch(entry.transport.sessionId);
+    const sid = entry.transport.sessionId;
+    const counted = req.method === "POST" && sid ? sessions.get(sid) : undefined;
+    if (counted) {
+      // Until the response is over (an SSE response outlives handleRequest): the tool is still running.
+      counted.busy++;
+      res.once("close", () => {
+        counted.busy--;
+        touch(sid!);
+      });
+    }
+    if (sid) touch(sid);
     await entry.transport.handleRequest(req, res, body);
     // A DELETE ends the session at the transport (onclose); make sure its browser goes too.
     if (req.method === "DELETE" && id) await end(id);

@@ -77,6 +77,11 @@ async function driveForms(client: Client): Promise<void> {
   expect(shot.content[0]).toMatchObject({ type: "image", mimeType: "image/png" });
   expect(Buffer.from(shot.content[0]!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
 
+  const opened = text(await call(client, "tabs", { action: "new", url: world.server.url("steps.html") }));
+  expect(opened).toMatch(/^\* 1 .*steps\.html$/m);
+  expect(text(await call(client, "tabs", { action: "close", tab: 1 }))).not.toContain("steps.html");
+  expect(text(await call(client, "tabs"))).toMatch(/^\* 0 Forms .*forms\.html$/m);
+
   // A ref no snapshot issued: an MCP tool error whose text leads with svc's code.
   const bad = await call(client, "click", { target: "e999" });
   expect(bad.isError).toBe(true);
@@ -143,5 +148,29 @@ describe("svc mcp", () => {
     const r = await done;
     expect(r.code).toBe(0);
     await expectNoProcesses(world.sb.tmp, 15_000);
+  }, 120_000);
+
+  it("HTTP: a session nobody uses for --idle-timeout seconds is closed with its Chrome", async () => {
+    const child = spawnSvc(["mcp", "--http", "--port", "0", "--idle-timeout", "2"], world.sb.env);
+    const done = collect(child, 120_000);
+    try {
+      let err = "";
+      child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+      await waitFor(() => /MCP server at \S+/.test(err), 20_000);
+      const url = /MCP server at (\S+)/.exec(err)![1]!;
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
+      const chrome = () => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid);
+      expect(chrome().length).toBeGreaterThan(0);
+      expect(await waitFor(() => chrome().length === 0, 20_000)).toBe(true);
+      const after = await call(client, "snapshot").catch((e: unknown) => e as Error);
+      expect(String(after instanceof Error ? after.message : text(after))).toMatch(/SESSION_NOT_FOUND|404/);
+      await client.close().catch(() => {});
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
   }, 120_000);
 });
