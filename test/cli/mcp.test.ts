@@ -64,9 +64,17 @@ async function driveForms(client: Client): Promise<void> {
   const checked = await call(client, "check", { target: refOf(snap, "checkbox", "Subscribe") });
   expect(text(checked)).toMatch(/Subscribe to newsletter \[checked\]/);
   expect(text(await call(client, "check", { target: refOf(snap, "checkbox", "Subscribe") }))).toContain("already checked");
+  const selected = await call(client, "select", { target: refOf(snap, "combobox", "Country"), option: "France" });
+  expect(text(selected)).toMatch(/\+ .*combobox Country: France/);
+  expect(text(await call(client, "type", { target: refOf(snap, "textbox", "Bio"), text: "Hi" }))).toMatch(/\+ .*textbox Bio: Hi/);
+  const acted = await call(client, "act", { instruction: "click the Help link" });
+  expect(acted.isError).toBeFalsy();
+  expect(text(acted)).toContain("clicked: help-link");
+  expect(world.fake.requestsFor("act").length).toBe(1);
   const clicked = await call(client, "click", { target: submit });
   expect(clicked.isError).toBeFalsy();
   expect(text(clicked)).toContain('"name":"Ada"');
+  expect(text(clicked)).toContain('"country":"fr"');
 
   const extracted = await call(client, "extract", { instruction: "the status line with the result" });
   expect(extracted.isError).toBeFalsy();
@@ -80,7 +88,7 @@ async function driveForms(client: Client): Promise<void> {
   const opened = text(await call(client, "tabs", { action: "new", url: world.server.url("steps.html") }));
   expect(opened).toMatch(/^\* 1 .*steps\.html$/m);
   expect(text(await call(client, "tabs", { action: "close", tab: 1 }))).not.toContain("steps.html");
-  expect(text(await call(client, "tabs"))).toMatch(/^\* 0 Forms .*forms\.html$/m);
+  expect(text(await call(client, "tabs"))).toMatch(/^\* 0 Forms .*forms\.html(#help)?$/m);
 
   // A ref no snapshot issued: an MCP tool error whose text leads with svc's code.
   const bad = await call(client, "click", { target: "e999" });
