@@ -53,7 +53,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
 
   server.registerTool(
     "agent",
-    { description: "Run a multi-step task in the browser", inputSchema: { instruction: z.string().min(1), maxSteps: z.number().int().positive().optional() } },
+    { description: "Run a multi-step task in the browser", inputSchema: { instruction: z.string().min(1), maxSteps: z.number().int().min(1).max(1000).optional() } },
     ({ instruction, maxSteps }) =>
       b.run(async () => {
         const svc = await b.service();
@@ -64,7 +64,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
 
   server.registerTool(
     "search",
-    { description: "Search the web", inputSchema: { query: z.string().min(1), numResults: z.number().int().positive().optional() } },
+    { description: "Search the web", inputSchema: { query: z.string().min(1), numResults: z.number().int().min(1).max(25).optional() } },
     ({ query, numResults }) =>
       b.run(async () => {
         const request = validateSearch(query, numResults);

@@ -43,7 +43,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser): void {
       description: "The page outline with refs (e3) for the other tools",
       inputSchema: {
         interactive: z.boolean().optional().describe("only lines with refs"),
-        maxTokens: z.number().int().positive().optional(),
+        maxTokens: z.number().int().min(1).max(1_000_000).optional(),
         selector: z.string().min(1).optional().describe("only this element's subtree"),
       },
     },
@@ -97,7 +97,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser): void {
     "tabs",
     {
       description: "List, open, select or close tabs (by the number list shows)",
-      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().nonnegative().optional() },
+      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().min(0).max(1000).optional() },
     },
     ({ action: what = "list", url, tab }) =>
       b.run(async () => {

@@ -55,6 +55,11 @@ async function driveForms(client: Client): Promise<void> {
   expect(text(nav)).toContain("navigated to");
   const snap = text(await call(client, "snapshot", { interactive: true }));
   expect(snap).not.toContain("Help: fill in the form"); // interactive-only: no plain text lines
+  const full = text(await call(client, "snapshot"));
+  expect(full).toContain("Help: fill in the form");
+  const budget = text(await call(client, "snapshot", { maxTokens: 60 }));
+  expect(budget.length).toBeLessThan(full.length);
+  expect(budget).toContain(refOf(full, "button", "Submit")); // ref lines stay within a budget
   const name = refOf(snap, "textbox", "Full name");
   const submit = refOf(snap, "button", "Submit");
 
