@@ -19,10 +19,12 @@ import { registerCleanup } from "./cleanup.js";
 import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { createRecorder } from "./record.js";
-import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+import { type LaunchFlags, type RunContext, checkUrl, withLiveOrOneShot } from "./runtime.js";
 import { openSettings } from "./settings.js";
 
 export interface AgentFlags extends LaunchFlags {
+  /** A browser of its own for this command, even when a session is live. */
+  new?: boolean;
   url?: string;
   mode?: string;
   model?: string;
@@ -161,6 +163,5 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   // The search backend of a local run: config search.url (or SVC_SEARCH_URL); a cloud run searches on its server.
   const searchUrl = flags.search ? ((await openSettings()).effective("search.url", {}).value as string | undefined) : undefined;
   const extras = { ...(flags.cacheDir !== undefined ? { cacheDir: resolve(flags.cacheDir) } : {}), ...(searchUrl ? { searchUrl } : {}) };
-  if (g.session !== undefined) await withSession(g, run, extras);
-  else await withOneShot(g, flags, run, extras);
+  await withLiveOrOneShot(g, flags, run, extras);
 }

@@ -8,32 +8,21 @@
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { type ModelFlags, resolveCliModel, withModelKey } from "./model.js";
+import { type ModelFlags, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
-import { type LaunchFlags, type RunContext, checkUrl, withOneShot, withSession } from "./runtime.js";
+import { type LaunchFlags, type RunContext, withLiveOrOneShot, withSession } from "./runtime.js";
+import { checkUrl, looksLikeUrl } from "./url.js";
 
 export interface ExtractFlags extends LaunchFlags, ModelFlags {
+  /** A browser of its own for this command, even when a session is live. */
+  new?: boolean;
   schema?: string;
   selector?: string;
+  variables?: string[];
+  varFile?: string;
 }
 
 const DEFAULT_INSTRUCTION = "Extract the data described by the schema.";
-
-/** `data:[mediatype][;param…],payload`: the payload may hold spaces (`data:text/html,<h1>from data</h1>`). */
-const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w.+-]+(=[^,;\s]*)?)*,/i;
-
-/**
- * An argument is the URL when it is a data: URL, or has no whitespace and either has a scheme
- * (`https://…`, `about:blank`, `javascript:…`, which is then refused) or looks like a host
- * (`example.com/x`, `localhost:3000`); anything else is the instruction.
- */
-export function looksLikeUrl(arg: string): boolean {
-  const a = arg.trim();
-  if (DATA_URL.test(a)) return true;
-  if (!a || /\s/.test(a)) return false;
-  if (/^[a-z][a-z0-9+.-]*:(\/\/|[^\s/])/i.test(a) && !/^[\w-]+:\d+([/?#]|$)/.test(a)) return true;
-  return /^(localhost|[\w-]+(\.[\w-]+)+|\[[0-9a-f:.]+\])(:\d+)?([/?#]\S*)?$/i.test(a);
-}
 
 /** Split the positional arguments into at most one instruction and at most one URL. */
 export function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
@@ -82,7 +71,7 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
   const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
   const usesModel = instruction !== undefined || flags.schema !== undefined;
   if (!usesModel) {
-    for (const [flag, set] of [["--model", flags.model], ["--timeout", flags.timeout]] as const) {
+    for (const [flag, set] of [["--model", flags.model], ["--timeout", flags.timeout], ["--var", flags.variables], ["--var-file", flags.varFile]] as const) {
       if (set !== undefined) throw new ServiceInvalidArgumentError(`${flag} applies to an instruction or --schema`, { hint: 'svc extract "the page title"' });
     }
   }
@@ -90,6 +79,7 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
   // Validate everything before a browser is touched.
   const schema = flags.schema !== undefined ? await readSchema(flags.schema) : undefined;
   const spec = usesModel ? await resolveCliModel(flags) : undefined;
+  const variables = usesModel ? await readVariables(flags.variables, flags.varFile) : {};
 
   const run = async ({ svc, out, session, note }: RunContext) => {
     const page = svc.page;
@@ -103,7 +93,7 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
       out.result({ ...where, pageText }, () => pageText);
       return;
     }
-    const options = { ...(flags.selector ? { selector: flags.selector } : {}), ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) };
+    const options = { variables, ...(flags.selector ? { selector: flags.selector } : {}), ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) };
     const result: unknown = await withModelKey(g, spec, (model) =>
       schema ? svc.extract(instruction ?? DEFAULT_INSTRUCTION, schema, { ...options, model }) : svc.extract(instruction!, { ...options, model }),
     );
@@ -112,6 +102,6 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
       return typeof extraction === "string" ? extraction : JSON.stringify(result, null, 2);
     });
   };
-  if (url !== undefined && g.session === undefined) await withOneShot(g, flags, run);
+  if (url !== undefined) await withLiveOrOneShot(g, flags, run);
   else await withSession(g, run);
 }

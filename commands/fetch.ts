@@ -11,6 +11,7 @@ import type { FetchFormat, FetchResult } from "../src/fetch/index.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, output, withOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
+import { typedUrl } from "./url.js";
 
 export interface FetchFlags {
   format: string;
@@ -55,7 +56,7 @@ function checkStatus(result: FetchResult, redirects: boolean): void {
 export async function fetchCommand(g: CloudGlobals, rawUrl: string, opts: FetchFlags): Promise<void> {
   // Everything is validated before a request is sent or a browser started.
   const { checkFetchUrl, fetchPage, pageRenderer } = await import("../src/fetch/index.js");
-  const url = checkFetchUrl(rawUrl).href;
+  const url = checkFetchUrl(typedUrl(rawUrl)).href;
   const format = opts.format as FetchFormat;
   if (!FORMATS.includes(format)) throw new ServiceInvalidArgumentError(`--format: one of ${FORMATS.join(", ")} (got "${opts.format}")`);
   const timeoutMs = positiveInteger("--timeout", opts.timeout);

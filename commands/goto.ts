@@ -1,15 +1,44 @@
-/** `svc goto URL`: navigate the session's active page. */
+/**
+ * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
+ * active page. A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
+ */
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";
-import { checkUrl, withSession } from "./runtime.js";
+import { withSession } from "./runtime.js";
+import { checkUrl } from "./url.js";
 
-export async function goto(g: GlobalOptions, rawUrl: string): Promise<void> {
+export interface GotoFlags {
+  timeout?: string;
+  waitUntil?: string;
+}
+
+const WAIT_UNTIL = ["load", "domcontentloaded", "networkidle"] as const;
+type WaitUntil = (typeof WAIT_UNTIL)[number];
+
+export function parseWaitUntil(raw: string | undefined): WaitUntil | undefined {
+  if (raw === undefined) return undefined;
+  const v = WAIT_UNTIL.find((w) => w === raw.trim().toLowerCase());
+  if (!v) throw new ServiceInvalidArgumentError(`--wait-until must be one of ${WAIT_UNTIL.join(", ")}, got "${raw}"`);
+  return v;
+}
+
+/** `https://x/  Title` plus `  (HTTP 404)` when the server answered an error status. */
+export function pageLine(url: string, title: string, status: number | null): string {
+  return `${url}${title ? `  ${title}` : ""}${status !== null && status >= 400 ? `  (HTTP ${status})` : ""}`;
+}
+
+export async function goto(g: GlobalOptions, rawUrl: string, flags: GotoFlags = {}): Promise<void> {
   const url = checkUrl(rawUrl);
+  const timeout = parseTimeout(flags.timeout);
+  const waitUntil = parseWaitUntil(flags.waitUntil);
   await withSession(g, async ({ svc, out, session, note }) => {
     const page = svc.page;
-    const nav = await page.goto(url);
+    const nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
     const title = await page.title();
     const finalUrl = page.url();
-    note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status: nav?.status ?? null } });
-    out.result({ session: session?.id, url: finalUrl, title, status: nav?.status ?? null }, () => `${finalUrl}${title ? `  ${title}` : ""}`);
+    const status = nav?.status ?? null;
+    note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status } });
+    out.result({ session: session?.id, url: finalUrl, title, status }, () => pageLine(finalUrl, title, status));
   });
 }

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { runCleanups } from "./cleanup.js";
+import { addHelp, usageMessage } from "./help.js";
 import { type GlobalOptions, type Verbosity, printError } from "./output.js";
 
 /**
@@ -73,7 +74,7 @@ function classify(e: unknown): Classified {
   // @inquirer/prompts throws this when the user presses Ctrl-C at a prompt.
   if (err?.name === "ExitPromptError") return { code: "INTERRUPTED", message: "interrupted", exit: EXIT.INTERRUPTED };
   if (typeof err?.code === "string" && err.code.startsWith("commander.")) {
-    return { code: "USAGE", message: message.replace(/^error:\s*/, ""), exit: EXIT.USAGE };
+    return { code: "USAGE", message: usageMessage(message), exit: EXIT.USAGE };
   }
   if (typeof err?.code === "string" && typeof err.name === "string" && err.code in EXIT_BY_CODE) {
     let msg = message;
@@ -234,10 +235,38 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--all", "end every recorded session")
     .action(async (id: string | undefined, opts) => (await import("./sessions.js")).end(g(), id, opts));
 
+  // Navigation, waits and tabs (commands/goto.ts, navigate.ts, wait.ts, tabs.ts): all on the session's selected tab.
   program
     .command("goto <url>")
-    .description("navigate the session's active page")
-    .action(async (url: string) => (await import("./goto.js")).goto(g(), url));
+    .description("navigate the session's selected tab (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status")
+    .option("--timeout <ms>", "give up after this many milliseconds (default 30000)")
+    .addOption(new Option("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle").choices(["load", "domcontentloaded", "networkidle"]))
+    .action(async (url: string, opts) => (await import("./goto.js")).goto(g(), url, opts));
+  for (const which of ["back", "forward", "reload"] as const) {
+    program
+      .command(which)
+      .description(which === "reload" ? "reload the session's selected tab" : `go ${which} in the selected tab's history`)
+      .option("--timeout <ms>", "give up after this many milliseconds (default 30000)")
+      .action(async (opts) => (await import("./navigate.js")).move(g(), which, opts));
+  }
+  program
+    .command("wait [target]")
+    .usage("<ref|selector|ms> | --text T | --url PATTERN | --load [state]")
+    .description("wait until an element (a ref from the last snapshot, or a selector) is visible, some time passes, text appears, the URL matches or the page loads; a wait that runs out exits 7 (TIMEOUT)")
+    .option("--text <text>", "wait until the page's text contains this")
+    .option("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)")
+    .option("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle")
+    .option("--timeout <ms>", "give up after this many milliseconds (default 30000)")
+    .action(async (target: string | undefined, opts) => (await import("./wait.js")).wait(g(), target, opts));
+  program
+    .command("eval <js>")
+    .description("evaluate a JavaScript expression in the selected tab and print its value as JSON (a promise is awaited)")
+    .action(async (js: string) => (await import("./navigate.js")).evaluate(g(), js));
+  program
+    .command("tabs [action] [arg]")
+    .usage("[list | new [URL] | select N | close [N]]")
+    .description("list, open, select or close the session's tabs; tab numbers stay put when another tab closes, and later commands drive the selected tab")
+    .action(async (action: string | undefined, arg: string | undefined) => (await import("./tabs.js")).tabs(g(), action, arg));
   // The model-backed commands share these options.
   const modelOptions = (cmd: InstanceType<typeof Command>, variables: boolean) => {
     cmd
@@ -245,12 +274,18 @@ async function main(argv: readonly string[]): Promise<void> {
       .option("--timeout <ms>", "give up after this many milliseconds");
     if (variables) {
       cmd
-        .option("--variables <name=value>", "a %name% variable; its value is never sent to the model (repeatable)", collect, undefined)
+        .option("--var <name=value>", "a %name% variable; its value is never sent to the model (repeatable; --variables is the same flag)", collect, undefined)
+        .option("--variables <name=value>", "same as --var", collect, undefined)
         .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}');
     }
     return cmd;
   };
   const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+  // `--var` and `--variables` are one flag under two names (the agent's and the library's word for it).
+  const vars = <T extends { var?: string[]; variables?: string[] }>(o: T): T => {
+    const all = [...(o.variables ?? []), ...(o.var ?? [])];
+    return { ...o, var: all.length ? all : undefined, variables: all.length ? all : undefined };
+  };
 
   modelOptions(
     program
@@ -259,31 +294,33 @@ async function main(argv: readonly string[]): Promise<void> {
       .option("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json (no model)`)
       .option("--cache-dir <dir>", "replay a stored success for the same instruction and page with no model call; store new ones"),
     true,
-  ).action(async (instruction: string | undefined, opts) => (await import("./act.js")).act(g(), instruction, opts));
+  ).action(async (instruction: string | undefined, opts) => (await import("./act.js")).act(g(), instruction, vars(opts)));
   modelOptions(
     program
       .command("observe [instruction]")
       .description("list the Actions a model finds on the page for the instruction (or every actionable element)")
       .option("--selector <selector>", "only look inside this element"),
     true,
-  ).action(async (instruction: string | undefined, opts) => (await import("./observe.js")).observe(g(), instruction, opts));
+  ).action(async (instruction: string | undefined, opts) => (await import("./observe.js")).observe(g(), instruction, vars(opts)));
   modelOptions(
     program
       .command("extract [args...]")
       .usage('["instruction"] [url] [options]')
-      .description("print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL and no --session, uses a one-shot browser")
+      .description("print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL, on the current live session (a one-shot browser when there is none, or with --new)")
       .option("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)")
       .option("--selector <selector>", "only read inside this element")
+      .option("--new", "run on a browser of its own (one-shot), even when a session is live")
       .option("--headed", "one-shot browser: show the window")
       .option("--viewport <WxH>", "one-shot browser: viewport size")
       .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch"),
-    false,
-  ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], opts));
+    true,
+  ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], vars(opts)));
   program
     .command("screenshot [url]")
-    .description("save a PNG of the page; with a URL and no --session, uses a one-shot browser")
-    .requiredOption("-o, --output <file>", "where to write the PNG")
+    .description("save a PNG of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)")
+    .option("-o, --output <file>", "where to write the PNG (default: screenshot-<time>.png in the current folder)")
     .option("--full-page", "capture the whole page, not just the viewport")
+    .option("--new", "run on a browser of its own (one-shot), even when a session is live")
     .option("--headed", "one-shot browser: show the window")
     .option("--viewport <WxH>", "one-shot browser: viewport size")
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
@@ -305,7 +342,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .action(async (query: string, opts) => (await import("./search.js")).searchCommand(g(), query, opts));
   program
     .command("agent <instruction>")
-    .description("run a multi-step task: a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
+    .description("run a multi-step task on the current live session (a one-shot browser when there is none, or with --new): a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped")
     .option("--url <url>", "open this URL first")
     .addOption(new Option("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua").choices(["dom", "hybrid", "cua"]))
     .option("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)")
@@ -314,15 +351,17 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--max-tokens <n>", "stop once the run's model calls used n tokens (input + output)")
     .option("--timeout <ms>", "stop the run after this many milliseconds")
     .option("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)")
-    .option("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable)", collect, undefined)
+    .option("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable; --variables is the same flag)", collect, undefined)
+    .option("--variables <name=value>", "same as --var", collect, undefined)
     .option("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}')
     .option("--cache-dir <dir>", "replay the steps of a stored successful run with no model calls (the model then answers from the page); store new ones")
     .option("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)")
     .option("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory")
+    .option("--new", "run on a browser of its own (one-shot), even when a session is live")
     .option("--headed", "one-shot browser: show the window")
     .option("--viewport <WxH>", "one-shot browser: viewport size")
     .option("--executable-path <path>", "one-shot browser: Chrome/Chromium to launch")
-    .action(async (instruction: string, opts) => (await import("./agent.js")).agent(g(), instruction, opts));
+    .action(async (instruction: string, opts) => (await import("./agent.js")).agent(g(), instruction, vars(opts)));
   program
     .command("history")
     .description("print a session's history with tokens and time per call (ended sessions too; --session default for one-shot runs)")
@@ -395,7 +434,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--headed", "show the browser window (default: headless)")
     .option("--viewport <WxH>", "viewport, e.g. 1280x720")
     .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
-    .addHelpText("after", '\nExample (an MCP host config): {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}')
+    .addHelpText("after", '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}')
     .action(async (opts) => {
       stopServing = new AbortController();
       await (await import("./mcp.js")).mcp(g(), opts, stopServing.signal, version());
@@ -407,6 +446,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .description("interactively store model API keys and default launch options")
     .action(async () => (await import("./init.js")).init(g()));
 
+  addHelp(program);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (e) {

@@ -13,6 +13,7 @@ import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/s
 import { addMetrics } from "../src/store/metrics.js";
 import { sessionRefStore } from "../src/store/refs.js";
 import { sessionSecretStore } from "../src/store/secrets.js";
+import { sessionTabStore } from "../src/store/tabs.js";
 import {
   type CloudSessionRecord,
   type StoredSession,
@@ -30,6 +31,7 @@ import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, cloudStatus, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
+import { rememberTabs, restoreSelectedTab } from "./tabs.js";
 import { createOutput } from "./output.js";
 import { type SettingValue, type SettingsStore, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";
 
@@ -303,11 +305,17 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   heartbeat?.unref();
   const extra: StoredHistoryEntry[] = [];
   let measured: Measured = { before: {}, startedAt: Date.now() };
+  // The session's selected tab (svc tabs, or the page the last command ended on) is the page driven here.
+  const tabs = sessionTabStore(session.id, root);
+  let initialized = false;
   try {
     await svc.init();
+    initialized = true;
+    restoreSelectedTab(svc, tabs, out);
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
+    if (initialized) rememberTabs(svc, tabs, out);
     try {
       secrets.save(svc.secrets.entries());
     } catch (e) {
@@ -383,21 +391,28 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
   }
 }
 
-/** Reject anything that is not an absolute http(s)/file/about/data URL before a browser is touched. */
-export function checkUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalidUrl(raw, `not an absolute URL`);
+/**
+ * Where a command that drives a page runs: the `--session` one; else the current live session (the most
+ * recently used one that is alive); a browser for this command only when there is none, or with `--new`.
+ */
+export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+  if (g.session !== undefined) {
+    if (flags.new) throw new ServiceInvalidArgumentError("--new and --session exclude each other", { hint: "--new runs on a browser of its own; --session on that session's" });
+    return withSession(g, fn, extras);
   }
-  if (!["http:", "https:", "file:", "about:", "data:"].includes(url.protocol)) {
-    throw invalidUrl(raw, `unsupported scheme "${url.protocol.slice(0, -1)}"`);
-  }
-  return raw;
+  if (!flags.new && (await hasLiveSession())) return withSession(g, fn, extras);
+  return withOneShot(g, flags, fn, extras);
 }
 
-function invalidUrl(raw: string, why: string): Error {
-  const hint = /^[\w-]+(\.[\w-]+)+(:\d+)?(\/.*)?$/.test(raw) ? `did you mean https://${raw} ?` : "use a full URL such as https://example.com";
-  return new ServiceInvalidArgumentError(`invalid URL "${raw}": ${why}`, { hint });
+async function hasLiveSession(): Promise<boolean> {
+  try {
+    await resolveSession(stateRoot(), undefined);
+    return true;
+  } catch (e) {
+    if (e instanceof ServiceSessionNotFoundError) return false;
+    throw e;
+  }
 }
+
+/** The one URL helper lives in url.ts; re-exported for the commands that import it from here. */
+export { checkUrl } from "./url.js";

@@ -63,6 +63,7 @@ export interface ExtractRequest {
   instruction?: string;
   schema?: z.ZodType;
   page: Page;
+  variables?: Variables;
   model?: unknown;
   timeout?: number;
   /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */

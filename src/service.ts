@@ -53,6 +53,8 @@ export interface ObserveOptions {
 
 export interface ExtractOptions {
   model?: unknown;
+  /** `%name%` in the instruction; the model sees names only (as in act and observe). */
+  variables?: Record<string, unknown>;
   timeout?: number;
   /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
   signal?: AbortSignal;
@@ -240,7 +242,9 @@ export class Service {
     checkTimeout(options.timeout);
     checkSignal(options.signal);
     const page = await this.pageFor(options.page);
-    return backend.extract({ instruction, schema, page, model, timeout: options.timeout, signal: options.signal, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
+    const variables = parseVariables(options.variables, "options.variables");
+    this.secretsOfSession.remember(variables);
+    return backend.extract({ instruction, schema, page, variables, model, timeout: options.timeout, signal: options.signal, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
   }
 
   /**

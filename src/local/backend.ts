@@ -107,8 +107,9 @@ export class LocalBackend implements ServiceBackend {
       this.record("extract", scope, { pageTextLength: text.length });
       return { pageText: text };
     }
-    const parameters = { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope };
-    const result = await this.run("extract", r.page, r, parameters, (signal) => extractWithModel(this.operationContext("extract", r.page, {}, r.model, signal), r.instruction, r.schema, scope));
+    const variables = r.variables ?? {};
+    const parameters = { instruction: r.instruction, ...(r.schema ? { schema: true } : {}), ...scope, ...(Object.keys(variables).length ? { variables: Object.keys(variables) } : {}) };
+    const result = await this.run("extract", r.page, r, parameters, (signal) => extractWithModel(this.operationContext("extract", r.page, variables, r.model, signal), r.instruction, r.schema, scope));
     this.record("extract", parameters, result);
     return result;
   }

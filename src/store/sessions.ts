@@ -72,6 +72,11 @@ export function refsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.refs`);
 }
 
+/** The session's tab ids and selected tab (store/tabs.ts): removed with the session. */
+export function tabsPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.tabs`);
+}
+
 /** The values of a session's secrets (store/secrets.ts), 0600. */
 export function secretsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.secrets`);
@@ -154,6 +159,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(heartbeatPath(root, id), { force: true });
   rmSync(refsPath(root, id), { force: true });
   rmSync(secretsPath(root, id), { force: true });
+  rmSync(tabsPath(root, id), { force: true });
 }
 
 /**
