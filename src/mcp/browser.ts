@@ -15,6 +15,9 @@ export class McpBrowser {
   private starting: Promise<Service> | undefined;
   private last: string | undefined;
   private closed = false;
+  /** Tab numbers: given the first time a tab is seen, from 1, never reused (closing 2 does not make 3 into 2). */
+  private readonly tabs = new WeakMap<object, number>();
+  private nextTab = 1;
 
   constructor(private readonly options: ServiceOptions) {}
 
@@ -35,6 +38,16 @@ export class McpBrowser {
       return svc;
     })();
     return this.starting;
+  }
+
+  /** The tab's stable number. */
+  tabNumber(page: object): number {
+    let n = this.tabs.get(page);
+    if (n === undefined) {
+      n = this.nextTab++;
+      this.tabs.set(page, n);
+    }
+    return n;
   }
 
   /** A full snapshot; it becomes the one later changes are counted from. */

@@ -97,23 +97,25 @@ export function registerPageTools(server: McpServer, b: McpBrowser): void {
     "tabs",
     {
       description: "List, open, select or close tabs (by the number list shows)",
-      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().min(0).max(1000).optional() },
+      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().min(1).optional() },
     },
     ({ action: what = "list", url, tab }) =>
       b.run(async () => {
         const svc = await b.service();
         const ctx = svc.context;
+        // Number every open tab before one closes, so numbers follow the order tabs were first seen in.
+        for (const p of ctx.pages()) b.tabNumber(p);
         const pick = () => {
-          if (tab === undefined) throw new ServiceInvalidArgumentError(`tab: ${what} needs the tab's number`);
-          const p = ctx.pages()[tab];
-          if (!p) throw new ServiceInvalidArgumentError(`tab: no tab ${tab} (there are ${ctx.pages().length})`);
+          if (tab === undefined) throw new ServiceInvalidArgumentError(`tab: ${what} needs a tab number from the list`);
+          const p = ctx.pages().find((x) => b.tabNumber(x) === tab);
+          if (!p) throw new ServiceInvalidArgumentError(`tab: no open tab ${tab}`);
           return p;
         };
         if (what === "new") await ctx.newPage(url ?? "about:blank");
         else if (what === "select") ctx.setActivePage(pick());
         else if (what === "close") await pick().close();
         const active = ctx.activePage();
-        const list = (await Promise.all(ctx.pages().map(async (p, i) => `${p === active ? "*" : " "} ${i} ${await p.title().catch(() => "")} ${p.url()}`))).join("\n");
+        const list = (await Promise.all(ctx.pages().map(async (p) => `${p === active ? "*" : " "} ${b.tabNumber(p)} ${await p.title().catch(() => "")} ${p.url()}`))).join("\n");
         return what === "list" ? textResult(list) : b.report(list);
       }),
   );

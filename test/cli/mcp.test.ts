@@ -91,9 +91,13 @@ async function driveForms(client: Client): Promise<void> {
   expect(Buffer.from(shot.content[0]!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
 
   const opened = text(await call(client, "tabs", { action: "new", url: world.server.url("steps.html") }));
-  expect(opened).toMatch(/^\* 1 .*steps\.html$/m);
-  expect(text(await call(client, "tabs", { action: "close", tab: 1 }))).not.toContain("steps.html");
-  expect(text(await call(client, "tabs"))).toMatch(/^\* 0 Forms .*forms\.html(#help)?$/m);
+  expect(opened).toMatch(/^\* 2 .*steps\.html$/m);
+  expect(text(await call(client, "tabs", { action: "new" }))).toMatch(/^\* 3 .*about:blank$/m);
+  expect(text(await call(client, "tabs", { action: "close", tab: 2 }))).not.toContain("steps.html");
+  const tabs = text(await call(client, "tabs", { action: "select", tab: 1 }));
+  expect(tabs).toMatch(/^\* 1 Forms .*forms\.html(#help)?$/m);
+  expect(tabs).toMatch(/^ {2}3 .*about:blank$/m); // numbers do not shift when a tab closes
+  expect(text(await call(client, "tabs", { action: "close", tab: 3 }))).not.toContain("about:blank");
 
   // A ref no snapshot issued: an MCP tool error whose text leads with svc's code.
   const bad = await call(client, "click", { target: "e999" });
