@@ -51,6 +51,7 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   "config path": ["svc config path"],
   serve: ["svc serve --port 3000", "svc serve --api-key key-a --api-key key-b"],
   init: ["svc init"],
+  mcp: ["svc mcp", "svc mcp --http --port 3100"],
 };
 
 /** `sessions start` for a subcommand, `goto` for a top-level one. */

@@ -472,6 +472,26 @@ async function main(argv: readonly string[]): Promise<void> {
       exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
     });
 
+  // svc mcp (issue 12, MCP server)
+  program
+    .command("mcp")
+    .description("serve svc's browser tools to an MCP host (stdio; or --http): one browser per client, closed when the client goes")
+    .option("--http", "streamable HTTP on /mcp instead of stdio")
+    .option("--port <port>", "with --http: port to listen on (0: any free port)", undefined)
+    .option("--host <host>", "with --http: interface to listen on (default 127.0.0.1)")
+    .option("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)")
+    .option("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)")
+    .option("--cache-dir <dir>", "act/agent cache directory")
+    .option("--headed", "show the browser window (default: headless)")
+    .option("--viewport <WxH>", "viewport, e.g. 1280x720")
+    .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
+    .addHelpText("after", '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}')
+    .action(async (opts) => {
+      stopServing = new AbortController();
+      await (await import("./mcp.js")).mcp(g(), opts, stopServing.signal, version());
+      exitCode = firstSignal?.signal === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
+    });
+
   program
     .command("init")
     .description("interactively store model API keys and default launch options")

@@ -70,6 +70,9 @@ export interface ExtractRequest {
   signal?: AbortSignal | undefined;
   selector?: string;
   serverCache?: boolean;
+  /** The page text form only (no instruction, no schema): the snapshot's interactive-only mode and token budget. */
+  interactiveOnly?: boolean;
+  maxTokens?: number;
 }
 
 export interface ServiceBackend {

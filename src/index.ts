@@ -1,5 +1,5 @@
 /** Public API of svc: explicit named exports only. */
-export { Service, type InitResult, type ActOptions } from "./service.js";
+export { Service, type InitResult, type ActOptions, type SnapshotOptions } from "./service.js";
 export { type ServiceOptions, type LogLine, ServiceOptionsSchema } from "./options.js";
 export { type Action, type ActResult, type ActionMethod, ACTION_METHODS, MODEL_ACTION_METHODS, ActionSchema, ActResultSchema, parseAction } from "./operations/action.js";
 export { type Agent } from "./agent/agent.js";

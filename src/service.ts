@@ -63,6 +63,18 @@ export interface ExtractOptions {
   serverCache?: boolean;
 }
 
+export interface SnapshotOptions {
+  /** Only the lines with a ref (plus headings and the iframes holding refs). */
+  interactiveOnly?: boolean;
+  /** Token budget: long text is shortened, then text lines dropped from the end; ref lines always stay. */
+  maxTokens?: number;
+  /** Only this element's subtree. */
+  selector?: string;
+  timeout?: number;
+  signal?: AbortSignal;
+  page?: Page | object;
+}
+
 /** The older generation's extract(options) form (spec/seed.md §4.2). */
 export interface LegacyExtractOptions<T = unknown> {
   instruction?: string;
@@ -233,6 +245,29 @@ export class Service {
     const variables = parseVariables(options.variables, "options.variables");
     this.secretsOfSession.remember(variables);
     return backend.extract({ instruction, schema, page, variables, model, timeout: options.timeout, signal: options.signal, selector: options.selector, serverCache: options.serverCache ?? this.opts.raw.serverCache });
+  }
+
+  /**
+   * The page's outline with refs (what extract() with no instruction returns), optionally only the lines
+   * with refs (plus headings) or within a token budget. Refs it shows work in act() like any other.
+   */
+  async snapshot(options: SnapshotOptions = {}): Promise<{ text: string }> {
+    const backend = this.b;
+    if (options === null || typeof options !== "object") throw new ServiceInvalidArgumentError("snapshot: expected options");
+    if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0)) throw new ServiceInvalidArgumentError("options.maxTokens: expected a positive integer");
+    if (options.selector !== undefined && (typeof options.selector !== "string" || !options.selector.trim())) throw new ServiceInvalidArgumentError("options.selector: expected a non-empty string");
+    checkTimeout(options.timeout);
+    checkSignal(options.signal);
+    const page = await this.pageFor(options.page);
+    const out = (await backend.extract({
+      page,
+      timeout: options.timeout,
+      signal: options.signal,
+      ...(options.selector ? { selector: options.selector } : {}),
+      ...(options.interactiveOnly ? { interactiveOnly: true } : {}),
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    })) as { pageText: string };
+    return { text: out.pageText };
   }
 
   /**

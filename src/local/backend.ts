@@ -102,7 +102,8 @@ export class LocalBackend implements ServiceBackend {
   async extract(r: ExtractRequest): Promise<unknown> {
     const scope = r.selector ? { selector: r.selector } : {};
     if (r.instruction === undefined && r.schema === undefined) {
-      const { text } = await this.run("extract", r.page, r, scope, () => extractPageText(r.page, this.snapshots, scope));
+      const take = { ...scope, ...(r.interactiveOnly ? { interactiveOnly: true } : {}), ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}) };
+      const { text } = await this.run("extract", r.page, r, scope, () => extractPageText(r.page, this.snapshots, take));
       this.record("extract", scope, { pageTextLength: text.length });
       return { pageText: text };
     }

@@ -7,7 +7,7 @@
  * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
  *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
  * - src/ never imports commands/; no import cycles among src/ files;
- * - src/server/ reaches the library only through src/index.ts (it is a client of the public API);
+ * - src/server/ and src/mcp/ reach the library only through src/index.ts (they are clients of the public API);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -108,7 +108,7 @@ const IMPORTS = FILES.flatMap(importsOf);
 // --- layers ----------------------------------------------------------------------------------------
 const BASE = "base"; // util/, errors.ts, events.ts, records.ts (records every layer may produce)
 const SIDE = ["model", "cache", "platform", "store"] as const;
-const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "server"] as const;
+const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "server", "mcp"] as const;
 
 type Module = { kind: "base" } | { kind: "side"; name: string } | { kind: "chain"; name: string; rank: number } | { kind: "commands" };
 
@@ -224,6 +224,19 @@ describe("architecture (DESIGN.md)", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/server/") && i.target?.startsWith("src/"))
       .filter((i) => !(i.target === "src/index.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/server/")))
       .map(fmt);
+    expect(bad).toEqual([]);
+  });
+
+  it("src/mcp/ is a client of the public library API: it imports src/index.ts, util/ and itself only", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("src/mcp/") && i.target?.startsWith("src/"))
+      .filter((i) => !(i.target === "src/index.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/mcp/")))
+      .map(fmt);
+    expect(bad).toEqual([]);
+    expect(IMPORTS.some((i) => i.from.startsWith("src/mcp/"))).toBe(true);
+  });
+
+  it("nothing in src/ but src/mcp/ imports the MCP SDK or src/mcp/", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("src/") && !i.from.startsWith("src/mcp/") && (i.pkg === "@modelcontextprotocol/sdk" || i.target?.startsWith("src/mcp/"))).map(fmt);
     expect(bad).toEqual([]);
   });
 

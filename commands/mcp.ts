@@ -1,0 +1,74 @@
+/**
+ * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
+ * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
+ * otherwise, one browser per MCP session. Every browser is a local one-shot Chrome launched on the client's
+ * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
+ */
+import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { registerCleanup } from "./cleanup.js";
+import { resolveCliModel } from "./model.js";
+import type { GlobalOptions } from "./output.js";
+import { type LaunchFlags, launchDefaults } from "./runtime.js";
+import { openSettings } from "./settings.js";
+
+export interface McpFlags extends LaunchFlags {
+  http?: boolean;
+  port?: string;
+  host?: string;
+  model?: string;
+  cacheDir?: string;
+  idleTimeout?: string;
+}
+
+function whole(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max) throw new ServiceInvalidArgumentError(`${flag}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+  return n;
+}
+
+/** Runs until stdin closes (stdio) or `stop` fires (either mode); every browser is closed before it returns. */
+export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, version: string): Promise<void> {
+  if (!flags.http && (flags.port !== undefined || flags.host !== undefined)) throw new ServiceInvalidArgumentError("--port and --host go with --http");
+  const port = flags.http ? (whole(flags.port ?? "3100", "--port", 0, 65535) as number) : 0;
+  const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
+  const settings = await openSettings();
+  const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
+  const searchUrl = settings.effective("search.url").value;
+  const [lib, web] = await Promise.all([import("../src/mcp/index.js"), import("../src/platform/web.js")]);
+  const verbose = g.verbose ?? 0;
+  const options = {
+    version,
+    service: {
+      env: "LOCAL" as const,
+      model: { ...spec.model },
+      localBrowserLaunchOptions: {
+        headless: defaults.headless,
+        ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
+        ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+      },
+      ...(flags.cacheDir ? { cacheDir: flags.cacheDir } : {}),
+      ...(typeof searchUrl === "string" && searchUrl ? { searchUrl } : {}),
+      verbose: Math.min(2, verbose) as 0 | 1 | 2,
+      logger: (line: { category?: string; message: string; level?: number }) => {
+        if ((line.level ?? 1) <= verbose) process.stderr.write(`svc${line.category ? `[${line.category}]` : ""}: ${line.message}\n`);
+      },
+    },
+    search: typeof searchUrl === "string" && searchUrl ? web.searchBackendFor({ searchUrl }) : undefined,
+  };
+  if (!flags.http) {
+    const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    // A signal ends stdin's wait; the browser is closed by serveStdio either way.
+    const serving = lib.serveStdio(options);
+    await Promise.race([serving, stopped]);
+    if (stop.aborted) process.stdin.destroy();
+    await serving;
+    return;
+  }
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs });
+  const unregister = registerCleanup(() => server.close());
+  process.stderr.write(`svc: MCP server at ${server.url}\n`);
+  await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener("abort", () => resolve(), { once: true })));
+  await server.close();
+  unregister();
+}

@@ -1,0 +1,99 @@
+/**
+ * One MCP client's browser: one Service, started on the first tool call that needs it and closed when the
+ * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
+ */
+import { Service, type ServiceOptions, isServiceError } from "../index.js";
+import { lineDiff } from "./diff.js";
+
+export type ToolResult = {
+  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[];
+  isError?: boolean;
+};
+
+export class McpBrowser {
+  private svc: Service | undefined;
+  private starting: Promise<Service> | undefined;
+  private last: string | undefined;
+  private closed = false;
+  /** Tab numbers: given the first time a tab is seen, from 1, never reused (closing 2 does not make 3 into 2). */
+  private readonly tabs = new WeakMap<object, number>();
+  private nextTab = 1;
+
+  constructor(private readonly options: ServiceOptions) {}
+
+  /** The session's Service, initialized (its browser launched on first use). */
+  async service(): Promise<Service> {
+    if (this.closed) throw new Error("this MCP session is closed");
+    if (this.svc) return this.svc;
+    this.starting ??= (async () => {
+      const svc = new Service(this.options);
+      try {
+        await svc.init();
+      } catch (e) {
+        await svc.close({ force: true }).catch(() => {});
+        this.starting = undefined;
+        throw e;
+      }
+      this.svc = svc;
+      return svc;
+    })();
+    return this.starting;
+  }
+
+  /** The tab's stable number. */
+  tabNumber(page: object): number {
+    let n = this.tabs.get(page);
+    if (n === undefined) {
+      n = this.nextTab++;
+      this.tabs.set(page, n);
+    }
+    return n;
+  }
+
+  /** A full snapshot; it becomes the one later changes are counted from. */
+  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string } = {}): Promise<string> {
+    const svc = await this.service();
+    const { text } = await svc.snapshot(options);
+    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector) this.last = text;
+    return text;
+  }
+
+  /** `head`, then the page now: the whole snapshot, or what changed since the last one when that is shorter. */
+  async report(head: string): Promise<ToolResult> {
+    const svc = await this.service();
+    const { text } = await svc.snapshot();
+    const before = this.last;
+    this.last = text;
+    const changes = before === undefined ? undefined : lineDiff(before, text);
+    const page = `${svc.page.url()}`;
+    const body =
+      changes === undefined || changes.length >= text.length
+        ? `page ${page}:\n${text}`
+        : changes === ""
+          ? `page ${page}: no change since the last snapshot`
+          : `page ${page}, changes since the last snapshot:\n${changes}`;
+    return textResult(`${head}\n${body}`);
+  }
+
+  /** Runs a tool body; a failure becomes an MCP tool error whose text starts with svc's error code. */
+  async run(fn: () => Promise<ToolResult>): Promise<ToolResult> {
+    try {
+      return await fn();
+    } catch (e) {
+      const code = isServiceError(e) ? e.code : "INTERNAL";
+      const message = e instanceof Error ? e.message : String(e);
+      return { isError: true, content: [{ type: "text", text: `${code}: ${this.svc ? this.svc.secrets.text(message) : message}` }] };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const svc = this.svc ?? (await this.starting?.catch(() => undefined));
+    await svc?.close({ force: true }).catch(() => {});
+  }
+}
+
+export function textResult(text: string): ToolResult {
+  return { content: [{ type: "text", text }] };
+}

@@ -1,0 +1,191 @@
+/**
+ * svc's MCP server (Model Context Protocol, the official SDK): the page tools and the model tools over one
+ * browser session per client. stdio: one client, the session ends when stdin closes. Streamable HTTP: one
+ * session per MCP session id, ended when the client deletes it, when its transport closes, or after idling.
+ * A client of the public library API (src/index.ts) like src/server/.
+ */
+import { randomUUID } from "node:crypto";
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ServiceOptions } from "../index.js";
+import { McpBrowser } from "./browser.js";
+import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
+import { registerPageTools } from "./tools-page.js";
+
+export interface McpOptions extends ModelToolsOptions {
+  /** How each client's Service is made (a local browser launched on first use, by default). */
+  service: ServiceOptions;
+  version?: string;
+}
+
+/** One client's server and browser. */
+export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+  const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
+  const browser = new McpBrowser(options.service);
+  registerPageTools(server, browser);
+  registerModelTools(server, browser, options);
+  return { server, browser };
+}
+
+/** Serve one client on stdin/stdout until stdin closes; the browser is closed before this resolves. */
+export async function serveStdio(options: McpOptions): Promise<void> {
+  const { server, browser } = createMcpServer(options);
+  const transport = new StdioServerTransport();
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  await ended;
+  await browser.close();
+  await server.close().catch(() => {});
+}
+
+export interface HttpOptions extends McpOptions {
+  port: number;
+  /** Default 127.0.0.1 (loopback only). */
+  host?: string;
+  /** A session with no request for this long is closed (its browser too). Default 30 minutes. */
+  idleMs?: number;
+}
+
+export interface McpHttpServer {
+  url: string;
+  /** Open MCP sessions (each with its browser). */
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+const MAX_BODY = 4 * 1024 * 1024;
+
+interface Entry {
+  transport: StreamableHTTPServerTransport;
+  browser: McpBrowser;
+  server: McpServer;
+  timer: NodeJS.Timeout | undefined;
+  /** POST requests in flight: a session running a tool is not idle. */
+  busy: number;
+}
+
+/** Streamable HTTP on /mcp. On a loopback host, requests naming another Host are refused (DNS rebinding). */
+export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
+  const host = options.host ?? "127.0.0.1";
+  const idleMs = options.idleMs ?? 30 * 60_000;
+  const sessions = new Map<string, Entry>();
+
+  const end = async (id: string) => {
+    const e = sessions.get(id);
+    if (!e) return;
+    sessions.delete(id);
+    if (e.timer) clearTimeout(e.timer);
+    await e.browser.close();
+    await e.server.close().catch(() => {});
+  };
+  const touch = (id: string) => {
+    const e = sessions.get(id);
+    if (!e) return;
+    if (e.timer) clearTimeout(e.timer);
+    e.timer = e.busy > 0 ? undefined : setTimeout(() => void end(id), idleMs);
+    e.timer?.unref();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname !== "/mcp") return reply(res, 404, "NOT_FOUND", "the MCP endpoint is /mcp");
+    if (LOOPBACK.has(host) && !LOOPBACK.has(hostnameOf(req.headers.host))) return reply(res, 403, "FORBIDDEN", "Host header is not a loopback name");
+    const id = header(req, "mcp-session-id");
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    if (body instanceof Error) return reply(res, 400, "INVALID_ARGUMENT", body.message);
+    let entry = id ? sessions.get(id) : undefined;
+    if (id && !entry) return reply(res, 404, "SESSION_NOT_FOUND", `no MCP session ${id}`);
+    if (!entry) {
+      if (req.method !== "POST" || !isInitializeRequest(body)) return reply(res, 400, "INVALID_ARGUMENT", "mcp-session-id: missing (only an initialize request may start a session)");
+      const { server, browser } = createMcpServer(options);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => {
+          sessions.set(sid, { transport, browser, server, timer: undefined, busy: 0 });
+          touch(sid);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) void end(transport.sessionId);
+        else void browser.close();
+      };
+      await server.connect(transport);
+      entry = { transport, browser, server, timer: undefined, busy: 0 };
+    }
+    const sid = entry.transport.sessionId;
+    const counted = req.method === "POST" && sid ? sessions.get(sid) : undefined;
+    if (counted) {
+      // Until the response is over (an SSE response outlives handleRequest): the tool is still running.
+      counted.busy++;
+      res.once("close", () => {
+        counted.busy--;
+        touch(sid!);
+      });
+    }
+    if (sid) touch(sid);
+    await entry.transport.handleRequest(req, res, body);
+    // A DELETE ends the session at the transport (onclose); make sure its browser goes too.
+    if (req.method === "DELETE" && id) await end(id);
+  };
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) reply(res, 500, "INTERNAL", e instanceof Error ? e.message : String(e));
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, host, () => resolve());
+  });
+  const address = http.address() as AddressInfo;
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/mcp`,
+    sessions: () => sessions.size,
+    async close() {
+      await Promise.all([...sessions.keys()].map(end));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function hostnameOf(host: string | undefined): string {
+  if (!host) return "";
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  return host.replace(/:\d+$/, "");
+}
+
+function reply(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${code}: ${message}` }, id: null }));
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_BODY) return new Error(`body: larger than ${MAX_BODY} bytes`);
+    chunks.push(c);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return new Error("body: not JSON");
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The page tools: navigate, snapshot, the verbs on a ref (or any selector svc accepts), screenshot, tabs.
+ * Each verb is one Action run through service.act (the same actionability and history as `svc act --action`);
+ * its result is the page after it — the snapshot, or what changed since the last one.
+ */
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { type Action, ServiceInvalidArgumentError } from "../index.js";
+import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
+
+const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
+
+function action(selector: string, method: Action["method"], args: string[] = []): Action {
+  return { selector, description: "", method, arguments: args };
+}
+
+export function registerPageTools(server: McpServer, b: McpBrowser): void {
+  const verb = (name: string, description: string, shape: z.ZodRawShape, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
+    server.registerTool(name, { description, inputSchema: shape }, (args: Record<string, unknown>) =>
+      b.run(async () => {
+        const svc = await b.service();
+        const a = await toAction(args);
+        if (typeof a === "string") return b.report(a);
+        const r = await svc.act(a);
+        return b.report(r.message);
+      }),
+    );
+
+  server.registerTool(
+    "navigate",
+    { description: "Open a URL in the current tab", inputSchema: { url: z.string().min(1) } },
+    ({ url }) =>
+      b.run(async () => {
+        const svc = await b.service();
+        const r = await svc.page.goto(url);
+        return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`);
+      }),
+  );
+
+  server.registerTool(
+    "snapshot",
+    {
+      description: "The page outline with refs (e3) for the other tools",
+      inputSchema: {
+        interactive: z.boolean().optional().describe("only lines with refs"),
+        maxTokens: z.number().int().min(1).max(1_000_000).optional(),
+        selector: z.string().min(1).optional().describe("only this element's subtree"),
+      },
+    },
+    ({ interactive, maxTokens, selector }) =>
+      b.run(async () => {
+        const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) });
+        return textResult(text);
+      }),
+  );
+
+  verb("click", "Click an element", { target, double: z.boolean().optional() }, (a) => action(a.target as string, a.double ? "doubleClick" : "click"));
+  verb("fill", "Replace an input's value", { target, value: z.string() }, (a) => action(a.target as string, "fill", [a.value as string]));
+  verb("type", "Type text into an element, key by key", { target, text: z.string() }, (a) => action(a.target as string, "type", [a.text as string]));
+  verb("press", "Press a key (Enter, Tab, Control+A) on an element or the focused one", { key: z.string().min(1), target: target.optional() }, (a) =>
+    action((a.target as string | undefined) ?? "", "press", [a.key as string]),
+  );
+  verb("select", "Choose an option of a dropdown", { target, option: z.string() }, (a) => action(a.target as string, "selectOptionFromDropdown", [a.option as string]));
+  verb("hover", "Move the mouse over an element", { target }, (a) => action(a.target as string, "hover"));
+  verb("check", "Check (or uncheck) a checkbox or radio", { target, checked: z.boolean().optional() }, async (a) => {
+    const want = a.checked !== false;
+    const now = await isChecked(b, a.target as string);
+    if (now === want) return `already ${want ? "checked" : "unchecked"}`;
+    return action(a.target as string, "click");
+  });
+  verb(
+    "scroll",
+    "Scroll the page (or an element) down/up a screen, or to a percentage",
+    { to: z.string().describe('"down", "up" or "50%"'), target: target.optional() },
+    (a) => {
+      const to = String(a.to).trim().toLowerCase();
+      const sel = (a.target as string | undefined) ?? "";
+      if (to === "down") return action(sel, "nextChunk");
+      if (to === "up") return action(sel, "prevChunk");
+      if (/^\d+(\.\d+)?%$/.test(to)) return action(sel, "scrollTo", [to]);
+      throw new ServiceInvalidArgumentError(`to: expected "down", "up" or a percentage such as "50%", got "${String(a.to)}"`);
+    },
+  );
+
+  server.registerTool(
+    "screenshot",
+    { description: "A PNG of the viewport (or the full page)", inputSchema: { fullPage: z.boolean().optional() } },
+    ({ fullPage }) =>
+      b.run(async (): Promise<ToolResult> => {
+        const svc = await b.service();
+        const png = await svc.page.screenshot({ fullPage: fullPage === true, type: "png" });
+        return { content: [{ type: "image", data: png.toString("base64"), mimeType: "image/png" }] };
+      }),
+  );
+
+  server.registerTool(
+    "tabs",
+    {
+      description: "List, open, select or close tabs (by the number list shows)",
+      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().min(1).optional() },
+    },
+    ({ action: what = "list", url, tab }) =>
+      b.run(async () => {
+        const svc = await b.service();
+        const ctx = svc.context;
+        // Number every open tab before one closes, so numbers follow the order tabs were first seen in.
+        for (const p of ctx.pages()) b.tabNumber(p);
+        const pick = () => {
+          if (tab === undefined) throw new ServiceInvalidArgumentError(`tab: ${what} needs a tab number from the list`);
+          const p = ctx.pages().find((x) => b.tabNumber(x) === tab);
+          if (!p) throw new ServiceInvalidArgumentError(`tab: no open tab ${tab}`);
+          return p;
+        };
+        if (what === "new") await ctx.newPage(url ?? "about:blank");
+        else if (what === "select") ctx.setActivePage(pick());
+        else if (what === "close") await pick().close();
+        const active = ctx.activePage();
+        const list = (await Promise.all(ctx.pages().map(async (p) => `${p === active ? "*" : " "} ${b.tabNumber(p)} ${await p.title().catch(() => "")} ${p.url()}`))).join("\n");
+        return what === "list" ? textResult(list) : b.report(list);
+      }),
+  );
+}
+
+/** Whether the ref's line in a fresh snapshot shows it checked; undefined for a selector or a ref not shown. */
+async function isChecked(b: McpBrowser, ref: string): Promise<boolean | undefined> {
+  const m = /^\[?(?:ref=)?(e\d+)\]?$/.exec(ref.trim());
+  if (!m) return undefined;
+  const text = await b.snapshot({ interactiveOnly: true });
+  const line = text.split("\n").find((l) => l.trimStart().startsWith(`${m[1]} `));
+  return line === undefined ? undefined : /\[[^\]]*\bchecked\b[^\]]*\]\s*$/.test(line);
+}

@@ -1,0 +1,193 @@
+/**
+ * `svc mcp` driven by the official SDK's own Client over both transports: stdio (the built `svc mcp`
+ * spawned by StdioClientTransport) and streamable HTTP (`svc mcp --http --port 0`, the URL read from stderr).
+ * The tools are listed; the forms fixture is driven end to end on refs (navigate → snapshot → fill/click →
+ * extract, the fake model answering); a failure is an MCP tool error carrying svc's code; and the client
+ * going (stdin closed, or the MCP session deleted) ends its Chrome.
+ */
+import { request } from "node:http";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor } from "./helpers.js";
+
+let world: ModelWorld;
+
+beforeAll(async () => {
+  world = await startModelWorld();
+});
+
+afterAll(async () => {
+  await world?.close();
+});
+
+beforeEach(() => world.fake.reset());
+
+const TOOLS = ["navigate", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "act", "extract", "observe", "agent", "search", "fetch", "screenshot", "tabs"];
+
+type Content = { type: string; text?: string; data?: string; mimeType?: string };
+type CallResult = { content: Content[]; isError?: boolean };
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallResult> {
+  return (await client.callTool({ name, arguments: args })) as CallResult;
+}
+
+function text(r: CallResult): string {
+  return r.content.map((c) => c.text ?? "").join("\n");
+}
+
+/** The ref of the line `eN role name…` in a snapshot. */
+function refOf(snapshot: string, role: string, name: string): string {
+  const line = snapshot.split("\n").find((l) => new RegExp(`^\\s*e\\d+ ${role} ${name}`).test(l));
+  if (!line) throw new Error(`no ${role} "${name}" in:\n${snapshot}`);
+  return line.trim().split(" ")[0]!;
+}
+
+/** The whole loop on the forms fixture; returns nothing, asserts as it goes. */
+async function driveForms(client: Client): Promise<void> {
+  const tools = await client.listTools();
+  expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+  for (const t of tools.tools) expect(t.description!.length).toBeLessThan(100);
+
+  const nav = await call(client, "navigate", { url: world.server.url("forms.html") });
+  expect(nav.isError).toBeFalsy();
+  expect(text(nav)).toContain("navigated to");
+  const snap = text(await call(client, "snapshot", { interactive: true }));
+  expect(snap).not.toContain("Help: fill in the form"); // interactive-only: no plain text lines
+  const full = text(await call(client, "snapshot"));
+  expect(full).toContain("Help: fill in the form");
+  const budget = text(await call(client, "snapshot", { maxTokens: 60 }));
+  expect(budget.length).toBeLessThan(full.length);
+  expect(budget).toContain(refOf(full, "button", "Submit")); // ref lines stay within a budget
+  const name = refOf(snap, "textbox", "Full name");
+  const submit = refOf(snap, "button", "Submit");
+
+  const filled = await call(client, "fill", { target: name, value: "Ada" });
+  expect(filled.isError).toBeFalsy();
+  expect(text(filled)).toMatch(/changes since the last snapshot:[\s\S]*\+ .*Full name: Ada/);
+  const checked = await call(client, "check", { target: refOf(snap, "checkbox", "Subscribe") });
+  expect(text(checked)).toMatch(/Subscribe to newsletter \[checked\]/);
+  expect(text(await call(client, "check", { target: refOf(snap, "checkbox", "Subscribe") }))).toContain("already checked");
+  const selected = await call(client, "select", { target: refOf(snap, "combobox", "Country"), option: "France" });
+  expect(text(selected)).toMatch(/\+ .*combobox Country: France/);
+  expect(text(await call(client, "type", { target: refOf(snap, "textbox", "Bio"), text: "Hi" }))).toMatch(/\+ .*textbox Bio: Hi/);
+  const acted = await call(client, "act", { instruction: "click the Help link" });
+  expect(acted.isError).toBeFalsy();
+  expect(text(acted)).toContain("clicked: help-link");
+  expect(world.fake.requestsFor("act").length).toBe(1);
+  const clicked = await call(client, "click", { target: submit });
+  expect(clicked.isError).toBeFalsy();
+  expect(text(clicked)).toContain('"name":"Ada"');
+  expect(text(clicked)).toContain('"country":"fr"');
+
+  const extracted = await call(client, "extract", { instruction: "the status line with the result" });
+  expect(extracted.isError).toBeFalsy();
+  expect(text(extracted)).toContain('\\"name\\":\\"Ada\\"');
+  expect(world.fake.requestsFor("extract").length).toBe(1);
+
+  const shot = await call(client, "screenshot");
+  expect(shot.content[0]).toMatchObject({ type: "image", mimeType: "image/png" });
+  expect(Buffer.from(shot.content[0]!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
+
+  const opened = text(await call(client, "tabs", { action: "new", url: world.server.url("steps.html") }));
+  expect(opened).toMatch(/^\* 2 .*steps\.html$/m);
+  expect(text(await call(client, "tabs", { action: "new" }))).toMatch(/^\* 3 .*about:blank$/m);
+  expect(text(await call(client, "tabs", { action: "close", tab: 2 }))).not.toContain("steps.html");
+  const tabs = text(await call(client, "tabs", { action: "select", tab: 1 }));
+  expect(tabs).toMatch(/^\* 1 Forms .*forms\.html(#help)?$/m);
+  expect(tabs).toMatch(/^ {2}3 .*about:blank$/m); // numbers do not shift when a tab closes
+  expect(text(await call(client, "tabs", { action: "close", tab: 3 }))).not.toContain("about:blank");
+
+  // A ref no snapshot issued: an MCP tool error whose text leads with svc's code.
+  const bad = await call(client, "click", { target: "e999" });
+  expect(bad.isError).toBe(true);
+  expect(text(bad)).toMatch(/^(STALE_REF|ELEMENT_NOT_FOUND): .*e999/);
+  const badScroll = await call(client, "scroll", { to: "sideways" });
+  expect(badScroll.isError).toBe(true);
+  expect(text(badScroll)).toMatch(/^INVALID_ARGUMENT: to: /);
+}
+
+/** POST {} to url with this Host header (fetch may not set Host). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { host, "content-type": "application/json" } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end("{}");
+  });
+}
+
+describe("svc mcp", () => {
+  it("stdio: the SDK client lists the tools, drives the forms page on refs, gets svc's codes as tool errors; closing stdin ends Chrome", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    const pid = transport.pid!;
+    try {
+      await driveForms(client);
+      expect(processesMentioning(world.sb.tmp).length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+    await expectNoProcesses(world.sb.tmp, 15_000);
+    expect(await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid), 10_000)).toBe(true);
+    expect(stderr).toBe("");
+  }, 120_000);
+
+  it("HTTP: a session per client on loopback, driven the same way; deleting the MCP session ends its Chrome, the server stays up", async () => {
+    const child = spawnSvc(["mcp", "--http", "--port", "0"], world.sb.env);
+    const done = collect(child, 120_000);
+    try {
+      let err = "";
+      child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+      await waitFor(() => /MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(err), 20_000);
+      const url = /MCP server at (\S+)/.exec(err)![1]!;
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      await driveForms(client);
+      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length).toBeGreaterThan(0);
+      await transport.terminateSession();
+      await client.close();
+      await waitFor(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0, 15_000);
+      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
+      // Another Host header is refused (DNS rebinding), and the server still answers.
+      expect(await statusWithHost(url, "evil.example")).toBe(403);
+      expect(child.exitCode).toBe(null);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const r = await done;
+    expect(r.code).toBe(0);
+    await expectNoProcesses(world.sb.tmp, 15_000);
+  }, 120_000);
+
+  it("HTTP: a session nobody uses for --idle-timeout seconds is closed with its Chrome", async () => {
+    const child = spawnSvc(["mcp", "--http", "--port", "0", "--idle-timeout", "2"], world.sb.env);
+    const done = collect(child, 120_000);
+    try {
+      let err = "";
+      child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+      await waitFor(() => /MCP server at \S+/.test(err), 20_000);
+      const url = /MCP server at (\S+)/.exec(err)![1]!;
+      const transport = new StreamableHTTPClientTransport(new URL(url));
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
+      const chrome = () => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid);
+      expect(chrome().length).toBeGreaterThan(0);
+      expect(await waitFor(() => chrome().length === 0, 20_000)).toBe(true);
+      const after = await call(client, "snapshot").catch((e: unknown) => e as Error);
+      expect(String(after instanceof Error ? after.message : text(after))).toMatch(/SESSION_NOT_FOUND|404/);
+      await client.close().catch(() => {});
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
+  }, 120_000);
+});
