@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -274,6 +275,38 @@ export async function startModelWorld(): Promise<ModelWorld> {
     async close() {
       sb.cleanup();
       await Promise.all([server.close(), fake.close()]);
+    },
+  };
+}
+
+/** A test file's fixture server and sandbox: ready in beforeAll (`session`: with one live session started), gone in afterAll (every session ended first). */
+export function useCliWorld(options: { session?: boolean } = {}): { readonly server: FixtureServer; readonly sb: Sandbox } {
+  let server: FixtureServer | undefined;
+  let sb: Sandbox | undefined;
+  beforeAll(async () => {
+    assertBuilt();
+    server = await startFixtureServer();
+    sb = sandbox();
+    if (options.session) {
+      const started = await svc(["sessions", "start", "--idle-timeout", "10"], sb.env);
+      if (started.code !== 0) throw new Error(`svc sessions start failed (${started.code}): ${started.stderr}`);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    if (sb) await svc(["sessions", "end", "--all"], sb.env).catch(() => undefined);
+    sb?.cleanup();
+    await server?.close();
+  });
+  const ready = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`${what} is used before beforeAll set it up`);
+    return v;
+  };
+  return {
+    get server() {
+      return ready(server, "the fixture server");
+    },
+    get sb() {
+      return ready(sb, "the sandbox");
     },
   };
 }

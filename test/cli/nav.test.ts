@@ -7,50 +7,38 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { BIN, type Sandbox, assertBuilt, collect, expectOneLine, json, sandbox, svc } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { BIN, collect, expectOneLine, json, svc, useCliWorld } from "./helpers.js";
 
-let server: FixtureServer;
-let sb: Sandbox;
 /** `localhost:PORT`, as a person types it (no scheme). */
 let hostPort: string;
 
+const world = useCliWorld({ session: true });
 beforeAll(async () => {
-  assertBuilt();
-  server = await startFixtureServer();
-  sb = sandbox();
-  hostPort = new URL(server.url("forms.html")).host;
-  const started = await svc(["sessions", "start"], sb.env);
-  expect(started.code, started.stderr).toBe(0);
-}, 60_000);
-
-afterAll(async () => {
-  await svc(["sessions", "end", "--all"], sb.env).catch(() => undefined);
-  sb?.cleanup();
-  await server?.close();
+  hostPort = new URL(world.server.url("forms.html")).host;
 });
 
-const run = (args: readonly string[]) => svc(args, sb.env);
+
+const run = (args: readonly string[]) => svc(args, world.sb.env);
 
 describe("svc goto", () => {
   it("takes localhost:PORT/path without a scheme, and --wait-until", async () => {
     const r = await run(["--json", "goto", `${hostPort}/forms.html`, "--wait-until", "domcontentloaded", "--timeout", "20000"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(json(r.stdout)).toMatchObject({ schemaVersion: 1, ok: true, url: server.url("forms.html"), title: "Forms", status: 200 });
+    expect(json(r.stdout)).toMatchObject({ schemaVersion: 1, ok: true, url: world.server.url("forms.html"), title: "Forms", status: 200 });
   });
 
   it("a 404 page loads (exit 0) and the text output says its status", async () => {
-    const r = await run(["goto", server.url("no-such-page.html")]);
+    const r = await run(["goto", world.server.url("no-such-page.html")]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/no-such-page\.html.*\(HTTP 404\)/);
-    const j = await run(["--json", "goto", server.url("no-such-page.html")]);
+    const j = await run(["--json", "goto", world.server.url("no-such-page.html")]);
     expect(json(j.stdout)).toMatchObject({ ok: true, status: 404 });
   });
 
   it("refuses a bad --wait-until and a bare word (exit 2)", async () => {
-    const bad = await run(["goto", server.url("forms.html"), "--wait-until", "soon"]);
+    const bad = await run(["goto", world.server.url("forms.html"), "--wait-until", "soon"]);
     expect(bad.code).toBe(2);
     expect(expectOneLine(bad.stderr)).toMatch(/wait-until/);
     const word = await run(["goto", "readme"]);
@@ -61,14 +49,14 @@ describe("svc goto", () => {
 
 describe("svc back / forward / reload / eval", () => {
   it("moves through the tab's history and evaluates in the page", async () => {
-    expect((await run(["goto", server.url("forms.html")])).code).toBe(0);
-    expect((await run(["goto", server.url("steps.html")])).code).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+    expect((await run(["goto", world.server.url("steps.html")])).code).toBe(0);
     const back = await run(["--json", "back"]);
     expect(back.code, back.stderr).toBe(0);
-    expect(json(back.stdout)).toMatchObject({ ok: true, url: server.url("forms.html"), title: "Forms" });
+    expect(json(back.stdout)).toMatchObject({ ok: true, url: world.server.url("forms.html"), title: "Forms" });
     const fwd = await run(["forward"]);
     expect(fwd.code).toBe(0);
-    expect(fwd.stdout).toContain(server.url("steps.html"));
+    expect(fwd.stdout).toContain(world.server.url("steps.html"));
     // reload wipes what a script left in the page
     expect((await run(["eval", "window.__mark = 7"])).stdout.trim()).toBe("7");
     expect((await run(["reload"])).code).toBe(0);
@@ -99,7 +87,7 @@ describe("svc back / forward / reload / eval", () => {
 
 describe("svc wait", () => {
   it("waits for an element, text, a URL, the load and some time", async () => {
-    expect((await run(["goto", server.url("forms.html")])).code).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
     const schedule = "setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p id=late>Arrived late</p>'), 400), 1";
     expect((await run(["eval", schedule])).code).toBe(0);
     const el = await run(["--json", "wait", "#late", "--timeout", "10000"]);
@@ -143,13 +131,13 @@ describe("svc tabs", () => {
   }
 
   it("numbers stay put when a tab closes; the selected tab is what later commands drive", async () => {
-    expect((await run(["goto", server.url("forms.html")])).code).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
     const first = json<TabsJson>((await run(["--json", "tabs"])).stdout);
     const home = first.selected;
     const a = json<TabsJson>((await run(["--json", "tabs", "new", `${hostPort}/steps.html`])).stdout);
     const stepsTab = a.selected;
-    expect(a.tabs.find((t) => t.id === stepsTab)).toMatchObject({ url: server.url("steps.html"), selected: true });
-    const b = json<TabsJson>((await run(["--json", "tabs", "new", server.url("popup.html")])).stdout);
+    expect(a.tabs.find((t) => t.id === stepsTab)).toMatchObject({ url: world.server.url("steps.html"), selected: true });
+    const b = json<TabsJson>((await run(["--json", "tabs", "new", world.server.url("popup.html")])).stdout);
     const popupTab = b.selected;
     expect(new Set([home, stepsTab, popupTab]).size).toBe(3);
     // A later command (no --session: the default session) drives the tab opened last.
@@ -161,7 +149,7 @@ describe("svc tabs", () => {
 
     const sel = await run(["tabs", "select", String(home)]);
     expect(sel.code, sel.stderr).toBe(0);
-    expect(sel.stdout).toMatch(new RegExp(`^\\*\\s+${home}\\s+${server.url("forms.html").replace(/[.?]/g, "\\$&")}`, "m"));
+    expect(sel.stdout).toMatch(new RegExp(`^\\*\\s+${home}\\s+${world.server.url("forms.html").replace(/[.?]/g, "\\$&")}`, "m"));
     expect((await run(["eval", "location.pathname"])).stdout.trim()).toBe('"/forms.html"');
     const list = json<TabsJson>((await run(["--json", "tabs", "list"])).stdout);
     expect(list.selected).toBe(home);
@@ -179,8 +167,8 @@ describe("svc tabs", () => {
 
 describe("svc screenshot without -o", () => {
   it("writes screenshot-<time>.png in the current folder and prints its path", async () => {
-    const cwd = mkdtempSync(join(sb.tmp, "shots-"));
-    const child = spawn(process.execPath, [BIN, "screenshot"], { env: sb.env, cwd, stdio: ["pipe", "pipe", "pipe"] });
+    const cwd = mkdtempSync(join(world.sb.tmp, "shots-"));
+    const child = spawn(process.execPath, [BIN, "screenshot"], { env: world.sb.env, cwd, stdio: ["pipe", "pipe", "pipe"] });
     const r = await collect(child);
     expect(r.code, r.stderr).toBe(0);
     const files = readdirSync(cwd);

@@ -6,23 +6,12 @@
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { type Sandbox, assertBuilt, expectOneLine, json, sandbox, svc } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { expectOneLine, json, svc, useCliWorld } from "./helpers.js";
 
-let server: FixtureServer;
-let sb: Sandbox;
-beforeAll(async () => {
-  assertBuilt();
-  server = await startFixtureServer();
-  sb = sandbox();
-});
-afterAll(async () => {
-  sb?.cleanup();
-  await server?.close();
-});
+const world = useCliWorld();
 
-async function ok(args: string[], env: NodeJS.ProcessEnv = sb.env) {
+async function ok(args: string[], env: NodeJS.ProcessEnv = world.sb.env) {
   const r = await svc(args, env);
   expect(r.stderr, `svc ${args.join(" ")}`).toBe("");
   expect(r.code, `svc ${args.join(" ")}`).toBe(0);
@@ -34,14 +23,14 @@ const action = (selector: string, method: string, args: string[] = []) =>
 
 /** What the login page shows in `session` (the page text, no model). */
 async function loginPage(session: string): Promise<string> {
-  await ok(["--session", session, "goto", server.url("/login")]);
+  await ok(["--session", session, "goto", world.server.url("/login")]);
   return ok(["--session", session, "extract"]);
 }
 
 const SIGNED_IN = ["signed in as Ada", "local theme: dark", "session draft: hello"];
 
 describe("svc state and named sessions", () => {
-  const file = () => join(sb.tmp, "login.json");
+  const file = () => join(world.sb.tmp, "login.json");
 
   it("a saved login survives into a new session (start --state) and into a fresh one (state load)", async () => {
     await ok(["sessions", "start", "--name", "shop"]);
@@ -78,13 +67,13 @@ describe("svc state and named sessions", () => {
 
   it("with a state key the file is encrypted; no key or a wrong key is a clear error", async () => {
     await ok(["sessions", "start", "--name", "vault"]);
-    await ok(["--session", "vault", "goto", server.url("/login")]);
-    const noKey = await svc(["--session", "vault", "state", "save", "--encrypt", join(sb.tmp, "x.json")], sb.env);
+    await ok(["--session", "vault", "goto", world.server.url("/login")]);
+    const noKey = await svc(["--session", "vault", "state", "save", "--encrypt", join(world.sb.tmp, "x.json")], world.sb.env);
     expect(noKey.code).toBe(2);
     expect(expectOneLine(noKey.stderr)).toMatch(/--encrypt needs a state key/);
 
-    const keyed = { ...sb.env, SVC_STATE_KEY: "correct horse battery staple" };
-    const sealed = join(sb.tmp, "sealed.state");
+    const keyed = { ...world.sb.env, SVC_STATE_KEY: "correct horse battery staple" };
+    const sealed = join(world.sb.tmp, "sealed.state");
     expect(json<{ encrypted: boolean }>(await ok(["--json", "--session", "vault", "state", "save", file().replace("login", "plain-src"), "--encrypt"], keyed)).encrypted).toBe(true);
     await ok(["--session", "vault", "state", "save", sealed], keyed);
     const text = readFileSync(sealed, "utf8");
@@ -93,17 +82,17 @@ describe("svc state and named sessions", () => {
     expect(text).not.toContain("sid");
     expect(text.split("\n")[0]).toBe("svc-state v1 aes-256-gcm scrypt");
 
-    const wrong = await svc(["--session", "vault", "state", "load", sealed], { ...sb.env, SVC_STATE_KEY: "not the key at all" });
+    const wrong = await svc(["--session", "vault", "state", "load", sealed], { ...world.sb.env, SVC_STATE_KEY: "not the key at all" });
     expect(wrong.code).toBe(8);
     expect(expectOneLine(wrong.stderr)).toMatch(/wrong state key/);
-    const missing = await svc(["--session", "vault", "state", "load", sealed], sb.env);
+    const missing = await svc(["--session", "vault", "state", "load", sealed], world.sb.env);
     expect(missing.code).toBe(8);
     expect(expectOneLine(missing.stderr)).toMatch(/is encrypted and no state key is configured/);
     await ok(["--session", "vault", "state", "load", sealed], keyed);
     await ok(["sessions", "end", "vault"]);
 
     // start --state reads the file before launching: a wrong key leaves no session behind.
-    const refused = await svc(["sessions", "start", "--name", "vault2", "--state", sealed], { ...sb.env, SVC_STATE_KEY: "not the key at all" });
+    const refused = await svc(["sessions", "start", "--name", "vault2", "--state", sealed], { ...world.sb.env, SVC_STATE_KEY: "not the key at all" });
     expect(refused.code).toBe(8);
     expect(expectOneLine(refused.stderr)).toMatch(/wrong state key/);
     expect(json<{ sessions: unknown[] }>(await ok(["--json", "sessions", "list"])).sessions).toEqual([]);
@@ -116,19 +105,19 @@ describe("svc state and named sessions", () => {
     expect(listed.sessions).toContainEqual(expect.objectContaining({ id: session.id, name: "docs" }));
     expect(await ok(["sessions", "list"])).toMatch(/docs/);
 
-    const dup = await svc(["sessions", "start", "--name", "docs"], sb.env);
+    const dup = await svc(["sessions", "start", "--name", "docs"], world.sb.env);
     expect(dup.code).toBe(2);
     expect(expectOneLine(dup.stderr)).toMatch(/--name "docs" is taken by live session/);
-    const bad = await svc(["sessions", "start", "--name", "no spaces"], sb.env);
+    const bad = await svc(["sessions", "start", "--name", "no spaces"], world.sb.env);
     expect(bad.code).toBe(2);
     expect(expectOneLine(bad.stderr)).toMatch(/invalid --name/);
 
-    await ok(["--session", "docs", "goto", server.url("/login")]);
+    await ok(["--session", "docs", "goto", world.server.url("/login")]);
     expect(await ok(["sessions", "show", "docs"])).toContain(`session ${session.id}: alive`);
     const history = json<{ entries: { method: string }[] }>(await ok(["--json", "--session", "docs", "history"]));
     expect(history.entries.map((e) => e.method)).toContain("navigate");
     expect(await ok(["sessions", "end", "docs"])).toContain(`ended session ${session.id}`);
-    const gone = await svc(["--session", "docs", "goto", server.url("/login")], sb.env);
+    const gone = await svc(["--session", "docs", "goto", world.server.url("/login")], world.sb.env);
     expect(gone.code).toBe(4);
   });
 });

@@ -5,9 +5,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { type Sandbox, assertBuilt, expectOneLine, json, sandbox, svc } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { expectOneLine, json, svc, useCliWorld } from "./helpers.js";
 
 interface SnapshotJson {
   schemaVersion: number;
@@ -19,27 +18,13 @@ interface SnapshotJson {
   tokens: number;
 }
 
-let server: FixtureServer;
-let sb: Sandbox;
-beforeAll(async () => {
-  assertBuilt();
-  server = await startFixtureServer();
-  sb = sandbox();
-  const started = await svc(["--json", "sessions", "start", "--idle-timeout", "10"], sb.env);
-  expect(started.stderr).toBe("");
-  expect(started.code).toBe(0);
-}, 60_000);
-afterAll(async () => {
-  if (sb) await svc(["sessions", "end", "--all"], sb.env);
-  sb?.cleanup();
-  await server?.close();
-});
+const world = useCliWorld({ session: true });
 
-const run = (...args: string[]) => svc(args, sb.env);
+const run = (...args: string[]) => svc(args, world.sb.env);
 
 /** Navigates and takes a snapshot; returns the ref of each element by "role name". */
 async function open(page: string): Promise<(role: string, name: string) => string> {
-  expect((await run("goto", server.url(page))).code).toBe(0);
+  expect((await run("goto", world.server.url(page))).code).toBe(0);
   const r = await run("--json", "snapshot", "-i");
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
@@ -62,7 +47,7 @@ const text = (selector: string) => ok("get", "text", selector);
 
 describe("svc snapshot", () => {
   it("prints the outline with refs; --json gives {snapshot, refs: {e1: {role, name}}}; -i, --max-tokens and -s narrow it", async () => {
-    expect((await run("goto", server.url("forms.html"))).code).toBe(0);
+    expect((await run("goto", world.server.url("forms.html"))).code).toBe(0);
     const full = await ok("snapshot");
     expect(full).toMatch(/^\s*e\d+ textbox Full name$/m);
     expect(full).toContain("Help: fill in the form and press Submit.");
@@ -70,7 +55,7 @@ describe("svc snapshot", () => {
     const r = await run("--json", "snapshot");
     expect(r.code).toBe(0);
     const doc = json<SnapshotJson>(r.stdout);
-    expect(doc).toMatchObject({ schemaVersion: 1, ok: true, url: server.url("forms.html") });
+    expect(doc).toMatchObject({ schemaVersion: 1, ok: true, url: world.server.url("forms.html") });
     expect(doc.snapshot).toBe(full);
     expect(doc.tokens).toBeGreaterThan(0);
     const ref = /^\s*(e\d+) checkbox Subscribe to newsletter$/m.exec(doc.snapshot)![1]!;
@@ -155,14 +140,14 @@ describe("verbs on refs", () => {
     await ok("scroll", "top");
     expect(await text("#scroll-y")).toBe("0");
 
-    const file = join(sb.tmp, "..", "cv.pdf");
+    const file = join(world.sb.tmp, "..", "cv.pdf");
     writeFileSync(file, "%PDF-1.4 fake");
     const up = await run("--json", "upload", ref("button", "CV"), file);
     expect(up.code).toBe(0);
     expect(json(up.stdout)).toMatchObject({ schemaVersion: 1, ok: true, result: { success: true, actions: [{ method: "setInputFiles", arguments: [file] }] } });
     expect(await text("#chosen")).toBe("cv.pdf (13 bytes)");
 
-    const missing = await run("upload", ref("button", "CV"), join(sb.tmp, "..", "nope.pdf"));
+    const missing = await run("upload", ref("button", "CV"), join(world.sb.tmp, "..", "nope.pdf"));
     expect(missing.code).toBe(2);
     expect(expectOneLine(missing.stderr)).toMatch(/upload: no such file .*nope\.pdf/);
     const notFile = await run("upload", ref("button", "Double me"), file);
@@ -196,7 +181,7 @@ describe("verbs on refs", () => {
 
   it("svc get: url, title, text, value, attr with --json; every verb is in the history as an act", async () => {
     const ref = await open("forms.html");
-    expect(await ok("get", "url")).toBe(server.url("forms.html"));
+    expect(await ok("get", "url")).toBe(world.server.url("forms.html"));
     expect(json(await ok("--json", "get", "title"))).toMatchObject({ schemaVersion: 1, ok: true, field: "title", value: "Forms" });
     expect(json(await ok("--json", "get", "attr", "href", ref("link", "Help")))).toMatchObject({ field: "attr", name: "href", target: ref("link", "Help"), value: "#help" });
     expect(await ok("get", "text")).toContain("Help: fill in the form and press Submit.");
