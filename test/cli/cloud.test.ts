@@ -87,7 +87,7 @@ describe("svc sessions --cloud against svc serve", () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(json<{ sessions: unknown[] }>(listed.stdout).sessions).toEqual([expect.objectContaining({ id: session.id, kind: "cloud", alive: true, status: "alive" })]);
     const text = await svc(["sessions", "list"], env);
-    expect(text.stdout).toMatch(new RegExp(`${session.id}\\s+cloud\\s+alive`));
+    expect(text.stdout).toMatch(new RegExp(`${session.id}\\s+-\\s+cloud\\s+alive`));
 
     // Later commands need neither --env nor the URL: the session's record says where it lives.
     const nav = await svc(["--json", "goto", page()], { ...env, BROWSERBASE_BASE_URL: "" });
