@@ -12,4 +12,9 @@ describe("lineDiff (what an MCP tool result shows when the page changed a little
     expect(lineDiff("a\nb", "a\nb")).toBe("");
     expect(lineDiff("x\nx\ny", "x\ny")).toBe("- x");
   });
+
+  it("gives up (undefined: send the whole snapshot) when the page changed beyond a bounded diff", () => {
+    const lines = (p: string) => Array.from({ length: 3000 }, (_, i) => `${p}${i}`).join("\n");
+    expect(lineDiff(lines("a"), lines("b"))).toBeUndefined();
+  });
 });
