@@ -3,18 +3,12 @@
  * iframes (same-origin and OOPIF) and shadow roots (open and closed). Each test checks the effect the page
  * shows (fixtures/pages/README.md), not just that act() returned.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { action, textIn, useService, waitFor, waitForValue } from "../support/browser.js";
 import type { Page } from "../../src/browser/page.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const page = (): Page => env.svc.page;

@@ -3,19 +3,13 @@
  * the browser exited) rejects at once with the typed error, and every call has a protocol timeout. The
  * calls are real: `page.evaluate` of a promise that never settles, in real Chrome.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { launchedOf, makeService, useService, waitFor } from "../support/browser.js";
 import { ServiceBrowserClosedError, ServiceError, ServiceTargetCrashedError, ServiceTimeoutError } from "../../src/errors.js";
 import type { Page } from "../../src/browser/page.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const NEVER = "new Promise(() => {})";

@@ -2,8 +2,8 @@
  * Every way act()/goto() can fail raises the matching ServiceError subclass, with a stable code and, where
  * the user can do something about it, a hint. Failures must be loud: nothing "succeeds" silently.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { action, makeService, textIn, useService } from "../support/browser.js";
 import { Service } from "../../src/service.js";
 import {
@@ -19,13 +19,7 @@ import {
   XPathResolutionError,
 } from "../../src/errors.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 

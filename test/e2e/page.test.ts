@@ -3,18 +3,12 @@
  * lifecycle of close(): default (kill Chrome, delete the profile) and keepAlive (leave it for a reattach).
  */
 import { existsSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { action, isAlive, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { ServiceElementNotFoundError, ServiceEvalError } from "../../src/errors.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 

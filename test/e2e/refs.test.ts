@@ -5,7 +5,7 @@
  * acts on something else; with a RefStore the refs outlive the Service (a second CDP connection to the same
  * Chrome resolves them: backendNodeIds and loaderIds are the same over any connection).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ServiceStaleRefError } from "../../src/errors.js";
 import type { Service } from "../../src/service.js";
 import { domTools } from "../../src/agent/tools-dom.js";
@@ -13,16 +13,10 @@ import type { ToolEnv } from "../../src/agent/tools.js";
 import { PageSnapshots } from "../../src/operations/snapshots.js";
 import { action, launchedOf, makeService, useService } from "../support/browser.js";
 import { inPage } from "../support/models.js";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
+import { useFixtureServer } from "../support/use-resource.js";
 import { rejection } from "../support/rejection.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const page = () => env.svc.page;

@@ -4,8 +4,8 @@
  * and its id attribute), across same-origin and cross-origin iframes and open and closed shadow roots.
  */
 import { readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { useService, waitFor } from "../support/browser.js";
 import type { Page } from "../../src/browser/page.js";
 import type { Frame } from "../../src/browser/frames.js";
@@ -27,13 +27,7 @@ interface ManifestPage {
 
 const manifest = JSON.parse(readFileSync(new URL("../../fixtures/pages/manifest.json", import.meta.url), "utf8")) as ManifestPage[];
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const page = (): Page => env.svc.page;
