@@ -4,9 +4,8 @@
  * history, the same errors and exit codes). A ref is one `svc snapshot` (or `svc extract`) printed for
  * this session; any selector svc accepts works too.
  */
-import { statSync } from "node:fs";
-import { resolve } from "node:path";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { regularFile } from "../src/util/regular-file.js";
 import type { Action, ActionMethod } from "../src/index.js";
 import { ActFailedError } from "./act.js";
 import { parseTimeout } from "./model.js";
@@ -57,14 +56,8 @@ export function isVerb(name: string): name is Verb {
 
 /** Checks a file to upload before any session is touched: one line naming it. */
 function checkFile(path: string): string {
-  const abs = resolve(path);
-  let isFile = false;
-  try {
-    isFile = statSync(abs).isFile();
-  } catch {
-    isFile = false;
-  }
-  if (!isFile) throw new ServiceInvalidArgumentError(`upload: no such file ${path}`);
+  const abs = regularFile(path);
+  if (!abs) throw new ServiceInvalidArgumentError(`upload: no such file ${path}`);
   return abs;
 }
 

@@ -4,14 +4,13 @@
  * settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root, stale
  * ref, click: an element that never became actionable) with a hint; success returns the seed's ActResult.
  */
-import { statSync } from "node:fs";
-import { resolve as resolvePath } from "node:path";
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
 import { ServiceElementNotFoundError, ServiceInvalidArgumentError } from "../errors.js";
 import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
+import { regularFile } from "../util/regular-file.js";
 
 export type { RefLookup } from "../snapshot/index.js";
 
@@ -74,14 +73,8 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
 
 /** A file to upload: an absolute path (relative to this process's directory otherwise) that is a readable file. */
 function checkFile(path: string, i: number): string {
-  const abs = resolvePath(path);
-  let ok = false;
-  try {
-    ok = statSync(abs).isFile();
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: no such file ${path}`);
+  const abs = regularFile(path);
+  if (!abs) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: no such file ${path}`);
   return abs;
 }
 
