@@ -266,13 +266,13 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
   return { env: "BROWSERBASE", apiKey: t.apiKey, apiBaseURL: t.apiUrl, platformBaseURL: t.platformUrl, browserbaseSessionID: session.id, keepAlive: true };
 }
 
-/** Run `fn` against the resolved session's browser; Chrome keeps running afterwards. */
-export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+/** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
+export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, resolved?: StoredSession): Promise<T> {
   const out = output(g);
   const root = stateRoot();
   const libPromise = loadLibrary();
   libPromise.catch(() => {});
-  let session = await resolveSession(root, g.session);
+  let session = resolved ?? (await resolveSession(root, g.session));
   session = touchSession(session, root);
   const where: ServiceOptions = isCloud(session)
     ? await cloudSessionOptions(session, extras)
@@ -400,16 +400,16 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
     if (flags.new) throw new ServiceInvalidArgumentError("--new and --session exclude each other", { hint: "--new runs on a browser of its own; --session on that session's" });
     return withSession(g, fn, extras);
   }
-  if (!flags.new && (await hasLiveSession())) return withSession(g, fn, extras);
-  return withOneShot(g, flags, fn, extras);
+  const live = flags.new ? undefined : await liveSession();
+  return live ? withSession(g, fn, extras, live) : withOneShot(g, flags, fn, extras);
 }
 
-async function hasLiveSession(): Promise<boolean> {
+/** The current live session, or undefined when none is (dead records are cleaned up on the way). */
+async function liveSession(): Promise<StoredSession | undefined> {
   try {
-    await resolveSession(stateRoot(), undefined);
-    return true;
+    return await resolveSession(stateRoot(), undefined);
   } catch (e) {
-    if (e instanceof ServiceSessionNotFoundError) return false;
+    if (e instanceof ServiceSessionNotFoundError) return undefined;
     throw e;
   }
 }
