@@ -12,6 +12,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceOptions } from "../index.js";
+import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
@@ -28,6 +29,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; brows
   const browser = new McpBrowser(options.service);
   registerPageTools(server, browser);
   registerModelTools(server, browser, options);
+  checkArgumentsTheSvcWay(server);
   return { server, browser };
 }
 

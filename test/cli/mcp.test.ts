@@ -106,6 +106,12 @@ async function driveForms(client: Client): Promise<void> {
   const badScroll = await call(client, "scroll", { to: "sideways" });
   expect(badScroll.isError).toBe(true);
   expect(text(badScroll)).toMatch(/^INVALID_ARGUMENT: to: /);
+  // Arguments that do not fit a tool's schema: svc's code and the field, not the SDK's dump of zod issues.
+  const noTarget = await call(client, "click", {});
+  expect(noTarget.isError).toBe(true);
+  expect(text(noTarget)).toMatch(/^INVALID_ARGUMENT: target: .*expected string/i);
+  const wrongType = await call(client, "tabs", { action: "select", tab: "two" });
+  expect(text(wrongType)).toMatch(/^INVALID_ARGUMENT: tab: /);
 }
 
 /** POST {} to url with this Host header (fetch may not set Host). */
