@@ -191,7 +191,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .addOption(new Option("--verbose <level>", "0 errors only, 1 info, 2 debug (and stack traces)").choices(["0", "1", "2"]))
     .addOption(new Option("--session <id>", "the session to use, by id or name (default: the most recently used live session)"))
     .addOption(
-      new Option("--env <env>", "where one-shot browsers and new sessions run: LOCAL or BROWSERBASE (default: SVC_ENV, config `env`, LOCAL)").argParser((v) => {
+      new Option("--env <env>", "where one-shot browsers and new sessions run: LOCAL or BROWSERBASE (default: SVC_ENV, config `env`, LOCAL); given, a live session of the other kind is not used").argParser((v) => {
         const env = ENVS.find((e) => e === v.trim().toUpperCase());
         if (!env) throw new InvalidArgumentError(`must be one of ${ENVS.join(", ")}`);
         return env;

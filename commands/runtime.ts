@@ -401,7 +401,13 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
     return withSession(g, fn, extras);
   }
   const live = flags.new ? undefined : await liveSession();
-  return live ? withSession(g, fn, extras, live) : withOneShot(g, flags, fn, extras);
+  return live && runsIn(live, g.env) ? withSession(g, fn, extras, live) : withOneShot(g, flags, fn, extras);
+}
+
+/** Whether a live session fits an explicit `--env`: `--env BROWSERBASE` never means the local live Chrome. */
+function runsIn(live: StoredSession, env: string | undefined): boolean {
+  if (env === undefined) return true;
+  return (live.kind === "cloud") === (env === "BROWSERBASE");
 }
 
 /** The current live session, or undefined when none is (dead records are cleaned up on the way). */

@@ -40,6 +40,13 @@ describe("the current live session by default", () => {
     // The session's page was not touched by the --new run.
     expect(json(await run(["extract"]).then((r) => r.stdout))).toMatchObject({ session: id, url: forms });
 
+    // An explicit --env picks a live session only of that kind: --env BROWSERBASE never means the local Chrome
+    // (here it tries a cloud one-shot, which needs the platform's key); --env LOCAL does.
+    const cloud = await svc(["--json", "--env", "BROWSERBASE", "extract", clickable], { ...world.sb.env, BROWSERBASE_API_KEY: "" });
+    expect(cloud.code).toBe(2);
+    expect(json<{ error: { message: string } }>(cloud.stdout).error.message).toMatch(/needs the platform's API key/);
+    expect(json(await run(["--env", "LOCAL", "extract", forms]).then((r) => r.stdout))).toMatchObject({ session: id, url: forms });
+
     const shot = await run(["screenshot", clickable, "-o", `${world.sb.tmp}/shot.png`]);
     expect(shot.code, shot.stderr).toBe(0);
     expect(json(shot.stdout)).toMatchObject({ session: id, url: clickable });
