@@ -82,12 +82,8 @@ export class Admission {
     if (this.draining) return Promise.reject(drainingError());
     this.pump();
     if (!this.waiters.length && !this.blocked()) return Promise.resolve(this.take());
-    const { maxSessions, maxQueued, queueTimeoutMs } = this.limits;
-    if (this.waiters.length >= maxQueued) {
-      const why = this.blocked() ?? "full";
-      const what = why === "full" ? `${maxSessions} browser sessions run` : `the ${why === "cpu" ? "CPU" : "memory"} limit is reached`;
-      return Promise.reject(tooMany(`too many browser sessions: ${what} and ${maxQueued} more wait, the most this server queues; retry later`, "QUEUE_FULL"));
-    }
+    const { maxQueued, queueTimeoutMs } = this.limits;
+    if (this.waiters.length >= maxQueued) return Promise.reject(tooMany(this.refusal(this.blocked() ?? "full"), "QUEUE_FULL"));
     if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("the client left"));
     return new Promise<Release>((resolve, reject) => {
       const settle = () => {
@@ -140,6 +136,17 @@ export class Admission {
       reason,
       draining: this.draining,
     };
+  }
+
+  /** Why a start is refused at once (every slot and queue place taken), in words. */
+  private refusal(why: Exclude<PressureReason, "draining">): string {
+    const { maxSessions, maxQueued, maxCpu, maxMemoryBytes } = this.limits;
+    const queue = maxQueued ? ` and ${maxQueued} waiting` : "";
+    const { cpu, memory } = this.load();
+    const mib = (n: number | null | undefined) => `${Math.round((n ?? 0) / 1024 / 1024)} MiB`;
+    if (why === "cpu") return `no new browser session while the machine's CPU is above the server's limit (${cpu}% > ${maxCpu}%)${queue}; retry later`;
+    if (why === "memory") return `no new browser session while the server's memory is above its limit (${mib(memory)} > ${mib(maxMemoryBytes)})${queue}; retry later`;
+    return `too many browser sessions: ${maxSessions} running${queue}, the most this server takes; retry later`;
   }
 
   /** What keeps a start from a slot right now, if anything. */

@@ -51,7 +51,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolvePromise(s as Server)) as Server;
     s.once("error", reject);
   }).catch(async (e: unknown) => {
-    monitor.close();
+    await monitor.close();
     await platform.closeAll();
     await egress?.close();
     throw e;
@@ -76,7 +76,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log(`draining: up to ${config.shutdownGraceS}s for requests in flight`);
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
-      monitor.close();
+      await monitor.close();
       await egress?.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());

@@ -11,7 +11,7 @@
  *   between the processes that map it, so Chrome's shared libraries are not counted once per process),
  *   or its RSS where Pss cannot be read. Off Linux: this process's RSS only.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { cpus } from "node:os";
 
 export interface LoadReading {
@@ -35,27 +35,28 @@ function cpuTimes(): CpuTimes {
   return { busy, total };
 }
 
-/** Pid → parent pid of every process we may read (Linux). */
-function parents(): Map<number, number> {
+/** Pid → parent pid of every process we may read (Linux). Asynchronous: a busy machine has hundreds. */
+async function parents(): Promise<Map<number, number>> {
   const map = new Map<number, number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      map.set(Number(name), ppid);
-    } catch {
-      // exited meanwhile, or not ours to read
-    }
-  }
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  await Promise.all(
+    pids.map(async (name) => {
+      try {
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.
+        const stat = await readFile(`/proc/${name}/stat`, "utf8");
+        map.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+      } catch {
+        // exited meanwhile, or not ours to read
+      }
+    }),
+  );
   return map;
 }
 
 /** `root` and every process below it. */
-export function processTree(root: number): number[] {
+export async function processTree(root: number): Promise<number[]> {
   const children = new Map<number, number[]>();
-  for (const [pid, ppid] of parents()) {
+  for (const [pid, ppid] of await parents()) {
     const list = children.get(ppid);
     if (list) list.push(pid);
     else children.set(ppid, [pid]);
@@ -70,13 +71,13 @@ export function processTree(root: number): number[] {
 }
 
 /** One process's memory in bytes (Pss, else RSS); 0 when it is gone. */
-function processMemory(pid: number): number {
+async function processMemory(pid: number): Promise<number> {
   for (const [file, field] of [
     ["smaps_rollup", "Pss:"],
     ["status", "VmRSS:"],
   ] as const) {
     try {
-      const text = readFileSync(`/proc/${pid}/${file}`, "utf8");
+      const text = await readFile(`/proc/${pid}/${file}`, "utf8");
       const line = text.split("\n").find((l) => l.startsWith(field));
       if (line) return Number(/(\d+)\s*kB/.exec(line)?.[1] ?? 0) * 1024;
     } catch {
@@ -87,9 +88,10 @@ function processMemory(pid: number): number {
 }
 
 /** Bytes held by this process and its descendants (see the module comment). */
-export function processTreeMemory(root = process.pid): number {
+export async function processTreeMemory(root = process.pid): Promise<number> {
   if (process.platform !== "linux") return process.memoryUsage().rss;
-  return processTree(root).reduce((sum, pid) => sum + processMemory(pid), 0);
+  const each = await Promise.all((await processTree(root)).map(processMemory));
+  return each.reduce((sum, bytes) => sum + bytes, 0);
 }
 
 /**
@@ -100,16 +102,15 @@ export class LoadMonitor {
   private last: CpuTimes = cpuTimes();
   private reading: LoadReading = { cpu: null, memory: null };
   private readonly timer: NodeJS.Timeout;
+  /** The sample being taken; the next tick skips while one is still running. */
+  private measuring: Promise<void> | undefined;
 
   constructor(
     private readonly onSample: () => void,
     intervalMs = 2000,
   ) {
-    this.measure();
-    this.timer = setInterval(() => {
-      this.measure();
-      this.onSample();
-    }, intervalMs);
+    this.tick(false);
+    this.timer = setInterval(() => this.tick(true), intervalMs);
     this.timer.unref();
   }
 
@@ -117,18 +118,30 @@ export class LoadMonitor {
     return this.reading;
   }
 
-  close(): void {
+  /** Stops sampling; resolves once a sample under way is done. */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    await this.measuring;
   }
 
-  private measure(): void {
+  private tick(notify: boolean): void {
+    if (this.measuring) return;
+    this.measuring = this.measure()
+      .then(() => {
+        if (notify) this.onSample();
+      })
+      .catch(() => {}) // a sample that failed leaves the previous one standing
+      .finally(() => (this.measuring = undefined));
+  }
+
+  private async measure(): Promise<void> {
     const now = cpuTimes();
     const total = now.total - this.last.total;
     const cpu = total > 0 ? Math.round((1000 * (now.busy - this.last.busy)) / total) / 10 : this.reading.cpu;
     this.last = now;
     let memory: number | null;
     try {
-      memory = processTreeMemory();
+      memory = await processTreeMemory();
     } catch {
       memory = null;
     }
