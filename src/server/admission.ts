@@ -141,12 +141,12 @@ export class Admission {
   /** Why a start is refused at once (every slot and queue place taken), in words. */
   private refusal(why: Exclude<PressureReason, "draining">): string {
     const { maxSessions, maxQueued, maxCpu, maxMemoryBytes } = this.limits;
-    const queue = maxQueued ? ` and ${maxQueued} waiting` : "";
+    const queue = maxQueued ? `, and ${maxQueued} more are waiting` : "";
     const { cpu, memory } = this.load();
     const mib = (n: number | null | undefined) => `${Math.round((n ?? 0) / 1024 / 1024)} MiB`;
     if (why === "cpu") return `no new browser session while the machine's CPU is above the server's limit (${cpu}% > ${maxCpu}%)${queue}; retry later`;
     if (why === "memory") return `no new browser session while the server's memory is above its limit (${mib(memory)} > ${mib(maxMemoryBytes)})${queue}; retry later`;
-    return `too many browser sessions: ${maxSessions} running${queue}, the most this server takes; retry later`;
+    return `too many browser sessions: this server runs at most ${maxSessions} at once${queue}; release one or retry later`;
   }
 
   /** What keeps a start from a slot right now, if anything. */

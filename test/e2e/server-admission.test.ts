@@ -83,7 +83,7 @@ describe("admission: --max-sessions 1 --queue 1", () => {
 
     const third = await json("POST", "/sessions", {});
     expect(third.status).toBe(429);
-    expect(third.body).toMatchObject({ success: false, code: "QUEUE_FULL", message: expect.stringMatching(/1 running and 1 waiting, the most this server takes/) });
+    expect(third.body).toMatchObject({ success: false, code: "QUEUE_FULL", message: expect.stringMatching(/runs at most 1 at once, and 1 more are waiting/) });
     expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(settled).toBe(false);
 
