@@ -132,6 +132,8 @@ export class PlatformSessions {
     const p = parseWith(SessionCreateParamsSchema, params);
     const release = await this.admission.acquire(signal);
     try {
+      // A client that left while its start waited gets no Chrome (the slot goes to the next one).
+      if (signal?.aborted) throw new HttpError(499, "the client left while waiting for a browser session slot");
       return await this.launch(owner, p, release, launch, emulation);
     } catch (e) {
       release();
