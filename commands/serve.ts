@@ -17,6 +17,11 @@ export interface ServeFlags extends LaunchFlags {
   host?: string;
   apiKey?: string[];
   maxSessions?: string;
+  queue?: string;
+  queueTimeout?: string;
+  maxCpu?: string;
+  maxMemory?: string;
+  drainTimeout?: string;
   warmBrowsers?: string;
   sessionTimeout?: string;
   idleTimeout?: string;
@@ -67,6 +72,25 @@ function modelEndpoint(raw: string): string {
   return raw.replace(/\/+$/, "");
 }
 
+/** A positive number of `flag` (seconds, percent): fractions allowed, up to `max`. */
+function positive(raw: string | undefined, flag: string, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isFinite(n) || n <= 0 || n > max) throw new ServiceInvalidArgumentError(`${flag} must be a number above 0 and at most ${max}, got "${raw}"`);
+  return n;
+}
+
+const BYTE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+
+/** `--max-memory`: bytes, or a number with K, M, G or T (powers of 1024; KB/KiB spellings too), e.g. 6G. */
+function byteSize(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(raw);
+  const n = m ? Math.round(Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!) : NaN;
+  if (!m || !(n >= 1) || !Number.isSafeInteger(n)) throw new ServiceInvalidArgumentError(`${flag} must be a size such as 6G, 512M or a number of bytes, got "${raw}"`);
+  return n;
+}
+
 /** `--api-key` (repeatable) > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
 export function serverKeys(flags: readonly string[] | undefined, settings: SettingsStore): string[] {
   let keys: string[];
@@ -114,6 +138,14 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const host = (flags.host ?? "127.0.0.1").trim();
   if (!host) throw new ServiceInvalidArgumentError("--host must not be empty");
   const maxSessions = int(flags.maxSessions, "--max-sessions", 1);
+  const maxQueued = int(flags.queue, "--queue", 0);
+  const queueTimeoutS = positive(flags.queueTimeout, "--queue-timeout", 3600);
+  const maxCpu = positive(flags.maxCpu, "--max-cpu", 100);
+  const maxMemoryBytes = byteSize(flags.maxMemory, "--max-memory");
+  const drainTimeout = flags.drainTimeout === undefined ? undefined : Number(flags.drainTimeout);
+  if (drainTimeout !== undefined && (!flags.drainTimeout!.trim() || !Number.isFinite(drainTimeout) || drainTimeout < 0 || drainTimeout > 3600)) {
+    throw new ServiceInvalidArgumentError(`--drain-timeout must be a number of seconds from 0 to 3600, got "${flags.drainTimeout}"`);
+  }
   const warmBrowsers = int(flags.warmBrowsers ?? "1", "--warm-browsers", 0, 8)!;
   const sessionTimeoutS = int(flags.sessionTimeout, "--session-timeout", 1, MAX_SESSION_TIMEOUT_S);
   const idleTimeoutS = int(flags.idleTimeout, "--idle-timeout", 1);
@@ -157,6 +189,11 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
     },
     ...(maxSessions !== undefined ? { maxSessions } : {}),
+    ...(maxQueued !== undefined ? { maxQueued } : {}),
+    ...(queueTimeoutS !== undefined ? { queueTimeoutS } : {}),
+    ...(maxCpu !== undefined ? { maxCpu } : {}),
+    ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
+    ...(drainTimeout !== undefined ? { shutdownGraceS: drainTimeout } : {}),
     warmBrowsers,
     ...(sessionTimeoutS !== undefined ? { sessionTimeoutS } : {}),
     ...(idleTimeoutS !== undefined ? { idleTimeoutS } : {}),

@@ -235,8 +235,8 @@ export class ApiSessions {
     return s;
   }
 
-  /** `POST /v1/sessions/start`: a browser (new, attached or given) and a Service on it. */
-  async start(owner: Owner, body: StartBody, modelKey: string | undefined): Promise<StartResult> {
+  /** `POST /v1/sessions/start`: a browser (new, attached or given) and a Service on it. `signal`: the client's request (a queued start it leaves is dropped). */
+  async start(owner: Owner, body: StartBody, modelKey: string | undefined, signal?: AbortSignal): Promise<StartResult> {
     if (this.closing) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
     const browser = body.browser;
     let platformSession: PlatformSession | undefined;
@@ -256,7 +256,7 @@ export class ApiSessions {
       } else {
         const params = parseWith(SessionCreateParamsSchema, body.browserbaseSessionCreateParams ?? {}, "browserbaseSessionCreateParams");
         const chosen = browser?.type === "local" ? launchOptions : undefined;
-        platformSession = await this.platform.create(owner, params, chosen?.launch, chosen?.emulation);
+        platformSession = await this.platform.create(owner, params, chosen?.launch, chosen?.emulation, signal);
         created = true;
       }
       try {

@@ -9,12 +9,14 @@ import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Admission } from "./admission.js";
 import type { ApiSessions } from "./api-sessions.js";
 import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
 import { limitBody } from "./body.js";
 import type { ServerConfig } from "./config.js";
 import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
+import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
 import { webRoutes } from "./routes-web.js";
@@ -29,6 +31,8 @@ export interface ServerDeps {
   config: ServerConfig;
   platform: PlatformSessions;
   api: ApiSessions;
+  /** Session slots, queue, load limits and draining (admission.ts). */
+  admission: Admission;
   /** The origin clients reach this server at (publicUrl, or http://host:port once listening). */
   publicUrl(): string;
   log(line: string): void;
@@ -49,8 +53,11 @@ export function createApp(deps: ServerDeps): Hono<Env> {
 
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
 
-  app.use("/v1/*", async (_c, next) => {
-    if (deps.shuttingDown()) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+  app.route("/", readinessRoutes(deps));
+
+  // Draining: nothing new starts here (GET /v1/pressure still answers, for the autoscaler watching).
+  app.use("/v1/*", async (c, next) => {
+    if (deps.shuttingDown() && c.req.path !== "/v1/pressure") throw new HttpError(503, "the server is shutting down (draining): it takes no new requests; retry on another replica", { "retry-after": "5" }, "DRAINING");
     await next();
   });
   // The CDP proxy's HTTP side (/v1/connect/{id}/{token}/…) is authorised by its per-session token: CDP
@@ -68,6 +75,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
+  app.route("/v1", pressureRoutes(deps));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

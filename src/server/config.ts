@@ -13,8 +13,16 @@ export const ServerOptionsSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
   /** Keys clients send as `x-bb-api-key`; each one sees only its own sessions. */
   apiKeys: z.array(z.string().min(8, "an API key needs at least 8 characters")).min(1, "at least one API key is needed (--api-key or SVC_API_KEYS)"),
-  /** Live browser sessions at once (every session is a Chrome); past it, starts get 429. */
+  /** Live browser sessions at once (every session is a Chrome); past it, starts wait in the queue (admission.ts). */
   maxSessions: z.number().int().positive().default(8),
+  /** Session starts that may wait for a slot (`--queue`); past it, 429 QUEUE_FULL. 0: no queue. */
+  maxQueued: z.number().int().min(0).default(0),
+  /** Longest wait of a queued start, in seconds (`--queue-timeout`); past it, 429 QUEUE_TIMEOUT. */
+  queueTimeoutS: z.number().positive().max(3600).default(30),
+  /** No new session while the machine's CPU is busier than this, in percent of all cores (`--max-cpu`). */
+  maxCpu: z.number().positive().max(100).optional(),
+  /** No new session while this process tree (server and Chromes) holds more bytes than this (`--max-memory`). */
+  maxMemoryBytes: z.number().int().positive().optional(),
   /** Chromes kept launched and ready, so a session starts without waiting for one (not sessions: not counted by maxSessions). */
   warmBrowsers: z.number().int().min(0).max(8).default(0),
   /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
@@ -36,7 +44,10 @@ export const ServerOptionsSchema = z.strictObject({
   launch: LocalBrowserLaunchOptionsSchema.default({}),
   /** The origin clients reach this server at, for connectUrl/debug URLs; default http://host:port. */
   publicUrl: z.url().optional(),
-  /** Seconds in-flight requests get to finish on shutdown before their streams are closed with an error. */
+  /**
+   * Drain time (`--drain-timeout`): on shutdown, seconds in-flight requests get to finish before their
+   * streams are closed with an error; no new session starts meanwhile (503 DRAINING, /readyz 503).
+   */
   shutdownGraceS: z.number().min(0).default(5),
   /** SearXNG instance (its JSON API) behind POST /v1/search; none: the route answers 501. */
   searchUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL of a SearXNG instance" }).optional(),

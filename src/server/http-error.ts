@@ -56,12 +56,13 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   readonly code: string;
 
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  /** `code`: a more precise name than the status's own (e.g. 429 QUEUE_FULL), for clients that tell them apart. */
+  constructor(status: number, message: string, headers: Record<string, string> = {}, code = statusCode(status)) {
     super(message);
     this.name = "HttpError";
     this.status = status;
     this.headers = headers;
-    this.code = statusCode(status);
+    this.code = code;
   }
 }
 

@@ -1,17 +1,20 @@
 /**
  * startServer(): the app on a node http server, the CDP proxy on its upgrade path, the egress proxy every
- * tenant Chrome of an isolated server goes through (egress-proxy.ts), and a graceful close:
- * new requests get 503, in-flight runs are aborted (their streams end with an `error` event, plain
- * requests get their answer), every browser is ended, then the listener closes.
+ * tenant Chrome of an isolated server goes through (egress-proxy.ts), admission control (admission.ts),
+ * and a graceful close that drains: /readyz and new requests get 503 (DRAINING), queued starts too,
+ * in-flight runs get the drain time (shutdownGraceS) to finish, then are aborted (their streams end
+ * with an `error` event, plain requests get their answer), every browser is ended, the listener closes.
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
+import { Admission } from "./admission.js";
 import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
+import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
@@ -35,15 +38,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const policy = tenantPolicy(config);
   // Isolated tenants' Chromes reach the network only through this proxy (see egress-proxy.ts).
   const egress = policy ? await startEgressProxy(policy, log) : undefined;
-  const platform = new PlatformSessions({ config, publicUrl, log, egress });
+  // Every browser session takes a slot here first; load samples admit queued starts when the load drops.
+  const limits = { maxSessions: config.maxSessions, maxQueued: config.maxQueued, queueTimeoutMs: config.queueTimeoutS * 1000, maxCpu: config.maxCpu, maxMemoryBytes: config.maxMemoryBytes };
+  const monitor = new LoadMonitor(() => admission.pump());
+  const admission = new Admission(limits, () => monitor.read());
+  const platform = new PlatformSessions({ config, publicUrl, log, egress, admission });
   const api = new ApiSessions({ config, platform, publicUrl, log });
-  const deps: ServerDeps = { config, platform, api, publicUrl, log, shuttingDown: () => shuttingDown };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolvePromise(s as Server)) as Server;
     s.once("error", reject);
   }).catch(async (e: unknown) => {
+    await monitor.close();
     await platform.closeAll();
     await egress?.close();
     throw e;
@@ -62,9 +70,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | undefined;
   const close = (reason = "the server is shutting down") =>
     (closing ??= (async () => {
+      // Draining: /readyz and new requests 503, queued starts 503 DRAINING; what runs gets the drain time.
       shuttingDown = true;
+      admission.drain();
+      log(`draining: up to ${config.shutdownGraceS}s for requests in flight`);
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
+      await monitor.close();
       await egress?.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());

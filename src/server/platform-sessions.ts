@@ -7,6 +7,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { type BrowserEmulation, emulates, launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
+import type { Admission, Release } from "./admission.js";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
@@ -53,6 +54,8 @@ interface Entry {
   browserPath: string;
   timer: NodeJS.Timeout;
   listeners: Set<EndedListener>;
+  /** Gives the session's admission slot back (when it ends). */
+  release: Release;
 }
 
 /** What the CDP proxy may connect a request to. */
@@ -70,6 +73,8 @@ export interface PlatformSessionsDeps {
   log(line: string): void;
   /** Isolated servers: the proxy every session Chrome must use (see egress-proxy.ts). */
   egress?: EgressProxy | undefined;
+  /** Where every session takes its slot before its Chrome starts (admission.ts). */
+  admission: Admission;
 }
 
 export class PlatformSessions {
@@ -77,9 +82,9 @@ export class PlatformSessions {
   private readonly publicUrl: () => string;
   private readonly log: (line: string) => void;
   private readonly entries = new Map<string, Entry>();
+  private readonly admission: Admission;
   /** Chrome shutdowns in progress, awaited by closeAll(). */
   private readonly stopping = new Set<Promise<void>>();
-  private creating = 0;
   private closed = false;
   private watcher: NodeJS.Timeout | undefined;
   private readonly pool: BrowserPool | undefined;
@@ -92,6 +97,7 @@ export class PlatformSessions {
     this.publicUrl = deps.publicUrl;
     this.log = deps.log;
     this.egress = deps.egress;
+    this.admission = deps.admission;
     this.clients = new SessionClients(this.config.disconnectGraceMs, (id) => {
       if (this.entries.get(id)?.session.keepAlive === false) this.end(id, "COMPLETED", "its last CDP client disconnected");
     });
@@ -115,24 +121,28 @@ export class PlatformSessions {
     };
   }
 
-  /** Sessions holding (or about to hold) a Chrome: what `maxSessions` limits. */
-  liveCount(): number {
-    let n = this.creating;
-    for (const e of this.entries.values()) if (e.session.status === "RUNNING") n++;
-    return n;
-  }
-
   /**
    * Starts a Chrome for `owner`. `launch` (a session-API start's `launchOptions`) is merged over the
-   * server's launch options; the session's viewport wins over both.
+   * server's launch options; the session's viewport wins over both. It first takes an admission slot,
+   * waiting in the queue if need be; `signal` (the client's request) aborting takes it out of the queue.
    */
-  async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation): Promise<PlatformSession> {
+  async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation, signal?: AbortSignal): Promise<PlatformSession> {
     if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
     // Callers may pass a body they validated already (with their own field prefix); parsing again is cheap.
     const p = parseWith(SessionCreateParamsSchema, params);
-    if (this.liveCount() >= this.config.maxSessions) {
-      throw new HttpError(429, `too many browser sessions: this server runs at most ${this.config.maxSessions} at once; release one or retry later`, { "retry-after": "5" });
+    const release = await this.admission.acquire(signal);
+    try {
+      // A client that left while its start waited gets no Chrome (the slot goes to the next one).
+      if (signal?.aborted) throw new HttpError(499, "the client left while waiting for a browser session slot");
+      return await this.launch(owner, p, release, launch, emulation);
+    } catch (e) {
+      release();
+      throw e;
     }
+  }
+
+  private async launch(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, release: Release, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation): Promise<PlatformSession> {
+    if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
     const base = { ...this.config.launch, ...(launch ?? {}) };
     const fallback = this.defaultViewport(base);
     const viewport: Viewport = {
@@ -143,19 +153,13 @@ export class PlatformSessions {
     // Touch support is decided as each document is created, sooner than CDP can reach a new page: the flag
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
-    this.creating++;
-    let browser: LaunchedBrowser;
-    try {
-      browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
-    } finally {
-      this.creating--;
-    }
+    const browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
     // From here on a Chrome runs: whatever fails before the session is registered must close it, or it
-    // would hold a maxSessions slot (and memory) with no id a client could release.
+    // would hold memory with no id a client could release (create() gives the slot back).
     try {
       if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
       const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation, this.config, owner) : undefined;
-      const session = this.register(owner, p, viewport, browser);
+      const session = this.register(owner, p, viewport, browser, release);
       if (held) this.onEnded(session.id, () => void held.close());
       return session;
     } catch (e) {
@@ -164,7 +168,7 @@ export class PlatformSessions {
     }
   }
 
-  private register(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, viewport: Viewport, browser: LaunchedBrowser): PlatformSession {
+  private register(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, viewport: Viewport, browser: LaunchedBrowser, release: Release): PlatformSession {
     const now = Date.now();
     const session: MutableSession = {
       id: randomUUID(),
@@ -185,7 +189,7 @@ export class PlatformSessions {
     const timer = setTimeout(() => this.end(session.id, "TIMED_OUT", "expired"), session.expiresAt - now);
     timer.unref();
     // 192 random bits: the only credential the CDP proxy asks for.
-    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, browserPath, timer, listeners: new Set() });
+    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, browserPath, timer, listeners: new Set(), release });
     this.watch();
     this.prune();
     this.log(`session ${session.id} started (chrome pid ${browser.pid}, expires in ${Math.round((session.expiresAt - now) / 1000)}s)`);
@@ -310,6 +314,7 @@ export class PlatformSessions {
     this.log(`session ${id} ended: ${why}`);
     const stop = (e.browser?.close() ?? Promise.resolve()).catch(() => {});
     e.browser = undefined;
+    e.release();
     this.stopping.add(stop);
     void stop.finally(() => this.stopping.delete(stop));
     const listeners = [...e.listeners];

@@ -35,7 +35,7 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
 
   app.post("/sessions", async (c) => {
     const params = await parseBody(c, SessionCreateParamsSchema);
-    const session = await platform.create(c.get("owner"), params);
+    const session = await platform.create(c.get("owner"), params, undefined, undefined, c.req.raw.signal);
     return c.json(platform.toWire(session), 201);
   });
 

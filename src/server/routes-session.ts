@@ -29,7 +29,7 @@ export function sessionRoutes(deps: ServerDeps): Hono<Env> {
 
   app.post("/sessions/start", async (c) => {
     const body = await parseBody(c, StartBodySchema);
-    const data = await deps.api.start(c.get("owner"), body, c.req.header("x-model-api-key"));
+    const data = await deps.api.start(c.get("owner"), body, c.req.header("x-model-api-key"), c.req.raw.signal);
     return c.json({ success: true, data });
   });
 
