@@ -66,7 +66,23 @@ function guessOperation(schema: Obj | undefined, system: string): string {
   return /list the elements/i.test(system) ? "observe" : /extract information/i.test(system) ? "extract" : "act";
 }
 
-function finish(base: Omit<NormalizedRequest, "userText" | "promptText" | "operation"> & { operation: string | undefined }): NormalizedRequest {
+/** The schema a client wrote into the system prompt (src/model/capabilities.ts schemaInstructions), as a model reads it. */
+const PROMPT_SCHEMA = /JSON object \(no prose, no code fence\) for "([^"]+)" that follows this JSON Schema:\n(.+)$/m;
+
+function schemaFromPrompt(system: string): { operation: string; schema: Obj } | undefined {
+  const m = PROMPT_SCHEMA.exec(system);
+  if (!m) return undefined;
+  try {
+    return { operation: m[1]!, schema: JSON.parse(m[2]!) as Obj };
+  } catch {
+    return undefined;
+  }
+}
+
+function finish(given: Omit<NormalizedRequest, "userText" | "promptText" | "operation"> & { operation: string | undefined }): NormalizedRequest {
+  // No schema in the request (json_object, prompt-only JSON): the one in the prompt names the reply.
+  const inPrompt = given.schema ? undefined : schemaFromPrompt(given.systemText);
+  const base = inPrompt ? { ...given, operation: given.operation || inPrompt.operation, schema: inPrompt.schema } : given;
   const users = base.messages.filter((m) => m.role === "user");
   const withLayout = [...users].reverse().find((m) => /^Instruction: /m.test(m.text));
   return {
