@@ -26,7 +26,10 @@ function tryParse(text: string): { value: unknown } | undefined {
   }
 }
 
-/** The end index (exclusive) of the balanced object/array starting at `start`, or -1. Strings are skipped. */
+/**
+ * The end index (exclusive) of the balanced object/array starting at `start`; -1 when a bracket does not
+ * match, -2 when the text ends first (a cut-off reply: everything after `start` is inside it). Strings are skipped.
+ */
 function balancedEnd(text: string, start: number): number {
   const stack: string[] = [];
   let inString = false;
@@ -44,19 +47,27 @@ function balancedEnd(text: string, start: number): number {
       if (stack.length === 0) return i + 1;
     }
   }
-  return -1;
+  return -2;
 }
 
-/** The first balanced JSON object or array in prose that parses. */
+const nextOpen = (text: string, from: number): number => {
+  const k = text.slice(from).search(/[{[]/);
+  return k < 0 ? -1 : from + k;
+};
+
+/**
+ * The first balanced JSON object or array in prose that parses. A balanced span that is not JSON
+ * (`{something}`) is stepped over whole, never searched for fragments; an unclosed one ends the search.
+ */
 function firstEmbedded(text: string): { value: unknown } | undefined {
-  for (let i = text.search(/[{[]/); i >= 0 && i < text.length; ) {
+  for (let i = nextOpen(text, 0); i >= 0; ) {
     const end = balancedEnd(text, i);
+    if (end === -2) return undefined;
     if (end > 0) {
       const found = tryParse(text.slice(i, end));
       if (found) return found;
     }
-    const next = text.slice(i + 1).search(/[{[]/);
-    i = next < 0 ? -1 : i + 1 + next;
+    i = nextOpen(text, end > 0 ? end : i + 1);
   }
   return undefined;
 }

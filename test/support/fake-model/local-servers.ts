@@ -123,5 +123,5 @@ export const LOCAL_SERVERS: Array<{ label: string; quirks: LocalServerQuirks }> 
   { label: "vLLM: schema refused by xgrammar, reasoning block", quirks: { jsonSchema: REFUSALS.vllmJsonSchema, wrap: ["think"] } },
   { label: "proxy: no response_format at all, prose around JSON", quirks: { jsonSchema: REFUSALS.proxyResponseFormat, jsonObject: REFUSALS.proxyResponseFormat, wrap: ["fence", "prose"] } },
   { label: "Ollama: reasoning model, <think> + fence + prose", quirks: { wrap: ["fence", "prose", "think"] } },
-  { label: "LM Studio: json_schema only, no json_object", quirks: { jsonObject: REFUSALS.lmstudioJsonObject } },
+  { label: "LM Studio: json_schema only (no json_object), reasoning block", quirks: { jsonObject: REFUSALS.lmstudioJsonObject, wrap: ["think"] } },
 ];
