@@ -168,6 +168,8 @@ function normalizeWire(format: WireFormat, body: Obj, pathname: string): Normali
 
 /** Rough token count of what the model was sent: ceil(chars / 4) over system, messages and schema. */
 export function inputTokens(req: NormalizedRequest): number {
-  const chars = req.systemText.length + req.messages.reduce((n, m) => n + m.text.length, 0) + (req.schema ? JSON.stringify(req.schema).length : 0);
+  const schema = req.schema ? JSON.stringify(req.schema) : "";
+  // A schema read from the system prompt is counted there already.
+  const chars = req.systemText.length + req.messages.reduce((n, m) => n + m.text.length, 0) + (req.systemText.includes(schema) ? 0 : schema.length);
   return Math.ceil(chars / 4);
 }
