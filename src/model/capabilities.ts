@@ -47,7 +47,12 @@ export function capabilitiesFor(key: string, stated: ModelCapabilities | undefin
 
 /** Remember a step down for an endpoint (the rest of the process starts there). */
 export function learn(key: string, change: Partial<EndpointCapabilities>): void {
-  learned.set(key, { ...learned.get(key), ...change });
+  const before = learned.get(key);
+  // Concurrent calls may report refusals out of order: a level once stepped down never goes back up.
+  const lower = (a: StructuredOutputLevel | undefined, b: StructuredOutputLevel | undefined) =>
+    a && b ? STRUCTURED_OUTPUT_LEVELS[Math.max(STRUCTURED_OUTPUT_LEVELS.indexOf(a), STRUCTURED_OUTPUT_LEVELS.indexOf(b))] : (a ?? b);
+  const structuredOutput = lower(before?.structuredOutput, change.structuredOutput);
+  learned.set(key, { ...before, ...change, ...(structuredOutput ? { structuredOutput } : {}) });
 }
 
 /** What was learned about an endpoint (for tests and `--verbose` logs). */

@@ -5,7 +5,7 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
-import { adaptTo, forgetLearned, rejectedFeatures } from "../../src/model/capabilities.js";
+import { adaptTo, forgetLearned, learn, learnedFor, rejectedFeatures } from "../../src/model/capabilities.js";
 import { fromLegacy, parseModelConfig } from "../../src/model/config.js";
 import { createModelClient } from "../../src/model/factory.js";
 import type { GenerateRequest } from "../../src/model/types.js";
@@ -84,6 +84,14 @@ describe("refusal wordings", () => {
     expect(adaptTo(["structuredOutput"], { ...sent, structuredOutput: "prompt" }, undefined)).toBeUndefined();
     expect(adaptTo(["structuredOutput"], sent, { structuredOutput: "json_schema" })).toBeUndefined();
     expect(adaptTo(["imageInput"], sent, undefined)).toBeUndefined();
+  });
+});
+
+describe("learned steps", () => {
+  it("a structured-output level never goes back up (refusals reported out of order by concurrent calls)", () => {
+    learn("k", { structuredOutput: "prompt" });
+    learn("k", { structuredOutput: "json_object", imageInput: false });
+    expect(learnedFor("k")).toEqual({ structuredOutput: "prompt", imageInput: false });
   });
 });
 
