@@ -10,7 +10,7 @@ import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromAnthropic } from "./usage.js";
-import { type EndpointCapabilities, adaptTo, capabilitiesFor, endpointKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
+import { type EndpointCapabilities, adaptTo, capabilitiesFor, endpointKey, schemaKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
 
 const DEFAULT_MAX_TOKENS = 4096;
 
@@ -108,15 +108,15 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
     modelName: plan.modelName,
     async generate(req) {
       for (let step = 0; ; step++) {
-        const caps = capabilitiesFor(key, plan.capabilities, defaults);
+        const caps = capabilitiesFor(key, plan.capabilities, defaults, req.output.schema);
         try {
           return await call(req, caps);
         } catch (e) {
           const f = classifyAnthropicError(e);
           const sent = { tools: caps.tools, images: caps.imageInput && req.messages.some((m) => m.images?.length) };
-          const change = f?.kind === "status" && step < 4 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
-          if (change) {
-            learn(key, change);
+          const adapted = f?.kind === "status" && step < 4 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
+          if (adapted) {
+            learn(adapted.remember ? key : schemaKey(key, req.output.schema), adapted.change);
             continue;
           }
           throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);

@@ -40,9 +40,18 @@ export function endpointKey(baseURL: string | undefined, model: string): string 
   return `${baseURL ?? ""} ${model}`;
 }
 
-/** The capabilities for an endpoint now: stated > learned > defaults. */
-export function capabilitiesFor(key: string, stated: ModelCapabilities | undefined, defaults: EndpointCapabilities): EndpointCapabilities {
-  return { ...defaults, ...learned.get(key), ...definedOnly(stated ?? {}) };
+/** An endpoint's key for one schema: what its server refused about that schema alone (`Invalid schema …`). */
+export function schemaKey(key: string, schema: Record<string, unknown>): string {
+  return `${key}\n${JSON.stringify(schema)}`;
+}
+
+/** Schema-specific entries (a caller's extract schemas) are many: the oldest go past this. */
+const MAX_LEARNED = 500;
+
+/** The capabilities for an endpoint (and a schema) now: stated > learned > defaults. */
+export function capabilitiesFor(key: string, stated: ModelCapabilities | undefined, defaults: EndpointCapabilities, schema?: Record<string, unknown>): EndpointCapabilities {
+  const forSchema = schema ? learned.get(schemaKey(key, schema)) : undefined;
+  return { ...defaults, ...learned.get(key), ...forSchema, ...definedOnly(stated ?? {}) };
 }
 
 /** Remember a step down for an endpoint (the rest of the process starts there). */
@@ -52,10 +61,12 @@ export function learn(key: string, change: Partial<EndpointCapabilities>): void 
   const lower = (a: StructuredOutputLevel | undefined, b: StructuredOutputLevel | undefined) =>
     a && b ? STRUCTURED_OUTPUT_LEVELS[Math.max(STRUCTURED_OUTPUT_LEVELS.indexOf(a), STRUCTURED_OUTPUT_LEVELS.indexOf(b))] : (a ?? b);
   const structuredOutput = lower(before?.structuredOutput, change.structuredOutput);
+  learned.delete(key);
   learned.set(key, { ...before, ...change, ...(structuredOutput ? { structuredOutput } : {}) });
+  if (learned.size > MAX_LEARNED) learned.delete(learned.keys().next().value!);
 }
 
-/** What was learned about an endpoint (for tests and `--verbose` logs). */
+/** What was learned about an endpoint (tests). */
 export function learnedFor(key: string): Partial<EndpointCapabilities> | undefined {
   return learned.get(key);
 }
@@ -82,11 +93,13 @@ export function stepDown(level: StructuredOutputLevel): StructuredOutputLevel | 
  * OpenAI (`Unsupported parameter: 'max_tokens' … Use 'max_completion_tokens' instead`), and array content
  * refused by text-only chat endpoints.
  */
-export type Rejected = "structuredOutput" | "tools" | "imageInput" | "max_tokens" | "max_completion_tokens";
+export type Rejected = "schema" | "structuredOutput" | "tools" | "imageInput" | "max_tokens" | "max_completion_tokens";
 
 const WORDINGS: Array<[Rejected, RegExp]> = [
   ["max_tokens", /unsupported parameter:? '?max_tokens'?|use '?max_completion_tokens'? instead/],
   ["max_completion_tokens", /unsupported parameter:? '?max_completion_tokens'?|max_completion_tokens.*(not (supported|permitted|allowed)|unrecognized|unknown)|(unrecognized|unknown|extra).*max_completion_tokens/],
+  // This schema, not structured output as such (OpenAI's `Invalid schema for response_format`, vLLM's xgrammar): that schema only.
+  ["schema", /invalid schema|schema (contains|has|uses) features? not supported|not supported by (xgrammar|outlines|guidance|llguidance)/],
   ["structuredOutput", /response_format|json_schema|json_object|structured output|guided[_ ]?(decoding|json)|xgrammar|grammar|text\.format/],
   ["tools", /\btools?\b|tool[_ ]choice|function[_ ]call/],
   ["imageInput", /image|content.*(array|list|string|part)|(array|list).*content|multimodal|vision/],
@@ -122,21 +135,28 @@ export interface SentFeatures {
   maxTokensField?: MaxTokensField;
 }
 
+/** A step down, and whether it holds for the whole endpoint or for the refused schema only. */
+export interface Adaptation {
+  change: Partial<EndpointCapabilities>;
+  remember: boolean;
+}
+
 /**
  * The step down a rejection calls for, or undefined when there is none to take (the server rejected
  * something else, or the user stated the capability it rejected: their statement stands and the error is
  * theirs to see).
  */
-export function adaptTo(rejected: readonly Rejected[], sent: SentFeatures, stated: ModelCapabilities | undefined): Partial<EndpointCapabilities> | undefined {
+export function adaptTo(rejected: readonly Rejected[], sent: SentFeatures, stated: ModelCapabilities | undefined): Adaptation | undefined {
   for (const r of rejected) {
     const change = adaptOne(r, sent, stated);
-    if (change) return change;
+    if (change) return { change, remember: r !== "schema" };
   }
   return undefined;
 }
 
 function adaptOne(rejected: Rejected, sent: SentFeatures, stated: ModelCapabilities | undefined): Partial<EndpointCapabilities> | undefined {
   switch (rejected) {
+    case "schema":
     case "structuredOutput": {
       const next = sent.structuredOutput && stated?.structuredOutput === undefined ? stepDown(sent.structuredOutput) : undefined;
       return next ? { structuredOutput: next } : undefined;

@@ -12,7 +12,7 @@ import { LLMResponseError, ServiceError } from "../errors.js";
 import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage } from "./types.js";
-import { type EndpointCapabilities, type SentFeatures, adaptTo, capabilitiesFor, endpointKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
+import { type EndpointCapabilities, type SentFeatures, adaptTo, capabilitiesFor, endpointKey, schemaKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
 
 /** OpenAI requires `^[a-zA-Z0-9_-]{1,64}$` for json_schema names. */
@@ -90,6 +90,8 @@ export function openAIFailureContext(plan: ClientPlan, sdk: OpenAI): FailureCont
   };
 }
 
+const STATE_IT = 'if the endpoint does not take response_format json_schema, set capabilities: { structuredOutput: "json_object" } (or "prompt") in the model config (CLI: svc config set model.structuredOutput)';
+
 /** The system prompt, with the schema written in when the server does not enforce it. */
 function systemFor(req: GenerateRequest, caps: EndpointCapabilities): string {
   return caps.structuredOutput === "json_schema" ? req.system : `${req.system}\n\n${schemaInstructions(req.output)}`;
@@ -156,7 +158,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
     async generate(req) {
       // Each rejected feature is stepped down once and remembered; a handful of steps covers them all.
       for (let step = 0; ; step++) {
-        const caps = capabilitiesFor(key, plan.capabilities, defaults);
+        const caps = capabilitiesFor(key, plan.capabilities, defaults, req.output.schema);
         try {
           return plan.format === "chat" ? await viaChat(req, caps) : await viaResponses(req, caps);
         } catch (e) {
@@ -168,12 +170,14 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
             images: caps.imageInput && req.messages.some((m) => m.images?.length),
             ...(maxOut !== undefined && plan.format === "chat" ? { maxTokensField: caps.maxTokensField } : {}),
           };
-          const change = f?.kind === "status" && step < 6 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
-          if (change) {
-            learn(key, change);
+          const adapted = f?.kind === "status" && step < 6 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
+          if (adapted) {
+            learn(adapted.remember ? key : schemaKey(key, req.output.schema), adapted.change);
             continue;
           }
-          throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+          // A 400 in words svc does not know may still be a structured-output refusal: say how to state it.
+          const unstated = caps.structuredOutput !== "prompt" && plan.capabilities?.structuredOutput === undefined;
+          throw f ? failureToError(f, unstated ? { ...ctx, badRequestHint: STATE_IT } : ctx) : unknownToError(e, ctx, req.signal);
         }
       }
     },

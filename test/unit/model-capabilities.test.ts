@@ -61,7 +61,7 @@ describe("refusal wordings", () => {
   };
   it.each([
     ["llamacppJsonSchema", "structuredOutput"],
-    ["vllmJsonSchema", "structuredOutput"],
+    ["vllmJsonSchema", "schema"],
     ["proxyResponseFormat", "structuredOutput"],
     ["lmstudioJsonObject", "structuredOutput"],
     ["llamacppTools", "tools"],
@@ -80,7 +80,8 @@ describe("refusal wordings", () => {
 
   it("only a feature that was sent and not stated is stepped down", () => {
     const sent = { structuredOutput: "json_schema" as const, tools: false, images: false };
-    expect(adaptTo(["tools", "structuredOutput"], sent, undefined)).toEqual({ structuredOutput: "json_object" });
+    expect(adaptTo(["tools", "structuredOutput"], sent, undefined)).toEqual({ change: { structuredOutput: "json_object" }, remember: true });
+    expect(adaptTo(["schema", "structuredOutput"], sent, undefined)).toEqual({ change: { structuredOutput: "json_object" }, remember: false });
     expect(adaptTo(["structuredOutput"], { ...sent, structuredOutput: "prompt" }, undefined)).toBeUndefined();
     expect(adaptTo(["structuredOutput"], sent, { structuredOutput: "json_schema" })).toBeUndefined();
     expect(adaptTo(["imageInput"], sent, undefined)).toBeUndefined();
@@ -130,6 +131,17 @@ describe("step-downs against the fake (the request log counts their cost)", () =
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("a refusal of one schema (OpenAI's `Invalid schema for response_format`) steps down for that schema only", async () => {
+    const body = { error: { message: "Invalid schema for response_format 'check': In context=(), 'additionalProperties' is required to be supplied and to be false.", type: "invalid_request_error", param: "response_format", code: null } };
+    const odd = { type: "object", properties: { ok: { type: "boolean" } } };
+    fake.mode = (req) => (req.body.response_format?.type === "json_schema" && !req.body.response_format.json_schema.schema.required ? { kind: "status", status: 400, body } : { kind: "auto" });
+    const client = local("gpt-ish");
+    await client.generate(request({ output: { name: "check", schema: odd, strict: true } }));
+    await client.generate(request({ output: { name: "check", schema: odd, strict: true } }));
+    await client.generate(request({ output: { name: "check", schema: SCHEMA, strict: true } }));
+    expect(fake.requests.map((r) => `${r.response?.status} ${r.body.response_format?.type}`)).toEqual(["400 json_schema", "200 json_object", "200 json_object", "200 json_schema"]);
+  });
+
   it("max_tokens refused in OpenAI's words → max_completion_tokens, one extra request", async () => {
     const body = { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: "invalid_request_error", param: "max_tokens", code: "unsupported_parameter" } };
     fake.mode = (req) => (req.body.max_tokens !== undefined ? { kind: "status", status: 400, body } : { kind: "auto" });
@@ -140,6 +152,12 @@ describe("step-downs against the fake (the request log counts their cost)", () =
       [400, "max_tokens"],
       [200, "max_completion_tokens"],
     ]);
+  });
+
+  it("a 400 in unknown words is reported with how to state the capability", async () => {
+    fake.mode = { kind: "status", status: 400, body: { error: { message: "Invalid request.", type: "invalid_request_error" } } };
+    await expect(local("other").generate(request())).rejects.toThrow(/rejected the request \(400\): Invalid request\..*hint: .*structuredOutput: "json_object"/);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it("the stated maxTokensField is sent from the start", async () => {
