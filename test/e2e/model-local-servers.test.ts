@@ -104,6 +104,15 @@ describe("endpoint quirks", () => {
       expect(reqs[1]!.body.tools).toBeUndefined();
       expect(reqs[2]!.body.tools).toBeUndefined();
       expect(reqs[2]!.systemText).toMatch(/for "extract" that follows this JSON Schema/);
+
+      // The agent's steps are JSON replies too: the fixture task runs without tools, nothing refused again.
+      world.fake.reset();
+      world.fake.mode = localServer({ tools: REFUSALS.llamacppTools, wrap: ["think", "fence"] }, siteBrain({ start: world.server.url("site/index.html") }));
+      const result = await svc.agent().execute({ instruction: TASK, variables });
+      expect(result).toMatchObject({ success: true, completed: true });
+      const steps = world.fake.requestsFor("agent_step");
+      expect(steps).toHaveLength(8);
+      for (const r of steps) expect(r.body.tools).toBeUndefined();
     });
   });
 
