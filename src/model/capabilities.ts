@@ -99,10 +99,11 @@ const WORDINGS: Array<[Rejected, RegExp]> = [
   ["max_tokens", /unsupported parameter:? '?max_tokens'?|use '?max_completion_tokens'? instead/],
   ["max_completion_tokens", /unsupported parameter:? '?max_completion_tokens'?|max_completion_tokens.*(not (supported|permitted|allowed)|unrecognized|unknown)|(unrecognized|unknown|extra).*max_completion_tokens/],
   // This schema, not structured output as such (OpenAI's `Invalid schema for response_format`, vLLM's xgrammar): that schema only.
-  ["schema", /invalid schema|schema (contains|has|uses) features? not supported|not supported by (xgrammar|outlines|guidance|llguidance)/],
+  ["schema", /invalid (json )?schema|schema is invalid|schema (contains|has|uses) features? not supported|not supported by (xgrammar|outlines|guidance|llguidance)/],
   ["structuredOutput", /response_format|json_schema|json_object|structured output|guided[_ ]?(decoding|json)|xgrammar|grammar|text\.format/],
-  ["tools", /\btools?\b|tool[_ ]choice|function[_ ]call/],
-  ["imageInput", /image|content.*(array|list|string|part)|(array|list).*content|multimodal|vision/],
+  // Narrow on purpose: a provider's 400 about one tool or one image (too large) must not switch tools or images off.
+  ["tools", /does not support (tools|tool[ _]calling|function[ _]calling)|tools? (param|parameter|use|calling|calls) (requires|is not supported|are not supported|not supported)|tools are not (supported|enabled)|tool[ _]choice.*requires|(tool|function)[ _]call(ing|s)? (is |are )?not supported/],
+  ["imageInput", /(image|vision|multimodal)[^.]*not (supported|enabled|available)|does not support (image|vision)|not a multimodal model|content[^.]*(should|must) be (a )?(valid )?string/],
 ];
 
 /** Every feature a 400/422/501's words may be about (the caller takes the first it actually sent). */
@@ -157,6 +158,9 @@ export function adaptTo(rejected: readonly Rejected[], sent: SentFeatures, state
 function adaptOne(rejected: Rejected, sent: SentFeatures, stated: ModelCapabilities | undefined): Partial<EndpointCapabilities> | undefined {
   switch (rejected) {
     case "schema":
+      // The Anthropic wire carries the schema as its forced tool: that schema goes in the prompt instead.
+      if (!sent.structuredOutput) return sent.tools && stated?.tools === undefined ? { tools: false } : undefined;
+      return adaptOne("structuredOutput", sent, stated);
     case "structuredOutput": {
       const next = sent.structuredOutput && stated?.structuredOutput === undefined ? stepDown(sent.structuredOutput) : undefined;
       return next ? { structuredOutput: next } : undefined;

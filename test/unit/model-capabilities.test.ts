@@ -76,6 +76,10 @@ describe("refusal wordings", () => {
     expect(rejectedFeatures(400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.")[0]).toBe("max_tokens");
     expect(rejectedFeatures(500, "response_format failed")).toEqual([]);
     expect(rejectedFeatures(400, "model not loaded")).toEqual([]);
+    // A provider's complaint about one image or one tool's schema switches nothing off for the endpoint.
+    expect(rejectedFeatures(400, "messages.0.content.1.image.source.base64: image exceeds 5 MB maximum")).toEqual([]);
+    expect(rejectedFeatures(400, "tools.0.custom.input_schema: JSON schema is invalid")).toEqual(["schema"]);
+    expect(adaptTo(["schema"], { tools: true, images: false }, undefined)).toEqual({ change: { tools: false }, remember: false });
   });
 
   it("only a feature that was sent and not stated is stepped down", () => {
