@@ -10,6 +10,7 @@ import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelMessage } from "./types.js";
 import { elapsedMs, usageFromAnthropic } from "./usage.js";
+import { type EndpointCapabilities, adaptTo, capabilitiesFor, endpointKey, schemaKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
 
 const DEFAULT_MAX_TOKENS = 4096;
 
@@ -19,8 +20,9 @@ function toolName(name: string): string {
 }
 
 /** Plain string content unless the message carries images (an image block after the text). */
-function anthropicMessage(m: ModelMessage): MessageParam {
+function anthropicMessage(m: ModelMessage, images: boolean): MessageParam {
   if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+  if (!images) return { role: m.role, content: m.content + imagesLeftOut(m.images.length) };
   return {
     role: "user",
     content: [{ type: "text", text: m.content }, ...m.images.map((i) => ({ type: "image" as const, source: { type: "base64" as const, media_type: i.mediaType, data: i.data } }))],
@@ -66,8 +68,11 @@ export function anthropicFailureContext(plan: ClientPlan, sdk: Anthropic): Failu
 export function createAnthropicClient(plan: ClientPlan): LLMClient {
   const sdk = makeAnthropicSdk(plan);
   const ctx = anthropicFailureContext(plan, sdk);
+  const key = endpointKey(plan.baseURL ?? sdk.baseURL, plan.model);
+  // JSON comes as a forced tool call; a server without tools gets the schema in the prompt instead.
+  const defaults: EndpointCapabilities = { structuredOutput: "json_schema", tools: true, imageInput: true, maxTokensField: "max_tokens" };
 
-  async function call(req: GenerateRequest): Promise<GenerateResult> {
+  async function call(req: GenerateRequest, caps: EndpointCapabilities): Promise<GenerateResult> {
     const name = toolName(req.output.name);
     const temperature = req.temperature ?? plan.defaults.temperature;
     const tool: Tool = {
@@ -77,11 +82,10 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
     };
     const body: MessageCreateParamsNonStreaming = {
       model: plan.model,
-      system: req.system,
-      messages: req.messages.map(anthropicMessage),
+      system: caps.tools ? req.system : `${req.system}\n\n${schemaInstructions(req.output)}`,
+      messages: req.messages.map((m) => anthropicMessage(m, caps.imageInput)),
       max_tokens: req.maxOutputTokens ?? plan.defaults.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
-      tools: [tool],
-      tool_choice: { type: "tool", name },
+      ...(caps.tools ? { tools: [tool], tool_choice: { type: "tool" as const, name } } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
@@ -103,11 +107,20 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
   return {
     modelName: plan.modelName,
     async generate(req) {
-      try {
-        return await call(req);
-      } catch (e) {
-        const f = classifyAnthropicError(e);
-        throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+      for (let step = 0; ; step++) {
+        const caps = capabilitiesFor(key, plan.capabilities, defaults, req.output.schema);
+        try {
+          return await call(req, caps);
+        } catch (e) {
+          const f = classifyAnthropicError(e);
+          const sent = { tools: caps.tools, images: caps.imageInput && req.messages.some((m) => m.images?.length) };
+          const adapted = f?.kind === "status" && step < 4 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
+          if (adapted) {
+            learn(adapted.remember ? key : schemaKey(key, req.output.schema), adapted.change);
+            continue;
+          }
+          throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+        }
       }
     },
   };

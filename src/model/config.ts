@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { InvalidAISDKModelFormatError, ServiceInvalidArgumentError } from "../errors.js";
 import { describeIssue } from "../util/zod.js";
+import { type ModelCapabilities, ModelCapabilitiesSchema } from "./capabilities.js";
 import { type OpenAIEndpointFormat, type ProviderName, defaultFormat, isKnownProvider, normalizeProvider } from "./providers.js";
 
 const Uri = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
@@ -52,7 +53,15 @@ export const AzureProviderOptions = z.strictObject({
 
 /** How long one request may wait for its answer before it is retried or fails (svc's own field; default 60 s). */
 const TimeoutMs = z.number().int().min(1).max(3_600_000);
-const base = { modelName: z.string().min(1), apiKey: z.string().optional(), baseURL: Uri.optional(), headers: Headers.optional(), timeoutMs: TimeoutMs.optional() };
+const base = {
+  modelName: z.string().min(1),
+  apiKey: z.string().optional(),
+  baseURL: Uri.optional(),
+  headers: Headers.optional(),
+  timeoutMs: TimeoutMs.optional(),
+  /** What the endpoint supports, when svc should not find out from its 400s (svc's own field; see capabilities.ts). */
+  capabilities: ModelCapabilitiesSchema.optional(),
+};
 
 export const GenericModelConfigObject = z.strictObject({
   ...base,
@@ -67,7 +76,7 @@ export const VertexModelConfigObject = z.strictObject({
   providerOptions: z.strictObject({ vertex: VertexProviderOptions }),
 });
 
-const azureBase = { modelName: base.modelName, baseURL: base.baseURL, headers: base.headers, timeoutMs: base.timeoutMs, provider: z.literal("azure"), providerOptions: z.strictObject({ azure: AzureProviderOptions }) };
+const azureBase = { modelName: base.modelName, baseURL: base.baseURL, headers: base.headers, timeoutMs: base.timeoutMs, capabilities: base.capabilities, provider: z.literal("azure"), providerOptions: z.strictObject({ azure: AzureProviderOptions }) };
 export const AzureEntraModelConfigObject = z.strictObject({ ...azureBase, auth: AzureEntraIdAuth });
 export const AzureApiKeyModelConfigObject = z.strictObject({ ...azureBase, apiKey: z.string().optional() });
 export const AzureModelConfigObject = z.union([AzureEntraModelConfigObject, AzureApiKeyModelConfigObject]);
@@ -104,6 +113,8 @@ export interface ResolvedModel {
   maxTokens?: number;
   /** The deadline of one request, per attempt (the config's `timeoutMs`). */
   timeoutMs?: number;
+  /** What the user stated the endpoint supports (`capabilities`). */
+  capabilities?: ModelCapabilities;
 }
 
 const MODEL_FORM = /^([A-Za-z0-9][A-Za-z0-9._-]*)\/(\S+)$/;
@@ -182,7 +193,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
     const c = r.data;
     const { provider, model } = splitObjectName(c.modelName, field, "vertex", true);
     const headers = c.headers || c.providerOptions.vertex.headers ? { ...c.headers, ...c.providerOptions.vertex.headers } : undefined;
-    return finish({ provider, model, apiKey: c.apiKey, baseURL: c.providerOptions.vertex.baseURL ?? c.baseURL, headers, vertex: c.providerOptions.vertex, auth: c.auth, timeoutMs: c.timeoutMs });
+    return finish({ provider, model, apiKey: c.apiKey, baseURL: c.providerOptions.vertex.baseURL ?? c.baseURL, headers, vertex: c.providerOptions.vertex, auth: c.auth, timeoutMs: c.timeoutMs, capabilities: c.capabilities });
   }
 
   if (input.provider === "azure") {
@@ -199,7 +210,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
     const apiKey = "apiKey" in c ? c.apiKey : undefined;
     // Deployment-based URLs are the Chat Completions world; Responses lives only at /openai/v1 and /openai/responses.
     const format = azure.useDeploymentBasedUrls ? "chat" : "responses";
-    return finish({ provider, model, apiKey, baseURL: azure.baseURL ?? c.baseURL, headers, azure, auth: "auth" in c ? c.auth : undefined, timeoutMs: c.timeoutMs }, format);
+    return finish({ provider, model, apiKey, baseURL: azure.baseURL ?? c.baseURL, headers, azure, auth: "auth" in c ? c.auth : undefined, timeoutMs: c.timeoutMs, capabilities: c.capabilities }, format);
   }
 
   const r = GenericModelConfigObject.safeParse(input);
@@ -207,7 +218,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
   const c = r.data;
   const fixed = c.provider ? normalizeProvider(c.provider) : undefined;
   const { provider, model } = splitObjectName(c.modelName, field, fixed, c.baseURL !== undefined);
-  return finish({ provider, model, apiKey: c.apiKey, baseURL: c.baseURL, headers: c.headers, timeoutMs: c.timeoutMs }, c.openaiEndpointFormat);
+  return finish({ provider, model, apiKey: c.apiKey, baseURL: c.baseURL, headers: c.headers, timeoutMs: c.timeoutMs, capabilities: c.capabilities }, c.openaiEndpointFormat);
 }
 
 const LegacyClientOptions = z.looseObject({

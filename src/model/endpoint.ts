@@ -8,6 +8,7 @@ import { type ResolvedModel, parseModelConfig } from "./config.js";
 import { DEFAULT_MODEL_TIMEOUT_MS } from "./deadline.js";
 import { type FetchLike, type ModelEndpointPolicy, choosesEndpoint, refuseUnlisted } from "./endpoint-policy.js";
 import { type StoredKeyLookup, resolveKeyFor } from "./keys.js";
+import type { ModelCapabilities } from "./capabilities.js";
 import { type OpenAIEndpointFormat, SUPPORTED_PROVIDERS, envKeysFor, providerInfo } from "./providers.js";
 
 export type TokenProvider = () => Promise<string>;
@@ -49,6 +50,8 @@ export interface ClientPlan {
   azureDeployments?: { apiVersion: string };
   /** OpenAI's own API wants max_completion_tokens on Chat Completions; compatible servers know max_tokens. */
   maxTokensField: "max_tokens" | "max_completion_tokens";
+  /** What the user stated the endpoint supports (`model.capabilities`); the rest is learned from its 400s. */
+  capabilities?: ModelCapabilities;
   defaults: { temperature?: number; maxOutputTokens?: number };
   maxRetries: number;
   timeoutMs?: number;
@@ -165,7 +168,8 @@ export function planClient(given: ResolvedModel, opts: ModelClientOptions = {}):
     format: resolved.openaiEndpointFormat,
     baseURL: resolved.baseURL !== undefined ? wireBaseURL(resolved.baseURL, wire) : info?.baseURL,
     headers,
-    maxTokensField: resolved.provider === "openai" || resolved.provider === "azure" ? "max_completion_tokens" : "max_tokens",
+    maxTokensField: resolved.capabilities?.maxTokensField ?? (resolved.provider === "openai" || resolved.provider === "azure" ? "max_completion_tokens" : "max_tokens"),
+    ...(resolved.capabilities ? { capabilities: resolved.capabilities } : {}),
     defaults: { temperature: resolved.temperature, maxOutputTokens: resolved.maxTokens },
     maxRetries: opts.maxRetries ?? 2,
     timeoutMs: resolved.timeoutMs ?? opts.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,

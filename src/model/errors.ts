@@ -32,6 +32,8 @@ export interface FailureContext {
   secrets: string[];
   /** The variable that holds the key, for the auth hint. */
   keyHint?: string;
+  /** What to try when the endpoint rejects a request (400) for a reason svc could not step around. */
+  badRequestHint?: string;
 }
 
 /** Replace every secret (and any `Bearer …` / `sk-…`-looking token) in a provider message. */
@@ -126,7 +128,7 @@ export function failureToError(f: Failure, ctx: FailureContext): ServiceError {
       if (f.status === 429) return new LLMResponseError(`${who}: rate limited (429)${attempts}${detail}${rid}`, { hint: "wait and retry, or use a higher rate limit" });
       if (f.status === 404) return new LLMResponseError(`${who}: not found (404)${detail}${rid}`, { hint: "check the model name and baseURL" });
       if (f.status >= 500) return new LLMResponseError(`${who}: the provider failed (${f.status})${attempts}${detail}${rid}`);
-      return new LLMResponseError(`${who}: the provider rejected the request (${f.status})${detail}${rid}`);
+      return new LLMResponseError(`${who}: the provider rejected the request (${f.status})${detail}${rid}`, f.status === 400 && ctx.badRequestHint ? { hint: ctx.badRequestHint } : {});
     }
   }
 }

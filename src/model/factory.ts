@@ -27,6 +27,10 @@ export function createModelClient(resolved: ResolvedModel, opts: ModelClientOpti
       return (await load()).generate(request);
     },
     computerUse(setup: ComputerUseSetup): ComputerUseSession {
+      if (plan.capabilities?.tools === false)
+        throw new UnsupportedModelError(`${plan.modelName}: cua mode needs tool calls (the computer tool); this model's capabilities say tools: false`, {
+          hint: 'use mode "dom" or "hybrid": their steps are JSON replies, no tools needed',
+        });
       if (plan.wire === "openai" && plan.format === "chat")
         throw new UnsupportedModelError(`${plan.modelName}: cua mode needs the OpenAI Responses API (computer_use_preview); this model is set to Chat Completions`, {
           hint: 'use openaiEndpointFormat "responses", an OpenAI or Anthropic computer-use model, or mode "hybrid"',

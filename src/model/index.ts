@@ -27,5 +27,6 @@ export { type KnownProvider, type OpenAIEndpointFormat, type ProviderName, PROVI
 export { type ClientPlan, type FetchLike, type ModelClientOptions, type TokenProvider, checkModelEndpoint, googleTokenProvider, planClient } from "./endpoint.js";
 export { type ModelEndpointPolicy, choosesEndpoint, underPrefix } from "./endpoint-policy.js";
 export { createModelClient } from "./factory.js";
+export { type ModelCapabilities, ModelCapabilitiesSchema, STRUCTURED_OUTPUT_LEVELS, forgetLearned, learnedFor } from "./capabilities.js";
 export { maskingClient } from "./masking.js";
 export { accumulateUsage, addUsage, sumUsage, totalTokens } from "./usage.js";

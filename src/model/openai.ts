@@ -12,6 +12,7 @@ import { LLMResponseError, ServiceError } from "../errors.js";
 import { type ClientPlan, hasHeader } from "./endpoint.js";
 import { type Failure, type FailureContext, classifySdkError, failureToError, unknownToError } from "./errors.js";
 import type { GenerateRequest, GenerateResult, LLMClient, ModelImage, ModelMessage } from "./types.js";
+import { type EndpointCapabilities, type SentFeatures, adaptTo, capabilitiesFor, endpointKey, schemaKey, imagesLeftOut, learn, rejectedFeatures, schemaInstructions } from "./capabilities.js";
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
 
 /** OpenAI requires `^[a-zA-Z0-9_-]{1,64}$` for json_schema names. */
@@ -21,14 +22,19 @@ export function schemaName(name: string): string {
 
 export const dataUrl = (i: ModelImage): string => `data:${i.mediaType};base64,${i.data}`;
 
+/** A text-only endpoint gets the text and a note in place of the images. */
+function textOnly(m: ModelMessage): string {
+  return m.images?.length ? m.content + imagesLeftOut(m.images.length) : m.content;
+}
+
 /** Plain string content unless the message carries images (keeps requests without images unchanged). */
-function responsesMessage(m: ModelMessage): ResponseInputItem {
-  if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+function responsesMessage(m: ModelMessage, images: boolean): ResponseInputItem {
+  if (m.role !== "user" || !m.images?.length || !images) return { role: m.role, content: textOnly(m) };
   return { role: "user", content: [{ type: "input_text", text: m.content }, ...m.images.map((i) => ({ type: "input_image" as const, image_url: dataUrl(i), detail: "auto" as const }))] };
 }
 
-function chatMessage(m: ModelMessage): ChatCompletionMessageParam {
-  if (m.role !== "user" || !m.images?.length) return { role: m.role, content: m.content };
+function chatMessage(m: ModelMessage, images: boolean): ChatCompletionMessageParam {
+  if (m.role !== "user" || !m.images?.length || !images) return { role: m.role, content: textOnly(m) };
   return { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map((i) => ({ type: "image_url" as const, image_url: { url: dataUrl(i) } }))] };
 }
 
@@ -84,18 +90,32 @@ export function openAIFailureContext(plan: ClientPlan, sdk: OpenAI): FailureCont
   };
 }
 
+const STATE_IT = 'if the endpoint does not take response_format json_schema, set capabilities: { structuredOutput: "json_object" } (or "prompt") in the model config (CLI: svc config set model.structuredOutput)';
+
+/** The system prompt, with the schema written in when the server does not enforce it. */
+function systemFor(req: GenerateRequest, caps: EndpointCapabilities): string {
+  return caps.structuredOutput === "json_schema" ? req.system : `${req.system}\n\n${schemaInstructions(req.output)}`;
+}
+
 export function createOpenAIClient(plan: ClientPlan): LLMClient {
   const sdk = makeSdk(plan);
   const ctx = openAIFailureContext(plan, sdk);
+  const key = endpointKey(plan.baseURL ?? sdk.baseURL, plan.model);
+  const defaults: EndpointCapabilities = { structuredOutput: "json_schema", tools: true, imageInput: true, maxTokensField: plan.maxTokensField };
 
-  async function viaResponses(req: GenerateRequest): Promise<GenerateResult> {
+  async function viaResponses(req: GenerateRequest, caps: EndpointCapabilities): Promise<GenerateResult> {
     const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;
     const temperature = req.temperature ?? plan.defaults.temperature;
+    const level = caps.structuredOutput;
     const body: ResponseCreateParamsNonStreaming = {
       model: plan.model,
-      instructions: req.system,
-      input: req.messages.map(responsesMessage),
-      text: { format: { type: "json_schema", name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
+      instructions: systemFor(req, caps),
+      input: req.messages.map((m) => responsesMessage(m, caps.imageInput)),
+      ...(level === "json_schema"
+        ? { text: { format: { type: "json_schema", name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } } }
+        : level === "json_object"
+          ? { text: { format: { type: "json_object" } } }
+          : {}),
       ...(maxOut !== undefined ? { max_output_tokens: maxOut } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
     };
@@ -109,14 +129,20 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
     return { text: r.output_text ?? "", usage: usageFromOpenAI(r.usage, ms), model: r.model ?? plan.model };
   }
 
-  async function viaChat(req: GenerateRequest): Promise<GenerateResult> {
+  async function viaChat(req: GenerateRequest, caps: EndpointCapabilities): Promise<GenerateResult> {
     const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;
     const temperature = req.temperature ?? plan.defaults.temperature;
+    const level = caps.structuredOutput;
     const body: ChatCompletionCreateParamsNonStreaming = {
       model: plan.model,
-      messages: [{ role: "system", content: req.system }, ...req.messages.map(chatMessage)],
-      response_format: { type: "json_schema", json_schema: { name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } },
-      ...(maxOut !== undefined ? { [plan.maxTokensField]: maxOut } : {}),
+      // `system`, never `developer`: every compatible server knows system, and OpenAI maps it for its reasoning models.
+      messages: [{ role: "system", content: systemFor(req, caps) }, ...req.messages.map((m) => chatMessage(m, caps.imageInput))],
+      ...(level === "json_schema"
+        ? { response_format: { type: "json_schema", json_schema: { name: schemaName(req.output.name), schema: req.output.schema, strict: req.output.strict } } }
+        : level === "json_object"
+          ? { response_format: { type: "json_object" } }
+          : {}),
+      ...(maxOut !== undefined ? { [caps.maxTokensField]: maxOut } : {}),
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
@@ -130,11 +156,29 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
   return {
     modelName: plan.modelName,
     async generate(req) {
-      try {
-        return plan.format === "chat" ? await viaChat(req) : await viaResponses(req);
-      } catch (e) {
-        const f = classifyOpenAIError(e);
-        throw f ? failureToError(f, ctx) : unknownToError(e, ctx, req.signal);
+      // Each rejected feature is stepped down once and remembered; a handful of steps covers them all.
+      for (let step = 0; ; step++) {
+        const caps = capabilitiesFor(key, plan.capabilities, defaults, req.output.schema);
+        try {
+          return plan.format === "chat" ? await viaChat(req, caps) : await viaResponses(req, caps);
+        } catch (e) {
+          const f = classifyOpenAIError(e);
+          const maxOut = req.maxOutputTokens ?? plan.defaults.maxOutputTokens;
+          const sent: SentFeatures = {
+            structuredOutput: caps.structuredOutput,
+            tools: false,
+            images: caps.imageInput && req.messages.some((m) => m.images?.length),
+            ...(maxOut !== undefined && plan.format === "chat" ? { maxTokensField: caps.maxTokensField } : {}),
+          };
+          const adapted = f?.kind === "status" && step < 6 ? adaptTo(rejectedFeatures(f.status, f.message), sent, plan.capabilities) : undefined;
+          if (adapted) {
+            learn(adapted.remember ? key : schemaKey(key, req.output.schema), adapted.change);
+            continue;
+          }
+          // A 400 in words svc does not know may still be a structured-output refusal: say how to state it.
+          const unstated = caps.structuredOutput !== "prompt" && plan.capabilities?.structuredOutput === undefined;
+          throw f ? failureToError(f, unstated ? { ...ctx, badRequestHint: STATE_IT } : ctx) : unknownToError(e, ctx, req.signal);
+        }
       }
     },
   };

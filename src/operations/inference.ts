@@ -5,6 +5,7 @@
  */
 import { LLMResponseError, ServiceAbortedError, ServiceError } from "../errors.js";
 import type { LLMClient, ModelImage, ModelMessage, ModelUsage, StructuredOutput } from "../model/types.js";
+import { jsonFromText } from "../util/json-text.js";
 
 export interface InferenceRecord {
   operation: string;
@@ -47,16 +48,15 @@ export async function infer<T>(ctx: InferenceContext, req: InferRequest<T>): Pro
     }
     ctx.onUsage(result.usage);
     ctx.onInference?.({ operation: req.output.name, model: ctx.client.modelName, system: req.system, messages: [...messages], reply: result.text, usage: result.usage });
-    let value: unknown;
-    try {
-      value = JSON.parse(result.text);
-    } catch {
+    // Reasoning blocks, code fences and prose around the JSON (local models) are looked past.
+    const found = jsonFromText(result.text);
+    if (!found) {
       lastProblem = "the reply was not valid JSON";
       messages.push({ role: "assistant", content: result.text.slice(0, 2000) }, { role: "user", content: `Your reply was not valid JSON. Answer again with only a JSON object that follows the schema.` });
       continue;
     }
     try {
-      return await req.validate(value);
+      return await req.validate(found.value);
     } catch (e) {
       lastProblem = (e as Error).message.split("\n")[0] ?? "it did not fit the schema";
       messages.push({ role: "assistant", content: result.text.slice(0, 4000) }, { role: "user", content: `Your reply did not fit the schema: ${lastProblem}. Answer again with a corrected JSON object.` });

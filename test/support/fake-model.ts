@@ -118,6 +118,11 @@ export interface FakeModel {
   baseURL(kind?: BaseURLKind, prefix?: string): string;
   /** Queue replies, consumed one per request in order; an empty queue answers automatically. */
   script(...replies: FakeReply[]): void;
+  /**
+   * How the server answers when the queue is empty (default: automatically): a server's behaviour for a
+   * whole test, e.g. a local server's quirks (./fake-model/local-servers.ts). Cleared by reset().
+   */
+  mode: FakeReply | undefined;
   /** Requests for one operation (`act`, `observe`, `extract`…). */
   requestsFor(operation: string): FakeRequest[];
   /** Forget recorded requests and queued replies. */
@@ -247,7 +252,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       messages: norm.messages,
     };
     requests.push(rec);
-    const reply = queue.shift();
+    const reply = queue.shift() ?? fake.mode;
     if (fake.latencyMs > 0) await sleep(fake.latencyMs);
     await answer(res, rec, norm, reply);
   }
@@ -273,6 +278,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
       return queue.length;
     },
     latencyMs: options.latencyMs ?? 0,
+    mode: undefined,
     baseURL(kind: BaseURLKind = "openai", prefix = "") {
       const p = prefix && !prefix.startsWith("/") ? `/${prefix}` : prefix.replace(/\/+$/, "");
       return kind === "anthropic" || kind === "azure" ? `${origin}${p}` : `${origin}${p}/v1`;
@@ -286,6 +292,7 @@ export async function startFakeModel(options: FakeModelOptions = {}): Promise<Fa
     reset() {
       requests.length = 0;
       queue.length = 0;
+      fake.mode = undefined;
     },
     async close() {
       server.closeAllConnections();

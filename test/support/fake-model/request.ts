@@ -66,7 +66,23 @@ function guessOperation(schema: Obj | undefined, system: string): string {
   return /list the elements/i.test(system) ? "observe" : /extract information/i.test(system) ? "extract" : "act";
 }
 
-function finish(base: Omit<NormalizedRequest, "userText" | "promptText" | "operation"> & { operation: string | undefined }): NormalizedRequest {
+/** The schema a client wrote into the system prompt (src/model/capabilities.ts schemaInstructions), as a model reads it. */
+const PROMPT_SCHEMA = /JSON object \(no prose, no code fence\) for "([^"]+)" that follows this JSON Schema:\n(.+)$/m;
+
+function schemaFromPrompt(system: string): { operation: string; schema: Obj } | undefined {
+  const m = PROMPT_SCHEMA.exec(system);
+  if (!m) return undefined;
+  try {
+    return { operation: m[1]!, schema: JSON.parse(m[2]!) as Obj };
+  } catch {
+    return undefined;
+  }
+}
+
+function finish(given: Omit<NormalizedRequest, "userText" | "promptText" | "operation"> & { operation: string | undefined }): NormalizedRequest {
+  // No schema in the request (json_object, prompt-only JSON): the one in the prompt names the reply.
+  const inPrompt = given.schema ? undefined : schemaFromPrompt(given.systemText);
+  const base = inPrompt ? { ...given, operation: given.operation || inPrompt.operation, schema: inPrompt.schema } : given;
   const users = base.messages.filter((m) => m.role === "user");
   const withLayout = [...users].reverse().find((m) => /^Instruction: /m.test(m.text));
   return {
@@ -152,6 +168,8 @@ function normalizeWire(format: WireFormat, body: Obj, pathname: string): Normali
 
 /** Rough token count of what the model was sent: ceil(chars / 4) over system, messages and schema. */
 export function inputTokens(req: NormalizedRequest): number {
-  const chars = req.systemText.length + req.messages.reduce((n, m) => n + m.text.length, 0) + (req.schema ? JSON.stringify(req.schema).length : 0);
+  const schema = req.schema ? JSON.stringify(req.schema) : "";
+  // A schema read from the system prompt is counted there already.
+  const chars = req.systemText.length + req.messages.reduce((n, m) => n + m.text.length, 0) + (req.systemText.includes(schema) ? 0 : schema.length);
   return Math.ceil(chars / 4);
 }
