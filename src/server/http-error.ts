@@ -56,12 +56,13 @@ export class HttpError extends Error {
   readonly headers: Record<string, string>;
   readonly code: string;
 
-  constructor(status: number, message: string, headers: Record<string, string> = {}) {
+  /** `code`: a more specific stable code than the status's own (e.g. REPLICA_GONE for a 410). */
+  constructor(status: number, message: string, headers: Record<string, string> = {}, code?: string) {
     super(message);
     this.name = "HttpError";
     this.status = status;
     this.headers = headers;
-    this.code = statusCode(status);
+    this.code = code ?? statusCode(status);
   }
 }
 

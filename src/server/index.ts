@@ -10,6 +10,7 @@ import { serve } from "@hono/node-server";
 import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
+import { startCluster } from "./cluster/index.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
 import { PlatformSessions } from "./platform-sessions.js";
@@ -35,9 +36,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const policy = tenantPolicy(config);
   // Isolated tenants' Chromes reach the network only through this proxy (see egress-proxy.ts).
   const egress = policy ? await startEgressProxy(policy, log) : undefined;
-  const platform = new PlatformSessions({ config, publicUrl, log, egress });
-  const api = new ApiSessions({ config, platform, publicUrl, log });
-  const deps: ServerDeps = { config, platform, api, publicUrl, log, shuttingDown: () => shuttingDown };
+  let listenUrl = "";
+  // Cluster mode: sessions recorded in the shared store; requests for other replicas' sessions forwarded.
+  const cluster = await startCluster(config, () => listenUrl, log).catch(async (e: unknown) => {
+    await egress?.close();
+    throw e;
+  });
+  const platform = new PlatformSessions({ config, publicUrl, log, egress, registry: cluster?.cluster });
+  const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
+  if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
+  const deps: ServerDeps = { config, platform, api, publicUrl, log, shuttingDown: () => shuttingDown, cluster };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -46,6 +54,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }).catch(async (e: unknown) => {
     await platform.closeAll();
     await egress?.close();
+    await cluster?.close();
     throw e;
   });
   // Clients pool connections (undici keeps them ~4 s idle by default, longer under load); Node's 5 s
@@ -54,10 +63,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.headersTimeout = 66_000;
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
-  url ||= `http://${host}:${port}`;
-  attachCdpProxy(server, platform, config);
+  listenUrl = `http://${host}:${port}`;
+  url ||= listenUrl;
+  attachCdpProxy(server, platform, config, cluster?.upgrade);
   handleClientErrors(server, log);
   log(`listening on ${url}`);
+  if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);
 
   let closing: Promise<void> | undefined;
   const close = (reason = "the server is shutting down") =>
@@ -66,6 +77,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
       await egress?.close();
+      // After every session recorded its end: the heartbeat stops, the store connection closes.
+      await cluster?.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());
         server.closeIdleConnections();

@@ -55,6 +55,13 @@ export interface SessionStore {
   close(): Promise<void>;
 }
 
+/** What the session holders (ApiSessions, PlatformSessions) tell the cluster: a session started here, or ended. */
+export interface SessionRegistry {
+  /** Rejects (an HttpError) when the session cannot be recorded: its holder then ends it. */
+  claim(kind: SessionKind, id: string, keyFingerprint: string, expiresAt: number): Promise<void>;
+  ended(kind: SessionKind, id: string, status: string, reason: string): Promise<void>;
+}
+
 export interface Held {
   kind: SessionKind;
   id: string;
