@@ -110,7 +110,9 @@ export class Cluster implements SessionRegistry {
     }
     if (!stored) return { at: "unknown" };
     if (stored.record.replica === this.replica) return { at: "here" };
-    if (stored.leased) return { at: "peer", url: stored.record.ownerUrl, stored };
+    // An ended session's owner keeps it (listable, 404/410 on its routes as a single server answers): it
+    // is asked too; when it is gone as well, goneNow() says the session ended.
+    if (stored.leased || stored.record.status !== "RUNNING") return { at: "peer", url: stored.record.ownerUrl, stored };
     return { at: "gone", error: goneError(stored), stored };
   }
 
