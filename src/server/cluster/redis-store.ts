@@ -51,6 +51,7 @@ export interface RedisStoreOptions extends StoreTiming {
 export class RedisStore implements SessionStore {
   private readonly redis: Scripted;
   private readonly prefix: string;
+  private lastError: Error | undefined;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.prefix = options.prefix ?? "svc:";
@@ -59,14 +60,19 @@ export class RedisStore implements SessionStore {
     redis.defineCommand("svcRenew", { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand("svcUpdate", { numberOfKeys: 2, lua: UPDATE });
     // Errors reach the callers of each command; the client's own reconnect events need a listener.
-    redis.on("error", () => {});
+    redis.on("error", (e: Error) => (this.lastError = e));
     this.redis = redis as Scripted;
   }
 
   /** Connects and checks Redis answers (startup fails with a clear error otherwise). */
   async connect(): Promise<void> {
-    await this.redis.connect();
-    await this.redis.ping();
+    try {
+      await this.redis.connect();
+      await this.redis.ping();
+    } catch (e) {
+      // "Connection is closed" says less than the socket's own error (ECONNREFUSED, ENOTFOUND …).
+      throw this.lastError ?? e;
+    }
   }
 
   private recordKey(kind: SessionKind, id: string): string {
