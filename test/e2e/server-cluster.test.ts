@@ -4,7 +4,8 @@
  * streamed agentExecute whose events arrive while it runs, Playwright's connectOverCDP on its connectUrl
  * through C), listed through any replica, refused to another key and to a caller posing as a replica.
  * Then A is killed with SIGKILL: within the lease time its session answers 410 REPLICA_GONE through B
- * (never a hang: every request has a deadline), and A's Chrome is gone too (the reaper).
+ * (never a hang: every request has a deadline), a stream running through B at the time ends with an `error`
+ * event, and A's Chrome is gone too (the reaper).
  */
 import { chromium } from "playwright-core";
 import { WebSocket } from "ws";
@@ -175,8 +176,22 @@ describe("a session started through A, driven through B and C", () => {
   it("kill -9 A: its session answers 410 REPLICA_GONE through B within the lease time, never hangs; A's Chrome is gone", async () => {
     const chromes = processesMentioning(boxes[0]!.tmp);
     expect(chromes.length).toBeGreaterThan(0);
+    // An agent run streamed through B is under way on A when A dies.
+    fake.reset();
+    fake.script(...Array.from({ length: 20 }, () => ({ kind: "delay" as const, ms: 300, then: step("wait", { ms: 10 }, "wait a little") })));
+    const running = await call(B, "POST", `/sessions/${id}/agentExecute`, { agentConfig: { model: model() }, executeOptions: { instruction: "wait long", maxSteps: 20 } }, { headers: { ...withModelKey.headers, "x-stream-response": "true" } });
+    const reader = running.body!.getReader();
+    let text = "";
+    while (!text.includes('"type":"log"')) text += new TextDecoder().decode((await reader.read()).value);
     A.child.kill("SIGKILL");
     const killedAt = Date.now();
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += new TextDecoder().decode(chunk.value);
+    }
+    // The stream still ends with its terminal event: an error naming what happened.
+    expect(parseSse(text).at(-1)!.data.data).toMatchObject({ status: "error", code: "REPLICA_GONE", error: expect.stringMatching(/went away mid-stream/) });
     const statuses = new Set<number>();
     let last: { status: number; body: any } | undefined;
     while (Date.now() - killedAt < LEASE_MS + 10_000) {

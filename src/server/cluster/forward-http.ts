@@ -9,11 +9,13 @@
  * not connect within the connect timeout is looked up again: 410 when its lease has lapsed by then, else
  * 502. Nothing waits on a dead owner longer than the connect timeout.
  */
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import { Agent, request } from "undici";
 import type { Env } from "../app.js";
 import { HttpError } from "../http-error.js";
+import { namedEvents } from "../sse.js";
 import { type Cluster, PEER_HEADER } from "./cluster.js";
 import type { SessionKind } from "./store.js";
 
@@ -100,10 +102,39 @@ export class Forwarder {
       return new Response(null, { status: res.statusCode, headers: out });
     }
     // The client leaving ends the upstream request too (the owner then sees its client disconnect).
-    return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, { status: res.statusCode, headers: out });
+    const sse = /^text\/event-stream/i.test(out.get("content-type") ?? "");
+    const stream = sse ? withTerminalEvent(res.body, namedEvents(c), `the replica running session ${id} (${base}) went away mid-stream`) : (Readable.toWeb(res.body) as ReadableStream<Uint8Array>);
+    return new Response(stream, { status: res.statusCode, headers: out });
   }
 
   async close(): Promise<void> {
     await this.agent.close().catch(() => {});
   }
+}
+
+/**
+ * An SSE body passed on chunk by chunk; when the owner's connection breaks before the stream ended, the
+ * client still gets the stream's terminal `error` event (sse.ts's shape, code REPLICA_GONE) instead of
+ * a stream that just stops.
+ */
+function withTerminalEvent(body: Readable, named: boolean, message: string): ReadableStream<Uint8Array> {
+  const it = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let tail = "";
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await it.next();
+        if (done) return controller.close();
+        tail = (tail + value.toString("latin1")).slice(-2);
+        controller.enqueue(value);
+      } catch {
+        const data = JSON.stringify({ id: randomUUID(), type: "system", data: { status: "error", error: message, code: "REPLICA_GONE" } });
+        controller.enqueue(new TextEncoder().encode(`${tail === "\n\n" ? "" : "\n\n"}${named ? "event: error\n" : ""}data: ${data}\n\n`));
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      body.destroy(reason instanceof Error ? reason : undefined);
+    },
+  });
 }
