@@ -133,6 +133,11 @@ describe("a session started through A, driven through B and C", () => {
     const connectUrl = new URL(got.body.connectUrl as string);
     expect(connectUrl.origin.replace(/^ws/, "http")).toBe(A.url);
     connectPath = `${connectUrl.pathname}${connectUrl.search}`;
+    // The proxy's HTTP side too (what connectOverCDP("http://…") and DevTools fetch).
+    const base = connectUrl.pathname.replace(/\/devtools\/.*$/, "");
+    const version = await fetch(`${C.url}${base}/json/version`, { signal: AbortSignal.timeout(10_000) });
+    expect(version.status).toBe(200);
+    expect(((await version.json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl).toContain(base);
     const throughC = `${C.url.replace(/^http/, "ws")}${connectPath}`;
     const browser = await chromium.connectOverCDP(throughC, { timeout: 20_000 });
     try {
@@ -164,6 +169,18 @@ describe("a session started through A, driven through B and C", () => {
     const ended = await json(A, "GET", `/sessions/${second}`);
     expect(ended.body.status).toBe("COMPLETED");
   });
+
+  it("a session-API start through A on a browser session C holds runs on C, and is driven through B", async () => {
+    const created = await json(C, "POST", "/sessions", {});
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const pid = created.body.id as string;
+    const started = await json(A, "POST", "/sessions/start", { modelName: "openai/gpt-test", browserbaseSessionID: pid }, withModelKey);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.data.sessionId).toBe(pid);
+    const nav = await json(B, "POST", `/sessions/${pid}/navigate`, { url: site.url("forms.html") });
+    expect(nav.status, JSON.stringify(nav.body)).toBe(200);
+    expect((await json(A, "POST", `/sessions/${pid}/end`, {})).status).toBe(200);
+  }, 60_000);
 
   it("a caller posing as a replica (wrong cluster secret) gets 401; the API key is still required", async () => {
     const posing = await json(B, "POST", `/sessions/${id}/extract`, {}, { headers: { "x-svc-cluster-secret": "guessed-secret-000000000" } });

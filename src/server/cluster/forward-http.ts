@@ -52,6 +52,18 @@ export class Forwarder {
     this.agent = new Agent({ connect: { timeout: cluster.connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000 });
   }
 
+  /**
+   * `POST /v1/sessions/start` attaching to a platform session (`browserbaseSessionID`) another replica
+   * holds: the start runs there (the Service must sit next to its browser). Undefined: start it here.
+   */
+  async startElsewhere(c: Context<Env>, platformId: string): Promise<Response | undefined> {
+    if (c.req.header(PEER_HEADER) !== undefined) return undefined;
+    const where = await this.cluster.locate("platform", platformId);
+    if ((where.at !== "peer" && where.at !== "gone") || where.stored.record.keyFingerprint !== c.get("owner")) return undefined;
+    if (where.at === "gone") throw where.error;
+    return this.forward(c, where.url, "platform", platformId, await c.req.text());
+  }
+
   /** The middleware that forwards requests for other replicas' sessions (after auth: the caller's key is known). */
   middleware(): MiddlewareHandler<Env> {
     return async (c, next) => {
@@ -73,16 +85,19 @@ export class Forwarder {
     };
   }
 
-  /** Sends the request to `base` (another replica) and streams its answer back. */
-  async forward(c: Context<Env>, base: string, kind: SessionKind, id: string): Promise<Response> {
+  /**
+   * Sends the request to `base` (another replica) and streams its answer back. `bodyText`: the body a
+   * route already read (the request's own stream is then spent).
+   */
+  async forward(c: Context<Env>, base: string, kind: SessionKind, id: string, bodyText?: string): Promise<Response> {
     const url = new URL(c.req.url);
     const headers: Record<string, string> = {};
     c.req.raw.headers.forEach((value, name) => {
-      if (!HOP_BY_HOP.has(name)) headers[name] = value;
+      if (!HOP_BY_HOP.has(name) && !(bodyText !== undefined && name === "content-length")) headers[name] = value;
     });
     headers[PEER_HEADER] = this.cluster.secret;
     const method = c.req.method;
-    const body = method === "GET" || method === "HEAD" || !c.req.raw.body ? null : Readable.fromWeb(c.req.raw.body as import("node:stream/web").ReadableStream<Uint8Array>);
+    const body = bodyText ?? (method === "GET" || method === "HEAD" || !c.req.raw.body ? null : Readable.fromWeb(c.req.raw.body as import("node:stream/web").ReadableStream<Uint8Array>));
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(`${base}${url.pathname}${url.search}`, { method: method as "GET", headers, body, dispatcher: this.agent, signal: c.req.raw.signal });
