@@ -40,6 +40,8 @@ export class Cluster implements SessionRegistry {
   private readonly secretDigest: Buffer;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  /** Ends being recorded: close() waits for them. */
+  private readonly writing = new Set<Promise<void>>();
   private closed = false;
   /** Set by the server: ends a session this replica no longer owns. */
   onLost: (kind: SessionKind, id: string) => void = () => {};
@@ -90,12 +92,13 @@ export class Cluster implements SessionRegistry {
     if (!h) return;
     this.held.delete(`${kind}:${id}`);
     this.active.delete(`${kind}:${id}`);
-    try {
-      await this.options.store.update(h, { status, endedReason: reason, lastActivity: Date.now() });
-    } catch (e) {
+    const write = this.options.store.update(h, { status, endedReason: reason, lastActivity: Date.now() }).then(
+      () => {},
       // Its lease lapses by itself: other replicas then answer 410 for it.
-      this.options.log(`cluster: recording the end of ${kind} session ${id} failed: ${(e as Error).message}`);
-    }
+      (e: unknown) => this.options.log(`cluster: recording the end of ${kind} session ${id} failed: ${(e as Error).message}`),
+    );
+    this.writing.add(write);
+    await write.finally(() => this.writing.delete(write));
   }
 
   /** Where a request for this session is served. */
@@ -164,6 +167,7 @@ export class Cluster implements SessionRegistry {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.beating;
+    await Promise.allSettled([...this.writing]);
     await this.options.store.close();
   }
 }

@@ -70,7 +70,11 @@ export class Forwarder {
       const peer = this.cluster.isPeer(c.req.header(PEER_HEADER));
       if (peer === false) throw new HttpError(401, "invalid cluster credentials");
       const target = sessionOfPath(c.req.method, c.req.path);
-      if (peer || !target) return next();
+      if (!target) return next();
+      if (peer) {
+        this.cluster.touched(target.kind, target.id);
+        return next();
+      }
       const where = await this.cluster.locate(target.kind, target.id);
       if (where.at === "here") {
         this.cluster.touched(target.kind, target.id);
