@@ -83,6 +83,18 @@ describe.each(kinds)("%s store", (_name, make) => {
     expect((await a.get("platform", id))?.record).toMatchObject({ replica: "B", generation: 2, status: "RUNNING" });
   });
 
+  it("a renewed record outlives the expiry it was claimed with (a session-API session kept busy)", async () => {
+    const [a, b] = await make();
+    const id = randomUUID();
+    // Claimed with an expiry that has already passed: only the renewals keep the record.
+    const g = (await a.claim({ ...record(id, "A"), expiresAt: Date.now() - 60_000 + 300 }))!;
+    for (let i = 0; i < 4; i++) {
+      await sleep(LEASE_MS / 3);
+      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: g }])).toEqual([]);
+    }
+    expect((await b.get("platform", id))?.record.replica).toBe("A");
+  });
+
   it("the owner's update ends a session (its lease dropped) and listing is per key", async () => {
     const [a, b] = await make();
     const id1 = randomUUID();

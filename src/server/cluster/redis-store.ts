@@ -21,10 +21,13 @@ redis.call('SET', KEYS[2], ARGV[1] .. ':' .. gen, 'PX', ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 return gen`;
 
-// KEYS: lease. ARGV: replica:generation, leaseMs.
+// KEYS: lease, record. ARGV: replica:generation, leaseMs, retentionMs. A live session's record is kept at
+// least retentionMs past its last renewal (a session-API session may outlive the expiry it was claimed with).
 const RENEW = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+return 1`;
 
 // KEYS: record, lease. ARGV: replica, generation, dropAtMs or '', ended ('1'/'0'), then field/value pairs.
 const UPDATE = `
@@ -36,7 +39,7 @@ return 1`;
 
 type Scripted = Redis & {
   svcClaim(record: string, lease: string, index: string, ...args: (string | number)[]): Promise<number>;
-  svcRenew(lease: string, token: string, leaseMs: number): Promise<number>;
+  svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): Promise<number>;
   svcUpdate(record: string, lease: string, ...args: (string | number)[]): Promise<number>;
 };
 
@@ -57,7 +60,7 @@ export class RedisStore implements SessionStore {
     this.prefix = options.prefix ?? "svc:";
     const redis = new Redis(options.url, { lazyConnect: true, connectTimeout: 5000, commandTimeout: options.commandTimeoutMs ?? 3000, maxRetriesPerRequest: 1 });
     redis.defineCommand("svcClaim", { numberOfKeys: 3, lua: CLAIM });
-    redis.defineCommand("svcRenew", { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand("svcRenew", { numberOfKeys: 2, lua: RENEW });
     redis.defineCommand("svcUpdate", { numberOfKeys: 2, lua: UPDATE });
     // Errors reach the callers of each command; the client's own reconnect events need a listener.
     redis.on("error", (e: Error) => (this.lastError = e));
@@ -104,8 +107,8 @@ export class RedisStore implements SessionStore {
 
   async renew(held: readonly Held[]): Promise<Held[]> {
     if (!held.length) return [];
-    const pipe = this.redis.pipeline() as ReturnType<Redis["pipeline"]> & { svcRenew(lease: string, token: string, leaseMs: number): unknown };
-    for (const h of held) pipe.svcRenew(this.leaseKey(h.kind, h.id), `${h.replica}:${h.generation}`, this.options.leaseMs);
+    const pipe = this.redis.pipeline() as ReturnType<Redis["pipeline"]> & { svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): unknown };
+    for (const h of held) pipe.svcRenew(this.leaseKey(h.kind, h.id), this.recordKey(h.kind, h.id), `${h.replica}:${h.generation}`, this.options.leaseMs, this.options.retentionMs);
     const results = (await pipe.exec()) ?? [];
     return held.filter((_, i) => {
       const [err, ok] = results[i] ?? [new Error("no answer"), 0];

@@ -72,7 +72,7 @@ export interface Held {
 export interface StoreTiming {
   /** A lease not renewed for this long has expired (its owner is taken for dead). */
   leaseMs: number;
-  /** Records are kept this long after their session's expiry (listing shows ended sessions for a while). */
+  /** Records are kept this long after their session's expiry, and after their owner's last renewal (listing shows ended sessions for a while). */
   retentionMs: number;
 }
 
@@ -107,8 +107,10 @@ export class MemoryStore implements SessionStore {
     const lost: Held[] = [];
     for (const h of held) {
       const cur = this.current(h);
-      if (cur && cur.leaseUntil > now) cur.leaseUntil = now + this.timing.leaseMs;
-      else lost.push(h);
+      if (cur && cur.leaseUntil > now) {
+        cur.leaseUntil = now + this.timing.leaseMs;
+        cur.dropAt = Math.max(cur.dropAt, now + this.timing.retentionMs);
+      } else lost.push(h);
     }
     return lost;
   }
