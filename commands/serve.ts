@@ -8,11 +8,12 @@ import { join, resolve } from "node:path";
 import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { AddressPolicy } from "../src/util/address-policy.js";
 import { registerCleanup } from "./cleanup.js";
+import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
 import { parseSetting, type SettingsStore, settingDef, splitList } from "./settings.js";
 
-export interface ServeFlags extends LaunchFlags {
+export interface ServeFlags extends LaunchFlags, ClusterFlags {
   port?: string;
   host?: string;
   apiKey?: string[];
@@ -163,6 +164,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     throw new ServiceInvalidArgumentError((e as Error).message, { hint: "e.g. --allow-net intranet.example:8080 or --allow-net 10.0.0.0/8" });
   }
   const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
+  const cluster = clusterOptions(flags, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
 
   const say = (line: string) => {
@@ -204,6 +206,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     allowNet,
     ...(modelEndpoints ? { modelEndpoints } : {}),
     ...(modelBaseURL ? { modelBaseURL } : {}),
+    ...(cluster ? { cluster } : {}),
     ...(log ? { log } : {}),
   }).catch((e: unknown) => {
     throw listenError(e, host, port);

@@ -68,6 +68,10 @@ export const SETTINGS: readonly SettingDef[] = [
   { key: "search.url", kind: "url", env: ["SVC_SEARCH_URL"], description: "SearXNG instance for `svc search`, the agent's search tool and `svc serve` (its JSON API must be enabled)" },
   { key: "state.key", kind: "secret", env: ["SVC_STATE_KEY"], description: "passphrase that encrypts `svc state save` files (AES-256-GCM); when set, every saved state is encrypted" },
   { key: "server.apiKeys", kind: "secret", list: true, env: ["SVC_API_KEYS"], description: "`svc serve`: comma-separated API keys clients must send (--api-key overrides)" },
+  // svc serve as a cluster (issue 13): the shared session store and how replicas trust and reach each other.
+  { key: "server.store", kind: "secret", env: ["SVC_STORE"], description: "`svc serve`: session store, memory (default) or redis://host:6379 shared by every replica (--store overrides)" },
+  { key: "server.clusterSecret", kind: "secret", env: ["SVC_CLUSTER_SECRET"], description: "`svc serve` with a Redis store: secret shared by every replica, proving a forwarded request comes from one (--cluster-secret overrides)" },
+  { key: "server.advertiseUrl", kind: "url", env: ["SVC_ADVERTISE_URL"], description: "`svc serve` with a Redis store: how other replicas reach this one (default http://HOST:PORT; --advertise-url overrides)" },
 ];
 
 /** Where conf keeps `key` (validated). */

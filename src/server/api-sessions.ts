@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { type LogLine, type Metrics, type Page, Service } from "../index.js";
 import type { Owner } from "./auth.js";
+import type { SessionRegistry } from "./cluster/store.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { errorResponse, HttpError, parseWith } from "./http-error.js";
 import { serverModelPolicy, type ServerModelPolicy } from "./model-policy.js";
@@ -29,6 +30,8 @@ export interface ApiSessionsDeps {
   platform: PlatformSessions;
   publicUrl(): string;
   log(line: string): void;
+  /** Cluster mode: every session is recorded in the shared store while it runs. */
+  registry?: SessionRegistry | undefined;
 }
 
 export interface OperationOutcome {
@@ -216,6 +219,7 @@ export class ApiSessions {
   private readonly config: ServerConfig;
   private readonly platform: PlatformSessions;
   private readonly log: (line: string) => void;
+  private readonly registry: SessionRegistry | undefined;
   private readonly sessions = new Map<string, ApiSession>();
   /** How the tenants' model configs are served (see model-policy.ts). */
   readonly models: ServerModelPolicy;
@@ -225,6 +229,7 @@ export class ApiSessions {
     this.config = deps.config;
     this.platform = deps.platform;
     this.log = deps.log;
+    this.registry = deps.registry;
     this.models = serverModelPolicy(deps.config);
   }
 
@@ -317,6 +322,15 @@ export class ApiSessions {
         leave();
       };
     }
+    if (this.registry) {
+      const expiresAt = platformSession?.expiresAt ?? Date.now() + this.config.sessionTimeoutS * 1000;
+      try {
+        await this.registry.claim("api", id, owner, expiresAt);
+      } catch (e) {
+        await this.end(session, "the session store refused it", created);
+        throw e;
+      }
+    }
     this.log(`api session ${id} started (${created ? "new browser" : platformSession ? "attached" : "cdpUrl"}, model ${body.modelName})`);
     if (launchOptions && !(created && browser?.type === "local")) warnings.push("browser.launchOptions are ignored: they apply only to a browser this start launches (browser.type \"local\" without cdpUrl or browserbaseSessionID)");
     return { sessionId: id, available: true, cdpUrl: publicCdpUrl, ...(warnings.length ? { warnings } : {}) };
@@ -326,7 +340,11 @@ export class ApiSessions {
   async end(session: ApiSession, reason: string, release = session.releaseOnEnd, status: 410 | 503 = 410): Promise<void> {
     if (session.ended) return;
     session.markEnded(reason, status);
-    if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+    if (this.sessions.get(session.id) === session) {
+      this.sessions.delete(session.id);
+      // Before any await: a start replacing this session claims the same id right after.
+      void this.registry?.ended("api", session.id, "COMPLETED", reason);
+    }
     // Attached Services only detach; the platform session decides whether the browser lives on.
     await session.service.close().catch(() => {});
     if (release && session.platformId) this.releaseQuietly(session.owner, session.platformId);
@@ -344,6 +362,12 @@ export class ApiSessions {
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 50));
     await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false, 503)));
     await this.models.close().catch(() => {});
+  }
+
+  /** Cluster mode: this replica lost its lease on the session: it ends here. */
+  lost(id: string): void {
+    const s = this.sessions.get(id);
+    if (s) void this.end(s, "this replica lost its lease on the session", s.releaseOnEnd);
   }
 
   private releaseQuietly(owner: Owner, id: string): void {

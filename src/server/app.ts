@@ -13,6 +13,7 @@ import type { Admission } from "./admission.js";
 import type { ApiSessions } from "./api-sessions.js";
 import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
 import { limitBody } from "./body.js";
+import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
 import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
@@ -38,6 +39,8 @@ export interface ServerDeps {
   log(line: string): void;
   /** True once shutdown began: new work is refused with 503. */
   shuttingDown(): boolean;
+  /** Cluster mode: the shared session store and the forwarding to other replicas. */
+  cluster?: ClusterParts | undefined;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -69,6 +72,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
     if (q >= 0 && c.req.url.length - q - 1 > MAX_QUERY_LENGTH) throw new HttpError(414, `query: longer than ${MAX_QUERY_LENGTH} characters`);
     await next();
   });
+  // Requests for another replica's session go there, body unread (the owner applies the limits).
+  if (deps.cluster) app.use("/v1/*", deps.cluster.forwarder.middleware());
   app.use("/v1/*", limitBody(deps.config.bodyLimitBytes));
 
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.

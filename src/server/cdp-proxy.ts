@@ -24,9 +24,12 @@ const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
 const ALLOWED = /^\/(json(\/.*)?|devtools\/.*)$/;
 /** The WebSocket endpoints of Chrome's DevTools (the only ones an isolated tenant may open). */
 const CDP_SOCKET = /^\/devtools\/(browser|page)\/([^/]+)$/;
-const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway" };
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
 
-export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig): void {
+/** A cluster's hook: takes over an upgrade for a session another replica owns (true), else false. */
+export type UpgradeForward = (req: IncomingMessage, socket: Duplex, head: Buffer, wss: WebSocketServer) => Promise<boolean>;
+
+export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward): void {
   const log = (line: string) => {
     try {
       config.log?.(line);
@@ -41,12 +44,13 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     upgrade(req, socket, head).catch((e: unknown) => {
       const status = e instanceof HttpError ? e.status : 500;
       log(`cdp proxy: upgrade refused with ${status}: ${errorText(e)}`);
-      reject(socket, status, e instanceof HttpError ? e.message : "internal error");
+      reject(socket, status, e instanceof HttpError ? e.message : "internal error", e instanceof HttpError ? e.code : undefined);
     });
   });
 
   async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     if (String(req.headers.upgrade).toLowerCase() !== "websocket") throw new HttpError(400, "only WebSocket upgrades are served here");
+    if (forward && (await forward(req, socket, head, wss))) return;
     const url = parseTarget(req.url);
     const m = CONNECT_PATH.exec(url.pathname);
     if (!m) throw new HttpError(404, "not found");
@@ -141,9 +145,9 @@ function errorText(e: unknown): string {
   return String(e instanceof Error ? e.message : e).slice(0, 200);
 }
 
-function reject(socket: Duplex, status: number, message: string): void {
+function reject(socket: Duplex, status: number, message: string, code = statusCode(status)): void {
   if (socket.destroyed || !socket.writable) return void socket.destroy();
-  const body = JSON.stringify(errorBody({ message, code: statusCode(status) }));
+  const body = JSON.stringify(errorBody({ message, code }));
   socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`, () => socket.destroy());
 }
 

@@ -86,6 +86,29 @@ export const ServerOptionsSchema = z.strictObject({
    * as for every other command): the operator's, so trusted (the provider keys of the environment go there).
    */
   modelBaseURL: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+  /**
+   * Cluster mode (`--store redis://…`): sessions are recorded in a Redis every replica shares, and a
+   * request for another replica's session is forwarded to it (src/server/cluster/). Absent: one process,
+   * sessions in memory.
+   */
+  cluster: z
+    .strictObject({
+      store: z.string().regex(/^rediss?:\/\/\S+$/, "expected a Redis URL, redis://host:6379"),
+      /** How other replicas reach this one; default http://host:port of the listener. */
+      advertiseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
+      /** Shared by every replica: a forwarded request proves it comes from one. */
+      secret: z.string().min(16, "the cluster secret needs at least 16 characters"),
+      /** A replica that has not renewed its sessions' leases for this long is taken for dead. */
+      leaseMs: z.number().int().min(200).max(15_000).default(10_000),
+      /** How often a replica renews its leases, at most half of leaseMs; default a third of it. */
+      heartbeatMs: z.number().int().min(50).optional(),
+      /** Longest a forwarded request waits to connect to the owner replica. */
+      connectTimeoutMs: z.number().int().min(50).max(60_000).default(2000),
+      /** Prefix of every Redis key (several clusters can share one Redis). */
+      prefix: z.string().min(1).max(100).default("svc:"),
+    })
+    .refine((c) => c.heartbeatMs === undefined || c.heartbeatMs * 2 <= c.leaseMs, { message: "heartbeatMs must be at most half of leaseMs", path: ["heartbeatMs"] })
+    .optional(),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
 });

@@ -12,6 +12,7 @@ import { Admission } from "./admission.js";
 import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
+import { startCluster } from "./cluster/index.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
 import { LoadMonitor } from "./load.js";
@@ -38,13 +39,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const policy = tenantPolicy(config);
   // Isolated tenants' Chromes reach the network only through this proxy (see egress-proxy.ts).
   const egress = policy ? await startEgressProxy(policy, log) : undefined;
+  let listenUrl = "";
+  // Cluster mode: sessions recorded in the shared store; requests for other replicas' sessions forwarded.
+  const cluster = await startCluster(config, () => listenUrl, log).catch(async (e: unknown) => {
+    await egress?.close();
+    throw e;
+  });
   // Every browser session takes a slot here first; load samples admit queued starts when the load drops.
   const limits = { maxSessions: config.maxSessions, maxQueued: config.maxQueued, queueTimeoutMs: config.queueTimeoutS * 1000, maxCpu: config.maxCpu, maxMemoryBytes: config.maxMemoryBytes };
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
-  const platform = new PlatformSessions({ config, publicUrl, log, egress, admission });
-  const api = new ApiSessions({ config, platform, publicUrl, log });
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown };
+  const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster });
+  const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
+  if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -54,6 +62,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await monitor.close();
     await platform.closeAll();
     await egress?.close();
+    await cluster?.close();
     throw e;
   });
   // Clients pool connections (undici keeps them ~4 s idle by default, longer under load); Node's 5 s
@@ -62,10 +71,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   server.headersTimeout = 66_000;
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
-  url ||= `http://${host}:${port}`;
-  attachCdpProxy(server, platform, config);
+  listenUrl = `http://${host}:${port}`;
+  url ||= listenUrl;
+  attachCdpProxy(server, platform, config, cluster?.upgrade);
   handleClientErrors(server, log);
   log(`listening on ${url}`);
+  if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);
 
   let closing: Promise<void> | undefined;
   const close = (reason = "the server is shutting down") =>
@@ -78,6 +89,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await platform.closeAll();
       await monitor.close();
       await egress?.close();
+      // After every session recorded its end: the heartbeat stops, the store connection closes.
+      await cluster?.close();
       await new Promise<void>((resolvePromise) => {
         server.close(() => resolvePromise());
         server.closeIdleConnections();

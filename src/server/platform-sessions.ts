@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { type BrowserEmulation, emulates, launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../index.js";
 import type { Admission, Release } from "./admission.js";
 import type { Owner } from "./auth.js";
+import type { SessionRegistry } from "./cluster/store.js";
 import type { ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
 import { withoutBrowserOrigins } from "./devtools-origin.js";
@@ -75,6 +76,8 @@ export interface PlatformSessionsDeps {
   egress?: EgressProxy | undefined;
   /** Where every session takes its slot before its Chrome starts (admission.ts). */
   admission: Admission;
+  /** Cluster mode: every session is recorded in the shared store while it runs. */
+  registry?: SessionRegistry | undefined;
 }
 
 export class PlatformSessions {
@@ -89,6 +92,7 @@ export class PlatformSessions {
   private watcher: NodeJS.Timeout | undefined;
   private readonly pool: BrowserPool | undefined;
   private readonly egress: EgressProxy | undefined;
+  private readonly registry: SessionRegistry | undefined;
   /** CDP clients and attached Services per session: a session without keepAlive ends once they are all gone. */
   readonly clients: SessionClients;
 
@@ -98,6 +102,7 @@ export class PlatformSessions {
     this.log = deps.log;
     this.egress = deps.egress;
     this.admission = deps.admission;
+    this.registry = deps.registry;
     this.clients = new SessionClients(this.config.disconnectGraceMs, (id) => {
       if (this.entries.get(id)?.session.keepAlive === false) this.end(id, "COMPLETED", "its last CDP client disconnected");
     });
@@ -161,6 +166,14 @@ export class PlatformSessions {
       const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation, this.config, owner) : undefined;
       const session = this.register(owner, p, viewport, browser, release);
       if (held) this.onEnded(session.id, () => void held.close());
+      if (this.registry) {
+        try {
+          await this.registry.claim("platform", session.id, owner, session.expiresAt);
+        } catch (e) {
+          this.end(session.id, "ERROR", "the session store refused it");
+          throw e;
+        }
+      }
       return session;
     } catch (e) {
       await browser.close().catch(() => {});
@@ -213,6 +226,11 @@ export class PlatformSessions {
     const s = this.get(owner, id);
     this.end(id, "COMPLETED", "released");
     return s;
+  }
+
+  /** Cluster mode: another replica owns this session now (or the store lost it): it ends here. */
+  lost(id: string): void {
+    this.end(id, "ERROR", "this replica lost its lease on the session");
   }
 
   /** Chrome's own browser endpoint (ws://127.0.0.1:PORT/devtools/browser/…), for in-process attachment. */
@@ -312,6 +330,7 @@ export class PlatformSessions {
     clearTimeout(e.timer);
     this.clients.forget(id);
     this.log(`session ${id} ended: ${why}`);
+    void this.registry?.ended("platform", id, status, why);
     const stop = (e.browser?.close() ?? Promise.resolve()).catch(() => {});
     e.browser = undefined;
     e.release();

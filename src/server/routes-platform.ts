@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
 import { proxyCdpHttp } from "./cdp-proxy.js";
+import { remoteSessionList } from "./cluster/index.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { SESSION_STATUSES, SessionCreateParamsSchema, type PlatformSession } from "./platform-sessions.js";
 
@@ -39,11 +40,14 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
     return c.json(platform.toWire(session), 201);
   });
 
-  app.get("/sessions", (c) => {
+  app.get("/sessions", async (c) => {
     const query = parseWith(ListQuerySchema, c.req.query(), "query");
     const matches = query.q ? metadataFilter(query.q) : () => true;
     const sessions = platform.list(c.get("owner"), query.status).filter((s) => matches(s));
-    return c.json(sessions.map((s) => platform.toWire(s)));
+    const wire = sessions.map((s) => platform.toWire(s));
+    // A cluster lists the key's sessions on every replica (each applies the same query to its own).
+    if (deps.cluster) wire.push(...(await remoteSessionList(deps.cluster, c, c.get("owner"), query.status, query.q !== undefined)));
+    return c.json(wire);
   });
 
   app.get("/sessions/:id", (c) => c.json(platform.toWire(platform.get(c.get("owner"), c.req.param("id")))));

@@ -29,6 +29,9 @@ export function sessionRoutes(deps: ServerDeps): Hono<Env> {
 
   app.post("/sessions/start", async (c) => {
     const body = await parseBody(c, StartBodySchema);
+    // A cluster starts a session on an existing browser session where that browser runs.
+    const elsewhere = body.browserbaseSessionID && body.browser?.type !== "local" ? await deps.cluster?.forwarder.startElsewhere(c, body.browserbaseSessionID) : undefined;
+    if (elsewhere) return elsewhere;
     const data = await deps.api.start(c.get("owner"), body, c.req.header("x-model-api-key"), c.req.raw.signal);
     return c.json({ success: true, data });
   });

@@ -1,0 +1,186 @@
+/**
+ * This replica's part in a cluster of `svc serve` processes sharing one session store (store.ts): it
+ * records every session it starts (claim), renews the leases of those it holds on a heartbeat, records
+ * their end, and answers where a session lives (`locate`) so a request for another replica's session can
+ * be forwarded there (forward-http.ts, forward-ws.ts). A session whose lease this replica loses (it was
+ * cut off from Redis past the lease, or another generation took it) is ended here too (`onLost`).
+ *
+ * Replicas trust each other through a shared secret sent on every forwarded request (PEER_HEADER): a
+ * forwarded request is served where it lands, never forwarded again, and still carries the client's own
+ * API key, which the owner checks as for any request (so the owner still checks the session is the key's).
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { HttpError } from "../http-error.js";
+import type { Held, SessionKind, SessionRegistry, SessionStore, StoredSession } from "./store.js";
+
+/** The header a replica's forwarded request carries: the cluster secret. */
+export const PEER_HEADER = "x-svc-cluster-secret";
+
+export interface ClusterOptions {
+  store: SessionStore;
+  /** How other replicas reach this one (http://host:port); known once the server listens. */
+  advertiseUrl(): string;
+  secret: string;
+  leaseMs: number;
+  heartbeatMs: number;
+  /** Longest a forwarded request waits for the owner's TCP connection. */
+  connectTimeoutMs: number;
+  log(line: string): void;
+}
+
+/** Where a request for a session goes. */
+export type Location = { at: "here" } | { at: "unknown" } | { at: "peer"; url: string; stored: StoredSession } | { at: "gone"; error: HttpError; stored: StoredSession };
+
+export class Cluster implements SessionRegistry {
+  /** This process's id in the store (a restarted replica is a new one). */
+  readonly replica = randomUUID();
+  readonly connectTimeoutMs: number;
+  private readonly held = new Map<string, Held>();
+  private readonly active = new Set<string>();
+  private readonly secretDigest: Buffer;
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  /** Ends being recorded: close() waits for them. */
+  private readonly writing = new Set<Promise<void>>();
+  private closed = false;
+  /** Set by the server: ends a session this replica no longer owns. */
+  onLost: (kind: SessionKind, id: string) => void = () => {};
+
+  constructor(private readonly options: ClusterOptions) {
+    this.connectTimeoutMs = options.connectTimeoutMs;
+    this.secretDigest = digest(options.secret);
+    this.timer = setInterval(() => void this.heartbeat(), options.heartbeatMs);
+    this.timer.unref();
+  }
+
+  get advertiseUrl(): string {
+    return this.options.advertiseUrl().replace(/\/+$/, "");
+  }
+
+  get secret(): string {
+    return this.options.secret;
+  }
+
+  /** Whether a request came from a replica of this cluster: undefined without the header, else whether its secret is right. */
+  isPeer(header: string | undefined): boolean | undefined {
+    if (header === undefined) return undefined;
+    return timingSafeEqual(digest(header), this.secretDigest);
+  }
+
+  /** Records a session this replica just started; a 503 when the store refuses or fails (the caller ends it). */
+  async claim(kind: SessionKind, id: string, keyFingerprint: string, expiresAt: number): Promise<void> {
+    const now = Date.now();
+    let generation: number | undefined;
+    try {
+      generation = await this.options.store.claim({ id, kind, replica: this.replica, ownerUrl: this.advertiseUrl, keyFingerprint, status: "RUNNING", expiresAt, lastActivity: now });
+    } catch (e) {
+      this.options.log(`cluster: recording ${kind} session ${id} failed: ${(e as Error).message}`);
+      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+    }
+    if (generation === undefined) throw new HttpError(409, `session ${id} is owned by another replica`);
+    this.held.set(`${kind}:${id}`, { kind, id, replica: this.replica, generation });
+  }
+
+  /** A request reached a session held here: its lastActivity is written on the next heartbeat. */
+  touched(kind: SessionKind, id: string): void {
+    if (this.held.has(`${kind}:${id}`)) this.active.add(`${kind}:${id}`);
+  }
+
+  /** Records a session's end (it stays listable with its status until its retention ends). */
+  async ended(kind: SessionKind, id: string, status: string, reason: string): Promise<void> {
+    const h = this.held.get(`${kind}:${id}`);
+    if (!h) return;
+    this.held.delete(`${kind}:${id}`);
+    this.active.delete(`${kind}:${id}`);
+    const write = this.options.store.update(h, { status, endedReason: reason, lastActivity: Date.now() }).then(
+      () => {},
+      // Its lease lapses by itself: other replicas then answer 410 for it.
+      (e: unknown) => this.options.log(`cluster: recording the end of ${kind} session ${id} failed: ${(e as Error).message}`),
+    );
+    this.writing.add(write);
+    await write.finally(() => this.writing.delete(write));
+  }
+
+  /** Where a request for this session is served. */
+  async locate(kind: SessionKind, id: string): Promise<Location> {
+    if (this.held.has(`${kind}:${id}`)) return { at: "here" };
+    let stored: StoredSession | undefined;
+    try {
+      stored = await this.options.store.get(kind, id);
+    } catch (e) {
+      this.options.log(`cluster: looking up ${kind} session ${id} failed: ${(e as Error).message}`);
+      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+    }
+    if (!stored) return { at: "unknown" };
+    if (stored.record.replica === this.replica) return { at: "here" };
+    // An ended session's owner keeps it (listable, 404/410 on its routes as a single server answers): it
+    // is asked too; when it is gone as well, goneNow() says the session ended.
+    if (stored.leased || stored.record.status !== "RUNNING") return { at: "peer", url: stored.record.ownerUrl, stored };
+    return { at: "gone", error: goneError(stored), stored };
+  }
+
+  /** After a forward failed: the 410 when the owner's lease has lapsed meanwhile, else undefined. */
+  async goneNow(kind: SessionKind, id: string): Promise<HttpError | undefined> {
+    const stored = await this.options.store.get(kind, id).catch(() => undefined);
+    return stored && !stored.leased ? goneError(stored) : undefined;
+  }
+
+  /** Every record of a key and kind across the cluster. */
+  async list(keyFingerprint: string, kind: SessionKind): Promise<StoredSession[]> {
+    try {
+      return await this.options.store.list(keyFingerprint, kind);
+    } catch (e) {
+      this.options.log(`cluster: listing sessions failed: ${(e as Error).message}`);
+      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.beating || this.closed) return;
+    this.beating = (async () => {
+      const held = [...this.held.values()];
+      try {
+        const lost = await this.options.store.renew(held);
+        for (const h of lost) {
+          if (this.held.get(`${h.kind}:${h.id}`)?.generation !== h.generation) continue;
+          this.held.delete(`${h.kind}:${h.id}`);
+          this.options.log(`cluster: lost the lease of ${h.kind} session ${h.id}: ending it here`);
+          this.onLost(h.kind, h.id);
+        }
+        const active = [...this.active];
+        this.active.clear();
+        const now = Date.now();
+        for (const k of active) {
+          const h = this.held.get(k);
+          if (h) await this.options.store.update(h, { lastActivity: now });
+        }
+      } catch (e) {
+        this.options.log(`cluster: heartbeat failed: ${(e as Error).message}`);
+      }
+    })().finally(() => (this.beating = undefined));
+    await this.beating;
+  }
+
+  /** Stops the heartbeat and closes the store (call after every session was ended). */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.beating;
+    await Promise.allSettled([...this.writing]);
+    await this.options.store.close();
+  }
+}
+
+function digest(s: string): Buffer {
+  return createHash("sha256").update(s).digest();
+}
+
+function goneError(stored: StoredSession): HttpError {
+  const r = stored.record;
+  if (r.status === "RUNNING") {
+    const since = Math.max(0, Math.round((Date.now() - r.lastActivity) / 1000));
+    return new HttpError(410, `session ${r.id} is gone: the replica that ran it (${r.ownerUrl}) stopped renewing its lease (it died or lost the session store); last activity ${since}s ago`, {}, "REPLICA_GONE");
+  }
+  return new HttpError(410, `session ${r.id} has ended (${r.status}${r.endedReason ? `: ${r.endedReason}` : ""})`);
+}

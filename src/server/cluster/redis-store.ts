@@ -1,0 +1,182 @@
+/**
+ * The session store in Redis (ioredis), shared by every replica. Per session and kind:
+ * - `<prefix>session:<kind>:<id>`: a hash of the record's fields, expiring `retentionMs` after the session;
+ * - `<prefix>lease:<kind>:<id>`: `<replica>:<generation>`, set with PX leaseMs: Redis itself expires a
+ *   lease its owner stopped renewing;
+ * - `<prefix>key:<fingerprint>:<kind>`: a sorted set of the key's session ids (for listing).
+ * Claim, renew and update are Lua scripts, so each check-and-write is atomic (compare-and-set).
+ */
+import { Redis } from "ioredis";
+import type { Held, NewRecord, RecordPatch, SessionKind, SessionRecord, SessionStore, StoredSession, StoreTiming } from "./store.js";
+
+// KEYS: record, lease, index. ARGV: replica, leaseMs, dropAtMs, score, id, then field/value pairs.
+const CLAIM = `
+local cur = redis.call('GET', KEYS[2])
+if cur and string.sub(cur, 1, string.len(ARGV[1]) + 1) ~= ARGV[1] .. ':' then return 0 end
+local gen = redis.call('HINCRBY', KEYS[1], 'generation', 1)
+redis.call('HDEL', KEYS[1], 'endedReason')
+for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1] .. ':' .. gen, 'PX', ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+return gen`;
+
+// KEYS: lease, record. ARGV: replica:generation, leaseMs, retentionMs. A live session's record is kept at
+// least retentionMs past its last renewal (a session-API session may outlive the expiry it was claimed with).
+const RENEW = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+return 1`;
+
+// KEYS: record, lease. ARGV: replica, generation, dropAtMs or '', ended ('1'/'0'), then field/value pairs.
+const UPDATE = `
+if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'generation') ~= ARGV[2] then return 0 end
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[3] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
+if ARGV[4] == '1' and redis.call('GET', KEYS[2]) == ARGV[1] .. ':' .. ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1`;
+
+type Scripted = Redis & {
+  svcClaim(record: string, lease: string, index: string, ...args: (string | number)[]): Promise<number>;
+  svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): Promise<number>;
+  svcUpdate(record: string, lease: string, ...args: (string | number)[]): Promise<number>;
+};
+
+export interface RedisStoreOptions extends StoreTiming {
+  url: string;
+  /** Key prefix (default `svc:`), so several clusters can share one Redis. */
+  prefix?: string;
+  /** Longest a Redis command may take before the request depending on it fails (ms). */
+  commandTimeoutMs?: number;
+}
+
+export class RedisStore implements SessionStore {
+  private readonly redis: Scripted;
+  private readonly prefix: string;
+  private lastError: Error | undefined;
+
+  constructor(private readonly options: RedisStoreOptions) {
+    this.prefix = options.prefix ?? "svc:";
+    const redis = new Redis(options.url, { lazyConnect: true, connectTimeout: 5000, commandTimeout: options.commandTimeoutMs ?? 3000, maxRetriesPerRequest: 1 });
+    redis.defineCommand("svcClaim", { numberOfKeys: 3, lua: CLAIM });
+    redis.defineCommand("svcRenew", { numberOfKeys: 2, lua: RENEW });
+    redis.defineCommand("svcUpdate", { numberOfKeys: 2, lua: UPDATE });
+    // Errors reach the callers of each command; the client's own reconnect events need a listener.
+    redis.on("error", (e: Error) => (this.lastError = e));
+    this.redis = redis as Scripted;
+  }
+
+  /** Connects and checks Redis answers (startup fails with a clear error otherwise). */
+  async connect(): Promise<void> {
+    try {
+      await this.redis.connect();
+      await this.redis.ping();
+    } catch (e) {
+      // "Connection is closed" says less than the socket's own error (ECONNREFUSED, ENOTFOUND …).
+      throw this.lastError ?? e;
+    }
+  }
+
+  private recordKey(kind: SessionKind, id: string): string {
+    return `${this.prefix}session:${kind}:${id}`;
+  }
+
+  private leaseKey(kind: SessionKind, id: string): string {
+    return `${this.prefix}lease:${kind}:${id}`;
+  }
+
+  private indexKey(fingerprint: string, kind: SessionKind): string {
+    return `${this.prefix}key:${fingerprint}:${kind}`;
+  }
+
+  async claim(r: NewRecord): Promise<number | undefined> {
+    const gen = await this.redis.svcClaim(
+      this.recordKey(r.kind, r.id),
+      this.leaseKey(r.kind, r.id),
+      this.indexKey(r.keyFingerprint, r.kind),
+      r.replica,
+      this.options.leaseMs,
+      r.expiresAt + this.options.retentionMs,
+      Date.now(),
+      r.id,
+      ...fields(r),
+    );
+    return gen > 0 ? gen : undefined;
+  }
+
+  async renew(held: readonly Held[]): Promise<Held[]> {
+    if (!held.length) return [];
+    const pipe = this.redis.pipeline() as ReturnType<Redis["pipeline"]> & { svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): unknown };
+    for (const h of held) pipe.svcRenew(this.leaseKey(h.kind, h.id), this.recordKey(h.kind, h.id), `${h.replica}:${h.generation}`, this.options.leaseMs, this.options.retentionMs);
+    const results = (await pipe.exec()) ?? [];
+    return held.filter((_, i) => {
+      const [err, ok] = results[i] ?? [new Error("no answer"), 0];
+      if (err) throw err;
+      return Number(ok) !== 1;
+    });
+  }
+
+  async update(h: Held, patch: RecordPatch): Promise<boolean> {
+    const ended = patch.status !== undefined && patch.status !== "RUNNING";
+    const dropAt = patch.expiresAt !== undefined ? patch.expiresAt + this.options.retentionMs : "";
+    const ok = await this.redis.svcUpdate(this.recordKey(h.kind, h.id), this.leaseKey(h.kind, h.id), h.replica, h.generation, dropAt, ended ? "1" : "0", ...fields(patch));
+    return ok === 1;
+  }
+
+  async get(kind: SessionKind, id: string): Promise<StoredSession | undefined> {
+    const [[e1, hash], [e2, lease]] = ((await this.redis.multi().hgetall(this.recordKey(kind, id)).get(this.leaseKey(kind, id)).exec()) ?? []) as [Error | null, unknown][];
+    if (e1 || e2) throw e1 ?? e2;
+    return toStored(hash as Record<string, string>, lease as string | null);
+  }
+
+  async list(fingerprint: string, kind: SessionKind): Promise<StoredSession[]> {
+    const index = this.indexKey(fingerprint, kind);
+    const ids = await this.redis.zrevrange(index, 0, -1);
+    if (!ids.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hgetall(this.recordKey(kind, id)).get(this.leaseKey(kind, id));
+    const results = (await pipe.exec()) ?? [];
+    const out: StoredSession[] = [];
+    const gone: string[] = [];
+    ids.forEach((id, i) => {
+      const [e1, hash] = results[2 * i] ?? [];
+      const [e2, lease] = results[2 * i + 1] ?? [];
+      if (e1 || e2) throw e1 ?? e2;
+      const s = toStored(hash as Record<string, string>, lease as string | null);
+      if (s) out.push(s);
+      else gone.push(id);
+    });
+    // Records past their retention expired by themselves: their index entries go too.
+    if (gone.length) await this.redis.zrem(index, ...gone);
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** A record's (or patch's) fields as HSET arguments; the generation is the script's to set. */
+function fields(r: Partial<SessionRecord>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(r)) if (v !== undefined && k !== "generation") out.push(k, String(v));
+  return out;
+}
+
+function toStored(h: Record<string, string> | null, lease: string | null): StoredSession | undefined {
+  if (!h || !h.id || !h.replica) return undefined;
+  const record: SessionRecord = {
+    id: h.id,
+    kind: h.kind === "api" ? "api" : "platform",
+    replica: h.replica,
+    ownerUrl: h.ownerUrl ?? "",
+    keyFingerprint: h.keyFingerprint ?? "",
+    status: h.status ?? "RUNNING",
+    expiresAt: Number(h.expiresAt),
+    lastActivity: Number(h.lastActivity),
+    ...(h.endedReason ? { endedReason: h.endedReason } : {}),
+    generation: Number(h.generation),
+  };
+  return { record, leased: lease === `${record.replica}:${record.generation}` };
+}
