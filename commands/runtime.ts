@@ -395,14 +395,19 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
  * Where a command that drives a page runs: the `--session` one; else the current live session (the most
  * recently used one that is alive); a browser for this command only when there is none, or with `--new`.
  */
-export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, announce?: (target: RunTarget) => void): Promise<T> {
   if (g.session !== undefined) {
     if (flags.new) throw new ServiceInvalidArgumentError("--new and --session exclude each other", { hint: "--new runs on a browser of its own; --session on that session's" });
+    announce?.({ session: g.session });
     return withSession(g, fn, extras);
   }
   const live = flags.new ? undefined : await liveSession();
+  announce?.(live ? { session: live.name ?? live.id } : { cloud: (await resolveEnv(g)) === "BROWSERBASE" });
   return live ? withSession(g, fn, extras, live) : withOneShot(g, flags, fn, extras);
 }
+
+/** Where withLiveOrOneShot is about to run, told before the wait (a live view says what it waits for). */
+export type RunTarget = { session: string; cloud?: undefined } | { session?: undefined; cloud: boolean };
 
 /** The current live session, or undefined when none is (dead records are cleaned up on the way). */
 async function liveSession(): Promise<StoredSession | undefined> {
