@@ -29,6 +29,7 @@ import {
 } from "../src/store/sessions.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
+import { phase } from "./phases.js";
 import { type CloudGlobals, cloudStatus, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { rememberTabs, restoreSelectedTab } from "./tabs.js";
@@ -268,6 +269,7 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
 
 /** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
 export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, resolved?: StoredSession): Promise<T> {
+  phase("command-loaded");
   const out = output(g);
   const root = stateRoot();
   const libPromise = loadLibrary();
@@ -285,6 +287,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
         ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
       };
   const lib = await libPromise;
+  phase("library-loaded");
   const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // Values given to earlier commands of this session (the page may still show them) stay masked here.
   const secrets = sessionSecretStore(session.id, root);
@@ -311,6 +314,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   try {
     await svc.init();
     initialized = true;
+    phase("attached");
     restoreSelectedTab(svc, tabs, out);
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
@@ -321,9 +325,12 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     } catch (e) {
       process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
     }
+    phase("done");
     await record(svc, { logId: session.id, root }, extra, measured, out);
+    phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
     await svc.close().catch(() => {});
+    phase("detached");
     unregister();
     try {
       touchSession(session, root);
