@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
 import type { FakeModel } from "../support/fake-model.js";
 import type { FixtureServer } from "../support/server.js";
-import { BIN, ROOT, type ModelWorld, type Sandbox, collect, expectNoProcesses, hasPython, startModelWorld, terminalEnv } from "./helpers.js";
+import { BIN, ROOT, type ModelWorld, type Sandbox, collect, expectNoProcesses, hasPython, startModelWorld, svc, terminalEnv } from "./helpers.js";
 
 let server: FixtureServer;
 let fake: FakeModel;
@@ -175,6 +175,25 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
     expect(text).toContain("svc: interrupted");
     expect(text).toContain("✗ Not completed: aborted");
     expect(text.match(TOTALS), text).toHaveLength(1);
+    await expectNoProcesses(sb.tmp);
+  });
+
+  it("on a live session the first lines say which session it attaches to", async () => {
+    const started = await svc(["sessions", "start", "--name", "screen", "--idle-timeout", "5"], sb.env);
+    expect(started.code, started.stderr).toBe(0);
+    try {
+      fake.script(step("done", { message: "attached", success: true }));
+      const r = await inPty(["agent", "say done", "--url", server.url("site/index.html")]);
+      const screen = screenOf(all(r));
+      expect(r.code, screen.join("\n")).toBe(0);
+      expect(r.chunks[0]![1]).toBe("starting…");
+      expect(all(r)).toContain("attaching to session screen…");
+      expect(all(r)).not.toContain("starting Chrome");
+      expect(screen.join("\n")).toContain("✓ Done: attached");
+      expect(screen.filter((l) => SPINNER.test(l) || /attaching/.test(l))).toEqual([]);
+    } finally {
+      await svc(["sessions", "end", "--all"], sb.env);
+    }
     await expectNoProcesses(sb.tmp);
   });
 });
