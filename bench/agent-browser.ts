@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     log("agent-browser not found: skipped. Install it outside this repo (mkdir /tmp/ab && cd /tmp/ab && npm i agent-browser) and pass its folder: node --import tsx bench/agent-browser.ts /tmp/ab (or AGENT_BROWSER=/tmp/ab).");
     return;
   }
-  const version = (await exec(bin, ["--version"], process.env)).stdout.trim();
+  const version = (await exec(bin, ["--version"], process.env)).stdout.trim().replace(/^agent-browser\s+/, "");
   const server = await startFixtureServer();
   const clis = [await svcCli(), agentBrowserCli(bin)];
   const pages = [
