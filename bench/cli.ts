@@ -20,7 +20,7 @@ const FORBIDDEN = /\/node_modules\/(ink|react|react-dom|react-reconciler|openai|
  * mean over many runs means anything). Wall time on a loaded machine is mostly waiting for a core; CPU time
  * is what the program itself costs. Undefined where /proc is missing.
  */
-function childCpuMs(): number | undefined {
+export function childCpuMs(): number | undefined {
   try {
     const stat = readFileSync("/proc/self/stat", "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

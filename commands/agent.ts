@@ -2,7 +2,7 @@
  * `svc agent "instruction"`: a multi-step task run by the library's agent.
  *
  * - At a terminal (stdout a TTY, no --json): a live Ink view of the RunEvent stream (commands/ui/, loaded
- *   only here). Otherwise (--json, or stdout piped): JSON lines, one per event, each with schemaVersion,
+ *   only here), whose first line (`starting Chrome…` / `attaching to session …`) shows before the browser is up. Otherwise (--json, or stdout piped): JSON lines, one per event, each with schemaVersion,
  *   then `{"schemaVersion":1,"type":"result","result":…}`. Events come masked from the library; the
  *   result is printed as the library returned it (results are never rewritten), without screenshots.
  * - Browser: `--session ID` reattaches to that session; otherwise a one-shot browser, closed at the end.
@@ -19,8 +19,9 @@ import { registerCleanup } from "./cleanup.js";
 import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { createRecorder } from "./record.js";
-import { type LaunchFlags, type RunContext, checkUrl, withLiveOrOneShot } from "./runtime.js";
+import { type LaunchFlags, type RunContext, type RunTarget, checkUrl, withLiveOrOneShot } from "./runtime.js";
 import { openSettings } from "./settings.js";
+import type { AgentScreen } from "./ui/start.js";
 
 export interface AgentFlags extends LaunchFlags {
   /** A browser of its own for this command, even when a session is live. */
@@ -97,11 +98,11 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   let screenshot: (() => Promise<Buffer>) | undefined;
   const recorder = flags.record !== undefined ? createRecorder(flags.record, () => (screenshot ? screenshot() : Promise.reject(new Error("no page")))) : undefined;
   const live = !g.json && !!process.stdout.isTTY;
+  let view: AgentScreen | undefined;
 
   const run = async ({ svc, session }: RunContext) => {
     screenshot = () => svc.page.screenshot();
     const agentRunner = svc.agent({ model, ...(executionModel ? { executionModel } : {}), ...(flags.mode ? { mode: flags.mode as (typeof MODES)[number] } : {}) });
-    const view = live ? (await import("./ui/live.js")).startAgentView() : undefined;
     const line = (doc: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...doc })}\n`);
     agentRunner.subscribe((event) => {
       recorder?.onEvent(event);
@@ -163,5 +164,15 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   // The search backend of a local run: config search.url (or SVC_SEARCH_URL); a cloud run searches on its server.
   const searchUrl = flags.search ? ((await openSettings()).effective("search.url", {}).value as string | undefined) : undefined;
   const extras = { ...(flags.cacheDir !== undefined ? { cacheDir: resolve(flags.cacheDir) } : {}), ...(searchUrl ? { searchUrl } : {}) };
-  await withLiveOrOneShot(g, flags, run, extras);
+  // The live view is up before the browser: its first line at once, then what the wait is for.
+  view = live ? (await import("./ui/start.js")).startAgentScreen() : undefined;
+  // Closed last on Ctrl-C (cleanups run latest first): after the run's outputs and the browser's close.
+  const unregisterView = view ? registerCleanup(() => view!.close()) : undefined;
+  const announce = (target: RunTarget) => view?.status(target.session !== undefined ? `attaching to session ${target.session}…` : target.cloud ? "starting a cloud browser…" : "starting Chrome…");
+  try {
+    await withLiveOrOneShot(g, flags, run, extras, announce);
+  } finally {
+    await view?.close();
+    unregisterView?.();
+  }
 }

@@ -29,6 +29,7 @@ import {
 } from "../src/store/sessions.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
+import { phase } from "./phases.js";
 import { type CloudGlobals, cloudStatus, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { rememberTabs, restoreSelectedTab } from "./tabs.js";
@@ -268,6 +269,7 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
 
 /** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
 export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, resolved?: StoredSession): Promise<T> {
+  phase("command-loaded");
   const out = output(g);
   const root = stateRoot();
   const libPromise = loadLibrary();
@@ -285,6 +287,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
         ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
       };
   const lib = await libPromise;
+  phase("library-loaded");
   const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // Values given to earlier commands of this session (the page may still show them) stay masked here.
   const secrets = sessionSecretStore(session.id, root);
@@ -311,6 +314,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   try {
     await svc.init();
     initialized = true;
+    phase("attached");
     restoreSelectedTab(svc, tabs, out);
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
@@ -321,9 +325,12 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     } catch (e) {
       process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
     }
+    phase("done");
     await record(svc, { logId: session.id, root }, extra, measured, out);
+    phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
     await svc.close().catch(() => {});
+    phase("detached");
     unregister();
     try {
       touchSession(session, root);
@@ -395,13 +402,16 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
  * Where a command that drives a page runs: the `--session` one; else the current live session (the most
  * recently used one that is alive); a browser for this command only when there is none, or with `--new`.
  */
-export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags & { new?: boolean }, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, announce?: (target: RunTarget) => void): Promise<T> {
   if (g.session !== undefined) {
     if (flags.new) throw new ServiceInvalidArgumentError("--new and --session exclude each other", { hint: "--new runs on a browser of its own; --session on that session's" });
+    announce?.({ session: g.session });
     return withSession(g, fn, extras);
   }
   const live = flags.new ? undefined : await liveSession();
-  return live && runsIn(live, g.env) ? withSession(g, fn, extras, live) : withOneShot(g, flags, fn, extras);
+  const fits = live && runsIn(live, g.env) ? live : undefined;
+  announce?.(fits ? { session: fits.name ?? fits.id } : { cloud: (await resolveEnv(g)) === "BROWSERBASE" });
+  return fits ? withSession(g, fn, extras, fits) : withOneShot(g, flags, fn, extras);
 }
 
 /** Whether a live session fits an explicit `--env`: `--env BROWSERBASE` never means the local live Chrome. */
@@ -409,6 +419,9 @@ function runsIn(live: StoredSession, env: string | undefined): boolean {
   if (env === undefined) return true;
   return (live.kind === "cloud") === (env === "BROWSERBASE");
 }
+
+/** Where withLiveOrOneShot is about to run, told before the wait (a live view says what it waits for). */
+export type RunTarget = { session: string; cloud?: undefined } | { session?: undefined; cloud: boolean };
 
 /** The current live session, or undefined when none is (dead records are cleaned up on the way). */
 async function liveSession(): Promise<StoredSession | undefined> {

@@ -48,11 +48,15 @@ export interface AgentViewProps {
   since?: number;
   /** Animate the spinner and the clock (off for snapshots of a frame). */
   live?: boolean;
+  /** The last frame, left on the terminal: no spinner, even when the run never ended (interrupted, failed). */
+  final?: boolean;
+  /** What happens before the first step (`starting Chrome…`, `attaching to session s1…`). */
+  status?: string;
 }
 
-export function AgentView({ state, since, live = true }: AgentViewProps) {
+export function AgentView({ state, since, live = true, final = false, status = "starting…" }: AgentViewProps) {
   const running = state.result === undefined;
-  const tick = useTick(live && running);
+  const tick = useTick(live && running && !final);
   const elapsed = state.elapsedMs + (running && live && since !== undefined ? Math.max(0, Date.now() - since) : 0);
   const items: Item[] = [...(state.instruction ? [{ key: "header", header: true as const }] : []), ...state.steps.map((s) => ({ key: `step-${s.step}`, step: s }))];
   const current = state.current;
@@ -74,11 +78,11 @@ export function AgentView({ state, since, live = true }: AgentViewProps) {
           )
         }
       </Static>
-      {running ? (
+      {running && !final ? (
         <Text>
           <Spinner tick={tick} />{" "}
           {current === undefined ? (
-            state.steps.length ? "working…" : "starting…"
+            state.steps.length ? "working…" : status
           ) : current.call === undefined ? (
             `${current.step}. thinking…`
           ) : (
@@ -95,7 +99,8 @@ export function AgentView({ state, since, live = true }: AgentViewProps) {
           {truncate(l, 120)}
         </Text>
       ))}
-      <Text dimColor>{`${state.url ? truncate(state.url, 70) : "(no page yet)"} · ${formatTokens(state.tokens)} · ${formatMs(elapsed)}`}</Text>
+      {/* The totals appear once: on the status line while running, on the result's line at the end. */}
+      {r ? null : <Text dimColor>{`${state.url ? truncate(state.url, 70) : "(no page yet)"} · ${formatTokens(state.tokens)} · ${formatMs(elapsed)}`}</Text>}
       {r ? (
         <Box marginTop={1} flexDirection="column">
           <Text>
@@ -104,7 +109,7 @@ export function AgentView({ state, since, live = true }: AgentViewProps) {
             </Text>
             {r.message}
           </Text>
-          <Text dimColor>{`${r.actions.length} step${r.actions.length === 1 ? "" : "s"} · ${formatTokens(state.tokens)} · ${formatMs(state.elapsedMs)}`}</Text>
+          <Text dimColor>{`${r.actions.length} step${r.actions.length === 1 ? "" : "s"} · ${formatTokens(state.tokens)} · ${formatMs(state.elapsedMs)}${state.url ? ` · ${truncate(state.url, 70)}` : ""}`}</Text>
         </Box>
       ) : null}
     </Box>

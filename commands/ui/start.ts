@@ -1,0 +1,94 @@
+/**
+ * The `svc agent` terminal view from the first moment: a plain first line at once (`starting…`, then
+ * `starting Chrome…` or `attaching to session s1…`), while Ink and React load in the background (0.3–0.8 s
+ * here) and Chrome starts; once Ink is loaded the line is erased and the live view (./live.tsx) takes its
+ * place, fed the events that arrived meanwhile.
+ *
+ * While the view is up, everything written to stderr goes above it (main.ts prints `svc: interrupted` on
+ * Ctrl-C before the run has ended): a line written under a live frame shifts it, and Ink's next redraw
+ * then erases one line too few, leaving a spinner line behind.
+ *
+ * No ink or react import here: this module is what `svc agent` loads before the browser starts.
+ */
+import type { RunEvent } from "../../src/events.js";
+import type { LiveView } from "./live.js";
+
+export interface AgentScreen {
+  onEvent(event: RunEvent): void;
+  /** What happens before the first step. */
+  status(text: string): void;
+  /** The last frame (no spinner) and the terminal given back; stderr is written directly again. */
+  close(): Promise<void>;
+}
+
+const ERASE_LINE = "\r\x1b[2K";
+
+/** Routes process.stderr writes through `route` until the returned function is called. */
+function divertStderr(route: (text: string) => void): () => void {
+  const stderr = process.stderr;
+  const original = stderr.write;
+  let inside = false;
+  const write = (chunk: unknown, ...rest: unknown[]): boolean => {
+    // `route` ends in a real stderr write (Ink's own, or ours below): that one goes through.
+    if (inside) return (original as (...a: unknown[]) => boolean).call(stderr, chunk, ...rest);
+    inside = true;
+    try {
+      route(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
+    } finally {
+      inside = false;
+    }
+    const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+    if (done) process.nextTick(done);
+    return true;
+  };
+  stderr.write = write as typeof stderr.write;
+  return () => {
+    if (stderr.write === (write as typeof stderr.write)) stderr.write = original;
+  };
+}
+
+export function startAgentScreen(initialStatus = "starting…"): AgentScreen {
+  let status = initialStatus;
+  let view: LiveView | undefined;
+  let closed = false;
+  const pending: RunEvent[] = [];
+  process.stdout.write(status);
+  const restoreStderr = divertStderr((text) => {
+    if (view) return view.writeAbove(text);
+    // Before Ink: erase the first line (and a `^C` the terminal echoed on it), write, show it again.
+    process.stdout.write(ERASE_LINE);
+    process.stderr.write(text);
+    if (!closed) process.stdout.write(status);
+  });
+  const loading = import("./live.js")
+    .then((m) => {
+      if (closed) return;
+      process.stdout.write(ERASE_LINE);
+      view = m.startAgentView(status);
+      for (const e of pending.splice(0)) view.onEvent(e);
+    })
+    .catch(() => {
+      // No live view (Ink failed to load): the first line stays, the result is still printed by the command.
+    });
+  return {
+    onEvent(event) {
+      if (view) view.onEvent(event);
+      else if (!closed) pending.push(event);
+    },
+    status(text) {
+      status = text;
+      if (view) view.status(text);
+      else if (!closed) process.stdout.write(ERASE_LINE + text);
+    },
+    async close() {
+      if (closed) return;
+      // Events that came before Ink did are shown in the last frame; a run that failed before any event
+      // (Chrome did not start) leaves no line behind for the error that follows.
+      if (!view && pending.length) await loading;
+      closed = true;
+      if (view) await view.close();
+      else process.stdout.write(ERASE_LINE);
+      restoreStderr();
+    },
+  };
+}
