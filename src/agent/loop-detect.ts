@@ -16,6 +16,9 @@ export interface LoopDetectionOptions {
   maxWarnings: number;
 }
 
+/** Room kept in a step's prompt for a loop warning (its outline is budgeted before the warning is known). */
+export const LOOP_NOTE_TOKENS = 120;
+
 export const DEFAULT_LOOP_DETECTION: LoopDetectionOptions = { repeats: 3, maxWarnings: 2 };
 
 /** What the detector found after a step: a warning for the next prompt, or the reason to stop. */

@@ -21,7 +21,8 @@ import type { AgentCacheSession } from "./cache.js";
 import { watchNavigation } from "./navigation.js";
 import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
-import { LoopDetector, pageState, type LoopFinding } from "./loop-detect.js";
+import { LOOP_NOTE_TOKENS, LoopDetector, pageState, type LoopFinding } from "./loop-detect.js";
+import { promptTokens, snapshotBudget } from "../operations/budget.js";
 import { checkResult, stopMessage } from "./result.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
@@ -292,7 +293,11 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       if (step >= options.maxSteps) return void (stop = "maxSteps");
       if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");
       const page = host.page();
-      const snap = await abortable(host.snapshots.take(page), controller.signal);
+      // The step's prompt around the page outline; the outline gets what the model's context window leaves.
+      const message = (n: number, url: string, snapshot: string, shown: string[], screenshot?: { width: number; height: number }) =>
+        stepMessage({ instruction: options.instruction, variables: promptVariables(vars), step: n, maxSteps: options.maxSteps, history, ...(detail ? { detail } : {}), ...(note ? { note } : {}), ...(shown.length ? { dialogs: shown } : {}), ...(screenshot ? { screenshot } : {}), url, snapshot });
+      const budget = snapshotBudget(client.contextWindow, promptTokens([system, output.schema, message(step + 1, page.url(), "", dialogs)]) + LOOP_NOTE_TOKENS);
+      const snap = await abortable(host.snapshots.take(page, budget !== undefined ? { maxTokens: budget } : {}), controller.signal);
       const state = pageState(page.url(), snap.text);
       // The previous step against this page: the same step on an unchanged page again is a loop.
       const found = loops && pending ? loops.observe(pending.tool, pending.args, pending.before, state) : undefined;
@@ -310,19 +315,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       const url = notePage();
       let image: { image: ModelImage; width: number; height: number } | undefined;
       if (config.mode === "hybrid") image = await abortable(stepScreenshot(page), controller.signal);
-      const user = stepMessage({
-        instruction: options.instruction,
-        variables: promptVariables(vars),
-        step,
-        maxSteps: options.maxSteps,
-        history,
-        ...(detail ? { detail } : {}),
-        ...(note ? { note } : {}),
-        ...(dialogs.length ? { dialogs: dialogs.splice(0) } : {}),
-        ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
-        url,
-        snapshot: snap.text,
-      });
+      const user = message(step, url, snap.text, dialogs.splice(0), image ? { width: image.width, height: image.height } : undefined);
       note = undefined;
       const call = await infer(inference("agent", client, controller.signal), {
         system,
