@@ -4,7 +4,7 @@
  *
  * Model: `--model` > `SVC_MODEL` > stored `model` > openai/gpt-4.1-mini. Key: `<PROVIDER>_API_KEY` in the
  * environment (the library reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
- * Endpoint: `SVC_MODEL_BASE_URL` > stored `model.baseURL`.
+ * Endpoint: `SVC_MODEL_BASE_URL` > stored `model.baseURL`. Context window: `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`.
  */
 import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/errors.js";
@@ -16,6 +16,7 @@ export interface CliModel {
   modelName: string;
   apiKey?: string;
   baseURL?: string;
+  contextWindow?: number;
 }
 
 export interface ModelFlags {
@@ -43,7 +44,8 @@ export async function resolveCliModel(flags: ModelFlags, settingsStore?: Setting
   if (flags.model !== undefined && !flagName) throw new ServiceInvalidArgumentError("--model must not be empty", { hint: 'use e.g. "openai/gpt-4.1-mini"' });
   const modelName = String(flagName ?? settings.effective("model").value);
   const baseURL = settings.effective("model.baseURL").value as string | undefined;
-  const model: CliModel = { modelName, ...(baseURL ? { baseURL } : {}) };
+  const contextWindow = settings.effective("model.contextWindow").value as number | undefined;
+  const model: CliModel = { modelName, ...(baseURL ? { baseURL } : {}), ...(contextWindow !== undefined ? { contextWindow } : {}) };
   const field = flagName ? "--model" : settings.effective("model").source === "env" ? "SVC_MODEL" : "model";
   // The name must be provider/model, or (at a baseURL) a bare name with no slash: `openai/` and `/gpt` are
   // refused the same with or without one. Said about the flag itself, not a config field.

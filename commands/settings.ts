@@ -43,6 +43,7 @@ export const SETTINGS: readonly SettingDef[] = [
   { key: "deepseek.apiKey", kind: "secret", env: ["DEEPSEEK_API_KEY"], description: "DeepSeek API key" },
   { key: "model", kind: "string", env: ["SVC_MODEL"], description: "default model (provider/model) for act, observe, extract", default: DEFAULT_MODEL, path: "model.name" },
   { key: "model.baseURL", kind: "url", env: ["SVC_MODEL_BASE_URL"], description: "OpenAI-compatible (or Anthropic) endpoint the model is reached at" },
+  { key: "model.contextWindow", kind: "positiveNumber", env: ["SVC_MODEL_CONTEXT_WINDOW"], description: "tokens the model endpoint takes per request; page snapshots are budgeted to fit (default: the model's published window; 4096 for ollama/lmstudio/llamacpp)" },
   { key: "browser.headless", kind: "boolean", env: ["SVC_HEADLESS"], description: "run Chrome headless", default: true },
   { key: "browser.executablePath", kind: "string", env: ["CHROME_PATH"], description: "Chrome/Chromium executable" },
   { key: "browser.viewport", kind: "viewport", env: ["SVC_VIEWPORT"], description: "viewport as WIDTHxHEIGHT" },
