@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { LogLine } from "../../src/options.js";
-import { scriptTimes } from "./agent-support.js";
+import { scriptTimes, step, stepRequests } from "./agent-support.js";
 import { truncate, truncatingModel } from "../support/fake-model/local-modes.js";
 import { rejection } from "../support/rejection.js";
 import { useModelService, useModelWorld } from "../support/models.js";
@@ -62,6 +62,21 @@ describe("context windows", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.message).toContain("ollama/qwen2.5:7b: page snapshots are budgeted for a 4096-token context window");
     expect(warnings[0]!.message).toContain("cannot set num_ctx per request");
+  });
+
+  it("an agent step is budgeted too: its whole prompt (system, tools, history, outline) fits the window", async () => {
+    await openLarge();
+    world.fake.script(step("think", { thought: "reading the invoice" }), step("done", { message: "INV-20931", success: true }));
+    const agent = env.svc.agent({ model: { modelName: "ollama/llama3.2", baseURL: world.fake.baseURL(), contextWindow: 4096 } });
+    const result = await agent.execute({ instruction: "read the invoice number", maxSteps: 3 });
+    expect(result).toMatchObject({ completed: true, message: "INV-20931" });
+    const steps = stepRequests(world.fake);
+    expect(steps).toHaveLength(2);
+    for (const r of steps) {
+      expect(truncate(r, 4096).sent).toBeLessThanOrEqual(4096);
+      expect(r.snapshot).toContain("Invoice number: INV-20931");
+      expect(r.snapshot).toMatch(/… \d+ text lines omitted \(token budget\)/);
+    }
   });
 
   it("a preset drives act against the fake at a preset-like base URL, with no key", async () => {
