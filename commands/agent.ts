@@ -39,6 +39,10 @@ export interface AgentFlags extends LaunchFlags {
   cacheDir?: string;
   search?: boolean;
   record?: string;
+  loopRepeats?: string;
+  loopWarnings?: string;
+  /** false: --no-loop-detection. */
+  loopDetection?: boolean;
 }
 
 /** The run ended without success: completed false (a budget) or `done` with success false. */
@@ -80,6 +84,23 @@ function printable(event: RunEvent): RunEvent {
   return event.type === "run_end" ? { ...event, result: withoutImages(event.result) } : event;
 }
 
+/** --loop-repeats / --loop-warnings / --no-loop-detection → the loopDetection option (undefined: the default). */
+function loopFlags(flags: AgentFlags): { repeats?: number; maxWarnings?: number } | false | undefined {
+  if (flags.loopDetection === false) {
+    if (flags.loopRepeats !== undefined || flags.loopWarnings !== undefined) throw new ServiceInvalidArgumentError("--no-loop-detection cannot be combined with --loop-repeats or --loop-warnings");
+    return false;
+  }
+  const repeats = positiveInt(flags.loopRepeats, "--loop-repeats");
+  if (repeats !== undefined && repeats < 2) throw new ServiceInvalidArgumentError(`--loop-repeats must be at least 2, got "${flags.loopRepeats}"`);
+  let maxWarnings: number | undefined;
+  if (flags.loopWarnings !== undefined) {
+    maxWarnings = Number(flags.loopWarnings);
+    if (!flags.loopWarnings.trim() || !Number.isInteger(maxWarnings) || maxWarnings < 0) throw new ServiceInvalidArgumentError(`--loop-warnings must be a whole number (0 or more), got "${flags.loopWarnings}"`);
+  }
+  if (repeats === undefined && maxWarnings === undefined) return undefined;
+  return { ...(repeats !== undefined ? { repeats } : {}), ...(maxWarnings !== undefined ? { maxWarnings } : {}) };
+}
+
 export async function agent(g: GlobalOptions, instruction: string, flags: AgentFlags): Promise<void> {
   // Everything is validated before a browser is touched.
   if (!instruction?.trim()) throw new ServiceInvalidArgumentError("agent needs an instruction", { hint: 'svc agent "find the cheapest flight to Oslo" --url https://…' });
@@ -87,6 +108,7 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   const maxTokens = positiveInt(flags.maxTokens, "--max-tokens");
   const timeoutMs = positiveInt(flags.timeout, "--timeout", " (milliseconds)");
   const toolTimeout = positiveInt(flags.toolTimeout, "--tool-timeout", " (milliseconds)");
+  const loopDetection = loopFlags(flags);
   if (flags.mode !== undefined && !(MODES as readonly string[]).includes(flags.mode)) throw new ServiceInvalidArgumentError(`--mode must be one of ${MODES.join(", ")}, got "${flags.mode}"`);
   const url = flags.url !== undefined ? checkUrl(flags.url) : undefined;
   for (const pair of flags.var ?? []) {
@@ -124,6 +146,7 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
           ...(toolTimeout !== undefined ? { toolTimeout } : {}),
           ...(flags.search ? { useSearch: true } : {}),
+          ...(loopDetection !== undefined ? { loopDetection } : {}),
           // Each step's screenshot is taken before the next step starts (the run awaits it).
           ...(recorder ? { onStepEnd: (step: { step: number }) => recorder.stepEnd(step) } : {}),
         });

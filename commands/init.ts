@@ -12,7 +12,7 @@ export async function init(g: GlobalOptions): Promise<void> {
   if (!process.stdin.isTTY) {
     throw new ServiceInvalidArgumentError("svc init needs an interactive terminal", { hint: "use `svc config set KEY VALUE` in scripts" });
   }
-  const { password, confirm, input } = await import("@inquirer/prompts");
+  const { password, confirm, input, select } = await import("@inquirer/prompts");
   const settings = await openSettings();
   const changes = new Map<string, SettingValue | undefined>();
 
@@ -23,6 +23,27 @@ export async function init(g: GlobalOptions): Promise<void> {
       mask: "*",
     });
     if (answer.trim()) changes.set(def.key, parseSetting(def, answer));
+  }
+
+  // A model server on this machine (ollama/…, lmstudio/…, vllm/…, llamacpp/…): no key; probed for its models.
+  if (await confirm({ message: "Use a local model server (Ollama, LM Studio, vLLM, llama.cpp) as the default model?", default: false })) {
+    const { probeLocalServers } = await import("./local-models.js");
+    const probes = await probeLocalServers();
+    const preset = await select({
+      message: "Which server?",
+      choices: probes.map((p) => ({
+        name: `${p.server.label} (${p.server.baseURL}${p.models ? `: answering, ${p.models.length} model${p.models.length === 1 ? "" : "s"}` : ": not answering now"})`,
+        value: p.server.preset,
+      })),
+      default: probes.find((p) => p.models)?.server.preset,
+    });
+    const probe = probes.find((p) => p.server.preset === preset)!;
+    const name = await input({
+      message: `Model name on ${probe.server.label}:`,
+      default: probe.models?.[0] ?? "",
+      validate: (v) => (v.trim() && !/\s/.test(v.trim()) ? true : "a model name, e.g. llama3.1:8b"),
+    });
+    changes.set("model", `${probe.server.preset}/${name.trim()}`);
   }
 
   const headless = await confirm({

@@ -6,6 +6,7 @@
  * environment (the library reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
  * Endpoint: `SVC_MODEL_BASE_URL` > stored `model.baseURL`; its structured output: `SVC_MODEL_STRUCTURED_OUTPUT` >
  * stored `model.structuredOutput` (absent: found out from the endpoint's refusals).
+ * Context window: `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`.
  */
 import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/errors.js";
@@ -19,6 +20,7 @@ export interface CliModel {
   baseURL?: string;
   /** From the `model.structuredOutput` setting (the library's model.capabilities). */
   capabilities?: { structuredOutput: "json_schema" | "json_object" | "prompt" };
+  contextWindow?: number;
 }
 
 export interface ModelFlags {
@@ -47,7 +49,13 @@ export async function resolveCliModel(flags: ModelFlags, settingsStore?: Setting
   const modelName = String(flagName ?? settings.effective("model").value);
   const baseURL = settings.effective("model.baseURL").value as string | undefined;
   const structuredOutput = settings.effective("model.structuredOutput").value as NonNullable<CliModel["capabilities"]>["structuredOutput"] | undefined;
-  const model: CliModel = { modelName, ...(baseURL ? { baseURL } : {}), ...(structuredOutput ? { capabilities: { structuredOutput } } : {}) };
+  const contextWindow = settings.effective("model.contextWindow").value as number | undefined;
+  const model: CliModel = {
+    modelName,
+    ...(baseURL ? { baseURL } : {}),
+    ...(structuredOutput ? { capabilities: { structuredOutput } } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  };
   const field = flagName ? "--model" : settings.effective("model").source === "env" ? "SVC_MODEL" : "model";
   // The name must be provider/model, or (at a baseURL) a bare name with no slash: `openai/` and `/gpt` are
   // refused the same with or without one. Said about the flag itself, not a config field.

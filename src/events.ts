@@ -47,7 +47,7 @@ export interface AgentResultData {
 }
 
 /** Why a run ended (in `metadata.stopReason`). */
-export type AgentStopReason = "done" | "maxSteps" | "maxTokens" | "timeout" | "aborted" | "error";
+export type AgentStopReason = "done" | "maxSteps" | "maxTokens" | "timeout" | "aborted" | "error" | "loop";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -70,6 +70,11 @@ export type RunEvent = EventBase &
     /** One model call: its own tokens and the run's totals so far. `operation`: agent, act, extract, observe. */
     | { type: "usage"; step: number; operation: string; input: number; output: number; reasoning: number; cached: number; inferenceMs: number; totals: AgentUsage }
     | { type: "log"; level: LogLevel; message: string }
+    /**
+     * The agent repeated a step on an unchanged page (src/agent/loop-detect.ts): `count` identical steps,
+     * warning number `warning`; `stopped`: the run ends here (stopReason "loop"). `message` says it in words.
+     */
+    | { type: "loop"; step: number; tool: string; args: unknown; count: number; warning: number; stopped: boolean; message: string }
     | { type: "run_end"; result: AgentResultData }
   );
 

@@ -6,6 +6,7 @@
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
+import { contextWarning, contextWindowFor } from "./model/context-window.js";
 import { createModelClient, fromLegacy, maskingClient, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
 import { Secrets } from "./util/secrets.js";
 
@@ -35,6 +36,8 @@ export class ModelRegistry {
     private readonly endpointPolicy?: ModelEndpointPolicy,
     /** The session's secrets: masked out of every request of every client. */
     private readonly secrets: Secrets = new Secrets(),
+    /** Said once per model: what svc assumes about its context window when it cannot know (the service's log). */
+    private readonly warn?: (message: string) => void,
   ) {
     this.maskedCustom = custom ? maskingClient(custom, secrets) : undefined;
     if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
@@ -58,6 +61,8 @@ export class ModelRegistry {
         this.secrets,
       );
       this.clients.set(key, client);
+      const note = contextWarning(resolved.modelName, resolved.provider, contextWindowFor(resolved));
+      if (note) this.warn?.(note);
     }
     return client;
   }

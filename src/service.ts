@@ -121,7 +121,7 @@ export class Service {
     this.opts = resolveOptions(options);
     this.log = createLogger({ verbose: this.opts.verbose, secrets: this.secretsOfSession, ...(this.opts.logger ? { sink: this.opts.logger } : {}) });
     const raw = this.opts.raw;
-    this.models = new ModelRegistry({ model: raw.model, ...(raw.modelName ? { modelName: raw.modelName } : {}), modelClientOptions: raw.modelClientOptions }, ModelRegistry.validateCustom(raw.llmClient), raw.modelEndpointPolicy, this.secretsOfSession);
+    this.models = new ModelRegistry({ model: raw.model, ...(raw.modelName ? { modelName: raw.modelName } : {}), modelClientOptions: raw.modelClientOptions }, ModelRegistry.validateCustom(raw.llmClient), raw.modelEndpointPolicy, this.secretsOfSession, (m) => this.log.warn("model", m));
     const cacheDir = this.opts.cacheDir ?? (raw.enableCaching ? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "svc", "actions") : undefined);
     this.cache = cacheDir ? new ActCache(cacheDir) : undefined;
     this.agentCache = cacheDir ? new AgentCache(cacheDir) : undefined;

@@ -86,6 +86,8 @@ export function reduce(state: AgentViewState, event: RunEvent): AgentViewState {
       return { ...s, tokens: { input: event.totals.input_tokens, output: event.totals.output_tokens } };
     case "log":
       return event.level === "warn" || event.level === "error" ? { ...s, logs: [...s.logs, `${event.level}: ${event.message}`].slice(-3) } : s;
+    case "loop":
+      return { ...s, logs: [...s.logs, `warn: ${event.message}`].slice(-3) };
     case "run_end": {
       const u = event.result.usage;
       return { ...s, current: undefined, result: event.result, ...(u ? { tokens: { input: u.input_tokens, output: u.output_tokens } } : {}) };

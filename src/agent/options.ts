@@ -11,6 +11,7 @@ import type { AgentMode } from "../events.js";
 import { ModelConfigSchema, parseModelConfig } from "../model/config.js";
 import { VariablesSchema, parseVariables, type Variables } from "../operations/variables.js";
 import { describeIssue } from "../util/zod.js";
+import { DEFAULT_LOOP_DETECTION, type LoopDetectionOptions } from "./loop-detect.js";
 
 export const DEFAULT_MAX_STEPS = 20;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -67,11 +68,18 @@ export const AgentExecuteOptionsSchema = z.strictObject({
    * that fails or overruns is a warning `log` event and the run goes on.
    */
   onStepEnd: z.custom<StepEndHook>((v) => typeof v === "function", "expected a function").optional(),
+  /**
+   * Stuck-agent detection (loop-detect.ts): `repeats` identical steps on an unchanged page warn the model,
+   * and after `maxWarnings` warnings the run stops (stopReason "loop"). Default { repeats: 3, maxWarnings: 2 }; false: off.
+   */
+  loopDetection: z
+    .union([z.literal(false), z.strictObject({ repeats: z.number().int().min(2).max(100).optional(), maxWarnings: z.number().int().min(0).max(100).optional() })])
+    .optional(),
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 
 /** AgentExecuteOptions as JSON carries them (seed §2.4): no signal, zod schema or svc-only switches. */
-export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true });
+export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true, loopDetection: true });
 
 /** AgentExecuteRequest (seed §2.2): the body of POST /v1/sessions/{id}/agentExecute. */
 export const AgentExecuteRequestSchema = z.strictObject({
@@ -105,6 +113,8 @@ export interface ResolvedExecuteOptions {
   output: z.ZodType | undefined;
   cache: boolean;
   onStepEnd: StepEndHook | undefined;
+  /** false: off. */
+  loopDetection: LoopDetectionOptions | false;
 }
 
 function withProvider(model: unknown, provider: string | undefined): unknown {
@@ -149,5 +159,6 @@ export function resolveExecuteOptions(input: unknown): ResolvedExecuteOptions {
     output: o.output,
     cache: o.cache ?? true,
     onStepEnd: o.onStepEnd,
+    loopDetection: o.loopDetection === false ? false : { ...DEFAULT_LOOP_DETECTION, ...o.loopDetection },
   };
 }

@@ -57,7 +57,7 @@ export function checkResult(result: AgentResultData): AgentResultData {
 }
 
 /** The result message of a run that did not finish with `done`: it names the limit that ended it. */
-export function stopMessage(reason: AgentStopReason, o: { maxSteps: number; maxTokens?: number | undefined; timeoutMs?: number | undefined }, totals: AgentUsage, failure: unknown): string {
+export function stopMessage(reason: AgentStopReason, o: { maxSteps: number; maxTokens?: number | undefined; timeoutMs?: number | undefined }, totals: AgentUsage, failure: unknown, loop?: string): string {
   switch (reason) {
     case "maxSteps":
       return `stopped: reached the step limit (maxSteps ${o.maxSteps}) before the task was done`;
@@ -67,6 +67,8 @@ export function stopMessage(reason: AgentStopReason, o: { maxSteps: number; maxT
       return `stopped: reached the time limit (timeoutMs ${o.timeoutMs})`;
     case "error":
       return `failed: ${errorMessage(failure)}`;
+    case "loop":
+      return `stopped: the agent is stuck in a loop: it repeated ${loop ?? "the same step"}`;
     default:
       return "aborted";
   }

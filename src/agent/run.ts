@@ -21,6 +21,8 @@ import type { AgentCacheSession } from "./cache.js";
 import { watchNavigation } from "./navigation.js";
 import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
+import { LOOP_NOTE_TOKENS, LoopDetector, pageState, type LoopFinding } from "./loop-detect.js";
+import { promptTokens, snapshotBudget } from "../operations/budget.js";
 import { checkResult, stopMessage } from "./result.js";
 import { cuaLoop, cuaSystemPrompt, cuaTools } from "./cua.js";
 import { domTools } from "./tools-dom.js";
@@ -96,6 +98,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   let step = 0;
   let stop: AgentStopReason | undefined;
   let final: { message: string; success: boolean; output?: unknown } | undefined;
+  const loops = options.loopDetection ? new LoopDetector(options.loopDetection) : undefined;
+  /** The model's last step, waiting for the next page to tell whether it changed anything. */
+  let pending: { tool: string; args: unknown; before: string } | undefined;
+  let loopFound: LoopFinding | undefined;
 
   const controller = new AbortController();
   const halt = (why: AgentStopReason) => {
@@ -286,26 +292,30 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     while (!final) {
       if (step >= options.maxSteps) return void (stop = "maxSteps");
       if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");
+      const page = host.page();
+      // The step's prompt around the page outline; the outline gets what the model's context window leaves.
+      const message = (n: number, url: string, snapshot: string, shown: string[], screenshot?: { width: number; height: number }) =>
+        stepMessage({ instruction: options.instruction, variables: promptVariables(vars), step: n, maxSteps: options.maxSteps, history, ...(detail ? { detail } : {}), ...(note ? { note } : {}), ...(shown.length ? { dialogs: shown } : {}), ...(screenshot ? { screenshot } : {}), url, snapshot });
+      const budget = snapshotBudget(client.contextWindow, promptTokens([system, output.schema, message(step + 1, page.url(), "", dialogs)]) + LOOP_NOTE_TOKENS);
+      const snap = await abortable(host.snapshots.take(page, budget !== undefined ? { maxTokens: budget } : {}), controller.signal);
+      const state = pageState(page.url(), snap.text);
+      // The previous step against this page: the same step on an unchanged page again is a loop.
+      const found = loops && pending ? loops.observe(pending.tool, pending.args, pending.before, state) : undefined;
+      pending = undefined;
+      if (found) {
+        emit({ type: "loop", step: found.stop ? step : step + 1, tool: found.tool, args: found.args, count: found.count, warning: found.warning, stopped: found.stop, message: found.stop ? `stopped: repeated ${found.what}` : `warned the model: it repeated ${found.what}` });
+        if (found.stop) {
+          loopFound = found;
+          return void (stop = "loop");
+        }
+        note = note ? `${note}\n${loops!.note(found)}` : loops!.note(found);
+      }
       step++;
       emit({ type: "step_start", step });
-      const page = host.page();
-      const snap = await abortable(host.snapshots.take(page), controller.signal);
       const url = notePage();
       let image: { image: ModelImage; width: number; height: number } | undefined;
       if (config.mode === "hybrid") image = await abortable(stepScreenshot(page), controller.signal);
-      const user = stepMessage({
-        instruction: options.instruction,
-        variables: promptVariables(vars),
-        step,
-        maxSteps: options.maxSteps,
-        history,
-        ...(detail ? { detail } : {}),
-        ...(note ? { note } : {}),
-        ...(dialogs.length ? { dialogs: dialogs.splice(0) } : {}),
-        ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
-        url,
-        snapshot: snap.text,
-      });
+      const user = message(step, url, snap.text, dialogs.splice(0), image ? { width: image.width, height: image.height } : undefined);
       note = undefined;
       const call = await infer(inference("agent", client, controller.signal), {
         system,
@@ -316,6 +326,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       });
       if (options.maxTokens !== undefined && used(totals) > options.maxTokens && call.tool.name !== "done") return void (stop = "maxTokens");
       await execute(page, snap.refs, call, false);
+      if (call.tool.name !== "done") pending = { tool: call.tool.name, args: call.args, before: state };
     }
   };
 
@@ -359,7 +370,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   const notRecomputed = replayState === "full" && reason !== "done" ? ` (${fromCache} step(s) were replayed from the agent cache; the final answer was not recomputed)` : "";
   const result = checkResult({
     success: reason === "done" && Boolean(final?.success),
-    message: reason === "done" ? final!.message : `${stopMessage(reason, options, totals, failure)}${notRecomputed}`,
+    message: reason === "done" ? final!.message : `${stopMessage(reason, options, totals, failure, loopFound?.what)}${notRecomputed}`,
     actions,
     completed: reason === "done",
     metadata: {
@@ -367,6 +378,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       model: client.modelName,
       steps: step,
       stopReason: reason,
+      ...(loopFound ? { loop: { tool: loopFound.tool, args: loopFound.args, count: loopFound.count } } : {}),
       ...(final?.output !== undefined ? { output: final.output } : {}),
       ...(cacheStatus ? { cacheStatus, cacheKey: cache!.key } : {}),
       ...(failure ? { error: { code: (failure as { code?: string }).code ?? "ERROR", message: errorMessage(failure) } } : {}),

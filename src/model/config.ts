@@ -53,6 +53,8 @@ export const AzureProviderOptions = z.strictObject({
 
 /** How long one request may wait for its answer before it is retried or fails (svc's own field; default 60 s). */
 const TimeoutMs = z.number().int().min(1).max(3_600_000);
+/** Tokens the endpoint takes per request, prompt + answer (svc's own field; see context-window.ts). */
+export const ContextWindowSchema = z.number().int().min(1024, "expected at least 1024 tokens").max(100_000_000);
 const base = {
   modelName: z.string().min(1),
   apiKey: z.string().optional(),
@@ -61,6 +63,7 @@ const base = {
   timeoutMs: TimeoutMs.optional(),
   /** What the endpoint supports, when svc should not find out from its 400s (svc's own field; see capabilities.ts). */
   capabilities: ModelCapabilitiesSchema.optional(),
+  contextWindow: ContextWindowSchema.optional(),
 };
 
 export const GenericModelConfigObject = z.strictObject({
@@ -76,7 +79,7 @@ export const VertexModelConfigObject = z.strictObject({
   providerOptions: z.strictObject({ vertex: VertexProviderOptions }),
 });
 
-const azureBase = { modelName: base.modelName, baseURL: base.baseURL, headers: base.headers, timeoutMs: base.timeoutMs, capabilities: base.capabilities, provider: z.literal("azure"), providerOptions: z.strictObject({ azure: AzureProviderOptions }) };
+const azureBase = { modelName: base.modelName, baseURL: base.baseURL, headers: base.headers, timeoutMs: base.timeoutMs, capabilities: base.capabilities, contextWindow: base.contextWindow, provider: z.literal("azure"), providerOptions: z.strictObject({ azure: AzureProviderOptions }) };
 export const AzureEntraModelConfigObject = z.strictObject({ ...azureBase, auth: AzureEntraIdAuth });
 export const AzureApiKeyModelConfigObject = z.strictObject({ ...azureBase, apiKey: z.string().optional() });
 export const AzureModelConfigObject = z.union([AzureEntraModelConfigObject, AzureApiKeyModelConfigObject]);
@@ -115,6 +118,8 @@ export interface ResolvedModel {
   timeoutMs?: number;
   /** What the user stated the endpoint supports (`capabilities`). */
   capabilities?: ModelCapabilities;
+  /** The config's `contextWindow` (tokens per request); see context-window.ts for the defaults. */
+  contextWindow?: number;
 }
 
 const MODEL_FORM = /^([A-Za-z0-9][A-Za-z0-9._-]*)\/(\S+)$/;
@@ -193,7 +198,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
     const c = r.data;
     const { provider, model } = splitObjectName(c.modelName, field, "vertex", true);
     const headers = c.headers || c.providerOptions.vertex.headers ? { ...c.headers, ...c.providerOptions.vertex.headers } : undefined;
-    return finish({ provider, model, apiKey: c.apiKey, baseURL: c.providerOptions.vertex.baseURL ?? c.baseURL, headers, vertex: c.providerOptions.vertex, auth: c.auth, timeoutMs: c.timeoutMs, capabilities: c.capabilities });
+    return finish({ provider, model, apiKey: c.apiKey, baseURL: c.providerOptions.vertex.baseURL ?? c.baseURL, headers, vertex: c.providerOptions.vertex, auth: c.auth, timeoutMs: c.timeoutMs, capabilities: c.capabilities, contextWindow: c.contextWindow });
   }
 
   if (input.provider === "azure") {
@@ -210,7 +215,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
     const apiKey = "apiKey" in c ? c.apiKey : undefined;
     // Deployment-based URLs are the Chat Completions world; Responses lives only at /openai/v1 and /openai/responses.
     const format = azure.useDeploymentBasedUrls ? "chat" : "responses";
-    return finish({ provider, model, apiKey, baseURL: azure.baseURL ?? c.baseURL, headers, azure, auth: "auth" in c ? c.auth : undefined, timeoutMs: c.timeoutMs, capabilities: c.capabilities }, format);
+    return finish({ provider, model, apiKey, baseURL: azure.baseURL ?? c.baseURL, headers, azure, auth: "auth" in c ? c.auth : undefined, timeoutMs: c.timeoutMs, capabilities: c.capabilities, contextWindow: c.contextWindow }, format);
   }
 
   const r = GenericModelConfigObject.safeParse(input);
@@ -218,7 +223,7 @@ export function parseModelConfig(input: unknown, field = "model"): ResolvedModel
   const c = r.data;
   const fixed = c.provider ? normalizeProvider(c.provider) : undefined;
   const { provider, model } = splitObjectName(c.modelName, field, fixed, c.baseURL !== undefined);
-  return finish({ provider, model, apiKey: c.apiKey, baseURL: c.baseURL, headers: c.headers, timeoutMs: c.timeoutMs, capabilities: c.capabilities }, c.openaiEndpointFormat);
+  return finish({ provider, model, apiKey: c.apiKey, baseURL: c.baseURL, headers: c.headers, timeoutMs: c.timeoutMs, capabilities: c.capabilities, contextWindow: c.contextWindow }, c.openaiEndpointFormat);
 }
 
 const LegacyClientOptions = z.looseObject({

@@ -9,6 +9,7 @@
  */
 import { ServiceInvalidArgumentError } from "../errors.js";
 import type { ResolvedModel } from "./config.js";
+import { providerInfo } from "./providers.js";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -30,13 +31,31 @@ export function choosesEndpoint(resolved: ResolvedModel): boolean {
   return resolved.baseURL !== undefined || resolved.azure?.resourceName !== undefined || resolved.vertex !== undefined;
 }
 
+/**
+ * A local-server preset (`ollama/…`, `lmstudio/…`, `vllm/…`, `llamacpp/…`) without a baseURL: its endpoint is
+ * a loopback URL on the machine that runs svc. For a tenant that is the server's own machine, so under a
+ * policy it counts as a chosen endpoint (checked against `allow`, connected through the guarded `fetch`);
+ * only the operator's baseURL sends such a preset anywhere without those checks.
+ */
+export function presetEndpoint(resolved: ResolvedModel): string | undefined {
+  if (choosesEndpoint(resolved)) return undefined;
+  const info = providerInfo(resolved.provider);
+  return info?.local ? info.baseURL : undefined;
+}
+
+/** What a policy checks: an endpoint the config chose, or a local preset's loopback one. */
+export function checkedEndpoint(resolved: ResolvedModel): boolean {
+  return choosesEndpoint(resolved) || presetEndpoint(resolved) !== undefined;
+}
+
 /** The field of a config that chose its endpoint, for messages (`options.model.baseURL`). */
 export function endpointField(resolved: ResolvedModel, field: string): string {
   if (resolved.azure?.baseURL !== undefined) return `${field}.providerOptions.azure.baseURL`;
   if (resolved.vertex?.baseURL !== undefined) return `${field}.providerOptions.vertex.baseURL`;
   if (resolved.baseURL !== undefined) return `${field}.baseURL`;
   if (resolved.azure?.resourceName !== undefined) return `${field}.providerOptions.azure.resourceName`;
-  return `${field}.providerOptions.vertex`;
+  if (resolved.vertex !== undefined) return `${field}.providerOptions.vertex`;
+  return field;
 }
 
 /**
@@ -62,9 +81,11 @@ export function underPrefix(url: string, prefix: string): boolean {
 /** Throws naming the field when a chosen endpoint is outside the policy's `allow` list. */
 export function refuseUnlisted(resolved: ResolvedModel, url: string, policy: ModelEndpointPolicy, field: string): void {
   const allow = policy.allow;
-  if (!allow || !choosesEndpoint(resolved) || allow.some((prefix) => underPrefix(url, prefix))) return;
+  if (!allow || !checkedEndpoint(resolved) || allow.some((prefix) => underPrefix(url, prefix))) return;
   const shown = url.length > 80 ? `${url.slice(0, 80)}…` : url;
   throw new ServiceInvalidArgumentError(`${endpointField(resolved, field)}: ${shown} is not an allowed model endpoint (allowed: ${allow.length ? allow.join(", ") : "none"})`, {
-    hint: "use one of the allowed endpoints, or a provider/model name without a baseURL",
+    hint: presetEndpoint(resolved)
+      ? `${resolved.provider}/ means a server on this machine; give a baseURL that is allowed (the operator's model.baseURL is the way to reach a local server)`
+      : "use one of the allowed endpoints, or a provider/model name without a baseURL",
   });
 }

@@ -6,7 +6,7 @@
 import { MissingLLMConfigurationError, UnsupportedModelError } from "../errors.js";
 import { type ResolvedModel, parseModelConfig } from "./config.js";
 import { DEFAULT_MODEL_TIMEOUT_MS } from "./deadline.js";
-import { type FetchLike, type ModelEndpointPolicy, choosesEndpoint, refuseUnlisted } from "./endpoint-policy.js";
+import { type FetchLike, type ModelEndpointPolicy, checkedEndpoint, choosesEndpoint, refuseUnlisted } from "./endpoint-policy.js";
 import { type StoredKeyLookup, resolveKeyFor } from "./keys.js";
 import type { ModelCapabilities } from "./capabilities.js";
 import { type OpenAIEndpointFormat, SUPPORTED_PROVIDERS, envKeysFor, providerInfo } from "./providers.js";
@@ -156,7 +156,8 @@ export function planClient(given: ResolvedModel, opts: ModelClientOptions = {}):
   if (!info && !resolved.baseURL) throw unsupported(resolved);
   const wire = info?.wire ?? "openai";
   const entra = resolved.auth?.type === "azureEntraId" ? resolved.auth.token : undefined;
-  const foreign = policy !== undefined && !operator && choosesEndpoint(resolved);
+  // A local preset's loopback URL is checked like a chosen endpoint: only the operator may point svc at its own machine.
+  const foreign = policy !== undefined && !operator && checkedEndpoint(resolved);
   const apiKey = opts.apiKey || (resolved.provider === "vertex" || entra ? undefined : resolveKeyFor(resolved, env, opts.stored, operator ? undefined : policy));
   if (foreign) refuseWithoutOwnCredential(resolved, field, apiKey, opts.tokenProvider);
   const headers = { ...resolved.headers };
@@ -255,5 +256,5 @@ function refuseWithoutOwnCredential(resolved: ResolvedModel, field: string, apiK
 export function checkModelEndpoint(model: unknown, policy: ModelEndpointPolicy, field: string, env: NodeJS.ProcessEnv = process.env): void {
   if (model === undefined || model === null) return;
   const resolved = parseModelConfig(model, field);
-  if (choosesEndpoint(resolved)) planClient(resolved, { env, endpointPolicy: policy, field });
+  if (checkedEndpoint(resolved)) planClient(resolved, { env, endpointPolicy: policy, field });
 }

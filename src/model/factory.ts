@@ -4,6 +4,7 @@
  * reach a model don't pay for loading it.
  */
 import type { ResolvedModel } from "./config.js";
+import { contextWindowFor } from "./context-window.js";
 import { type ModelClientOptions, planClient } from "./endpoint.js";
 import { UnsupportedModelError } from "../errors.js";
 import type { ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
@@ -21,8 +22,10 @@ export function createModelClient(resolved: ResolvedModel, opts: ModelClientOpti
         : import("./openai.js").then((m) => m.createOpenAIClient(plan));
     return inner;
   };
+  const window = contextWindowFor(resolved);
   return {
     modelName: plan.modelName,
+    ...(window ? { contextWindow: window.tokens } : {}),
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       return (await load()).generate(request);
     },

@@ -5,7 +5,7 @@
  */
 import { MissingLLMConfigurationError } from "../errors.js";
 import type { ResolvedModel } from "./config.js";
-import { choosesEndpoint, type ModelEndpointPolicy } from "./endpoint-policy.js";
+import { checkedEndpoint, type ModelEndpointPolicy } from "./endpoint-policy.js";
 import { envKeysFor, isLoopbackURL, providerInfo } from "./providers.js";
 
 export type StoredKeyLookup = (provider: string) => string | undefined;
@@ -48,7 +48,7 @@ export function resolveApiKey(resolved: ResolvedModel, env: NodeJS.ProcessEnv = 
  * 401, which names model.apiKey) rather than refused here, since only the endpoint knows whether it needs one.
  */
 export function resolveKeyFor(resolved: ResolvedModel, env: NodeJS.ProcessEnv, stored: StoredKeyLookup | undefined, policy: ModelEndpointPolicy | undefined): string | undefined {
-  if (policy && choosesEndpoint(resolved)) return resolved.apiKey?.trim() || undefined;
+  if (policy && checkedEndpoint(resolved)) return resolved.apiKey?.trim() || undefined;
   return resolveApiKey(resolved, env, stored);
 }
 

@@ -11,6 +11,7 @@ export function maskingClient(client: LLMClient, secrets: Secrets): LLMClient {
   const cu = client.computerUse?.bind(client);
   return {
     modelName: client.modelName,
+    ...(client.contextWindow !== undefined ? { contextWindow: client.contextWindow } : {}),
     generate: (req) =>
       client.generate({
         ...req,

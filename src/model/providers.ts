@@ -23,7 +23,8 @@ export type KnownProvider =
   | "openrouter"
   | "ollama"
   | "lmstudio"
-  | "vllm";
+  | "vllm"
+  | "llamacpp";
 
 /** A known provider, or the prefix of any other `provider/model` (driven only with an explicit baseURL). */
 export type ProviderName = KnownProvider | (string & {});
@@ -65,6 +66,8 @@ export const PROVIDERS: Record<KnownProvider, ProviderInfo> = {
   ollama: { wire: "openai", format: "chat", baseURL: "http://localhost:11434/v1", envKeys: ["OLLAMA_API_KEY"], local: true },
   lmstudio: { wire: "openai", format: "chat", baseURL: "http://localhost:1234/v1", envKeys: ["LMSTUDIO_API_KEY"], local: true },
   vllm: { wire: "openai", format: "chat", baseURL: "http://localhost:8000/v1", envKeys: ["VLLM_API_KEY"], local: true },
+  // llama.cpp's `llama-server` (tools/server/README.md: listens on 127.0.0.1:8080 unless --port is given).
+  llamacpp: { wire: "openai", format: "chat", baseURL: "http://localhost:8080/v1", envKeys: ["LLAMACPP_API_KEY"], local: true },
 };
 
 /** Other spellings users reach for. */
@@ -72,6 +75,8 @@ const ALIASES: Record<string, KnownProvider> = {
   microsoft: "azure",
   gemini: "google",
   "lm-studio": "lmstudio",
+  "llama.cpp": "llamacpp",
+  "llama-cpp": "llamacpp",
   "google-vertex": "vertex",
   "amazon-bedrock": "bedrock",
   aws: "bedrock",

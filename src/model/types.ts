@@ -58,6 +58,8 @@ export interface LLMClient {
   /** `provider/model`, for logs, metrics and cache keys. */
   readonly modelName: string;
   generate(request: GenerateRequest): Promise<GenerateResult>;
+  /** Tokens the endpoint takes per request (prompt + answer), when known: snapshots are budgeted to fit (src/model/context-window.ts). */
+  readonly contextWindow?: number;
   /** A computer-use conversation (cua mode); absent when the client has no computer-use tool. */
   computerUse?(setup: ComputerUseSetup): ComputerUseSession;
 }

@@ -11,6 +11,7 @@ import { infer } from "./inference.js";
 import { performAction } from "./perform.js";
 import { ACT_OUTPUT, actSystemPrompt, userMessage } from "./prompts.js";
 import { promptVariables, substitute } from "./variables.js";
+import { snapshotLimit } from "./budget.js";
 
 const Reply = z.object({
   ref: z.string(),
@@ -57,7 +58,7 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
   let heals = options.selfHeal ? 1 : 0;
   let extraSteps = 1; // one follow-up for a two-step dropdown
   for (;;) {
-    const snap = await ctx.snapshots.take(ctx.page, ctx.maxSnapshotTokens ? { maxTokens: ctx.maxSnapshotTokens } : {});
+    const snap = await ctx.snapshots.take(ctx.page, snapshotLimit(ctx, actSystemPrompt(ctx.systemPrompt), instruction, note, ACT_OUTPUT.schema));
     const reply = await infer(ctx.inference, {
       system: actSystemPrompt(ctx.systemPrompt),
       // The client masks the session's secrets (model/masking.ts): the page or the note may show a value.

@@ -14,6 +14,7 @@ import { infer } from "./inference.js";
 import { EXTRACT_TEXT_OUTPUT, extractSystemPrompt, userMessage } from "./prompts.js";
 import type { PageSnapshots, TakeOptions } from "./snapshots.js";
 import { promptVariables } from "./variables.js";
+import { schemaText, snapshotLimit } from "./budget.js";
 
 export async function extractPageText(page: Page, snapshots: PageSnapshots, options: TakeOptions = {}): Promise<{ text: string; tokens: number }> {
   const snap = await snapshots.take(page, options);
@@ -94,7 +95,7 @@ export interface ModelExtractOptions {
 export async function extractWithModel<T>(ctx: OperationContext, instruction: string | undefined, schema: z.ZodType<T> | undefined, options: ModelExtractOptions = {}): Promise<T | { extraction: string }> {
   const snap = await ctx.snapshots.take(ctx.page, {
     ...(options.selector ? { selector: options.selector } : {}),
-    ...(ctx.maxSnapshotTokens ? { maxTokens: ctx.maxSnapshotTokens } : {}),
+    ...snapshotLimit(ctx, extractSystemPrompt(ctx.systemPrompt), instruction, schemaText(schema)),
   });
   const user = userMessage({ instruction: instruction ?? "Extract the data described by the schema.", variables: promptVariables(ctx.variables), url: ctx.page.url(), snapshot: snap.text });
   if (!schema) {

@@ -5,6 +5,7 @@ import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { OBSERVE_OUTPUT, observeSystemPrompt, userMessage } from "./prompts.js";
 import { promptVariables } from "./variables.js";
+import { snapshotLimit } from "./budget.js";
 
 const Choice = z.object({
   ref: z.string(),
@@ -17,7 +18,7 @@ const Reply = z.object({ elements: z.array(Choice) });
 export async function observe(ctx: OperationContext, instruction: string | undefined, options: { selector?: string } = {}): Promise<Action[]> {
   const snap = await ctx.snapshots.take(ctx.page, {
     ...(options.selector ? { selector: options.selector } : {}),
-    ...(ctx.maxSnapshotTokens ? { maxTokens: ctx.maxSnapshotTokens } : {}),
+    ...snapshotLimit(ctx, observeSystemPrompt(ctx.systemPrompt), instruction, OBSERVE_OUTPUT.schema),
   });
   const reply = await infer(ctx.inference, {
     system: observeSystemPrompt(ctx.systemPrompt),

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";
 import { resolveAgentConfig, resolveExecuteOptions, STEP_HOOK_TIMEOUT_MS, type AgentExecuteOptions } from "../agent/options.js";
 import { runEventHub } from "../agent/listeners.js";
+import { DEFAULT_LOOP_DETECTION } from "../agent/loop-detect.js";
 import { AgentResultSchema } from "../agent/result.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, LLMResponseError, ServiceAbortedError, ServiceInvalidArgumentError } from "../errors.js";
@@ -50,6 +51,9 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
   async function execute(input: string | AgentExecuteOptions): Promise<AgentResultData> {
     const o = resolveExecuteOptions(input);
     if (o.output) throw new ServiceInvalidArgumentError("execute.output: a structured-output schema cannot be sent over the session API", { hint: 'use extract() after the run, or env "LOCAL"' });
+    const loop = o.loopDetection;
+    if (loop === false || loop.repeats !== DEFAULT_LOOP_DETECTION.repeats || loop.maxWarnings !== DEFAULT_LOOP_DETECTION.maxWarnings)
+      throw new ServiceInvalidArgumentError("execute.loopDetection: cannot be sent over the session API (the server's agent detects loops with the defaults)", { hint: 'leave it out, or use env "LOCAL"' });
     const main = wireModel(deps.models, config.model, "agent.model");
     const agentConfig = {
       mode: config.mode,

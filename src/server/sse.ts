@@ -141,6 +141,8 @@ function describeRunEvent(e: RunEvent): string {
       return `step ${e.step}: ${e.operation} model call, ${e.input} in / ${e.output} out tokens`;
     case "log":
       return e.message;
+    case "loop":
+      return `step ${e.step}: ${e.message}`;
     case "run_end":
       return `agent finished (${e.result.completed ? "completed" : "not completed"}): ${e.result.message}`;
   }

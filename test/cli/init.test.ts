@@ -23,6 +23,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["OpenAI API key", `${key}\r`],
       ["Anthropic API key", "\r"],
       ["Google (Gemini) API key", "\r"],
+      ["local model server", "n\r"],
       ["headless by default", "n\r"],
       ["executable", "/usr/bin/chromium\r"],
       ["viewport", "800x600\r"],
@@ -43,5 +44,28 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       openai: { apiKey: key },
       browser: { headless: false, executablePath: "/usr/bin/chromium", viewport: "800x600" },
     });
+  }, 60_000);
+
+  it("offers a local model server: the chosen preset and model name become the default model (no key asked for it)", async () => {
+    const answers: [string, string][] = [
+      ["OpenAI API key", "\r"],
+      ["Anthropic API key", "\r"],
+      ["Google (Gemini) API key", "\r"],
+      ["local model server", "y\r"],
+      // The four presets are listed with whether each answers /v1/models now; the arrow picks the second.
+      ["Which server?", "\x1b[B\r"],
+      ["Model name on LM Studio", "qwen2.5-7b-instruct\r"],
+      ["headless by default", "\r"],
+      ["executable", "\r"],
+      ["viewport", "\r"],
+    ];
+    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], { env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    expect(code, out).toBe(0);
+    expect(out).toContain("http://localhost:11434/v1");
+    expect(out).toContain("http://localhost:8080/v1");
+    expect(JSON.parse(readFileSync(join(sb.config, "config.json"), "utf8"))).toMatchObject({ model: { name: "lmstudio/qwen2.5-7b-instruct" } });
   }, 60_000);
 });

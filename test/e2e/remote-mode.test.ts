@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError, ServiceError } from "../../src/errors.js";
+import { BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError, ServiceError, ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { ServiceOptions } from "../../src/options.js";
 import type { Service } from "../../src/service.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
@@ -148,6 +148,17 @@ describe("remote mode against svc serve", () => {
     // onStepEnd: once per step, in order, on the server's run too (as its results arrive).
     expect(there.ends).toEqual(there.result.actions.map((a) => `${a.step} ${a.type}`));
     expect(there.ends).toEqual(here.ends);
+  });
+
+  it("a non-default loopDetection is refused, not dropped: the session API cannot carry it", async () => {
+    await using(remote(), async (svc) => {
+      for (const loopDetection of [false, { repeats: 5 }] as const) {
+        const e = await svc.agent().execute({ instruction: "anything", loopDetection }).then(() => undefined, (err: unknown) => err as Error);
+        expect(e).toBeInstanceOf(ServiceInvalidArgumentError);
+        expect(e!.message).toMatch(/^execute\.loopDetection: cannot be sent over the session API/);
+      }
+      expect(world.fake.requests).toHaveLength(0);
+    });
   });
 
   it("init returns the cloud session; close releases it and its browser", async () => {
