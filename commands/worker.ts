@@ -48,7 +48,8 @@ export async function worker(g: GlobalOptions, flags: WorkerFlags, stop: AbortSi
 
   const processor = async (job: Job<JobData>) => {
     const { batchId, task: wire, timeoutMs } = job.data;
-    const attempt = job.attemptsMade + 1;
+    // attemptsStarted also counts a start whose worker died (a stall), which attemptsMade does not.
+    const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1);
     if (await redis.hexists(resultsKey(batchId), String(wire.index))) {
       say({ type: "task_skip", batchId, index: wire.index, attempt }, `#${wire.index} of ${batchId}: already reported, not run again`);
       return;

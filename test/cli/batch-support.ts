@@ -29,7 +29,7 @@ export function writeTasks(path: string, server: FixtureServer, o: TaskOptions):
   for (let i = 0; i < o.count; i++) {
     const page = server.url(`site/item.html?id=${PLANTS[i % PLANTS.length]}`);
     if (i === o.secret) {
-      lines.push(JSON.stringify({ id: `t${i}`, instruction: `Task ${i}: search for %q% and report the shop's name`, url: server.url("site/index.html"), variables: { q: SECRET }, maxSteps: 3 }));
+      lines.push(JSON.stringify({ id: `t${i}`, instruction: `Task ${i}: search for %q% and report the shop's name`, url: server.url("site/index.html"), variables: { q: SECRET }, maxSteps: 4 }));
     } else if (i % 2 === 0) {
       lines.push(JSON.stringify({ id: `t${i}`, instruction: `Task ${i}: report the plant's name and price${i === o.slow ? " slowly" : ""}`, url: page, maxSteps: 3 }));
     } else {
@@ -54,7 +54,12 @@ export function batchBrain(slowMs = 0): FakeReplyFn {
     else if (ins.includes("%q%")) {
       const box = lines.find((l) => l.ref && l.role === "searchbox");
       const heading = headingOf(req.snapshot);
-      reply = box && !box.value ? step("perform", { ref: box.ref, method: "fill", arguments: ["%q%"] }, "search") : step("done", { message: `Task ${n}: searched ${heading}`, success: true });
+      // Fill the box, look at the page again (its outline, with the value in the box, lands in the result's
+      // actions as pageText), then answer.
+      const stepNo = Number(/Step (\d+) of/.exec(req.userText)?.[1] ?? 1);
+      if (stepNo === 1 && box) reply = step("perform", { ref: box.ref, method: "fill", arguments: ["%q%"] }, "search");
+      else if (stepNo === 2) reply = step("ariaTree", {}, "look again");
+      else reply = step("done", { message: `Task ${n}: searched ${heading}`, success: true });
     } else {
       const heading = headingOf(req.snapshot);
       const price = /Price: ([\d.]+)/.exec(req.snapshot)?.[1] ?? "?";

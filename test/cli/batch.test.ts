@@ -45,6 +45,7 @@ describe("svc batch (local pool)", () => {
     expect(out.at(-1)).toMatchObject({ type: "summary", total: 6, succeeded: 6, failed: 0 });
     // The variable was typed for real, yet its value is in no result.
     expect(r.stdout).not.toContain(SECRET);
+    expect(results[3]!.actions.map((a: { type: string }) => a.type)).toEqual(["perform", "ariaTree", "done"]);
     expect(JSON.stringify(results[3]!.actions)).toContain("%q%");
 
     const file = join(sb.tmp, "..", "results.jsonl");
