@@ -16,7 +16,7 @@ import { positiveInt } from "./agent.js";
 import { taskModels } from "./batch/models.js";
 import { checkBatchId, checkQueueUrl, connectRedis, queueKey, redactUrl } from "./batch/queue.js";
 import { ResultSink } from "./batch/results.js";
-import { type BatchResult, BrowserTaskError, countResults, runTask } from "./batch/run-task.js";
+import { type BatchResult, BrowserTaskError, countResults, failedResult, runTask } from "./batch/run-task.js";
 import { type BatchTask, readTasks } from "./batch/tasks.js";
 import { registerCleanup } from "./cleanup.js";
 import { checkOutputPath } from "./output-file.js";
@@ -98,7 +98,8 @@ async function runLocal(g: GlobalOptions, tasks: BatchTask[], flags: BatchFlags,
         try {
           result = await runTask(task, { g, launch: flags, model, timeoutMs, signal: controller.signal });
         } catch (e) {
-          if (!(e instanceof BrowserTaskError) || attempt >= 2) throw e;
+          if (!(e instanceof BrowserTaskError)) throw e;
+          if (attempt >= 2) result = failedResult(task, e.code, e.message, attempt);
         }
       }
       if (sink.add(result)) report.onResult(result);

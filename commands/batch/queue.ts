@@ -114,20 +114,3 @@ export async function recordResult(redis: Redis, batchId: string, result: BatchR
   const [[, stored]] = (await redis.multi().hsetnx(key, String(result.index), JSON.stringify(result)).expire(key, KEEP_SECONDS).exec()) as [[unknown, number]];
   return stored === 1;
 }
-
-/** A failure result for a task whose job failed for good (no result of the agent). */
-export function failedResult(task: JobData["task"], code: string, message: string, attempt: number): BatchResult {
-  const now = new Date().toISOString();
-  return {
-    index: task.index,
-    ...(task.id !== undefined ? { id: task.id } : {}),
-    success: false,
-    completed: false,
-    message,
-    actions: [],
-    usage: { input_tokens: 0, output_tokens: 0, inference_time_ms: 0 },
-    timing: { startedAt: now, finishedAt: now, durationMs: 0 },
-    error: { code, message },
-    attempt,
-  };
-}

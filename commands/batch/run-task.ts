@@ -110,6 +110,23 @@ export async function runTask(task: BatchTask, o: TaskRunOptions): Promise<Batch
   return secrets.deep(result);
 }
 
+/** A result for a task that produced none of the agent's (its job failed for good, its browser kept crashing). */
+export function failedResult(task: Pick<BatchTask, "index" | "id">, code: string, message: string, attempt?: number): BatchResult {
+  const now = new Date().toISOString();
+  return {
+    index: task.index,
+    ...(task.id !== undefined ? { id: task.id } : {}),
+    success: false,
+    completed: false,
+    message,
+    actions: [],
+    usage: ZERO_USAGE,
+    timing: { startedAt: now, finishedAt: now, durationMs: 0 },
+    error: { code, message },
+    ...(attempt !== undefined ? { attempt } : {}),
+  };
+}
+
 /** Exit-code summary of a set of results. */
 export function countResults(results: readonly BatchResult[]): { total: number; succeeded: number; failed: number } {
   const succeeded = results.filter((r) => r.success).length;

@@ -10,9 +10,9 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { ServiceInvalidArgumentError, errorMessage } from "../../src/errors.js";
 import { sleep } from "../../src/util/abort.js";
-import { type JobData, KEEP_SECONDS, QUEUE_NAME, failedResult, jobId, metaKey, recordResult, resultsKey, sealVariables } from "./queue.js";
+import { type JobData, KEEP_SECONDS, QUEUE_NAME, jobId, metaKey, recordResult, resultsKey, sealVariables } from "./queue.js";
 import type { ResultSink } from "./results.js";
-import type { BatchResult } from "./run-task.js";
+import { type BatchResult, failedResult } from "./run-task.js";
 import type { BatchTask } from "./tasks.js";
 
 export interface SubmitOptions {
@@ -64,7 +64,7 @@ export async function batchTotal(redis: Redis, batchId: string): Promise<number>
 async function settleFailed(redis: Redis, queue: Queue, batchId: string, index: number): Promise<void> {
   const job = await queue.getJob(jobId(batchId, index));
   if (!job) {
-    await recordResult(redis, batchId, failedResult({ index } as JobData["task"], "TASK_LOST", "the task's job is gone from the queue (removed by hand?)", 0));
+    await recordResult(redis, batchId, failedResult({ index }, "TASK_LOST", "the task's job is gone from the queue (removed by hand?)", 0));
     return;
   }
   if ((await job.getState()) !== "failed") return;
