@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET, batchBrain, jsonLines, scriptBrain, writeTasks } from "./batch-support.js";
-import { type ModelWorld, expectNoProcesses, expectOneLine, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, expectNoProcesses, expectOneLine, hasPython, spawnSvc, startModelWorld, svc, svcInPty, waitFor, collect } from "./helpers.js";
 
 let world: ModelWorld;
 
@@ -97,4 +97,41 @@ describe("svc batch (local pool)", () => {
       expect(r.stdout).toBe("");
     }
   }, 60_000);
+
+  it("Ctrl-C mid-batch: exit 130, the finished results are in the journal, no Chrome left; a rerun will not overwrite it", async () => {
+    const { server, fake, sb } = world;
+    scriptBrain(fake, batchBrain(60_000));
+    const tasks = join(sb.tmp, "..", "tasks-int.jsonl");
+    writeTasks(tasks, server, { count: 2, slow: 1 });
+    const file = join(sb.tmp, "..", "int-results.jsonl");
+    const child = spawnSvc(["--json", "batch", tasks, "-o", file, "--concurrency", "2"], sb.env);
+    const done = collect(child, 90_000);
+    const journal = `${file}.partial`;
+    expect(await waitFor(() => existsSync(journal) && readFileSync(journal, "utf8").includes('"index":0'), 60_000)).toBe(true);
+    child.kill("SIGINT");
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(jsonLines(readFileSync(journal, "utf8")).map((l) => [l.index, l.message])).toEqual([[0, "Task 0: Red Rose costs 12.50"]]);
+    expect(existsSync(file)).toBe(false);
+    await expectNoProcesses(sb.tmp, 15_000);
+    const again = await svc(["batch", tasks, "-o", file], sb.env);
+    expect(again.code).toBe(2);
+    expect(expectOneLine(again.stderr)).toMatch(/int-results\.jsonl\.partial exists/);
+  }, 120_000);
+
+  it.skipIf(!hasPython)("at a terminal: a progress bar with each finished task, then the summary", async () => {
+    const { server, fake, sb } = world;
+    scriptBrain(fake, batchBrain());
+    const tasks = join(sb.tmp, "..", "tasks-tty.jsonl");
+    writeTasks(tasks, server, { count: 2 });
+    const r = await svcInPty(["batch", tasks, "--concurrency", "1"], [], sb.env, 90_000);
+    expect(r.code, r.out).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    const out = r.out.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+    expect(out).toContain("✓ #0 (t0) Task 0: Red Rose costs 12.50");
+    expect(out).toContain("✓ #1 (t1) Task 1: Yellow Tulip costs 4.20");
+    expect(out).toMatch(/█+ 2\/2/);
+    expect(out).toContain("2/2 succeeded");
+    expect(out).not.toContain('"schemaVersion"');
+  }, 120_000);
 });
