@@ -77,6 +77,22 @@ describe("svc batch (local pool)", () => {
     expect(r.stderr).toBe("");
   }, 90_000);
 
+  it("a task's timeoutMs ends that task (completed false, the time named) while the others finish", async () => {
+    const { server, fake, sb } = world;
+    scriptBrain(fake, batchBrain(60_000));
+    const tasks = join(sb.tmp, "..", "tasks-timeout.jsonl");
+    const page = server.url("site/item.html?id=fern");
+    writeFileSync(tasks, [JSON.stringify({ instruction: "Task 0: report the plant's name and price", url: page }), JSON.stringify({ instruction: "Task 1: report the plant's name and price slowly", url: page, timeoutMs: 1500 })].join("\n"));
+    const started = Date.now();
+    const r = await svc(["--json", "batch", tasks], sb.env, { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(11);
+    expect(Date.now() - started).toBeLessThan(45_000);
+    const [first, second] = jsonLines(r.stdout).filter((l) => l.type === "result");
+    expect(first).toMatchObject({ index: 0, success: true, message: "Task 0: Boston Fern costs 18.00" });
+    expect(second).toMatchObject({ index: 1, success: false, completed: false });
+    expect(second!.message).toMatch(/time limit \(timeoutMs 1500\)|1500 ms/);
+  }, 90_000);
+
   it("a bad line is refused before anything runs, naming its line number and field", async () => {
     const { sb } = world;
     const tasks = join(sb.tmp, "..", "bad.jsonl");
