@@ -16,7 +16,7 @@ import { errorMessage } from "../src/errors.js";
 import { sleep } from "../src/util/abort.js";
 import { positiveInt } from "./agent.js";
 import { taskModels } from "./batch/models.js";
-import { type JobData, checkQueueUrl, connectRedis, openVariables, queueKey, recordResult, redactUrl, resultsKey } from "./batch/queue.js";
+import { type JobData, QUEUE_NAME, checkQueueUrl, connectRedis, openVariables, queueKey, recordResult, redactUrl, resultsKey } from "./batch/queue.js";
 import { BrowserTaskError, failedResult, runTask } from "./batch/run-task.js";
 import type { BatchTask } from "./batch/tasks.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
@@ -42,7 +42,7 @@ export async function worker(g: GlobalOptions, flags: WorkerFlags, stop: AbortSi
     process.stdout.write(g.json ? `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, worker: name, ...doc })}\n` : `${text}\n`);
   };
   const redis = await connectRedis(url);
-  const models = taskModels({ ...g, json: true }, false);
+  const models = taskModels(g, false);
   const running = new AbortController();
   const { Worker } = await import("bullmq");
 
@@ -74,15 +74,13 @@ export async function worker(g: GlobalOptions, flags: WorkerFlags, stop: AbortSi
     }
   };
 
-  const w = new Worker<JobData>("svc-batch", processor, {
+  const w = new Worker<JobData>(QUEUE_NAME, processor, {
     connection: redis,
     concurrency,
     name,
     lockDuration,
     stalledInterval: lockDuration,
     maxStalledCount: 3,
-    // The stalled check of every worker runs every lockDuration; at start, without waiting that long.
-    autorun: true,
   });
   // The last attempt failed: the task's failure result, so the submitter is not left waiting on it.
   w.on("failed", (job, err) => {

@@ -18,7 +18,7 @@ let world: ModelWorld;
 const workers: Array<{ child: ChildProcess; out: () => Line[] }> = [];
 
 function startWorker(env: NodeJS.ProcessEnv, name: string) {
-  const child = spawnSvc(["--json", "worker", "--queue", redis.url, "--concurrency", "1", "--lock-duration", "3000", "--name", name], env);
+  const child = spawnSvc(["--json", "worker", "--queue", redis.url, "--concurrency", "1", "--lock-duration", "5000", "--name", name], env);
   let stdout = "";
   child.stdout?.setEncoding("utf8").on("data", (d: string) => (stdout += d));
   child.stderr?.setEncoding("utf8").on("data", (d: string) => process.stderr.write(`[${name}] ${d}`));
@@ -69,7 +69,7 @@ describe("svc batch --queue with svc worker", () => {
     expect(await waitFor(() => ws.every((w) => w.out().some((l) => l.type === "ready")), 30_000)).toBe(true);
 
     const file = join(sb.tmp, "..", "queue-results.jsonl");
-    const submitter = svc(["--json", "batch", tasks, "--queue", redis.url, "-o", file], sb.env, { timeoutMs: 150_000 });
+    const submitter = svc(["--json", "batch", tasks, "--queue", redis.url, "-o", file], sb.env, { timeoutMs: 240_000 });
     // The worker that took the slow task is killed while the model is still thinking about it.
     let victim: (typeof ws)[number] | undefined;
     await waitFor(() => !!(victim = ws.find((w) => w.out().some((l) => l.type === "task_start" && l.index === SLOW))), 60_000, 50);
@@ -107,10 +107,12 @@ describe("svc batch --queue with svc worker", () => {
     for (const w of survivors) expect(w.out().at(-1)).toMatchObject({ type: "stopped", drained: true });
     expect(pidAlive(victim!.child.pid!)).toBe(false);
     await expectNoProcesses(sb.tmp, 15_000);
-  }, 240_000);
+  }, 420_000);
 
   it("--detach prints a batch id; --results collects it once a worker has run it; variables without a key are refused", async () => {
     const { server, fake, sb } = world;
+    // Only the worker started below may take these tasks.
+    for (const w of workers) if (w.child.exitCode === null) w.child.kill("SIGKILL");
     scriptBrain(fake, batchBrain());
     const tasks = join(sb.tmp, "..", "tasks3.jsonl");
     writeTasks(tasks, server, { count: 3, secret: 2 });
