@@ -158,6 +158,7 @@ async function finishBatch(g: GlobalOptions, total: number, out: string | undefi
 export async function batch(g: GlobalOptions, file: string | undefined, flags: BatchFlags): Promise<void> {
   const timeoutMs = positiveInt(flags.taskTimeout, "--task-timeout", " (milliseconds)") ?? DEFAULT_TASK_TIMEOUT_MS;
   const out = flags.output !== undefined ? checkOutputPath(flags.output) : undefined;
+  if (flags.queue !== undefined) checkQueueUrl(flags.queue);
   if (flags.results !== undefined) {
     if (file !== undefined) throw new ServiceInvalidArgumentError("--results collects a queued batch: give no task file with it");
     if (flags.queue === undefined) throw new ServiceInvalidArgumentError("--results needs --queue (the Redis the batch was queued on)");
