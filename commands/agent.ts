@@ -59,7 +59,7 @@ export class AgentIncompleteError extends ServiceError {
 
 const MODES = ["dom", "hybrid", "cua"] as const;
 
-function positiveInt(raw: string | undefined, flag: string, unit = ""): number | undefined {
+export function positiveInt(raw: string | undefined, flag: string, unit = ""): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!raw.trim() || !Number.isInteger(n) || n <= 0) throw new ServiceInvalidArgumentError(`${flag} must be a positive integer${unit}, got "${raw}"`);
@@ -67,7 +67,7 @@ function positiveInt(raw: string | undefined, flag: string, unit = ""): number |
 }
 
 /** Looks the key up before any browser starts; at a terminal a missing one is asked for (see model.ts). */
-async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag: string): Promise<CliModel> {
+export async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag: string): Promise<CliModel> {
   const { parseModelConfig, resolveApiKey } = await import("../src/model/index.js");
   return withModelKey(g, spec, async (model) => {
     resolveApiKey(parseModelConfig(model, flag));

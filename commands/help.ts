@@ -42,6 +42,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   fetch: ["svc fetch https://example.com", "svc fetch https://example.com/data.json --format json"],
   search: ['svc search "chromium release notes" -n 5'],
   agent: ['svc agent "find the cheapest flight to Oslo" --url https://example.com --max-steps 20'],
+  batch: ["svc batch tasks.jsonl --concurrency 4 -o results.jsonl", "svc batch tasks.jsonl --queue redis://10.0.0.5:6379 --detach"],
+  worker: ["svc worker --queue redis://10.0.0.5:6379 --concurrency 2"],
   history: ["svc history --limit 10"],
   metrics: ["svc metrics", "svc --json metrics"],
   "config get": ["svc config get model"],

@@ -58,6 +58,7 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   UNSUPPORTED_MODEL: EXIT.MODEL,
   INVALID_MODEL_FORMAT: EXIT.MODEL,
   AGENT_INCOMPLETE: EXIT.INCOMPLETE,
+  BATCH_INCOMPLETE: EXIT.INCOMPLETE,
   ABORTED: EXIT.INTERRUPTED,
   INTERRUPTED: EXIT.INTERRUPTED,
 };
@@ -117,7 +118,7 @@ function prescan(argv: readonly string[]): Globals {
     const v = a === "--verbose" ? argv[i + 1] : a?.startsWith("--verbose=") ? a.slice(10) : undefined;
     if (v === "0" || v === "1" || v === "2") g.verbose = Number(v) as Verbosity;
   }
-  if (command === "agent") g.lines = true;
+  if (command === "agent" || command === "batch" || command === "worker") g.lines = true;
   return g;
 }
 
@@ -204,7 +205,7 @@ async function main(argv: readonly string[]): Promise<void> {
       const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string; env?: string }>();
       globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session, env: o.env };
       // `svc agent` prints JSON lines: an error document must be one line too.
-      if (action.name() === "agent") globals.lines = true;
+      if (["agent", "batch", "worker"].includes(action.name())) globals.lines = true;
     });
 
   // Each action receives the global flags; the module doing the work is imported only then.
@@ -503,6 +504,40 @@ async function main(argv: readonly string[]): Promise<void> {
     .action(async (opts) => {
       stopServing = new AbortController();
       await (await import("./mcp.js")).mcp(g(), opts, stopServing.signal, version());
+      exitCode = firstSignal?.signal === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
+    });
+
+  // svc batch / svc worker (issue 13, agent batches: commands/batch.ts, commands/worker.ts, commands/batch/)
+  program
+    .command("batch [tasks.jsonl]")
+    .description("run agent tasks (one JSON object per line: instruction, url, maxSteps, variables, model, output) on a local pool, or on BullMQ workers with --queue; results as JSON lines in input order; exit 11 when some task did not succeed")
+    .option("--concurrency <n>", "local pool: tasks (browsers) at once (default: CPUs, at most 4)")
+    .option("-o, --output <file>", "write the results (JSON lines, input order) to this file; print only the summary")
+    .option("--task-timeout <ms>", "wall time of a task that names no timeoutMs (default 300000)")
+    .option("--queue <redis-url>", "enqueue the tasks on this Redis for `svc worker`s and collect their results")
+    .option("--queue-key <key>", "encrypt task variables for the queue with this key (default: SVC_QUEUE_KEY); required with variables")
+    .option("--attempts <n>", "queue: tries per task when its browser crashes or its worker dies (default 3)")
+    .option("--detach", "queue: print the batch id and exit; collect later with --results")
+    .option("--results <batchId>", "queue: collect the results of an earlier batch (waits for the missing ones)")
+    .option("--headed", "show the browser windows")
+    .option("--viewport <WxH>", "viewport size of the browsers")
+    .option("--executable-path <path>", "Chrome/Chromium to launch")
+    .action(async (file: string | undefined, opts) => (await import("./batch.js")).batch(g(), file, opts));
+  program
+    .command("worker")
+    .description("take agent tasks of `svc batch --queue` from Redis and run them, until SIGINT/SIGTERM (running tasks finish first)")
+    .option("--queue <redis-url>", "the Redis the batches are queued on")
+    .option("--queue-key <key>", "the key task variables were encrypted with (default: SVC_QUEUE_KEY)")
+    .option("--concurrency <n>", "tasks (browsers) at once (default 1)")
+    .option("--lock-duration <ms>", "how long a dead worker's task stays locked before another worker retries it (default: SVC_WORKER_LOCK_MS, 30000)")
+    .option("--drain-timeout <ms>", "on SIGTERM, how long running tasks may finish before they are aborted and retried elsewhere (default 60000)")
+    .option("--name <name>", "this worker's name in job records and its output (default HOST:PID)")
+    .option("--headed", "show the browser windows")
+    .option("--viewport <WxH>", "viewport size of the browsers")
+    .option("--executable-path <path>", "Chrome/Chromium to launch")
+    .action(async (opts) => {
+      stopServing = new AbortController();
+      await (await import("./worker.js")).worker(g(), opts, stopServing.signal);
       exitCode = firstSignal?.signal === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
     });
 

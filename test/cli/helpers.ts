@@ -201,10 +201,12 @@ export const hasPython = spawnSync("python3", ["-c", "import pty"], { stdio: "ig
  * the child's code.
  */
 export const PTY_DRIVER = String.raw`
-import json, os, pty, select, sys, time
+import fcntl, json, os, pty, select, struct, sys, termios, time
 argv, answers = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 pid, fd = pty.fork()
 if pid == 0:
+    # A 40x120 terminal: with no size set, Ink sees 0 columns and wraps every character.
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     os.execvp(argv[0], argv)
 out = b""
 def pump(seconds):
@@ -223,8 +225,14 @@ for prompt, answer in answers:
         pump(0.1)
     os.write(fd, answer.encode())
     pump(0.3)
-pump(3)
-_, status = os.waitpid(pid, 0)
+# Read until the child exits (a command may print long after the last answer), then what is left.
+status = None
+while status is None:
+    pump(0.2)
+    done, st = os.waitpid(pid, os.WNOHANG)
+    if done:
+        status = st
+pump(0.3)
 sys.stdout.write(out.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(status))
 `;

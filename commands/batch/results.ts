@@ -1,0 +1,74 @@
+/**
+ * Where a batch's results go, in input order, each exactly once.
+ *
+ * Results finish in any order. Each one is appended to a journal next to the output file
+ * (`<out>.partial`, one JSON line with its index, fsynced) the moment it finishes, so a crash loses
+ * nothing already finished; the ordered lines are handed on (stdout) as soon as every earlier task is in;
+ * at the end the output file is written atomically in input order (the one atomic writer) and the journal
+ * removed. A result for an index already recorded is ignored (a retried task is never reported twice).
+ */
+import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
+import { ServiceInvalidArgumentError } from "../../src/errors.js";
+import { writeOutputFile } from "../output-file.js";
+import type { BatchResult } from "./run-task.js";
+
+export class ResultSink {
+  private readonly results = new Map<number, BatchResult>();
+  private next = 0;
+  private journal: number | undefined;
+  readonly journalPath: string | undefined;
+
+  constructor(
+    readonly total: number,
+    private readonly out: string | undefined,
+    /** Called with each result in input order, as soon as it and every earlier one are in. */
+    private readonly onOrdered: (r: BatchResult) => void = () => {},
+  ) {
+    this.journalPath = out !== undefined ? `${out}.partial` : undefined;
+    if (this.journalPath !== undefined) {
+      if (existsSync(this.journalPath)) {
+        throw new ServiceInvalidArgumentError(`${this.journalPath} exists: the finished results of an interrupted batch are there`, { hint: "move it away (or delete it) before running the batch again" });
+      }
+      this.journal = openSync(this.journalPath, "wx", 0o644);
+    }
+  }
+
+  get count(): number {
+    return this.results.size;
+  }
+
+  has(index: number): boolean {
+    return this.results.has(index);
+  }
+
+  /** Records a result; false when its index already had one. */
+  add(result: BatchResult): boolean {
+    if (this.results.has(result.index) || result.index < 0 || result.index >= this.total) return false;
+    this.results.set(result.index, result);
+    if (this.journal !== undefined) {
+      writeSync(this.journal, `${JSON.stringify(result)}\n`);
+      fsyncSync(this.journal);
+    }
+    while (this.results.has(this.next)) this.onOrdered(this.results.get(this.next++)!);
+    return true;
+  }
+
+  /** Every result so far, in input order. */
+  ordered(): BatchResult[] {
+    return [...this.results.values()].sort((a, b) => a.index - b.index);
+  }
+
+  /** Writes the output file (atomically, input order) and drops the journal. */
+  finish(): void {
+    this.close();
+    if (this.out === undefined) return;
+    writeOutputFile(this.out, this.ordered().map((r) => `${JSON.stringify(r)}\n`).join(""));
+    rmSync(this.journalPath!, { force: true });
+  }
+
+  /** Leaves the journal in place (an interrupted run). */
+  close(): void {
+    if (this.journal !== undefined) closeSync(this.journal);
+    this.journal = undefined;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * `svc worker --queue redis://…`: takes agent tasks of `svc batch --queue` from BullMQ, runs up to
+ * `--concurrency` of them at once (each on a browser of its own, as the local pool does: batch/run-task.ts)
+ * and stores each result in Redis for the submitter (batch/queue.ts). Runs until SIGINT/SIGTERM; then it
+ * takes no new task, lets the running ones finish (up to `--drain-timeout`), and exits.
+ *
+ * - A browser that crashed or could not start fails the attempt: BullMQ retries the task (backoff) here or
+ *   on another worker. A worker that dies (kill -9, lost machine) holds its tasks' locks no longer than
+ *   `--lock-duration`; another worker's stalled check then puts them back to wait.
+ * - A task whose result is already stored (it was retried after its result was written) is not run again.
+ * - Prints one line per event (JSON lines with --json): ready, task_start, task_end, task_retry, stopped.
+ */
+import { hostname } from "node:os";
+import type { Job } from "bullmq";
+import { errorMessage } from "../src/errors.js";
+import { sleep } from "../src/util/abort.js";
+import { positiveInt } from "./agent.js";
+import { taskModels } from "./batch/models.js";
+import { type JobData, QUEUE_NAME, checkQueueUrl, connectRedis, openVariables, queueKey, recordResult, redactUrl, resultsKey } from "./batch/queue.js";
+import { BrowserTaskError, failedResult, runTask } from "./batch/run-task.js";
+import type { BatchTask } from "./batch/tasks.js";
+import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
+import type { LaunchFlags } from "./runtime.js";
+
+export interface WorkerFlags extends LaunchFlags {
+  queue?: string;
+  queueKey?: string;
+  concurrency?: string;
+  lockDuration?: string;
+  drainTimeout?: string;
+  name?: string;
+}
+
+export async function worker(g: GlobalOptions, flags: WorkerFlags, stop: AbortSignal): Promise<void> {
+  const url = checkQueueUrl(flags.queue);
+  const key = queueKey(flags.queueKey);
+  const concurrency = positiveInt(flags.concurrency, "--concurrency") ?? 1;
+  const lockDuration = positiveInt(flags.lockDuration ?? process.env.SVC_WORKER_LOCK_MS, "--lock-duration", " (milliseconds)") ?? 30_000;
+  const drainMs = positiveInt(flags.drainTimeout, "--drain-timeout", " (milliseconds)") ?? 60_000;
+  const name = flags.name ?? `${hostname()}:${process.pid}`;
+  const say = (doc: Record<string, unknown>, text: string) => {
+    process.stdout.write(g.json ? `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, worker: name, ...doc })}\n` : `${text}\n`);
+  };
+  const redis = await connectRedis(url);
+  const models = taskModels(g, false);
+  const running = new AbortController();
+  const { Worker } = await import("bullmq");
+
+  const processor = async (job: Job<JobData>) => {
+    const { batchId, task: wire, timeoutMs } = job.data;
+    // attemptsStarted also counts a start whose worker died (a stall), which attemptsMade does not.
+    const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1);
+    if (await redis.hexists(resultsKey(batchId), String(wire.index))) {
+      say({ type: "task_skip", batchId, index: wire.index, attempt }, `#${wire.index} of ${batchId}: already reported, not run again`);
+      return;
+    }
+    say({ type: "task_start", batchId, index: wire.index, attempt }, `#${wire.index} of ${batchId}: started (attempt ${attempt})`);
+    let task: BatchTask;
+    try {
+      const { sealedVariables, ...rest } = wire;
+      task = { ...rest, ...(sealedVariables ? { variables: openVariables(sealedVariables, key, `task ${wire.index} of ${batchId}`) } : {}) };
+    } catch (e) {
+      await recordResult(redis, batchId, failedResult(wire, "INVALID_ARGUMENT", errorMessage(e), attempt));
+      say({ type: "task_end", batchId, index: wire.index, attempt, success: false }, `#${wire.index} of ${batchId}: ${errorMessage(e)}`);
+      return;
+    }
+    try {
+      const result = await runTask(task, { g, launch: flags, model: models, timeoutMs, signal: running.signal });
+      await recordResult(redis, batchId, { ...result, attempt });
+      say({ type: "task_end", batchId, index: wire.index, attempt, success: result.success, durationMs: result.timing.durationMs }, `#${wire.index} of ${batchId}: ${result.success ? "ok" : "failed"} in ${result.timing.durationMs} ms`);
+    } catch (e) {
+      if (e instanceof BrowserTaskError) say({ type: "task_retry", batchId, index: wire.index, attempt, code: e.code, message: e.message }, `#${wire.index} of ${batchId}: ${e.message} (retried)`);
+      throw e;
+    }
+  };
+
+  const w = new Worker<JobData>(QUEUE_NAME, processor, {
+    connection: redis,
+    concurrency,
+    name,
+    lockDuration,
+    stalledInterval: lockDuration,
+    maxStalledCount: 3,
+  });
+  // The last attempt failed: the task's failure result, so the submitter is not left waiting on it.
+  w.on("failed", (job, err) => {
+    if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const data = job.data;
+    void recordResult(redis, data.batchId, failedResult(data.task, "TASK_FAILED", `failed after ${job.attemptsMade} attempt(s): ${err.message}`, job.attemptsMade)).catch(() => {});
+  });
+  w.on("error", (e) => process.stderr.write(`svc: worker: ${errorMessage(e)}\n`));
+  await w.waitUntilReady();
+  say({ type: "ready", concurrency, queue: redactUrl(url) }, `worker ${name} ready: up to ${concurrency} task(s) at once from ${redactUrl(url)}`);
+
+  await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener("abort", () => resolve(), { once: true })));
+  // Stop taking tasks; the running ones finish (a drain), then are aborted (their attempt is retried elsewhere).
+  const closing = w.close();
+  const drained = await Promise.race([closing.then(() => true), sleep(drainMs).then(() => false)]);
+  if (!drained) {
+    running.abort();
+    await Promise.race([closing, sleep(5000)]);
+  }
+  say({ type: "stopped", drained }, `worker ${name} stopped${drained ? "" : " (running tasks aborted after --drain-timeout)"}`);
+  redis.disconnect();
+}
