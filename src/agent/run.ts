@@ -5,6 +5,7 @@
  * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
  */
 import { describeDialog } from "../browser/dialogs.js";
+import { describeDownload, type Download } from "../browser/downloads.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage } from "../errors.js";
 import type { AgentAction, AgentResultData, AgentStopReason, AgentUsage, RunEvent } from "../events.js";
@@ -48,6 +49,8 @@ export interface AgentHost {
   search?(): SearchBackend | undefined;
   /** The browser's dialog handler: the dialog tool and the dialogs reported to the next step. */
   dialogs?: DialogControl;
+  /** Downloads that finish during the run are reported to the next step (where each went). */
+  downloads?: { onDownload(listener: (d: Download) => void): () => void };
 }
 
 /** An event without the fields every event gets (runId, elapsedMs). */
@@ -302,6 +305,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
         ...(detail ? { detail } : {}),
         ...(note ? { note } : {}),
         ...(dialogs.length ? { dialogs: dialogs.splice(0) } : {}),
+        ...(downloads.length ? { downloads: downloads.splice(0) } : {}),
         ...(image ? { screenshot: { width: image.width, height: image.height } } : {}),
         url,
         snapshot: snap.text,
@@ -328,6 +332,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     dialogs.push(line);
     emit({ type: "log", level: "info", message: line });
   });
+  // Downloads the same way: the model learns the file's name, size and path on the next step.
+  const downloads: string[] = [];
+  const offDownloads = host.downloads?.onDownload((d) => {
+    const line = describeDownload(d);
+    downloads.push(line);
+    emit({ type: "log", level: "info", message: line });
+  });
   let failure: unknown;
   try {
     await loop();
@@ -340,6 +351,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   } finally {
     clearTimeout(deadline);
     offDialogs?.();
+    offDownloads?.();
     options.signal?.removeEventListener("abort", onUserAbort);
   }
   const reason: AgentStopReason = stop ?? "aborted";
