@@ -124,3 +124,28 @@ describe("dialogs", () => {
     expect(r.stderr).toContain('"maybe" is not accept or dismiss');
   });
 });
+
+describe("svc sessions start --downloads DIR --dialog accept", () => {
+  it("keeps both for the session: its downloads go to DIR, its dialogs are accepted without a flag", async () => {
+    const dir = join(world.sb.tmp, "..", "my-downloads");
+    await ok("--downloads", dir, "--dialog", "accept", "sessions", "start", "--name", "keeper", "--idle-timeout", "10");
+    try {
+      await ok("--session", "keeper", "goto", world.server.url("alert-once.html?alert=none"));
+      await ok("--session", "keeper", "click", "#confirm-button");
+      expect(await ok("--session", "keeper", "get", "text", "#result")).toBe("confirm: true");
+
+      await ok("--session", "keeper", "goto", world.server.url("downloads.html"));
+      await ok("--session", "keeper", "click", "#report");
+      const doc = await until(async () => {
+        const d = json<DownloadsDoc>(await ok("--json", "--session", "keeper", "downloads"));
+        return d.downloads.some((x) => x.state === "completed") ? d : undefined;
+      });
+      expect(doc.folder).toBe(dir);
+      expect(doc.downloads).toEqual([expect.objectContaining({ name: "report.txt", path: join(dir, "report.txt"), size: DOWNLOAD_BODY.length, state: "completed" })]);
+    } finally {
+      await run("sessions", "end", "keeper");
+    }
+    // The files outlive the session.
+    expect(readFileSync(join(dir, "report.txt"), "utf8")).toBe(DOWNLOAD_BODY);
+  });
+});
