@@ -276,6 +276,15 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   libPromise.catch(() => {});
   let session = resolved ?? (await resolveSession(root, g.session));
   session = touchSession(session, root);
+  if (g.downloads !== undefined) {
+    // The folder is the session's Chrome's preference, set when it started: it cannot move per command.
+    const own = isCloud(session) ? undefined : (session.downloadsDir ?? defaultDownloadsDir(root, session.id));
+    if (own !== resolve(g.downloads)) {
+      throw new ServiceInvalidArgumentError(`--downloads applies to a new session or a one-shot browser; session ${session.id} saves its downloads ${own ? `in ${own}` : "on its platform"}`, {
+        hint: "svc sessions start --downloads DIR, or --new for a one-shot browser",
+      });
+    }
+  }
   const where: ServiceOptions = isCloud(session)
     ? await cloudSessionOptions(session, extras)
     : {
