@@ -72,6 +72,8 @@ export async function discardSession(record: StoredSession, root: string): Promi
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
+  // Downloaded files outlive the session; a folder that got none goes with it.
+  (await import("../src/browser/downloads.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
   removeSession(record.id, root);
 }
 
@@ -406,6 +408,8 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
   } finally {
     if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);
     await svc.close({ force: true }).catch(() => {});
+    const downloads = (where.localBrowserLaunchOptions as { downloadsPath?: string } | undefined)?.downloadsPath;
+    if (downloads) (await import("../src/browser/downloads.js")).pruneEmptyDownloads(downloads);
     unregister();
   }
 }

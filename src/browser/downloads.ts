@@ -17,7 +17,7 @@
  * and so sees a download finish after the command that started it exited); a record never goes back from
  * completed/canceled to in progress.
  */
-import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import type { CdpSession } from "./cdp/connection.js";
@@ -145,6 +145,18 @@ export function listDownloads(dir: string): Download[] {
     out.push({ name, path, size: st.size, state: partial ? "inProgress" : "completed", startedAt: st.birthtime.toISOString() });
   }
   return out.sort((a, b) => (a.startedAt ?? "").localeCompare(b.startedAt ?? ""));
+}
+
+/** Removes a download folder that holds no download (only svc's empty records dir), so ended sessions leave no litter. */
+export function pruneEmptyDownloads(dir: string): void {
+  if (listDownloads(dir).length) return;
+  try {
+    if (readdirSync(recordsDir(dir)).length) return;
+    rmSync(recordsDir(dir), { recursive: true, force: true });
+    rmdirSync(dir);
+  } catch {
+    // not empty, or gone already
+  }
 }
 
 const FINAL: ReadonlySet<DownloadState> = new Set(["completed", "canceled"]);
