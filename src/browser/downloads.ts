@@ -151,7 +151,13 @@ export function listDownloads(dir: string): Download[] {
 export function pruneEmptyDownloads(dir: string): void {
   if (listDownloads(dir).length) return;
   try {
-    if (readdirSync(recordsDir(dir)).length) return;
+    let records: string[] = [];
+    try {
+      records = readdirSync(recordsDir(dir));
+    } catch {
+      // no records dir (no watcher ran)
+    }
+    if (records.length) return;
     rmSync(recordsDir(dir), { recursive: true, force: true });
     rmdirSync(dir);
   } catch {

@@ -148,4 +148,16 @@ describe("svc sessions start --downloads DIR --dialog accept", () => {
     // The files outlive the session.
     expect(readFileSync(join(dir, "report.txt"), "utf8")).toBe(DOWNLOAD_BODY);
   });
+
+  it("--downloads cannot move a running session's folder; a session that downloaded nothing leaves no folder", async () => {
+    const moved = await run("--downloads", join(world.sb.tmp, "..", "elsewhere"), "get", "title");
+    expect(moved.code).toBe(2);
+    expect(moved.stderr).toMatch(/--downloads applies to a new session or a one-shot browser; session \w+ saves its downloads in \S+downloads/);
+
+    const started = json<{ session: { id: string; downloadsDir: string } }>(await ok("--json", "sessions", "start", "--name", "empty", "--idle-timeout", "10"));
+    expect(started.session.downloadsDir).toBe(join(world.sb.state, "downloads", started.session.id));
+    expect(existsSync(started.session.downloadsDir)).toBe(true);
+    await ok("sessions", "end", "empty");
+    expect(existsSync(started.session.downloadsDir)).toBe(false);
+  });
 });
