@@ -7,6 +7,10 @@
  * leaves each dialog to a running command for a moment, answers it by the default policy if none did, and
  * records it in the session's history. It ends when Chrome does (the connection closes).
  *
+ * It also answers with the session's `--dialog` policy and its stored answer (`svc dialog`, taken when a
+ * dialog opens), and records the session's downloads (browser/downloads.ts): being attached for the whole
+ * session, it sees a download finish after the command that started it has exited.
+ *
  * Run as `node dialog-keeper.js '{"wsEndpoint": …, "logId": …, "root": …}'`.
  */
 import { spawn } from "node:child_process";
@@ -14,6 +18,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CdpConnection } from "../src/browser/cdp/connection.js";
 import { DialogHandler } from "../src/browser/dialogs.js";
+import { DownloadWatcher } from "../src/browser/downloads.js";
+import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
 import { appendHistory } from "../src/store/history.js";
 
 interface KeeperSpec {
@@ -21,6 +27,10 @@ interface KeeperSpec {
   /** The session's history log. */
   logId: string;
   root: string;
+  /** The session's download folder. */
+  downloadsDir?: string;
+  /** The session's dialog policy (default dismiss). */
+  dialog?: "accept" | "dismiss";
 }
 
 /** How long a running command has to answer a dialog itself. */
@@ -36,7 +46,9 @@ export function startDialogKeeper(spec: KeeperSpec): void {
 async function keep(spec: KeeperSpec): Promise<void> {
   // Nothing else keeps this process alive: it ends when the connection does (Chrome exited).
   const connection = await CdpConnection.connect(spec.wsEndpoint);
-  const dialogs = new DialogHandler();
+  const dialogs = new DialogHandler(spec.dialog ? { action: spec.dialog } : undefined);
+  const stored = sessionDialogAnswer(spec.logId, spec.root);
+  dialogs.answerFrom(() => stored.take());
   dialogs.onDialog((d) => {
     const entry = { method: "dialog", parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, timestamp: new Date().toISOString() };
     try {
@@ -52,6 +64,7 @@ async function keep(spec: KeeperSpec): Promise<void> {
     void session.send("Page.enable").catch(() => {});
   });
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(async () => connection.close());
+  if (spec.downloadsDir) await DownloadWatcher.start(connection.root, spec.downloadsDir).catch(() => {});
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -7,7 +7,7 @@
 import type { Command } from "commander";
 
 export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
-  "sessions start": ["svc sessions start --name shop", "svc sessions start --state login.state --headed"],
+  "sessions start": ["svc sessions start --name shop", "svc sessions start --state login.state --headed", "svc sessions start --downloads ./dl --dialog accept"],
   "sessions list": ["svc sessions list", "svc --json sessions list"],
   "sessions show": ["svc sessions show 3f2a9c1e"],
   "sessions end": ["svc sessions end", "svc sessions end --all"],
@@ -20,6 +20,8 @@ export const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
   wait: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000'],
   eval: ['svc eval "document.title"'],
   tabs: ["svc tabs", "svc tabs new https://example.com"],
+  downloads: ["svc downloads", "svc --json downloads"],
+  dialog: ['svc dialog accept "Ada"', "svc dialog dismiss"],
   snapshot: ["svc snapshot -i", "svc --json snapshot --max-tokens 2000"],
   click: ["svc click e3", 'svc click "#submit"'],
   dblclick: ["svc dblclick e7"],

@@ -109,7 +109,7 @@ const ENVS = ["LOCAL", "BROWSERBASE"];
 function prescan(argv: readonly string[]): Globals {
   const g: Globals = { json: false, verbose: 0, session: undefined };
   let command: string | undefined;
-  const valued = new Set(["--verbose", "--session", "--env"]);
+  const valued = new Set(["--verbose", "--session", "--env", "--downloads", "--dialog"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") break;
@@ -198,12 +198,15 @@ async function main(argv: readonly string[]): Promise<void> {
         return env;
       }),
     )
+    // Page-driving commands (downloads.ts, dialog.ts): where downloads go, how dialogs are answered.
+    .addOption(new Option("--downloads <dir>", "where a new session's (sessions start) or a one-shot browser's downloads go (default <state>/downloads/<session id>)"))
+    .addOption(new Option("--dialog <answer>", "answer JavaScript dialogs (alert/confirm/prompt) with accept or dismiss (default: the session's, else dismiss)").choices(["accept", "dismiss"]))
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .hook("preAction", (_this, action) => {
-      const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string; env?: string }>();
-      globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session, env: o.env };
+      const o = action.optsWithGlobals<{ json?: boolean; verbose?: string; session?: string; env?: string; downloads?: string; dialog?: "accept" | "dismiss" }>();
+      globals = { json: !!o.json, verbose: (o.verbose ? Number(o.verbose) : 0) as Verbosity, session: o.session, env: o.env, downloads: o.downloads, dialog: o.dialog };
       // `svc agent` prints JSON lines: an error document must be one line too.
       if (["agent", "batch", "worker"].includes(action.name())) globals.lines = true;
     });
@@ -282,6 +285,16 @@ async function main(argv: readonly string[]): Promise<void> {
     .usage("[list | new [URL] | select N | close [N]]")
     .description("list, open, select or close the session's tabs; tab numbers stay put when another tab closes, and later commands drive the selected tab")
     .action(async (action: string | undefined, arg: string | undefined) => (await import("./tabs.js")).tabs(g(), action, arg));
+  // Downloads and dialogs of the session (commands/downloads.ts, dialog.ts; --downloads/--dialog are global).
+  program
+    .command("downloads")
+    .description("list the session's downloads (name, size, state, when, URL); they are saved in its download folder (--downloads on sessions start)")
+    .action(async () => (await import("./downloads.js")).downloads(g()));
+  program
+    .command("dialog <action> [text]")
+    .usage("accept [text] | dismiss")
+    .description("answer the session's JavaScript dialog: the one open now, else the next one (a prompt() accepted returns TEXT)")
+    .action(async (action: string, text: string | undefined) => (await import("./dialog.js")).dialog(g(), action, text));
   // The model-backed commands share these options.
   const modelOptions = (cmd: InstanceType<typeof Command>, variables: boolean) => {
     cmd

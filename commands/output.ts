@@ -13,6 +13,10 @@ export interface GlobalOptions {
   session: string | undefined;
   /** The command prints JSON lines (`svc agent`): an error document is one line as well. */
   lines?: boolean;
+  /** `--downloads DIR`: where a new session's or a one-shot browser's downloads go. */
+  downloads?: string | undefined;
+  /** `--dialog accept|dismiss`: how this command (or a new session) answers JavaScript dialogs. */
+  dialog?: "accept" | "dismiss" | undefined;
 }
 
 export interface Output {

@@ -5,18 +5,20 @@
  * The library is imported lazily so that `svc --help` and `svc config` never load it.
  */
 import { accessSync, constants, existsSync, readlinkSync, rmSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
 import type { Service, ServiceOptions } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
 import { addMetrics } from "../src/store/metrics.js";
+import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
 import { sessionRefStore } from "../src/store/refs.js";
 import { sessionSecretStore } from "../src/store/secrets.js";
 import { sessionTabStore } from "../src/store/tabs.js";
 import {
   type CloudSessionRecord,
   type StoredSession,
+  defaultDownloadsDir,
   findSession,
   isAlive,
   isCloud,
@@ -71,6 +73,8 @@ export async function discardSession(record: StoredSession, root: string): Promi
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
+  // Downloaded files outlive the session; a folder that got none goes with it.
+  (await import("../src/browser/downloads.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
   removeSession(record.id, root);
 }
 
@@ -276,13 +280,23 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   libPromise.catch(() => {});
   let session = resolved ?? (await resolveSession(root, g.session));
   session = touchSession(session, root);
+  if (g.downloads !== undefined) {
+    // The folder is the session's Chrome's preference, set when it started: it cannot move per command.
+    const own = isCloud(session) ? undefined : (session.downloadsDir ?? defaultDownloadsDir(root, session.id));
+    if (own !== resolve(g.downloads)) {
+      throw new ServiceInvalidArgumentError(`--downloads applies to a new session or a one-shot browser; session ${session.id} saves its downloads ${own ? `in ${own}` : "on its platform"}`, {
+        hint: "svc sessions start --downloads DIR, or --new for a one-shot browser",
+      });
+    }
+  }
   const where: ServiceOptions = isCloud(session)
     ? await cloudSessionOptions(session, extras)
     : {
         env: "LOCAL",
-        localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}) },
+        localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport ? { viewport: session.viewport } : {}), downloadsPath: session.downloadsDir ?? defaultDownloadsDir(root, session.id) },
         // Refs printed by one command (svc extract) name the same elements in the next (svc act).
         refStore: sessionRefStore(session.id, root),
+        ...(g.dialog ?? session.dialog ? { dialogPolicy: g.dialog ?? session.dialog } : {}),
         ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
         ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
       };
@@ -315,6 +329,11 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     await svc.init();
     initialized = true;
     phase("attached");
+    // `svc dialog` may have left the answer for the session's next dialog: taken when one opens.
+    if (local) {
+      const stored = sessionDialogAnswer(local.id, root);
+      svc.context.dialogs.answerFrom(() => stored.take());
+    }
     restoreSelectedTab(svc, tabs, out);
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
     return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
@@ -341,7 +360,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
 }
 
 /** A one-shot browser here, or in cloud mode a new cloud session (released when the command ends). */
-async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: ServiceExtras): Promise<ServiceOptions> {
+async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: ServiceExtras, root: string): Promise<ServiceOptions> {
   const settings = await openSettings();
   if ((await resolveEnv(g, settings)) === "BROWSERBASE") {
     rejectLocalFlags(flags, "a cloud browser");
@@ -363,7 +382,9 @@ async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: Servi
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+      downloadsPath: g.downloads !== undefined ? resolve(g.downloads) : defaultDownloadsDir(root, undefined),
     },
+    ...(g.dialog ? { dialogPolicy: g.dialog } : {}),
     ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
     ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),
   };
@@ -373,7 +394,7 @@ async function oneShotOptions(g: CloudGlobals, flags: LaunchFlags, extras: Servi
 export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
   const out = output(g);
   const root = stateRoot();
-  const [where, lib] = await Promise.all([oneShotOptions(g, flags, extras), loadLibrary()]);
+  const [where, lib] = await Promise.all([oneShotOptions(g, flags, extras, root), loadLibrary()]);
   const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // On Ctrl-C while Chrome is still starting, wait for the launch to settle: closing before init()
   // resolves would find no browser to close and leave the half-launched one behind.
@@ -394,6 +415,8 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
   } finally {
     if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);
     await svc.close({ force: true }).catch(() => {});
+    const downloads = (where.localBrowserLaunchOptions as { downloadsPath?: string } | undefined)?.downloadsPath;
+    if (downloads) (await import("../src/browser/downloads.js")).pruneEmptyDownloads(downloads);
     unregister();
   }
 }

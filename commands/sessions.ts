@@ -1,5 +1,6 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
 import { rmSync, utimesSync } from "node:fs";
+import { resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceSessionNotFoundError, errorFromCode, errorMessage } from "../src/errors.js";
 import { ensureDir, checkId } from "../src/store/files.js";
 import { readHistory } from "../src/store/history.js";
@@ -9,6 +10,7 @@ import {
   type SessionRecord,
   type StoredSession,
   checkSessionName,
+  defaultDownloadsDir,
   findSession,
   heartbeatPath,
   isAlive,
@@ -88,6 +90,7 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
 
   const id = newSessionId(root);
   ensureDir(sessionsDir(root));
+  const downloadsDir = g.downloads !== undefined ? resolve(g.downloads) : defaultDownloadsDir(root, id);
   const heartbeatFile = heartbeatPath(root, id);
   // The reaper ends Chrome as soon as this file is missing or stale, so it must exist before launch.
   // Until the record is saved it is back-dated to expire LAUNCH_GRACE_MS from now: if this process dies
@@ -116,6 +119,7 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
         headless: defaults.headless,
         ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
         ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+        downloadsPath: downloadsDir,
       },
       { kind: "idle", heartbeatFile, idleMs },
     );
@@ -132,6 +136,8 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
       headless: defaults.headless,
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
+      downloadsDir,
+      ...(g.dialog ? { dialog: g.dialog } : {}),
       createdAt: now,
       lastUsedAt: now,
       idleMs,
@@ -140,7 +146,7 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
     saveSession(record, root);
     touchHeartbeat(heartbeatFile);
     // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome.
-    (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root });
+    (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}) });
   } catch (e) {
     await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });

@@ -12,6 +12,8 @@
  *     …
  *   Dialogs since the last step:                         (JavaScript dialogs svc answered, once)
  *   - the page showed an alert: "Saved"; dismissed
+ *   Downloads since the last step:                       (finished downloads, once)
+ *   - downloaded report.pdf (12 KB) to /…/downloads/report.pdf
  *   Screenshot: attached, 1280×720 pixels.               (hybrid)
  *   Page: <current url>
  *   <current page outline>
@@ -67,6 +69,8 @@ export interface StepPrompt {
   note?: string;
   /** Dialogs answered since the previous step (describeDialog lines). */
   dialogs?: readonly string[];
+  /** Downloads finished since the previous step (describeDownload lines). */
+  downloads?: readonly string[];
   screenshot?: { width: number; height: number };
   url: string;
   snapshot: string;
@@ -96,6 +100,7 @@ export function stepMessage(p: StepPrompt): string {
   if (p.detail) lines.push(`Output of step ${p.detail.step} (${p.detail.tool}):`, ...p.detail.text.split("\n").map((l) => `  ${l}`));
   if (p.note) lines.push(p.note);
   if (p.dialogs?.length) lines.push("Dialogs since the last step:", ...dialogLines(p.dialogs));
+  if (p.downloads?.length) lines.push("Downloads since the last step:", ...p.downloads.slice(-5).map((d) => `- ${d}`));
   if (p.screenshot) lines.push(`Screenshot: attached, ${p.screenshot.width}×${p.screenshot.height} pixels.`);
   lines.push(`Page: ${p.url}`, p.snapshot);
   return lines.join("\n");

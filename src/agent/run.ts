@@ -5,6 +5,7 @@
  * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
  */
 import { describeDialog } from "../browser/dialogs.js";
+import { describeDownload, type Download } from "../browser/downloads.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage } from "../errors.js";
 import type { AgentAction, AgentResultData, AgentStopReason, AgentUsage, RunEvent } from "../events.js";
@@ -50,6 +51,8 @@ export interface AgentHost {
   search?(): SearchBackend | undefined;
   /** The browser's dialog handler: the dialog tool and the dialogs reported to the next step. */
   dialogs?: DialogControl;
+  /** Downloads that finish during the run are reported to the next step (where each went). */
+  downloads?: { onDownload(listener: (d: Download) => void): () => void };
 }
 
 /** An event without the fields every event gets (runId, elapsedMs). */
@@ -294,9 +297,22 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");
       const page = host.page();
       // The step's prompt around the page outline; the outline gets what the model's context window leaves.
-      const message = (n: number, url: string, snapshot: string, shown: string[], screenshot?: { width: number; height: number }) =>
-        stepMessage({ instruction: options.instruction, variables: promptVariables(vars), step: n, maxSteps: options.maxSteps, history, ...(detail ? { detail } : {}), ...(note ? { note } : {}), ...(shown.length ? { dialogs: shown } : {}), ...(screenshot ? { screenshot } : {}), url, snapshot });
-      const budget = snapshotBudget(client.contextWindow, promptTokens([system, output.schema, message(step + 1, page.url(), "", dialogs)]) + LOOP_NOTE_TOKENS);
+      const message = (n: number, url: string, snapshot: string, shown: string[], screenshot?: { width: number; height: number }, downloaded: string[] = []) =>
+        stepMessage({
+          instruction: options.instruction,
+          variables: promptVariables(vars),
+          step: n,
+          maxSteps: options.maxSteps,
+          history,
+          ...(detail ? { detail } : {}),
+          ...(note ? { note } : {}),
+          ...(shown.length ? { dialogs: shown } : {}),
+          ...(downloaded.length ? { downloads: downloaded } : {}),
+          ...(screenshot ? { screenshot } : {}),
+          url,
+          snapshot,
+        });
+      const budget = snapshotBudget(client.contextWindow, promptTokens([system, output.schema, message(step + 1, page.url(), "", dialogs, undefined, downloads)]) + LOOP_NOTE_TOKENS);
       const snap = await abortable(host.snapshots.take(page, budget !== undefined ? { maxTokens: budget } : {}), controller.signal);
       const state = pageState(page.url(), snap.text);
       // The previous step against this page: the same step on an unchanged page again is a loop.
@@ -315,7 +331,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       const url = notePage();
       let image: { image: ModelImage; width: number; height: number } | undefined;
       if (config.mode === "hybrid") image = await abortable(stepScreenshot(page), controller.signal);
-      const user = message(step, url, snap.text, dialogs.splice(0), image ? { width: image.width, height: image.height } : undefined);
+      const user = message(step, url, snap.text, dialogs.splice(0), image ? { width: image.width, height: image.height } : undefined, downloads.splice(0));
       note = undefined;
       const call = await infer(inference("agent", client, controller.signal), {
         system,
@@ -339,6 +355,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     dialogs.push(line);
     emit({ type: "log", level: "info", message: line });
   });
+  // Downloads the same way: the model learns the file's name, size and path on the next step.
+  const downloads: string[] = [];
+  const offDownloads = host.downloads?.onDownload((d) => {
+    const line = describeDownload(d);
+    downloads.push(line);
+    emit({ type: "log", level: "info", message: line });
+  });
   let failure: unknown;
   try {
     await loop();
@@ -351,6 +374,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   } finally {
     clearTimeout(deadline);
     offDialogs?.();
+    offDownloads?.();
     options.signal?.removeEventListener("abort", onUserAbort);
   }
   const reason: AgentStopReason = stop ?? "aborted";

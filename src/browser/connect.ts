@@ -2,9 +2,11 @@
  * One entry for every way to get a browser: launch a local one, or attach to any CDP endpoint (`cdpUrl`:
  * a running Chrome, a remote grid, a cloud session). All end as one CdpConnection + BrowserContext.
  */
+import { resolve } from "node:path";
 import { CdpConnection } from "./cdp/connection.js";
 import { BrowserContext } from "./context.js";
 import { DialogHandler, type DialogPolicy } from "./dialogs.js";
+import { DownloadWatcher } from "./downloads.js";
 import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline } from "./launch.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
@@ -18,6 +20,8 @@ export interface BrowserHandle {
   /** Set when svc launched this Chrome (and so may end it). */
   readonly launched: LaunchedBrowser | undefined;
   readonly wsEndpoint: string;
+  /** Set with `downloadsPath`: records this connection's downloads and reports the finished ones. */
+  readonly downloads: DownloadWatcher | undefined;
   /** Ends a launched browser; for an attached one, only disconnects. */
   close(): Promise<void>;
   disconnect(): Promise<void>;
@@ -51,6 +55,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
   }
   const proxy = options.proxy;
   let context: BrowserContext;
+  let downloads: DownloadWatcher | undefined;
   try {
     context = await BrowserContext.create(connection, {
       domSettleTimeout: options.domSettleTimeout,
@@ -62,6 +67,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
       ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
       ...(proxy?.username ? { proxyCredentials: { username: proxy.username, password: proxy.password ?? "" } } : {}),
     });
+    if (options.downloadsPath) downloads = await DownloadWatcher.start(connection.root, resolve(options.downloadsPath));
   } catch (e) {
     await connection.close();
     await launched?.close();
@@ -72,6 +78,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
     context,
     launched,
     wsEndpoint,
+    downloads,
     async close() {
       // Browser.close lets Chrome flush and exit at once; the signal path in launched.close() is the backstop.
       if (launched && !connection.closed) {

@@ -63,6 +63,7 @@ export function describeDialog(d: HandledDialog): string {
 
 export class DialogHandler {
   private next: DialogAnswer | undefined;
+  private source: (() => DialogAnswer | undefined) | undefined;
   private readonly listeners = new Set<(d: HandledDialog) => void>();
 
   constructor(private policy: DialogPolicy = DEFAULT_DIALOG_POLICY) {}
@@ -70,6 +71,14 @@ export class DialogHandler {
   /** The answer for the next alert/confirm/prompt only (undefined: back to the policy). */
   answerNext(answer: DialogAnswer | undefined): void {
     this.next = answer;
+  }
+
+  /**
+   * Where a one-time answer comes from when none was set here, asked as each alert/confirm/prompt opens (a
+   * CLI session's stored answer, which another process may have set since this one started).
+   */
+  answerFrom(source: (() => DialogAnswer | undefined) | undefined): void {
+    this.source = source;
   }
 
   onDialog(listener: (d: HandledDialog) => void): () => void {
@@ -102,7 +111,7 @@ export class DialogHandler {
     let answer: DialogAnswer;
     let by: HandledDialog["by"] = "policy";
     if (type === "beforeunload") answer = { accept: true };
-    else if (this.next) {
+    else if ((this.next ??= this.source?.())) {
       answer = this.next;
       this.next = undefined;
       by = "choice";

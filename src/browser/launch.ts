@@ -11,7 +11,7 @@
  */
 import { spawn, type StdioOptions } from "node:child_process";
 import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
@@ -126,7 +126,9 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     mkdirSync(join(userDataDir, "Default"), { recursive: true });
     // A download lands in this Chrome's own run dir (removed with it), not in the user's ~/Downloads:
     // headless Chrome saves a page's downloads without asking, and on svc serve that is the server's home.
-    const downloads = join(runDir, "downloads");
+    // With `downloadsPath` it lands there: a preference outlives every DevTools client (downloads.ts).
+    const downloads = options.downloadsPath ? resolve(options.downloadsPath) : join(runDir, "downloads");
+    if (options.downloadsPath) mkdirSync(downloads, { recursive: true, mode: 0o700 });
     writeFileSync(join(userDataDir, "Default", "Preferences"), JSON.stringify({ download: { default_directory: downloads, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloads } }));
   }
   const pidFile = join(runDir, "chrome.pid");

@@ -26,6 +26,13 @@ export const LocalBrowserLaunchOptionsSchema = z.strictObject({
     .optional(),
   ignoreHTTPSErrors: z.boolean().optional(),
   cdpUrl: z.string().min(1).optional(),
+  /**
+   * Where downloads are saved, under the names the pages suggest ("name (1).ext" rather than overwriting),
+   * and recorded (browser/downloads.ts); the Service reports each to listeners and the agent. A launched
+   * Chrome (svc's own profile) gets it as its download folder; with `cdpUrl`, the records go here and
+   * the files where that browser saves them. Unset: a launched Chrome saves into its own run dir.
+   */
+  downloadsPath: z.string().min(1).optional(),
   /** Milliseconds any CDP call may wait for the browser's answer (default 180 000; 0: no limit). */
   protocolTimeout: z.number().int().min(0).optional(),
 });

@@ -9,6 +9,7 @@ import type { ActRequest, BackendSetup, CloudSession, ExtractRequest, InitResult
 import type { BrowserHandle } from "../browser/connect.js";
 import type { BrowserContext } from "../browser/context.js";
 import { describeDialog, type HandledDialog } from "../browser/dialogs.js";
+import { describeDownload } from "../browser/downloads.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, ServiceNotInitializedError } from "../errors.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
@@ -47,6 +48,10 @@ export class LocalBackend implements ServiceBackend {
     s.browser.context.onPage((page) => this.watchNavigations(page));
     for (const page of s.browser.context.pages()) this.watchNavigations(page);
     s.browser.context.dialogs.onDialog((d) => this.recordDialog(d));
+    s.browser.downloads?.onDownload((d) => {
+      this.record("download", { url: d.url }, { name: d.name, path: d.path, size: d.size, state: d.state });
+      this.s.log.info("download", describeDownload(d), { url: d.url });
+    });
   }
 
   /** A dialog svc answered (src/browser/dialogs.ts) is part of what happened: history and log (both masked). */
@@ -121,6 +126,7 @@ export class LocalBackend implements ServiceBackend {
       {
         page: () => this.activePage(),
         dialogs: this.context.dialogs,
+        ...(this.s.browser.downloads ? { downloads: this.s.browser.downloads } : {}),
         snapshots: this.snapshots,
         client: (model) => models.client(model, "agent.model"),
         onUsage: (op, u, model) => {

@@ -28,6 +28,10 @@ export interface SessionRecord {
   headless: boolean;
   viewport?: { width: number; height: number };
   executablePath?: string;
+  /** Where the session's downloads go (`svc sessions start --downloads`; default `<state>/downloads/<id>`). */
+  downloadsDir?: string;
+  /** How dialogs are answered unless a command says otherwise (`svc sessions start --dialog`; default dismiss). */
+  dialog?: "accept" | "dismiss";
   createdAt: string;
   lastUsedAt: string;
   /** The session ends itself when its heartbeat file is older than this. */
@@ -83,6 +87,16 @@ export function tabsPath(root: string, id: string): string {
 /** The values of a session's secrets (store/secrets.ts), 0600. */
 export function secretsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.secrets`);
+}
+
+/** The session's answer for its next dialog (`svc dialog`, store/dialog-answer.ts): removed with the session. */
+export function dialogAnswerPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.dialog`);
+}
+
+/** Where a session's downloads go unless `--downloads` chose: `<state>/downloads/<id>` (one-shot runs: `one-shot`). */
+export function defaultDownloadsDir(root: string, id: string | undefined): string {
+  return join(root, "downloads", id === undefined ? "one-shot" : checkId(id));
 }
 
 /** A short, unique, file-name-safe id (8 hex digits), not already recorded. */
@@ -178,6 +192,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(refsPath(root, id), { force: true });
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
+  rmSync(dialogAnswerPath(root, id), { force: true });
 }
 
 /**

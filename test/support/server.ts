@@ -18,6 +18,9 @@ export interface FixtureServer {
   close(): Promise<void>;
 }
 
+/** What /download serves. */
+export const DOWNLOAD_BODY = "svc download fixture: these bytes are the file\n";
+
 /** Rows in the generated /large.html (each row: 9 elements, one button, one link). */
 export const LARGE_ROWS = 600;
 
@@ -117,6 +120,27 @@ export async function startFixtureServer(): Promise<FixtureServer> {
           timers.delete(timer);
         }
       });
+      return;
+    }
+
+    // A file the browser downloads (Content-Disposition: attachment): `name` is its suggested name, the body
+    // DOWNLOAD_BODY (`bytes=N`: N bytes of it, repeated).
+    if (url.pathname === "/download") {
+      const name = (url.searchParams.get("name") ?? "report.txt").replace(/["\\\r\n]/g, "_");
+      const bytes = Math.min(Math.max(Number(url.searchParams.get("bytes") ?? "0") || 0, 0), 10_000_000);
+      const body = bytes ? DOWNLOAD_BODY.repeat(Math.ceil(bytes / DOWNLOAD_BODY.length)).slice(0, bytes) : DOWNLOAD_BODY;
+      const headers = { "content-disposition": `attachment; filename="${name}"` };
+      const ms = Math.min(Math.max(Number(url.searchParams.get("ms") ?? "0") || 0, 0), 30_000);
+      if (!ms) return send(res, 200, "application/octet-stream", body, headers);
+      // `ms=N`: the first half now, the rest N ms later (a download still running when its command exits).
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", ...headers });
+      const half = Math.floor(body.length / 2);
+      res.write(body.slice(0, half));
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        res.end(body.slice(half));
+      }, ms);
+      timers.add(timer);
       return;
     }
 
