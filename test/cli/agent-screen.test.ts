@@ -155,7 +155,8 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
     const [firstAt, first] = r.chunks[0]!;
     expect(r.chrome, "a Chrome of this run was seen").not.toBeNull();
     expect(firstAt, `first output at ${Math.round(firstAt)} ms, Chrome up at ${Math.round(r.chrome!)} ms`).toBeLessThan(r.chrome!);
-    expect(first).toBe("starting…");
+    // The pty may hand over "starting…" and the next line in one read when the machine is busy.
+    expect(first.startsWith("starting…"), JSON.stringify(first)).toBe(true);
     expect(all(r)).toContain("starting Chrome…");
     expect(screen.join("\n")).toContain("✓ Done: all good");
     expect(screen.filter((l) => SPINNER.test(l)), screen.join("\n")).toEqual([]);
@@ -186,7 +187,7 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
       const r = await inPty(["agent", "say done", "--url", server.url("site/index.html")]);
       const screen = screenOf(all(r));
       expect(r.code, screen.join("\n")).toBe(0);
-      expect(r.chunks[0]![1]).toBe("starting…");
+      expect(r.chunks[0]![1].startsWith("starting…"), JSON.stringify(r.chunks[0]![1])).toBe(true);
       expect(all(r)).toContain("attaching to session screen…");
       expect(all(r)).not.toContain("starting Chrome");
       expect(screen.join("\n")).toContain("✓ Done: attached");
