@@ -82,7 +82,7 @@ describe("error bodies", () => {
     const first = (await (await post("/sessions", "{}")).json()) as { id: string };
     const over = await post("/sessions", "{}");
     expect(over.status).toBe(429);
-    expect(await over.json()).toEqual({ success: false, message: expect.stringMatching(/too many browser sessions/), code: "TOO_MANY_REQUESTS" });
+    expect(await over.json()).toEqual({ success: false, message: expect.stringMatching(/too many browser sessions/), code: "QUEUE_FULL" });
     const released = await post(`/sessions/${first.id}`, JSON.stringify({ status: "REQUEST_RELEASE" }));
     expect(released.status).toBe(200);
     const debug = await call("GET", `/sessions/${first.id}/debug`);
