@@ -1,6 +1,6 @@
 /**
- * The session host: one resident Node process per live local CLI session (`node host.js <id>`), started by
- * the first page command on the session (commands/host-start.ts). It keeps the CLI's modules and the library
+ * The session host: one resident Node process per live local CLI session, started by
+ * the first page command on the session (commands/host-start.ts; `node host.js <id> <state dir>`). It keeps the CLI's modules and the library
  * loaded and listens on `<state>/sessions/<id>.sock` (0600); the thin client (commands/host-client.ts) sends
  * it a command line and it runs it with the CLI's own code (main.ts runCommand: the same parsing, errors
  * and exit codes, history and refs), one request at a time, its stdout/stderr sent back to the client.
@@ -84,8 +84,7 @@ function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) if (REQUEST_ENV.test(k)) process.env[k] = v;
 }
 
-async function host(id: string): Promise<void> {
-  const root = resolveStateDir();
+async function host(id: string, root: string): Promise<void> {
   const path = hostSocketPath(root, id);
   const record = getSession(id, root);
   if (!record || isCloud(record) || (await listening(path))) return;
@@ -185,5 +184,5 @@ if (id && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
   // host lingers. A stray rejection (a CDP reply after a disconnect) is not worth ending the host for.
   process.on("uncaughtException", () => process.exit(1));
   process.on("unhandledRejection", () => {});
-  host(id).catch(() => process.exit(1));
+  host(id, process.argv[3] ?? resolveStateDir()).catch(() => process.exit(1));
 }
