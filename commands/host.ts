@@ -3,7 +3,8 @@
  * the first page command on the session (commands/host-start.ts; `node host.js <id> <state dir>`). It keeps the CLI's modules and the library
  * loaded and listens on `<state>/sessions/<id>.sock` (0600); the thin client (commands/host-client.ts) sends
  * it a command line and it runs it with the CLI's own code (main.ts runCommand: the same parsing, errors
- * and exit codes, history and refs), one request at a time, its stdout/stderr sent back to the client.
+ * and exit codes, history and refs), one request at a time (a request arriving while one runs is refused: its
+ * client runs the full CLI), its stdout/stderr sent back to the client.
  *
  * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced) or
  * after an idle time (SVC_HOST_IDLE_MS, default 10 min).
@@ -12,6 +13,7 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
 import { getSession, isCloud, pidAlive } from "../src/store/sessions.js";
 import { resolveStateDir } from "../src/store/state-dir.js";
+import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
 import { setPhaseOrigin } from "./phases.js";
 
@@ -97,14 +99,18 @@ async function host(id: string, root: string): Promise<void> {
 
   let lastUsed = Date.now();
   let busy = false;
-  let queue: Promise<void> = Promise.resolve();
 
   const serve = async (req: Request, socket: Socket, receivedAt: number): Promise<void> => {
     const send = (f: object) => {
       if (!socket.destroyed) socket.write(`${JSON.stringify(f)}\n`);
     };
-    busy = true;
     let restore: (() => void) | undefined;
+    let running = true;
+    // The client went away mid-command (Ctrl-C): what the full CLI does on a signal, run the cleanups (the
+    // command's Service disconnects, so the command ends soon); its output has no one to go to.
+    socket.once("close", () => {
+      if (running) void runCleanups();
+    });
     try {
       process.chdir(req.cwd);
       applyEnv(req.env);
@@ -119,6 +125,7 @@ async function host(id: string, root: string): Promise<void> {
       send({ t: "err", d: `svc: ${(e as Error).message}\n` });
       send({ t: "exit", code: 1 });
     } finally {
+      running = false;
       socket.end();
       busy = false;
       lastUsed = Date.now();
@@ -139,11 +146,14 @@ async function host(id: string, root: string): Promise<void> {
       const receivedAt = performance.now();
       const req = parseRequest(buffer.slice(0, nl));
       socket.removeAllListeners("data");
-      // Taken only while the client still waits for it: a client that gave up runs the command itself.
-      if (!req || Date.now() > req.deadline - 1000) return void socket.destroy();
+      // Taken only while the client still waits for it (one that gave up runs the command itself), and only
+      // when idle: a command sent while another runs (a `svc wait` in the background) runs beside it in a
+      // process of its own, as without a host, never queued behind it.
+      if (!req || busy || Date.now() > req.deadline - 1000) return void socket.destroy();
+      busy = true;
       socket.write(`${JSON.stringify({ t: "start" })}\n`);
       lastUsed = Date.now();
-      queue = queue.then(() => serve(req, socket, receivedAt));
+      void serve(req, socket, receivedAt);
     });
   });
 
@@ -173,8 +183,9 @@ async function host(id: string, root: string): Promise<void> {
   // The session ended (`svc sessions end` removes the record and the socket), its Chrome is gone, another
   // host took the socket, or nobody used it for a while: this host ends.
   setInterval(() => {
+    if (busy) return; // a command whose session ended meanwhile fails on its own, and says so
     if (!ours() || !existsSync(hostSocketPath(root, id).replace(/\.sock$/, ".json")) || !pidAlive(record.pid)) return stop();
-    if (!busy && Date.now() - lastUsed > IDLE_MS) stop();
+    if (Date.now() - lastUsed > IDLE_MS) stop();
   }, 500);
 }
 

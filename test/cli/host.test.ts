@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, type RunResult, collect, json, pidAlive, processesMentioning, svc, useCliWorld, waitFor } from "./helpers.js";
+import { BIN, type RunResult, collect, spawnSvc, json, pidAlive, processesMentioning, svc, useCliWorld, waitFor } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
 
@@ -81,6 +81,23 @@ describe("the session host", () => {
     expect(hosted(await phased(["snapshot", "--help"]))).toBe(false);
     expect(hostPids(id)).toHaveLength(1);
   }, 120_000);
+
+  it("a command sent while the host runs another runs beside it (the full CLI), not queued behind it", async () => {
+    const waiter = spawnSvc(["wait", "--text", "text that never appears", "--timeout", "20000"], { ...world.sb.env, SVC_PHASES: "1" });
+    let seen = "";
+    waiter.stderr?.setEncoding("utf8").on("data", (d: string) => (seen += d));
+    const waiting = collect(waiter);
+    let waitEnded = false;
+    void waiting.then(() => (waitEnded = true));
+    expect(await waitFor(() => /^svc\[phase\] hosted/m.test(seen), 20_000)).toBe(true);
+    const url = await phased(["get", "url"]);
+    expect(url.code).toBe(0);
+    expect(hosted(url)).toBe(false);
+    expect(url.stdout.trim()).toBe(world.server.url("forms.html"));
+    expect(waitEnded).toBe(false);
+    waiter.kill("SIGINT");
+    await waiting;
+  }, 90_000);
 
   it("a killed host: the next command falls back and works, and a new host takes over", async () => {
     const { id, sock } = await current();
