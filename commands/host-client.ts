@@ -121,9 +121,10 @@ type Frame = { t: "start" } | { t: "out"; d: string } | { t: "err"; d: string } 
 
 /**
  * Run argv on the session's host. Resolves false when the host did not take it (the caller runs the full
- * CLI); once the host has taken it, this process ends with the command's exit code.
+ * CLI); once the host has taken it, `true`, and `done` is called with the command's exit code (the caller
+ * exits with it once stdout has flushed).
  */
-export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export function runOnHost(argv: readonly string[], done: (code: number) => void, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   if (!hostEnabled(env)) return Promise.resolve(false);
   const parsed = hostable(argv);
   if (!parsed) return Promise.resolve(false);
@@ -132,6 +133,17 @@ export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   if (!id) return Promise.resolve(false);
   const path = hostSocketPath(root, id);
   if (!existsSync(path)) return Promise.resolve(false);
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch {
+    return Promise.resolve(false); // the folder is gone: the full CLI says what that means
+  }
+  let ended = false;
+  const finish = (code: number) => {
+    if (!ended) done(code);
+    ended = true;
+  };
   return new Promise<boolean>((resolve) => {
     let started = false;
     let buffer = "";
@@ -149,14 +161,14 @@ export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     const timer = setTimeout(() => giveUp(false), 3000);
     socket.on("error", (e: NodeJS.ErrnoException) => {
       if (!started) return giveUp(e.code === "ECONNREFUSED");
-      lost(parsed.json);
+      finish(lost(parsed.json));
     });
     socket.on("close", () => {
       if (!started) return giveUp(false);
-      lost(parsed.json);
+      finish(lost(parsed.json));
     });
     socket.on("connect", () => {
-      const request = { argv, cwd: process.cwd(), env: forwardedEnv(env), tty: !!process.stdout.isTTY, columns: process.stdout.columns, at: performance.now(), deadline };
+      const request = { argv, cwd, env: forwardedEnv(env), tty: !!process.stdout.isTTY, columns: process.stdout.columns, at: performance.now(), deadline };
       socket.write(`${JSON.stringify(request)}\n`);
     });
     socket.setEncoding("utf8");
@@ -181,7 +193,7 @@ export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv = proc
             socket.removeAllListeners("close");
             socket.destroy();
             report(parsed.json, "INTERRUPTED", "interrupted");
-            exit(130);
+            finish(130);
           });
           resolve(true);
         } else if (f.t === "out") process.stdout.write(f.d);
@@ -189,22 +201,17 @@ export function runOnHost(argv: readonly string[], env: NodeJS.ProcessEnv = proc
         else if (f.t === "exit") {
           socket.removeAllListeners("close");
           socket.destroy();
-          exit(f.code);
+          finish(f.code);
         }
       }
     });
   });
 }
 
-function exit(code: number): void {
-  process.exitCode = code;
-  process.stdout.write("", () => process.exit(code));
-}
-
-/** The connection ended before the command's exit code came: one error line, as the full CLI prints errors. */
-function lost(json: boolean): void {
+/** The connection ended before the command's exit code came: one error line, as the full CLI prints errors; exit 1. */
+function lost(json: boolean): number {
   report(json, "HOST_GONE", "the session host ended before the command finished; run it again");
-  exit(1);
+  return 1;
 }
 
 function report(json: boolean, code: string, message: string): void {

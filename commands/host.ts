@@ -169,10 +169,15 @@ async function host(id: string, root: string): Promise<void> {
       return false;
     }
   };
+  let watchdog: NodeJS.Timeout | undefined;
+  // Ends this process: nothing is left to keep it alive (each command closed its Service); should anything
+  // still hold the event loop, a signal ends it a moment later.
   const stop = () => {
     if (ours()) rmSync(path, { force: true });
     server.close();
-    process.exit(0);
+    clearInterval(watchdog);
+    for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(s);
+    setTimeout(() => process.kill(process.pid, "SIGKILL"), 1000).unref();
   };
   process.on("exit", () => {
     if (ours()) rmSync(path, { force: true });
@@ -182,7 +187,7 @@ async function host(id: string, root: string): Promise<void> {
   process.on("SIGHUP", stop);
   // The session ended (`svc sessions end` removes the record and the socket), its Chrome is gone, another
   // host took the socket, or nobody used it for a while: this host ends.
-  setInterval(() => {
+  watchdog = setInterval(() => {
     if (busy) return; // a command whose session ended meanwhile fails on its own, and says so
     if (!ours() || !existsSync(hostSocketPath(root, id).replace(/\.sock$/, ".json")) || !pidAlive(record.pid)) return stop();
     if (Date.now() - lastUsed > IDLE_MS) stop();
@@ -191,9 +196,12 @@ async function host(id: string, root: string): Promise<void> {
 
 const id = process.argv[2];
 if (id && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-  // A stray error inside a dependency: the client in flight gets its connection closed (it reports it), no
-  // host lingers. A stray rejection (a CDP reply after a disconnect) is not worth ending the host for.
-  process.on("uncaughtException", () => process.exit(1));
+  // A stray error inside a dependency ends the host (Node's default; the client in flight reports it, the
+  // socket goes on exit). A stray rejection (a CDP reply after a disconnect) is not worth ending it for.
   process.on("unhandledRejection", () => {});
-  host(id, process.argv[3] ?? resolveStateDir()).catch(() => process.exit(1));
+  host(id, process.argv[3] ?? resolveStateDir()).catch((e: unknown) =>
+    setImmediate(() => {
+      throw e;
+    }),
+  );
 }
