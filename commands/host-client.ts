@@ -167,7 +167,9 @@ export function runOnHost(argv: readonly string[], done: (code: number) => void,
       if (!started) return giveUp(false);
       finish(lost(parsed.json));
     });
+    let connectedAt = 0;
     socket.on("connect", () => {
+      connectedAt = performance.now();
       const request = { argv, cwd, env: forwardedEnv(env), tty: !!process.stdout.isTTY, columns: process.stdout.columns, at: performance.now(), deadline };
       socket.write(`${JSON.stringify(request)}\n`);
     });
@@ -187,7 +189,7 @@ export function runOnHost(argv: readonly string[], done: (code: number) => void,
         if (f.t === "start") {
           started = true;
           clearTimeout(timer);
-          if (env.SVC_PHASES) process.stderr.write(`svc[phase] hosted ${performance.now().toFixed(0)}\n`);
+          if (env.SVC_PHASES) process.stderr.write(`svc[phase] hosted ${connectedAt.toFixed(0)}\n`); // connected to the host that took it
           process.once("SIGINT", () => {
             // The host finishes what it was doing; this command stops here, as the full CLI would on Ctrl-C.
             socket.removeAllListeners("close");
