@@ -69,6 +69,18 @@ describe("the session host", () => {
     const history = await run(["--json", "history"]);
     expect(history.stdout).toContain('"fill"');
 
+    // A page changed by a full run (no host) is what the host's next command sees, and its refs work there.
+    expect((await run(["goto", world.server.url("controls.html")], { SVC_NO_HOST: "1" })).code).toBe(0);
+    const fullSnap = await run(["snapshot", "-i"], { SVC_NO_HOST: "1" });
+    const hostUrl = await phased(["get", "url"]);
+    expect(hosted(hostUrl)).toBe(true);
+    expect(hostUrl.stdout.trim()).toBe(world.server.url("controls.html"));
+    const firstRef = /^\s*(e\d+) /m.exec(fullSnap.stdout)?.[1] as string;
+    const focus = await phased(["focus", firstRef]);
+    expect(hosted(focus)).toBe(true);
+    expect(focus.code, focus.stderr).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+
     // A relative path is the client's folder, not the host's.
     const dir = mkdtempSync(join(world.sb.tmp, "cwd-"));
     const child = spawn(process.execPath, [BIN, "screenshot", "-o", "shot.png"], { env: { ...world.sb.env, SVC_PHASES: "1" }, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
@@ -133,4 +145,27 @@ describe("the session host", () => {
     expect(hosted(none)).toBe(false);
     expect(none.code).toBe(4);
   }, 60_000);
+  it("the host ends after its idle time, and when the session's Chrome is gone; the socket goes with it", async () => {
+    const start = async (env: NodeJS.ProcessEnv) => {
+      const r = await run(["--json", "sessions", "start"], env);
+      expect(r.code, r.stderr).toBe(0);
+      const { session } = json<{ session: { id: string; pid: number } }>(r.stdout);
+      const sock = join(world.sb.state, "sessions", `${session.id}.sock`);
+      expect(await waitFor(() => existsSync(sock) && hostPids(session.id).length === 1, 20_000)).toBe(true);
+      return { ...session, sock };
+    };
+    const idle = await start({ SVC_HOST_IDLE_MS: "1500" });
+    expect(await waitFor(() => hostPids(idle.id).length === 0, 15_000)).toBe(true);
+    expect(existsSync(idle.sock)).toBe(false);
+    const r = await phased(["--session", idle.id, "get", "url"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(hosted(r)).toBe(false);
+    expect((await run(["sessions", "end", idle.id])).code).toBe(0);
+
+    const other = await start({});
+    process.kill(other.pid, "SIGKILL");
+    expect(await waitFor(() => hostPids(other.id).length === 0, 15_000)).toBe(true);
+    expect(existsSync(other.sock)).toBe(false);
+    await run(["sessions", "end", "--all"]);
+  }, 90_000);
 });
