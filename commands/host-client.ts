@@ -190,13 +190,16 @@ export function runOnHost(argv: readonly string[], done: (code: number) => void,
           started = true;
           clearTimeout(timer);
           if (env.SVC_PHASES) process.stderr.write(`svc[phase] hosted ${connectedAt.toFixed(0)}\n`); // connected to the host that took it
-          process.once("SIGINT", () => {
-            // The host finishes what it was doing; this command stops here, as the full CLI would on Ctrl-C.
-            socket.removeAllListeners("close");
-            socket.destroy();
-            report(parsed.json, "INTERRUPTED", "interrupted");
-            finish(130);
-          });
+          // As the full CLI on a signal: one line, exit 130. Closing the connection makes the host run the
+          // command's cleanups (its Service disconnects), so the command stops there too.
+          for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+            process.once(signal, () => {
+              socket.removeAllListeners("close");
+              socket.destroy();
+              report(parsed.json, "INTERRUPTED", signal === "SIGINT" ? "interrupted" : `terminated by ${signal}`);
+              finish(130);
+            });
+          }
           resolve(true);
         } else if (f.t === "out") process.stdout.write(f.d);
         else if (f.t === "err") process.stderr.write(f.d);
