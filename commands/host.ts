@@ -106,10 +106,11 @@ async function host(id: string, root: string): Promise<void> {
     };
     let restore: (() => void) | undefined;
     let running = true;
-    // The client went away mid-command (Ctrl-C): what the full CLI does on a signal, run the cleanups (the
-    // command's Service disconnects, so the command ends soon); its output has no one to go to.
+    // The client went away mid-command (Ctrl-C): what the full CLI does on a signal — run the cleanups (the
+    // command's Service disconnects) and end the process running the command, so nothing of it goes on (a
+    // verb typing, a wait polling). The next command runs in full and starts a new host.
     socket.once("close", () => {
-      if (running) void runCleanups();
+      if (running) void runCleanups().finally(stop);
     });
     try {
       process.chdir(req.cwd);

@@ -107,12 +107,22 @@ describe("the session host", () => {
     expect(hosted(url)).toBe(false);
     expect(url.stdout.trim()).toBe(world.server.url("forms.html"));
     expect(waitEnded).toBe(false);
+    // Ctrl-C on a hosted command: as the full CLI, one line and 130, and the process running the command
+    // (the host) ends with its cleanups, so the wait does not go on; the next command runs in full.
+    const [hostPid] = hostPids((await current()).id);
     waiter.kill("SIGINT");
-    await waiting;
+    const w = await waiting;
+    expect(w.code).toBe(130);
+    expect(withoutPhases(w.stderr)).toBe("svc: interrupted\n");
+    expect(await waitFor(() => !pidAlive(hostPid as number), 10_000)).toBe(true);
+    const next = await phased(["get", "url"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(hosted(next)).toBe(false);
   }, 90_000);
 
   it("a killed host: the next command falls back and works, and a new host takes over", async () => {
     const { id, sock } = await current();
+    expect(await waitFor(() => hostPids(id).length === 1 && existsSync(sock), 20_000)).toBe(true);
     const [pid] = hostPids(id);
     expect(pid).toBeDefined();
     process.kill(pid as number, "SIGKILL");
