@@ -6,8 +6,9 @@
  * and exit codes, history and refs), one request at a time (a request arriving while one runs is refused: its
  * client runs the full CLI), its stdout/stderr sent back to the client.
  *
- * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced) or
- * after an idle time (SVC_HOST_IDLE_MS, default 10 min).
+ * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced), after
+ * an idle time (SVC_HOST_IDLE_MS, default 10 min), or when a client leaves mid-command (Ctrl-C: the command's
+ * process ends, as a full `svc` would).
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
