@@ -126,12 +126,17 @@ let globals: Globals = prescan(process.argv.slice(2));
 let exiting = false;
 let exitCode: number = EXIT.OK;
 
-function fail(e: unknown): void {
+/** Print the error (once) and say which exit code it means. */
+function report(e: unknown): number {
   const c = classify(e);
   // `svc --json agent` has already printed its result line, which says how the run ended.
   const reported = globals.json && (e as { reported?: unknown } | null)?.reported === true;
   if (!reported) printError(globals, c.code, c.message, e instanceof Error ? e.stack : undefined);
-  finish(c.exit);
+  return c.exit;
+}
+
+function fail(e: unknown): void {
+  finish(report(e));
 }
 
 /**
@@ -182,13 +187,15 @@ async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(`${version()}\n`);
     return;
   }
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  process.on("SIGHUP", onSignal);
-  // Last resort: a stray 'error' event or rejection inside a dependency still ends in one line, an exit
-  // code, and the cleanups (no orphan Chrome), not a stack dump.
-  process.on("uncaughtException", onFatal);
-  process.on("unhandledRejection", onFatal);
+  if (!embedded) {
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    process.on("SIGHUP", onSignal);
+    // Last resort: a stray 'error' event or rejection inside a dependency still ends in one line, an exit
+    // code, and the cleanups (no orphan Chrome), not a stack dump.
+    process.on("uncaughtException", onFatal);
+    process.on("unhandledRejection", onFatal);
+  }
 
   const { Command, InvalidArgumentError, Option } = await import("commander");
   const program = new Command("svc")
@@ -581,15 +588,37 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  async () => {
-    if (exiting) return; // a signal handler owns the exit
+/**
+ * Set (globalThis.svcEmbedded) by the session host (commands/host.ts) before it imports this module: then
+ * nothing runs on import and no process-wide handler is installed; the host calls runCommand per request.
+ */
+const embedded = (globalThis as { svcEmbedded?: boolean }).svcEmbedded === true;
+
+/** One command line, run in this process as `svc` would run it; returns its exit code (nothing exits). */
+export async function runCommand(argv: readonly string[]): Promise<number> {
+  globals = prescan(argv);
+  exitCode = EXIT.OK;
+  try {
+    await main(argv);
     await runCleanups();
-    finish(exitCode);
-  },
-  async (e: unknown) => {
-    if (exiting) return;
+    return exitCode;
+  } catch (e) {
     await runCleanups();
-    fail(e);
-  },
-);
+    return report(e);
+  }
+}
+
+if (!embedded) {
+  main(process.argv.slice(2)).then(
+    async () => {
+      if (exiting) return; // a signal handler owns the exit
+      await runCleanups();
+      finish(exitCode);
+    },
+    async (e: unknown) => {
+      if (exiting) return;
+      await runCleanups();
+      fail(e);
+    },
+  );
+}

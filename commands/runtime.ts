@@ -31,6 +31,7 @@ import {
 } from "../src/store/sessions.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
+import { startHost } from "./host-start.js";
 import { phase } from "./phases.js";
 import { type CloudGlobals, cloudStatus, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -356,6 +357,8 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     } catch {
       // the session may have been ended meanwhile
     }
+    // The next command on this session goes to its resident host (host.ts) instead of doing all this again.
+    if (initialized) startHost(session, root);
   }
 }
 

@@ -147,6 +147,8 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
     touchHeartbeat(heartbeatFile);
     // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome.
     (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}) });
+    // The session's resident host: later page commands cost a socket round trip (host.ts).
+    (await import("./host-start.js")).startHost(record, root);
   } catch (e) {
     await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });

@@ -4,17 +4,12 @@
  * never leaves a half-written record (write-temp-then-rename is atomic on POSIX filesystems).
  */
 import { closeSync, constants, mkdirSync, openSync, accessSync, readFileSync, rmSync, statSync, unlinkSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, errorMessage } from "../errors.js";
 import { writeFileAtomic as atomicWrite } from "../util/atomic-write.js";
 
-/** `SVC_STATE_DIR`, else `$XDG_STATE_HOME/svc`, else `~/.local/state/svc`. Not created. */
-export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SVC_STATE_DIR) return resolve(env.SVC_STATE_DIR);
-  if (env.XDG_STATE_HOME) return resolve(env.XDG_STATE_HOME, "svc");
-  return join(homedir(), ".local", "state", "svc");
-}
+export { resolveStateDir } from "./state-dir.js";
+import { resolveStateDir } from "./state-dir.js";
 
 /**
  * `mkdir -p` that terminates. Node 20's `mkdirSync(dir, { recursive: true })` spins forever on paths such

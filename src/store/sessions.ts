@@ -185,7 +185,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat and ref map (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -193,6 +193,8 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
+  // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
+  rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }
 
 /**

@@ -1,0 +1,181 @@
+/**
+ * The session host (commands/host.ts): a live local session gets a resident process that runs the page
+ * commands the thin client in bin/svc.js sends it. Served by the host, a command prints and exits exactly as
+ * the full CLI (SVC_NO_HOST=1) does; a killed host makes the next command fall back and work; `sessions end`
+ * ends the host and removes its socket; no host outlives its session.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { BIN, type RunResult, collect, spawnSvc, json, pidAlive, processesMentioning, svc, useCliWorld, waitFor } from "./helpers.js";
+
+const world = useCliWorld({ session: true });
+
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => svc(args, { ...world.sb.env, ...env });
+const phased = (args: string[], env: NodeJS.ProcessEnv = {}) => run(args, { SVC_PHASES: "1", ...env });
+const hosted = (r: RunResult) => /^svc\[phase\] hosted \d+$/m.test(r.stderr);
+const withoutPhases = (stderr: string) => stderr.replace(/^svc\[phase\].*\n/gm, "");
+
+/** The live session's id and its host's socket. */
+async function current(): Promise<{ id: string; sock: string }> {
+  const r = await run(["--json", "sessions", "list"]);
+  const { sessions } = json<{ sessions: { id: string; status: string }[] }>(r.stdout);
+  const id = sessions.find((s) => s.status === "alive")?.id;
+  if (!id) throw new Error(`no live session: ${r.stdout}`);
+  return { id, sock: join(world.sb.state, "sessions", `${id}.sock`) };
+}
+
+/** Pids of the session's host (its command line is `node …/host.js <id> <state dir>`). */
+const hostPids = (id: string) => processesMentioning(`host.js\0${id}\0`);
+
+describe("the session host", () => {
+  it("serves page commands on a live session with the same output, exit codes and files as the full CLI", async () => {
+    const { id, sock } = await current();
+    expect(await waitFor(() => existsSync(sock), 20_000)).toBe(true);
+    expect(statSync(sock).mode & 0o777).toBe(0o600);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+
+    const viaHost = await phased(["snapshot", "-i"]);
+    expect(viaHost.code).toBe(0);
+    expect(hosted(viaHost)).toBe(true);
+    const full = await phased(["snapshot", "-i"], { SVC_NO_HOST: "1" });
+    expect(full.code).toBe(0);
+    expect(hosted(full)).toBe(false);
+    expect(viaHost.stdout).toBe(full.stdout);
+    expect(viaHost.stdout).toMatch(/^\s*e\d+ textbox Full name$/m);
+
+    const jsonHost = await phased(["--json", "snapshot", "-i"]);
+    const jsonFull = await run(["--json", "snapshot", "-i"], { SVC_NO_HOST: "1" });
+    expect(hosted(jsonHost)).toBe(true);
+    expect(jsonHost.stdout).toBe(jsonFull.stdout);
+
+    // Errors: the same line and exit code (6: element), also as a --json document.
+    const bad = await phased(["click", "e999"]);
+    const badFull = await run(["click", "e999"], { SVC_NO_HOST: "1" });
+    expect(hosted(bad)).toBe(true);
+    expect(bad.code).toBe(6);
+    expect(withoutPhases(bad.stderr)).toBe(badFull.stderr);
+    const badJson = await phased(["--json", "click", "e999"]);
+    expect(badJson.code).toBe(6);
+    expect(badJson.stdout).toBe((await run(["--json", "click", "e999"], { SVC_NO_HOST: "1" })).stdout);
+
+    // A verb changes the page for the next command, whoever runs it; history records hosted commands too.
+    const ref = /^\s*(e\d+) textbox Full name$/m.exec(viaHost.stdout)?.[1] as string;
+    const fill = await phased(["fill", ref, "Ada"]);
+    expect(fill.code).toBe(0);
+    expect(hosted(fill)).toBe(true);
+    expect((await run(["get", "value", ref], { SVC_NO_HOST: "1" })).stdout.trim()).toBe("Ada");
+    const history = await run(["--json", "history"]);
+    expect(history.stdout).toContain('"fill"');
+
+    // A page changed by a full run (no host) is what the host's next command sees, and its refs work there.
+    expect((await run(["goto", world.server.url("controls.html")], { SVC_NO_HOST: "1" })).code).toBe(0);
+    const fullSnap = await run(["snapshot", "-i"], { SVC_NO_HOST: "1" });
+    const hostUrl = await phased(["get", "url"]);
+    expect(hosted(hostUrl)).toBe(true);
+    expect(hostUrl.stdout.trim()).toBe(world.server.url("controls.html"));
+    const firstRef = /^\s*(e\d+) /m.exec(fullSnap.stdout)?.[1] as string;
+    const focus = await phased(["focus", firstRef]);
+    expect(hosted(focus)).toBe(true);
+    expect(focus.code, focus.stderr).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+
+    // A relative path is the client's folder, not the host's.
+    const dir = mkdtempSync(join(world.sb.tmp, "cwd-"));
+    const child = spawn(process.execPath, [BIN, "screenshot", "-o", "shot.png"], { env: { ...world.sb.env, SVC_PHASES: "1" }, cwd: dir, stdio: ["pipe", "pipe", "pipe"] });
+    const shot = await collect(child);
+    expect(shot.code).toBe(0);
+    expect(hosted(shot)).toBe(true);
+    expect(existsSync(join(dir, "shot.png"))).toBe(true);
+
+    // A command the host does not run (help) is the full CLI's.
+    expect(hosted(await phased(["snapshot", "--help"]))).toBe(false);
+    expect(hostPids(id)).toHaveLength(1);
+  }, 120_000);
+
+  it("a command sent while the host runs another runs beside it (the full CLI), not queued behind it", async () => {
+    const waiter = spawnSvc(["wait", "--text", "text that never appears", "--timeout", "20000"], { ...world.sb.env, SVC_PHASES: "1" });
+    let seen = "";
+    waiter.stderr?.setEncoding("utf8").on("data", (d: string) => (seen += d));
+    const waiting = collect(waiter);
+    let waitEnded = false;
+    void waiting.then(() => (waitEnded = true));
+    expect(await waitFor(() => /^svc\[phase\] hosted/m.test(seen), 20_000)).toBe(true);
+    const url = await phased(["get", "url"]);
+    expect(url.code).toBe(0);
+    expect(hosted(url)).toBe(false);
+    expect(url.stdout.trim()).toBe(world.server.url("forms.html"));
+    expect(waitEnded).toBe(false);
+    // Ctrl-C on a hosted command: as the full CLI, one line and 130, and the process running the command
+    // (the host) ends with its cleanups, so the wait does not go on; the next command runs in full.
+    const [hostPid] = hostPids((await current()).id);
+    waiter.kill("SIGINT");
+    const w = await waiting;
+    expect(w.code).toBe(130);
+    expect(withoutPhases(w.stderr)).toBe("svc: interrupted\n");
+    expect(await waitFor(() => !pidAlive(hostPid as number), 10_000)).toBe(true);
+    const next = await phased(["get", "url"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(hosted(next)).toBe(false);
+  }, 90_000);
+
+  it("a killed host: the next command falls back and works, and a new host takes over", async () => {
+    const { id, sock } = await current();
+    expect(await waitFor(() => hostPids(id).length === 1 && existsSync(sock), 20_000)).toBe(true);
+    const [pid] = hostPids(id);
+    expect(pid).toBeDefined();
+    process.kill(pid as number, "SIGKILL");
+    expect(await waitFor(() => !pidAlive(pid as number))).toBe(true);
+    expect(existsSync(sock)).toBe(true); // left behind by the killed host: stale
+
+    const after = await phased(["get", "url"]);
+    expect(after.code).toBe(0);
+    expect(after.stderr).not.toMatch(/^svc: /m);
+    expect(hosted(after)).toBe(false);
+    expect(after.stdout.trim()).toBe(world.server.url("forms.html"));
+
+    // The full run started a new host; the next command is served by it.
+    expect(await waitFor(() => hostPids(id).length === 1 && existsSync(sock), 20_000)).toBe(true);
+    expect(hostPids(id)[0]).not.toBe(pid);
+    const again = await phased(["get", "url"]);
+    expect(hosted(again)).toBe(true);
+    expect(again.stdout).toBe(after.stdout);
+  }, 90_000);
+
+  it("`sessions end` ends the host and removes its socket: no host outlives its session", async () => {
+    const { id, sock } = await current();
+    expect(await waitFor(() => hostPids(id).length === 1, 20_000)).toBe(true);
+    const end = await run(["sessions", "end", id]);
+    expect(end.code).toBe(0);
+    expect(existsSync(sock)).toBe(false);
+    expect(await waitFor(() => hostPids(id).length === 0, 10_000)).toBe(true);
+    // With no session, a page command is the full CLI's (and says there is no session).
+    const none = await phased(["get", "url"]);
+    expect(hosted(none)).toBe(false);
+    expect(none.code).toBe(4);
+  }, 60_000);
+  it("the host ends after its idle time, and when the session's Chrome is gone; the socket goes with it", async () => {
+    const start = async (env: NodeJS.ProcessEnv) => {
+      const r = await run(["--json", "sessions", "start"], env);
+      expect(r.code, r.stderr).toBe(0);
+      const { session } = json<{ session: { id: string; pid: number } }>(r.stdout);
+      const sock = join(world.sb.state, "sessions", `${session.id}.sock`);
+      expect(await waitFor(() => existsSync(sock) && hostPids(session.id).length === 1, 20_000)).toBe(true);
+      return { ...session, sock };
+    };
+    const idle = await start({ SVC_HOST_IDLE_MS: "1500" });
+    expect(await waitFor(() => hostPids(idle.id).length === 0, 15_000)).toBe(true);
+    expect(existsSync(idle.sock)).toBe(false);
+    const r = await phased(["--session", idle.id, "get", "url"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(hosted(r)).toBe(false);
+    expect((await run(["sessions", "end", idle.id])).code).toBe(0);
+
+    const other = await start({});
+    process.kill(other.pid, "SIGKILL");
+    expect(await waitFor(() => hostPids(other.id).length === 0, 15_000)).toBe(true);
+    expect(existsSync(other.sock)).toBe(false);
+    await run(["sessions", "end", "--all"]);
+  }, 90_000);
+});
