@@ -5,9 +5,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, connect } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../src/browser/chrome-start.js";
 import { useResource } from "./use-resource.js";
 
 export const REDIS_SERVER = process.env.SVC_TEST_REDIS_SERVER ?? "/usr/bin/redis-server";
@@ -17,18 +18,6 @@ export interface TestRedis {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function answersPing(port: number): Promise<boolean> {
