@@ -1,0 +1,127 @@
+/**
+ * Finding the session a command uses: `--session ID|NAME`, else the most recently used live one; and
+ * forgetting one whose browser is gone (its leftovers removed). Split from runtime.ts, which re-exports it.
+ */
+import { existsSync, readlinkSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ServiceSessionNotFoundError } from "../src/errors.js";
+import {
+  type CloudSessionRecord,
+  type StoredSession,
+  defaultDownloadsDir,
+  findSession,
+  isAlive,
+  isCloud,
+  listSessions,
+  pidAlive,
+  pidBelongsToSession,
+  removeSession,
+} from "../src/store/sessions.js";
+import { cloudStatus } from "./cloud.js";
+import { type SettingsStore, openSettings } from "./settings.js";
+
+const START_HINT = "start one with `svc sessions start`";
+const NEW_HINT = "start a new one with `svc sessions start`";
+
+/**
+ * Forget a session whose Chrome is gone (or unreachable): kill what is left of it if the pid is still
+ * provably its Chrome, delete the profile svc created, remove the record and heartbeat. A cloud
+ * session's record only (its browser is the platform's to end: see `svc sessions end`).
+ */
+export async function discardSession(record: StoredSession, root: string): Promise<void> {
+  if (isCloud(record)) return removeSession(record.id, root);
+  const singleton = singletonDir(record.userDataDir);
+  if (pidBelongsToSession(record) !== false) {
+    const { killBrowserProcess } = await import("../src/browser/launch.js");
+    killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
+    await waitForExit(record.pid);
+  }
+  if (record.ownsProfile !== false && existsSync(record.userDataDir)) {
+    rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+  if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
+  // Downloaded files outlive the session; a folder that got none goes with it.
+  (await import("../src/browser/downloads.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
+  removeSession(record.id, root);
+}
+
+/**
+ * Chrome keeps its singleton socket in a directory of its own under TMPDIR
+ * (org.chromium.Chromium.XXXXXX), linked from the profile's SingletonSocket. A killed Chrome leaves it
+ * behind; find it before the profile is deleted.
+ */
+function singletonDir(userDataDir: string): string | undefined {
+  try {
+    const dir = dirname(readlinkSync(join(userDataDir, "SingletonSocket")));
+    return /[/\\]\.?(org\.chromium\.Chromium|com\.google\.Chrome)\.[\w-]+$/.test(dir) ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+
+export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EPERM") return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * `--session ID` (or a session's name), else the most recently used live session. A dead explicit session is an error naming
+ * it (its stale record removed); dead implicit candidates are cleaned up and skipped. A cloud session
+ * is asked about at its platform; when the platform cannot be asked, an explicit one is tried anyway
+ * (connecting gives the real error) and an implicit one is skipped.
+ */
+export async function resolveSession(root: string, id: string | undefined): Promise<StoredSession> {
+  let settings: SettingsStore | undefined;
+  const statusOf = async (r: CloudSessionRecord) => cloudStatus(r, (settings ??= await openSettings()));
+  if (id !== undefined) {
+    const record = findSession(id, root);
+    if (!record) throw new ServiceSessionNotFoundError(`no session "${id}"`, { hint: `see \`svc sessions list\`, or ${START_HINT}` });
+    if (isCloud(record)) {
+      const s = await statusOf(record);
+      if (s.status === "gone") {
+        removeSession(record.id, root);
+        throw new ServiceSessionNotFoundError(`cloud session ${id} is no longer running (${s.detail}); removed its record`, { hint: `${START_HINT} --cloud` });
+      }
+      return record;
+    }
+    if (!(await isAlive(record))) {
+      await discardSession(record, root);
+      throw new ServiceSessionNotFoundError(`session ${id} is no longer running: its browser is gone; removed its record`, {
+        hint: NEW_HINT,
+      });
+    }
+    return record;
+  }
+  const gone: string[] = [];
+  for (const record of listSessions(root)) {
+    if (isCloud(record)) {
+      const s = await statusOf(record);
+      if (s.status === "running") return record;
+      if (s.status === "gone") {
+        removeSession(record.id, root);
+        gone.push(record.id);
+      }
+      continue;
+    }
+    if (await isAlive(record)) return record;
+    await discardSession(record, root);
+    gone.push(record.id);
+  }
+  if (gone.length) {
+    // Sessions were recorded but their browsers ended (idle timeout, crash, killed): say so, not "none".
+    const which = gone.length === 1 ? `session ${gone[0]} is` : `sessions ${gone.join(", ")} are`;
+    throw new ServiceSessionNotFoundError(`${which} no longer running: its browser is gone (ended after idling, crashed or killed); removed its record`, {
+      hint: NEW_HINT,
+    });
+  }
+  throw new ServiceSessionNotFoundError("no running session", { hint: START_HINT });
+}
