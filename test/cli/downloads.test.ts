@@ -83,12 +83,14 @@ describe("svc downloads", () => {
 
   it("lists a download that finished after the command that started it exited", async () => {
     await ok("goto", world.server.url("downloads.html"));
-    const href = "/download?name=late.bin&bytes=300000&ms=2500";
+    const href = "/download?name=late.bin&bytes=300000&gate=late";
     await ok("eval", `(() => { const a = document.createElement('a'); a.href = '${href}'; a.id = 'late'; a.textContent = 'late'; document.body.append(a); return true; })()`);
     await ok("click", "#late");
     // The click's command has exited; the file is still arriving.
     const early = (await listed()).downloads.find((d) => d.url === world.server.url(href));
     expect(early?.state).toBe("inProgress");
+    // Now the rest of the file comes, with no svc command running.
+    expect((await fetch(world.server.url("/download-release?gate=late"))).status).toBe(200);
     const late = await until(async () => (await listed()).downloads.find((d) => d.name === "late.bin" && d.state === "completed"), 15_000);
     expect(late).toMatchObject({ size: 300_000, url: world.server.url(href) });
     expect(statSync(late.path).size).toBe(300_000);

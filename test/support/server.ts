@@ -78,6 +78,8 @@ document.addEventListener("click", (e) => {
 export async function startFixtureServer(): Promise<FixtureServer> {
   const root = pagesDir();
   const timers = new Set<NodeJS.Timeout>();
+  /** Downloads held half-sent until the test releases them (`/download?gate=G`). */
+  const gates = new Map<string, () => void>();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -131,17 +133,28 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       const body = bytes ? DOWNLOAD_BODY.repeat(Math.ceil(bytes / DOWNLOAD_BODY.length)).slice(0, bytes) : DOWNLOAD_BODY;
       const headers = { "content-disposition": `attachment; filename="${name}"` };
       const ms = Math.min(Math.max(Number(url.searchParams.get("ms") ?? "0") || 0, 0), 30_000);
-      if (!ms) return send(res, 200, "application/octet-stream", body, headers);
+      const gate = url.searchParams.get("gate");
+      if (!ms && !gate) return send(res, 200, "application/octet-stream", body, headers);
       // `ms=N`: the first half now, the rest N ms later (a download still running when its command exits).
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(Buffer.byteLength(body)), "cache-control": "no-store", ...headers });
       const half = Math.floor(body.length / 2);
       res.write(body.slice(0, half));
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        res.end(body.slice(half));
-      }, ms);
+      // `gate=G`: the rest when /download-release?gate=G is asked for (or after 30 s), whatever the machine's load.
+      const timer = setTimeout(finish, gate ? 30_000 : ms);
       timers.add(timer);
+      function finish() {
+        clearTimeout(timer);
+        timers.delete(timer);
+        if (gate) gates.delete(gate);
+        if (!res.writableEnded) res.end(body.slice(half));
+      }
+      if (gate) gates.set(gate, finish);
       return;
+    }
+    if (url.pathname === "/download-release") {
+      const release = gates.get(url.searchParams.get("gate") ?? "");
+      release?.();
+      return send(res, release ? 200 : 404, "text/plain", release ? "released" : "no such gate");
     }
 
     if (url.pathname === "/redirect") {
