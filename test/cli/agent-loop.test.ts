@@ -3,26 +3,12 @@
  * step): a loop stop exits 11 naming the loop, the loop events are JSON lines, and the flags are validated
  * before any browser starts.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../support/fake-model.js";
+import { describe, expect, it } from "vitest";
 import { loopingModel } from "../support/fake-model/local-modes.js";
-import type { FixtureServer } from "../support/server.js";
 import { scriptTimes } from "../e2e/agent-support.js";
-import { type ModelWorld, type Sandbox, expectOneLine, startModelWorld, svc } from "./helpers.js";
+import { expectOneLine, useModelWorld, svc } from "./helpers.js";
 
-let server: FixtureServer;
-let fake: FakeModel;
-let sb: Sandbox;
-let world: ModelWorld | undefined;
-
-beforeAll(async () => {
-  world = await startModelWorld();
-  ({ server, fake, sb } = world);
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(() => fake.reset());
+const { server, fake, sb } = useModelWorld();
 
 describe("svc agent loop detection flags", () => {
   it("--loop-repeats 2 --loop-warnings 0: stopped at the loop, exit 11, a loop event line", async () => {

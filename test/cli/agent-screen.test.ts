@@ -5,25 +5,11 @@
  * also after Ctrl-C (where `svc: interrupted` is printed while the live frame is on screen).
  */
 import { spawn } from "node:child_process";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import type { FakeModel } from "../support/fake-model.js";
-import type { FixtureServer } from "../support/server.js";
-import { BIN, ROOT, type ModelWorld, type Sandbox, collect, expectNoProcesses, hasPython, startModelWorld, svc, terminalEnv } from "./helpers.js";
+import { BIN, ROOT, collect, expectNoProcesses, hasPython, useModelWorld, svc, terminalEnv } from "./helpers.js";
 
-let server: FixtureServer;
-let fake: FakeModel;
-let sb: Sandbox;
-let world: ModelWorld | undefined;
-
-beforeAll(async () => {
-  world = await startModelWorld();
-  ({ server, fake, sb } = world);
-});
-afterAll(async () => {
-  await world?.close();
-});
-beforeEach(() => fake.reset());
+const { server, fake, sb } = useModelWorld();
 
 /**
  * Runs argv in a 40×120 pseudo-terminal and prints JSON: every chunk read with its time (ms since the

@@ -10,7 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { standIn, useResource } from "../support/use-resource.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -270,6 +271,18 @@ export interface ModelWorld {
   fake: FakeModel;
   sb: Sandbox;
   close(): Promise<void>;
+}
+
+/**
+ * A test file's model world: started in beforeAll, closed in afterAll, its fake model's script and log reset
+ * before each test. Each part stands for the started one, so `const { server, fake, sb } = useModelWorld()`
+ * works at the top of a file.
+ */
+export function useModelWorld(): ModelWorld {
+  const world = useResource("the model world", startModelWorld);
+  beforeEach(() => world.fake.reset());
+  const part = <K extends "server" | "fake" | "sb">(key: K) => standIn(`the model world's ${key}`, () => world[key]);
+  return { server: part("server"), fake: part("fake"), sb: part("sb"), close: () => world.close() };
 }
 
 export async function startModelWorld(): Promise<ModelWorld> {

@@ -14,14 +14,24 @@ export function useResource<T extends { close(): Promise<unknown> }>(what: strin
   afterAll(async () => {
     await resource?.close();
   });
+  return standIn(what, () => resource);
+}
+
+/**
+ * An object that stands for the one `current()` gives once it exists: property reads (methods bound to it)
+ * and writes go through to it; using it before then throws, naming `what`.
+ */
+export function standIn<T extends object>(what: string, current: () => T | undefined): T {
   const started = () => {
-    if (!resource) throw new Error(`${what} is used before beforeAll started it`);
-    return resource as unknown as Record<PropertyKey, unknown>;
+    const value = current();
+    if (!value) throw new Error(`${what} is used before beforeAll started it`);
+    return value as unknown as Record<PropertyKey, unknown>;
   };
   return new Proxy({} as T, {
     get(_, key) {
-      const value = started()[key];
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(resource) : value;
+      const target = started();
+      const value = target[key];
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
     set(_, key, value) {
       started()[key] = value;
