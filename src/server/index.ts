@@ -17,6 +17,7 @@ import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPoli
 import { startEgressProxy } from "./egress-proxy.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
+import type { SessionFeature } from "./session-features.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -49,7 +50,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits = { maxSessions: config.maxSessions, maxQueued: config.maxQueued, queueTimeoutMs: config.queueTimeoutS * 1000, maxCpu: config.maxCpu, maxMemoryBytes: config.maxMemoryBytes };
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
-  const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster });
+  // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
+  const features: SessionFeature[] = [];
+  const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
   const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster };

@@ -10,13 +10,14 @@ import { type BrowserEmulation, emulates, launchBrowser, type LaunchedBrowser, t
 import type { Admission, Release } from "./admission.js";
 import type { Owner } from "./auth.js";
 import type { SessionRegistry } from "./cluster/store.js";
-import type { ServerConfig } from "./config.js";
+import { isolated, type ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
 import { withoutBrowserOrigins } from "./devtools-origin.js";
 import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
 import { SessionClients } from "./session-clients.js";
+import { FeatureRuns, type SessionFeature } from "./session-features.js";
 import { holdSessionEmulation } from "./session-emulation.js";
 import { processAlive as alive } from "../util/process.js";
 import { clip } from "../util/zod.js";
@@ -57,6 +58,8 @@ interface Entry {
   listeners: Set<EndedListener>;
   /** Gives the session's admission slot back (when it ends). */
   release: Release;
+  /** What the session features (contexts, extensions, logs …) do in this session's life. */
+  features: FeatureRuns;
 }
 
 /** What the CDP proxy may connect a request to. */
@@ -78,6 +81,8 @@ export interface PlatformSessionsDeps {
   admission: Admission;
   /** Cluster mode: every session is recorded in the shared store while it runs. */
   registry?: SessionRegistry | undefined;
+  /** Contexts, extensions, session logs …: asked before each session's Chrome starts (session-features.ts). */
+  features?: readonly SessionFeature[] | undefined;
 }
 
 export class PlatformSessions {
@@ -93,6 +98,7 @@ export class PlatformSessions {
   private readonly pool: BrowserPool | undefined;
   private readonly egress: EgressProxy | undefined;
   private readonly registry: SessionRegistry | undefined;
+  private readonly features: readonly SessionFeature[];
   /** CDP clients and attached Services per session: a session without keepAlive ends once they are all gone. */
   readonly clients: SessionClients;
 
@@ -103,6 +109,7 @@ export class PlatformSessions {
     this.egress = deps.egress;
     this.admission = deps.admission;
     this.registry = deps.registry;
+    this.features = deps.features ?? [];
     this.clients = new SessionClients(this.config.disconnectGraceMs, (id) => {
       if (this.entries.get(id)?.session.keepAlive === false) this.end(id, "COMPLETED", "its last CDP client disconnected");
     });
@@ -158,14 +165,30 @@ export class PlatformSessions {
     // Touch support is decided as each document is created, sooner than CDP can reach a new page: the flag
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
-    const browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
+    const id = randomUUID();
+    const features = await FeatureRuns.prepare(this.features, { id, owner, params: p, isolated: isolated(this.config) }, this.log);
+    options.args = [...(options.args ?? []), ...features.args];
+    if (features.userDataDir) options.userDataDir = features.userDataDir;
+    let browser: LaunchedBrowser;
+    try {
+      browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
+    } catch (e) {
+      await features.ended(undefined);
+      throw e;
+    }
     // From here on a Chrome runs: whatever fails before the session is registered must close it, or it
     // would hold memory with no id a client could release (create() gives the slot back).
     try {
       if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
       const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation, this.config, owner) : undefined;
-      const session = this.register(owner, p, viewport, browser, release);
+      const session = this.register(id, owner, p, viewport, browser, release, features);
       if (held) this.onEnded(session.id, () => void held.close());
+      try {
+        await features.started(session, browser);
+      } catch (e) {
+        this.end(session.id, "ERROR", `a session feature failed to start: ${e instanceof Error ? e.message : String(e)}`);
+        throw e;
+      }
       if (this.registry) {
         try {
           await this.registry.claim("platform", session.id, owner, session.expiresAt);
@@ -176,15 +199,18 @@ export class PlatformSessions {
       }
       return session;
     } catch (e) {
-      await browser.close().catch(() => {});
+      if (!this.entries.has(id)) {
+        await browser.close().catch(() => {});
+        await features.ended(undefined);
+      }
       throw e;
     }
   }
 
-  private register(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, viewport: Viewport, browser: LaunchedBrowser, release: Release): PlatformSession {
+  private register(id: string, owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, viewport: Viewport, browser: LaunchedBrowser, release: Release, features: FeatureRuns): PlatformSession {
     const now = Date.now();
     const session: MutableSession = {
-      id: randomUUID(),
+      id,
       owner,
       projectId: p.projectId ?? owner,
       region: p.region ?? "local",
@@ -202,7 +228,7 @@ export class PlatformSessions {
     const timer = setTimeout(() => this.end(session.id, "TIMED_OUT", "expired"), session.expiresAt - now);
     timer.unref();
     // 192 random bits: the only credential the CDP proxy asks for.
-    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, browserPath, timer, listeners: new Set(), release });
+    this.entries.set(session.id, { session, token: randomBytes(24).toString("base64url"), browser, browserPath, timer, listeners: new Set(), release, features });
     this.watch();
     this.prune();
     this.log(`session ${session.id} started (chrome pid ${browser.pid}, expires in ${Math.round((session.expiresAt - now) / 1000)}s)`);
@@ -331,7 +357,13 @@ export class PlatformSessions {
     this.clients.forget(id);
     this.log(`session ${id} ended: ${why}`);
     void this.registry?.ended("platform", id, status, why);
-    const stop = (e.browser?.close() ?? Promise.resolve()).catch(() => {});
+    // Features finish with Chrome still running (a context saves its profile), then Chrome goes.
+    const browser = e.browser;
+    const stop = (async () => {
+      await e.features.ending(e.session, browser);
+      await browser?.close().catch(() => {});
+      await e.features.ended(e.session);
+    })().catch(() => {});
     e.browser = undefined;
     e.release();
     this.stopping.add(stop);
