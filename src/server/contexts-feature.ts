@@ -50,7 +50,7 @@ export function contextsFeature(contexts: Contexts, config: ServerConfig, log: (
           await setBrowserCookies(browser.wsEndpoint, contents.cookies);
         },
         async ending(_session, browser) {
-          if (!persist) return;
+          if (!persist) return log(`${where}: read only (persist: false): nothing saved`);
           if (!processAlive(browser.pid)) return log(`${where}: Chrome exited before the session ended (crashed or closed by a client): not saved, the previous contents stay`);
           const cookies = await browserCookies(browser.wsEndpoint);
           if (!(await closeBrowserCleanly(browser.wsEndpoint, browser.pid, CLEAN_EXIT_MS))) return log(`${where}: Chrome did not exit cleanly within ${CLEAN_EXIT_MS / 1000}s: not saved, the previous contents stay`);

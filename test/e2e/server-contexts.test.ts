@@ -121,6 +121,7 @@ describe("contexts", () => {
       expect(await status(page)).toMatch(/^signed out \| local theme: light/);
     });
     await release(s2.id);
+    await waitFor(() => logs.some((l) => l.includes(`session ${s2.id}: context ${ctx.id}: read only`)), 20_000);
 
     const s3 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id } } });
     await inSession(s3.connectUrl, async (page) => {
