@@ -144,6 +144,17 @@ describe("contexts", () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toMatch(/browserSettings\.context\.persist/);
+    // The session API's browserbaseSessionCreateParams are the same body, checked the same way.
+    const start = (params: unknown, key = KEY) =>
+      fetch(`${server.url}/v1/sessions/start`, {
+        method: "POST",
+        headers: { "x-bb-api-key": key, "x-model-api-key": "sk-test", "content-type": "application/json" },
+        body: JSON.stringify({ modelName: "openai/gpt-test", browserbaseSessionCreateParams: params }),
+      });
+    expect((await start({ browserSettings: { context: { id: ctx.id } } }, OTHER_KEY)).status).toBe(404);
+    const bad = await start({ browserSettings: { context: { id: "" } } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toMatch(/^browserbaseSessionCreateParams\.browserSettings\.context\.id: /);
     expect(chromes()).toBe(before);
   });
 
