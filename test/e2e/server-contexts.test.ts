@@ -131,6 +131,35 @@ describe("contexts", () => {
     expect(logs.filter((l) => l.includes(`context ${ctx.id}: saved`))).toEqual([expect.stringMatching(/saved \(\d+ cookies, [1-9]\d* storage files\)/)]);
   });
 
+  it("a Chrome gone before its session ends (closed by a client, or crashed) overwrites nothing", async () => {
+    const ctx = await bb.contexts.create();
+    const s1 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id, persist: true } } });
+    await inSession(s1.connectUrl, async (page) => {
+      await page.goto(fixtures.url("/login"));
+      await page.fill("#user", "carol");
+      await page.click("#signin");
+      await page.waitForSelector("text=signed in as carol");
+    });
+    await release(s1.id);
+    await waitFor(() => logs.some((l) => l.includes(`context ${ctx.id}: saved`)), 20_000);
+
+    const s2 = await bb.sessions.create({ projectId: "p", keepAlive: true, browserSettings: { context: { id: ctx.id, persist: true } } });
+    const browser = await chromium.connectOverCDP(s2.connectUrl);
+    const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+    await page.goto(fixtures.url("/login"));
+    await page.context().clearCookies();
+    const cdp = await browser.newBrowserCDPSession();
+    await cdp.send("Browser.close").catch(() => {});
+    await browser.close().catch(() => {});
+    await waitFor(() => logs.some((l) => l.includes(`session ${s2.id}: context ${ctx.id}: Chrome exited before the session ended`)), 20_000);
+
+    const s3 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id } } });
+    await inSession(s3.connectUrl, async (p3) => {
+      expect(await status(p3)).toMatch(/^signed in as carol \| local theme: dark/);
+    });
+    await release(s3.id);
+  });
+
   it("another key's or an unknown context: 404 before any Chrome; a bad field: 400 naming it", async () => {
     const ctx = await bb.contexts.create();
     const chromes = () => logs.filter((l) => / started \(chrome pid/.test(l)).length;
