@@ -59,6 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await egress?.close();
     throw e;
   });
+  // Keep contexts LAST: its `ending` closes Chrome cleanly (to save the profile), so later features' would find it gone.
   features.push(contextsFeature(contexts, config, log));
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
