@@ -66,6 +66,41 @@ async function release(id: string): Promise<void> {
   await bb.sessions.update(id, { status: "REQUEST_RELEASE", projectId: "p" });
 }
 
+/** Writes `value` under "k" in the page origin's IndexedDB "ctxdb". */
+async function idbPut(page: import("playwright-core").Page, value: string): Promise<void> {
+  await page.evaluate(
+    (v) =>
+      new Promise<void>((resolve, reject) => {
+        const open = indexedDB.open("ctxdb", 1);
+        open.onupgradeneeded = () => open.result.createObjectStore("kv");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction("kv", "readwrite");
+          tx.objectStore("kv").put(v, "k");
+          tx.oncomplete = () => (open.result.close(), resolve());
+          tx.onerror = () => reject(tx.error);
+        };
+      }),
+    value,
+  );
+}
+
+async function idbGet(page: import("playwright-core").Page): Promise<unknown> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("ctxdb", 1);
+        open.onupgradeneeded = () => open.result.createObjectStore("kv");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction("kv").objectStore("kv").get("k");
+          get.onsuccess = () => (open.result.close(), resolve(get.result ?? null));
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
+}
+
 async function status(page: import("playwright-core").Page): Promise<string> {
   await page.goto(fixtures.url("/login"));
   return `${await page.textContent("#status")} | ${await page.textContent("#local")} | ${page.url().length ? await page.evaluate(() => document.cookie) : ""}`;
@@ -99,6 +134,7 @@ describe("contexts", () => {
       await page.waitForSelector("text=signed in as alice");
       // A persistent cookie beside the fixture's session-only one.
       await page.evaluate(() => (document.cookie = "remember=yes; max-age=86400; path=/"));
+      await idbPut(page, "kept in IndexedDB");
       const cookies = await page.context().cookies();
       expect(cookies.find((c) => c.name === "sid")?.expires).toBe(-1);
       return cookies.find((c) => c.name === "sid")!.value;
@@ -116,6 +152,8 @@ describe("contexts", () => {
     const s2 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id, persist: false } } });
     await inSession(s2.connectUrl, async (page) => {
       expect(await status(page)).toBe("signed in as alice | local theme: dark | remember=yes");
+      expect(await idbGet(page)).toBe("kept in IndexedDB");
+      await idbPut(page, "changed");
       await page.evaluate(() => localStorage.setItem("theme", "light"));
       await page.context().clearCookies();
       expect(await status(page)).toMatch(/^signed out \| local theme: light/);
@@ -126,6 +164,7 @@ describe("contexts", () => {
     const s3 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id } } });
     await inSession(s3.connectUrl, async (page) => {
       expect(await status(page)).toBe("signed in as alice | local theme: dark | remember=yes");
+      expect(await idbGet(page)).toBe("kept in IndexedDB");
     });
     await release(s3.id);
     expect(logs.filter((l) => l.includes(`context ${ctx.id}: saved`))).toEqual([expect.stringMatching(/saved \(\d+ cookies, [1-9]\d* storage files\)/)]);
