@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { browserCookies, closeBrowserCleanly, setBrowserCookies } from "../index.js";
+import { browserCookies, closeBrowserCleanly, type LaunchedBrowser, setBrowserCookies } from "../index.js";
 import { processAlive } from "../util/process.js";
 import type { ServerConfig } from "./config.js";
-import { ContextTooLargeError, type Contexts, MAX_CONTEXT_BYTES } from "./contexts.js";
+import { type Contexts, MAX_CONTEXT_BYTES } from "./contexts.js";
 import { readProfileParts, writeProfileParts } from "./contexts-profile.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
 
@@ -44,6 +44,25 @@ export function contextsFeature(contexts: Contexts, config: ServerConfig, log: (
       const where = `session ${start.id}: context ${id}`;
       // Set once Chrome is gone: an `ending` cut short by the features' time limit must not save after it.
       let over = false;
+      let locked = unlock !== undefined;
+      const release = async () => {
+        if (locked) await unlock?.();
+        locked = false;
+      };
+      const saveBack = async (browser: LaunchedBrowser): Promise<void> => {
+        if (!processAlive(browser.pid)) return log(`${where}: Chrome exited before the session ended (crashed or closed by a client): not saved, the previous contents stay`);
+        const cookies = await browserCookies(browser.wsEndpoint);
+        if (!(await closeBrowserCleanly(browser.wsEndpoint, browser.pid, CLEAN_EXIT_MS))) return log(`${where}: Chrome did not exit cleanly within ${CLEAN_EXIT_MS / 1000}s: not saved, the previous contents stay`);
+        const { files, bytes } = readProfileParts(dir, MAX_CONTEXT_BYTES);
+        if (bytes > MAX_CONTEXT_BYTES) return log(`${where}: its profile storage is over the ${MAX_CONTEXT_BYTES / 2 ** 20} MiB bound: not saved, the previous contents stay`);
+        if (over) return log(`${where}: the session's end took too long: not saved, the previous contents stay`);
+        try {
+          await contexts.save(owner, id, { cookies, files });
+          log(`${where}: saved (${cookies.length} cookies, ${Object.keys(files).length} storage files)`);
+        } catch (e) {
+          log(`${where}: not saved (${e instanceof Error ? e.message : String(e)}); the previous contents stay`);
+        }
+      };
       return {
         userDataDir: dir,
         async started(_session, browser) {
@@ -51,24 +70,17 @@ export function contextsFeature(contexts: Contexts, config: ServerConfig, log: (
         },
         async ending(_session, browser) {
           if (!persist) return log(`${where}: read only (persist: false): nothing saved`);
-          if (!processAlive(browser.pid)) return log(`${where}: Chrome exited before the session ended (crashed or closed by a client): not saved, the previous contents stay`);
-          const cookies = await browserCookies(browser.wsEndpoint);
-          if (!(await closeBrowserCleanly(browser.wsEndpoint, browser.pid, CLEAN_EXIT_MS))) return log(`${where}: Chrome did not exit cleanly within ${CLEAN_EXIT_MS / 1000}s: not saved, the previous contents stay`);
-          const { files, bytes } = readProfileParts(dir, MAX_CONTEXT_BYTES);
-          if (bytes > MAX_CONTEXT_BYTES) return log(`${where}: its profile storage is over the ${MAX_CONTEXT_BYTES / 2 ** 20} MiB bound: not saved, the previous contents stay`);
-          if (over) return log(`${where}: the session's end took too long: not saved, the previous contents stay`);
           try {
-            await contexts.save(owner, id, { cookies, files });
-            log(`${where}: saved (${cookies.length} cookies, ${Object.keys(files).length} storage files)`);
-          } catch (e) {
-            const why = e instanceof ContextTooLargeError ? e.message : e instanceof Error ? e.message : String(e);
-            log(`${where}: not saved (${why}); the previous contents stay`);
+            await saveBack(browser);
+          } finally {
+            // Saved (or not): the next persisting session may start now, not only once Chrome is reaped.
+            await release();
           }
         },
         async ended() {
           over = true;
           rmSync(dir, { recursive: true, force: true });
-          await unlock?.();
+          await release();
         },
       };
     },
