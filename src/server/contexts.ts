@@ -44,10 +44,23 @@ const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export class ContextTooLargeError extends Error {}
 
 export class Contexts {
+  private resolved: Buffer | undefined;
+
+  /** `key`: the data key, or how to get it the first time it is needed (a lone server's data.key file). */
   constructor(
     private readonly blobs: ContextBlobs,
-    private readonly key: Buffer,
+    private readonly dataKey: Buffer | (() => Buffer),
   ) {}
+
+  private get key(): Buffer {
+    if (this.resolved) return this.resolved;
+    if (Buffer.isBuffer(this.dataKey)) return (this.resolved = this.dataKey);
+    try {
+      return (this.resolved = this.dataKey());
+    } catch (e) {
+      throw new HttpError(500, `the server's data key is unusable: ${e instanceof Error ? e.message : String(e)}`, {}, "DATA_KEY_UNUSABLE");
+    }
+  }
 
   private aad(owner: string, id: string): string {
     return `svc-context v1 ${owner} ${id}`;
@@ -128,8 +141,13 @@ export class Contexts {
 
 /** The server's contexts: in the cluster's Redis when there is one, else under `<dataDir>/contexts/`. */
 export async function openContexts(config: ServerConfig, log: (line: string) => void): Promise<Contexts> {
+  if (!config.cluster) {
+    // A data dir chosen (svc serve always passes one): its key is checked at startup. Otherwise (the library's
+    // startServer next to a temp cache dir) nothing is written until the first context needs the key.
+    const key = config.dataDir !== undefined || config.dataKey !== undefined ? resolveDataKey(config, log) : () => resolveDataKey(config, log);
+    return new Contexts(new FileContextBlobs(join(dataDirOf(config), "contexts")), key);
+  }
   const key = resolveDataKey(config, log);
-  if (!config.cluster) return new Contexts(new FileContextBlobs(join(dataDirOf(config), "contexts")), key);
   const blobs = new RedisContextBlobs(config.cluster.store, config.cluster.prefix);
   try {
     await blobs.connect();

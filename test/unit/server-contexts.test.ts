@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { ContextTooLargeError, Contexts, MAX_CONTEXT_BYTES } from "../../src/server/contexts.js";
+import { resolveServerOptions } from "../../src/server/config.js";
+import { ContextTooLargeError, Contexts, MAX_CONTEXT_BYTES, openContexts } from "../../src/server/contexts.js";
 import { FileContextBlobs } from "../../src/server/contexts-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-contexts-unit-"));
@@ -44,4 +45,15 @@ it("a save after the context was deleted does not bring it back", async () => {
   await contexts.delete("ownerA", meta.id);
   await expect(contexts.save("ownerA", meta.id, { cookies: [cookie], files: {} })).rejects.toMatchObject({ status: 404 });
   await expect(contexts.get("ownerA", meta.id)).rejects.toMatchObject({ status: 404 });
+});
+
+it("the library's startServer without a dataDir writes no key until a context needs one", async () => {
+  const base = mkdtempSync(join(dir, "lazy-"));
+  const lazy = await openContexts(resolveServerOptions({ apiKeys: ["key-0000-0001"], cacheDir: join(base, "cache") }), () => {});
+  expect(existsSync(join(base, "server-data"))).toBe(false);
+  await expect(lazy.get("ownerA", "00000000-0000-4000-8000-000000000000")).rejects.toMatchObject({ status: 404 });
+  expect(existsSync(join(base, "server-data"))).toBe(false);
+  const meta = await lazy.create("ownerA", {});
+  expect(existsSync(join(base, "server-data", "data.key"))).toBe(true);
+  expect(existsSync(join(base, "server-data", "contexts", "ownerA", meta.id))).toBe(true);
 });
