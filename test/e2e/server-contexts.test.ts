@@ -34,6 +34,8 @@ beforeAll(async () => {
     apiKeys: [KEY, OTHER_KEY],
     cacheDir: join(base, "cache"),
     dataDir: join(base, "data"),
+    // A warm Chrome is ready, but a session with a context must get a fresh one (its profile prepared).
+    warmBrowsers: 1,
     launch: { executablePath: CHROMIUM, headless: true },
     log: (line) => logs.push(line),
     allowNet: [`localhost:${fixtures.port}`, `127.0.0.1:${fixtures.port}`],
