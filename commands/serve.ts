@@ -28,6 +28,8 @@ export interface ServeFlags extends LaunchFlags, ClusterFlags {
   idleTimeout?: string;
   bodyLimit?: string;
   cacheDir?: string;
+  dataDir?: string;
+  dataKey?: string;
   publicUrl?: string;
   searchUrl?: string;
   isolate?: boolean;
@@ -166,6 +168,11 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
   const cluster = clusterOptions(flags, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
+  // The server's data (saved contexts …) and the key it is encrypted with (see src/server/data-key.ts).
+  const dataDirRaw = flags.dataDir ?? (settings.effective("server.dataDir").value as string | undefined);
+  const dataDir = dataDirRaw !== undefined && dataDirRaw.trim() ? resolve(dataDirRaw.trim()) : join(stateRoot(), "server-data");
+  const dataKey = flags.dataKey ?? (settings.effective("server.dataKey").value as string | undefined);
+  if (dataKey !== undefined && dataKey.length < 16) throw new ServiceInvalidArgumentError("--data-key needs at least 16 characters");
 
   const say = (line: string) => {
     if (!g.json) process.stderr.write(`svc serve: ${line}\n`);
@@ -185,6 +192,8 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     port,
     apiKeys,
     cacheDir,
+    dataDir,
+    ...(dataKey !== undefined ? { dataKey } : {}),
     launch: {
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),

@@ -72,6 +72,8 @@ export const SETTINGS: readonly SettingDef[] = [
   // svc serve as a cluster (issue 13): the shared session store and how replicas trust and reach each other.
   { key: "server.store", kind: "secret", env: ["SVC_STORE"], description: "`svc serve`: session store, memory (default) or redis://host:6379 shared by every replica (--store overrides)" },
   { key: "server.clusterSecret", kind: "secret", env: ["SVC_CLUSTER_SECRET"], description: "`svc serve` with a Redis store: secret shared by every replica, proving a forwarded request comes from one (--cluster-secret overrides)" },
+  { key: "server.dataDir", kind: "string", env: ["SVC_DATA_DIR"], description: "`svc serve`: where the server keeps its data, e.g. saved contexts (default <state dir>/server-data; --data-dir overrides)" },
+  { key: "server.dataKey", kind: "secret", env: ["SVC_DATA_KEY"], description: "`svc serve`: secret the server's data at rest is encrypted with (default: derived from the cluster secret, else generated into <data dir>/data.key; --data-key overrides)" },
   { key: "server.advertiseUrl", kind: "url", env: ["SVC_ADVERTISE_URL"], description: "`svc serve` with a Redis store: how other replicas reach this one (default http://HOST:PORT; --advertise-url overrides)" },
 ];
 

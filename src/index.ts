@@ -40,6 +40,7 @@ export { type StorageState, type StorageCookie, type OriginStorage, storageState
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export { Locator } from "./browser/locator.js";
 export { launchBrowser, killBrowserProcess, DEFAULT_ARGS, type LaunchedBrowser, type Lifeline } from "./browser/launch.js";
+export { type BrowserCookie, browserCookies, setBrowserCookies, closeBrowserCleanly } from "./browser/profile-state.js";
 export {
   ServiceError,
   ServiceElementNotFoundError,

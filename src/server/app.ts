@@ -15,8 +15,10 @@ import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
 import { limitBody } from "./body.js";
 import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
+import type { Contexts } from "./contexts.js";
 import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
+import { contextRoutes, CONTEXT_UPLOAD_PATH } from "./routes-contexts.js";
 import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
@@ -41,6 +43,8 @@ export interface ServerDeps {
   shuttingDown(): boolean;
   /** Cluster mode: the shared session store and the forwarding to other replicas. */
   cluster?: ClusterParts | undefined;
+  /** Saved contexts (contexts.ts), behind /v1/contexts and `browserSettings.context`. */
+  contexts?: Contexts | undefined;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -66,7 +70,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // The CDP proxy's HTTP side (/v1/connect/{id}/{token}/…) is authorised by its per-session token: CDP
   // clients (Playwright, Puppeteer, DevTools) cannot send our header.
   const auth = apiKeyAuth(deps.config.apiKeys);
-  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/connect/") ? next() : auth(c, next)));
+  // The contexts' placeholder upload URL answers 501 to anyone (an uploader sends no key, as to a presigned URL).
+  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/connect/") || CONTEXT_UPLOAD_PATH.test(c.req.path) ? next() : auth(c, next)));
   app.use("/v1/*", async (c, next) => {
     const q = c.req.url.indexOf("?");
     if (q >= 0 && c.req.url.length - q - 1 > MAX_QUERY_LENGTH) throw new HttpError(414, `query: longer than ${MAX_QUERY_LENGTH} characters`);
@@ -81,6 +86,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
+  if (deps.contexts) app.route("/v1", contextRoutes({ ...deps, contexts: deps.contexts }));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

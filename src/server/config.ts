@@ -2,6 +2,7 @@
  * `svc serve` settings, validated once with defaults applied once. The CLI fills them from flags, the
  * environment and `svc config`; tests pass them directly to startServer().
  */
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
@@ -109,6 +110,13 @@ export const ServerOptionsSchema = z.strictObject({
     })
     .refine((c) => c.heartbeatMs === undefined || c.heartbeatMs * 2 <= c.leaseMs, { message: "heartbeatMs must be at most half of leaseMs", path: ["heartbeatMs"] })
     .optional(),
+  /** Where the server keeps its data (saved contexts, …: `<dataDir>/<area>/`); default `<cacheDir>/../server-data` (see dataDirOf). */
+  dataDir: z.string().min(1).optional(),
+  /**
+   * Secret the data at rest is encrypted with (`--data-key`, SVC_DATA_KEY; the AES key is derived from it).
+   * Absent: a cluster derives it from its secret, a lone server generates one into `<dataDir>/data.key`.
+   */
+  dataKey: z.string().min(16, "the data key needs at least 16 characters").optional(),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
 });
@@ -120,6 +128,11 @@ export function resolveServerOptions(input: ServerOptions): ServerConfig {
   const parsed = ServerOptionsSchema.safeParse(input);
   if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
   return parsed.data;
+}
+
+/** The server's data directory: `dataDir`, else `server-data` next to the cache directory. */
+export function dataDirOf(config: ServerConfig): string {
+  return config.dataDir ?? join(dirname(config.cacheDir), "server-data");
 }
 
 /** Whether tenants are isolated: `isolate` when given, else whenever the server has more than one key. */

@@ -15,6 +15,8 @@ import { attachCdpProxy } from "./cdp-proxy.js";
 import { startCluster } from "./cluster/index.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
+import { openContexts } from "./contexts.js";
+import { contextsFeature } from "./contexts-feature.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
@@ -52,10 +54,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const admission = new Admission(limits, () => monitor.read());
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
   const features: SessionFeature[] = [];
+  const contexts = await openContexts(config, log).catch(async (e: unknown) => {
+    await cluster?.close();
+    await egress?.close();
+    throw e;
+  });
+  // Keep contexts LAST: its `ending` closes Chrome cleanly (to save the profile), so later features' would find it gone.
+  features.push(contextsFeature(contexts, config, log));
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, contexts };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -66,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await platform.closeAll();
     await egress?.close();
     await cluster?.close();
+    await contexts.close();
     throw e;
   });
   // Clients pool connections (undici keeps them ~4 s idle by default, longer under load); Node's 5 s
@@ -92,6 +102,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await platform.closeAll();
       await monitor.close();
       await egress?.close();
+      await contexts.close();
       // After every session recorded its end: the heartbeat stops, the store connection closes.
       await cluster?.close();
       await new Promise<void>((resolvePromise) => {

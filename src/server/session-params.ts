@@ -41,6 +41,8 @@ export const SessionCreateParamsSchema = z.looseObject({
         })
         .optional(),
       ignoreCertificateErrors: z.boolean().optional(),
+      /** A saved context (contexts.ts): its cookies and storage at the start; `persist` saves them back at the end. */
+      context: z.looseObject({ id: z.string().min(1).max(100), persist: z.boolean().optional() }).optional(),
     })
     .optional(),
 });

@@ -5,10 +5,11 @@
  * AES key is derived from it with scrypt and a random salt per file; the IV is random per file, and the
  * header is authenticated with the ciphertext. Written 0600 through the one atomic writer.
  */
-import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from "node:crypto";
+import { randomBytes, scryptSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { ServiceStateError } from "../errors.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
+import { GCM_IV_BYTES, GCM_TAG_BYTES, gcmOpen, gcmSeal } from "../util/seal.js";
 import { describeFsError } from "./files.js";
 
 export const SEALED_HEADER = "svc-state v1 aes-256-gcm scrypt";
@@ -21,11 +22,8 @@ function deriveKey(passphrase: string, salt: Buffer): Buffer {
 /** `json` sealed under `passphrase`: the header line, then salt.iv.tag.ciphertext in base64url. */
 export function sealState(json: string, passphrase: string): string {
   const salt = randomBytes(16);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", deriveKey(passphrase, salt), iv);
-  cipher.setAAD(Buffer.from(SEALED_HEADER));
-  const ct = Buffer.concat([cipher.update(json, "utf8"), cipher.final()]);
-  const parts = [salt, iv, cipher.getAuthTag(), ct].map((b) => b.toString("base64url"));
+  const { iv, tag, ct } = gcmSeal(deriveKey(passphrase, salt), json, SEALED_HEADER);
+  const parts = [salt, iv, tag, ct].map((b) => b.toString("base64url"));
   return `${SEALED_HEADER}\n${parts.join(".")}\n`;
 }
 
@@ -39,14 +37,11 @@ export function openSealed(text: string, passphrase: string | undefined, path: s
   if (header !== SEALED_HEADER) throw new ServiceStateError(`${path}: unsupported state file format "${header}"`, { hint: "it was written by a newer svc" });
   if (passphrase === undefined) throw new ServiceStateError(`${path} is encrypted and no state key is configured`, { hint: KEY_HINT });
   const [salt, iv, tag, ct, extra] = body.trim().split(".").map((p) => Buffer.from(p, "base64url"));
-  if (!salt || salt.length !== 16 || !iv || iv.length !== 12 || !tag || tag.length !== 16 || !ct || extra) {
+  if (!salt || salt.length !== 16 || !iv || iv.length !== GCM_IV_BYTES || !tag || tag.length !== GCM_TAG_BYTES || !ct || extra) {
     throw new ServiceStateError(`${path}: damaged encrypted state file`);
   }
   try {
-    const decipher = createDecipheriv("aes-256-gcm", deriveKey(passphrase, salt), iv);
-    decipher.setAAD(Buffer.from(header));
-    decipher.setAuthTag(tag);
-    return Buffer.concat([decipher.update(ct), decipher.final()]).toString("utf8");
+    return gcmOpen(deriveKey(passphrase, salt), { iv, tag, ct }, header).toString("utf8");
   } catch {
     throw new ServiceStateError(`${path}: wrong state key (or the file was altered): cannot decrypt`, { hint: KEY_HINT });
   }
