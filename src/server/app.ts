@@ -19,6 +19,8 @@ import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusC
 import type { PlatformSessions } from "./platform-sessions.js";
 import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
+import { projectRoutes, type UsageMeter } from "./routes-projects.js";
+import { seleniumRoutes } from "./routes-selenium.js";
 import { sessionRoutes } from "./routes-session.js";
 import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
@@ -41,6 +43,8 @@ export interface ServerDeps {
   shuttingDown(): boolean;
   /** Cluster mode: the shared session store and the forwarding to other replicas. */
   cluster?: ClusterParts | undefined;
+  /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: routes-projects.ts). */
+  usage: UsageMeter;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -57,6 +61,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
 
   app.route("/", readinessRoutes(deps));
+  // Before the key check: a Selenium client sends none, and the 501 guards nothing (routes-selenium.ts).
+  app.route("/v1", seleniumRoutes());
 
   // Draining: nothing new starts here (GET /v1/pressure still answers, for the autoscaler watching).
   app.use("/v1/*", async (c, next) => {
@@ -81,6 +87,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
+  app.route("/v1", projectRoutes(deps, deps.usage));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

@@ -3,6 +3,7 @@
  * and the session API's `browserbaseSessionCreateParams`.
  */
 import { z } from "zod";
+import { REGIONS } from "./platform-wire.js";
 
 /**
  * The platform's own limit on userMetadata: its JSON text (JSON.stringify) under 512 characters. Kept
@@ -30,7 +31,8 @@ export const SessionCreateParamsSchema = z.looseObject({
   keepAlive: z.boolean().optional(),
   /** Lifetime in seconds (the SDK's `api_timeout`, sent as `timeout`). */
   timeout: z.number().int().min(60).max(21600).optional(),
-  region: z.string().min(1).optional(),
+  /** One of the SDK's region names (platform-wire.ts says why every one is accepted on one host). */
+  region: z.enum(REGIONS, { error: `expected one of ${REGIONS.join(", ")}` }).optional(),
   userMetadata: UserMetadataSchema.optional(),
   browserSettings: z
     .looseObject({
