@@ -30,6 +30,7 @@ export type {
 export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
 export { ModelConfigSchema } from "./model/config.js";
 export { type ModelEndpointPolicy, checkModelEndpoint } from "./model/endpoint.js";
+export { type GatewayTarget, gatewayTarget } from "./model-gateway.js";
 export { VariablesSchema } from "./operations/variables.js";
 export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";

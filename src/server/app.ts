@@ -21,6 +21,8 @@ import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
 import { projectRoutes, type UsageMeter } from "./routes-projects.js";
 import { seleniumRoutes } from "./routes-selenium.js";
+import { stagehandRoutes } from "./routes-stagehand.js";
+import type { StagehandCache } from "./stagehand-cache.js";
 import { sessionRoutes } from "./routes-session.js";
 import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
@@ -45,6 +47,8 @@ export interface ServerDeps {
   cluster?: ClusterParts | undefined;
   /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: routes-projects.ts). */
   usage: UsageMeter;
+  /** Stagehand 4's server-side cache (POST /v1/cache/get|set: routes-stagehand.ts). */
+  stagehandCache: StagehandCache;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -88,6 +92,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
   app.route("/v1", projectRoutes(deps, deps.usage));
+  app.route("/v1", stagehandRoutes(deps, deps.stagehandCache));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

@@ -19,6 +19,7 @@ import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
 import { UsageMeter } from "./routes-projects.js";
+import { StagehandCache } from "./stagehand-cache.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -53,11 +54,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const admission = new Admission(limits, () => monitor.read());
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
   const usage = new UsageMeter();
+  // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
+  const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
   const features: SessionFeature[] = [usage];
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, usage };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, usage, stagehandCache };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -67,6 +70,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await monitor.close();
     await platform.closeAll();
     await egress?.close();
+    await stagehandCache.close();
     await cluster?.close();
     throw e;
   });
@@ -94,6 +98,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await platform.closeAll();
       await monitor.close();
       await egress?.close();
+      await stagehandCache.close();
       // After every session recorded its end: the heartbeat stops, the store connection closes.
       await cluster?.close();
       await new Promise<void>((resolvePromise) => {
