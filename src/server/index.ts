@@ -15,6 +15,7 @@ import { attachCdpProxy } from "./cdp-proxy.js";
 import { startCluster } from "./cluster/index.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
+import { dataDirOf, ExtensionStore, extensionsFeature } from "./extensions.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
@@ -52,10 +53,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const admission = new Admission(limits, () => monitor.read());
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
   const features: SessionFeature[] = [];
+  const extensions = new ExtensionStore(dataDirOf(config));
+  features.push(extensionsFeature(extensions));
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, extensions };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {

@@ -32,6 +32,8 @@ export const SessionCreateParamsSchema = z.looseObject({
   timeout: z.number().int().min(60).max(21600).optional(),
   region: z.string().min(1).optional(),
   userMetadata: UserMetadataSchema.optional(),
+  /** An uploaded extension to load (extensions.ts); also accepted as browserSettings.extensionId. */
+  extensionId: z.string().min(1).max(100).optional(),
   browserSettings: z
     .looseObject({
       viewport: z
@@ -41,6 +43,7 @@ export const SessionCreateParamsSchema = z.looseObject({
         })
         .optional(),
       ignoreCertificateErrors: z.boolean().optional(),
+      extensionId: z.string().min(1).max(100).optional(),
     })
     .optional(),
 });
