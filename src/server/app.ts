@@ -15,8 +15,10 @@ import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
 import { limitBody } from "./body.js";
 import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
+import type { ExtensionStore } from "./extensions.js";
 import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
+import { extensionRoutes } from "./routes-extensions.js";
 import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
 import { projectRoutes, type UsageMeter } from "./routes-projects.js";
@@ -45,6 +47,8 @@ export interface ServerDeps {
   shuttingDown(): boolean;
   /** Cluster mode: the shared session store and the forwarding to other replicas. */
   cluster?: ClusterParts | undefined;
+  /** Uploaded extensions (`/v1/extensions`, extensions.ts). */
+  extensions?: ExtensionStore | undefined;
   /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: routes-projects.ts). */
   usage: UsageMeter;
   /** Stagehand 4's server-side cache (POST /v1/cache/get|set: routes-stagehand.ts). */
@@ -91,6 +95,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
+  if (deps.extensions) app.route("/v1", extensionRoutes(deps.extensions));
   app.route("/v1", projectRoutes(deps, deps.usage));
   app.route("/v1", stagehandRoutes(deps, deps.stagehandCache));
 

@@ -38,6 +38,8 @@ export const ServerOptionsSchema = z.strictObject({
   bodyLimitBytes: z.number().int().positive().default(10 * 1024 * 1024),
   /** Where the server keeps its act/agent cache (shouldCache, cache status headers). */
   cacheDir: z.string().min(1),
+  /** The server's data directory (`--data-dir`): uploaded extensions (and other platform data) live under it; default `<cacheDir>/../server-data`. */
+  dataDir: z.string().min(1).optional(),
   /** Where a session launched with `acceptDownloads: true` saves downloads (per key and session); default `<cacheDir>/../downloads`. */
   downloadsDir: z.string().min(1).optional(),
   /** How every Chrome is launched (executablePath, headless, args …). */

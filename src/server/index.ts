@@ -15,6 +15,7 @@ import { attachCdpProxy } from "./cdp-proxy.js";
 import { startCluster } from "./cluster/index.js";
 import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
+import { dataDirOf, ExtensionStore, extensionsFeature } from "./extensions.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
@@ -57,10 +58,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
   const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
   const features: SessionFeature[] = [usage];
+  const extensions = new ExtensionStore(dataDirOf(config));
+  features.push(extensionsFeature(extensions));
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, usage, stagehandCache };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, extensions, usage, stagehandCache };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {

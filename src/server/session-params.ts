@@ -34,6 +34,8 @@ export const SessionCreateParamsSchema = z.looseObject({
   /** One of the SDK's region names (platform-wire.ts says why every one is accepted on one host). */
   region: z.enum(REGIONS, { error: `expected one of ${REGIONS.join(", ")}` }).optional(),
   userMetadata: UserMetadataSchema.optional(),
+  /** An uploaded extension to load (extensions.ts); also accepted as browserSettings.extensionId. */
+  extensionId: z.string().min(1).max(100).optional(),
   browserSettings: z
     .looseObject({
       viewport: z
@@ -43,6 +45,7 @@ export const SessionCreateParamsSchema = z.looseObject({
         })
         .optional(),
       ignoreCertificateErrors: z.boolean().optional(),
+      extensionId: z.string().min(1).max(100).optional(),
     })
     .optional(),
 });
