@@ -10,7 +10,7 @@
  * (test/support/stagehand4-client.mjs) started with that flag.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Browserbase from "@browserbasehq/sdk";
@@ -24,6 +24,8 @@ const KEY = "stagehand4-e2e-key-0001";
 const OTHER = "stagehand4-e2e-key-0002";
 const OPERATOR_KEY = "sk-operator-e2e-0123456789";
 const CLIENT = resolve(import.meta.dirname, "../support/stagehand4-client.mjs");
+/** The extension 4.4.0 uploads on launch (a connect needs a session that already has it). */
+const EXTENSION_ZIP = resolve(import.meta.dirname, "../../node_modules/stagehand4/dist/assets/stagehand-extension.zip");
 const base = mkdtempSync(join(tmpdir(), "svc-stagehand4-"));
 const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
 const logs: string[] = [];
@@ -119,11 +121,18 @@ afterAll(async () => {
 const STEPS = ["launch", "create", "goto", "act", "extract", "close"];
 
 /** One run of the client against `srv`: every step done, the page changed by act and read by extract. */
-async function clientRun(srv: RunningServer): Promise<ClientRun> {
-  const { run, stderr } = await runClient({ SVC_URL: srv.url, SVC_KEY: KEY, PAGE_URL: site.url("stagehand4.html"), ACT: "click the Confirm order button", EXTRACT: "the order status" });
+async function clientRun(srv: RunningServer, connectTo?: string): Promise<ClientRun> {
+  const { run, stderr } = await runClient({
+    SVC_URL: srv.url,
+    SVC_KEY: KEY,
+    PAGE_URL: site.url("stagehand4.html"),
+    ACT: "click the Confirm order button",
+    EXTRACT: "the order status",
+    ...(connectTo ? { CONNECT_SESSION: connectTo } : {}),
+  });
   expect(run.error, `${JSON.stringify(run.error)}\n${stderr}`).toBeUndefined();
   expect(run.closeError).toBeUndefined();
-  expect(run.steps.map((s) => s.name)).toEqual(STEPS);
+  expect(run.steps.map((s) => s.name)).toEqual(connectTo ? ["connect", ...STEPS.slice(1)] : STEPS);
   const step = (name: string) => run.steps.find((s) => s.name === name)!;
   expect(step("act").result.data).toMatchObject({ success: true, actions: [{ method: "click", selector: expect.stringContaining("button") }] });
   // The status only reads "confirmed" once act's click ran.
@@ -168,6 +177,23 @@ describe("Stagehand 4.4.0 against svc serve", () => {
     expect(fake.requests).toHaveLength(0);
     for (const name of ["act", "extract"]) expect(second.steps.find((s) => s.name === name)!.result.metadata.cache.status, name).toBe("HIT");
     await cleanedUp(server, second);
+  }, 300_000);
+
+  it("connects to a session it did not launch (browserbase.connect), one created with its uploaded extension", async () => {
+    logs.length = 0;
+    fake.reset();
+    fake.mode = stagehandBrain;
+    const bb = new Browserbase({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
+    const extension = await bb.extensions.create({ file: createReadStream(EXTENSION_ZIP) });
+    try {
+      const session = await bb.sessions.create({ extensionId: extension.id, keepAlive: true });
+      const run = await clientRun(server, session.id);
+      expect(run.steps[0]!.sessionId).toBe(session.id);
+      // Closing a connected browser releases its session, as on the platform.
+      expect((await bb.sessions.retrieve(session.id)).status).toBe("COMPLETED");
+    } finally {
+      await bb.extensions.delete(extension.id);
+    }
   }, 300_000);
 
   // Waits for the CDP filter change on branch i15-ext (a tenant reaching its own extension's service

@@ -2,14 +2,20 @@
 // runs it with --experimental-websocket). Everything comes from the environment; one JSON line on stdout.
 import { browserbase, Stagehand } from "stagehand4";
 
-const { SVC_URL, SVC_KEY, PAGE_URL, ACT, EXTRACT } = process.env;
+// CONNECT_SESSION: attach to that existing session (browserbase.connect) instead of launching one.
+const { SVC_URL, SVC_KEY, PAGE_URL, ACT, EXTRACT, CONNECT_SESSION } = process.env;
 const out = { steps: [] };
 const step = (name, data = {}) => out.steps.push({ name, ...data });
 let browser;
 let stagehand;
 try {
-  browser = await browserbase.launch({ apiKey: SVC_KEY, baseUrl: SVC_URL });
-  step("launch", { sessionId: browser.sessionId });
+  if (CONNECT_SESSION) {
+    browser = await browserbase.connect({ apiKey: SVC_KEY, baseUrl: SVC_URL, sessionId: CONNECT_SESSION });
+    step("connect", { sessionId: browser.sessionId });
+  } else {
+    browser = await browserbase.launch({ apiKey: SVC_KEY, baseUrl: SVC_URL });
+    step("launch", { sessionId: browser.sessionId });
+  }
   stagehand = await Stagehand.create({ browser, apiKey: SVC_KEY, apiUrl: SVC_URL, logging: { level: "warn" } });
   step("create");
   const page = await browser.context.activePage();
