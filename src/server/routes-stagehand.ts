@@ -11,7 +11,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { gatewayTarget } from "../index.js";
+import { gatewayTarget, MissingLLMConfigurationError } from "../index.js";
 import type { Env, ServerDeps } from "./app.js";
 import type { Owner } from "./auth.js";
 import { parseBody } from "./body.js";
@@ -52,7 +52,11 @@ export function stagehandRoutes(deps: ServerDeps, cache: StagehandCache): Hono<E
     const owner = c.get("owner");
     await checkSession(owner, c.req.header("x-bb-session-id"), "x-bb-session-id");
     const body = await parseBody(c, ResponsesBodySchema);
-    const target = await gatewayTarget(body.model, config.modelBaseURL);
+    const target = await gatewayTarget(body.model, config.modelBaseURL).catch((e: unknown) => {
+      // No key on the server for that provider: the operator's setup, not the request (the library says 400).
+      if (e instanceof MissingLLMConfigurationError) throw new HttpError(501, `the server's Model Gateway cannot serve ${clip(body.model ?? "its default model")}: ${e.message.replace(/, pass model\.apiKey.*$/, "")} on the server`);
+      throw e;
+    });
     const upstream = await (target.fetch ?? fetch)(target.url, {
       method: "POST",
       headers: { ...target.headers, "content-type": "application/json", accept: c.req.header("accept") ?? "application/json" },

@@ -18,7 +18,7 @@ const KEY = "stagehand4-key-0001";
 const OTHER = "stagehand4-key-0002";
 const OPERATOR_KEY = "sk-operator-secret-0123456789";
 const base = mkdtempSync(join(tmpdir(), "svc-stagehand4-api-"));
-const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY, GROQ_API_KEY: process.env.GROQ_API_KEY };
 const logs: string[] = [];
 
 let server: RunningServer;
@@ -51,6 +51,7 @@ const cacheReq = (sessionId: string, names = ["Submit", "Cancel"]) => ({ method:
 beforeAll(async () => {
   process.env.TMPDIR = base;
   process.env.OPENAI_API_KEY = OPERATOR_KEY;
+  delete process.env.GROQ_API_KEY;
   fake = await startFakeModel();
   server = await startServer({
     port: 0,
@@ -122,6 +123,27 @@ describe("POST /v1/llm/responses (Model Gateway)", () => {
     const noInput = await gateway({ model: "openai/gpt-4.1-mini" });
     expect(noInput.status).toBe(400);
     expect(((await noInput.json()) as { message: string }).message).toMatch(/^input: /);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("says 501 when the server holds no key for the model's provider (the operator's setup)", async () => {
+    // Without --model-base-url a provider's own endpoint needs the provider's key, which this server lacks.
+    const plain = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache-plain"), launch: { executablePath: CHROMIUM, headless: true } });
+    let res: Response;
+    try {
+      const id = (await new Browserbase({ apiKey: KEY, baseURL: plain.url }).sessions.create()).id;
+      res = await fetch(`${plain.url}/v1/llm/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-bb-api-key": KEY, "x-bb-session-id": id, authorization: `Bearer ${KEY}` },
+        body: JSON.stringify({ ...RESPONSES_BODY, model: "groq/llama-3.3-70b" }),
+      });
+    } finally {
+      await plain.close();
+    }
+    expect(res.status).toBe(501);
+    const body = (await res.json()) as { code: string; message: string };
+    expect(body.code).toBe("NOT_IMPLEMENTED");
+    expect(body.message).toBe("the server's Model Gateway cannot serve groq/llama-3.3-70b: no API key for groq: set GROQ_API_KEY on the server");
     expect(fake.requests).toHaveLength(0);
   });
 
