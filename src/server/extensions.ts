@@ -7,21 +7,21 @@
  * record is written (atomically): a crash leaves at most a folder without a record, which is removed at
  * the next start. Another key's extension does not exist for a key (404, like an unknown id).
  *
- * Deleting an extension a running session uses removes its record at once (404 from then on) and its
- * folder when the last such session ends: Chrome reads an unpacked extension's files while it runs.
+ * Each session loads its own copy (removed when it ends), so deleting an extension a session runs is safe.
  *
  * Cluster mode: the folder is on the replica that took the upload; a session started on another replica
  * with that id gets 404 (the store does not carry extensions). Route uploads and session starts of one
  * key to one replica (sticky by key), or upload to each.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
 import { HttpError } from "./http-error.js";
-import type { SessionFeature } from "./session-features.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
+import { loadWithoutFileAccess } from "../index.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { clip } from "../util/zod.js";
 
@@ -62,9 +62,6 @@ export interface StoredExtension {
 
 export class ExtensionStore {
   private readonly root: string;
-  /** Folders in use by running sessions → how many; a deleted one is removed when its count drops to 0. */
-  private readonly inUse = new Map<string, number>();
-  private readonly deleted = new Set<string>();
 
   constructor(
     dataDir: string,
@@ -115,29 +112,25 @@ export class ExtensionStore {
     return { ...saved, dir, chromeId: chromeExtensionId(dir, saved.manifest) };
   }
 
-  /** Removes the key's extension (404 when it has none by that id); a folder in use goes when its sessions end. */
+  /** Removes the key's extension (404 when it has none by that id). Running sessions keep their own copy. */
   delete(owner: Owner, id: string): void {
     const { dir } = this.get(owner, id);
     rmSync(`${dir}.json`, { force: true });
-    if (this.inUse.has(dir)) this.deleted.add(dir);
-    else rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 
-  /** A session uses `dir` until the returned function is called. */
-  hold(dir: string): () => void {
-    this.inUse.set(dir, (this.inUse.get(dir) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const n = (this.inUse.get(dir) ?? 1) - 1;
-      if (n > 0) return void this.inUse.set(dir, n);
-      this.inUse.delete(dir);
-      if (this.deleted.delete(dir)) rmSync(dir, { recursive: true, force: true });
-    };
+  /**
+   * A copy of the extension for one session (`<key>/.run-<session id>/`): Chrome reads an unpacked
+   * extension's files while it runs, so a delete must not pull them away, and under isolation the copy
+   * starts as a stub (see extensionsFeature). Removed when the session ends.
+   */
+  sessionCopy(ext: StoredExtension, owner: Owner, sessionId: string): string {
+    const dir = join(this.root, owner, `.run-${sessionId}`);
+    cpSync(ext.dir, dir, { recursive: true, errorOnExist: true, force: false });
+    return dir;
   }
 
-  /** Half-written uploads and folders whose record is gone (a crash between the two) are removed. */
+  /** Half-written uploads, session copies of a server that stopped abruptly, and folders whose record is gone. */
   private sweep(): void {
     let owners: string[];
     try {
@@ -154,7 +147,8 @@ export class ExtensionStore {
         continue;
       }
       for (const name of names) {
-        if (name.startsWith(".tmp-") || (ID.test(name) && !names.includes(`${name}.json`))) rmSync(join(ownerDir, name), { recursive: true, force: true });
+        const stale = name.startsWith(".tmp-") || name.startsWith(".run-") || (ID.test(name) && !names.includes(`${name}.json`));
+        if (stale) rmSync(join(ownerDir, name), { recursive: true, force: true });
       }
     }
   }
@@ -169,23 +163,72 @@ function requestedExtension(params: Record<string, unknown>): { id: string; fiel
   return undefined;
 }
 
-/** Starts a session's Chrome with its `extensionId` loaded; an unknown id is a 404 before Chrome starts. */
-export function extensionsFeature(store: ExtensionStore, onLoaded?: (sessionId: string, chromeIds: string[] | undefined) => void): SessionFeature {
-  return {
-    name: "extensions",
-    prepare(start) {
-      const wanted = requestedExtension(start.params as Record<string, unknown>);
-      if (!wanted) return undefined;
-      const ext = store.get(start.owner, wanted.id, wanted.field);
-      const release = store.hold(ext.dir);
-      onLoaded?.(start.id, [ext.chromeId]);
-      return {
-        args: [`--load-extension=${ext.dir}`],
-        ended() {
-          onLoaded?.(start.id, undefined);
-          release();
-        },
-      };
-    },
-  };
+/**
+ * The manifest Chrome first loads under isolation: the real one's permissions and content-script matches
+ * (so the real one, loaded next, asks for nothing more and stays enabled) without any code: no background
+ * worker, no page overrides, content scripts replaced by an empty file.
+ */
+function stubManifest(manifest: ExtensionManifest, marker: string, emptyScript: string): ExtensionManifest {
+  const { background: _b, chrome_url_overrides: _o, content_scripts: scripts, ...rest } = manifest;
+  const stub: ExtensionManifest = { ...rest, description: marker };
+  if (Array.isArray(scripts)) {
+    stub.content_scripts = scripts.map((cs: Record<string, unknown>) => ({ matches: cs.matches, ...(cs.exclude_matches ? { exclude_matches: cs.exclude_matches } : {}), js: [emptyScript] }));
+  }
+  return stub;
+}
+
+/**
+ * Starts a session's Chrome with its `extensionId` loaded (an unknown id is a 404 before Chrome starts),
+ * from a copy of its own. Under isolation the extension gets no access to file:// URLs: Chrome starts with
+ * a stub in the copy's folder, and the real manifest is put in place while file access is turned off
+ * (browser/extension-access.ts), so its code never runs with that access. `chromeIds(session)` are the ids
+ * Chrome gave the session's extensions (the CDP filter lets the tenant drive those targets).
+ */
+export class ExtensionsFeature implements SessionFeature {
+  readonly name = "extensions";
+  private readonly loaded = new Map<string, readonly string[]>();
+
+  constructor(private readonly store: ExtensionStore) {}
+
+  chromeIds(sessionId: string): readonly string[] {
+    return this.loaded.get(sessionId) ?? [];
+  }
+
+  prepare(start: SessionStart): FeatureRun | undefined {
+    const wanted = requestedExtension(start.params as Record<string, unknown>);
+    if (!wanted) return undefined;
+    const ext = this.store.get(start.owner, wanted.id, wanted.field);
+    const dir = this.store.sessionCopy(ext, start.owner, start.id);
+    const ended = () => {
+      this.loaded.delete(start.id);
+      rmSync(dir, { recursive: true, force: true });
+    };
+    if (!start.isolated) {
+      this.loaded.set(start.id, [chromeExtensionId(dir, ext.manifest)]);
+      return { args: [`--load-extension=${dir}`], ended };
+    }
+    const manifestPath = join(dir, "manifest.json");
+    const real = readFileSync(manifestPath);
+    const marker = `svc: loading (${randomUUID()})`;
+    const emptyScript = `svc-stub-${randomUUID()}.js`;
+    try {
+      writeFileSync(join(dir, emptyScript), "", { mode: 0o600 });
+      writeFileSync(manifestPath, JSON.stringify(stubManifest(ext.manifest, marker, emptyScript)), { mode: 0o600 });
+    } catch (e) {
+      ended();
+      throw e;
+    }
+    return {
+      args: [`--load-extension=${dir}`],
+      started: async (_session, browser) => {
+        try {
+          const { id } = await loadWithoutFileAccess(browser.wsEndpoint, dir, marker, () => writeFileAtomic(manifestPath, real, 0o600));
+          this.loaded.set(start.id, [id]);
+        } catch (e) {
+          throw new HttpError(400, `${wanted.field}: Chrome could not load extension ${ext.record.id}: ${e instanceof Error ? clip(e.message) : "failed"}`);
+        }
+      },
+      ended,
+    };
+  }
 }

@@ -13,9 +13,10 @@ import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
 import { startCluster } from "./cluster/index.js";
-import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
+import { isolated, resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
-import { dataDirOf, ExtensionStore, extensionsFeature } from "./extensions.js";
+import { dataDirOf, ExtensionStore, ExtensionsFeature } from "./extensions.js";
+import { checkIsolatedManifest } from "./extensions-policy.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
@@ -58,8 +59,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
   const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
   const features: SessionFeature[] = [usage];
-  const extensions = new ExtensionStore(dataDirOf(config));
-  features.push(extensionsFeature(extensions));
+  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
+  const extensionsFeature = new ExtensionsFeature(extensions);
+  features.push(extensionsFeature);
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
@@ -85,7 +87,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   listenUrl = `http://${host}:${port}`;
   url ||= listenUrl;
-  attachCdpProxy(server, platform, config, cluster?.upgrade);
+  attachCdpProxy(server, platform, config, cluster?.upgrade, (id) => extensionsFeature.chromeIds(id));
   handleClientErrors(server, log);
   log(`listening on ${url}`);
   if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);

@@ -142,17 +142,18 @@ describe("extensions API", () => {
     expect((await bb.sessions.list({ status: "RUNNING" })).length).toBe(0);
   });
 
-  it("an extension deleted while a session runs it stays on disk until that session ends", async () => {
+  it("an extension deleted while a session runs it keeps working there: each session loads its own copy", async () => {
     const ext = await upload(markerZip());
     const session = await bb.sessions.create({ extensionId: ext.id });
     const owner = readdirSync(join(base, "data", "extensions"))[0]!;
-    const dir = join(base, "data", "extensions", owner, ext.id);
+    const ownerDir = join(base, "data", "extensions", owner);
+    expect(readdirSync(ownerDir)).toContain(`.run-${session.id}`);
     await bb.extensions.delete(ext.id);
     await expect(bb.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
-    expect(readdirSync(dir)).toContain("manifest.json");
+    expect(readdirSync(ownerDir)).not.toContain(ext.id);
     expect(await markOf(session.connectUrl)).toBe("on");
     await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
-    await waitFor(() => !readdirSync(join(base, "data", "extensions", owner)).includes(ext.id), 15_000);
+    await waitFor(() => !readdirSync(ownerDir).includes(`.run-${session.id}`), 15_000);
   });
 });
 
