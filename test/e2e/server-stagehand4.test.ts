@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Browserbase from "@browserbasehq/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../src/browser/chrome-start.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from "../support/fake-model.js";
@@ -103,8 +104,11 @@ beforeAll(async () => {
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   fake.mode = stagehandBrain;
   server = await start();
-  // Two keys: tenants isolated (egress through svc's proxy, the fixture site allowed by name, CDP filtered).
-  isolatedServer = await start({ apiKeys: [KEY, OTHER], allowNet: [`localhost:${site.port}`], dataDir: join(base, "data-isolated") });
+  // Two keys: tenants isolated (egress through svc's proxy, CDP filtered). The extension in the session's
+  // Chrome connects back to the session's connectUrl, so the browsers must reach svc's own address, which on
+  // loopback takes --allow-net like the fixture site (a public publicUrl they reach anyway).
+  const port = await freePort();
+  isolatedServer = await start({ port, apiKeys: [KEY, OTHER], allowNet: [`localhost:${site.port}`, `127.0.0.1:${port}`], dataDir: join(base, "data-isolated") });
 });
 
 afterAll(async () => {
@@ -196,9 +200,8 @@ describe("Stagehand 4.4.0 against svc serve", () => {
     }
   }, 300_000);
 
-  // Waits for the CDP filter change on branch i15-ext (a tenant reaching its own extension's service
-  // worker): until it lands, svc refuses the worker's session as browser-internal.
-  it.skip("runs the same on an isolated server (two keys)", async () => {
+  // The CDP filter lets a tenant drive its own extension's service worker (and nothing else chrome-extension://).
+  it("runs the same on an isolated server (two keys)", async () => {
     logs.length = 0;
     fake.reset();
     fake.mode = stagehandBrain;
