@@ -95,7 +95,18 @@ describe("POST /v1/llm/responses (Model Gateway)", () => {
     expect(logs.join("\n")).not.toContain(OPERATOR_KEY);
   });
 
-  it("takes svc's default model when the request names none or 'auto' (a client without a model config)", async () => {
+  it("streams a streaming request through as the endpoint sends it (SSE)", async () => {
+    fake.script({ hi: "streamed" });
+    const res = await gateway({ ...RESPONSES_BODY, stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    expect(text).toContain("response.completed");
+    expect(text).toContain('\\"hi\\"');
+    expect(fake.requests[0]!.stream).toBe(true);
+  });
+
+    it("takes svc's default model when the request names none or 'auto' (a client without a model config)", async () => {
     fake.script({ hi: "a" }, { hi: "b" });
     const { model: _m, ...noModel } = RESPONSES_BODY;
     expect((await gateway(noModel)).status).toBe(200);
