@@ -30,11 +30,13 @@ export type {
 export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
 export { ModelConfigSchema } from "./model/config.js";
 export { type ModelEndpointPolicy, checkModelEndpoint } from "./model/endpoint.js";
+export { type GatewayTarget, gatewayTarget } from "./model-gateway.js";
 export { VariablesSchema } from "./operations/variables.js";
 export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
+export { type LoadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";

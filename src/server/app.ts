@@ -16,11 +16,17 @@ import { limitBody } from "./body.js";
 import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
 import type { Contexts } from "./contexts.js";
+import type { ExtensionStore } from "./extensions.js";
 import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 import { contextRoutes, CONTEXT_UPLOAD_PATH } from "./routes-contexts.js";
+import { extensionRoutes } from "./routes-extensions.js";
 import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
+import { projectRoutes, type UsageMeter } from "./routes-projects.js";
+import { seleniumRoutes } from "./routes-selenium.js";
+import { stagehandRoutes } from "./routes-stagehand.js";
+import type { StagehandCache } from "./stagehand-cache.js";
 import { sessionRoutes } from "./routes-session.js";
 import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
@@ -45,6 +51,12 @@ export interface ServerDeps {
   cluster?: ClusterParts | undefined;
   /** Saved contexts (contexts.ts), behind /v1/contexts and `browserSettings.context`. */
   contexts?: Contexts | undefined;
+  /** Uploaded extensions (`/v1/extensions`, extensions.ts). */
+  extensions?: ExtensionStore | undefined;
+  /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: routes-projects.ts). */
+  usage: UsageMeter;
+  /** Stagehand 4's server-side cache (POST /v1/cache/get|set: routes-stagehand.ts). */
+  stagehandCache: StagehandCache;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -61,6 +73,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
 
   app.route("/", readinessRoutes(deps));
+  // Before the key check: a Selenium client sends none, and the 501 guards nothing (routes-selenium.ts).
+  app.route("/v1", seleniumRoutes());
 
   // Draining: nothing new starts here (GET /v1/pressure still answers, for the autoscaler watching).
   app.use("/v1/*", async (c, next) => {
@@ -87,6 +101,9 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
   if (deps.contexts) app.route("/v1", contextRoutes({ ...deps, contexts: deps.contexts }));
+  if (deps.extensions) app.route("/v1", extensionRoutes(deps.extensions));
+  app.route("/v1", projectRoutes(deps, deps.usage));
+  app.route("/v1", stagehandRoutes(deps, deps.stagehandCache));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

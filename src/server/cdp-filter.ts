@@ -33,6 +33,12 @@
  * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
  *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
  *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
+ * The session's own uploaded extensions (extensions.ts: their ids as Chrome gave them) are the tenant's
+ * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
+ * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
+ * may be opened or navigated to. Every other chrome-extension:// target (Chrome's component extensions,
+ * another session's) stays refused. Extensions.* commands other than getExtensions name an extension by
+ * `id`: only the session's own.
  */
 
 /** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */
@@ -96,6 +102,9 @@ const INTERNAL_SESSION_ALLOWED = new Set(["Runtime.runIfWaitingForDebugger"]);
 export type ClientVerdict = { forward: string } | { reply: string; refused: string };
 
 export class TenantCdpFilter {
+  /** `ownExtensions`: the ids Chrome gave this session's uploaded extensions (asked at each use: known once it started). */
+  constructor(private readonly ownExtensions: () => readonly string[] = () => []) {}
+
   /** Sessions attached to targets that are not web pages. */
   private readonly internal = new Set<string>();
   /** Attached sessions of each target (for Target.targetInfoChanged). */
@@ -125,7 +134,11 @@ export class TenantCdpFilter {
     const params = typeof m.params === "object" && m.params !== null && !Array.isArray(m.params) ? (m.params as Params) : {};
     let reason: string | undefined;
     if (sessionId !== undefined && this.internal.has(sessionId) && !INTERNAL_SESSION_ALLOWED.has(method)) {
-      reason = "this session is attached to a browser-internal page (chrome:, devtools: …), which tenants do not drive";
+      reason = "this session is attached to a browser-internal page (chrome:, devtools: …) or another extension, which tenants do not drive";
+    } else if (method.startsWith("Extensions.") && method !== "Extensions.getExtensions" && method !== "Extensions.loadUnpacked") {
+      reason = typeof params.id === "string" && this.ownExtensions().includes(params.id) ? undefined : "only this session's own uploaded extensions may be named";
+    } else if (URL_COMMANDS.has(method) && this.ownExtensionUrl(params.url)) {
+      reason = undefined;
     } else {
       reason = CHECKS.get(method)?.(params);
     }
@@ -151,19 +164,39 @@ export class TenantCdpFilter {
       const sessions = this.sessionsOf.get(info.targetId) ?? new Set<string>();
       sessions.add(p.sessionId);
       this.sessionsOf.set(info.targetId, sessions);
-      if (!isWebTarget(info)) this.internal.add(p.sessionId);
+      if (!this.tenantTarget(info)) this.internal.add(p.sessionId);
     } else if (m.method === "Target.detachedFromTarget" && typeof p.sessionId === "string") {
       this.internal.delete(p.sessionId);
       for (const [target, sessions] of this.sessionsOf) {
         sessions.delete(p.sessionId);
         if (sessions.size === 0) this.sessionsOf.delete(target);
       }
-    } else if (m.method === "Target.targetInfoChanged" && typeof info.targetId === "string" && !isWebTarget(info)) {
+    } else if (m.method === "Target.targetInfoChanged" && typeof info.targetId === "string" && !this.tenantTarget(info)) {
       // A target only ever becomes internal this way (a web page never turns back into one that was not).
       for (const s of this.sessionsOf.get(info.targetId) ?? []) this.internal.add(s);
     }
   }
+
+  /** A web page, frame or worker, or a target of the session's own extension. */
+  private tenantTarget(info: Params): boolean {
+    return isWebTarget(info) || (info.type !== "browser_ui" && this.ownExtensionUrl(info.url));
+  }
+
+  /** Whether `url` is chrome-extension://<one of this session's own extension ids>/…. */
+  private ownExtensionUrl(url: unknown): boolean {
+    if (typeof url !== "string") return false;
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return false;
+    }
+    return u.protocol === "chrome-extension:" && this.ownExtensions().includes(u.hostname);
+  }
 }
+
+/** Commands whose `url` may also be a page of the session's own extension. */
+const URL_COMMANDS = new Set(["Page.navigate", "Target.createTarget"]);
 
 /** Whether a target (as /json/list or Target.TargetInfo describes it) is a web page, frame or worker. */
 export function isWebTarget(info: { type?: unknown; url?: unknown }): boolean {

@@ -29,7 +29,7 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthor
 /** A cluster's hook: takes over an upgrade for a session another replica owns (true), else false. */
 export type UpgradeForward = (req: IncomingMessage, socket: Duplex, head: Buffer, wss: WebSocketServer) => Promise<boolean>;
 
-export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward): void {
+export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward, ownExtensions: (sessionId: string) => readonly string[] = () => []): void {
   const log = (line: string) => {
     try {
       config.log?.(line);
@@ -81,7 +81,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     wss.handleUpgrade(req, socket, head, (client) => {
       browser.off("close", browserGone);
       try {
-        const filter = filtered ? new TenantCdpFilter() : undefined;
+        const filter = filtered ? new TenantCdpFilter(() => ownExtensions(session.id)) : undefined;
         relay(client, browser, {
           ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : {}),
           onRefused: (what) => log(`cdp proxy: session ${session.id}: refused ${what}`),

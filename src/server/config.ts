@@ -2,7 +2,7 @@
  * `svc serve` settings, validated once with defaults applied once. The CLI fills them from flags, the
  * environment and `svc config`; tests pass them directly to startServer().
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
@@ -132,7 +132,7 @@ export function resolveServerOptions(input: ServerOptions): ServerConfig {
 
 /** The server's data directory: `dataDir`, else `server-data` next to the cache directory. */
 export function dataDirOf(config: ServerConfig): string {
-  return config.dataDir ?? join(dirname(config.cacheDir), "server-data");
+  return resolve(config.dataDir ?? join(dirname(config.cacheDir), "server-data"));
 }
 
 /** Whether tenants are isolated: `isolate` when given, else whenever the server has more than one key. */

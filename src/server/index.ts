@@ -13,13 +13,17 @@ import { ApiSessions } from "./api-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp-proxy.js";
 import { startCluster } from "./cluster/index.js";
-import { resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
+import { dataDirOf, isolated, resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./egress-proxy.js";
 import { openContexts } from "./contexts.js";
 import { contextsFeature } from "./contexts-feature.js";
+import { ExtensionStore, ExtensionsFeature } from "./extensions.js";
+import { checkIsolatedManifest } from "./extensions-policy.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
+import { UsageMeter } from "./routes-projects.js";
+import { StagehandCache } from "./stagehand-cache.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -53,7 +57,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
-  const features: SessionFeature[] = [];
+  const usage = new UsageMeter();
+  // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
+  const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
+  const features: SessionFeature[] = [usage];
+  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
+  const extensionsFeature = new ExtensionsFeature(extensions);
+  features.push(extensionsFeature);
   const contexts = await openContexts(config, log).catch(async (e: unknown) => {
     await cluster?.close();
     await egress?.close();
@@ -64,7 +74,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, contexts };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, contexts, extensions, usage, stagehandCache };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -74,6 +84,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await monitor.close();
     await platform.closeAll();
     await egress?.close();
+    await stagehandCache.close();
     await cluster?.close();
     await contexts.close();
     throw e;
@@ -86,7 +97,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   listenUrl = `http://${host}:${port}`;
   url ||= listenUrl;
-  attachCdpProxy(server, platform, config, cluster?.upgrade);
+  attachCdpProxy(server, platform, config, cluster?.upgrade, (id) => extensionsFeature.chromeIds(id));
   handleClientErrors(server, log);
   log(`listening on ${url}`);
   if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);
@@ -103,6 +114,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await monitor.close();
       await egress?.close();
       await contexts.close();
+      await stagehandCache.close();
       // After every session recorded its end: the heartbeat stops, the store connection closes.
       await cluster?.close();
       await new Promise<void>((resolvePromise) => {

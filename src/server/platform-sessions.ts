@@ -15,6 +15,7 @@ import { BrowserPool } from "./browser-pool.js";
 import { withoutBrowserOrigins } from "./devtools-origin.js";
 import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
 import { HttpError, parseWith } from "./http-error.js";
+import { DEFAULT_REGION, sessionToWire } from "./platform-wire.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
 import { SessionClients } from "./session-clients.js";
 import { FeatureRuns, type SessionFeature } from "./session-features.js";
@@ -34,6 +35,8 @@ export interface PlatformSession {
   readonly region: string;
   readonly keepAlive: boolean;
   readonly userMetadata: Record<string, unknown>;
+  /** The saved context it started with (`browserSettings.context.id`), if any. */
+  readonly contextId: string | undefined;
   readonly viewport: Viewport;
   /** Epoch ms. */
   readonly createdAt: number;
@@ -213,9 +216,10 @@ export class PlatformSessions {
       id,
       owner,
       projectId: p.projectId ?? owner,
-      region: p.region ?? "local",
+      region: p.region ?? DEFAULT_REGION,
       keepAlive: p.keepAlive ?? false,
       userMetadata: p.userMetadata ?? {},
+      contextId: p.browserSettings?.context?.id,
       viewport,
       createdAt: now,
       startedAt: now,
@@ -326,24 +330,9 @@ export class PlatformSessions {
     this.watcher = undefined;
   }
 
-  /** Browserbase's session object (plus connectUrl while running). */
+  /** Browserbase's session object (plus connectUrl while running): platform-wire.ts. */
   toWire(session: PlatformSession): Record<string, unknown> {
-    const iso = (ms: number) => new Date(ms).toISOString();
-    return {
-      id: session.id,
-      createdAt: iso(session.createdAt),
-      updatedAt: iso(session.updatedAt),
-      startedAt: iso(session.startedAt),
-      ...(session.endedAt !== undefined ? { endedAt: iso(session.endedAt) } : {}),
-      expiresAt: iso(session.expiresAt),
-      projectId: session.projectId,
-      status: session.status,
-      keepAlive: session.keepAlive,
-      region: session.region,
-      userMetadata: session.userMetadata,
-      proxyBytes: 0,
-      ...(session.status === "RUNNING" ? { connectUrl: this.connectUrl(session) } : {}),
-    };
+    return sessionToWire(session, session.status === "RUNNING" ? this.connectUrl(session) : undefined);
   }
 
   private end(id: string, status: SessionStatus, why: string): void {

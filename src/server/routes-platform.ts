@@ -10,6 +10,7 @@ import { parseBody } from "./body.js";
 import { proxyCdpHttp } from "./cdp-proxy.js";
 import { remoteSessionList } from "./cluster/index.js";
 import { HttpError, parseWith } from "./http-error.js";
+import { createOnlyFields } from "./platform-wire.js";
 import { SESSION_STATUSES, SessionCreateParamsSchema, type PlatformSession } from "./platform-sessions.js";
 
 const UpdateSchema = z.looseObject({
@@ -37,7 +38,7 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
   app.post("/sessions", async (c) => {
     const params = await parseBody(c, SessionCreateParamsSchema);
     const session = await platform.create(c.get("owner"), params, undefined, undefined, c.req.raw.signal);
-    return c.json(platform.toWire(session), 201);
+    return c.json({ ...platform.toWire(session), ...createOnlyFields(deps.publicUrl(), session.id) }, 201);
   });
 
   app.get("/sessions", async (c) => {

@@ -21,6 +21,7 @@ import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
 import { tenantPolicy } from "./config.js";
 import { HttpError } from "./http-error.js";
+import { withoutNulls } from "./platform-wire.js";
 import { RateLimiter, rateLimit } from "./rate-limit.js";
 
 /** A SearXNG instance answers in well under a second; one that takes longer than this is not answering. */
@@ -59,7 +60,7 @@ export function webRoutes(deps: ServerDeps): Hono<Env> {
     const deadline = AbortSignal.timeout(SEARCH_TIMEOUT_MS);
     try {
       const result = await backend.search(body.query, body.numResults, AbortSignal.any([c.req.raw.signal, deadline]));
-      return c.json({ query: result.query, requestId: result.requestId, results: result.results });
+      return c.json({ query: result.query, requestId: result.requestId, results: result.results.map((r) => withoutNulls(r)) });
     } catch (e) {
       if (deadline.aborted || e instanceof ServiceTimeoutError) throw new HttpError(504, `the search backend did not answer within ${SEARCH_TIMEOUT_MS / 1000} s`);
       // The instance's address and its error text are the operator's business: logged, not returned.

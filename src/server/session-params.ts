@@ -3,6 +3,7 @@
  * and the session API's `browserbaseSessionCreateParams`.
  */
 import { z } from "zod";
+import { REGIONS } from "./platform-wire.js";
 
 /**
  * The platform's own limit on userMetadata: its JSON text (JSON.stringify) under 512 characters. Kept
@@ -30,8 +31,11 @@ export const SessionCreateParamsSchema = z.looseObject({
   keepAlive: z.boolean().optional(),
   /** Lifetime in seconds (the SDK's `api_timeout`, sent as `timeout`). */
   timeout: z.number().int().min(60).max(21600).optional(),
-  region: z.string().min(1).optional(),
+  /** One of the SDK's region names (platform-wire.ts says why every one is accepted on one host). */
+  region: z.enum(REGIONS, { error: `expected one of ${REGIONS.join(", ")}` }).optional(),
   userMetadata: UserMetadataSchema.optional(),
+  /** An uploaded extension to load (extensions.ts); also accepted as browserSettings.extensionId. */
+  extensionId: z.string().min(1).max(100).optional(),
   browserSettings: z
     .looseObject({
       viewport: z
@@ -43,6 +47,7 @@ export const SessionCreateParamsSchema = z.looseObject({
       ignoreCertificateErrors: z.boolean().optional(),
       /** A saved context (contexts.ts): its cookies and storage at the start; `persist` saves them back at the end. */
       context: z.looseObject({ id: z.string().min(1).max(100), persist: z.boolean().optional() }).optional(),
+      extensionId: z.string().min(1).max(100).optional(),
     })
     .optional(),
 });

@@ -129,6 +129,8 @@ describe("contexts", () => {
   it("a login saved by a persisting session is there in the next; persist: false reads without saving", async () => {
     const ctx = await bb.contexts.create();
     const s1 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id, persist: true } } });
+    // The SDK's Session names the context it started with.
+    expect((await bb.sessions.retrieve(s1.id)).contextId).toBe(ctx.id);
     const sid = await inSession(s1.connectUrl, async (page) => {
       expect(await status(page)).toMatch(/^signed out \| local theme: none/);
       await page.fill("#user", "alice");

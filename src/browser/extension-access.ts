@@ -1,0 +1,83 @@
+/**
+ * Turning off file access for an unpacked extension before any of its code runs.
+ *
+ * Chromium 156 gives an extension loaded with `--load-extension` access to file:// URLs (checked by
+ * behaviour: fetch("file:///etc/hostname") from its service worker, chrome.tabs + chrome.scripting on a
+ * file:// tab, chrome.debugger's Page.navigate to file:// and DOM.setFileInputFiles all read the disk).
+ * No switch turns that off, and a setting written into a fresh profile's Preferences is discarded (it
+ * lacks the MAC Chrome keeps for extension settings). What does work is the toggle of chrome://extensions
+ * (developerPrivate.updateExtensionConfiguration), which reloads the extension from disk with access off.
+ *
+ * So the caller starts Chrome with a stub in the extension's folder (the real manifest's permissions, no
+ * code), and this: opens chrome://extensions, turns developer mode on (without it Chrome disables an
+ * unpacked extension reloaded after startup: "unsupportedDeveloperExtension"), lets the caller put the
+ * real manifest in place, turns file access off (the reload reads the real manifest), and waits until the
+ * reloaded extension is enabled. The extension's code never ran with file access.
+ */
+import { CdpConnection } from "./cdp/connection.js";
+
+export interface LoadedExtension {
+  /** The id Chrome gave the extension. */
+  id: string;
+  name: string;
+}
+
+interface ExtensionInfo {
+  id: string;
+  name: string;
+  path?: string;
+  description?: string;
+  state?: string;
+  fileAccess?: { isEnabled?: boolean; isActive?: boolean };
+}
+
+const POLL_MS = 50;
+
+/**
+ * For the unpacked extension Chrome loaded from `dir` (holding a stub whose description is `stubMarker`):
+ * `swap()` replaces the stub with the real extension, then Chrome reloads it with file access off.
+ */
+export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stubMarker: string, swap: () => void, timeoutMs = 15_000): Promise<LoadedExtension> {
+  const deadline = Date.now() + timeoutMs;
+  const connection = await CdpConnection.connect(wsEndpoint, { protocolTimeout: timeoutMs });
+  let targetId: string | undefined;
+  try {
+    ({ targetId } = await connection.root.send("Target.createTarget", { url: "chrome://extensions/", background: true }));
+    const { sessionId } = await connection.root.send("Target.attachToTarget", { targetId, flatten: true });
+    const page = connection.session(sessionId);
+    if (!page) throw new Error("chrome://extensions could not be attached");
+    const evaluate = async <T>(expression: string): Promise<T> => {
+      const r = await page.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true });
+      if (r.exceptionDetails) throw new Error(`chrome://extensions: ${r.exceptionDetails.exception?.description?.split("\n")[0] ?? r.exceptionDetails.text}`);
+      return r.result.value as T;
+    };
+    await until(deadline, "chrome://extensions did not load", async () => (await evaluate<string>("typeof chrome?.developerPrivate?.getExtensionsInfo")) === "function" || undefined);
+    const list = () => evaluate<ExtensionInfo[]>("chrome.developerPrivate.getExtensionsInfo()");
+    const stub = (await list()).find((x) => x.path === dir);
+    if (!stub) throw new Error("Chrome did not load the extension's folder");
+    await evaluate("chrome.developerPrivate.updateProfileConfiguration({ inDeveloperMode: true })");
+    swap();
+    const id = JSON.stringify(stub.id);
+    // Turning access off reloads the extension; when it is off already (not expected), reload it by hand.
+    if (stub.fileAccess?.isActive === false) await evaluate(`chrome.developerPrivate.reload(${id}, { failQuietly: true })`);
+    else await evaluate(`chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${id}, fileAccess: false })`);
+    const loaded = await until(deadline, "Chrome did not load the extension (its manifest or files may be invalid for this Chromium)", async () => {
+      const x = (await list()).find((e) => e.id === stub.id);
+      return x && x.description !== stubMarker && x.state === "ENABLED" ? x : undefined;
+    });
+    if (loaded.fileAccess?.isActive !== false) throw new Error("the extension kept its access to file:// URLs");
+    return { id: loaded.id, name: loaded.name };
+  } finally {
+    if (targetId) await connection.root.send("Target.closeTarget", { targetId }).catch(() => {});
+    await connection.close();
+  }
+}
+
+async function until<T>(deadline: number, failure: string, check: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(failure);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * `svc serve`'s extensions API with `@browserbasehq/sdk` as the client: upload a zipped extension, read
+ * and delete it, start a session with `extensionId` (top level or browserSettings) whose Chrome runs it
+ * (the fixture extension marks every page), and the 400s a bad upload gets; another key's id is a 404.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Browserbase, { toFile } from "@browserbasehq/sdk";
+import { strToU8, zipSync, type Zippable } from "fflate";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/server/index.js";
+import { CHROMIUM, waitFor } from "../support/browser.js";
+import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { processesMentioning } from "../cli/helpers.js";
+
+const KEY = "ext-key-one-0001";
+const OTHER_KEY = "ext-key-two-0002";
+const base = mkdtempSync(join(tmpdir(), "svc-server-ext-"));
+const originalTmp = process.env.TMPDIR;
+const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "extensions", "marker");
+
+let fixtures: FixtureServer;
+let server: RunningServer;
+let bb: Browserbase;
+let other: Browserbase;
+
+/** The fixture extension's files, as a zip (optionally under a top folder, with changes). */
+function markerZip(opts: { folder?: string; manifest?: Record<string, unknown> | string; extra?: Zippable } = {}): Uint8Array {
+  const manifest = JSON.parse(readFileSync(join(FIXTURE, "manifest.json"), "utf8")) as Record<string, unknown>;
+  const files: Zippable = {};
+  for (const name of readdirSync(FIXTURE)) files[name] = readFileSync(join(FIXTURE, name));
+  files["manifest.json"] = strToU8(typeof opts.manifest === "string" ? opts.manifest : JSON.stringify({ ...manifest, ...opts.manifest }));
+  Object.assign(files, opts.extra ?? {});
+  return zipSync(opts.folder ? { [opts.folder]: files } : files);
+}
+
+async function upload(zip: Uint8Array, client = bb, name = "marker.zip") {
+  return client.extensions.create({ file: await toFile(Buffer.from(zip), name) });
+}
+
+/** A raw upload: status and body (for the 400s, whose messages the SDK wraps). */
+async function rawUpload(body: BodyInit, contentType?: string): Promise<{ status: number; body: { message?: string } }> {
+  const res = await fetch(`${server.url}/v1/extensions`, { method: "POST", headers: { "x-bb-api-key": KEY, ...(contentType ? { "content-type": contentType } : {}) }, body });
+  return { status: res.status, body: (await res.json()) as { message?: string } };
+}
+
+function form(zip: Uint8Array, field = "file"): FormData {
+  const f = new FormData();
+  f.set(field, new Blob([zip as Uint8Array<ArrayBuffer>], { type: "application/zip" }), "x.zip");
+  return f;
+}
+
+/** Whether a fixture page, opened in the session's Chrome over connectUrl, carries the extension's mark. */
+async function markOf(connectUrl: string): Promise<string | undefined> {
+  const browser = await chromium.connectOverCDP(connectUrl);
+  try {
+    const page = await browser.contexts()[0]!.newPage();
+    await page.goto(fixtures.url("forms.html"));
+    // The content script runs at document_start; a moment for a slow machine anyway.
+    await page.waitForFunction(() => document.documentElement.dataset.svcExtension === "on", undefined, { timeout: 5000 }).catch(() => {});
+    return await page.evaluate(() => document.documentElement.dataset.svcExtension);
+  } finally {
+    await browser.close();
+  }
+}
+
+beforeAll(async () => {
+  process.env.TMPDIR = base;
+  fixtures = await startFixtureServer();
+  server = await startServer({
+    port: 0,
+    apiKeys: [KEY, OTHER_KEY],
+    cacheDir: join(base, "cache"),
+    dataDir: join(base, "data"),
+    launch: { executablePath: CHROMIUM, headless: true },
+    allowNet: [`localhost:${fixtures.port}`, `127.0.0.1:${fixtures.port}`],
+  });
+  bb = new Browserbase({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
+  other = new Browserbase({ apiKey: OTHER_KEY, baseURL: server.url, maxRetries: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await fixtures?.close();
+  try {
+    await waitFor(() => processesMentioning(base).filter((p) => !commandOf(p).includes("reaper.js")).length === 0, 10_000).catch(() => {});
+  } finally {
+    process.env.TMPDIR = originalTmp;
+    if (originalTmp === undefined) delete process.env.TMPDIR;
+    rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+  }
+});
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return "";
+  }
+}
+
+describe("extensions API", () => {
+  it("uploads with the SDK, reads it back, and deletes it (Content-Type: null, as Stagehand 4.x sends it)", async () => {
+    const ext = await upload(markerZip(), bb, "marker.zip");
+    expect(ext).toMatchObject({ fileName: "marker.zip", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(Date.parse(ext.createdAt)).toBeGreaterThan(0);
+    expect(typeof ext.projectId).toBe("string");
+    expect(await bb.extensions.retrieve(ext.id)).toEqual(ext);
+    // Stored unpacked, per key.
+    const owners = readdirSync(join(base, "data", "extensions"));
+    expect(owners).toHaveLength(1);
+    expect(readdirSync(join(base, "data", "extensions", owners[0]!, ext.id)).sort()).toEqual(["content.js", "manifest.json", "worker.js"]);
+
+    await expect(other.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.extensions.delete(ext.id)).rejects.toMatchObject({ status: 404 });
+    await bb.extensions.delete(ext.id, { headers: { "Content-Type": null } });
+    await expect(bb.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
+    expect(readdirSync(join(base, "data", "extensions", owners[0]!))).toEqual([]);
+  });
+
+  it("a session with extensionId runs the extension; one without does not; browserSettings.extensionId works too", async () => {
+    const ext = await upload(markerZip({ folder: "marker" }));
+    const withIt = await bb.sessions.create({ extensionId: ext.id });
+    const without = await bb.sessions.create({});
+    const nested = await bb.sessions.create({ browserSettings: { extensionId: ext.id } });
+    try {
+      expect(await markOf(withIt.connectUrl)).toBe("on");
+      expect(await markOf(without.connectUrl)).toBeUndefined();
+      expect(await markOf(nested.connectUrl)).toBe("on");
+    } finally {
+      for (const s of [withIt, without, nested]) await bb.sessions.update(s.id, { status: "REQUEST_RELEASE" });
+    }
+  });
+
+  it("an unknown or another key's extensionId is a 404 before any Chrome starts", async () => {
+    const ext = await upload(markerZip());
+    await expect(other.sessions.create({ extensionId: ext.id })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("extensionId") });
+    await expect(bb.sessions.create({ extensionId: "00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ status: 404 });
+    await expect(bb.sessions.create({ browserSettings: { extensionId: "nope" } })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("browserSettings.extensionId") });
+    expect((await bb.sessions.list({ status: "RUNNING" })).length).toBe(0);
+  });
+
+  it("an extension deleted while a session runs it keeps working there: each session loads its own copy", async () => {
+    const ext = await upload(markerZip());
+    const session = await bb.sessions.create({ extensionId: ext.id });
+    const owner = readdirSync(join(base, "data", "extensions"))[0]!;
+    const ownerDir = join(base, "data", "extensions", owner);
+    expect(readdirSync(ownerDir)).toContain(`.run-${session.id}`);
+    await bb.extensions.delete(ext.id);
+    await expect(bb.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
+    expect(readdirSync(ownerDir)).not.toContain(ext.id);
+    expect(await markOf(session.connectUrl)).toBe("on");
+    await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
+    await waitFor(() => !readdirSync(ownerDir).includes(`.run-${session.id}`), 15_000);
+  });
+});
+
+describe("bad uploads: 400 naming what is wrong", () => {
+  const cases: [string, () => Promise<{ status: number; body: { message?: string } }>, RegExp][] = [
+    ["not multipart", () => rawUpload(JSON.stringify({ file: "x" }), "application/json"), /multipart\/form-data/],
+    ["no file field", () => rawUpload(form(markerZip(), "upload")), /^file: missing/],
+    ["not a zip", () => rawUpload(form(strToU8("just some text, not an archive at all"))), /file: not a zip/],
+    ["a damaged zip", () => rawUpload(form(markerZip().slice(0, 200))), /file: not a readable zip/],
+    ["an entry with ..", () => rawUpload(form(markerZip({ extra: { "../escape.js": strToU8("x") } }))), /"\.\.\/escape\.js".*leave the extension's folder/],
+    ["an absolute entry", () => rawUpload(form(zipWithName("/etc/evil.js"))), /absolute path/],
+    ["no manifest", () => rawUpload(form(zipSync({ "content.js": strToU8("1") }))), /no manifest\.json/],
+    ["manifest not JSON", () => rawUpload(form(markerZip({ manifest: "{ not json" }))), /manifest\.json is not JSON/],
+    ["manifest_version 2", () => rawUpload(form(markerZip({ manifest: { manifest_version: 2 } }))), /manifest_version 2 is not supported/],
+    ["no name", () => rawUpload(form(markerZip({ manifest: { name: undefined } }))), /manifest\.json: name is missing/],
+    ["no version", () => rawUpload(form(markerZip({ manifest: { version: "" } }))), /manifest\.json: version is missing/],
+    ["too many entries", () => rawUpload(form(markerZip({ extra: Object.fromEntries(Array.from({ length: 2001 }, (_, i) => [`f${i}.txt`, strToU8("")])) }))), /more than 2000 entries/],
+    ["a zip bomb", () => rawUpload(form(markerZip({ extra: { "big.bin": [new Uint8Array(65 * 1024 * 1024), { level: 9 }] } }))), /unpacks to more than 64 MiB/],
+  ];
+  for (const [name, send, message] of cases) {
+    it(name, async () => {
+      const r = await send();
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.message).toMatch(message);
+    });
+  }
+
+  it("nothing half-written is left behind by a refused upload", () => {
+    for (const owner of readdirSync(join(base, "data", "extensions"))) {
+      expect(readdirSync(join(base, "data", "extensions", owner)).filter((n) => n.startsWith(".tmp-"))).toEqual([]);
+    }
+  });
+});
+
+/** A zip whose one entry has exactly `name` (fflate's zipSync would not write an absolute path as given). */
+function zipWithName(name: string): Uint8Array {
+  const placeholder = "a".repeat(name.length);
+  const zip = zipSync({ [placeholder]: strToU8("x") }, { level: 0 });
+  const text = Buffer.from(zip);
+  let at = text.indexOf(placeholder);
+  while (at >= 0) {
+    text.write(name, at, "latin1");
+    at = text.indexOf(placeholder, at + 1);
+  }
+  return new Uint8Array(text);
+}
