@@ -492,6 +492,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)")
     .option("--body-limit <bytes>", "largest request body (default 10485760)")
     .option("--cache-dir <dir>", "the server's act/agent cache (default: <state dir>/server-cache)")
+    .option("--data-dir <dir>", "the server's data: sessions' downloads … (default: <state dir>/server-data)")
     .option("--public-url <url>", "the origin clients reach this server at, for connectUrl (default http://HOST:PORT)")
     .option("--search-url <url>", "SearXNG instance behind POST /v1/search (default: SVC_SEARCH_URL, config search.url; none: 501)")
     .option("--isolate", "isolate tenants even with one API key (default: on with more than one key): browsers reach only the public web")

@@ -28,6 +28,7 @@ export interface ServeFlags extends LaunchFlags, ClusterFlags {
   idleTimeout?: string;
   bodyLimit?: string;
   cacheDir?: string;
+  dataDir?: string;
   publicUrl?: string;
   searchUrl?: string;
   isolate?: boolean;
@@ -166,6 +167,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
   const cluster = clusterOptions(flags, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
+  const dataDir = flags.dataDir !== undefined ? resolve(flags.dataDir) : join(stateRoot(), "server-data");
 
   const say = (line: string) => {
     if (!g.json) process.stderr.write(`svc serve: ${line}\n`);
@@ -185,6 +187,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     port,
     apiKeys,
     cacheDir,
+    dataDir,
     launch: {
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),

@@ -20,6 +20,8 @@ import type { PlatformSessions } from "./platform-sessions.js";
 import { pressureRoutes, readinessRoutes } from "./routes-health.js";
 import { platformRoutes } from "./routes-platform.js";
 import { sessionRoutes } from "./routes-session.js";
+import { sessionArtifactRoutes } from "./routes-session-artifacts.js";
+import type { SessionRecorders } from "./session-recorder-feature.js";
 import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
 
@@ -41,6 +43,8 @@ export interface ServerDeps {
   shuttingDown(): boolean;
   /** Cluster mode: the shared session store and the forwarding to other replicas. */
   cluster?: ClusterParts | undefined;
+  /** Platform sessions' logs, recordings and downloads (session-recorder-feature.ts). */
+  recorders?: SessionRecorders | undefined;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -79,6 +83,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
+  app.route("/v1", sessionArtifactRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
 

@@ -2,6 +2,7 @@
  * `svc serve` settings, validated once with defaults applied once. The CLI fills them from flags, the
  * environment and `svc config`; tests pass them directly to startServer().
  */
+import { dirname, join } from "node:path";
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
@@ -38,6 +39,11 @@ export const ServerOptionsSchema = z.strictObject({
   bodyLimitBytes: z.number().int().positive().default(10 * 1024 * 1024),
   /** Where the server keeps its act/agent cache (shouldCache, cache status headers). */
   cacheDir: z.string().min(1),
+  /**
+   * The server's data directory (`--data-dir`; `svc serve` defaults it to `<state>/server-data`): sessions'
+   * downloads under `downloads/`, … Absent (tests, embedders): `<cacheDir>/../server-data`.
+   */
+  dataDir: z.string().min(1).optional(),
   /** Where a session launched with `acceptDownloads: true` saves downloads (per key and session); default `<cacheDir>/../downloads`. */
   downloadsDir: z.string().min(1).optional(),
   /** How every Chrome is launched (executablePath, headless, args …). */
@@ -120,6 +126,11 @@ export function resolveServerOptions(input: ServerOptions): ServerConfig {
   const parsed = ServerOptionsSchema.safeParse(input);
   if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error));
   return parsed.data;
+}
+
+/** The server's data directory (see `dataDir`). */
+export function dataDirOf(config: ServerConfig): string {
+  return config.dataDir ?? join(dirname(config.cacheDir), "server-data");
 }
 
 /** Whether tenants are isolated: `isolate` when given, else whenever the server has more than one key. */

@@ -18,6 +18,7 @@ import { startEgressProxy } from "./egress-proxy.js";
 import { LoadMonitor } from "./load.js";
 import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
+import { SessionRecorders } from "./session-recorder-feature.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -51,11 +52,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
-  const features: SessionFeature[] = [];
+  const recorders = new SessionRecorders(config, log);
+  const features: SessionFeature[] = [recorders];
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, recorders };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -64,6 +66,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }).catch(async (e: unknown) => {
     await monitor.close();
     await platform.closeAll();
+    recorders.close();
     await egress?.close();
     await cluster?.close();
     throw e;
@@ -90,6 +93,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log(`draining: up to ${config.shutdownGraceS}s for requests in flight`);
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
+      recorders.close();
       await monitor.close();
       await egress?.close();
       // After every session recorded its end: the heartbeat stops, the store connection closes.

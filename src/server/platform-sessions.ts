@@ -67,7 +67,7 @@ export type ConnectTarget = { ok: true; port: number; session: PlatformSession }
 
 const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
 /** Ended sessions stay listable this long (and at most this many per key), like the platform's session history. */
-const ENDED_RETENTION_MS = 60 * 60 * 1000;
+export const ENDED_RETENTION_MS = 60 * 60 * 1000;
 const ENDED_MAX = 500;
 const WATCH_INTERVAL_MS = 1000;
 
