@@ -166,7 +166,7 @@ export class PlatformSessions {
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
     const id = randomUUID();
-    const features = await FeatureRuns.prepare(this.features, { id, owner, params: p, isolated: isolated(this.config) }, this.log);
+    const features = await FeatureRuns.prepare(this.features, { id, owner, params: p, isolated: isolated(this.config), emulation }, this.log);
     options.args = [...(options.args ?? []), ...features.args];
     if (features.userDataDir) options.userDataDir = features.userDataDir;
     let browser: LaunchedBrowser;

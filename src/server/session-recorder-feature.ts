@@ -38,7 +38,8 @@ export class SessionRecorders implements SessionFeature {
   prepare(start: SessionStart): FeatureRun {
     const downloadsDir = sessionDownloadsDir(this.config, start);
     createDownloadsDir(downloadsDir);
-    const recorder = new SessionRecorder(start.id, downloadsDir);
+    // A session-API start whose launch options say acceptDownloads keeps what they say (session-emulation.ts).
+    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === undefined ? downloadsDir : undefined);
     this.kept.set(start.id, { recorder, downloadsDir });
     return {
       started: async (_session, browser) => {

@@ -41,7 +41,8 @@ export class SessionRecorder {
 
   constructor(
     readonly sessionId: string,
-    private readonly downloadsDir: string,
+    /** Where the recorder points Chrome's downloads; undefined: it leaves them as they are. */
+    private readonly downloadsDir: string | undefined,
   ) {}
 
   async start(wsEndpoint: string): Promise<void> {
@@ -49,13 +50,13 @@ export class SessionRecorder {
     this.connection = connection;
     const root = connection.root;
     try {
-      this.downloads = new DownloadGuard(root, this.downloadsDir, (method, params) => this.note(-1, method, params));
+      if (this.downloadsDir) this.downloads = new DownloadGuard(root, this.downloadsDir, (method, params) => this.note(-1, method, params));
       root.on("Target.attachedToTarget", (p) => this.attached(p, undefined));
       root.on("Browser.downloadWillBegin", (p) => this.note(this.pageOfFrame.get(p.frameId) ?? -1, "Browser.downloadWillBegin", { frameId: p.frameId, guid: p.guid, url: p.url, suggestedFilename: p.suggestedFilename }, { frameId: p.frameId }));
       root.on("Browser.downloadProgress", (p) => {
         if (p.state !== "inProgress") this.note(-1, "Browser.downloadProgress", { guid: p.guid, state: p.state, receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });
       });
-      await this.downloads.start();
+      await this.downloads?.start();
       await root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
     } catch (e) {
       await connection.close();

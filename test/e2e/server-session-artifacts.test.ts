@@ -93,6 +93,14 @@ describe("session logs, recording and downloads", () => {
     }, 20_000, 200);
     expect(events.every((e) => e.sessionId === sessionId && typeof e.timestamp === "number")).toBe(true);
     expect(events[0]!.type).toBe(4); // Meta first
+    // The recorder lives in its own world: the page sees neither rrweb nor the binding, so cannot forge events.
+    const recorded = pw!.contexts()[0]!.pages()[0]!;
+    expect(await recorded.evaluate(() => [typeof (window as any).rrweb, Object.keys(window).filter((k) => /svc|rrweb/i.test(k))])).toEqual(["undefined", []]);
+    const before = events.length;
+    await recorded.evaluate(() => (window as any).__svcRecordEvent?.(JSON.stringify({ type: 2, data: { forged: true }, timestamp: Date.now() })));
+    const after = (await client.sessions.recording.retrieve(sessionId)) as unknown as Array<{ data: any }>;
+    expect(after.length).toBeGreaterThanOrEqual(before);
+    expect(JSON.stringify(after)).not.toContain("forged");
     const rrwebDir = dirname(createRequire(import.meta.url).resolve("rrweb"));
     const viewer = await chromium.launch({ executablePath: CHROMIUM, headless: true });
     try {
