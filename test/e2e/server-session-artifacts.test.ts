@@ -68,19 +68,25 @@ describe("session logs, recording and downloads", () => {
     const url = site.url("session-logs.html");
     await page.goto(url);
     const has = (list: Log[], method: string, test: (p: Record<string, any>) => boolean) => list.some((e) => e.method === method && test(e.request?.params ?? {}));
+    const expected = {
+      exception: (l: Log[]) => has(l, "Runtime.exceptionThrown", (p) => /svc-uncaught-marker/.test(p.exceptionDetails?.exception?.description ?? "")),
+      aborted: (l: Log[]) => has(l, "Network.loadingFailed", (p) => p.canceled === true),
+      notFound: (l: Log[]) => has(l, "Network.responseReceived", (p) => p.response.status === 404 && String(p.response.url).endsWith("/missing-for-session-logs")),
+      hash: (l: Log[]) => has(l, "Page.navigatedWithinDocument", (p) => p.url === `${url}#later`),
+    };
+    let missing: string[] = [];
     const list = await waitFor(async () => {
       const l = await logs();
-      return has(l, "Runtime.exceptionThrown", (p) => /svc-uncaught-marker/.test(p.exceptionDetails?.exception?.description ?? "")) && has(l, "Network.loadingFailed", (p) => p.canceled === true) ? l : undefined;
-    }, 20_000, 200);
+      missing = Object.entries(expected).flatMap(([k, test]) => (test(l) ? [] : [k]));
+      return missing.length === 0 ? l : undefined;
+    }, 20_000, 200).catch((e: Error) => Promise.reject(new Error(`${e.message}; missing from the log: ${missing.join(", ")}`)));
     const nav = list.find((e) => e.method === "Page.frameNavigated" && e.request?.params.frame.url === url)!;
     expect(nav).toBeDefined();
     expect(nav.sessionId).toBe(sessionId);
     expect(nav.frameId).toBe(nav.request!.params.frame.id);
-    expect(has(list, "Page.navigatedWithinDocument", (p) => p.url === `${url}#later`)).toBe(true);
     const consoleEntry = list.find((e) => e.method === "Runtime.consoleAPICalled" && e.request?.params.args?.[0]?.value === "svc-console-marker")!;
     expect(consoleEntry.request!.params.args[1]).toMatchObject({ type: "number", value: 42 });
     expect(consoleEntry.pageId).toBe(nav.pageId);
-    expect(has(list, "Network.responseReceived", (p) => p.response.status === 404 && String(p.response.url).endsWith("/missing-for-session-logs"))).toBe(true);
     // The recorder's own isolated world says nothing in the page's log.
     expect(list.every((e) => e.method !== "Runtime.consoleAPICalled" || !JSON.stringify(e).includes("rrweb"))).toBe(true);
   }, 60_000);
@@ -126,7 +132,9 @@ describe("session logs, recording and downloads", () => {
 
   it("a download Playwright clicks lands in the session's zip, not in the folder Playwright asked for", async () => {
     expect(Object.keys(await zipOf(client, sessionId))).toEqual([]);
-    const page = await pw!.contexts()[0]!.newPage();
+    // A context of Playwright's own: only its setDownloadBehavior (rewritten by the CDP filter) decides there.
+    const context = await pw!.newContext();
+    const page = await context.newPage();
     await page.goto(site.url("downloads.html"));
     const started = page.waitForEvent("download");
     await page.click("#report");
