@@ -1,7 +1,7 @@
 /**
  * A platform session's downloads: every session saves into a folder of its own that the server owns,
  * `<dataDir>/downloads/<key fingerprint>/<session id>/`. The session's recorder connection (which stays
- * attached for the session's life) sets Chrome's download behavior to that folder, and on an isolated
+ * attached for the session's life; browser/recorder-downloads.ts) sets Chrome's download behavior to that folder, and on an isolated
  * server the CDP filter forwards every tenant's setDownloadBehavior as that same folder (cdp-filter.ts).
  * A session may keep at most DOWNLOADS_MAX_BYTES: a download that would take it past that is cancelled
  * (a file that finished anyway is deleted) and the log says so. `GET /v1/sessions/{id}/downloads` zips
@@ -10,7 +10,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { zipSync, type Zippable } from "fflate";
-import type { CdpSession } from "../browser/cdp/connection.js";
 import type { Owner } from "./auth.js";
 import { dataDirOf, type ServerConfig } from "./config.js";
 
@@ -79,62 +78,4 @@ export function zipDownloads(dir: string): Uint8Array {
     }
   }
   return zipSync(files, { level: 6 });
-}
-
-/**
- * Holds the session's downloads to its folder and to DOWNLOADS_MAX_BYTES, over the recorder's browser
- * session (`root`). `note` hears what was refused (for the session's log).
- */
-export class DownloadGuard {
-  private readonly received = new Map<string, number>();
-  private completedBytes = 0;
-
-  constructor(
-    private readonly root: CdpSession,
-    private readonly dir: string,
-    private readonly note: (method: string, params: Record<string, unknown>) => void,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.apply();
-    this.root.on("Browser.downloadProgress", (p) => this.progress(p.guid, p.state, p.receivedBytes, p.totalBytes, p.filePath));
-  }
-
-  /** (Re)sets Chrome's default context to save into the folder, with events for this connection. */
-  apply(): Promise<unknown> {
-    return this.root.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: this.dir, eventsEnabled: true });
-  }
-
-  private progress(guid: string, state: string, receivedBytes: number, totalBytes: number, filePath: string | undefined): void {
-    if (state === "canceled") {
-      this.received.delete(guid);
-      return;
-    }
-    if (state === "completed") {
-      this.received.delete(guid);
-      this.completedBytes += receivedBytes;
-      if (this.completedBytes > DOWNLOADS_MAX_BYTES) {
-        this.completedBytes -= receivedBytes;
-        if (filePath) rmSync(filePath, { force: true });
-        this.note("svc.downloadRefused", { guid, bytes: receivedBytes, reason: `the session's downloads would pass ${DOWNLOADS_MAX_BYTES} bytes` });
-      }
-      return;
-    }
-    const expected = Math.max(receivedBytes, totalBytes);
-    this.received.set(guid, receivedBytes);
-    const inFlight = [...this.received.values()].reduce((a, b) => a + b, 0) - receivedBytes + expected;
-    if (this.completedBytes + inFlight > DOWNLOADS_MAX_BYTES) {
-      this.received.delete(guid);
-      this.note("svc.downloadRefused", { guid, bytes: expected, reason: `the session's downloads would pass ${DOWNLOADS_MAX_BYTES} bytes` });
-      void this.cancel(guid);
-    }
-  }
-
-  /** Cancels a download in whichever browser context it runs. */
-  private async cancel(guid: string): Promise<void> {
-    const ok = await this.root.send("Browser.cancelDownload", { guid }).then(() => true, () => false);
-    if (ok) return;
-    const contexts = await this.root.send("Target.getBrowserContexts").catch(() => ({ browserContextIds: [] as string[] }));
-    for (const browserContextId of contexts.browserContextIds) await this.root.send("Browser.cancelDownload", { guid, browserContextId }).catch(() => {});
-  }
 }

@@ -1,23 +1,15 @@
 /**
- * One platform session's recorder: its own CDP connection to the session's Chrome (svc's CdpConnection),
- * auto-attached (flattened) to every tab — those open now and every later one, whoever opens it — and in
- * each tab to its out-of-process iframes. It keeps, bounded (session-logs.ts):
- * - the log: navigations (Page.frameNavigated, Page.navigatedWithinDocument), console messages and
- *   uncaught exceptions of the page's own world (Runtime.consoleAPICalled, Runtime.exceptionThrown),
- *   failed requests (Network.loadingFailed) and HTTP responses ≥ 400 (Network.responseReceived, without
- *   headers), downloads (Browser.downloadWillBegin, Browser.downloadProgress when it ends) and what the
- *   server refused (svc.*);
- * - the recording: rrweb events from each tab's top-level documents (session-recorder-rrweb.ts);
- * - and the session's downloads in its own folder (session-recorder-downloads.ts).
- * A new tab waits (waitForDebuggerOnStart) until the recorder is set up in it, so its first document is
- * recorded. The connection ends when the session ends (`close`); what was kept stays readable.
+ * One platform session's recorder: the library's browser recorder (browser/recorder.ts: its own CDP
+ * connection, every tab and OOPIF, rrweb in an isolated world, downloads into the session's folder) from
+ * the moment the session's Chrome runs until the session ends, with what it reports kept here, bounded
+ * (session-logs.ts), in the SDK's shapes: SessionLog for `GET /v1/sessions/{id}/logs`, SessionRecording
+ * for `/recording`. What was kept stays readable after the connection closed.
  */
-import type { Protocol } from "devtools-protocol";
-import { CdpConnection, type CdpSession } from "../browser/cdp/connection.js";
-import { DownloadGuard } from "./session-recorder-downloads.js";
-import { installRecorder, isRecorderBinding, RECORDER_WORLD, recordingEvent } from "./session-recorder-rrweb.js";
+import { type BrowserRecorder, startRecorder } from "../index.js";
 import { BoundedList, eventEntry, LOG_LIMITS, RECORDING_LIMITS, type SessionLog } from "./session-logs.js";
+import { DOWNLOADS_MAX_BYTES } from "./session-recorder-downloads.js";
 
+/** The SDK's SessionRecording (@browserbasehq/sdk resources/sessions/recording/recording.d.ts): one rrweb event. */
 export interface SessionRecording {
   data: Record<string, unknown>;
   sessionId: string;
@@ -31,13 +23,8 @@ const RRWEB_CUSTOM = 5;
 export class SessionRecorder {
   private readonly log = new BoundedList<SessionLog>(LOG_LIMITS);
   private readonly recording = new BoundedList<SessionRecording>(RECORDING_LIMITS);
-  private connection: CdpConnection | undefined;
-  private downloads: DownloadGuard | undefined;
-  private pages = 0;
-  /** `<cdp session>:<context id>` of the recorder's isolated worlds. */
-  private readonly recorderWorlds = new Set<string>();
-  /** Which tab each frame is in (for download events, which name only the frame). */
-  private readonly pageOfFrame = new Map<string, number>();
+  private recorder: BrowserRecorder | undefined;
+  private closed = false;
 
   constructor(
     readonly sessionId: string,
@@ -46,27 +33,25 @@ export class SessionRecorder {
   ) {}
 
   async start(wsEndpoint: string): Promise<void> {
-    const connection = await CdpConnection.connect(wsEndpoint);
-    this.connection = connection;
-    const root = connection.root;
-    try {
-      if (this.downloadsDir) this.downloads = new DownloadGuard(root, this.downloadsDir, (method, params) => this.note(-1, method, params));
-      root.on("Target.attachedToTarget", (p) => this.attached(p, undefined));
-      root.on("Browser.downloadWillBegin", (p) => this.note(this.pageOfFrame.get(p.frameId) ?? -1, "Browser.downloadWillBegin", { frameId: p.frameId, guid: p.guid, url: p.url, suggestedFilename: p.suggestedFilename }, { frameId: p.frameId }));
-      root.on("Browser.downloadProgress", (p) => {
-        if (p.state !== "inProgress") this.note(-1, "Browser.downloadProgress", { guid: p.guid, state: p.state, receivedBytes: p.receivedBytes, totalBytes: p.totalBytes });
-      });
-      await this.downloads?.start();
-      await root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
-    } catch (e) {
-      await connection.close();
-      throw e;
-    }
+    const sinks = {
+      event: (pageId: number, method: string, params: Record<string, unknown>, ids?: { frameId?: string | undefined; loaderId?: string | undefined }) => {
+        const { entry, bytes } = eventEntry(this.sessionId, pageId, method, params, ids);
+        this.log.push(entry, bytes);
+      },
+      recording: (payload: string) => {
+        const e = recordingEvent(this.sessionId, payload);
+        if (e) this.recording.push(e.event, e.bytes);
+      },
+    };
+    const recorder = await startRecorder(wsEndpoint, sinks, this.downloadsDir ? { downloads: { dir: this.downloadsDir, maxBytes: DOWNLOADS_MAX_BYTES } } : {});
+    this.recorder = recorder;
+    if (this.closed) await recorder.close();
   }
 
   /** Ends the connection (the session ends); the log and recording stay. */
   async close(): Promise<void> {
-    await this.connection?.close();
+    this.closed = true;
+    await this.recorder?.close();
   }
 
   /** The log, oldest first; when entries were dropped, a first `svc.entriesDropped` entry says how many. */
@@ -95,71 +80,18 @@ export class SessionRecorder {
     this.log.clear();
     this.recording.clear();
   }
+}
 
-  private note(pageId: number, method: string, params: Record<string, unknown>, ids?: { frameId?: string | undefined; loaderId?: string | undefined }): void {
-    const { entry, bytes } = eventEntry(this.sessionId, pageId, method, params, ids);
-    this.log.push(entry, bytes);
+/** An rrweb event as the SDK's SessionRecording gives it, or undefined when `payload` is not one. */
+function recordingEvent(sessionId: string, payload: string): { event: SessionRecording; bytes: number } | undefined {
+  let e: unknown;
+  try {
+    e = JSON.parse(payload);
+  } catch {
+    return undefined;
   }
-
-  private attached(p: Protocol.Target.AttachedToTargetEvent, parentPage: number | undefined): void {
-    const session = this.connection?.session(p.sessionId);
-    if (!session) return;
-    const resume = () => {
-      if (p.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
-    };
-    const type = p.targetInfo.type;
-    if (type !== "page" && type !== "iframe") return resume();
-    const pageId = type === "page" ? this.pages++ : (parentPage ?? -1);
-    session.on("Target.attachedToTarget", (child) => this.attached(child, pageId));
-    this.listen(session, pageId);
-    // A tenant's connection leaving resets Chrome's download behavior: each new tab sets it again.
-    if (type === "page") void this.downloads?.apply().catch(() => {});
-    const setup = Promise.all([
-      session.send("Page.enable"),
-      session.send("Runtime.enable"),
-      session.send("Network.enable"),
-      type === "page" ? installRecorder(session) : undefined,
-      session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
-    ]);
-    // Whatever failed (a tab closing meanwhile), the target must not stay paused.
-    void setup.catch(() => {}).finally(resume);
-  }
-
-  private listen(session: CdpSession, pageId: number): void {
-    const world = (contextId: number | undefined) => contextId !== undefined && this.recorderWorlds.has(`${session.sessionId}:${contextId}`);
-    session.on("Runtime.executionContextCreated", ({ context }) => {
-      if (context.name === RECORDER_WORLD) this.recorderWorlds.add(`${session.sessionId}:${context.id}`);
-    });
-    session.on("Runtime.executionContextDestroyed", ({ executionContextId }) => this.recorderWorlds.delete(`${session.sessionId}:${executionContextId}`));
-    session.on("Runtime.executionContextsCleared", () => {
-      for (const k of this.recorderWorlds) if (k.startsWith(`${session.sessionId}:`)) this.recorderWorlds.delete(k);
-    });
-    session.on("Runtime.bindingCalled", (p) => {
-      if (!isRecorderBinding(p.name) || !world(p.executionContextId)) return;
-      const e = recordingEvent(this.sessionId, p.payload);
-      if (e) this.recording.push(e.event, e.bytes);
-    });
-    session.on("Page.frameNavigated", ({ frame }) => {
-      this.pageOfFrame.set(frame.id, pageId);
-      this.note(pageId, "Page.frameNavigated", { frame: { id: frame.id, parentId: frame.parentId, loaderId: frame.loaderId, url: frame.url + (frame.urlFragment ?? ""), name: frame.name, mimeType: frame.mimeType } }, { frameId: frame.id, loaderId: frame.loaderId });
-    });
-    session.on("Page.navigatedWithinDocument", (p) => this.note(pageId, "Page.navigatedWithinDocument", { frameId: p.frameId, url: p.url, navigationType: p.navigationType }, { frameId: p.frameId }));
-    session.on("Page.frameDetached", ({ frameId }) => this.pageOfFrame.delete(frameId));
-    session.on("Runtime.consoleAPICalled", (p) => {
-      if (world(p.executionContextId)) return;
-      const args = p.args.map((a) => ({ type: a.type, ...(a.subtype ? { subtype: a.subtype } : {}), ...(a.value !== undefined ? { value: a.value as unknown } : {}), ...(a.description !== undefined ? { description: a.description } : {}) }));
-      const top = p.stackTrace?.callFrames[0];
-      this.note(pageId, "Runtime.consoleAPICalled", { type: p.type, args, timestamp: p.timestamp, executionContextId: p.executionContextId, ...(top ? { url: top.url, lineNumber: top.lineNumber, columnNumber: top.columnNumber } : {}) });
-    });
-    session.on("Runtime.exceptionThrown", ({ timestamp, exceptionDetails: d }) => {
-      if (world(d.executionContextId)) return;
-      this.note(pageId, "Runtime.exceptionThrown", { timestamp, exceptionDetails: { text: d.text, url: d.url, lineNumber: d.lineNumber, columnNumber: d.columnNumber, exception: { description: d.exception?.description } } });
-    });
-    session.on("Network.loadingFailed", (p) => this.note(pageId, "Network.loadingFailed", { requestId: p.requestId, type: p.type, errorText: p.errorText, canceled: p.canceled, blockedReason: p.blockedReason }));
-    session.on("Network.responseReceived", (p) => {
-      if (p.response.status < 400) return;
-      const { url, status, statusText, mimeType } = p.response;
-      this.note(pageId, "Network.responseReceived", { requestId: p.requestId, type: p.type, frameId: p.frameId, loaderId: p.loaderId, response: { url, status, statusText, mimeType } }, { frameId: p.frameId, loaderId: p.loaderId });
-    });
-  }
+  if (typeof e !== "object" || e === null) return undefined;
+  const { type, data, timestamp } = e as { type?: unknown; data?: unknown; timestamp?: unknown };
+  if (typeof type !== "number" || typeof timestamp !== "number" || typeof data !== "object" || data === null) return undefined;
+  return { event: { data: data as Record<string, unknown>, sessionId, timestamp, type }, bytes: payload.length + 80 };
 }

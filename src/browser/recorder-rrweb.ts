@@ -1,5 +1,5 @@
 /**
- * A session's recording: rrweb's own recorder (npm `rrweb` 2.2.2, its UMD bundle) runs in every top-level
+ * A browser's recording (recorder.ts): rrweb's own recorder (npm `rrweb` 2.2.2, its UMD bundle) runs in every top-level
  * document of every tab, in an isolated world of the recorder's own (Page.addScriptToEvaluateOnNewDocument
  * with `worldName`), and hands each event to the recorder through a Runtime binding added for that world
  * only. Page JavaScript shares the DOM but not the world: it cannot see the recorder, call the binding or
@@ -10,7 +10,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { CdpSession } from "../browser/cdp/connection.js";
+import type { CdpSession } from "./cdp/connection.js";
 
 /** The isolated world's name (what Runtime.executionContextCreated reports for it). */
 export const RECORDER_WORLD = "__svc_recorder";
@@ -49,18 +49,4 @@ export async function installRecorder(session: CdpSession): Promise<void> {
 /** The binding's name: a Runtime.bindingCalled of any other name is not the recorder's. */
 export function isRecorderBinding(name: string): boolean {
   return name === BINDING;
-}
-
-/** An rrweb event as the SDK's SessionRecording gives it, or undefined when `payload` is not one. */
-export function recordingEvent(sessionId: string, payload: string): { event: { data: Record<string, unknown>; sessionId: string; timestamp: number; type: number }; bytes: number } | undefined {
-  let e: unknown;
-  try {
-    e = JSON.parse(payload);
-  } catch {
-    return undefined;
-  }
-  if (typeof e !== "object" || e === null) return undefined;
-  const { type, data, timestamp } = e as { type?: unknown; data?: unknown; timestamp?: unknown };
-  if (typeof type !== "number" || typeof timestamp !== "number" || typeof data !== "object" || data === null) return undefined;
-  return { event: { data: data as Record<string, unknown>, sessionId, timestamp, type }, bytes: payload.length + 80 };
 }
