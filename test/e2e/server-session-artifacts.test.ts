@@ -6,7 +6,7 @@
  * page's text; a download Playwright (connectOverCDP) clicks lands in the session's zip whatever folder
  * Playwright asked for; another key gets 404; everything stays readable after the session is released.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -14,7 +14,7 @@ import Browserbase from "@browserbasehq/sdk";
 import { unzipSync } from "fflate";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../src/server/index.js";
+import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { DOWNLOAD_BODY, startFixtureServer, type FixtureServer } from "../support/server.js";
 
@@ -164,5 +164,12 @@ describe("session logs, recording and downloads", () => {
     expect((await logs()).some((e) => e.method === "Runtime.consoleAPICalled")).toBe(true);
     expect(((await client.sessions.recording.retrieve(sessionId)) as unknown[]).length).toBeGreaterThan(1);
     expect(Object.keys(await zipOf(client, sessionId))).toEqual(["report.txt"]);
+  }, 30_000);
+
+  it("the session's downloads folder is the server's, and goes with the session records when the server stops", async () => {
+    const folder = join(base, "data", "downloads", keyFingerprint(KEY), sessionId);
+    expect(readdirSync(folder)).toEqual(["report.txt"]);
+    await server.close();
+    expect(existsSync(folder)).toBe(false);
   }, 30_000);
 });
