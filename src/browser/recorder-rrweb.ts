@@ -29,7 +29,11 @@ function rrwebBundle(): string {
 
 /** What runs in the isolated world of each document: rrweb in top-level documents only (it records same-origin iframes itself). */
 function recorderScript(): string {
-  return `${rrwebBundle()}
+  // Isolated worlds have no customElements (null): rrweb asks it about every element it serialises inside a
+  // try/catch, and a thrown TypeError per element made a snapshot ~7x slower (1.6 s for 6,000 elements).
+  // The stub lives in this world's global only.
+  return `if (!globalThis.customElements) Object.defineProperty(globalThis, "customElements", { value: { get: () => undefined }, configurable: true });
+${rrwebBundle()}
 ;(() => {
   const send = globalThis[${JSON.stringify(BINDING)}];
   if (typeof send !== "function" || window !== window.top) return;
