@@ -150,6 +150,22 @@ describe("session logs, recording and downloads", () => {
     expect(list.some((e) => e.method === "Page.frameNavigated" && e.pageId > 0)).toBe(true); // the second tab
   }, 60_000);
 
+  it("a tab opened later and its out-of-process iframe are recorded too, under that tab's pageId", async () => {
+    const page = await pw!.contexts()[0]!.newPage();
+    await page.goto(site.url("iframes.html"));
+    const cross = page.frames().find((f) => f.url().startsWith(site.url("", "127.0.0.1")))!;
+    await cross.evaluate(() => console.log("svc-oopif-marker"));
+    const list = await waitFor(async () => {
+      const l = await logs();
+      return l.some((e) => e.method === "Runtime.consoleAPICalled" && e.request?.params.args?.[0]?.value === "svc-oopif-marker") ? l : undefined;
+    }, 20_000, 200);
+    const tab = list.find((e) => e.method === "Page.frameNavigated" && e.request?.params.frame.url === site.url("iframes.html"))!;
+    const child = list.find((e) => e.method === "Runtime.consoleAPICalled" && e.request?.params.args?.[0]?.value === "svc-oopif-marker")!;
+    expect(child.pageId).toBe(tab.pageId);
+    expect(list.some((e) => e.method === "Page.frameNavigated" && e.request?.params.frame.url === site.url("frame-child.html", "127.0.0.1") && e.pageId === tab.pageId)).toBe(true);
+    await page.close();
+  }, 60_000);
+
   it("another key's session is a 404 on every route", async () => {
     await expect(other.sessions.logs.list(sessionId)).rejects.toMatchObject({ status: 404 });
     await expect(other.sessions.recording.retrieve(sessionId)).rejects.toMatchObject({ status: 404 });
