@@ -4,8 +4,9 @@
  * with `worldName`), and hands each event to the recorder through a Runtime binding added for that world
  * only. Page JavaScript shares the DOM but not the world: it cannot see the recorder, call the binding or
  * forge events. What it records is rrweb's default (Meta, FullSnapshot, then DOM mutations, scrolls,
- * inputs — password fields masked —, mouse moves and clicks); what the page does through patched APIs
- * in its own world (CSSOM insertRule, canvas drawing) is not seen. Cross-origin iframes are not recorded.
+ * inputs, mouse moves and clicks); what the page does through patched APIs
+ * in its own world (CSSOM insertRule, canvas drawing) is not seen. Every input's value is masked (`*` per
+ * character, maskAllInputs): what is typed — a secret variable included — never reaches the recording. Cross-origin iframes are not recorded.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -38,7 +39,7 @@ ${rrwebBundle()}
   const send = globalThis[${JSON.stringify(BINDING)}];
   if (typeof send !== "function" || window !== window.top) return;
   try { delete globalThis[${JSON.stringify(BINDING)}]; } catch {}
-  const start = () => rrweb.record({ emit: (event) => { try { send(JSON.stringify(event)); } catch {} } });
+  const start = () => rrweb.record({ maskAllInputs: true, emit: (event) => { try { send(JSON.stringify(event)); } catch {} } });
   if (document.documentElement) start();
   else document.addEventListener("readystatechange", start, { once: true });
 })();`;

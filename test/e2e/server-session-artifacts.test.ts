@@ -102,6 +102,13 @@ describe("session logs, recording and downloads", () => {
     // The recorder lives in its own world: the page sees neither rrweb nor the binding, so cannot forge events.
     const recorded = pw!.contexts()[0]!.pages()[0]!;
     expect(await recorded.evaluate(() => [typeof (window as any).rrweb, Object.keys(window).filter((k) => /svc|rrweb/i.test(k))])).toEqual(["undefined", []]);
+    // What is typed is masked: the input event is recorded, its value is not.
+    await recorded.fill("#field", "typed-value-not-recorded");
+    const typed = await waitFor(async () => {
+      const list = (await client.sessions.recording.retrieve(sessionId)) as unknown as Array<{ type: number; data: any }>;
+      return list.some((e) => e.type === 3 && e.data.source === 5) ? JSON.stringify(list) : undefined;
+    }, 20_000, 200);
+    expect(typed).not.toContain("typed-value-not-recorded");
     const before = events.length;
     await recorded.evaluate(() => (window as any).__svcRecordEvent?.(JSON.stringify({ type: 2, data: { forged: true }, timestamp: Date.now() })));
     const after = (await client.sessions.recording.retrieve(sessionId)) as unknown as Array<{ data: any }>;
