@@ -85,7 +85,8 @@ class Recorder {
     const setup = Promise.all([
       session.send("Page.enable"),
       session.send("Runtime.enable"),
-      session.send("Network.enable"),
+      // The recorder never reads bodies: Chrome keeps none for it (by default it buffers up to 100 MB per page).
+      session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
       type === "page" ? installRecorder(session) : undefined,
       session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ]);
