@@ -28,6 +28,8 @@ import { seleniumRoutes } from "./routes-selenium.js";
 import { stagehandRoutes } from "./routes-stagehand.js";
 import type { StagehandCache } from "./stagehand-cache.js";
 import { sessionRoutes } from "./routes-session.js";
+import { sessionArtifactRoutes } from "./routes-session-artifacts.js";
+import type { SessionRecorders } from "./session-recorder-feature.js";
 import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
 
@@ -57,6 +59,8 @@ export interface ServerDeps {
   usage: UsageMeter;
   /** Stagehand 4's server-side cache (POST /v1/cache/get|set: routes-stagehand.ts). */
   stagehandCache: StagehandCache;
+  /** Platform sessions' logs, recordings and downloads (session-recorder-feature.ts). */
+  recorders?: SessionRecorders | undefined;
 }
 
 export function createApp(deps: ServerDeps): Hono<Env> {
@@ -98,6 +102,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
+  app.route("/v1", sessionArtifactRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));
   if (deps.contexts) app.route("/v1", contextRoutes({ ...deps, contexts: deps.contexts }));

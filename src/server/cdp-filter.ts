@@ -26,10 +26,12 @@
  * - ways past this filter: Target.exposeDevToolsProtocol (raw CDP for page JavaScript),
  *   Target.sendMessageToTarget (a command inside a string; flattened sessions are the supported way),
  *   Target.openDevTools (a DevTools window with its privileged host bindings).
- * Rewritten rather than refused: Browser/Page.setDownloadBehavior is forwarded as `deny` whatever it asked
- * (downloads would write to the server's disk). Playwright sends `allowAndName` with a path of its own
- * machine for every context, connectOverCDP's default one included: a refusal would fail the connection,
- * while `deny` keeps it working and its download events report the cancelled download.
+ * Rewritten rather than refused: Browser/Page.setDownloadBehavior is forwarded as `allow` into the
+ * session's own downloads folder (session-recorder-downloads.ts), whatever behavior and path it asked
+ * (its browserContextId and eventsEnabled kept): a tenant can neither turn the session's downloads off
+ * nor write elsewhere on the server's disk. Playwright sends `allowAndName` with a path of its own machine
+ * for every context, connectOverCDP's default one included: a refusal would fail the connection. Without
+ * a folder (a filter made without one) it is forwarded as `deny`.
  * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
  *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
  *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
@@ -91,24 +93,38 @@ const CHECKS = new Map<string, Check>([
 ]);
 
 /** Commands forwarded with other parameters than the client gave (see the module comment). */
-const REWRITES = new Map<string, (p: Params) => Params>([
-  ["Browser.setDownloadBehavior", (p) => ({ ...p, behavior: "deny", downloadPath: undefined })],
-  ["Page.setDownloadBehavior", (p) => ({ ...p, behavior: "deny", downloadPath: undefined })],
-]);
+function rewrites(downloadPath: string | undefined): Map<string, (p: Params) => Params> {
+  const downloads = (p: Params): Params => (downloadPath ? { ...p, behavior: "allow", downloadPath } : { ...p, behavior: "deny", downloadPath: undefined });
+  return new Map([
+    ["Browser.setDownloadBehavior", downloads],
+    ["Page.setDownloadBehavior", downloads],
+  ]);
+}
 
 /** What may be sent in a session attached to a target that is not a web page. */
 const INTERNAL_SESSION_ALLOWED = new Set(["Runtime.runIfWaitingForDebugger"]);
 
 export type ClientVerdict = { forward: string } | { reply: string; refused: string };
 
-export class TenantCdpFilter {
-  /** `ownExtensions`: the ids Chrome gave this session's uploaded extensions (asked at each use: known once it started). */
-  constructor(private readonly ownExtensions: () => readonly string[] = () => []) {}
+export interface TenantCdpFilterOptions {
+  /** The ids Chrome gave this session's uploaded extensions (asked at each use: known once it started). */
+  ownExtensions?: (() => readonly string[]) | undefined;
+  /** The session's own downloads folder, where every setDownloadBehavior is pointed; none: downloads denied. */
+  downloadPath?: string | undefined;
+}
 
+export class TenantCdpFilter {
+  private readonly ownExtensions: () => readonly string[];
   /** Sessions attached to targets that are not web pages. */
   private readonly internal = new Set<string>();
   /** Attached sessions of each target (for Target.targetInfoChanged). */
   private readonly sessionsOf = new Map<string, Set<string>>();
+  private readonly rewrites: Map<string, (p: Params) => Params>;
+
+  constructor(options: TenantCdpFilterOptions = {}) {
+    this.ownExtensions = options.ownExtensions ?? (() => []);
+    this.rewrites = rewrites(options.downloadPath);
+  }
 
   /** A client message: the text to forward to Chrome, or the error reply to send back instead. */
   fromClient(data: Buffer, isBinary: boolean): ClientVerdict {
@@ -142,7 +158,7 @@ export class TenantCdpFilter {
     } else {
       reason = CHECKS.get(method)?.(params);
     }
-    const rewrite = REWRITES.get(method);
+    const rewrite = this.rewrites.get(method);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...m, params: rewrite(params) }) };
     if (reason === undefined) return { forward };
     const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;

@@ -18,6 +18,7 @@ import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { errorBody, HttpError, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
+import { sessionDownloadsDir } from "./session-recorder-downloads.js";
 
 const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
 /** What may be reached through the proxy: the DevTools protocol and frontend, nothing else Chrome serves. */
@@ -81,7 +82,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     wss.handleUpgrade(req, socket, head, (client) => {
       browser.off("close", browserGone);
       try {
-        const filter = filtered ? new TenantCdpFilter(() => ownExtensions(session.id)) : undefined;
+        const filter = filtered ? new TenantCdpFilter({ ownExtensions: () => ownExtensions(session.id), downloadPath: sessionDownloadsDir(config, session) }) : undefined;
         relay(client, browser, {
           ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : {}),
           onRefused: (what) => log(`cdp proxy: session ${session.id}: refused ${what}`),

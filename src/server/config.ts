@@ -110,7 +110,7 @@ export const ServerOptionsSchema = z.strictObject({
     })
     .refine((c) => c.heartbeatMs === undefined || c.heartbeatMs * 2 <= c.leaseMs, { message: "heartbeatMs must be at most half of leaseMs", path: ["heartbeatMs"] })
     .optional(),
-  /** Where the server keeps its data (saved contexts, …: `<dataDir>/<area>/`); default `<cacheDir>/../server-data` (see dataDirOf). */
+  /** Where the server keeps its data (`<dataDir>/<area>/`: contexts, extensions, downloads); default `<cacheDir>/../server-data` (see dataDirOf). */
   dataDir: z.string().min(1).optional(),
   /**
    * Secret the data at rest is encrypted with (`--data-key`, SVC_DATA_KEY; the AES key is derived from it).

@@ -24,6 +24,7 @@ import { PlatformSessions } from "./platform-sessions.js";
 import type { SessionFeature } from "./session-features.js";
 import { UsageMeter } from "./routes-projects.js";
 import { StagehandCache } from "./stagehand-cache.js";
+import { SessionRecorders } from "./session-recorder-feature.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -60,21 +61,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const usage = new UsageMeter();
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
   const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
-  const features: SessionFeature[] = [usage];
+  const recorders = new SessionRecorders(config, log);
   const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
   const extensionsFeature = new ExtensionsFeature(extensions);
-  features.push(extensionsFeature);
   const contexts = await openContexts(config, log).catch(async (e: unknown) => {
     await cluster?.close();
     await egress?.close();
     throw e;
   });
   // Keep contexts LAST: its `ending` closes Chrome cleanly (to save the profile), so later features' would find it gone.
-  features.push(contextsFeature(contexts, config, log));
+  const features: SessionFeature[] = [usage, extensionsFeature, recorders, contextsFeature(contexts, config, log)];
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
-  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, contexts, extensions, usage, stagehandCache };
+  const deps: ServerDeps = { config, platform, api, admission, publicUrl, log, shuttingDown: () => shuttingDown, cluster, contexts, extensions, usage, stagehandCache, recorders };
   const app = createApp(deps);
 
   const server = await new Promise<Server>((resolvePromise, reject) => {
@@ -83,6 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }).catch(async (e: unknown) => {
     await monitor.close();
     await platform.closeAll();
+    recorders.close();
     await egress?.close();
     await stagehandCache.close();
     await cluster?.close();
@@ -111,6 +112,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       log(`draining: up to ${config.shutdownGraceS}s for requests in flight`);
       await api.closeAll(reason, config.shutdownGraceS * 1000);
       await platform.closeAll();
+      recorders.close();
       await monitor.close();
       await egress?.close();
       await contexts.close();

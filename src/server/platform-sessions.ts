@@ -70,7 +70,7 @@ export type ConnectTarget = { ok: true; port: number; session: PlatformSession }
 
 const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
 /** Ended sessions stay listable this long (and at most this many per key), like the platform's session history. */
-const ENDED_RETENTION_MS = 60 * 60 * 1000;
+export const ENDED_RETENTION_MS = 60 * 60 * 1000;
 const ENDED_MAX = 500;
 const WATCH_INTERVAL_MS = 1000;
 
@@ -169,7 +169,7 @@ export class PlatformSessions {
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
     const id = randomUUID();
-    const features = await FeatureRuns.prepare(this.features, { id, owner, params: p, isolated: isolated(this.config) }, this.log);
+    const features = await FeatureRuns.prepare(this.features, { id, owner, params: p, isolated: isolated(this.config), emulation }, this.log);
     options.args = [...(options.args ?? []), ...features.args];
     if (features.userDataDir) options.userDataDir = features.userDataDir;
     let browser: LaunchedBrowser;

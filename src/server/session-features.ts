@@ -5,7 +5,7 @@
  * still running, unless it exited by itself) and when Chrome is gone. PlatformSessions composes them; a
  * feature never reaches into another's state.
  */
-import type { LaunchedBrowser } from "../index.js";
+import type { BrowserEmulation, LaunchedBrowser } from "../index.js";
 import type { Owner } from "./auth.js";
 import type { PlatformSession } from "./platform-sessions.js";
 import type { SessionCreateParams } from "./session-params.js";
@@ -18,6 +18,8 @@ export interface SessionStart {
   params: SessionCreateParams;
   /** Whether the server isolates its tenants (config.ts isolated()). */
   isolated: boolean;
+  /** Page settings of a session-API start's launch options (locale, acceptDownloads …), held by session-emulation.ts. */
+  emulation?: BrowserEmulation | undefined;
 }
 
 export interface FeatureRun {

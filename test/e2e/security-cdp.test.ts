@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { unzipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
@@ -278,14 +279,18 @@ describe("raw CDP over a tenant's connectUrl", () => {
     refused(await cdp.send("Browser.getBrowserCommandLine"));
   });
 
-  it("downloads are denied whatever behaviour is asked: nothing is written", async () => {
+  it("downloads land in the session's own folder whatever behaviour and path are asked: nothing is written elsewhere", async () => {
     const dir = mkdtempSync(join(base, "downloads-"));
-    const set = await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: dir, eventsEnabled: true });
-    expect(set.error).toBeUndefined();
+    for (const behavior of ["allow", "deny"]) {
+      const set = await cdp.send("Browser.setDownloadBehavior", { behavior, downloadPath: dir, eventsEnabled: true });
+      expect(set.error).toBeUndefined();
+    }
     await cdp.send("Runtime.evaluate", { expression: "const l = document.createElement('a'); l.download = 'x.txt'; l.href = 'data:text/plain,secret'; document.body.append(l); l.click()" }, sid);
     const done = await waitFor(() => cdp.events.find((e) => e.method === "Browser.downloadProgress" && e.params.state !== "inProgress"), 10_000);
-    expect(done.params.state).toBe("canceled");
+    expect(done.params.state).toBe("completed");
     expect(readdirSync(dir)).toEqual([]);
+    const zip = await fetch(`${server.url}/v1/sessions/${b.id}/downloads`, { headers: { "x-bb-api-key": KEY_B } });
+    expect(Object.keys(unzipSync(new Uint8Array(await zip.arrayBuffer())))).toEqual(["x.txt"]);
   });
 
   it("no way around the filter or the egress policy: contexts with a proxy, remote locations, raw CDP for pages, tethering", async () => {

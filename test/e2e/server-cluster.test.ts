@@ -147,6 +147,15 @@ describe("a session started through A, driven through B and C", () => {
     } finally {
       await browser.close();
     }
+    // Its log (issue 15) is read through another replica too: the route is forwarded to the owner; so is a
+    // plain platform session's (one the session API does not know).
+    const logs = await json(B, "GET", `/sessions/${id}/logs`);
+    expect(logs.status, JSON.stringify(logs.body).slice(0, 200)).toBe(200);
+    expect((logs.body as Array<{ method: string; request?: { params: any } }>).some((e) => e.method === "Page.frameNavigated" && String(e.request?.params.frame.url).includes("forms.html"))).toBe(true);
+    const plain = await json(A, "POST", "/sessions", {});
+    for (const route of ["logs", "recording"]) expect((await json(B, "GET", `/sessions/${plain.body.id}/${route}`)).status).toBe(200);
+    expect((await call(C, "GET", `/sessions/${plain.body.id}/downloads`)).headers.get("content-type")).toBe("application/zip");
+    expect((await json(B, "POST", `/sessions/${plain.body.id}`, { status: "REQUEST_RELEASE" })).status).toBe(200);
     // A token that is wrong is refused by the owner, and that refusal is what the client through C gets.
     const bad = `${C.url.replace(/^http/, "ws")}${connectUrl.pathname.replace(/\/v1\/connect\/([^/]+)\/[^/]+/, "/v1/connect/$1/wrong-token")}`;
     await expect(chromium.connectOverCDP(bad, { timeout: 10_000 })).rejects.toThrow(/401/);

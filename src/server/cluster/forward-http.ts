@@ -19,6 +19,9 @@ import { namedEvents } from "../sse.js";
 import { type Cluster, PEER_HEADER } from "./cluster.js";
 import type { SessionKind } from "./store.js";
 
+/** `GET /v1/sessions/{id}/<action>` routes of platform sessions (the others are the session API's). */
+const PLATFORM_ACTIONS = new Set(["debug", "logs", "recording", "downloads"]);
+
 /** Which session a path addresses, and of which kind; undefined for paths that address none. */
 export function sessionOfPath(method: string, path: string): { kind: SessionKind; id: string } | undefined {
   const connect = /^\/v1\/connect\/([^/]+)\//.exec(path);
@@ -28,7 +31,7 @@ export function sessionOfPath(method: string, path: string): { kind: SessionKind
   const id = safeDecode(m[1]!);
   const action = m[2];
   if (id === "start" && !action && method === "POST") return undefined;
-  if (!action || action === "debug") return { kind: "platform", id };
+  if (!action || PLATFORM_ACTIONS.has(action)) return { kind: "platform", id };
   return { kind: "api", id };
 }
 

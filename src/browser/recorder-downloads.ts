@@ -1,0 +1,65 @@
+/**
+ * A recorded browser's downloads (recorder.ts): the recorder's connection, which stays attached as long as
+ * the recording lasts, points Chrome's default context's downloads at one folder and holds them to a byte
+ * budget: a download that would take the total past it is cancelled (a file that finished anyway is
+ * deleted) and `note` hears why. (Every DevTools client's detach resets the behavior it set, so the
+ * recorder sets it again as each new tab appears.)
+ */
+import { rmSync } from "node:fs";
+import type { CdpSession } from "./cdp/connection.js";
+
+/** Holds downloads to `dir` and to `maxBytes`, over the recorder's browser session (`root`). */
+export class DownloadGuard {
+  private readonly received = new Map<string, number>();
+  private completedBytes = 0;
+
+  constructor(
+    private readonly root: CdpSession,
+    private readonly dir: string,
+    private readonly maxBytes: number,
+    private readonly note: (method: string, params: Record<string, unknown>) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.apply();
+    this.root.on("Browser.downloadProgress", (p) => this.progress(p.guid, p.state, p.receivedBytes, p.totalBytes, p.filePath));
+  }
+
+  /** (Re)sets Chrome's default context to save into the folder, with events for this connection. */
+  apply(): Promise<unknown> {
+    return this.root.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: this.dir, eventsEnabled: true });
+  }
+
+  private progress(guid: string, state: string, receivedBytes: number, totalBytes: number, filePath: string | undefined): void {
+    if (state === "canceled") {
+      this.received.delete(guid);
+      return;
+    }
+    if (state === "completed") {
+      this.received.delete(guid);
+      this.completedBytes += receivedBytes;
+      if (this.completedBytes > this.maxBytes) {
+        this.completedBytes -= receivedBytes;
+        if (filePath) rmSync(filePath, { force: true });
+        this.note("svc.downloadRefused", { guid, bytes: receivedBytes, reason: `the downloads would pass ${this.maxBytes} bytes` });
+      }
+      return;
+    }
+    const expected = Math.max(receivedBytes, totalBytes);
+    this.received.set(guid, receivedBytes);
+    const inFlight = [...this.received.values()].reduce((a, b) => a + b, 0) - receivedBytes + expected;
+    if (this.completedBytes + inFlight > this.maxBytes) {
+      this.received.delete(guid);
+      this.note("svc.downloadRefused", { guid, bytes: expected, reason: `the downloads would pass ${this.maxBytes} bytes` });
+      void this.cancel(guid);
+    }
+  }
+
+  /** Cancels a download in whichever browser context it runs. */
+  private async cancel(guid: string): Promise<void> {
+    const ok = await this.root.send("Browser.cancelDownload", { guid }).then(() => true, () => false);
+    if (ok) return;
+    const contexts = await this.root.send("Target.getBrowserContexts").catch(() => ({ browserContextIds: [] as string[] }));
+    for (const browserContextId of contexts.browserContextIds) await this.root.send("Browser.cancelDownload", { guid, browserContextId }).catch(() => {});
+  }
+}

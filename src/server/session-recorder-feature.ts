@@ -1,0 +1,92 @@
+/**
+ * The session feature every platform session has: a recorder (session-recorder.ts) from the moment its
+ * Chrome runs until the session ends, and a downloads folder of its own. What it kept stays readable as long
+ * as the ended session stays listable (ENDED_RETENTION_MS), then the recorder's memory and the folder go.
+ * Ended sessions' logs and recordings together keep at most RETAINED_MAX_BYTES in memory: past it the
+ * oldest ended sessions' logs and recordings are freed first (their routes then answer 410).
+ */
+import { ENDED_RETENTION_MS } from "./platform-sessions.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
+import { createDownloadsDir, downloadsRoot, removeDownloadsDir, sessionDownloadsDir, sweepStaleDownloads } from "./session-recorder-downloads.js";
+import { SessionRecorder } from "./session-recorder.js";
+import type { ServerConfig } from "./config.js";
+
+/** Memory the logs and recordings of ended sessions may hold, all together (256 MiB). */
+export const RETAINED_MAX_BYTES = 256 * 1024 * 1024;
+
+export interface SessionArtifacts {
+  recorder: SessionRecorder;
+  downloadsDir: string;
+  /** Epoch ms when the session ended; undefined while it runs. */
+  endedAt?: number;
+  /** Its log and recording were freed (RETAINED_MAX_BYTES). */
+  evicted?: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+export class SessionRecorders implements SessionFeature {
+  readonly name = "session-recorder";
+  private readonly kept = new Map<string, SessionArtifacts>();
+
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly log: (line: string) => void,
+  ) {
+    sweepStaleDownloads(downloadsRoot(config));
+  }
+
+  prepare(start: SessionStart): FeatureRun {
+    const downloadsDir = sessionDownloadsDir(this.config, start);
+    createDownloadsDir(downloadsDir);
+    // A session-API start whose launch options say acceptDownloads keeps what they say (session-emulation.ts).
+    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === undefined ? downloadsDir : undefined);
+    this.kept.set(start.id, { recorder, downloadsDir });
+    return {
+      started: async (_session, browser) => {
+        // Without its recorder a session still works: it only has no logs, recording or downloads.
+        await recorder.start(browser.wsEndpoint).catch((e: unknown) => this.log(`session ${start.id}: its recorder did not start: ${e instanceof Error ? e.message : String(e)}`));
+      },
+      ending: () => recorder.close(),
+      ended: async (session) => {
+        await recorder.close();
+        if (session) this.retire(start.id);
+        else this.forget(start.id);
+      },
+    };
+  }
+
+  /** What was kept of session `id` (its owner checked by the caller), or undefined. */
+  get(id: string): SessionArtifacts | undefined {
+    return this.kept.get(id);
+  }
+
+  /** The server stops: session records go with it, so do their downloads. */
+  close(): void {
+    for (const id of [...this.kept.keys()]) this.forget(id);
+  }
+
+  private retire(id: string): void {
+    const a = this.kept.get(id);
+    if (!a) return;
+    a.endedAt = Date.now();
+    a.timer = setTimeout(() => this.forget(id), ENDED_RETENTION_MS);
+    a.timer.unref();
+    const ended = [...this.kept.values()].filter((k) => k.endedAt !== undefined && !k.evicted).sort((x, y) => x.endedAt! - y.endedAt!);
+    let total = ended.reduce((sum, k) => sum + k.recorder.bytes, 0);
+    for (const k of ended) {
+      if (total <= RETAINED_MAX_BYTES) break;
+      total -= k.recorder.bytes;
+      k.recorder.drop();
+      k.evicted = true;
+    }
+  }
+
+  private forget(id: string): void {
+    const a = this.kept.get(id);
+    if (!a) return;
+    clearTimeout(a.timer);
+    this.kept.delete(id);
+    a.recorder.drop();
+    removeDownloadsDir(a.downloadsDir);
+  }
+}
