@@ -7,11 +7,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Browserbase, { toFile } from "@browserbasehq/sdk";
-import { strToU8, zipSync, type Zippable } from "fflate";
+import { strToU8, zipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
+import { zipExtension, type ZipOptions } from "../support/extensions.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { processesMentioning } from "../cli/helpers.js";
 
@@ -19,22 +20,13 @@ const KEY = "ext-key-one-0001";
 const OTHER_KEY = "ext-key-two-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-server-ext-"));
 const originalTmp = process.env.TMPDIR;
-const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "extensions", "marker");
 
 let fixtures: FixtureServer;
 let server: RunningServer;
 let bb: Browserbase;
 let other: Browserbase;
 
-/** The fixture extension's files, as a zip (optionally under a top folder, with changes). */
-function markerZip(opts: { folder?: string; manifest?: Record<string, unknown> | string; extra?: Zippable } = {}): Uint8Array {
-  const manifest = JSON.parse(readFileSync(join(FIXTURE, "manifest.json"), "utf8")) as Record<string, unknown>;
-  const files: Zippable = {};
-  for (const name of readdirSync(FIXTURE)) files[name] = readFileSync(join(FIXTURE, name));
-  files["manifest.json"] = strToU8(typeof opts.manifest === "string" ? opts.manifest : JSON.stringify({ ...manifest, ...opts.manifest }));
-  Object.assign(files, opts.extra ?? {});
-  return zipSync(opts.folder ? { [opts.folder]: files } : files);
-}
+const markerZip = (opts: ZipOptions = {}) => zipExtension("marker", opts);
 
 async function upload(zip: Uint8Array, client = bb, name = "marker.zip") {
   return client.extensions.create({ file: await toFile(Buffer.from(zip), name) });
