@@ -108,6 +108,9 @@ describe("an isolated tenant's extension", () => {
       // How 4.x finds its extension: Extensions.getExtensions, by name.
       const listed = await cdp.send("Extensions.getExtensions");
       expect(listed.result.extensions).toContainEqual(expect.objectContaining({ id: extensionId, name: "Stagehand Runtime", enabled: true }));
+      // Its path would show the server's data directory.
+      expect(JSON.stringify(listed.result)).not.toContain(base);
+      expect(listed.result.extensions[0].path).toBe("(hidden by svc)");
       // 4.x polls its runtime's readiness in the worker the same way.
       const receiver = async () => (await cdp.send("Runtime.evaluate", { expression: "typeof globalThis.__stagehandReceiveFromHost", returnByValue: true }, worker)).result?.result?.value;
       await waitFor(async () => (await receiver()) === "function", 15_000);
