@@ -79,13 +79,15 @@ async function withWorker<T>(zip: Uint8Array, fn: (cdp: Awaited<ReturnType<typeo
 describe("an isolated tenant's extension", () => {
   it("reads none of the server's files: file access is off for every way in", async () => {
     const results = await withWorker(zipExtension("probe"), async (cdp, worker) => {
-      const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))})`, awaitPromise: true, returnByValue: true }, worker);
+      const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${server.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
       expect(r.error, JSON.stringify(r)).toBeUndefined();
       return r.result.result.value as Record<string, string>;
     });
     expect(results.fileSchemeAccess).toBe("false");
     for (const [how, what] of Object.entries(results)) expect(what, how).not.toContain(HOSTNAME);
     expect(results.fetch).toMatch(/^error: /);
+    // Its own requests go through the egress proxy too: the server's loopback port is out of reach.
+    expect(results.loopback).toMatch(/^read: 403 refused by svc: 127.0.0.1 is a loopback/);
     expect(results.tabsAndScripting).toMatch(/^error: .*file URL without local file access/);
     expect(results.debuggerNavigate).toMatch(/^error: .*(not allowed|Navigating to local URL)/i);
     expect(results.debuggerFileInput).toMatch(/^error: .*Not allowed/);
