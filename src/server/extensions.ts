@@ -34,6 +34,9 @@ export interface Extension {
   updatedAt: string;
 }
 
+/** Extensions one key may keep (a client that uploads per session and never deletes cannot fill the disk). */
+export const MAX_EXTENSIONS_PER_KEY = 100;
+
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The server's data directory (`--data-dir`); default `server-data` beside the cache directory. */
@@ -79,6 +82,9 @@ export class ExtensionStore {
     const id = randomUUID();
     const ownerDir = join(this.root, owner);
     mkdirSync(ownerDir, { recursive: true, mode: 0o700 });
+    if (readdirSync(ownerDir).filter((n) => n.endsWith(".json")).length >= MAX_EXTENSIONS_PER_KEY) {
+      throw new HttpError(409, `extensions: this key keeps ${MAX_EXTENSIONS_PER_KEY} extensions already (the limit): delete one first`);
+    }
     const tmp = join(ownerDir, `.tmp-${id}`);
     try {
       for (const [path, data] of files) {
