@@ -6,7 +6,7 @@
  * tenant drives its own extension's service worker over connectUrl (attach, evaluate, add a binding, as
  * Stagehand 4.x does) but no other chrome-extension:// or chrome:// target.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Browserbase, { toFile } from "@browserbasehq/sdk";
@@ -56,8 +56,7 @@ afterAll(async () => {
 });
 
 /** A session with the extension, a raw CDP client on its connectUrl, and its extension's service worker attached. */
-async function withWorker<T>(zip: Uint8Array, fn: (cdp: Awaited<ReturnType<typeof rawCdp>>, worker: string, extensionId: string) => Promise<T>): Promise<T> {
-  const ext = await upload(zip);
+async function withWorker<T>(ext: { id: string }, fn: (cdp: Awaited<ReturnType<typeof rawCdp>>, worker: string, extensionId: string) => Promise<T>): Promise<T> {
   const session = await bb.sessions.create({ extensionId: ext.id });
   const cdp = await rawCdp(session.connectUrl);
   try {
@@ -78,7 +77,7 @@ async function withWorker<T>(zip: Uint8Array, fn: (cdp: Awaited<ReturnType<typeo
 
 describe("an isolated tenant's extension", () => {
   it("reads none of the server's files: file access is off for every way in", async () => {
-    const results = await withWorker(zipExtension("probe"), async (cdp, worker) => {
+    const results = await withWorker(await upload(zipExtension("probe")), async (cdp, worker) => {
       const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${server.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
       expect(r.error, JSON.stringify(r)).toBeUndefined();
       return r.result.result.value as Record<string, string>;
@@ -106,7 +105,10 @@ describe("an isolated tenant's extension", () => {
   });
 
   it("Stagehand 4.x's own extension loads, and the tenant drives its service worker as 4.x does, but no other extension or chrome:// target", async () => {
-    await withWorker(new Uint8Array(readFileSync(STAGEHAND_ZIP)), async (cdp, worker, extensionId) => {
+    // Uploaded as 4.x uploads it (a file stream, no retries); deleted as 4.x deletes it at close.
+    const uploaded = await bb.extensions.create({ file: createReadStream(STAGEHAND_ZIP) }, { maxRetries: 0 });
+    expect(uploaded.fileName).toBe("stagehand-extension.zip");
+    await withWorker(uploaded, async (cdp, worker, extensionId) => {
       // How 4.x finds its extension: Extensions.getExtensions, by name.
       const listed = await cdp.send("Extensions.getExtensions");
       expect(listed.result.extensions).toContainEqual(expect.objectContaining({ id: extensionId, name: "Stagehand Runtime", enabled: true }));
@@ -132,5 +134,6 @@ describe("an isolated tenant's extension", () => {
       const attached = await cdp.send("Target.attachToTarget", { targetId: internal!.targetId, flatten: true });
       refused(await cdp.send("Runtime.evaluate", { expression: "1" }, attached.result.sessionId));
     });
+    await bb.extensions.delete(uploaded.id, { headers: { "Content-Type": null } });
   });
 });
