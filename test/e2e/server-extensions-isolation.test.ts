@@ -104,6 +104,16 @@ describe("an isolated tenant's extension", () => {
     expect((await upload(ask(["proxy", "privacy"]), one)).id).toBeTruthy();
   });
 
+  it("an extension Chrome cannot load fails the session's start with a 400 naming extensionId, isolated or not", async () => {
+    const broken = zipExtension("marker", { manifest: { content_scripts: [{ matches: ["<all_urls>"], js: ["missing.js"] }] } });
+    for (const srv of [server, single]) {
+      const client = new Browserbase({ apiKey: KEY, baseURL: srv.url, maxRetries: 0 });
+      const ext = await upload(broken, client);
+      await expect(client.sessions.create({ extensionId: ext.id })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(/extensionId: Chrome could not load extension/) });
+      expect((await client.sessions.list({ status: "RUNNING" })).length).toBe(0);
+    }
+  });
+
   it("Stagehand 4.x's own extension loads, and the tenant drives its service worker as 4.x does, but no other extension or chrome:// target", async () => {
     // Uploaded as 4.x uploads it (a file stream, no retries); deleted as 4.x deletes it at close.
     const uploaded = await bb.extensions.create({ file: createReadStream(STAGEHAND_ZIP) }, { maxRetries: 0 });
