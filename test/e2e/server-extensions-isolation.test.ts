@@ -4,7 +4,8 @@
  * on file://), cannot drive Chrome's own pages, cannot ask for chrome.proxy / chrome.privacy (which would
  * beat the egress proxy's switches) — while the permissions Stagehand 4.x's extension needs pass, and the
  * tenant drives its own extension's service worker over connectUrl (attach, evaluate, add a binding, as
- * Stagehand 4.x does) but no other chrome-extension:// or chrome:// target.
+ * Stagehand 4.x does) but no other chrome-extension:// or chrome:// target. On a one-key server (not
+ * isolated) the same probe reads the file: that is the hole the isolated path closes.
  */
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -56,8 +57,8 @@ afterAll(async () => {
 });
 
 /** A session with the extension, a raw CDP client on its connectUrl, and its extension's service worker attached. */
-async function withWorker<T>(ext: { id: string }, fn: (cdp: Awaited<ReturnType<typeof rawCdp>>, worker: string, extensionId: string) => Promise<T>): Promise<T> {
-  const session = await bb.sessions.create({ extensionId: ext.id });
+async function withWorker<T>(ext: { id: string }, fn: (cdp: Awaited<ReturnType<typeof rawCdp>>, worker: string, extensionId: string) => Promise<T>, client = bb): Promise<T> {
+  const session = await client.sessions.create({ extensionId: ext.id });
   const cdp = await rawCdp(session.connectUrl);
   try {
     let sw: { targetId: string; url: string } | undefined;
@@ -71,17 +72,26 @@ async function withWorker<T>(ext: { id: string }, fn: (cdp: Awaited<ReturnType<t
     return await fn(cdp, attached.result.sessionId as string, new URL(sw!.url).hostname);
   } finally {
     cdp.close();
-    await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
+    await client.sessions.update(session.id, { status: "REQUEST_RELEASE" });
   }
+}
+
+/** probe() of the fixture extension in a session of `client`'s server. */
+async function probe(client: Browserbase, srv: RunningServer): Promise<Record<string, string>> {
+  return withWorker(
+    await upload(zipExtension("probe"), client),
+    async (cdp, worker) => {
+      const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${srv.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
+      expect(r.error, JSON.stringify(r)).toBeUndefined();
+      return r.result.result.value as Record<string, string>;
+    },
+    client,
+  );
 }
 
 describe("an isolated tenant's extension", () => {
   it("reads none of the server's files: file access is off for every way in", async () => {
-    const results = await withWorker(await upload(zipExtension("probe")), async (cdp, worker) => {
-      const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${server.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
-      expect(r.error, JSON.stringify(r)).toBeUndefined();
-      return r.result.result.value as Record<string, string>;
-    });
+    const results = await probe(bb, server);
     expect(results.fileSchemeAccess).toBe("false");
     for (const [how, what] of Object.entries(results)) expect(what, how).not.toContain(HOSTNAME);
     expect(results.fetch).toMatch(/^error: /);
@@ -92,6 +102,12 @@ describe("an isolated tenant's extension", () => {
     expect(results.debuggerFileInput).toMatch(/^error: .*Not allowed/);
     expect(results.debuggerChromePage).toMatch(/^error: .*Cannot access a chrome:\/\/ URL/);
     expect(results.debuggerOtherTargets).toBe("error: none attached");
+  });
+
+  it("on a one-key server (trusted like the operator) the same extension loads as Chromium loads it, file access and all", async () => {
+    const results = await probe(new Browserbase({ apiKey: KEY, baseURL: single.url, maxRetries: 0 }), single);
+    expect(results.fileSchemeAccess).toBe("true");
+    expect(results.fetch).toBe(`read: ${HOSTNAME}\n`);
   });
 
   it("asks in vain for chrome.proxy, chrome.privacy, native messaging or downloads: 400 naming them; one key's server accepts them", async () => {
