@@ -100,6 +100,7 @@ describe("an isolated tenant's extension", () => {
     expect(results.tabsAndScripting).toMatch(/^error: .*file URL without local file access/);
     expect(results.debuggerNavigate).toMatch(/^error: .*(not allowed|Navigating to local URL)/i);
     expect(results.debuggerFileInput).toMatch(/^error: .*Not allowed/);
+    expect(results.viewSource).toMatch(/^error: .*file URL without local file access/);
     expect(results.debuggerChromePage).toMatch(/^error: .*Cannot access a chrome:\/\/ URL/);
     expect(results.debuggerOtherTargets).toBe("error: none attached");
   });
