@@ -36,7 +36,7 @@ export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
-export { type LoadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
+export { type LoadedExtension, loadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
 export { type BrowserRecorder, type RecorderOptions, type RecorderSinks, startRecorder } from "./browser/recorder.js";
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";

@@ -37,7 +37,7 @@ const POLL_MS = 50;
  * For the unpacked extension Chrome loaded from `dir` (holding a stub whose description is `stubMarker`):
  * `swap()` replaces the stub with the real extension, then Chrome reloads it with file access off.
  */
-export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stubMarker: string, swap: () => void, timeoutMs = 15_000): Promise<LoadedExtension> {
+export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stubMarker: string, swap: () => void, timeoutMs = 10_000): Promise<LoadedExtension> {
   const deadline = Date.now() + timeoutMs;
   const connection = await CdpConnection.connect(wsEndpoint, { protocolTimeout: timeoutMs });
   let targetId: string | undefined;
@@ -69,6 +69,24 @@ export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stu
     return { id: loaded.id, name: loaded.name };
   } finally {
     if (targetId) await connection.root.send("Target.closeTarget", { targetId }).catch(() => {});
+    await connection.close();
+  }
+}
+
+/**
+ * The id Chrome gave the unpacked extension it loaded from `dir` at startup (`--load-extension`), once it is
+ * enabled; an error when Chrome did not load it (Chrome skips an extension it cannot load, silently).
+ */
+export async function loadedExtension(wsEndpoint: string, dir: string, timeoutMs = 5_000): Promise<LoadedExtension> {
+  const deadline = Date.now() + timeoutMs;
+  const connection = await CdpConnection.connect(wsEndpoint, { protocolTimeout: timeoutMs });
+  try {
+    return await until(deadline, "Chrome did not load the extension (its manifest or files may be invalid for this Chromium)", async () => {
+      const { extensions } = await connection.root.send("Extensions.getExtensions");
+      const x = extensions.find((e) => e.path === dir && e.enabled);
+      return x ? { id: x.id, name: x.name } : undefined;
+    });
+  } finally {
     await connection.close();
   }
 }

@@ -40,7 +40,8 @@
  * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
  * may be opened or navigated to. Every other chrome-extension:// target (Chrome's component extensions,
  * another session's) stays refused. Extensions.* commands other than getExtensions name an extension by
- * `id`: only the session's own.
+ * `id`: only the session's own. Rewritten on the way back: Extensions.getExtensions answers with each
+ * extension's `path` hidden (it shows the server's data directory).
  */
 
 /** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */
@@ -125,6 +126,8 @@ export class TenantCdpFilter {
     this.ownExtensions = options.ownExtensions ?? (() => []);
     this.rewrites = rewrites(options.downloadPath);
   }
+  /** Ids of Extensions.getExtensions calls in flight, whose answers get their paths hidden. */
+  private readonly listing = new Set<number>();
 
   /** A client message: the text to forward to Chrome, or the error reply to send back instead. */
   fromClient(data: Buffer, isBinary: boolean): ClientVerdict {
@@ -151,13 +154,16 @@ export class TenantCdpFilter {
     let reason: string | undefined;
     if (sessionId !== undefined && this.internal.has(sessionId) && !INTERNAL_SESSION_ALLOWED.has(method)) {
       reason = "this session is attached to a browser-internal page (chrome:, devtools: …) or another extension, which tenants do not drive";
-    } else if (method.startsWith("Extensions.") && method !== "Extensions.getExtensions" && method !== "Extensions.loadUnpacked") {
+    } else if (method === "Extensions.getExtensions") {
+      reason = this.listing.size < MAX_LISTINGS ? undefined : `more than ${MAX_LISTINGS} Extensions.getExtensions calls await their answer`;
+    } else if (method.startsWith("Extensions.") && method !== "Extensions.loadUnpacked") {
       reason = typeof params.id === "string" && this.ownExtensions().includes(params.id) ? undefined : "only this session's own uploaded extensions may be named";
     } else if (URL_COMMANDS.has(method) && this.ownExtensionUrl(params.url)) {
       reason = undefined;
     } else {
       reason = CHECKS.get(method)?.(params);
     }
+    if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
     const rewrite = this.rewrites.get(method);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...m, params: rewrite(params) }) };
     if (reason === undefined) return { forward };
@@ -165,14 +171,19 @@ export class TenantCdpFilter {
     return refusedReply(id, sessionId, -32000, `${name} refused by svc: ${reason}`, name);
   }
 
-  /** A message from Chrome on its way to the client: learns which sessions are attached to what. */
-  fromBrowser(data: Buffer, isBinary: boolean): void {
-    if (isBinary || data.indexOf('"Target.') < 0) return;
+  /**
+   * A message from Chrome on its way to the client: learns which sessions are attached to what; a
+   * replacement text for the answers it rewrites.
+   */
+  fromBrowser(data: Buffer, isBinary: boolean): string | undefined {
+    if (isBinary) return undefined;
+    if (this.listing.size > 0 && data.indexOf('"extensions"') >= 0) return this.hidePaths(data);
+    if (data.indexOf('"Target.') < 0) return undefined;
     let m: { method?: unknown; params?: Params };
     try {
       m = JSON.parse(data.toString("utf8")) as typeof m;
     } catch {
-      return;
+      return undefined;
     }
     const p = m.params ?? {};
     const info = (p.targetInfo ?? {}) as Params;
@@ -191,6 +202,20 @@ export class TenantCdpFilter {
       // A target only ever becomes internal this way (a web page never turns back into one that was not).
       for (const s of this.sessionsOf.get(info.targetId) ?? []) this.internal.add(s);
     }
+    return undefined;
+  }
+
+  /** An Extensions.getExtensions answer with every `path` hidden; undefined for any other message. */
+  private hidePaths(data: Buffer): string | undefined {
+    let m: { id?: unknown; result?: { extensions?: unknown } };
+    try {
+      m = JSON.parse(data.toString("utf8")) as typeof m;
+    } catch {
+      return undefined;
+    }
+    if (typeof m.id !== "number" || !this.listing.delete(m.id) || !Array.isArray(m.result?.extensions)) return undefined;
+    m.result.extensions = m.result.extensions.map((e: unknown) => (e && typeof e === "object" ? { ...e, path: HIDDEN_PATH } : e));
+    return JSON.stringify(m);
   }
 
   /** A web page, frame or worker, or a target of the session's own extension. */
@@ -210,6 +235,11 @@ export class TenantCdpFilter {
     return u.protocol === "chrome-extension:" && this.ownExtensions().includes(u.hostname);
   }
 }
+
+/** What Extensions.getExtensions shows as an extension's path (a string, as clients such as Stagehand 4.x expect). */
+const HIDDEN_PATH = "(hidden by svc)";
+/** Extensions.getExtensions calls awaiting their answer, at most (a client that never reads them cannot grow the set). */
+const MAX_LISTINGS = 64;
 
 /** Commands whose `url` may also be a page of the session's own extension. */
 const URL_COMMANDS = new Set(["Page.navigate", "Target.createTarget"]);

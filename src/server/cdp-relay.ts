@@ -14,8 +14,8 @@ const LOW_WATER = 1024 * 1024;
 export interface RelayHooks {
   /** A client message: the text to forward, or a reply to send back to the client instead. */
   fromClient?(data: Buffer, isBinary: boolean): { forward: string } | { reply: string; refused: string };
-  /** A browser message on its way to the client. */
-  fromBrowser?(data: Buffer, isBinary: boolean): void;
+  /** A browser message on its way to the client; a string returned is sent in its place. */
+  fromBrowser?(data: Buffer, isBinary: boolean): string | undefined;
   /** A client message was answered with a refusal (`what` names it briefly). */
   onRefused?(what: string): void;
   /** Something failed inside the relay (both sides are closed). */
@@ -63,8 +63,9 @@ export function relay(client: WebSocket, browser: WebSocket, hooks: RelayHooks =
   browser.on("message", (raw, isBinary) => {
     try {
       const data = raw as Buffer;
-      hooks.fromBrowser?.(data, isBinary);
-      send(client, browser, data, isBinary);
+      const replaced = hooks.fromBrowser?.(data, isBinary);
+      if (replaced !== undefined) send(client, browser, replaced, false);
+      else send(client, browser, data, isBinary);
     } catch (e) {
       fail(e);
     }

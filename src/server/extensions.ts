@@ -13,15 +13,15 @@
  * with that id gets 404 (the store does not carry extensions). Route uploads and session starts of one
  * key to one replica (sticky by key), or upload to each.
  */
-import { createHash, randomUUID } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { Owner } from "./auth.js";
 import type { ServerConfig } from "./config.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
 import { HttpError } from "./http-error.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
-import { loadWithoutFileAccess } from "../index.js";
+import { loadedExtension, loadWithoutFileAccess } from "../index.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 import { clip } from "../util/zod.js";
 
@@ -34,6 +34,9 @@ export interface Extension {
   updatedAt: string;
 }
 
+/** Extensions one key may keep (a client that uploads per session and never deletes cannot fill the disk). */
+export const MAX_EXTENSIONS_PER_KEY = 100;
+
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The server's data directory (`--data-dir`); default `server-data` beside the cache directory. */
@@ -41,23 +44,11 @@ export function dataDirOf(config: ServerConfig): string {
   return resolve(config.dataDir ?? join(dirname(config.cacheDir), "server-data"));
 }
 
-/**
- * The id Chrome gives an extension: from the manifest's `key` when it has one, else from the absolute path
- * of its unpacked folder (SHA-256, first 16 bytes, each hex digit 0-f written as a-p).
- */
-export function chromeExtensionId(dir: string, manifest?: Record<string, unknown>): string {
-  const source = typeof manifest?.key === "string" ? Buffer.from(manifest.key, "base64") : Buffer.from(resolve(dir));
-  const hex = createHash("sha256").update(source).digest("hex").slice(0, 32);
-  return [...hex].map((ch) => String.fromCharCode(97 + parseInt(ch, 16))).join("");
-}
-
 export interface StoredExtension {
   record: Extension;
   /** The unpacked folder Chrome loads. */
   dir: string;
   manifest: ExtensionManifest;
-  /** The id Chrome gives it when loaded from `dir`. */
-  chromeId: string;
 }
 
 export class ExtensionStore {
@@ -79,6 +70,9 @@ export class ExtensionStore {
     const id = randomUUID();
     const ownerDir = join(this.root, owner);
     mkdirSync(ownerDir, { recursive: true, mode: 0o700 });
+    if (readdirSync(ownerDir).filter((n) => n.endsWith(".json")).length >= MAX_EXTENSIONS_PER_KEY) {
+      throw new HttpError(409, `extensions: this key keeps ${MAX_EXTENSIONS_PER_KEY} extensions already (the limit): delete one first`);
+    }
     const tmp = join(ownerDir, `.tmp-${id}`);
     try {
       for (const [path, data] of files) {
@@ -109,7 +103,7 @@ export class ExtensionStore {
       throw notFound();
     }
     if (!existsSync(dir)) throw notFound();
-    return { ...saved, dir, chromeId: chromeExtensionId(dir, saved.manifest) };
+    return { ...saved, dir };
   }
 
   /** Removes the key's extension (404 when it has none by that id). Running sessions keep their own copy. */
@@ -127,7 +121,8 @@ export class ExtensionStore {
   sessionCopy(ext: StoredExtension, owner: Owner, sessionId: string): string {
     const dir = join(this.root, owner, `.run-${sessionId}`);
     cpSync(ext.dir, dir, { recursive: true, errorOnExist: true, force: false });
-    return dir;
+    // Chrome reports (and names) an unpacked extension by its real path, symlinks resolved.
+    return realpathSync(dir);
   }
 
   /** Half-written uploads, session copies of a server that stopped abruptly, and folders whose record is gone. */
@@ -203,9 +198,16 @@ export class ExtensionsFeature implements SessionFeature {
       this.loaded.delete(start.id);
       rmSync(dir, { recursive: true, force: true });
     };
+    const failed = (e: unknown) => new HttpError(400, `${wanted.field}: Chrome could not load extension ${ext.record.id}: ${e instanceof Error ? clip(e.message) : "failed"}`);
     if (!start.isolated) {
-      this.loaded.set(start.id, [chromeExtensionId(dir, ext.manifest)]);
-      return { args: [`--load-extension=${dir}`], ended };
+      return {
+        args: [`--load-extension=${dir}`],
+        started: async (_session, browser) => {
+          const { id } = await loadedExtension(browser.wsEndpoint, dir).catch((e: unknown) => Promise.reject(failed(e)));
+          this.loaded.set(start.id, [id]);
+        },
+        ended,
+      };
     }
     const manifestPath = join(dir, "manifest.json");
     const real = readFileSync(manifestPath);
@@ -225,7 +227,7 @@ export class ExtensionsFeature implements SessionFeature {
           const { id } = await loadWithoutFileAccess(browser.wsEndpoint, dir, marker, () => writeFileAtomic(manifestPath, real, 0o600));
           this.loaded.set(start.id, [id]);
         } catch (e) {
-          throw new HttpError(400, `${wanted.field}: Chrome could not load extension ${ext.record.id}: ${e instanceof Error ? clip(e.message) : "failed"}`);
+          throw failed(e);
         }
       },
       ended,

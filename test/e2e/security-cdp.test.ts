@@ -20,6 +20,7 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, makeService, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
 
 const KEY_A = "cdp-key-aaaaaaaaaa";
 const KEY_B = "cdp-key-bbbbbbbbbb";
@@ -128,42 +129,6 @@ function rawUpgrade(target: string): Promise<number> {
     socket.on("close", () => resolve(0));
     socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
   });
-}
-
-interface CdpReply {
-  id: number;
-  result?: any;
-  error?: { code: number; message: string };
-  sessionId?: string;
-}
-
-/** A raw CDP client over one WebSocket: commands by id, events by method. */
-async function rawCdp(url: string) {
-  const ws = new WebSocket(url, { perMessageDeflate: false });
-  await new Promise<void>((resolve, reject) => ws.once("open", () => resolve()).once("error", reject));
-  const waiting = new Map<number, (m: CdpReply) => void>();
-  const events: Array<{ method: string; params: any; sessionId?: string }> = [];
-  ws.on("message", (data) => {
-    const m = JSON.parse(String(data));
-    if (m.method) events.push(m);
-    else waiting.get(m.id)?.(m);
-  });
-  let next = 1;
-  const reply = (id: number) => new Promise<CdpReply>((r) => waiting.set(id, r));
-  return {
-    events,
-    send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<CdpReply> {
-      const id = next++;
-      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-      return reply(id);
-    },
-    /** Sends `raw` as is; resolves with the reply carrying `id`. */
-    raw(raw: string | Buffer, id: number, binary = false): Promise<CdpReply> {
-      ws.send(raw, { binary });
-      return reply(id);
-    },
-    close: () => ws.close(),
-  };
 }
 
 describe("the proxy's upgrade path", () => {

@@ -7,34 +7,28 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Browserbase, { toFile } from "@browserbasehq/sdk";
-import { strToU8, zipSync, type Zippable } from "fflate";
+import { strToU8, zipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_EXTENSIONS_PER_KEY } from "../../src/server/extensions.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
+import { zipExtension, type ZipOptions } from "../support/extensions.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { processesMentioning } from "../cli/helpers.js";
 
 const KEY = "ext-key-one-0001";
 const OTHER_KEY = "ext-key-two-0002";
+const THIRD_KEY = "ext-key-three-0003";
 const base = mkdtempSync(join(tmpdir(), "svc-server-ext-"));
 const originalTmp = process.env.TMPDIR;
-const FIXTURE = join(import.meta.dirname, "..", "..", "fixtures", "extensions", "marker");
 
 let fixtures: FixtureServer;
 let server: RunningServer;
 let bb: Browserbase;
 let other: Browserbase;
 
-/** The fixture extension's files, as a zip (optionally under a top folder, with changes). */
-function markerZip(opts: { folder?: string; manifest?: Record<string, unknown> | string; extra?: Zippable } = {}): Uint8Array {
-  const manifest = JSON.parse(readFileSync(join(FIXTURE, "manifest.json"), "utf8")) as Record<string, unknown>;
-  const files: Zippable = {};
-  for (const name of readdirSync(FIXTURE)) files[name] = readFileSync(join(FIXTURE, name));
-  files["manifest.json"] = strToU8(typeof opts.manifest === "string" ? opts.manifest : JSON.stringify({ ...manifest, ...opts.manifest }));
-  Object.assign(files, opts.extra ?? {});
-  return zipSync(opts.folder ? { [opts.folder]: files } : files);
-}
+const markerZip = (opts: ZipOptions = {}) => zipExtension("marker", opts);
 
 async function upload(zip: Uint8Array, client = bb, name = "marker.zip") {
   return client.extensions.create({ file: await toFile(Buffer.from(zip), name) });
@@ -71,7 +65,7 @@ beforeAll(async () => {
   fixtures = await startFixtureServer();
   server = await startServer({
     port: 0,
-    apiKeys: [KEY, OTHER_KEY],
+    apiKeys: [KEY, OTHER_KEY, THIRD_KEY],
     cacheDir: join(base, "cache"),
     dataDir: join(base, "data"),
     launch: { executablePath: CHROMIUM, headless: true },
@@ -154,6 +148,19 @@ describe("extensions API", () => {
     expect(await markOf(session.connectUrl)).toBe("on");
     await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
     await waitFor(() => !readdirSync(ownerDir).includes(`.run-${session.id}`), 15_000);
+  });
+});
+
+describe("how many a key keeps", () => {
+  it(`at most ${MAX_EXTENSIONS_PER_KEY} per key: then 409 until one is deleted; other keys are not affected`, async () => {
+    const third = new Browserbase({ apiKey: THIRD_KEY, baseURL: server.url, maxRetries: 0 });
+    const zip = markerZip();
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_EXTENSIONS_PER_KEY; i++) ids.push((await upload(zip, third)).id);
+    await expect(upload(zip, third)).rejects.toMatchObject({ status: 409, message: expect.stringContaining(`keeps ${MAX_EXTENSIONS_PER_KEY} extensions already`) });
+    expect((await upload(zip, bb)).id).toBeTruthy();
+    await third.extensions.delete(ids[0]!);
+    expect((await upload(zip, third)).id).toBeTruthy();
   });
 });
 
