@@ -175,7 +175,6 @@ describe("platform sessions", () => {
       browserSettings: { viewport: { width: 1000, height: 700 }, solveCaptchas: false },
       userMetadata: { team: "red", nested: { run: "7" } },
       proxies: false,
-      extensionId: "ignored",
     });
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.status).toBe("RUNNING");
@@ -189,7 +188,11 @@ describe("platform sessions", () => {
     expect(session.connectUrl).not.toContain(KEY);
     expect(pidAlive(pid)).toBe(true);
 
-    expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body).toEqual(session);
+    // The create response alone carries the SDK's seleniumRemoteUrl and signingKey (platform-wire.ts).
+    const { seleniumRemoteUrl, signingKey, ...retrievable } = session;
+    expect(seleniumRemoteUrl).toBe(`${server.url}/v1/selenium/${session.id}`);
+    expect(signingKey).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body).toEqual(retrievable);
     const listed = (await api(server, "GET", "/v1/sessions?status=RUNNING")).body as Json[];
     expect(listed.map((s) => s.id)).toContain(session.id);
     expect(((await api(server, "GET", "/v1/sessions?status=COMPLETED")).body as Json[]).map((s) => s.id)).not.toContain(session.id);
