@@ -26,6 +26,8 @@ export interface RecorderSinks {
 export interface RecorderOptions {
   /** Where downloads go, and how many bytes they may take all together; absent: the recorder leaves downloads alone. */
   downloads?: { dir: string; maxBytes: number } | undefined;
+  /** Whether tabs get the rrweb recorder (default true); without it no `recording` is reported and pages pay nothing for it. */
+  record?: boolean | undefined;
 }
 
 export interface BrowserRecorder {
@@ -35,7 +37,7 @@ export interface BrowserRecorder {
 export async function startRecorder(wsEndpoint: string, sinks: RecorderSinks, options: RecorderOptions = {}): Promise<BrowserRecorder> {
   const connection = await CdpConnection.connect(wsEndpoint);
   try {
-    await new Recorder(connection, sinks).start(options);
+    await new Recorder(connection, sinks, options.record ?? true).start(options);
   } catch (e) {
     await connection.close();
     throw e;
@@ -54,6 +56,7 @@ class Recorder {
   constructor(
     private readonly connection: CdpConnection,
     private readonly sinks: RecorderSinks,
+    private readonly record: boolean,
   ) {}
 
   async start(options: RecorderOptions): Promise<void> {
@@ -87,7 +90,7 @@ class Recorder {
       session.send("Runtime.enable"),
       // The recorder never reads bodies: Chrome keeps none for it (by default it buffers up to 100 MB per page).
       session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 }),
-      type === "page" ? installRecorder(session) : undefined,
+      type === "page" && this.record ? installRecorder(session) : undefined,
       session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ]);
     // Whatever failed (a tab closing meanwhile), the target must not stay paused.

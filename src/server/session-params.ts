@@ -45,6 +45,9 @@ export const SessionCreateParamsSchema = z.looseObject({
         })
         .optional(),
       ignoreCertificateErrors: z.boolean().optional(),
+      /** The SDK's switches for the session's recording and log (GET …/recording, …/logs); both default true. */
+      recordSession: z.boolean().optional(),
+      logSession: z.boolean().optional(),
       /** A saved context (contexts.ts): its cookies and storage at the start; `persist` saves them back at the end. */
       context: z.looseObject({ id: z.string().min(1).max(100), persist: z.boolean().optional() }).optional(),
       extensionId: z.string().min(1).max(100).optional(),

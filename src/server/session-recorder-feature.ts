@@ -39,7 +39,9 @@ export class SessionRecorders implements SessionFeature {
     const downloadsDir = sessionDownloadsDir(this.config, start);
     createDownloadsDir(downloadsDir);
     // A session-API start whose launch options say acceptDownloads keeps what they say (session-emulation.ts).
-    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === undefined ? downloadsDir : undefined);
+    const settings = start.params.browserSettings;
+    const keep = { record: settings?.recordSession !== false, log: settings?.logSession !== false };
+    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === undefined ? downloadsDir : undefined, keep);
     this.kept.set(start.id, { recorder, downloadsDir });
     return {
       started: async (_session, browser) => {

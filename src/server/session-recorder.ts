@@ -30,11 +30,14 @@ export class SessionRecorder {
     readonly sessionId: string,
     /** Where the recorder points Chrome's downloads; undefined: it leaves them as they are. */
     private readonly downloadsDir: string | undefined,
+    /** The SDK's `browserSettings.recordSession` / `logSession` (false: nothing of that kind is kept). */
+    private readonly keep: { record: boolean; log: boolean } = { record: true, log: true },
   ) {}
 
   async start(wsEndpoint: string): Promise<void> {
     const sinks = {
       event: (pageId: number, method: string, params: Record<string, unknown>, ids?: { frameId?: string | undefined; loaderId?: string | undefined }) => {
+        if (!this.keep.log) return;
         const { entry, bytes } = eventEntry(this.sessionId, pageId, method, params, ids);
         this.log.push(entry, bytes);
       },
@@ -43,7 +46,8 @@ export class SessionRecorder {
         if (e) this.recording.push(e.event, e.bytes);
       },
     };
-    const recorder = await startRecorder(wsEndpoint, sinks, this.downloadsDir ? { downloads: { dir: this.downloadsDir, maxBytes: DOWNLOADS_MAX_BYTES } } : {});
+    const downloads = this.downloadsDir ? { dir: this.downloadsDir, maxBytes: DOWNLOADS_MAX_BYTES } : undefined;
+    const recorder = await startRecorder(wsEndpoint, sinks, { downloads, record: this.keep.record });
     this.recorder = recorder;
     if (this.closed) await recorder.close();
   }

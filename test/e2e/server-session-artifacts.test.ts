@@ -173,6 +173,23 @@ describe("session logs, recording and downloads", () => {
     await page.close();
   }, 60_000);
 
+  it("recordSession: false and logSession: false (the SDK's switches) keep no recording and no log; the page still works", async () => {
+    const quiet = await client.sessions.create({ projectId: "p", keepAlive: true, browserSettings: { recordSession: false, logSession: false } });
+    const browser = await chromium.connectOverCDP(quiet.connectUrl);
+    try {
+      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+      await page.goto(site.url("session-logs.html"));
+      await page.evaluate(() => console.log("svc-quiet-marker"));
+      // Time for a recorder to report what it would have (the logging test above sees its events within this).
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await client.sessions.logs.list(quiet.id)).toEqual([]);
+      expect(await client.sessions.recording.retrieve(quiet.id)).toEqual([]);
+    } finally {
+      await browser.close().catch(() => {});
+      await client.sessions.update(quiet.id, { status: "REQUEST_RELEASE" });
+    }
+  }, 60_000);
+
   it("another key's session is a 404 on every route", async () => {
     await expect(other.sessions.logs.list(sessionId)).rejects.toMatchObject({ status: 404 });
     await expect(other.sessions.recording.retrieve(sessionId)).rejects.toMatchObject({ status: 404 });
