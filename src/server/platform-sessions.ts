@@ -12,8 +12,8 @@ import type { Owner } from "./auth.js";
 import type { SessionRegistry } from "./cluster/store.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { BrowserPool } from "./browser-pool.js";
-import { withoutBrowserOrigins } from "./devtools-origin.js";
-import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
+import type { EgressProxy } from "./egress-proxy.js";
+import { sessionLaunchOptions } from "./session-launch.js";
 import { HttpError, parseWith } from "./http-error.js";
 import { DEFAULT_REGION, sessionToWire } from "./platform-wire.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./session-params.js";
@@ -116,25 +116,13 @@ export class PlatformSessions {
     this.clients = new SessionClients(this.config.disconnectGraceMs, (id) => {
       if (this.entries.get(id)?.session.keepAlive === false) this.end(id, "COMPLETED", "its last CDP client disconnected");
     });
-    if (this.config.warmBrowsers > 0) this.pool = new BrowserPool(this.config.warmBrowsers, this.launchOptions(this.config.launch, this.defaultViewport(this.config.launch), {}), this.log);
+    if (this.config.warmBrowsers > 0) this.pool = new BrowserPool(this.config.warmBrowsers, sessionLaunchOptions(this.config, this.egress, this.config.launch, this.defaultViewport(this.config.launch), {}), this.log);
   }
 
   private defaultViewport(base: LocalBrowserLaunchOptions): Viewport {
     return base.viewport ?? DEFAULT_VIEWPORT;
   }
 
-  /** The exact options a session's Chrome is launched with (the warm pool matches on them). */
-  private launchOptions(base: LocalBrowserLaunchOptions, viewport: Viewport, p: { ignoreCertificateErrors?: boolean | undefined; port?: number | undefined }): LocalBrowserLaunchOptions {
-    const { cdpUrl: _ignored, ...launchOptions } = withoutBrowserOrigins(base);
-    return {
-      ...launchOptions,
-      // Every session is its own Chrome: a fixed port from the server's options would collide.
-      port: p.port ?? 0,
-      viewport,
-      args: isolationArgs(this.config, this.egress, [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)]),
-      ...(p.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
-    };
-  }
 
   /**
    * Starts a Chrome for `owner`. `launch` (a session-API start's `launchOptions`) is merged over the
@@ -164,7 +152,7 @@ export class PlatformSessions {
       width: p.browserSettings?.viewport?.width ?? fallback.width,
       height: p.browserSettings?.viewport?.height ?? fallback.height,
     };
-    const options = this.launchOptions(base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors, port: launch?.port });
+    const options = sessionLaunchOptions(this.config, this.egress, base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors, port: launch?.port });
     // Touch support is decided as each document is created, sooner than CDP can reach a new page: the flag
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
@@ -406,15 +394,3 @@ export class PlatformSessions {
     }
   }
 }
-
-/**
- * A headless window's --window-size includes an invisible tab strip and toolbar, so pages would get about
- * 140 px less height than asked, and new tabs yet another size. A kiosk (fullscreen, no browser UI) window
- * on a headless screen of exactly the viewport gives every tab that content size, which is what CDP
- * clients (connectOverCDP, CUA screenshots) expect of `browserSettings.viewport`. A headed window keeps
- * the user's screen.
- */
-function contentSizeArgs(viewport: Viewport, headless: boolean): string[] {
-  return headless ? ["--kiosk", `--screen-info={${viewport.width}x${viewport.height}}`] : [];
-}
-

@@ -1,0 +1,39 @@
+/**
+ * The exact options a platform session's Chrome is launched with (the warm pool matches on them): the
+ * server's (or a session-API start's) launch options without browser origins or a cdpUrl, a port of its
+ * own, the session's viewport as the content size, and on an isolated server the egress proxy's switches.
+ */
+import type { LocalBrowserLaunchOptions, Viewport } from "../index.js";
+import type { ServerConfig } from "./config.js";
+import { withoutBrowserOrigins } from "./devtools-origin.js";
+import { type EgressProxy, isolationArgs } from "./egress-proxy.js";
+
+export function sessionLaunchOptions(
+  config: ServerConfig,
+  egress: EgressProxy | undefined,
+  base: LocalBrowserLaunchOptions,
+  viewport: Viewport,
+  p: { ignoreCertificateErrors?: boolean | undefined; port?: number | undefined },
+): LocalBrowserLaunchOptions {
+  const { cdpUrl: _ignored, ...launchOptions } = withoutBrowserOrigins(base);
+  return {
+    ...launchOptions,
+    // Every session is its own Chrome: a fixed port from the server's options would collide.
+    port: p.port ?? 0,
+    viewport,
+    args: isolationArgs(config, egress, [...(launchOptions.args ?? []), ...contentSizeArgs(viewport, launchOptions.headless ?? true)]),
+    ...(p.ignoreCertificateErrors ? { ignoreHTTPSErrors: true } : {}),
+  };
+}
+
+/**
+ * A headless window's --window-size includes an invisible tab strip and toolbar, so pages would get about
+ * 140 px less height than asked, and new tabs yet another size. A kiosk (fullscreen, no browser UI) window
+ * on a headless screen of exactly the viewport gives every tab that content size, which is what CDP
+ * clients (connectOverCDP, CUA screenshots) expect of `browserSettings.viewport`. A headed window keeps
+ * the user's screen.
+ */
+function contentSizeArgs(viewport: Viewport, headless: boolean): string[] {
+  return headless ? ["--kiosk", `--screen-info={${viewport.width}x${viewport.height}}`] : [];
+}
+
