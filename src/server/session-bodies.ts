@@ -73,7 +73,11 @@ export function refuseTenantLaunchOptions(options: ClientLaunchOptions | undefin
   if (launch.headless === false) throw new HttpError(400, "browser.launchOptions.headless: must stay true on a server that isolates its tenants (a headed browser shares the server's display and clipboard)");
 }
 
-/** Isolated tenants never save files on the server (the CDP filter denies their downloads too): acceptDownloads becomes a warning. */
+/**
+ * Isolated tenants never save files into the server's shared downloads folder: acceptDownloads becomes a warning and the
+ * session's downloads stay denied. (A platform session's own CDP clients download into that session's folder instead:
+ * the CDP filter points their setDownloadBehavior there, GET /v1/sessions/{id}/downloads.)
+ */
 export function tenantLaunchOptions(options: ClientLaunchOptions | undefined, isolated: boolean): ClientLaunchOptions | undefined {
   if (!isolated || options?.emulation.acceptDownloads !== true) return options;
   const warning = "browser.launchOptions.acceptDownloads is ignored: downloads are denied on a server that isolates its tenants";
