@@ -119,7 +119,8 @@ describe("svc serve: running", () => {
     let r = await served.done;
     expect(r.code).toBe(130);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^svc serve: listening on http:\/\/127\.0\.0\.1:\d+; POST \/v1\/search answers 501 \(no --search-url\)\n/);
+    // A state dir's first server generates the key of its data at rest (contexts), and says where; never the key.
+    expect(r.stderr).toMatch(/^(svc serve: data key: generated \S+\/server-data\/data\.key\n)?svc serve: listening on http:\/\/127\.0\.0\.1:\d+; POST \/v1\/search answers 501 \(no --search-url\)\n/);
     expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 200 \d+ms key=[0-9a-f]{16}\n/);
     expect(r.stderr).toMatch(/svc serve: GET \/v1\/sessions 401 /);
     expect(r.stderr).toMatch(/svc serve: stopped\n$/);
