@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { processesMentioning } from "../cli/helpers.js";
@@ -41,8 +41,8 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 const status = async (id: string): Promise<string> => ((await api("GET", `/sessions/${id}`)) as Session).status;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Chrome browser processes of this file whose profile is the session's (reapers left out). */
-function chromes(): number[] {
+/** Chrome browser processes of this file (their profile is under its TMPDIR; reapers left out). */
+function allChromes(): number[] {
   return processesMentioning(base).filter((pid) => {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
@@ -52,6 +52,19 @@ function chromes(): number[] {
     }
   });
 }
+
+/**
+ * The Chromes started since `before` (taken just before the session's start). A Chrome that was there already
+ * is not this test's: once, under a full parallel run, one more Chrome under this file's TMPDIR was there
+ * before its first session started (its command line, if it shows up again: see the failure message).
+ */
+let before: number[] = [];
+const chromes = (): number[] => allChromes().filter((pid) => !before.includes(pid));
+const commandLines = (pids: number[]) => pids.map((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 400); } catch { return `${pid}: gone`; } }).join("\n");
+beforeEach(() => {
+  before = allChromes();
+  if (before.length) console.warn(`server-disconnect: Chrome(s) under this file's TMPDIR before the test:\n${commandLines(before)}`);
+});
 
 /** Connects with Playwright, opens the page, disconnects without releasing. */
 async function visit(session: Session): Promise<void> {

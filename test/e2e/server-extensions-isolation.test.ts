@@ -81,8 +81,11 @@ async function probe(client: Browserbase, srv: RunningServer): Promise<Record<st
   return withWorker(
     await upload(zipExtension("probe"), client),
     async (cdp, worker) => {
+      // The worker's target can be attached before its script has run (seen once under a full parallel run).
+      await waitFor(async () => (await cdp.send("Runtime.evaluate", { expression: "typeof probe", returnByValue: true }, worker)).result?.result?.value === "function", 15_000);
       const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${srv.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
       expect(r.error, JSON.stringify(r)).toBeUndefined();
+      expect(r.result.exceptionDetails, JSON.stringify(r.result.exceptionDetails)).toBeUndefined();
       return r.result.result.value as Record<string, string>;
     },
     client,
