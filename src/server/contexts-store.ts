@@ -7,7 +7,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { openRedis, type RedisClient } from "./cluster/redis-client.js";
 import { writeFileAtomic } from "../util/atomic-write.js";
 
 export interface ContextBlobs {
@@ -81,19 +82,20 @@ export class FileContextBlobs implements ContextBlobs {
 const UNLOCK = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 export class RedisContextBlobs implements ContextBlobs {
+  private readonly client: RedisClient;
   private readonly redis: Redis;
 
   constructor(
     url: string,
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { lazyConnect: true, connectTimeout: 5000, commandTimeout: 10_000, maxRetriesPerRequest: 1 });
-    // Errors reach each command's caller; the client's own reconnect events need a listener.
-    this.redis.on("error", () => {});
+    // A context is up to 32 MiB: its commands get longer than the session store's.
+    this.client = openRedis(url, 10_000);
+    this.redis = this.client.redis;
   }
 
-  async connect(): Promise<void> {
-    await this.redis.connect();
+  connect(): Promise<void> {
+    return this.client.connect();
   }
 
   private key(owner: string, id: string): string {

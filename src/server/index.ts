@@ -69,6 +69,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await egress?.close();
     throw e;
   });
+  await stagehandCache.connect().catch(async (e: unknown) => {
+    await stagehandCache.close();
+    await contexts.close();
+    await cluster?.close();
+    await egress?.close();
+    throw e;
+  });
   // Keep contexts LAST: its `ending` closes Chrome cleanly (to save the profile), so later features' would find it gone.
   const features: SessionFeature[] = [usage, extensionsFeature, recorders, contextsFeature(contexts, config, log)];
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });

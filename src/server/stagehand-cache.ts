@@ -9,9 +9,10 @@
  * server has one (every replica then serves the same entries; Redis expires them).
  */
 import { createHash } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Owner } from "./auth.js";
+import { openRedis, type RedisClient } from "./cluster/redis-client.js";
 
 export const TTL_MS = 24 * 60 * 60 * 1000;
 export const MAX_ENTRIES_PER_KEY = 1000;
@@ -72,6 +73,7 @@ export function cacheKey(req: CacheGet): string {
 }
 
 interface Backend {
+  connect(): Promise<void>;
   get(owner: Owner, key: string): Promise<Stored | undefined>;
   set(owner: Owner, key: string, entry: Stored): Promise<void>;
   close(): Promise<void>;
@@ -79,6 +81,8 @@ interface Backend {
 
 class MemoryBackend implements Backend {
   private readonly byOwner = new Map<Owner, Map<string, Stored>>();
+
+  async connect(): Promise<void> {}
 
   async get(owner: Owner, key: string): Promise<Stored | undefined> {
     const entries = this.byOwner.get(owner);
@@ -108,13 +112,18 @@ class MemoryBackend implements Backend {
 
 /** One Redis hash per entry (`v`: the entry's JSON, `h`: hits), expiring after TTL_MS. */
 class RedisBackend implements Backend {
+  private readonly client: RedisClient;
   private readonly redis: Redis;
   constructor(
     url: string,
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true });
-    this.redis.on("error", () => {}); // each command's failure reaches its request; the connection retries
+    this.client = openRedis(url, 10_000);
+    this.redis = this.client.redis;
+  }
+
+  connect(): Promise<void> {
+    return this.client.connect();
   }
 
   private k(owner: Owner, key: string): string {
@@ -167,6 +176,11 @@ export class StagehandCache {
     const tokens = u && (u.inputTokens !== undefined || u.outputTokens !== undefined) ? { tokens: { input: u.inputTokens ?? 0, output: u.outputTokens ?? 0 } } : {};
     await this.backend.set(owner, key, { value: req.value, createdAt: Date.now(), hits: 0, ...tokens });
     return { cacheKey: key, written: true };
+  }
+
+  /** Connects to Redis when the cache lives there (startup: a Redis that does not answer fails it clearly). */
+  connect(): Promise<void> {
+    return this.backend.connect();
   }
 
   close(): Promise<void> {

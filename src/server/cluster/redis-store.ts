@@ -6,7 +6,8 @@
  * - `<prefix>key:<fingerprint>:<kind>`: a sorted set of the key's session ids (for listing).
  * Claim, renew and update are Lua scripts, so each check-and-write is atomic (compare-and-set).
  */
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { openRedis, type RedisClient } from "./redis-client.js";
 import type { Held, NewRecord, RecordPatch, SessionKind, SessionRecord, SessionStore, StoredSession, StoreTiming } from "./store.js";
 
 // KEYS: record, lease, index. ARGV: replica, leaseMs, dropAtMs, score, id, then field/value pairs.
@@ -53,29 +54,22 @@ export interface RedisStoreOptions extends StoreTiming {
 
 export class RedisStore implements SessionStore {
   private readonly redis: Scripted;
+  private readonly client: RedisClient;
   private readonly prefix: string;
-  private lastError: Error | undefined;
 
   constructor(private readonly options: RedisStoreOptions) {
     this.prefix = options.prefix ?? "svc:";
-    const redis = new Redis(options.url, { lazyConnect: true, connectTimeout: 5000, commandTimeout: options.commandTimeoutMs ?? 3000, maxRetriesPerRequest: 1 });
+    this.client = openRedis(options.url, options.commandTimeoutMs ?? 3000);
+    const redis = this.client.redis;
     redis.defineCommand("svcClaim", { numberOfKeys: 3, lua: CLAIM });
     redis.defineCommand("svcRenew", { numberOfKeys: 2, lua: RENEW });
     redis.defineCommand("svcUpdate", { numberOfKeys: 2, lua: UPDATE });
-    // Errors reach the callers of each command; the client's own reconnect events need a listener.
-    redis.on("error", (e: Error) => (this.lastError = e));
     this.redis = redis as Scripted;
   }
 
   /** Connects and checks Redis answers (startup fails with a clear error otherwise). */
-  async connect(): Promise<void> {
-    try {
-      await this.redis.connect();
-      await this.redis.ping();
-    } catch (e) {
-      // "Connection is closed" says less than the socket's own error (ECONNREFUSED, ENOTFOUND …).
-      throw this.lastError ?? e;
-    }
+  connect(): Promise<void> {
+    return this.client.connect();
   }
 
   private recordKey(kind: SessionKind, id: string): string {
