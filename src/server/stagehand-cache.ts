@@ -4,9 +4,10 @@
  * on set). Entries are per API key. An entry's key is a hash of the method, the page URL, the method's
  * parameters (`data`, key order ignored) and the page's structure — every accessibility node's role and
  * name in every frame — so a cached action replays only on a page that looks the same to a model; node
- * ids, which change with every load, are left out. Bounded: each key keeps its newest MAX_ENTRIES_PER_KEY
- * entries for TTL_MS; one value is at most MAX_VALUE_BYTES. In memory, or in the cluster's Redis when the
- * server has one (every replica then serves the same entries; Redis expires them).
+ * ids, which change with every load, are left out. In memory, or in the cluster's Redis when the server has
+ * one (every replica then serves the same entries). Bounded: entries live TTL_MS, one value is at most
+ * MAX_VALUE_BYTES, and in memory each key keeps its newest MAX_ENTRIES_PER_KEY (in Redis the expiry is the
+ * only bound on their number).
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
