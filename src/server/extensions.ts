@@ -15,9 +15,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import type { Owner } from "./auth.js";
-import type { ServerConfig } from "./config.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
 import { HttpError } from "./http-error.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
@@ -38,11 +37,6 @@ export interface Extension {
 export const MAX_EXTENSIONS_PER_KEY = 100;
 
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The server's data directory (`--data-dir`); default `server-data` beside the cache directory. */
-export function dataDirOf(config: ServerConfig): string {
-  return resolve(config.dataDir ?? join(dirname(config.cacheDir), "server-data"));
-}
 
 export interface StoredExtension {
   record: Extension;
