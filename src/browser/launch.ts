@@ -18,7 +18,7 @@ import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import { checkDisplay, chromeErrLog, freePort, runBase, waitForDevTools } from "./chrome-start.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
-import { processAlive as alive } from "../util/process.js";
+import { waitForExit } from "../util/process.js";
 
 /**
  * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3, which lists
@@ -216,10 +216,9 @@ async function terminate(pid: number): Promise<void> {
     }
   };
   signal("SIGTERM");
-  for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
-  if (alive(pid)) {
+  if (!(await waitForExit(pid, 1000))) {
     signal("SIGKILL");
-    for (let i = 0; i < 40 && alive(pid); i++) await new Promise((r) => setTimeout(r, 25));
+    await waitForExit(pid, 1000);
   }
 }
 

@@ -4,7 +4,7 @@
  * files (Local Storage, IndexedDB) are complete on disk. The server's saved contexts are built from these.
  */
 import type { Protocol } from "devtools-protocol";
-import { processAlive } from "../util/process.js";
+import { processAlive, waitForExit } from "../util/process.js";
 import { CdpConnection } from "./cdp/connection.js";
 
 export type BrowserCookie = Protocol.Network.Cookie;
@@ -58,10 +58,5 @@ export async function closeBrowserCleanly(wsEndpoint: string, pid: number, timeo
   } catch {
     return !processAlive(pid);
   }
-  const deadline = Date.now() + timeoutMs;
-  while (processAlive(pid)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
+  return waitForExit(pid, timeoutMs, 50);
 }

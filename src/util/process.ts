@@ -7,3 +7,13 @@ export function processAlive(pid: number): boolean {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/** Waits until process `pid` is gone, checking every `pollMs`: true when it is, false when `timeoutMs` passed first. */
+export async function waitForExit(pid: number, timeoutMs: number, pollMs = 25): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (processAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return true;
+}
