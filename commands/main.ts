@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { runCleanups } from "./cleanup.js";
 import { addHelp, usageMessage } from "./help.js";
+import type { ServiceErrorCode } from "../src/errors.js";
 import { type GlobalOptions, type Verbosity, printError } from "./output.js";
 
 /**
@@ -29,8 +30,20 @@ export const EXIT = {
   INTERRUPTED: 130,
 } as const;
 
-/** ServiceError `code` → exit code. Anything not listed is 1. */
-const EXIT_BY_CODE: Readonly<Record<string, number>> = {
+/** Codes only the CLI raises (commander's usage errors, a batch with failed tasks, Ctrl-C at a prompt). */
+type CliCode = "USAGE" | "INTERRUPTED";
+
+/** Error `code` → exit code; the type checker requires every library code to be listed. */
+const EXIT_BY_CODE: Readonly<Record<ServiceErrorCode | CliCode, number>> = {
+  SERVICE_ERROR: EXIT.GENERIC,
+  API_ERROR: EXIT.GENERIC,
+  EVAL_FAILED: EXIT.GENERIC,
+  DOM_PROCESS_FAILED: EXIT.GENERIC,
+  NOT_INITIALIZED: EXIT.GENERIC,
+  RATE_LIMITED: EXIT.GENERIC,
+  CDP_PROTOCOL_ERROR: EXIT.GENERIC,
+  ACT_FAILED: EXIT.GENERIC,
+  QUEUE_UNAVAILABLE: EXIT.GENERIC,
   INVALID_ARGUMENT: EXIT.USAGE,
   USAGE: EXIT.USAGE,
   BROWSER_NOT_FOUND: EXIT.BROWSER,
@@ -63,6 +76,11 @@ const EXIT_BY_CODE: Readonly<Record<string, number>> = {
   INTERRUPTED: EXIT.INTERRUPTED,
 };
 
+/** The exit code of an error `code` (1 for a code svc does not know). */
+export function exitCodeOf(code: string): number {
+  return Object.hasOwn(EXIT_BY_CODE, code) ? EXIT_BY_CODE[code as keyof typeof EXIT_BY_CODE] : EXIT.GENERIC;
+}
+
 interface Classified {
   code: string;
   message: string;
@@ -77,12 +95,12 @@ function classify(e: unknown): Classified {
   if (typeof err?.code === "string" && err.code.startsWith("commander.")) {
     return { code: "USAGE", message: usageMessage(message), exit: EXIT.USAGE };
   }
-  if (typeof err?.code === "string" && typeof err.name === "string" && err.code in EXIT_BY_CODE) {
+  if (typeof err?.code === "string" && typeof err.name === "string" && Object.hasOwn(EXIT_BY_CODE, err.code)) {
     let msg = message;
     if (err.code === "BROWSER_NOT_FOUND" && !/install/i.test(msg)) {
       msg += " (hint: install Chromium, e.g. apt-get install -y chromium, or set CHROME_PATH / --executable-path)";
     }
-    return { code: err.code, message: msg, exit: EXIT_BY_CODE[err.code] ?? EXIT.GENERIC };
+    return { code: err.code, message: msg, exit: exitCodeOf(err.code) };
   }
   if (typeof err?.code === "string" && /^[A-Z_]+$/.test(err.code)) return { code: err.code, message, exit: EXIT.GENERIC };
   return { code: "INTERNAL", message: `internal error: ${message} (rerun with --verbose 2 for details)`, exit: EXIT.GENERIC };

@@ -1,15 +1,33 @@
 /**
- * The error tree of spec/seed.md §7, plus what the design needs (timeouts, stale refs, bad input,
- * navigation, CDP). Every class has a stable `code` that callers (CLI exit codes, HTTP statuses) map on;
- * messages are one line and, where the user can do something about it, end with a hint.
+ * The library's error tree: the classes the user's specification names, plus what the design needs
+ * (timeouts, stale refs, bad input, navigation, CDP). Every class has a stable `code` from ERROR_CODES that
+ * callers map on: the CLI to exit codes (commands/main.ts) and the server to HTTP statuses
+ * (src/server/http-error.ts), each with a map the type checker requires to be complete. Messages are one
+ * line and, where the user can do something about it, end with a hint.
  */
+
+/** Every `code` a ServiceError can carry. */
+export const ERROR_CODES = [
+  "SERVICE_ERROR", "ELEMENT_NOT_FOUND", "CLICK_FAILED", "EVAL_FAILED", "DOM_PROCESS_FAILED", "IFRAME_UNRESOLVED",
+  "CONTENT_FRAME_NOT_FOUND", "XPATH_UNRESOLVED", "SHADOW_ROOT_MISSING", "LLM_RESPONSE_ERROR", "MISSING_LLM_CONFIGURATION",
+  "UNSUPPORTED_MODEL", "INVALID_MODEL_FORMAT", "INIT_FAILED", "NOT_INITIALIZED", "CLOUD_SESSION_NOT_FOUND", "MISSING_ENV_VAR",
+  "INVALID_ENVIRONMENT", "INVALID_ARGUMENT", "BROWSER_NOT_FOUND", "NAVIGATION_FAILED", "TIMEOUT", "STALE_REF", "BROWSER_CLOSED",
+  "TARGET_CRASHED", "ABORTED", "SESSION_NOT_FOUND", "STATE_ERROR", "RATE_LIMITED", "FETCH_FAILED", "SEARCH_NOT_CONFIGURED", "API_ERROR",
+  // Raised by the CDP connection (src/browser/cdp/) and by CLI commands, whose classes live there.
+  "CDP_PROTOCOL_ERROR", "ACT_FAILED", "AGENT_INCOMPLETE", "BATCH_INCOMPLETE", "QUEUE_UNAVAILABLE",
+] as const;
+
+/** Codes whose class lives outside this file, or that name no one class: a remote failure carrying one becomes a plain ServiceError. */
+type UnmappedCode = "SERVICE_ERROR" | "API_ERROR" | "CDP_PROTOCOL_ERROR" | "ACT_FAILED" | "AGENT_INCOMPLETE" | "BATCH_INCOMPLETE" | "QUEUE_UNAVAILABLE";
+
+export type ServiceErrorCode = (typeof ERROR_CODES)[number];
 export interface ServiceErrorOptions {
   hint?: string;
   cause?: unknown;
 }
 
 export class ServiceError extends Error {
-  readonly code: string = "SERVICE_ERROR";
+  readonly code: ServiceErrorCode = "SERVICE_ERROR";
   readonly hint: string | undefined;
 
   constructor(message: string, options: ServiceErrorOptions = {}) {
@@ -19,7 +37,7 @@ export class ServiceError extends Error {
   }
 }
 
-function kind<C extends string>(code: C) {
+function kind<C extends ServiceErrorCode>(code: C) {
   return class extends ServiceError {
     override readonly code: C = code;
   };
@@ -80,28 +98,48 @@ export class ServiceApiError extends kind("API_ERROR") {
   }
 }
 
-export type ServiceErrorCode = ServiceError["code"];
-
-const BY_CODE: Record<string, new (message: string) => ServiceError> = Object.fromEntries(
-  [
-    ServiceElementNotFoundError, ServiceClickError, ServiceEvalError, ServiceDomProcessError, ServiceIframeError, ContentFrameNotFoundError,
-    XPathResolutionError, ServiceShadowRootMissingError, LLMResponseError, MissingLLMConfigurationError, UnsupportedModelError,
-    InvalidAISDKModelFormatError, ServiceInitError, ServiceNotInitializedError, BrowserbaseSessionNotFoundError, MissingEnvironmentVariableError,
-    ServiceEnvironmentError, ServiceInvalidArgumentError, ServiceBrowserNotFoundError, ServiceNavigationError, ServiceTimeoutError,
-    ServiceStaleRefError, ServiceBrowserClosedError, ServiceTargetCrashedError, ServiceAbortedError, ServiceSessionNotFoundError, ServiceStateError,
-    ServiceRateLimitError, ServiceFetchError, ServiceSearchNotConfiguredError,
-  ].map((C) => [new C("").code, C]),
-);
+/** The class of each code a remote failure may name (the type checker requires one for every other code). */
+const BY_CODE: { readonly [K in Exclude<ServiceErrorCode, UnmappedCode>]: new (message: string) => ServiceError & { code: K } } = {
+  ELEMENT_NOT_FOUND: ServiceElementNotFoundError,
+  CLICK_FAILED: ServiceClickError,
+  EVAL_FAILED: ServiceEvalError,
+  DOM_PROCESS_FAILED: ServiceDomProcessError,
+  IFRAME_UNRESOLVED: ServiceIframeError,
+  CONTENT_FRAME_NOT_FOUND: ContentFrameNotFoundError,
+  XPATH_UNRESOLVED: XPathResolutionError,
+  SHADOW_ROOT_MISSING: ServiceShadowRootMissingError,
+  LLM_RESPONSE_ERROR: LLMResponseError,
+  MISSING_LLM_CONFIGURATION: MissingLLMConfigurationError,
+  UNSUPPORTED_MODEL: UnsupportedModelError,
+  INVALID_MODEL_FORMAT: InvalidAISDKModelFormatError,
+  INIT_FAILED: ServiceInitError,
+  NOT_INITIALIZED: ServiceNotInitializedError,
+  CLOUD_SESSION_NOT_FOUND: BrowserbaseSessionNotFoundError,
+  MISSING_ENV_VAR: MissingEnvironmentVariableError,
+  INVALID_ENVIRONMENT: ServiceEnvironmentError,
+  INVALID_ARGUMENT: ServiceInvalidArgumentError,
+  BROWSER_NOT_FOUND: ServiceBrowserNotFoundError,
+  NAVIGATION_FAILED: ServiceNavigationError,
+  TIMEOUT: ServiceTimeoutError,
+  STALE_REF: ServiceStaleRefError,
+  BROWSER_CLOSED: ServiceBrowserClosedError,
+  TARGET_CRASHED: ServiceTargetCrashedError,
+  ABORTED: ServiceAbortedError,
+  SESSION_NOT_FOUND: ServiceSessionNotFoundError,
+  STATE_ERROR: ServiceStateError,
+  RATE_LIMITED: ServiceRateLimitError,
+  FETCH_FAILED: ServiceFetchError,
+  SEARCH_NOT_CONFIGURED: ServiceSearchNotConfiguredError,
+};
 
 /** Whether `code` names one of the library's error classes (a server's protocol codes, e.g. UNAUTHORIZED, do not). */
-export function isErrorClassCode(code: string): boolean {
+export function isErrorClassCode(code: string): code is keyof typeof BY_CODE {
   return Object.hasOwn(BY_CODE, code);
 }
 
 /** The error class a remote failure's `code` names (the server sends it next to the message), else ServiceError. */
 export function errorFromCode(code: string | undefined, message: string): ServiceError {
-  const C = code ? BY_CODE[code] : undefined;
-  return C ? new C(message) : new ServiceError(message);
+  return code !== undefined && isErrorClassCode(code) ? new BY_CODE[code](message) : new ServiceError(message);
 }
 
 export function isServiceError(e: unknown): e is ServiceError {

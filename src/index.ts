@@ -78,6 +78,8 @@ export {
   ServiceSearchNotConfiguredError,
   ServiceApiError,
   isServiceError,
+  ERROR_CODES,
+  type ServiceErrorCode,
 } from "./errors.js";
 // Web search and the platform module (search + fetch over the platform API).
 export {

@@ -1,21 +1,55 @@
 /**
  * The one place where failures become HTTP statuses (DESIGN.md: statuses only in src/server/). Routes throw
  * HttpError for protocol failures (400 validation, 401, 404, 413, 429, 501, 503) and let library errors
- * through; `errorResponse` maps those: bad input → 400, unknown session → 404, a failed operation → 422,
- * anything else → 500 with its message masked (it may quote internals). Every message is cut to
+ * through; `errorResponse` maps those by their code (STATUS_BY_CODE, which the type checker requires to
+ * name every library code): bad input → 400, unknown session → 404, a failed operation → 422, anything
+ * else → 500 with its message masked (it may quote internals). Every message is cut to
  * MAX_MESSAGE characters: a library error may quote a request's input, which can be megabytes.
  */
 import type { ZodError, ZodType } from "zod";
-import {
-  BrowserbaseSessionNotFoundError,
-  InvalidAISDKModelFormatError,
-  isServiceError,
-  MissingLLMConfigurationError,
-  ServiceInvalidArgumentError,
-  ServiceSessionNotFoundError,
-  UnsupportedModelError,
-} from "../index.js";
+import { isServiceError, type ServiceErrorCode } from "../index.js";
 import { clip, describeIssue } from "../util/zod.js";
+
+/** The status of each library error code: the request named something unusable (400), an unknown session (404), else the operation failed (422). */
+export const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
+  INVALID_ARGUMENT: 400,
+  INVALID_MODEL_FORMAT: 400,
+  UNSUPPORTED_MODEL: 400,
+  MISSING_LLM_CONFIGURATION: 400,
+  CLOUD_SESSION_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  SERVICE_ERROR: 422,
+  ELEMENT_NOT_FOUND: 422,
+  CLICK_FAILED: 422,
+  EVAL_FAILED: 422,
+  DOM_PROCESS_FAILED: 422,
+  IFRAME_UNRESOLVED: 422,
+  CONTENT_FRAME_NOT_FOUND: 422,
+  XPATH_UNRESOLVED: 422,
+  SHADOW_ROOT_MISSING: 422,
+  LLM_RESPONSE_ERROR: 422,
+  INIT_FAILED: 422,
+  NOT_INITIALIZED: 422,
+  MISSING_ENV_VAR: 422,
+  INVALID_ENVIRONMENT: 422,
+  BROWSER_NOT_FOUND: 422,
+  NAVIGATION_FAILED: 422,
+  TIMEOUT: 422,
+  STALE_REF: 422,
+  BROWSER_CLOSED: 422,
+  TARGET_CRASHED: 422,
+  ABORTED: 422,
+  STATE_ERROR: 422,
+  RATE_LIMITED: 422,
+  FETCH_FAILED: 422,
+  SEARCH_NOT_CONFIGURED: 422,
+  API_ERROR: 422,
+  CDP_PROTOCOL_ERROR: 422,
+  ACT_FAILED: 422,
+  AGENT_INCOMPLETE: 422,
+  BATCH_INCOMPLETE: 422,
+  QUEUE_UNAVAILABLE: 422,
+};
 
 /** Longest error message a response carries (the rule plus a short quote of the input fits well within). */
 const MAX_MESSAGE = 300;
@@ -86,10 +120,7 @@ export function errorResponse(e: unknown): ErrorResponse {
 
 function classify(e: unknown): ErrorResponse {
   if (e instanceof HttpError) return { status: e.status, message: e.message, code: e.code, headers: e.headers };
-  // The request named something unusable: bad input, a model string, a model without a key.
-  if (e instanceof ServiceInvalidArgumentError || e instanceof InvalidAISDKModelFormatError || e instanceof UnsupportedModelError || e instanceof MissingLLMConfigurationError) return { status: 400, message: e.message, code: e.code, headers: {} };
-  if (e instanceof BrowserbaseSessionNotFoundError || e instanceof ServiceSessionNotFoundError) return { status: 404, message: e.message, code: e.code, headers: {} };
-  if (isServiceError(e)) return { status: 422, message: e.message, code: e.code, headers: {} };
+  if (isServiceError(e)) return { status: STATUS_BY_CODE[e.code] ?? 422, message: e.message, code: e.code, headers: {} };
   // decodeURIComponent on a request's path or query: only input can be malformed percent-encoding.
   if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", code: statusCode(400), headers: {} };
   return { status: 500, message: "internal server error", code: statusCode(500), headers: {} };
