@@ -1,5 +1,5 @@
 /**
- * act(instruction) with a model, svc vs Stagehand 3.7.3, and svc's cached replay (BENCH.md, issue 3).
+ * act(instruction) with a model, svc vs Stagehand 3.7.3, and svc's cached replay .
  *
  * One fake model server (test/support/fake-model.ts) at zero latency answers both tools over the OpenAI
  * Responses API (what each sends for `openai/gpt-4.1-mini` with a baseURL: svc through the openai SDK,

@@ -1,5 +1,5 @@
 /**
- * svc's CLI beside agent-browser's (BENCH.md), each on a live session of its own, same Chromium, same pages over
+ * svc's CLI beside agent-browser's , each on a live session of its own, same Chromium, same pages over
  * loopback: per-command wall time (spawn to exit) of `snapshot -i` and of a click on a ref, the stdout tokens of
  * `snapshot -i` (o200k_base, the tokenizer of bench/stats.ts, on exactly what each prints), and a 10-step task
  * on the forms fixture driven by verbs (total time, bytes of stdout). Runs alternate tool by tool in each round
@@ -226,7 +226,7 @@ async function main(): Promise<void> {
     for (const p of pages) {
       log(`${p.name}…`);
       for (const c of clis) await c.open(p.url);
-      // All snapshots first, then the clicks (a click may change the page: BENCH.md).
+      // All snapshots first, then the clicks (a click may change the page).
       const snaps = await measure(clis, (c) => c.snapshot());
       const refs = Object.fromEntries(clis.map((c) => [c.name, c.refOf(snaps[c.name]!.last.stdout, p.click.role, p.click.name)]));
       const clicks = await measure(clis, (c) => c.click(refs[c.name]!));

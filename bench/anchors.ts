@@ -1,5 +1,5 @@
 /**
- * The anchors of BENCH.md: Stagehand 3.7.3 (same library API as svc), Playwright (aria snapshot and the AI
+ * The anchors svc is measured against: Stagehand 3.7.3 (same library API as svc), Playwright (aria snapshot and the AI
  * snapshot Playwright MCP sends), and raw CDP `Accessibility.getFullAXTree` (the floor for "read the page").
  */
 import { Stagehand } from "@browserbasehq/stagehand";

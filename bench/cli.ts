@@ -12,7 +12,7 @@ import { round, summarize, type Summary } from "./stats.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BIN = join(ROOT, "bin", "svc.js");
 
-/** Packages `svc --help` must not load (BENCH.md): the TUI and every model SDK. */
+/** Packages `svc --help` must not load (a performance target): the TUI and every model SDK. */
 const FORBIDDEN = /\/node_modules\/(ink|react|react-dom|react-reconciler|openai|ai|@ai-sdk\/[^/]+|@anthropic-ai\/[^/]+|@google\/genai|@browserbasehq\/[^/]+)\//;
 
 /**

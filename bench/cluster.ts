@@ -1,5 +1,5 @@
 /**
- * What forwarding between `svc serve` replicas costs (issue 13; BENCH.md target: ≤ 2 ms p50 added on
+ * What forwarding between `svc serve` replicas costs (issue 13; target: ≤ 2 ms p50 added on
  * loopback). A real Redis (test/support/redis.ts) and two replicas, A and B, spawned as the built CLI
  * (`svc serve --store redis://… --cluster-secret …`), so each has its own event loop as in production. One
  * session is started on A (session API, hence also a platform session); then the same requests go to A

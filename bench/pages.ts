@@ -1,5 +1,6 @@
 /**
- * The pages every tool reads, served over loopback HTTP: the saved real pages of ../shared/pages and the
+ * The pages every tool reads, served over loopback HTTP: saved real pages (the folder SVC_SHARED_PAGES names;
+ * by default a `shared/pages` folder beside the checkout, when the machine has one) and the
  * e2e fixture pages (test/support/server.ts, which also generates /large.html with ≥ 5,000 elements).
  */
 import { createServer } from "node:http";
@@ -90,8 +91,8 @@ const REFUNDABLE: ActSpec = { instruction: "click the Show refundable only check
 
 export async function startPages(): Promise<PageSet> {
   const shared = await serveDir(SHARED_PAGES);
-  // airline-aa links its CSS/JS from the site root (/js/…, /content/…): served from ../shared/pages (as the
-  // figures in BENCH.md were) those 41 requests 404 and the page renders unstyled, every menu open; served
+  // airline-aa links its CSS/JS from the site root (/js/…, /content/…): served from the shared folder's root (as the
+  // anchors' reference figures were) those 41 requests 404 and the page renders unstyled, every menu open; served
   // from its own folder it renders as the real site did. Both are measured.
   const airline = await serveDir(join(SHARED_PAGES, "airline-aa"));
   const fixtures = await startFixtureServer();

@@ -13,7 +13,7 @@ import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../sr
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";
 
-/** The generic ModelConfig object the library accepts (spec/seed.md §2.6). */
+/** The generic ModelConfig object the library accepts (docs/wire-formats.md "Model config"). */
 export interface CliModel {
   modelName: string;
   apiKey?: string;

@@ -54,7 +54,7 @@ export async function openCloudBackend(setup: BackendSetup): Promise<ServiceBack
     if (session.status !== "RUNNING") throw new BrowserbaseSessionNotFoundError(`cloud session ${resumed} is ${session.status.toLowerCase()}, not running`, { hint: "start a new one (omit browserbaseSessionID)" });
     log.info("init", "resuming cloud session", { sessionId: session.id });
   } else {
-    // keepAlive overrides the same key in the create params (seed §4.3); the older generation's projectId
+    // keepAlive overrides the same key in the create params (docs/wire-formats.md "Construction options"); the older generation's projectId
     // is the session's project unless the create params name one.
     session = await platform.create({ ...(raw.projectId ? { projectId: raw.projectId } : {}), ...raw.browserbaseSessionCreateParams, keepAlive: opts.keepAlive });
     log.info("init", "created cloud session", { sessionId: session.id });

@@ -5,14 +5,14 @@
  * extract) → tool_result → page (when the tool changed the URL); log at any time; run_end last, always
  * (also when execute() then throws). Variable values never appear in an event (masked back to `%name%`).
  *
- * The result shapes live here too (seed §2.7 AgentResultDataOutput), so `run_end` can carry the result
+ * The result shapes live here too (docs/wire-formats.md "Agent result"), so `run_end` can carry the result
  * without this base module depending on the agent; src/agent/result.ts holds the zod schemas that check
  * them.
  */
 
 export type AgentMode = "dom" | "hybrid" | "cua";
 
-/** AgentUsageOutput (seed §2.7): every model call of the run, the agent's own steps and its tools' calls. */
+/** AgentUsageOutput (docs/wire-formats.md "Agent result"): every model call of the run, the agent's own steps and its tools' calls. */
 export interface AgentUsage {
   input_tokens: number;
   output_tokens: number;
@@ -21,7 +21,7 @@ export interface AgentUsage {
   inference_time_ms: number;
 }
 
-/** AgentAction (seed §2.7); additional properties allowed: svc adds `args`, `ok`, `result`, `cached`. */
+/** AgentAction (docs/wire-formats.md "Agent result"); additional properties allowed: svc adds `args`, `ok`, `result`, `cached`. */
 export interface AgentAction {
   /** The tool name (`goto`, `perform`, `extract`, `done`, …). */
   type: string;
@@ -36,7 +36,7 @@ export interface AgentAction {
   [extra: string]: unknown;
 }
 
-/** AgentResultDataOutput (seed §2.7), no other properties. */
+/** AgentResultDataOutput (docs/wire-formats.md "Agent result"), no other properties. */
 export interface AgentResultData {
   success: boolean;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * Constructor options (spec/seed.md §4.3, current generation) with the older generation's names (§4.4)
+ * Constructor options (docs/wire-formats.md "Construction options") with the older generation's names ("Older generation")
  * accepted as aliases, validated once, defaults applied once. Unknown keys are rejected: a typo in an
  * option name must not silently fall back to a default.
  */
@@ -67,7 +67,7 @@ export const ServiceOptionsSchema = z.strictObject({
       fetch: z.custom<(input: string | URL | Request, init?: RequestInit) => Promise<Response>>((v) => typeof v === "function", { message: "expected a function" }).optional(),
     })
     .optional(),
-  // Older generation (§4.4).
+  // Older generation (docs/wire-formats.md "Older generation").
   domSettleTimeoutMs: z.number().int().min(0).optional(),
   enableCaching: z.boolean().optional(),
   modelName: z.string().optional(),
@@ -93,7 +93,7 @@ export interface ResolvedOptions {
 
 export const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
 
-/** Accepted for compatibility with the older generation (spec/seed.md §4.4) and without effect in svc. */
+/** Accepted for compatibility with the older generation (docs/wire-formats.md "Older generation") and without effect in svc. */
 export const NO_EFFECT_OPTIONS = ["experimental", "waitForCaptchaSolves", "llmProvider"] as const;
 
 export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {

@@ -1,4 +1,4 @@
-/** Client-library records of spec/seed.md §2.8 that every layer may produce: history and metrics. */
+/** Client-library records (docs/wire-formats.md "Records") that every layer may produce: history and metrics. */
 
 /** `dialog`: a JavaScript dialog svc answered (see src/browser/dialogs.ts); `download`: a finished download (downloads.ts). */
 export type HistoryMethod = "act" | "extract" | "observe" | "navigate" | "agent" | "dialog" | "download";

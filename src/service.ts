@@ -75,7 +75,7 @@ export interface SnapshotOptions {
   page?: Page | object;
 }
 
-/** The older generation's extract(options) form (spec/seed.md §4.2). */
+/** The older generation's extract(options) form (docs/wire-formats.md "Library operations"). */
 export interface LegacyExtractOptions<T = unknown> {
   instruction?: string;
   schema?: z.ZodType<T>;
@@ -87,7 +87,7 @@ export interface LegacyExtractOptions<T = unknown> {
   page?: Page | object;
 }
 
-// The older generation's page methods (spec §9), typed like the Service's own (page.ts cannot name these types).
+// The older generation's page methods (docs/wire-formats.md "Library operations"), typed like the Service's own (page.ts cannot name these types).
 declare module "./browser/page.js" {
   interface Page {
     act(action: Action, options?: Omit<ActOptions, "page">): Promise<ActResult>;
@@ -178,7 +178,7 @@ export class Service {
     return Promise.resolve(Object.freeze([...this.b.history()]));
   }
 
-  /** The cloud session's id, API URL and debugger URL; undefined for local runs (spec/seed.md §4.2). */
+  /** The cloud session's id, API URL and debugger URL; undefined for local runs (docs/wire-formats.md "Library operations"). */
   get browserbaseSessionID(): string | undefined {
     return this.backend?.cloud?.id;
   }

@@ -1,6 +1,6 @@
 /**
  * service.agent(config?) → an agent: `execute(instruction | options)` runs a task to an AgentResult
- * (seed §2.7); `subscribe(listener)` sees every RunEvent of every run, synchronously and in order.
+ * (docs/wire-formats.md "Agent result"); `subscribe(listener)` sees every RunEvent of every run, synchronously and in order.
  *
  * - mode: dom (default) | hybrid (dom tools + a screenshot per step + clickAt/typeAt/dragAt) | cua (the
  *   provider's computer-use tool: OpenAI Responses or Anthropic; see cua.ts). The deprecated `cua: true`

@@ -1,5 +1,5 @@
 /**
- * AgentConfig (seed §2.3) and AgentExecuteOptions (seed §2.4) plus svc's budgets, validated once with
+ * AgentConfig and AgentExecuteOptions (docs/wire-formats.md "Agent request") plus svc's budgets, validated once with
  * defaults applied once. Defaults (the seed shows none):
  * - maxSteps: 20 model steps per run;
  * - toolTimeout: 30 000 ms per tool call (an overrun is reported to the model; the run goes on);
@@ -78,10 +78,10 @@ export const AgentExecuteOptionsSchema = z.strictObject({
 });
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 
-/** AgentExecuteOptions as JSON carries them (seed §2.4): no signal, zod schema or svc-only switches. */
+/** AgentExecuteOptions as JSON carries them (docs/wire-formats.md "Agent request"): no signal, zod schema or svc-only switches. */
 export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true, loopDetection: true });
 
-/** AgentExecuteRequest (seed §2.2): the body of POST /v1/sessions/{id}/agentExecute. */
+/** AgentExecuteRequest (docs/wire-formats.md "Agent request"): the body of POST /v1/sessions/{id}/agentExecute. */
 export const AgentExecuteRequestSchema = z.strictObject({
   agentConfig: AgentConfigSchema,
   executeOptions: AgentExecuteOptionsWireSchema,
@@ -130,7 +130,7 @@ export function resolveAgentConfig(input: unknown): ResolvedAgentConfig {
   const parsed = AgentConfigSchema.safeParse(input ?? {});
   if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error, "agent"));
   const c = parsed.data;
-  // `mode` wins over the deprecated `cua` flag (seed §2.3).
+  // `mode` wins over the deprecated `cua` flag (docs/wire-formats.md "Agent request").
   const mode: AgentMode = c.mode ?? (c.cua ? "cua" : "dom");
   const model = withProvider(c.model, c.provider);
   const executionModel = withProvider(c.executionModel, c.provider);

@@ -1,5 +1,5 @@
 /**
- * The agent's result, exactly seed §2.7: AgentResultDataOutput (no other properties), AgentAction
+ * The agent's result, exactly docs/wire-formats.md "Agent result": AgentResultDataOutput (no other properties), AgentAction
  * (additional properties allowed), AgentUsageOutput (no other properties), and the HTTP wrappers
  * AgentExecuteResultOutput / AgentExecuteResponse / AgentCacheEntryOutput. Every result is parsed through
  * these before it is returned, so a field that drifts from the seed fails loudly in tests.

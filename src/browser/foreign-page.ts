@@ -1,5 +1,5 @@
 /**
- * A page of another automation library passed as `options.page` (spec/seed.md §4.2): Playwright (and its
+ * A page of another automation library passed as `options.page` (docs/wire-formats.md "Library operations"): Playwright (and its
  * forks) and Puppeteer pages are recognised by the CDP session they can open on their own target, whose
  * target id names svc's page for the same tab. Anything else is a typed error saying what is accepted.
  */

@@ -29,7 +29,7 @@ export interface PageOptions {
   serviceOps?: PageOperations | undefined;
 }
 
-/** The Service's act/extract/observe, run on a given page (the older generation's page methods, spec §9). */
+/** The Service's act/extract/observe, run on a given page (the older generation's page methods, docs/wire-formats.md "Library operations"). */
 export interface PageOperations {
   act(page: Page, input: unknown, options: unknown): Promise<unknown>;
   observe(page: Page, instruction: unknown, options: unknown): Promise<unknown>;
@@ -355,7 +355,7 @@ export class Page {
     return new Locator(this, selector, true);
   }
 
-  /** The older generation's `page.act(…)` (spec/seed.md §9): the Service's `act(…, { page: this })`. */
+  /** The older generation's `page.act(…)` (docs/wire-formats.md "Library operations"): the Service's `act(…, { page: this })`. */
   act(input: string | object, options?: object): Promise<unknown> {
     return this.ops("act").act(this, input, options);
   }

@@ -6,7 +6,7 @@ export const ViewportSchema = z.strictObject({
 });
 export type Viewport = z.infer<typeof ViewportSchema>;
 
-/** spec/seed.md §4.3 `localBrowserLaunchOptions`. */
+/** `localBrowserLaunchOptions` (docs/wire-formats.md "Construction options"). */
 export const LocalBrowserLaunchOptionsSchema = z.strictObject({
   headless: z.boolean().optional(),
   executablePath: z.string().min(1).optional(),

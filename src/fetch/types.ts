@@ -1,6 +1,6 @@
 /**
  * The shapes of the fetch engine: what `fetchPage` takes and returns (the platform API's fetch response,
- * spec/http-api.md `POST /fetch`, plus the final `url` and the page `title`), and the browser hook.
+ * docs/wire-formats.md "Platform API" `POST /fetch`, plus the final `url` and the page `title`), and the browser hook.
  */
 
 /** markdown: readable content as Markdown; text: readable text; html: the document; raw: the body as text; json: the body as pretty JSON. */

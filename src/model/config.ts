@@ -1,5 +1,5 @@
 /**
- * ModelConfig as spec/seed.md §2.6 defines it: a `provider/model` string, or one of three strict objects
+ * ModelConfig as docs/wire-formats.md "Model config" records it: a `provider/model` string, or one of three strict objects
  * (generic, Vertex, Azure Entra / API-key). Everything is resolved once into a ResolvedModel, the only
  * shape the clients see.
  */

@@ -1,4 +1,4 @@
-/** The Action record (spec/seed.md §2.8): one schema for the library, the CLI and (later) HTTP bodies. */
+/** The Action record (docs/wire-formats.md "Records"): one schema for the library, the CLI and (later) HTTP bodies. */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { describeIssue } from "../util/zod.js";

@@ -1,5 +1,5 @@
 /**
- * Variables (spec/seed.md §2.5): `%name%` in instructions and action arguments. The model sees names and
+ * Variables (docs/wire-formats.md "Variables"): `%name%` in instructions and action arguments. The model sees names and
  * descriptions only; values are substituted locally, right before the browser gets them. Masking them back
  * out of what leaves for a model and what is written down is the session's Secrets (util/secrets.ts).
  */

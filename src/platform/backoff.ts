@@ -1,5 +1,5 @@
 /**
- * HTTP 429 handling for the search and fetch clients (spec/seed.md §7: "the caller backs off and
+ * HTTP 429 handling for the search and fetch clients (docs/wire-formats.md "Errors": "the caller backs off and
  * retries"): wait as long as the server's Retry-After says (seconds or an HTTP date), else 1 s, 2 s, 4 s …;
  * a bounded number of attempts, then ServiceRateLimitError. A server asking for a longer wait than the cap
  * gets the error at once (waiting less than asked would only earn another 429).

@@ -1,6 +1,6 @@
 /**
- * Web search, whatever answers it: the request rules (spec/seed.md §4.2, §8: a query of 1 to 200
- * characters, 1 to 25 results, default 10), the records (§2.8, TypeScript casing: `requestId`,
+ * Web search, whatever answers it: the request rules (docs/wire-formats.md "Library operations" and "Limits": a query of 1 to 200
+ * characters, 1 to 25 results, default 10), the records ("Records", TypeScript casing: `requestId`,
  * `publishedDate`) and the one interface the backends implement — SearXNG (searxng.ts) and the platform's
  * `POST /v1/search` (web.ts). The same schema validates the library's input and the server route's body.
  */
@@ -35,7 +35,7 @@ export const SearchRequestSchema = z.object({
 });
 export type SearchRequest = z.output<typeof SearchRequestSchema>;
 
-/** One result (seed §2.8): `id` stable for a URL, `url` canonical; the rest string or null. */
+/** One result (docs/wire-formats.md "Records"): `id` stable for a URL, `url` canonical; the rest string or null. */
 export interface SearchResult {
   id: string;
   title: string;

@@ -1,5 +1,5 @@
 /**
- * The session API (spec/http-api.md): start a session, run act/extract/observe/navigate/agentExecute on
+ * The session API (docs/wire-formats.md "Session API"): start a session, run act/extract/observe/navigate/agentExecute on
  * it with streamed logs (SSE, parsed with eventsource-parser), end it, read its replay. Operations always
  * stream: logs arrive while the work runs, and a dropped connection aborts the run server-side.
  */

@@ -1,4 +1,4 @@
-/** The platform's browser-session routes (spec/http-api.md, Platform API): create, read, list, release, debug. */
+/** The platform's browser-session routes (docs/wire-formats.md "Platform API"): create, read, list, release, debug. */
 import { ServiceApiError } from "../errors.js";
 import type { ApiClient } from "./http.js";
 

@@ -1,5 +1,5 @@
 /**
- * The `platform` module of the library (spec/seed.md §4.2): `search(apiKey, query, numResults?, baseUrl?)`
+ * The `platform` module of the library (docs/wire-formats.md "Library operations"): `search(apiKey, query, numResults?, baseUrl?)`
  * and `fetch(apiKey, url, format, options?)` over the platform API's `POST /v1/search` and `POST /v1/fetch`
  * (the public platform, or `svc serve`, which offers the same routes). Input is checked here first: an
  * invalid request never leaves the process. A 429 is waited out as the server asks (backoff.ts), a bounded
@@ -68,7 +68,7 @@ async function searchAt(apiKey: unknown, query: unknown, numResults: unknown, ba
 }
 
 /**
- * Web search on the platform (seed §4.2): results in relevance order, `requestId` / `publishedDate`
+ * Web search on the platform (docs/wire-formats.md "Library operations"): results in relevance order, `requestId` / `publishedDate`
  * casing. Invalid input (empty query, over 200 characters, numResults outside 1..25) throws
  * ServiceInvalidArgumentError before any request; a lasting 429 throws ServiceRateLimitError.
  */

@@ -1,5 +1,5 @@
 /**
- * Session-API sessions (spec/http-api.md "Session API"): one library Service per session, attached over
+ * Session-API sessions (docs/wire-formats.md "Session API"): one library Service per session, attached over
  * CDP to the session's browser: a platform session of this server (the default, and `browser.type:
  * "local"` with launch options) or a client-given `cdpUrl`. The session id is the platform session's id,
  * so a client can open its own CDP connection to the same browser.

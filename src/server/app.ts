@@ -1,5 +1,5 @@
 /**
- * The HTTP surface of `svc serve` (spec/http-api.md): one Hono app, two route families on one origin.
+ * The HTTP surface of `svc serve` (docs/wire-formats.md): one Hono app, two route families on one origin.
  * Auth, body and query limits, the error envelope and request logs live here; the routes live in
  * routes-*.ts. Any exception a route throws ends as an answer to that request only (onError); requests
  * Node's parser refuses before they reach the app (malformed chunked encoding, bad headers) are answered

@@ -1,6 +1,6 @@
 /**
  * The server's Chromes accept no browser origin on their DevTools endpoint. The library's default
- * arguments include `--remote-allow-origins=*` (spec/seed.md §4.3); with it, a page in any tenant's browser
+ * arguments include `--remote-allow-origins=*` (docs/wire-formats.md "Construction options"); with it, a page in any tenant's browser
  * that finds a DevTools port on loopback could open a WebSocket to it and drive that browser. The server
  * reaches its Chromes without an Origin (the CDP proxy, the session Services), which Chrome accepts anyway,
  * so here the default is dropped and the operator's `args` cannot bring it back.

@@ -1,5 +1,5 @@
 /**
- * The one place where failures become HTTP statuses (DESIGN.md: statuses only in src/server/). Routes throw
+ * The one place where failures become HTTP statuses (ARCHITECTURE.md: statuses only in src/server/). Routes throw
  * HttpError for protocol failures (400 validation, 401, 404, 413, 429, 501, 503) and let library errors
  * through; `errorResponse` maps those by their code (STATUS_BY_CODE, which the type checker requires to
  * name every library code): bad input → 400, unknown session → 404, a failed operation → 422, anything

@@ -1,5 +1,5 @@
 /**
- * Platform sessions (spec/http-api.md "Platform API"): one Chrome per session, owned by the API key that
+ * Platform sessions (docs/wire-formats.md "Platform API"): one Chrome per session, owned by the API key that
  * created it, ended when released, when its lifetime runs out, when Chrome exits, or on shutdown. Clients
  * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
  * URL (the capability), so Chrome's own port never has to be reachable from outside.

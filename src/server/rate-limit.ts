@@ -1,5 +1,5 @@
 /**
- * Per-key request limits for the platform's search and fetch routes (spec/http-api.md: 120/min per key).
+ * Per-key request limits for the platform's search and fetch routes (docs/wire-formats.md "Limits": 120/min per key).
  * A sliding window: each key keeps the times of its requests in the last window, so a burst cannot get
  * twice the limit across a window boundary (a fixed window would allow 240 in two seconds around the minute).
  * Memory is bounded: at most `limit` timestamps per key, and keys are the server's configured API keys.

@@ -1,5 +1,5 @@
 /**
- * Platform API routes (spec/http-api.md "Platform API"): browser sessions as Browserbase's SDK sees them,
+ * Platform API routes (docs/wire-formats.md "Platform API"): browser sessions as Browserbase's SDK sees them,
  * their debug URLs, and the HTTP side of the CDP proxy. Responses carry no envelope (the SDK reads the
  * objects directly).
  */

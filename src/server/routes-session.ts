@@ -1,5 +1,5 @@
 /**
- * Session API routes (spec/http-api.md "Session API"): start, act, extract, observe, navigate,
+ * Session API routes (docs/wire-formats.md "Session API"): start, act, extract, observe, navigate,
  * agentExecute, end, replay. Bodies are validated before anything runs (400 naming the field), the
  * session is looked up before any stream starts (404), so a stream only ever reports the operation's own
  * outcome: `finished`, or `error` with the message a JSON response would carry.
@@ -19,7 +19,7 @@ import { EventStream, logForm, namedEvents, wantsStream } from "./sse.js";
 
 type Build<B> = (session: ApiSession, body: B, rm: RequestModel) => Operation;
 
-/** `data` of a JSON response; agentExecute's is exactly AgentExecuteResultOutput (seed §2.7, no actionId). */
+/** `data` of a JSON response; agentExecute's is exactly AgentExecuteResultOutput (docs/wire-formats.md "Agent result", no actionId). */
 type Shape = (outcome: OperationOutcome, actionId: string) => Record<string, unknown>;
 const withActionId: Shape = (o, actionId) => ({ result: o.result, actionId });
 const agentShape: Shape = (o) => ({ result: o.result, ...o.extra });

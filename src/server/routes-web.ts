@@ -1,5 +1,5 @@
 /**
- * Platform API search and fetch (spec/http-api.md "Platform API": POST /search, POST /fetch). Both are
+ * Platform API search and fetch (docs/wire-formats.md "Platform API": POST /search, POST /fetch). Both are
  * thin: the library does the work (SearxngSearch, fetchPage, SearchRequestSchema); this file adds what
  * only a shared server needs — a per-key rate limit, a deadline, and a policy on which hosts a fetch may
  * reach. Responses carry no envelope, as the platform's own.

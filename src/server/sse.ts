@@ -1,5 +1,5 @@
 /**
- * Server-sent events of the session API (spec/http-api.md "Streaming"): `starting` → `connected` → log
+ * Server-sent events of the session API (docs/wire-formats.md "Streaming"): `starting` → `connected` → log
  * events → exactly one of `finished` / `error`, every event `{id: uuid, type: "system" | "log", data}`.
  *
  * Framing: each event is `event: <status>` + `data: <json>` (the spec), except for the official Stagehand

@@ -1,4 +1,4 @@
-/** Page → compact text outline for a model, with refs back to the elements (see DESIGN.md "Snapshot"). */
+/** Page → compact text outline for a model, with refs back to the elements (see ARCHITECTURE.md). */
 export { captureSnapshot, type Snapshot, type SnapshotOptions, type SnapshotSource } from "./capture.js";
 export { RefMap, type RefLookup, type RefTarget } from "./refs.js";
 export { PageRefs, type RefState } from "./registry.js";

@@ -10,7 +10,7 @@ import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir } fr
 /** The log one-shot runs (no session) append to. */
 export const DEFAULT_LOG_ID = "default";
 
-/** The shape of spec/seed.md §2.8 HistoryEntry, as stored. */
+/** The shape of HistoryEntry (docs/wire-formats.md "Records"), as stored. */
 export interface StoredHistoryEntry {
   method: string;
   parameters: unknown;

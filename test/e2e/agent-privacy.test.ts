@@ -1,5 +1,5 @@
 /**
- * Variables in an agent run (seed §2.5): the page gets the values, nothing else does. The values — plain,
+ * Variables in an agent run (docs/wire-formats.md "Variables"): the page gets the values, nothing else does. The values — plain,
  * percent-encoded and form-encoded (the order form is submitted with GET, so they land in the next page's
  * URL) — are in no request to the model, no event, no history entry, no log line, no inference log and no
  * agent cache file. Through each wire format.

@@ -1,5 +1,5 @@
 /**
- * Every `localBrowserLaunchOptions` field of spec/seed.md §4.3, each checked where it shows: Chrome's command
+ * Every `localBrowserLaunchOptions` field (docs/wire-formats.md "Construction options"), each checked where it shows: Chrome's command
  * line (/proc/<pid>/cmdline), what the page sees, the DevTools endpoint, a proxy that demands credentials,
  * a self-signed HTTPS server.
  */

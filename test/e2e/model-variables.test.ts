@@ -1,5 +1,5 @@
 /**
- * Variables never leak (spec/seed.md §2.5, issue 3): the model is shown `%name%` and the description, the
+ * Variables never leak (docs/wire-formats.md "Variables"): the model is shown `%name%` and the description, the
  * value is typed into the page locally, and the value is in no request to the model (body, headers, path),
  * not in history, not in the ActResult, not in any log line (verbose 2, custom logger), not in the action
  * cache, not in the inference log. Through each wire format.

@@ -1,6 +1,6 @@
 /**
- * The `page` option with another library's page (spec/seed.md §4.2: pages of the common automation
- * libraries) and the older generation's page.act/extract/observe (§9). A Playwright page of svc's own
+ * The `page` option with another library's page (docs/wire-formats.md "Library operations": pages of the common automation
+ * libraries) and the older generation's page.act/extract/observe (same section). A Playwright page of svc's own
  * browser (connectOverCDP) is worked on through its CDP target, even when it is not svc's active page; a
  * Playwright page of another browser, or anything that is not a page, is a typed error naming what is
  * accepted — never a TypeError.

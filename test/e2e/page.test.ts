@@ -1,5 +1,5 @@
 /**
- * The page and context API (spec/seed.md §4.2 "Properties"), history and metrics records, and the browser
+ * The page and context API (docs/wire-formats.md "Library operations"), history and metrics records, and the browser
  * lifecycle of close(): default (kill Chrome, delete the profile) and keepAlive (leave it for a reattach).
  */
 import { existsSync } from "node:fs";

@@ -85,7 +85,7 @@ describe("remote mode against svc serve", () => {
 
     expect(remoteCalls).toBe(world.fake.requests.length);
     expect(there.nav).toEqual(here.nav);
-    // The server keeps an action cache, so its results say so (seed §2.8: cloud with server cache only).
+    // The server keeps an action cache, so its results say so (docs/wire-formats.md "Records": with a server cache only).
     expect(there.fill).toEqual({ ...here.fill, cacheStatus: "MISS" });
     expect(there.name).toBe("name: Ada Lovelace");
     expect(there.observed).toEqual(here.observed);

@@ -110,7 +110,7 @@ describe("config and options", () => {
   });
 });
 
-describe("seed §2.7 result schemas", () => {
+describe("agent result schemas (docs/wire-formats.md)", () => {
   const result = { success: true, message: "ok", actions: [{ type: "done", taskCompleted: true, extra: 1 }], completed: true, usage: { input_tokens: 1, output_tokens: 2, inference_time_ms: 3 } };
 
   it("AgentResultDataOutput and AgentUsageOutput reject other properties; AgentAction allows them", () => {

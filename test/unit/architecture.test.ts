@@ -1,5 +1,5 @@
 /**
- * DESIGN.md's rules, enforced by reading every import in src/ and commands/ (with the TypeScript parser,
+ * ARCHITECTURE.md's rules, enforced by reading every import in src/ and commands/ (with the TypeScript parser,
  * so multi-line imports, `import type`, `export … from`, `import()` and `typeof import()` are all seen):
  * - vendor confinement: commander/conf/@inquirer only in commands/, ink/react only in commands/ui/,
  *   chrome-remote-interface only in src/browser/cdp/ (devtools-protocol too, except type-only imports
@@ -163,7 +163,7 @@ const VENDOR_RULES: VendorRule[] = [
 
 const fmt = (i: Import) => `${i.from}:${i.line} imports "${i.spec}"`;
 
-describe("architecture (DESIGN.md)", () => {
+describe("architecture (ARCHITECTURE.md)", () => {
   it("finds the code it checks", () => {
     expect(FILES.some((f) => rel(f).startsWith("src/"))).toBe(true);
     expect(FILES.some((f) => rel(f).startsWith("commands/"))).toBe(true);
@@ -175,7 +175,7 @@ describe("architecture (DESIGN.md)", () => {
     expect(bad.map(fmt)).toEqual([]);
   });
 
-  it("vendor packages stay where DESIGN.md confines them", () => {
+  it("vendor packages stay where ARCHITECTURE.md confines them", () => {
     const bad: string[] = [];
     for (const i of IMPORTS) {
       if (!i.pkg) continue;

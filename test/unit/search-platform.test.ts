@@ -36,7 +36,7 @@ const RESULTS = [
 ];
 const answer = (req: { body: unknown }): StubReply => ({ json: { query: (req.body as { query: string }).query, requestId: "req-42", results: RESULTS } });
 
-describe("validation (spec/seed.md §4.2, §8)", () => {
+describe("validation (docs/wire-formats.md: Library operations, Limits)", () => {
   it("names the field and the rule", () => {
     expect(() => validateSearch("", 5)).toThrow("query: 1 to 200 characters (got 0)");
     expect(() => validateSearch("   ", 5)).toThrow("query: 1 to 200 characters (got 0)");
