@@ -127,7 +127,7 @@ describe.each(WIRES)("$label", (wire) => {
   });
 });
 
-describe("older-generation modelClientOptions names (docs/wire-formats.md "Older generation")", () => {
+describe("older-generation modelClientOptions names (docs/wire-formats.md, Older generation)", () => {
   const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake) }));
 
   it("api_base, temperature and maxTokens are accepted", async () => {

@@ -22,7 +22,7 @@ describe("error codes", () => {
   });
 
   it("every exported error class carries a listed code", () => {
-    const classes = Object.values(svc).filter((v): v is new (m: string) => svc.ServiceError => typeof v === "function" && v.prototype instanceof svc.ServiceError);
+    const classes = (Object.values(svc) as unknown[]).filter((v): v is (new (m: string) => svc.ServiceError) & { name: string } => typeof v === "function" && v.prototype instanceof svc.ServiceError);
     expect(classes.length).toBeGreaterThan(25);
     for (const C of classes) {
       const e = C === svc.ServiceApiError ? new svc.ServiceApiError(500, "x") : new C("x");
