@@ -1,5 +1,6 @@
 /**
- * `svc batch --queue` with three real `svc worker` processes on a real Redis: 40 fixture tasks, every result
+ * `svc batch --queue` with three real `svc worker` processes on a real Redis: 8 fixture tasks (enough that every worker gets work
+ * while one holds the slow task), every result
  * present once and in input order; one worker is killed (-9) in the middle of a task and that task
  * completes on another worker; variable values never reach Redis in clear; the same batch on a local pool
  * gives the same results; `--detach` + `--results` collects a batch later.
@@ -59,12 +60,13 @@ async function everything(url: string): Promise<string> {
 }
 
 describe("svc batch --queue with svc worker", () => {
-  it("40 tasks over 3 workers, one killed mid-task: every result once, in order, the same as a local pool's", async () => {
+  it("8 tasks over 3 workers, one killed mid-task: every result once, in order, the same as a local pool's", async () => {
     const { server, fake, sb } = world;
     scriptBrain(fake, batchBrain(3000));
-    const tasks = join(sb.tmp, "..", "tasks40.jsonl");
-    const SLOW = 7;
-    writeTasks(tasks, server, { count: 40, slow: SLOW, secret: 12 });
+    const tasks = join(sb.tmp, "..", "tasks8.jsonl");
+    const SLOW = 1;
+    const SECRET_TASK = 5;
+    writeTasks(tasks, server, { count: 8, slow: SLOW, secret: SECRET_TASK });
     const ws = ["w1", "w2", "w3"].map((n) => startWorker(sb.env, n));
     expect(await waitFor(() => ws.every((w) => w.out().some((l) => l.type === "ready")), 30_000)).toBe(true);
 
@@ -78,10 +80,10 @@ describe("svc batch --queue with svc worker", () => {
     victim!.child.kill("SIGKILL");
     const r = await submitter;
     expect(r.code, r.stderr + r.stdout).toBe(0);
-    expect(jsonLines(r.stdout).at(-1)).toMatchObject({ type: "summary", total: 40, succeeded: 40, failed: 0, batchId: expect.any(String) });
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({ type: "summary", total: 8, succeeded: 8, failed: 0, batchId: expect.any(String) });
 
     const results = jsonLines(readFileSync(file, "utf8"));
-    expect(results.map((l) => l.index)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+    expect(results.map((l) => l.index)).toEqual(Array.from({ length: 8 }, (_, i) => i));
     expect(results[SLOW]).toMatchObject({ success: true, message: `Task ${SLOW}: Yellow Tulip costs 4.20` });
     expect(results[SLOW]!.attempt).toBeGreaterThanOrEqual(2);
     // The slow task ended on a worker that is still alive, not on the one killed under it.
@@ -91,7 +93,7 @@ describe("svc batch --queue with svc worker", () => {
     // Work was shared: each surviving worker ran tasks.
     for (const w of survivors) expect(w.out().filter((l) => l.type === "task_end").length).toBeGreaterThan(0);
     // Variables: sealed on the queue, masked in the results.
-    expect(results[12]!.message).toBe("Task 12: searched Garden Shop");
+    expect(results[SECRET_TASK]!.message).toBe(`Task ${SECRET_TASK}: searched Garden Shop`);
     expect(await everything(redis.url)).not.toContain(SECRET);
     expect(readFileSync(file, "utf8")).not.toContain(SECRET);
 
