@@ -4,6 +4,7 @@
  * objects directly).
  */
 import { Hono } from "hono";
+import { devtoolsJson } from "../browser/devtools-socket.js";
 import { z } from "zod";
 import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
@@ -64,11 +65,12 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
   app.get("/sessions/:id/debug", async (c) => {
     const owner = c.get("owner");
     const session = platform.get(owner, c.req.param("id"));
-    const port = platform.chromePort(owner, session.id);
+    const socketPath = platform.chromeSocket(owner, session.id);
     let targets: ChromeTarget[];
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
-      targets = (await res.json()) as ChromeTarget[];
+      const { body } = await devtoolsJson(socketPath, "/json/list");
+      if (!Array.isArray(body)) throw new Error("not a list");
+      targets = body as ChromeTarget[];
     } catch {
       throw new HttpError(502, "the session's browser did not answer");
     }
