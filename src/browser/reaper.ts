@@ -33,6 +33,8 @@ const ENDPOINT_SOCKET = "devtools.sock";
 
 /** One line to the launcher, then stdout is closed: the launcher may be long gone later. */
 function tell(message: { ready: { socketPath: string; browserId: string } } | { error: string }): void {
+  // The launcher may have been killed meanwhile: EPIPE then, which must not end this watchdog.
+  process.stdout.on("error", () => {});
   try {
     process.stdout.end(`${JSON.stringify(message)}\n`);
   } catch {
@@ -173,5 +175,7 @@ function statSafe(path: string): boolean {
   }
 }
 
-// Exits once its Chrome is gone, whatever the endpoint's sockets still hold open.
+// Exits once its Chrome is gone, whatever the endpoint's sockets still hold open. Should anything throw,
+// Chrome (which dies with this process's pipe anyway) is ended and its run dir removed first.
+process.on("uncaughtException", () => void killAll().then(() => (cleanup(), process.exit(1))));
 void main().then(() => process.exit(0));
