@@ -56,7 +56,8 @@ export async function serveDevtoolsEndpoint(options: { socketPath: string; mux: 
     const h = host(req);
     if (path === "/json/version") {
       const v = await mux.call("Browser.getVersion");
-      return json(res, 200, { Browser: v.product, "Protocol-Version": v.protocolVersion, "User-Agent": v.userAgent, "V8-Version": v.jsVersion, "WebKit-Version": v.revision, webSocketDebuggerUrl: `ws://${h}/devtools/browser/${browserId}` });
+      const webkit = /AppleWebKit\/([\d.]+)/.exec(String(v.userAgent))?.[1] ?? "";
+      return json(res, 200, { Browser: v.product, "Protocol-Version": v.protocolVersion, "User-Agent": v.userAgent, "V8-Version": v.jsVersion, "WebKit-Version": `${webkit} (${String(v.revision)})`, webSocketDebuggerUrl: `ws://${h}/devtools/browser/${browserId}` });
     }
     if (path === "/json" || path === "/json/list") {
       const { targetInfos } = (await mux.call("Target.getTargets")) as { targetInfos: TargetInfo[] };
