@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { unzipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,6 +109,13 @@ afterAll(async () => {
   if (savedTmp === undefined) delete process.env.TMPDIR;
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
+
+/** The unix socket of key A's Chrome's DevTools endpoint (the one server Chrome that is not a stand-in). */
+function aSocket(): string {
+  const pid = chromeBrowsers().find((p) => p !== remote.pid && p !== loop.pid)!;
+  const profile = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((x) => x.startsWith("--user-data-dir="))!;
+  return join(dirname(profile.slice("--user-data-dir=".length)), "devtools.sock");
+}
 
 /** Key A's page targets as A's Chrome lists them (id and URL), read through A's own proxied endpoint. */
 async function aPages(): Promise<string[]> {
@@ -345,6 +352,9 @@ describe("client cdpUrl and launch options", () => {
       `ws://127.0.0.1:${lurePort}/devtools/browser/x`,
       // The server's own connectUrl of A's session is loopback too.
       a.connectUrl,
+      // A's Chrome itself: its endpoint's unix socket (the server's user could open it).
+      `ws+unix://${aSocket()}:/devtools/browser/x`,
+      `ws+unix://${aSocket()}:/json/version`,
     ];
     for (const cdpUrl of spellings) {
       const r = await start({ cdpUrl });
