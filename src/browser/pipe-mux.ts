@@ -29,6 +29,11 @@ interface Message {
   error?: unknown;
 }
 
+/** A top-level sessionId, last in the object as Chrome writes it. */
+const SESSION_TAIL = /,"sessionId":"([0-9A-Za-z]{1,64})"\}$/;
+const REPLY_HEAD = /^\{"id":(\d{1,15}),/;
+const EVENT_HEAD = /^\{"method":"([A-Za-z0-9_.]{1,128})",/;
+
 type Pending =
   | { kind: "client"; client: MuxClient; id: unknown; method: string }
   | { kind: "own"; resolve: (m: Message) => void };
@@ -131,7 +136,37 @@ export class PipeMux {
     });
   }
 
+  /**
+   * Routes a message without parsing it where its shape allows: Chrome writes a reply as `{"id":N,…}` and an
+   * event as `{"method":"…",…}`, with the sessionId last. Large answers (screenshots, DOM and AX trees) then
+   * cost no JSON parse and stringify here. Target events and replies to attach calls are parsed (they change
+   * who owns what), as is anything of another shape.
+   */
+  private fastRoute(text: string): boolean {
+    const tail = SESSION_TAIL.exec(text.slice(-120));
+    if (!tail) return false;
+    const sessionId = tail[1]!;
+    const withoutSession = () => `${text.slice(0, text.length - tail[0].length)}}`;
+    const reply = REPLY_HEAD.exec(text);
+    if (reply) {
+      const p = this.pending.get(Number(reply[1]));
+      if (!p || p.kind !== "client" || p.method.startsWith("Target.")) return false;
+      const body = sessionId === p.client.root ? withoutSession() : text;
+      if (body.length <= reply[0].length + 1) return false;
+      this.pending.delete(Number(reply[1]));
+      if (!this.clients.has(p.client)) return true;
+      p.client.deliverText(`{"id":${JSON.stringify(p.id)},${body.slice(reply[0].length)}`);
+      return true;
+    }
+    const event = EVENT_HEAD.exec(text);
+    if (!event || event[1]!.startsWith("Target.")) return false;
+    const owner = this.owners.get(sessionId);
+    if (owner) owner.deliverText(sessionId === owner.root ? withoutSession() : text);
+    return true;
+  }
+
   private onPipeMessage(text: string): void {
+    if (this.fastRoute(text)) return;
     let m: Message;
     try {
       m = JSON.parse(text) as Message;
@@ -163,7 +198,7 @@ export class PipeMux {
     if (p.kind === "own") return p.resolve(m);
     if (!this.clients.has(p.client)) return;
     const child = m.result?.sessionId;
-    if (p.method === "Target.attachToTarget" && typeof child === "string") this.owners.set(child, p.client);
+    if ((p.method === "Target.attachToTarget" || p.method === "Target.attachToBrowserTarget") && typeof child === "string") this.owners.set(child, p.client);
     p.client.deliver({ ...m, id: p.id as number });
   }
 }
@@ -189,6 +224,11 @@ export class MuxClient {
       return this.sink.send(JSON.stringify({ id: m.id, error: { code: -32001, message: `Session with given id not found.` } }));
     }
     this.mux.forward(this, m, m.sessionId ?? this.root);
+  }
+
+  /** @internal a message from Chrome for this client, already in its final form. */
+  deliverText(text: string): void {
+    if (!this.closed) this.sink.send(text);
   }
 
   /** @internal a message from Chrome for this client: its root session's id is taken out. */
