@@ -23,10 +23,10 @@ import type { LocalBrowserLaunchOptions } from "./types.js";
 import { waitForExit } from "../util/process.js";
 
 /**
- * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3, which lists
- * `--remote-allow-origins=*`). That one lets any web page that finds the DevTools port on loopback drive the
- * browser; `svc serve` drops it for every Chrome it runs (src/server/devtools-origin.ts), and a library or
- * CLI user can with `ignoreDefaultArgs: ["--remote-allow-origins=*"]`: svc's own clients send no Origin.
+ * Added before `args` unless `ignoreDefaultArgs` removes them, `--remote-allow-origins=*` among them.
+ * `--remote-allow-origins=*`). That one matters only with an opted-in `port`: it lets any web page that finds
+ * that port on loopback drive the browser. `svc serve` drops it for every Chrome it runs
+ * (src/server/devtools-origin.ts); svc's own clients send no Origin.
  */
 export const DEFAULT_ARGS: readonly string[] = [
   "--remote-allow-origins=*",
