@@ -23,8 +23,7 @@ import type { LocalBrowserLaunchOptions } from "./types.js";
 import { waitForExit } from "../util/process.js";
 
 /**
- * Added before `args` unless `ignoreDefaultArgs` removes them, `--remote-allow-origins=*` among them.
- * `--remote-allow-origins=*`). That one matters only with an opted-in `port`: it lets any web page that finds
+ * Added before `args` unless `ignoreDefaultArgs` removes them. `--remote-allow-origins=*` matters only with an opted-in `port`: it lets any web page that finds
  * that port on loopback drive the browser. `svc serve` drops it for every Chrome it runs
  * (src/server/devtools-origin.ts); svc's own clients send no Origin.
  */
