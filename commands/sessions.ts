@@ -129,7 +129,7 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
       id,
       ...(opts.name !== undefined ? { name: opts.name } : {}),
       wsEndpoint: launched.wsEndpoint,
-      port: launched.port,
+      ...(launched.port ? { port: launched.port } : {}),
       pid: launched.pid,
       userDataDir: launched.userDataDir,
       ownsProfile: launched.ownsProfile,

@@ -5,7 +5,6 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { accessSync, closeSync, constants as fsConstants, openSync, readSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ServiceInitError } from "../errors.js";
@@ -41,24 +40,7 @@ export function checkDisplay(options: LocalBrowserLaunchOptions): void {
   });
 }
 
-/**
- * A free loopback port for Chrome's DevTools, chosen here (as chrome-launcher does) so that Chrome's command
- * line names it (`ps`, /proc). Should another process take it first, Chrome says so and waitForDevTools
- * reports that line at once.
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Chrome could not open its DevTools port: it keeps running without one, so this line ends the wait. */
+/** Chrome could not open an opted-in DevTools port (`port`): it keeps running without one, so this line ends the wait. */
 const NO_DEVTOOLS = /Cannot start http server for devtools/i;
 
 /** Lines Chrome writes on every start on a server (no D-Bus, no cpufreq) that never explain a failure. */
@@ -103,12 +85,20 @@ export function chromeErrLog(userDataDir: string): { file: string; offset: numbe
   return { file, offset };
 }
 
+/** What the reaper answers once its DevTools endpoint is up (see reaper.ts). */
+export interface EndpointReady {
+  socketPath: string;
+  browserId: string;
+}
+
 /**
- * Waits for Chrome's "DevTools listening on ws://…" line. Chrome exiting first, or the deadline passing,
- * is a ServiceInitError carrying Chrome's own fatal line.
+ * Waits for the reaper's DevTools endpoint (`ready`). Chrome exiting first, or the deadline passing, is a
+ * ServiceInitError carrying Chrome's own fatal line.
  */
-export async function waitForDevTools(child: ChildProcess, log: { file: string; offset: number }, timeoutMs: number): Promise<string> {
+export async function waitForEndpoint(child: ChildProcess, log: { file: string; offset: number }, timeoutMs: number, ready: Promise<EndpointReady>): Promise<EndpointReady> {
   let exited: string | undefined;
+  let settled: { ok: EndpointReady } | { error: unknown } | undefined;
+  ready.then((ok) => (settled = { ok }), (error: unknown) => (settled = { error }));
   const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
     exited = signal ? `signal ${signal}` : `exit code ${code}`;
   };
@@ -117,16 +107,16 @@ export async function waitForDevTools(child: ChildProcess, log: { file: string; 
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
+      if (settled && "ok" in settled) return settled.ok;
       const text = readFrom(log.file, log.offset);
-      const m = /DevTools listening on (ws:\/\/\S+)/.exec(text);
-      if (m) return m[1]!;
       const noPort = text.split("\n").find((l) => NO_DEVTOOLS.test(l));
       if (noPort) throw new ServiceInitError(`Chrome could not open its DevTools port: ${noPort.trim()}`, { hint: "the port is in use; choose another localBrowserLaunchOptions.port, or leave it unset" });
-      if (exited !== undefined || Date.now() > deadline) {
+      if (exited !== undefined || settled || Date.now() > deadline) {
         // Chrome may still be flushing its last lines when the exit is seen.
         await new Promise((r) => setTimeout(r, 100));
         const why = chromeFailureLine(readFrom(log.file, log.offset));
-        const what = exited !== undefined ? `Chrome exited during startup (${exited})` : `Chrome did not open its DevTools port within ${Math.round(timeoutMs / 1000)} s`;
+        if (exited === undefined && settled && "error" in settled && !why) throw settled.error;
+        const what = exited !== undefined ? `Chrome exited during startup (${exited})` : settled ? "Chrome's DevTools endpoint did not start" : `Chrome did not open its DevTools endpoint within ${Math.round(timeoutMs / 1000)} s`;
         throw new ServiceInitError(why ? `${what}: ${why}` : what);
       }
       await new Promise((r) => setTimeout(r, 25));

@@ -28,7 +28,8 @@ export interface BrowserHandle {
 }
 
 async function resolveCdpUrl(cdpUrl: string): Promise<string> {
-  if (/^wss?:\/\//.test(cdpUrl)) return cdpUrl;
+  // A ws+unix: URL is the endpoint of a Chrome svc started (a CLI session's, launch.ts).
+  if (/^(wss?|ws\+unix):\/\//.test(cdpUrl)) return cdpUrl;
   const u = new URL(cdpUrl);
   return browserWsEndpoint(Number(u.port || (u.protocol === "https:" ? 443 : 80)), u.hostname);
 }

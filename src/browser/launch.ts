@@ -3,28 +3,29 @@
  *
  * chrome-launcher spawns Chrome detached (its own process group), so nothing kills it when Node dies by
  * SIGKILL or a crash. Two things end it then:
- * - Chrome runs with --remote-debugging-pipe, and quits when that pipe's last writer is gone. The owner and
- *   the reaper (below) both hold it, so Chrome ends when BOTH are gone, however they die (kill -9 included).
- * - A tiny detached reaper (reaper.ts) ends Chrome and deletes a profile we created when its lifeline is
- *   cut: the owning process died ("parent"), or the heartbeat file went stale ("idle", for CLI sessions
- *   that outlive one command; there the reaper is the pipe's only holder once the command exits).
+ * - Chrome runs with --remote-debugging-pipe only (no DevTools TCP port: no other local user finds a way
+ *   in), and quits when that pipe's last holder is gone. The one holder is a tiny detached reaper
+ *   (reaper.ts), so killing it in any way ends Chrome. It serves Chrome's DevTools endpoint on a 0600 unix
+ *   socket in the run dir; every client (this process, CLI commands, svc serve's proxy) connects there.
+ * - The reaper ends Chrome and deletes a profile we created when its lifeline is cut: the owning process
+ *   died ("parent"), or the heartbeat file went stale ("idle", for CLI sessions that outlive one command).
  */
-import { spawn, type StdioOptions } from "node:child_process";
+import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
-import { checkDisplay, chromeErrLog, freePort, runBase, waitForDevTools } from "./chrome-start.js";
+import { checkDisplay, chromeErrLog, runBase, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
+import { devtoolsJson, unixWsEndpoint } from "./devtools-socket.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { waitForExit } from "../util/process.js";
 
 /**
- * Added before `args` unless `ignoreDefaultArgs` removes them (spec/seed.md §4.3, which lists
- * `--remote-allow-origins=*`). That one lets any web page that finds the DevTools port on loopback drive the
- * browser; `svc serve` drops it for every Chrome it runs (src/server/devtools-origin.ts), and a library or
- * CLI user can with `ignoreDefaultArgs: ["--remote-allow-origins=*"]`: svc's own clients send no Origin.
+ * Added before `args` unless `ignoreDefaultArgs` removes them. `--remote-allow-origins=*` matters only with an opted-in `port`: it lets any web page that finds
+ * that port on loopback drive the browser. `svc serve` drops it for every Chrome it runs
+ * (src/server/devtools-origin.ts); svc's own clients send no Origin.
  */
 export const DEFAULT_ARGS: readonly string[] = [
   "--remote-allow-origins=*",
@@ -48,8 +49,12 @@ const QUIET_ARGS: readonly string[] = [
 export type Lifeline = { kind: "parent" } | { kind: "idle"; heartbeatFile: string; idleMs: number };
 
 export interface LaunchedBrowser {
+  /** `ws+unix://<socketPath>:/devtools/browser/<id>`: the browser's DevTools WebSocket on the unix socket. */
   wsEndpoint: string;
-  port: number;
+  /** The reaper's DevTools endpoint (HTTP /json/… and the WebSockets), mode 0600 in a 0700 dir. */
+  socketPath: string;
+  /** Only with an explicit `port` (an opt-in TCP DevTools port); otherwise Chrome listens on none. */
+  port?: number;
   pid: number;
   userDataDir: string;
   /** True when svc created the profile directory and deletes it on close. */
@@ -135,12 +140,11 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   const errLog = chromeErrLog(userDataDir);
   let launched: chromeLauncher.LaunchedChrome;
   try {
-    // With --remote-debugging-pipe chrome-launcher neither picks a port nor polls one: Chrome opens the
-    // port we ask for and announces it on stderr, read by waitForDevTools.
-    const port = options.port || (await freePort());
+    // An explicit `port` is the caller's opt-in to a TCP DevTools port as well (any local user can reach it).
+    const portFlag = options.port ? [`--remote-debugging-port=${options.port}`] : [];
     launched = await chromeLauncher.launch({
       chromePath,
-      chromeFlags: [...chromeArgs(options), "--remote-debugging-pipe", `--remote-debugging-port=${port}`],
+      chromeFlags: [...chromeArgs(options), "--remote-debugging-pipe", ...portFlag],
       ignoreDefaultFlags: true,
       userDataDir,
       handleSIGINT: false,
@@ -160,29 +164,28 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   }
   const { pid } = launched;
   writeFileSync(pidFile, String(pid));
-  // Chrome's fds 3 and 4 (the DevTools pipe). The reaper holds them too: Chrome then ends when the owner and
-  // the reaper are both gone.
+  // Chrome's fds 3 and 4 (the DevTools pipe) go to the reaper; this process then closes its copies, so the
+  // reaper is the pipe's only holder.
   const pipes = [launched.process.stdio[3], launched.process.stdio[4]].filter((p): p is Readable | Writable => !!p);
-  let wsEndpoint: string;
-  let port: number;
+  let ready: EndpointReady;
   try {
-    startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
-    wsEndpoint = await waitForDevTools(launched.process, errLog, STARTUP_TIMEOUT_MS);
-    port = Number(new URL(wsEndpoint).port);
+    const reaper = startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
+    ready = await waitForEndpoint(launched.process, errLog, STARTUP_TIMEOUT_MS, reaperReady(reaper));
   } catch (e) {
     killBrowserProcess(pid);
     cleanup();
     throw e;
-  }
-  for (const p of pipes) {
-    // Never read or written by svc; held only so that Chrome sees EOF when this process dies.
-    p.on("error", () => {});
-    (p as Partial<{ unref(): void }>).unref?.();
+  } finally {
+    for (const p of pipes) {
+      p.on("error", () => {});
+      p.destroy();
+    }
   }
   launched.process.unref();
   return {
-    wsEndpoint,
-    port,
+    wsEndpoint: unixWsEndpoint(ready.socketPath, `/devtools/browser/${ready.browserId}`),
+    socketPath: ready.socketPath,
+    ...(options.port ? { port: options.port } : {}),
     pid,
     userDataDir,
     ownsProfile,
@@ -194,6 +197,32 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   };
 }
 
+/** The reaper's one line on its stdout: its endpoint is up, or why not. */
+function reaperReady(reaper: ChildProcess): Promise<EndpointReady> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const out = reaper.stdout!;
+    const done = () => {
+      out.destroy();
+      try {
+        const m = JSON.parse(text.split("\n")[0] ?? "") as { ready?: EndpointReady; error?: string };
+        if (m.ready) return resolve(m.ready);
+        reject(new ServiceInitError(`Chrome's DevTools endpoint did not start: ${m.error ?? "no reason given"}`));
+      } catch {
+        reject(new ServiceInitError("Chrome's DevTools endpoint did not start: its process ended without a word"));
+      }
+    };
+    out.setEncoding("utf8");
+    out.on("data", (c: string) => {
+      text += c;
+      if (text.includes("\n") || text.length > 4096) done();
+    });
+    out.once("end", done);
+    out.once("error", done);
+  });
+}
+
+/** The browser WebSocket a DevTools HTTP endpoint names at its /json/version (TCP, or `unix:` socket path). */
 export async function browserWsEndpoint(port: number, host = "127.0.0.1"): Promise<string> {
   const res = await fetch(`http://${host}:${port}/json/version`);
   const body = (await res.json()) as { webSocketDebuggerUrl?: string };
@@ -201,6 +230,13 @@ export async function browserWsEndpoint(port: number, host = "127.0.0.1"): Promi
   return body.webSocketDebuggerUrl;
 }
 
+/** The browser WebSocket of an endpoint on a unix socket, as a `ws+unix:` URL. */
+export async function socketWsEndpoint(socketPath: string): Promise<string> {
+  const { body } = await devtoolsJson(socketPath, "/json/version");
+  const ws = (body as { webSocketDebuggerUrl?: unknown } | undefined)?.webSocketDebuggerUrl;
+  if (typeof ws !== "string") throw new Error("no webSocketDebuggerUrl in /json/version");
+  return unixWsEndpoint(socketPath, new URL(ws).pathname);
+}
 
 /** SIGTERM the process group, then SIGKILL after a grace period; resolves when the process is gone. */
 async function terminate(pid: number): Promise<void> {
@@ -242,9 +278,10 @@ function findReaper(): string {
   return fileURLToPath(found);
 }
 
-function startReaper(script: string, spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }, pipes: (Readable | Writable)[]): void {
+function startReaper(script: string, spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }, pipes: (Readable | Writable)[]): ChildProcess {
   const payload = JSON.stringify({ ...spec, ownerPid: process.pid });
-  const stdio: StdioOptions = ["ignore", "ignore", "ignore", ...pipes];
+  const stdio: StdioOptions = ["ignore", "pipe", "ignore", ...pipes];
   const child = spawn(process.execPath, [script, payload], { detached: true, stdio });
   child.unref();
+  return child;
 }

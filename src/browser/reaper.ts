@@ -5,12 +5,18 @@
  * kills them and deletes svc's run directory (temp profile, Chrome's TMPDIR). It exits as soon as Chrome is
  * gone, so it never lingers past the browser it guards.
  *
- * It also holds Chrome's --remote-debugging-pipe (its fds 3 and 4, never touched here): Chrome quits when
- * the last holder of that pipe is gone, so killing this watchdog cannot leave an orphan once the owner is
- * gone too (see launch.ts).
+ * It is also the only holder of Chrome's --remote-debugging-pipe (its fd 3 writes to Chrome, fd 4 reads
+ * from it; the launcher closes its own copies) and the only way to that Chrome: it serves a DevTools
+ * endpoint on a 0600 unix socket in the run dir (pipe-endpoint.ts), and tells the launcher on its stdout
+ * (one JSON line) when that endpoint is up. Chrome opens no TCP port. Chrome quits when the pipe's last
+ * holder is gone, so killing this watchdog (kill -9 included) ends its Chrome.
  */
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { Socket } from "node:net";
+import { join } from "node:path";
 import { sleep } from "../util/abort.js";
+import { serveDevtoolsEndpoint } from "./pipe-endpoint.js";
+import { PipeMux } from "./pipe-mux.js";
 
 interface Spec {
   ownerPid: number;
@@ -22,6 +28,41 @@ interface Spec {
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
 const POLL_MS = 250;
+/** The endpoint's socket, beside the pid file in the run dir. */
+const ENDPOINT_SOCKET = "devtools.sock";
+
+/** One line to the launcher, then stdout is closed: the launcher may be long gone later. */
+function tell(message: { ready: { socketPath: string; browserId: string } } | { error: string }): void {
+  // The launcher may have been killed meanwhile: EPIPE then, which must not end this watchdog.
+  process.stdout.on("error", () => {});
+  try {
+    process.stdout.end(`${JSON.stringify(message)}\n`);
+  } catch {
+    // the launcher went away: its own deadline reports it
+  }
+}
+
+/** Takes the pipe over and serves the endpoint; the launcher hears about the outcome. */
+async function serveEndpoint(): Promise<void> {
+  const toChrome = new Socket({ fd: 3, readable: false, writable: true });
+  const fromChrome = new Socket({ fd: 4, readable: true, writable: false });
+  toChrome.on("error", () => {});
+  const mux = new PipeMux((text) => void toChrome.write(`${text}\0`));
+  fromChrome.on("data", (chunk: Buffer) => mux.feed(chunk));
+  fromChrome.on("error", () => mux.end());
+  fromChrome.on("close", () => mux.end());
+  try {
+    const { targetInfo } = (await mux.call("Target.getTargetInfo")) as { targetInfo: { targetId: string } };
+    const socketPath = join(spec.runDir, ENDPOINT_SOCKET);
+    // Never a moment with a socket others could connect to (the run dir is 0700 as well).
+    process.umask(0o077);
+    const server = await serveDevtoolsEndpoint({ socketPath, mux, browserId: targetInfo.targetId });
+    fromChrome.on("close", () => server.close());
+    tell({ ready: { socketPath, browserId: targetInfo.targetId } });
+  } catch (e) {
+    tell({ error: e instanceof Error ? e.message : String(e) });
+  }
+}
 
 
 function alive(pid: number): boolean {
@@ -98,6 +139,7 @@ async function killAll(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  void serveEndpoint();
   let seen = false;
   let known: number | undefined;
   for (;;) {
@@ -133,4 +175,7 @@ function statSafe(path: string): boolean {
   }
 }
 
-void main();
+// Exits once its Chrome is gone, whatever the endpoint's sockets still hold open. Should anything throw,
+// Chrome (which dies with this process's pipe anyway) is ended and its run dir removed first.
+process.on("uncaughtException", () => void killAll().then(() => (cleanup(), process.exit(1))));
+void main().then(() => process.exit(0));

@@ -9,7 +9,16 @@ export async function openLocalBackend(setup: BackendSetup): Promise<LocalBacken
   const { opts, log } = setup;
   log.info("init", "starting browser", { headless: opts.launch.headless ?? true, attach: Boolean(opts.launch.cdpUrl) });
   const browser = await openBrowser({ ...opts.launch, domSettleTimeout: opts.domSettleTimeout, webUrlsOnly: opts.raw.webUrlsOnly, dialogPolicy: opts.dialogPolicy });
-  const port = browser.launched?.port ?? new URL(browser.wsEndpoint).port;
-  const init = { sessionId: randomUUID(), sessionUrl: browser.wsEndpoint, debugUrl: `http://127.0.0.1:${port}/json` };
+  const init = { sessionId: randomUUID(), sessionUrl: browser.wsEndpoint, debugUrl: debugUrl(browser.wsEndpoint, browser.launched?.socketPath) };
   return new LocalBackend({ ...setup, browser, init });
+}
+
+/**
+ * Where the DevTools target list is: a launched Chrome's is on its unix socket (`curl --unix-socket <path>
+ * http://localhost/json`), written `http+unix://<path>:/json`; an attached one's is on the host it came from.
+ */
+function debugUrl(wsEndpoint: string, socketPath: string | undefined): string {
+  if (socketPath) return `http+unix://${socketPath}:/json`;
+  const u = new URL(wsEndpoint);
+  return `${u.protocol === "wss:" ? "https" : "http"}://${u.host}/json`;
 }

@@ -13,6 +13,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
+import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../browser/devtools-socket.js";
 import { TenantCdpFilter, isWebTarget } from "./cdp-filter.js";
 import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";
@@ -61,10 +62,10 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     if (filtered && !socketPath) throw new HttpError(404, "not found");
     const target = platform.connectTarget(decode(rawId, "session id"), decode(rawToken, "token"));
     if (!target.ok) throw new HttpError(target.status, target.message);
-    const { port, session } = target;
-    if (filtered && socketPath?.[1] === "page") await refuseInternalPage(port, decode(socketPath[2]!, "target id"));
+    const { socketPath: chromeSocket, session } = target;
+    if (filtered && socketPath?.[1] === "page") await refuseInternalPage(chromeSocket, decode(socketPath[2]!, "target id"));
 
-    const browser = await openBrowserSocket(`ws://127.0.0.1:${port}${rest}${url.search}`);
+    const browser = await openBrowserSocket(unixWsEndpoint(chromeSocket, `${rest}${url.search}`));
     if (socket.destroyed) return browser.terminate();
     // A client of the session until its socket closes (the last one leaving may end the session).
     const leave = platform.clients.join(session.id);
@@ -115,11 +116,10 @@ function decode(s: string, what: string): string {
 }
 
 /** A page WebSocket only to a web page: Chrome's own pages (chrome://, devtools://) hold privileged bindings. */
-async function refuseInternalPage(port: number, id: string): Promise<void> {
+async function refuseInternalPage(chromeSocket: string, id: string): Promise<void> {
   let targets: Array<{ id?: unknown; type?: unknown; url?: unknown }>;
   try {
-    const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
-    targets = (await res.json()) as typeof targets;
+    targets = (await devtoolsJson(chromeSocket, "/json/list")).body as typeof targets;
   } catch {
     throw new HttpError(502, "the session's browser did not answer");
   }
@@ -128,7 +128,7 @@ async function refuseInternalPage(port: number, id: string): Promise<void> {
   if (!isWebTarget(t)) throw new HttpError(403, "that page is browser-internal (chrome:, devtools: …): tenants do not drive it");
 }
 
-/** Opens the proxy's own WebSocket to Chrome (no Origin, Host 127.0.0.1): resolves once open. */
+/** Opens the proxy's own WebSocket to Chrome's endpoint on its unix socket (no Origin): resolves once open. */
 function openBrowserSocket(url: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: MAX_CDP_MESSAGE, handshakeTimeout: 10_000, followRedirects: false });
@@ -170,7 +170,7 @@ async function proxyHttp(platform: PlatformSessions, id: string, token: string, 
   if (!rest.startsWith("/")) throw new HttpError(404, "not found");
   const target = platform.connectTarget(id, token);
   if (!target.ok) throw new HttpError(target.status, target.message);
-  const local = `127.0.0.1:${target.port}`;
+  const local = ENDPOINT_HOST;
   let upstream: URL;
   try {
     upstream = new URL(`http://${local}${rest}`);
@@ -180,18 +180,18 @@ async function proxyHttp(platform: PlatformSessions, id: string, token: string, 
   // Checked on the path Chrome will see (dot segments resolved), on Chrome's own host only.
   const path = upstream.pathname;
   if (upstream.host !== local || !ALLOWED.test(path)) throw new HttpError(404, "not found");
-  let res: Response;
+  let res: { status: number; type: string; text: string };
   try {
-    res = await fetch(upstream, { signal: AbortSignal.timeout(10_000) });
+    res = await devtoolsJson(target.socketPath, `${path}${upstream.search}`, { timeoutMs: 10_000 });
   } catch {
     throw new HttpError(502, "the session's browser did not answer");
   }
-  const type = res.headers.get("content-type") ?? "application/octet-stream";
-  if (!/json/i.test(type) && !path.startsWith("/json")) return new Response(res.body, { status: res.status, headers: { "content-type": type } });
+  const type = res.type || "application/octet-stream";
+  if (!/json/i.test(type) && !path.startsWith("/json")) return new Response(res.text, { status: res.status, headers: { "content-type": type } });
   const base = platform.connectBase(target.session);
   const secure = base.startsWith("https:");
   const hostBase = base.replace(/^https?:\/\//, "");
-  const text = (await res.text())
+  const text = res.text
     .replaceAll(`ws://${local}`, `${secure ? "wss" : "ws"}://${hostBase}`)
     .replaceAll(`ws=${local}`, `${secure ? "wss" : "ws"}=${hostBase}`)
     .replaceAll(`http://${local}`, base)

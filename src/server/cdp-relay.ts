@@ -6,8 +6,7 @@
  */
 import type { WebSocket } from "ws";
 
-/** Largest message either side may send (a full-page screenshot of a tall page is tens of megabytes). */
-export const MAX_CDP_MESSAGE = 256 * 1024 * 1024;
+export { MAX_CDP_MESSAGE } from "../browser/pipe-mux.js";
 const HIGH_WATER = 16 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
 

@@ -33,6 +33,8 @@ const MAX_VERSION_BYTES = 64 * 1024;
 
 export async function clientCdpEndpoint(cdpUrl: string, config: ServerConfig): Promise<string> {
   const policy = tenantPolicy(config);
+  // A unix socket is this host's: svc's own Chromes are reached that way (devtools-socket.ts).
+  if (policy && !/^(wss?|https?):/i.test(cdpUrl)) throw new HttpError(400, `${FIELD}: only ws:, wss:, http: and https: URLs are accepted on this server`);
   const ws = /^wss?:/i.test(cdpUrl) ? cdpUrl : await versionEndpoint(cdpUrl, policy);
   return policy ? pinnedRelay(ws, policy) : ws;
 }

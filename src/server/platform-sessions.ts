@@ -2,7 +2,7 @@
  * Platform sessions (docs/wire-formats.md "Platform API"): one Chrome per session, owned by the API key that
  * created it, ended when released, when its lifetime runs out, when Chrome exits, or on shutdown. Clients
  * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
- * URL (the capability), so Chrome's own port never has to be reachable from outside.
+ * URL (the capability). Chrome itself has no TCP port: the server reaches it over its 0600 unix socket.
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
@@ -21,6 +21,7 @@ import { SessionClients } from "./session-clients.js";
 import { FeatureRuns, type SessionFeature } from "./session-features.js";
 import { holdSessionEmulation } from "./session-emulation.js";
 import { processAlive as alive } from "../util/process.js";
+import { devtoolsPath } from "../browser/devtools-socket.js";
 import { clip } from "../util/zod.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
@@ -66,7 +67,7 @@ interface Entry {
 }
 
 /** What the CDP proxy may connect a request to. */
-export type ConnectTarget = { ok: true; port: number; session: PlatformSession } | { ok: false; status: 401 | 404 | 410; message: string };
+export type ConnectTarget = { ok: true; socketPath: string; session: PlatformSession } | { ok: false; status: 401 | 404 | 410; message: string };
 
 const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
 /** Ended sessions stay listable this long (and at most this many per key), like the platform's session history. */
@@ -152,7 +153,7 @@ export class PlatformSessions {
       width: p.browserSettings?.viewport?.width ?? fallback.width,
       height: p.browserSettings?.viewport?.height ?? fallback.height,
     };
-    const options = sessionLaunchOptions(this.config, this.egress, base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors, port: launch?.port });
+    const options = sessionLaunchOptions(this.config, this.egress, base, viewport, { ignoreCertificateErrors: p.browserSettings?.ignoreCertificateErrors });
     // Touch support is decided as each document is created, sooner than CDP can reach a new page: the flag
     // makes it certain; touch emulation (held over CDP) adds the touch points.
     if (emulation?.hasTouch) options.args = [...(options.args ?? []), "--touch-events=enabled"];
@@ -216,7 +217,7 @@ export class PlatformSessions {
       endedAt: undefined,
       status: "RUNNING",
     };
-    const browserPath = new URL(browser.wsEndpoint).pathname;
+    const browserPath = devtoolsPath(browser.wsEndpoint) ?? "/";
     const timer = setTimeout(() => this.end(session.id, "TIMED_OUT", "expired"), session.expiresAt - now);
     timer.unref();
     // 192 random bits: the only credential the CDP proxy asks for.
@@ -251,14 +252,14 @@ export class PlatformSessions {
     this.end(id, "ERROR", "this replica lost its lease on the session");
   }
 
-  /** Chrome's own browser endpoint (ws://127.0.0.1:PORT/devtools/browser/…), for in-process attachment. */
+  /** Chrome's own browser endpoint (ws+unix://…/devtools.sock:/devtools/browser/…), for in-process attachment. */
   endpoint(owner: Owner, id: string): string {
     return this.running(owner, id).wsEndpoint;
   }
 
-  /** Chrome's DevTools port of a running session (for the debug route's /json/list). */
-  chromePort(owner: Owner, id: string): number {
-    return this.running(owner, id).port;
+  /** The unix socket of a running session's DevTools endpoint (for the debug route's /json/list). */
+  chromeSocket(owner: Owner, id: string): string {
+    return this.running(owner, id).socketPath;
   }
 
   private running(owner: Owner, id: string): LaunchedBrowser {
@@ -290,7 +291,7 @@ export class PlatformSessions {
     const b = Buffer.from(e.token);
     if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, status: 401, message: "invalid session token" };
     if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, status: 410, message: `session is ${e.session.status}` };
-    return { ok: true, port: e.browser.port, session: e.session };
+    return { ok: true, socketPath: e.browser.socketPath, session: e.session };
   }
 
   /**

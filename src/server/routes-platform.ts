@@ -4,6 +4,10 @@
  * objects directly).
  */
 import { Hono } from "hono";
+import { devtoolsJson } from "../browser/devtools-socket.js";
+
+/** Where Chrome's DevTools frontend is hosted, by revision. */
+const FRONTEND = "https://chrome-devtools-frontend.appspot.com";
 import { z } from "zod";
 import type { Env, ServerDeps } from "./app.js";
 import { parseBody } from "./body.js";
@@ -64,18 +68,24 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
   app.get("/sessions/:id/debug", async (c) => {
     const owner = c.get("owner");
     const session = platform.get(owner, c.req.param("id"));
-    const port = platform.chromePort(owner, session.id);
+    const socketPath = platform.chromeSocket(owner, session.id);
     let targets: ChromeTarget[];
+    let revision: string;
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/json/list`, { signal: AbortSignal.timeout(5000) });
-      targets = (await res.json()) as ChromeTarget[];
+      const [list, version] = await Promise.all([devtoolsJson(socketPath, "/json/list"), devtoolsJson(socketPath, "/json/version")]);
+      if (!Array.isArray(list.body)) throw new Error("not a list");
+      targets = list.body as ChromeTarget[];
+      revision = /@[0-9a-f]{7,64}/.exec(String((version.body as Record<string, unknown>)["WebKit-Version"]))?.[0] ?? "";
+      if (!revision) throw new Error("no revision");
     } catch {
       throw new HttpError(502, "the session's browser did not answer");
     }
     const base = platform.connectBase(session);
     const hostBase = base.replace(/^https?:\/\//, "");
     const wsParam = base.startsWith("https:") ? "wss" : "ws";
-    const inspector = (path: string) => `${base}/devtools/inspector.html?${wsParam}=${hostBase}${path}`;
+    // Chrome serves its DevTools frontend only on a TCP port, which svc's Chromes do not open: the
+    // frontend of the same revision is the one Chrome itself names for remote use (devtoolsFrontendUrlCompat).
+    const inspector = (path: string) => `${FRONTEND}/serve_rev/${revision}/inspector.html?${wsParam}=${hostBase}${path}`;
     const pages = targets
       .filter((t) => t.type === "page")
       .map((t) => {

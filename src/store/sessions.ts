@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
+import { devtoolsJson, devtoolsPath, parseUnixWsEndpoint } from "../browser/devtools-socket.js";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 
@@ -17,9 +18,13 @@ export interface SessionRecord {
   id: string;
   /** `svc sessions start --name`: usable wherever an id is, unique among live sessions. */
   name?: string;
-  /** Browser-level DevTools WebSocket URL (ws://127.0.0.1:PORT/devtools/browser/UUID). */
+  /**
+   * Browser-level DevTools WebSocket URL: `ws+unix://<run dir>/devtools.sock:/devtools/browser/UUID` (the
+   * socket is 0600; Chrome has no TCP port). Records of older versions hold `ws://127.0.0.1:PORT/…`.
+   */
   wsEndpoint: string;
-  port: number;
+  /** Only when the session opted in to a TCP DevTools port (older records always have one). */
+  port?: number;
   /** Chrome's main process. */
   pid: number;
   userDataDir: string;
@@ -140,7 +145,7 @@ function parseRecord(text: string, path: string): StoredSession {
     typeof r.id !== "string" ||
     typeof r.wsEndpoint !== "string" ||
     typeof r.pid !== "number" ||
-    typeof r.port !== "number" ||
+    (r.port !== undefined && typeof r.port !== "number") ||
     typeof r.userDataDir !== "string"
   ) {
     throw new ServiceStateError(`corrupt session record ${path}: missing fields`, { hint: "delete the file" });
@@ -253,8 +258,18 @@ export function pidBelongsToSession(record: Pick<SessionRecord, "pid" | "userDat
   return cmdline.split("\0").some((arg) => arg === `--user-data-dir=${record.userDataDir}`);
 }
 
-/** GET /json/version on the session's debugging port; resolves to its webSocketDebuggerUrl or undefined. */
+/** GET /json/version on the session's DevTools endpoint; resolves to its webSocketDebuggerUrl or undefined. */
 export function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | undefined> {
+  const unix = parseUnixWsEndpoint(wsEndpoint);
+  if (unix) {
+    return devtoolsJson(unix.socketPath, "/json/version", { timeoutMs }).then(
+      ({ body }) => {
+        const ws = (body as { webSocketDebuggerUrl?: unknown } | undefined)?.webSocketDebuggerUrl;
+        return typeof ws === "string" ? ws : undefined;
+      },
+      () => undefined,
+    );
+  }
   let url: URL;
   try {
     url = new URL(wsEndpoint);
@@ -289,9 +304,6 @@ export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<
   if (!pidAlive(record.pid)) return false;
   const ws = await probeEndpoint(record.wsEndpoint, timeoutMs);
   if (!ws) return false;
-  try {
-    return new URL(ws).pathname === new URL(record.wsEndpoint).pathname;
-  } catch {
-    return false;
-  }
+  const path = devtoolsPath(ws);
+  return path !== undefined && path === devtoolsPath(record.wsEndpoint);
 }

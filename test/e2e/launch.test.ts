@@ -87,7 +87,7 @@ describe("headless, executablePath, port, args", () => {
     await svc.close();
   });
 
-  it("port fixes the DevTools port", async () => {
+  it("port opts in to a DevTools TCP port on that number (none is opened without it)", async () => {
     const port = await freePort();
     await withBrowser({ port }, async (svc) => {
       expect(launchedOf(svc).port).toBe(port);
@@ -356,17 +356,23 @@ describe("ignoreHTTPSErrors", () => {
 });
 
 describe("cdpUrl", () => {
-  it("attaches to a browser another Service left running (ws:// and http:// forms)", async () => {
-    const owner = makeService({ keepAlive: true });
+  it("attaches to a browser another Service left running (its ws+unix: endpoint; ws:// and http:// with an opted-in port)", async () => {
+    const owner = makeService({ keepAlive: true, localBrowserLaunchOptions: { port: await freePort() } });
     const { sessionUrl } = await owner.init();
     const { pid, port } = launchedOf(owner);
+    expect(sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\.sock:\/devtools\/browser\//);
     try {
       await owner.page.goto(server.url("iframes.html"));
       await owner.close();
-      for (const cdpUrl of [sessionUrl, `http://127.0.0.1:${port}`]) {
+      const forms = [
+        [sessionUrl, new RegExp(`^${sessionUrl.replace(/[.+*?^$()[\]{}|\\]/g, "\\$&")}$`)],
+        // Chrome's own TCP endpoint names its browser with an id of its own.
+        [`http://127.0.0.1:${port}`, new RegExp(`^ws://127\\.0\\.0\\.1:${port}/devtools/browser/[\\w-]+$`)],
+      ] as const;
+      for (const [cdpUrl, expected] of forms) {
         const svc = makeService({ localBrowserLaunchOptions: { cdpUrl } });
         const init = await svc.init();
-        expect(init.sessionUrl).toBe(sessionUrl);
+        expect(init.sessionUrl).toMatch(expected);
         expect(svc.page.url()).toBe(server.url("iframes.html"));
         await svc.act(action("click", "/html/body/iframe[2]/html/body/button"));
         expect(await waitFor(async () => (await svc.page.deepLocator("#cross-frame >> #child-result").textContent()) === "clicked: child-button")).toBe(true);

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { action, isAlive, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { ServiceElementNotFoundError, ServiceEvalError } from "../../src/errors.js";
+import { devtoolsJson } from "../../src/browser/devtools-socket.js";
 
 const server = useFixtureServer();
 
@@ -245,7 +246,7 @@ describe("close()", () => {
       await first.page.goto(server.url("forms.html"));
       await first.close();
       expect(isAlive(pid)).toBe(true);
-      expect((await fetch(`http://127.0.0.1:${launchedOf(first).port}/json/version`)).ok).toBe(true);
+      expect((await devtoolsJson(launchedOf(first).socketPath, "/json/version")).status).toBe(200);
 
       // attach, act, and disconnect only (an attached browser is not ours to end)
       const second = makeService({ localBrowserLaunchOptions: { cdpUrl: sessionUrl } });

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { unzipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +18,7 @@ import { WebSocket } from "ws";
 import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, makeService, waitFor } from "../support/browser.js";
+import { freePort } from "../support/free-port.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
@@ -30,46 +31,52 @@ const logs: string[] = [];
 
 let site: FixtureServer;
 let server: RunningServer;
-/** An operator-allowed remote browser (allowNet names its port). */
+/** An operator-allowed remote browser (allowNet names its port: it opted in to one). */
 let remote: LaunchedBrowser;
+/**
+ * A Chrome on a loopback DevTools port the operator did not allow (launched without
+ * --remote-allow-origins). The server's own Chromes have no TCP port at all: this one stands for any
+ * DevTools endpoint on the machine.
+ */
+let loop: LaunchedBrowser;
 /** An allowed host that answers with key A's Chrome: its /json/version names it, its WebSocket redirects to it. */
 let lure: Server;
 let lurePort = 0;
-/** Key A's platform session, its Chrome's real DevTools port and browser WebSocket URL. */
+/** Key A's platform session; the stand-in's DevTools port and browser WebSocket URL. */
 let a: { id: string; connectUrl: string };
-let aPort = 0;
-let aBrowserWs = "";
+let loopPort = 0;
+let loopBrowserWs = "";
 
 const { json } = apiClient({ server: () => server, key: KEY_B });
 const page = (path: string) => site.url(path, "127.0.0.1");
 
-/** DevTools ports of the Chrome browser processes launched under `base`. */
-function chromePorts(): number[] {
-  const ports: number[] = [];
+/** Chrome browser processes launched under `base` (their pids). */
+function chromeBrowsers(): number[] {
+  const pids: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (!args.some((x) => x.startsWith(`--user-data-dir=${base}`)) || args.some((x) => x.startsWith("--type="))) continue;
-      const port = args.find((x) => x.startsWith("--remote-debugging-port="));
-      if (port) ports.push(Number(port.split("=")[1]));
+      if (args.some((x) => x.startsWith(`--user-data-dir=${base}`)) && args.includes("--remote-debugging-pipe") && !args.some((x) => x.startsWith("--type="))) pids.push(Number(name));
     } catch {
       // exited meanwhile
     }
   }
-  return [...new Set(ports)];
+  return pids;
 }
 
 beforeAll(async () => {
   process.env.TMPDIR = base;
   site = await startFixtureServer();
-  remote = await launchBrowser({ executablePath: CHROMIUM, headless: true });
+  remote = await launchBrowser({ executablePath: CHROMIUM, headless: true, port: await freePort() });
+  loop = await launchBrowser({ executablePath: CHROMIUM, headless: true, port: await freePort(), ignoreDefaultArgs: ["--remote-allow-origins=*"] });
+  loopPort = loop.port!;
   lure = createServer((req, res) => {
-    if (req.url === "/json/version") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ webSocketDebuggerUrl: aBrowserWs }));
-    if (req.url === "/hop/json/version") return void res.writeHead(302, { location: `http://127.0.0.1:${aPort}/json/version` }).end();
+    if (req.url === "/json/version") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ webSocketDebuggerUrl: loopBrowserWs }));
+    if (req.url === "/hop/json/version") return void res.writeHead(302, { location: `http://127.0.0.1:${loopPort}/json/version` }).end();
     res.writeHead(404).end();
   });
-  lure.on("upgrade", (_req, socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${aBrowserWs}\r\nContent-Length: 0\r\n\r\n`));
+  lure.on("upgrade", (_req, socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${loopBrowserWs}\r\nContent-Length: 0\r\n\r\n`));
   await new Promise<void>((r) => lure.listen(0, "127.0.0.1", r));
   lurePort = (lure.address() as AddressInfo).port;
   server = await startServer({
@@ -80,13 +87,12 @@ beforeAll(async () => {
     allowNet: [`127.0.0.1:${site.port}`, `127.0.0.1:${lurePort}`, `127.0.0.1:${remote.port}`],
     log: (line) => void logs.push(line),
   });
-  const before = new Set(chromePorts());
+
   // keepAlive: the session outlives the Playwright connection below (without it, it ends once its last client left).
   const created = await json("POST", "/sessions", { keepAlive: true }, { key: KEY_A });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   a = created.body;
-  aPort = chromePorts().find((p) => !before.has(p))!;
-  aBrowserWs = ((await (await fetch(`http://127.0.0.1:${aPort}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
+  loopBrowserWs = ((await (await fetch(`http://127.0.0.1:${loopPort}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
   const browser = await chromium.connectOverCDP(a.connectUrl);
   await browser.contexts()[0]!.pages()[0]!.goto(page("forms.html"));
   await browser.close();
@@ -95,6 +101,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await remote?.close();
+  await loop?.close();
   await new Promise<void>((r) => (lure ? lure.close(() => r()) : r()));
   await site?.close();
   await expectNoChrome(base);
@@ -103,9 +110,17 @@ afterAll(async () => {
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 
-/** Key A's page targets as A's Chrome lists them (id and URL). */
+/** The unix socket of key A's Chrome's DevTools endpoint (the one server Chrome that is not a stand-in). */
+function aSocket(): string {
+  const pid = chromeBrowsers().find((p) => p !== remote.pid && p !== loop.pid)!;
+  const profile = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((x) => x.startsWith("--user-data-dir="))!;
+  return join(dirname(profile.slice("--user-data-dir=".length)), "devtools.sock");
+}
+
+/** Key A's page targets as A's Chrome lists them (id and URL), read through A's own proxied endpoint. */
 async function aPages(): Promise<string[]> {
-  const list = (await (await fetch(`http://127.0.0.1:${aPort}/json/list`)).json()) as Array<{ id: string; type: string; url: string }>;
+  const proxied = a.connectUrl.replace(/^ws/, "http").replace(/\/devtools\/browser\/.*$/, "");
+  const list = (await (await fetch(`${proxied}/json/list`)).json()) as Array<{ id: string; type: string; url: string }>;
   return list
     .filter((t) => t.type === "page")
     .map((t) => `${t.id} ${t.url}`)
@@ -268,7 +283,7 @@ describe("raw CDP over a tenant's connectUrl", () => {
     const plain = await cdp.send("Target.createBrowserContext");
     expect(plain.error).toBeUndefined();
     await cdp.send("Target.disposeBrowserContext", { browserContextId: plain.result.browserContextId });
-    refused(await cdp.send("Target.setRemoteLocations", { locations: [{ host: "127.0.0.1", port: aPort }] }));
+    refused(await cdp.send("Target.setRemoteLocations", { locations: [{ host: "127.0.0.1", port: loopPort }] }));
     const tabs = (await cdp.send("Target.getTargets")).result.targetInfos as Array<{ targetId: string; type: string }>;
     refused(await cdp.send("Target.exposeDevToolsProtocol", { targetId: tabs.find((t) => t.type === "page")!.targetId }));
     refused(await cdp.send("Target.sendMessageToTarget", { message: JSON.stringify({ id: 1, method: "Page.navigate", params: { url: "file:///etc/passwd" } }), sessionId: sid }));
@@ -310,33 +325,36 @@ describe("raw CDP over a tenant's connectUrl", () => {
 describe("client cdpUrl and launch options", () => {
   const start = (browser: Record<string, unknown>) => json("POST", "/sessions/start", { modelName: "openai/gpt-test", browser: { type: "local", ...browser } }, { headers: { "x-model-api-key": "sk-test-1234567890" } });
 
-  it("every spelling of key A's Chrome is refused with 400 naming browser.cdpUrl, and A's page is untouched", async () => {
-    const path = new URL(aBrowserWs).pathname;
+  it("every spelling of a loopback DevTools endpoint is refused with 400 naming browser.cdpUrl, and A's page is untouched", async () => {
+    const path = new URL(loopBrowserWs).pathname;
     const before = await aPages();
     expect(before.some((p) => p.endsWith(page("forms.html")))).toBe(true);
     const spellings = [
-      `ws://127.0.0.1:${aPort}${path}`,
-      `ws://[::ffff:127.0.0.1]:${aPort}${path}`,
-      `ws://[::ffff:7f00:1]:${aPort}${path}`,
-      `ws://[::ffff:0.0.0.0]:${aPort}${path}`,
-      `ws://[::ffff:0:0]:${aPort}${path}`,
-      `http://[::ffff:7f00:1]:${aPort}/json/version`,
-      `http://[::ffff:7f00:1]:${aPort}`,
-      `ws://127.1:${aPort}${path}`,
-      `ws://2130706433:${aPort}${path}`,
-      `ws://0x7f.0.0.1:${aPort}${path}`,
-      `ws://0177.0.0.1:${aPort}${path}`,
-      `ws://localhost:${aPort}${path}`,
-      `ws://0.0.0.0:${aPort}${path}`,
-      `ws://[::]:${aPort}${path}`,
-      `ws://[::1]:${aPort}${path}`,
-      `http://localhost:${aPort}`,
+      `ws://127.0.0.1:${loopPort}${path}`,
+      `ws://[::ffff:127.0.0.1]:${loopPort}${path}`,
+      `ws://[::ffff:7f00:1]:${loopPort}${path}`,
+      `ws://[::ffff:0.0.0.0]:${loopPort}${path}`,
+      `ws://[::ffff:0:0]:${loopPort}${path}`,
+      `http://[::ffff:7f00:1]:${loopPort}/json/version`,
+      `http://[::ffff:7f00:1]:${loopPort}`,
+      `ws://127.1:${loopPort}${path}`,
+      `ws://2130706433:${loopPort}${path}`,
+      `ws://0x7f.0.0.1:${loopPort}${path}`,
+      `ws://0177.0.0.1:${loopPort}${path}`,
+      `ws://localhost:${loopPort}${path}`,
+      `ws://0.0.0.0:${loopPort}${path}`,
+      `ws://[::]:${loopPort}${path}`,
+      `ws://[::1]:${loopPort}${path}`,
+      `http://localhost:${loopPort}`,
       // Allowed hosts that lead to A's Chrome: a /json/version naming it, a redirect to it (HTTP and WebSocket).
       `http://127.0.0.1:${lurePort}`,
       `http://127.0.0.1:${lurePort}/hop`,
       `ws://127.0.0.1:${lurePort}/devtools/browser/x`,
       // The server's own connectUrl of A's session is loopback too.
       a.connectUrl,
+      // A's Chrome itself: its endpoint's unix socket (the server's user could open it).
+      `ws+unix://${aSocket()}:/devtools/browser/x`,
+      `ws+unix://${aSocket()}:/json/version`,
     ];
     for (const cdpUrl of spellings) {
       const r = await start({ cdpUrl });
@@ -359,30 +377,30 @@ describe("client cdpUrl and launch options", () => {
   });
 
   it("launch options that would leave the egress policy or the headless sandbox are refused", async () => {
-    const before = chromePorts().length;
-    const proxy = await start({ launchOptions: { proxy: { server: `http://127.0.0.1:${aPort}` } } });
+    const before = chromeBrowsers().length;
+    const proxy = await start({ launchOptions: { proxy: { server: `http://127.0.0.1:${loopPort}` } } });
     expect(proxy).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^browser\.launchOptions\.proxy: /) } });
     const headed = await start({ launchOptions: { headless: false } });
     expect(headed).toMatchObject({ status: 400, body: { message: expect.stringMatching(/^browser\.launchOptions\.headless: /) } });
-    expect(chromePorts().length).toBe(before);
+    expect(chromeBrowsers().length).toBe(before);
   });
 });
 
 describe("no DevTools port a page can reach", () => {
   it("a page's WebSocket to a server Chrome's DevTools endpoint is refused, while a client without Origin connects", async () => {
-    // The attacker's page runs in a plain library session, where loopback is reachable; the target is
-    // key A's Chrome on the server, launched without --remote-allow-origins.
+    // The attacker's page runs in a plain library session, where loopback is reachable; the target is a
+    // Chrome with an opted-in DevTools port, launched without --remote-allow-origins (as svc serve's are).
     const svc = makeService({ localBrowserLaunchOptions: { executablePath: CHROMIUM, headless: true } });
     try {
       await svc.init();
       await svc.page.goto(page("forms.html"));
       // A string, so the page's own WebSocket is used (not the one this file imports).
       const outcome = await svc.page.evaluate(
-        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(aBrowserWs)}); ws.onopen = () => { ws.close(); resolve("open"); }; ws.onerror = () => resolve("refused"); })`,
+        `new Promise((resolve) => { const ws = new WebSocket(${JSON.stringify(loopBrowserWs)}); ws.onopen = () => { ws.close(); resolve("open"); }; ws.onerror = () => resolve("refused"); })`,
       );
       expect(outcome).toBe("refused");
       // The endpoint itself is up: svc's own clients send no Origin.
-      const direct = new WebSocket(aBrowserWs);
+      const direct = new WebSocket(loopBrowserWs);
       await new Promise<void>((resolve, reject) => direct.once("open", () => resolve()).once("error", reject));
       direct.close();
     } finally {

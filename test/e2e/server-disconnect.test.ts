@@ -46,7 +46,7 @@ function allChromes(): number[] {
   return processesMentioning(base).filter((pid) => {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmd.includes("--remote-debugging-port") && !cmd.includes("--type=") && !cmd.includes("reaper.js");
+      return cmd.includes("--remote-debugging-pipe") && !cmd.includes("--type=") && !cmd.includes("reaper.js");
     } catch {
       return false;
     }

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Browserbase from "@browserbasehq/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../src/browser/chrome-start.js";
+import { freePort } from "../support/free-port.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from "../support/fake-model.js";

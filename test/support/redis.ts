@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../src/browser/chrome-start.js";
+import { freePort } from "./free-port.js";
 import { useResource } from "./use-resource.js";
 
 export const REDIS_SERVER = process.env.SVC_TEST_REDIS_SERVER ?? "/usr/bin/redis-server";

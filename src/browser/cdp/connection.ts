@@ -191,7 +191,10 @@ export class CdpConnection {
   }
 
   static async connect(wsEndpoint: string, options: { protocolTimeout?: number | undefined } = {}): Promise<CdpConnection> {
-    const client = (await CDP({ target: wsEndpoint, local: true })) as unknown as CriClient;
+    // chrome-remote-interface takes only ws:/wss: strings as URLs; a `ws+unix:` one (svc's own Chromes,
+    // devtools-socket.ts) goes in as a target object, which it uses as given.
+    const target = wsEndpoint.startsWith("ws+unix:") ? { webSocketDebuggerUrl: wsEndpoint } : wsEndpoint;
+    const client = (await CDP({ target: target as string, local: true })) as unknown as CriClient;
     const connection = new CdpConnection(client);
     if (options.protocolTimeout !== undefined) connection.protocolTimeout = options.protocolTimeout;
     return connection;
