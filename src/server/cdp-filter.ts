@@ -26,12 +26,10 @@
  * - ways past this filter: Target.exposeDevToolsProtocol (raw CDP for page JavaScript),
  *   Target.sendMessageToTarget (a command inside a string; flattened sessions are the supported way),
  *   Target.openDevTools (a DevTools window with its privileged host bindings).
- * Rewritten rather than refused: Browser/Page.setDownloadBehavior is forwarded as `allow` into the
- * session's own downloads folder (session-recorder-downloads.ts), whatever behavior and path it asked
- * (its browserContextId and eventsEnabled kept): a tenant can neither turn the session's downloads off
- * nor write elsewhere on the server's disk. Playwright sends `allowAndName` with a path of its own machine
- * for every context, connectOverCDP's default one included: a refusal would fail the connection. Without
- * a folder (a filter made without one) it is forwarded as `deny`.
+ * Rewritten rather than refused: Browser/Page.setDownloadBehavior goes to the session's own downloads
+ * folder (cdp-downloads.ts, which every server applies, one key or many). Playwright sends `allowAndName`
+ * with a path of its own machine for every context, connectOverCDP's default one included: a refusal would
+ * fail the connection.
  * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
  *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
  *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
@@ -43,6 +41,8 @@
  * `id`: only the session's own. Rewritten on the way back: Extensions.getExtensions answers with each
  * extension's `path` hidden (it shows the server's data directory).
  */
+
+import { downloadRewrites } from "./cdp-downloads.js";
 
 /** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */
 const WEB_TARGET_SCHEMES = new Set(["http:", "https:", "about:", "data:", "blob:", "chrome-error:"]);
@@ -93,15 +93,6 @@ const CHECKS = new Map<string, Check>([
   ["Target.openDevTools", always("a DevTools window has privileged host bindings")],
 ]);
 
-/** Commands forwarded with other parameters than the client gave (see the module comment). */
-function rewrites(downloadPath: string | undefined): Map<string, (p: Params) => Params> {
-  const downloads = (p: Params): Params => (downloadPath ? { ...p, behavior: "allow", downloadPath } : { ...p, behavior: "deny", downloadPath: undefined });
-  return new Map([
-    ["Browser.setDownloadBehavior", downloads],
-    ["Page.setDownloadBehavior", downloads],
-  ]);
-}
-
 /** What may be sent in a session attached to a target that is not a web page. */
 const INTERNAL_SESSION_ALLOWED = new Set(["Runtime.runIfWaitingForDebugger"]);
 
@@ -124,7 +115,7 @@ export class TenantCdpFilter {
 
   constructor(options: TenantCdpFilterOptions = {}) {
     this.ownExtensions = options.ownExtensions ?? (() => []);
-    this.rewrites = rewrites(options.downloadPath);
+    this.rewrites = downloadRewrites(options.downloadPath);
   }
   /** Ids of Extensions.getExtensions calls in flight, whose answers get their paths hidden. */
   private readonly listing = new Set<number>();

@@ -11,8 +11,8 @@ const HIGH_WATER = 16 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
 
 export interface RelayHooks {
-  /** A client message: the text to forward, or a reply to send back to the client instead. */
-  fromClient?(data: Buffer, isBinary: boolean): { forward: string } | { reply: string; refused: string };
+  /** A client message: what to forward (a Buffer: the message as it came), or a reply to send back to the client instead. */
+  fromClient?(data: Buffer, isBinary: boolean): { forward: string | Buffer } | { reply: string; refused: string };
   /** A browser message on its way to the client; a string returned is sent in its place. */
   fromBrowser?(data: Buffer, isBinary: boolean): string | undefined;
   /** A client message was answered with a refusal (`what` names it briefly). */
