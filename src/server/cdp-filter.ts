@@ -32,9 +32,15 @@
  * nor write elsewhere on the server's disk. Playwright sends `allowAndName` with a path of its own machine
  * for every context, connectOverCDP's default one included: a refusal would fail the connection. Without
  * a folder (a filter made without one) it is forwarded as `deny`.
- * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
- *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
- *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
+ * - any command but Runtime.runIfWaitingForDebugger addressed to a target that is not a tenant's
+ *   (tenant-targets.ts: chrome:// WebUI such as chrome://extensions or the omnibox popup, devtools://,
+ *   another extension's chrome-extension://, file:): those pages hold privileged bindings. Every message
+ *   is checked against the target it addresses at the moment it is sent: its session's target (learnt from
+ *   attach answers and events, cdp-filter-sessions.ts; a session never seen attached is refused), or the
+ *   page of a page-level socket. Where that target is comes from svc's own watch (target-watch.ts), not
+ *   from what the client subscribed to; a message to a target svc has not heard of yet waits for it (up
+ *   to UNKNOWN_TARGET_WAIT_MS) and is refused if it stays unknown.
+ * - SystemInfo.getInfo (its answer holds the command line).
  * The session's own uploaded extensions (extensions.ts: their ids as Chrome gave them) are the tenant's
  * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
  * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and

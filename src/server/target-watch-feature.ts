@@ -2,7 +2,8 @@
  * The session feature of an isolated server that keeps svc's watch (target-watch.ts) on each session's
  * Chrome, from the moment it runs — after the session's extensions were loaded, before any tenant can
  * connect — until the session ends. A watch that cannot start fails the session's start: without it the
- * CDP proxy does not let a tenant in (watchOf() is undefined).
+ * CDP proxy does not let a tenant in (watchOf() is undefined). When a tenant tab reached one of Chrome's
+ * own pages before svc could stop it, the session's Chrome is killed.
  */
 import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
 import { TargetWatch } from "./target-watch.js";
@@ -30,7 +31,16 @@ export class TargetWatches implements SessionFeature {
     };
     return {
       started: async (_session, browser) => {
-        const watch = await TargetWatch.start(browser.wsEndpoint, { sessionId: start.id, ownExtensions: () => this.ownExtensions(start.id), log: this.log });
+        const onLate = () => {
+          // Killed, not closed: nothing the tenant set in motion in that page may finish. The session ends
+          // as Chrome exits (platform-sessions.ts notices it).
+          try {
+            process.kill(browser.pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+        };
+        const watch = await TargetWatch.start(browser.wsEndpoint, { sessionId: start.id, ownExtensions: () => this.ownExtensions(start.id), log: this.log, onLate });
         this.watches.set(start.id, watch);
       },
       ending: stop,

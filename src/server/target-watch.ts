@@ -33,6 +33,11 @@ export interface TargetPlaces {
 export interface TargetWatchOptions {
   /** The platform session's id (named in log lines). */
   sessionId: string;
+  /**
+   * A tenant tab committed a page tenants may not reach before svc could stop it (svc read the navigation's
+   * start too late): the caller ends the session's Chrome at once.
+   */
+  onLate: (why: string) => void;
   /** The ids Chrome gave the session's uploaded extensions. */
   ownExtensions: () => readonly string[];
   log: (line: string) => void;
@@ -45,6 +50,8 @@ interface Place {
   ui?: boolean;
   /** Closed: kept a while so messages to it are refused at once rather than held as unknown. */
   gone?: boolean;
+  /** svc found it committed at a forbidden URL (it was too late to stop it). */
+  late?: boolean;
   /** Set once the target went where tenants may not be: the filter refuses it for good. */
   forbidden?: string;
 }
@@ -128,7 +135,12 @@ export class TargetWatch implements TargetPlaces {
     // Every type (tabs and the browser too): the filter must know whatever a tenant may address.
     await root.send("Target.setDiscoverTargets", { discover: true, filter: [{}] });
     await root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true, filter: [{ type: "page" }] });
+    // Pages found at such URLs before this point were opened before any tenant could connect: closed, not late.
+    this.started = true;
   }
+
+  /** Set once the watch knows every target: from then on a forbidden page found committed is late. */
+  private started = false;
 
   private note(targetId: string, type: string, url: string): void {
     const place = this.places.get(targetId);
@@ -142,7 +154,7 @@ export class TargetWatch implements TargetPlaces {
       const waiting = this.waiters.get(targetId);
       if (waiting) for (const done of [...waiting]) done();
     }
-    if (type === "page" && !this.places.get(targetId)?.ui && !tenantNavigation(url, this.options.ownExtensions())) this.forbid(targetId, url, "is at");
+    if (type === "page" && !this.places.get(targetId)?.ui && !tenantNavigation(url, this.options.ownExtensions())) this.forbid(targetId, url, "is at", true);
   }
 
   /** The oldest closed target (else the oldest of all): a session past MAX_TARGETS targets. */
@@ -160,7 +172,9 @@ export class TargetWatch implements TargetPlaces {
       if (frameId === targetId && !tenantNavigation(url, this.options.ownExtensions())) this.forbid(targetId, url, how);
     };
     session.on("Page.frameStartedNavigating", (e) => check(e.frameId, e.url, "started navigating to"));
-    session.on("Page.frameNavigated", ({ frame }) => check(frame.id, frame.url, "navigated to"));
+    session.on("Page.frameNavigated", ({ frame }) => {
+      if (frame.id === targetId && !tenantNavigation(frame.url, this.options.ownExtensions())) this.forbid(targetId, frame.url, "navigated to", true);
+    });
     const enabled = session.send("Page.enable");
     // Whatever failed (the tab closing meanwhile), it must not stay paused.
     void enabled.catch(() => {}).finally(() => {
@@ -168,11 +182,20 @@ export class TargetWatch implements TargetPlaces {
     });
   }
 
-  /** The tab went (or is going) where tenants may not be: refused from now on, stopped and closed. */
-  private forbid(targetId: string, url: string, how: string): void {
+  /**
+   * The tab went (or is going) where tenants may not be: refused from now on, stopped and closed. Found
+   * there (`committed`) once svc watches, it got there before svc could stop it: the session's Chrome ends.
+   */
+  private forbid(targetId: string, url: string, how: string, committed = false): void {
     const place = this.places.get(targetId) ?? { type: "page", url };
-    if (place.forbidden || place.gone || place.ui) return;
+    if (place.gone || place.ui) return;
     const shown = url.length > URL_SHOWN ? `${url.slice(0, URL_SHOWN)}…` : url;
+    if (committed && this.started && !place.late) {
+      place.late = true;
+      this.options.log(`session ${this.options.sessionId}: tab ${targetId} ${how} ${shown} before svc could stop it: ending the session's browser`);
+      this.options.onLate(`a tab ${how} ${shown}`);
+    }
+    if (place.forbidden) return;
     place.forbidden = `this tab ${how} ${shown}, a page tenants may not reach: svc closed it`;
     this.places.set(targetId, place);
     const session = this.tabSessions.get(targetId);
