@@ -158,6 +158,7 @@ export class TenantCdpFilter {
     this.ownExtensions = options.ownExtensions ?? (() => []);
     this.places = options.places;
     this.pageTarget = options.pageTarget;
+    if (this.pageTarget !== undefined) this.places?.addressed(this.pageTarget);
     this.rewrites = rewrites(options.downloadPath);
   }
 
@@ -198,6 +199,8 @@ export class TenantCdpFilter {
     }
     reason ??= this.commandRefusal(method, params);
     reason ??= this.sessions.command(id, sessionId, method, params);
+    if (reason === undefined && target) this.places?.addressed(target);
+    if (reason === undefined && method === "Target.attachToTarget" && typeof params.targetId === "string") this.places?.addressed(params.targetId);
     if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
     const rewrite = this.rewrites.get(method);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...c.message, params: rewrite(params) }) };

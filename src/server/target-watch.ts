@@ -10,8 +10,10 @@
  *   chrome.tabs.update), not only from their commit.
  * - A tab that starts navigating to, or is found at, a URL that is not a tenant's (tenant-targets.ts) is
  *   forbidden at once — the filter refuses every message to it from then on — and svc stops the
- *   navigation (Page.stopLoading, so the page never commits) and closes the tab, logging a line naming
- *   the session. Chromium has no per-process switch or policy that keeps an extension's tabs off chrome://
+ *   navigation (Page.stopLoading: the page does not commit if svc was in time) and closes the tab, logging a line naming
+ *   the session. A tab found already committed there that a tenant had addressed (svc read the start too
+ *   late: a command forwarded just before may run in the new page) ends the session's Chrome (onLate).
+ *   Chromium has no per-process switch or policy that keeps an extension's tabs off chrome://
  *   URLs, so the tab is closed instead. Other targets not a tenant's (Chrome's own workers and UI, another
  *   extension's) are refused by the filter but left alone: Chrome runs them.
  * - A target svc has not heard of yet is unknown: the filter holds messages for it a moment
@@ -28,6 +30,8 @@ export interface TargetPlaces {
   known(targetId: string): boolean;
   /** Resolves once target `targetId` is known, or after `ms` (check known() again). */
   whenKnown(targetId: string, ms: number): Promise<void>;
+  /** A tenant message addressed target `targetId` (or attached to it): the tenant may have commands in flight there. */
+  addressed(targetId: string): void;
 }
 
 export interface TargetWatchOptions {
@@ -52,6 +56,8 @@ interface Place {
   gone?: boolean;
   /** svc found it committed at a forbidden URL (it was too late to stop it). */
   late?: boolean;
+  /** A tenant message addressed it (through a session, a page socket, or an attach request). */
+  addressed?: boolean;
   /** Set once the target went where tenants may not be: the filter refuses it for good. */
   forbidden?: string;
 }
@@ -92,6 +98,11 @@ export class TargetWatch implements TargetPlaces {
     if (place.gone) return "this target is closed";
     if (place.type === "browser" || tenantTarget(place, this.options.ownExtensions())) return undefined;
     return "this target is browser-internal (chrome:, devtools: …) or another extension's, which tenants do not drive";
+  }
+
+  addressed(targetId: string): void {
+    const place = this.places.get(targetId);
+    if (place) place.addressed = true;
   }
 
   known(targetId: string): boolean {
@@ -184,13 +195,14 @@ export class TargetWatch implements TargetPlaces {
 
   /**
    * The tab went (or is going) where tenants may not be: refused from now on, stopped and closed. Found
-   * there (`committed`) once svc watches, it got there before svc could stop it: the session's Chrome ends.
+   * there (`committed`) once svc watches, it got there before svc could stop it; if a tenant ever addressed
+   * it (a command of the tenant's forwarded before svc knew may run in the new page) the session's Chrome ends.
    */
   private forbid(targetId: string, url: string, how: string, committed = false): void {
     const place = this.places.get(targetId) ?? { type: "page", url };
     if (place.gone || place.ui) return;
     const shown = url.length > URL_SHOWN ? `${url.slice(0, URL_SHOWN)}…` : url;
-    if (committed && this.started && !place.late) {
+    if (committed && this.started && place.addressed && !place.late) {
       place.late = true;
       this.options.log(`session ${this.options.sessionId}: tab ${targetId} ${how} ${shown} before svc could stop it: ending the session's browser`);
       this.options.onLate(`a tab ${how} ${shown}`);

@@ -19,6 +19,7 @@ function places(where: Record<string, string | undefined>): TargetPlaces & { whe
     refusal: (id) => (id in where ? where[id] : "svc has not seen this target"),
     known: (id) => id in where,
     whenKnown: () => Promise.resolve(),
+    addressed: () => {},
   };
 }
 
