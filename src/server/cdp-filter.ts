@@ -30,9 +30,15 @@
  * folder (cdp-downloads.ts, which every server applies, one key or many). Playwright sends `allowAndName`
  * with a path of its own machine for every context, connectOverCDP's default one included: a refusal would
  * fail the connection.
- * - any command but Runtime.runIfWaitingForDebugger in a session attached to a target that is not a web
- *   page (chrome:// WebUI such as the omnibox popup, devtools://, chrome-extension://, file:): those pages
- *   hold privileged bindings. Sessions are learnt from Chrome's own Target.attachedToTarget events.
+ * - any command but Runtime.runIfWaitingForDebugger addressed to a target that is not a tenant's
+ *   (tenant-targets.ts: chrome:// WebUI such as chrome://extensions or the omnibox popup, devtools://,
+ *   another extension's chrome-extension://, file:): those pages hold privileged bindings. Every message
+ *   is checked against the target it addresses at the moment it is sent: its session's target (learnt from
+ *   attach answers and events, cdp-filter-sessions.ts; a session never seen attached is refused), or the
+ *   page of a page-level socket. Where that target is comes from svc's own watch (target-watch.ts), not
+ *   from what the client subscribed to; a message to a target svc has not heard of yet waits for it (up
+ *   to UNKNOWN_TARGET_WAIT_MS) and is refused if it stays unknown.
+ * - SystemInfo.getInfo (its answer holds the command line).
  * The session's own uploaded extensions (extensions.ts: their ids as Chrome gave them) are the tenant's
  * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
  * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
@@ -42,13 +48,17 @@
  * extension's `path` hidden (it shows the server's data directory).
  */
 
-import { downloadRewrites } from "./cdp-downloads.js";
-
-/** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */
-const WEB_TARGET_SCHEMES = new Set(["http:", "https:", "about:", "data:", "blob:", "chrome-error:"]);
 /** Schemes a tenant may navigate to or load. */
 const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
-const ABOUT_PAGES = new Set(["blank", "srcdoc"]);
+
+import { downloadRewrites } from "./cdp-downloads.js";
+import { SessionTargets } from "./cdp-filter-sessions.js";
+import type { ClientVerdict } from "./cdp-relay.js";
+import type { TargetPlaces } from "./target-watch.js";
+import { ABOUT_PAGES, ownExtensionUrl, tenantTarget } from "./tenant-targets.js";
+
+export { isWebTarget } from "./tenant-targets.js";
+export type { ClientVerdict };
 
 type Params = Record<string, unknown>;
 type Check = (p: Params) => string | undefined;
@@ -76,6 +86,7 @@ const CHECKS = new Map<string, Check>([
   ["Input.dispatchDragEvent", (p) => (hasItems((p.data as Params | undefined)?.files) ? "dropping files reads the server's disk" : undefined)],
   ["Extensions.loadUnpacked", always("it loads an extension from the server's disk")],
   ["Browser.getBrowserCommandLine", always("it shows the server's paths")],
+  ["SystemInfo.getInfo", always("its answer holds Chrome's command line, with the server's paths")],
   [
     "Target.createBrowserContext",
     (p) => {
@@ -93,34 +104,58 @@ const CHECKS = new Map<string, Check>([
   ["Target.openDevTools", always("a DevTools window has privileged host bindings")],
 ]);
 
-/** What may be sent in a session attached to a target that is not a web page. */
+/** What may be sent in a session attached to a target that is not a tenant's (it only lets a paused target run). */
 const INTERNAL_SESSION_ALLOWED = new Set(["Runtime.runIfWaitingForDebugger"]);
+/** How long a message to a target svc has not heard of yet waits for svc's watch to learn it. */
+const UNKNOWN_TARGET_WAIT_MS = 2000;
+/** Targets whose description Chrome's events gave this connection, at most. */
+const MAX_REPORTED = 10_000;
+const INTERNAL_TARGET = "this target is browser-internal (chrome:, devtools: …) or another extension's, which tenants do not drive";
 
-export type ClientVerdict = { forward: string } | { reply: string; refused: string };
 
 export interface TenantCdpFilterOptions {
   /** The ids Chrome gave this session's uploaded extensions (asked at each use: known once it started). */
   ownExtensions?: (() => readonly string[]) | undefined;
   /** The session's own downloads folder, where every setDownloadBehavior is pointed; none: downloads denied. */
   downloadPath?: string | undefined;
+  /** svc's own knowledge of where each target is (target-watch.ts): asked for every message to a target. */
+  places?: TargetPlaces | undefined;
+  /** A page-level socket (/devtools/page/<id>): the target its messages without a sessionId address. */
+  pageTarget?: string | undefined;
+}
+
+interface Command {
+  id: number;
+  sessionId: string | undefined;
+  method: string;
+  params: Params;
+  message: Record<string, unknown>;
+  forward: string;
 }
 
 export class TenantCdpFilter {
   private readonly ownExtensions: () => readonly string[];
-  /** Sessions attached to targets that are not web pages. */
-  private readonly internal = new Set<string>();
-  /** Attached sessions of each target (for Target.targetInfoChanged). */
-  private readonly sessionsOf = new Map<string, Set<string>>();
+  private readonly places: TargetPlaces | undefined;
+  private readonly pageTarget: string | undefined;
+  private readonly sessions = new SessionTargets();
+  /** Each target as Chrome's events to this client described it (a second opinion: svc's watch decides first). */
+  private readonly reported = new Map<string, Params>();
   private readonly rewrites: Map<string, (p: Params) => Params>;
-
-  constructor(options: TenantCdpFilterOptions = {}) {
-    this.ownExtensions = options.ownExtensions ?? (() => []);
-    this.rewrites = downloadRewrites(options.downloadPath);
-  }
   /** Ids of Extensions.getExtensions calls in flight, whose answers get their paths hidden. */
   private readonly listing = new Set<number>();
 
-  /** A client message: the text to forward to Chrome, or the error reply to send back instead. */
+  constructor(options: TenantCdpFilterOptions = {}) {
+    this.ownExtensions = options.ownExtensions ?? (() => []);
+    this.places = options.places;
+    this.pageTarget = options.pageTarget;
+    if (this.pageTarget !== undefined) this.places?.addressed(this.pageTarget);
+    this.rewrites = downloadRewrites(options.downloadPath);
+  }
+
+  /**
+   * A client message: the text to forward to Chrome, the error reply to send back instead, or (a message
+   * to a target svc has not heard of yet) the verdict later; the relay keeps the client's order.
+   */
   fromClient(data: Buffer, isBinary: boolean): ClientVerdict {
     if (isBinary) return refusedReply(0, undefined, -32700, "binary (CBOR) message refused by svc: send JSON text", "binary message");
     let message: unknown;
@@ -138,28 +173,48 @@ export class TenantCdpFilter {
     if (typeof message !== "object" || message === null) return { forward };
     const m = message as { id?: unknown; method?: unknown; params?: unknown; sessionId?: unknown };
     if (typeof m.method !== "string") return { forward };
-    const id = typeof m.id === "number" ? m.id : 0;
-    const sessionId = typeof m.sessionId === "string" ? m.sessionId : undefined;
-    const method = m.method;
     const params = typeof m.params === "object" && m.params !== null && !Array.isArray(m.params) ? (m.params as Params) : {};
+    return this.decide({ id: typeof m.id === "number" ? m.id : 0, sessionId: typeof m.sessionId === "string" ? m.sessionId : undefined, method: m.method, params, message: m as Record<string, unknown>, forward }, false);
+  }
+
+  private decide(c: Command, waited: boolean): ClientVerdict {
+    const { id, sessionId, method, params } = c;
+    const target = sessionId === undefined ? (this.pageTarget ?? null) : this.sessions.of(sessionId);
     let reason: string | undefined;
-    if (sessionId !== undefined && this.internal.has(sessionId) && !INTERNAL_SESSION_ALLOWED.has(method)) {
-      reason = "this session is attached to a browser-internal page (chrome:, devtools: …) or another extension, which tenants do not drive";
-    } else if (method === "Extensions.getExtensions") {
-      reason = this.listing.size < MAX_LISTINGS ? undefined : `more than ${MAX_LISTINGS} Extensions.getExtensions calls await their answer`;
-    } else if (method.startsWith("Extensions.") && method !== "Extensions.loadUnpacked") {
-      reason = typeof params.id === "string" && this.ownExtensions().includes(params.id) ? undefined : "only this session's own uploaded extensions may be named";
-    } else if (URL_COMMANDS.has(method) && this.ownExtensionUrl(params.url)) {
-      reason = undefined;
-    } else {
-      reason = CHECKS.get(method)?.(params);
+    if (target === undefined) {
+      reason = "svc did not see this session attached (attach with Target.attachToTarget, flatten: true)";
+    } else if (target !== null && !INTERNAL_SESSION_ALLOWED.has(method)) {
+      if (this.places && !this.places.known(target) && !waited) return { later: this.places.whenKnown(target, UNKNOWN_TARGET_WAIT_MS).then(() => this.decide(c, true)) };
+      reason = this.targetRefusal(target);
     }
+    reason ??= this.commandRefusal(method, params);
+    reason ??= this.sessions.command(id, sessionId, method, params);
+    if (reason === undefined && target) this.places?.addressed(target);
+    if (reason === undefined && method === "Target.attachToTarget" && typeof params.targetId === "string") this.places?.addressed(params.targetId);
     if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
     const rewrite = this.rewrites.get(method);
-    if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...m, params: rewrite(params) }) };
-    if (reason === undefined) return { forward };
+    if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...c.message, params: rewrite(params) }) };
+    if (reason === undefined) return { forward: c.forward };
     const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;
     return refusedReply(id, sessionId, -32000, `${name} refused by svc: ${reason}`, name);
+  }
+
+  /** Why a target may not be driven now: svc's watch first, then what Chrome told this client. */
+  private targetRefusal(targetId: string): string | undefined {
+    const watched = this.places?.refusal(targetId);
+    if (watched !== undefined) return watched;
+    const info = this.reported.get(targetId);
+    return info && info.type !== "browser" && !tenantTarget(info, this.ownExtensions()) ? INTERNAL_TARGET : undefined;
+  }
+
+  /** Why a command is refused whatever target it addresses. */
+  private commandRefusal(method: string, params: Params): string | undefined {
+    if (method === "Extensions.getExtensions") return this.listing.size < MAX_LISTINGS ? undefined : `more than ${MAX_LISTINGS} Extensions.getExtensions calls await their answer`;
+    if (method.startsWith("Extensions.") && method !== "Extensions.loadUnpacked") {
+      return typeof params.id === "string" && this.ownExtensions().includes(params.id) ? undefined : "only this session's own uploaded extensions may be named";
+    }
+    if (URL_COMMANDS.has(method) && ownExtensionUrl(params.url, this.ownExtensions())) return undefined;
+    return CHECKS.get(method)?.(params);
   }
 
   /**
@@ -169,29 +224,19 @@ export class TenantCdpFilter {
   fromBrowser(data: Buffer, isBinary: boolean): string | undefined {
     if (isBinary) return undefined;
     if (this.listing.size > 0 && data.indexOf('"extensions"') >= 0) return this.hidePaths(data);
-    if (data.indexOf('"Target.') < 0) return undefined;
-    let m: { method?: unknown; params?: Params };
+    if (data.indexOf('"Target.') < 0 && !(this.sessions.awaiting && data.indexOf('"sessionId"') >= 0)) return undefined;
+    let m: { id?: unknown; method?: unknown; params?: Params; result?: unknown; sessionId?: unknown };
     try {
       m = JSON.parse(data.toString("utf8")) as typeof m;
     } catch {
       return undefined;
     }
-    const p = m.params ?? {};
-    const info = (p.targetInfo ?? {}) as Params;
-    if (m.method === "Target.attachedToTarget" && typeof p.sessionId === "string" && typeof info.targetId === "string") {
-      const sessions = this.sessionsOf.get(info.targetId) ?? new Set<string>();
-      sessions.add(p.sessionId);
-      this.sessionsOf.set(info.targetId, sessions);
-      if (!this.tenantTarget(info)) this.internal.add(p.sessionId);
-    } else if (m.method === "Target.detachedFromTarget" && typeof p.sessionId === "string") {
-      this.internal.delete(p.sessionId);
-      for (const [target, sessions] of this.sessionsOf) {
-        sessions.delete(p.sessionId);
-        if (sessions.size === 0) this.sessionsOf.delete(target);
-      }
-    } else if (m.method === "Target.targetInfoChanged" && typeof info.targetId === "string" && !this.tenantTarget(info)) {
-      // A target only ever becomes internal this way (a web page never turns back into one that was not).
-      for (const s of this.sessionsOf.get(info.targetId) ?? []) this.internal.add(s);
+    if (typeof m !== "object" || m === null) return undefined;
+    this.sessions.fromBrowser(m);
+    const info = (m.params?.targetInfo ?? {}) as Params;
+    if (typeof m.method === "string" && m.method.startsWith("Target.") && typeof info.targetId === "string") {
+      if (this.reported.size >= MAX_REPORTED && !this.reported.has(info.targetId)) this.reported.delete(this.reported.keys().next().value!);
+      this.reported.set(info.targetId, info);
     }
     return undefined;
   }
@@ -208,23 +253,6 @@ export class TenantCdpFilter {
     m.result.extensions = m.result.extensions.map((e: unknown) => (e && typeof e === "object" ? { ...e, path: HIDDEN_PATH } : e));
     return JSON.stringify(m);
   }
-
-  /** A web page, frame or worker, or a target of the session's own extension. */
-  private tenantTarget(info: Params): boolean {
-    return isWebTarget(info) || (info.type !== "browser_ui" && this.ownExtensionUrl(info.url));
-  }
-
-  /** Whether `url` is chrome-extension://<one of this session's own extension ids>/…. */
-  private ownExtensionUrl(url: unknown): boolean {
-    if (typeof url !== "string") return false;
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      return false;
-    }
-    return u.protocol === "chrome-extension:" && this.ownExtensions().includes(u.hostname);
-  }
 }
 
 /** What Extensions.getExtensions shows as an extension's path (a string, as clients such as Stagehand 4.x expect). */
@@ -234,18 +262,6 @@ const MAX_LISTINGS = 64;
 
 /** Commands whose `url` may also be a page of the session's own extension. */
 const URL_COMMANDS = new Set(["Page.navigate", "Target.createTarget"]);
-
-/** Whether a target (as /json/list or Target.TargetInfo describes it) is a web page, frame or worker. */
-export function isWebTarget(info: { type?: unknown; url?: unknown }): boolean {
-  if (info.type === "browser_ui") return false;
-  if (info.url === "" || info.url === undefined) return true;
-  if (typeof info.url !== "string") return false;
-  try {
-    return WEB_TARGET_SCHEMES.has(new URL(info.url).protocol);
-  } catch {
-    return false;
-  }
-}
 
 /** Why a tenant may not navigate to or load `url`, or undefined when it may. */
 export function urlRefusal(url: unknown, field: string): string | undefined {

@@ -14,12 +14,13 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../browser/devtools-socket.js";
-import { TenantCdpFilter, isWebTarget } from "./cdp-filter.js";
+import { TenantCdpFilter } from "./cdp-filter.js";
 import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { errorBody, HttpError, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
 import { sessionDownloadsDir } from "./session-recorder-downloads.js";
+import type { TargetPlaces } from "./target-watch.js";
 
 const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
 /** What may be reached through the proxy: the DevTools protocol and frontend, nothing else Chrome serves. */
@@ -31,7 +32,15 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthor
 /** A cluster's hook: takes over an upgrade for a session another replica owns (true), else false. */
 export type UpgradeForward = (req: IncomingMessage, socket: Duplex, head: Buffer, wss: WebSocketServer) => Promise<boolean>;
 
-export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward, ownExtensions: (sessionId: string) => readonly string[] = () => []): void {
+/** What the tenant filter of an isolated server learns from the session features. */
+export interface TenantHooks {
+  /** The ids Chrome gave the session's uploaded extensions. */
+  ownExtensions(sessionId: string): readonly string[];
+  /** svc's own watch on the session's targets (target-watch.ts); none: the tenant is not let in. */
+  watchOf(sessionId: string): TargetPlaces | undefined;
+}
+
+export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward, tenants?: TenantHooks): void {
   const log = (line: string) => {
     try {
       config.log?.(line);
@@ -63,7 +72,10 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     const target = platform.connectTarget(decode(rawId, "session id"), decode(rawToken, "token"));
     if (!target.ok) throw new HttpError(target.status, target.message);
     const { socketPath: chromeSocket, session } = target;
-    if (filtered && socketPath?.[1] === "page") await refuseInternalPage(chromeSocket, decode(socketPath[2]!, "target id"));
+    const places = filtered ? tenants?.watchOf(session.id) : undefined;
+    if (filtered && !places) throw new HttpError(503, "svc is not watching this session's browser (its start failed or it is ending)");
+    const pageTarget = filtered && socketPath?.[1] === "page" ? decode(socketPath[2]!, "target id") : undefined;
+    if (places && pageTarget !== undefined) refuseInternalPage(places, pageTarget);
 
     const browser = await openBrowserSocket(unixWsEndpoint(chromeSocket, `${rest}${url.search}`));
     if (socket.destroyed) return browser.terminate();
@@ -83,7 +95,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     wss.handleUpgrade(req, socket, head, (client) => {
       browser.off("close", browserGone);
       try {
-        const filter = filtered ? new TenantCdpFilter({ ownExtensions: () => ownExtensions(session.id), downloadPath: sessionDownloadsDir(config, session) }) : undefined;
+        const filter = filtered ? new TenantCdpFilter({ ownExtensions: () => tenants?.ownExtensions(session.id) ?? [], downloadPath: sessionDownloadsDir(config, session), places, pageTarget }) : undefined;
         relay(client, browser, {
           ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : {}),
           onRefused: (what) => log(`cdp proxy: session ${session.id}: refused ${what}`),
@@ -115,17 +127,10 @@ function decode(s: string, what: string): string {
   }
 }
 
-/** A page WebSocket only to a web page: Chrome's own pages (chrome://, devtools://) hold privileged bindings. */
-async function refuseInternalPage(chromeSocket: string, id: string): Promise<void> {
-  let targets: Array<{ id?: unknown; type?: unknown; url?: unknown }>;
-  try {
-    targets = (await devtoolsJson(chromeSocket, "/json/list")).body as typeof targets;
-  } catch {
-    throw new HttpError(502, "the session's browser did not answer");
-  }
-  const t = Array.isArray(targets) ? targets.find((x) => x?.id === id) : undefined;
-  if (!t) throw new HttpError(404, "no such page");
-  if (!isWebTarget(t)) throw new HttpError(403, "that page is browser-internal (chrome:, devtools: …): tenants do not drive it");
+/** A page WebSocket only to a tenant's target: Chrome's own pages (chrome://, devtools://) hold privileged bindings. */
+function refuseInternalPage(places: TargetPlaces, id: string): void {
+  if (!places.known(id)) throw new HttpError(404, "no such page");
+  if (places.refusal(id) !== undefined) throw new HttpError(403, "that page is browser-internal (chrome:, devtools: …): tenants do not drive it");
 }
 
 /** Opens the proxy's own WebSocket to Chrome's endpoint on its unix socket (no Origin): resolves once open. */

@@ -25,6 +25,7 @@ import type { SessionFeature } from "./session-features.js";
 import { UsageMeter } from "./routes-projects.js";
 import { StagehandCache } from "./stagehand-cache.js";
 import { SessionRecorders } from "./session-recorder-feature.js";
+import { TargetWatches } from "./target-watch-feature.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
 export { keyFingerprint } from "./auth.js";
@@ -64,6 +65,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const recorders = new SessionRecorders(config, log);
   const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
   const extensionsFeature = new ExtensionsFeature(extensions);
+  // Isolated servers: svc's own watch on each session's targets, which the CDP filter asks (target-watch.ts).
+  const targetWatches = new TargetWatches((id) => extensionsFeature.chromeIds(id), log);
   const contexts = await openContexts(config, log).catch(async (e: unknown) => {
     await cluster?.close();
     await egress?.close();
@@ -76,8 +79,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await egress?.close();
     throw e;
   });
+  // The watch starts after the extensions are loaded (their loading opens chrome://extensions, which the watch would close).
   // Keep contexts LAST: its `ending` closes Chrome cleanly (to save the profile), so later features' would find it gone.
-  const features: SessionFeature[] = [usage, extensionsFeature, recorders, contextsFeature(contexts, config, log)];
+  const features: SessionFeature[] = [usage, extensionsFeature, targetWatches, recorders, contextsFeature(contexts, config, log)];
   const platform = new PlatformSessions({ config, publicUrl, log, egress, admission, registry: cluster?.cluster, features });
   const api = new ApiSessions({ config, platform, publicUrl, log, registry: cluster?.cluster });
   if (cluster) cluster.cluster.onLost = (kind, id) => (kind === "api" ? api.lost(id) : platform.lost(id));
@@ -105,7 +109,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   listenUrl = `http://${host}:${port}`;
   url ||= listenUrl;
-  attachCdpProxy(server, platform, config, cluster?.upgrade, (id) => extensionsFeature.chromeIds(id));
+  attachCdpProxy(server, platform, config, cluster?.upgrade, { ownExtensions: (id) => extensionsFeature.chromeIds(id), watchOf: (id) => targetWatches.watchOf(id) });
   handleClientErrors(server, log);
   log(`listening on ${url}`);
   if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);

@@ -104,7 +104,8 @@ describe("an isolated tenant's extension", () => {
     expect(results.debuggerNavigate).toMatch(/^error: .*(not allowed|Navigating to local URL)/i);
     expect(results.debuggerFileInput).toMatch(/^error: .*Not allowed/);
     expect(results.viewSource).toMatch(/^error: .*file URL without local file access/);
-    expect(results.debuggerChromePage).toMatch(/^error: .*Cannot access a chrome:\/\/ URL/);
+    // svc closes the tab the moment it starts for chrome://version (target-watch.ts); were it still open, chrome.debugger may not attach to it.
+    expect(results.debuggerChromePage).toMatch(/^error: .*(No tab with id|Cannot access a chrome:\/\/ URL)/);
     expect(results.debuggerOtherTargets).toBe("error: none attached");
   });
 
