@@ -19,6 +19,7 @@ import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";
 import { errorBody, HttpError, statusCode } from "./http-error.js";
 import type { PlatformSessions } from "./platform-sessions.js";
+import { downloadsOnly } from "./cdp-downloads.js";
 import { sessionDownloadsDir } from "./session-recorder-downloads.js";
 import type { TargetPlaces } from "./target-watch.js";
 
@@ -97,7 +98,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
       try {
         const filter = filtered ? new TenantCdpFilter({ ownExtensions: () => tenants?.ownExtensions(session.id) ?? [], downloadPath: sessionDownloadsDir(config, session), places, pageTarget }) : undefined;
         relay(client, browser, {
-          ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : {}),
+          ...(filter ? { fromClient: (d, b) => filter.fromClient(d, b), fromBrowser: (d, b) => filter.fromBrowser(d, b) } : { fromClient: downloadsOnly(sessionDownloadsDir(config, session)) }),
           onRefused: (what) => log(`cdp proxy: session ${session.id}: refused ${what}`),
           onError: (e) => log(`cdp proxy: session ${session.id}: relay failed: ${errorText(e)}`),
         });
