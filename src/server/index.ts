@@ -63,7 +63,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const cacheLimits = { maxEntryBytes: config.cacheMaxEntryBytes, maxEntries: config.cacheMaxEntriesPerKey, maxBytes: config.cacheMaxBytesPerKey };
   const stagehandCache = new StagehandCache(cacheLimits, config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
   const recorders = new SessionRecorders(config, log);
-  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
+  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined, { maxBytesPerKey: config.extensionsMaxBytesPerKey });
   const extensionsFeature = new ExtensionsFeature(extensions);
   const contexts = await openContexts(config, log).catch(async (e: unknown) => {
     await cluster?.close();
