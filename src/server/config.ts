@@ -64,7 +64,7 @@ export const ServerOptionsSchema = z.strictObject({
   gatewayRateLimitPerMinute: z.number().int().positive().default(LIMIT_DEFAULTS.gatewayRateLimitPerMinute),
   /** Where the server keeps its act/agent cache (shouldCache, cache status headers). */
   cacheDir: z.string().min(1),
-  /** Where a session launched with `acceptDownloads: true` saves downloads (per key and session); default `<cacheDir>/../downloads`. */
+  /** Where sessions save downloads (`<downloadsDir>/<key fingerprint>/<session id>/`); default `<dataDir>/downloads`. */
   downloadsDir: z.string().min(1).optional(),
   /** How every Chrome is launched (executablePath, headless, args …). */
   launch: LocalBrowserLaunchOptionsSchema.default({}),
