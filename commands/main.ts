@@ -511,11 +511,11 @@ async function main(argv: readonly string[]): Promise<void> {
   // Per-key bounds (downloads, Stagehand cache, extensions, Model Gateway): one table, see serve-limits.ts.
   for (const [flag, help] of (await import("./serve-limits.js")).limitOptionSpecs()) serveCommand.option(flag, help);
   serveCommand.action(async (opts) => {
-      stopServing = new AbortController();
-      const stoppedBy = await (await import("./serve.js")).serve(g(), opts, stopServing.signal);
-      // A server stopped by SIGTERM (or SIGHUP) did what it was asked: success. Ctrl-C is 130, as everywhere.
-      exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
-    });
+    stopServing = new AbortController();
+    const stoppedBy = await (await import("./serve.js")).serve(g(), opts, stopServing.signal);
+    // A server stopped by SIGTERM (or SIGHUP) did what it was asked: success. Ctrl-C is 130, as everywhere.
+    exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
+  });
 
   // svc mcp (issue 12, MCP server)
   program
