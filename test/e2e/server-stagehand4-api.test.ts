@@ -215,6 +215,17 @@ describe("Model Gateway bounds per key", () => {
     expect((await gateway(RESPONSES_BODY)).status).toBe(200);
   }, 60_000);
 
+  it("a client that leaves in the middle of a streamed answer gives its slot back", async () => {
+    fake.mode = { kind: "hang", afterHeaders: true };
+    const aborts = Array.from({ length: 4 }, () => new AbortController());
+    const held = await Promise.all(aborts.map((a) => fetch(`${server.url}/v1/llm/responses`, { method: "POST", signal: a.signal, headers: { "content-type": "application/json", "x-bb-api-key": KEY, "x-bb-session-id": mine }, body: JSON.stringify({ ...RESPONSES_BODY, stream: true }) })));
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await gateway(RESPONSES_BODY)).status).toBe(429);
+    for (const a of aborts) a.abort();
+    fake.mode = undefined;
+    await expect.poll(async () => (await gateway(RESPONSES_BODY)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+  }, 30_000);
+
   it("past --gateway-rate requests a minute, 429 with Retry-After before anything is forwarded", async () => {
     // The other key's requests without a session are refused (400) but counted, as every request is.
     const statuses: number[] = [];
