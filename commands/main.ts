@@ -493,7 +493,7 @@ async function main(argv: readonly string[]): Promise<void> {
     .description("print the config file's path")
     .action(async () => (await import("./config.js")).path(g()));
 
-  program
+  const serveCommand = program
     .command("serve")
     .description("serve the HTTP API (session API + platform API) on this machine until SIGINT/SIGTERM; every session is a Chrome here")
     .option("--port <port>", "port to listen on (0: any free port)", "3000")
@@ -525,13 +525,15 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--cluster-heartbeat <ms>", "with a Redis store: how often a replica renews its leases (default: a third of the lease)")
     .option("--headed", "show the browsers' windows (default: headless)")
     .option("--viewport <WxH>", "default viewport of the browsers, e.g. 1280x720")
-    .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)")
-    .action(async (opts) => {
-      stopServing = new AbortController();
-      const stoppedBy = await (await import("./serve.js")).serve(g(), opts, stopServing.signal);
-      // A server stopped by SIGTERM (or SIGHUP) did what it was asked: success. Ctrl-C is 130, as everywhere.
-      exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
-    });
+    .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)");
+  // Per-key bounds (downloads, Stagehand cache, extensions, Model Gateway): one table, see serve-limits.ts.
+  for (const [flag, help] of (await import("./serve-limits.js")).limitOptionSpecs()) serveCommand.option(flag, help);
+  serveCommand.action(async (opts) => {
+    stopServing = new AbortController();
+    const stoppedBy = await (await import("./serve.js")).serve(g(), opts, stopServing.signal);
+    // A server stopped by SIGTERM (or SIGHUP) did what it was asked: success. Ctrl-C is 130, as everywhere.
+    exitCode = stoppedBy === "SIGINT" ? EXIT.INTERRUPTED : EXIT.OK;
+  });
 
   // svc mcp (issue 12, MCP server)
   program

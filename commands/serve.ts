@@ -9,6 +9,7 @@ import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { AddressPolicy } from "../src/util/address-policy.js";
 import { registerCleanup } from "./cleanup.js";
 import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
+import { byteSize, limitOptions } from "./serve-limits.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
 import { parseSetting, type SettingsStore, settingDef, splitList } from "./settings.js";
@@ -80,17 +81,6 @@ function positive(raw: string | undefined, flag: string, max: number): number | 
   if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!raw.trim() || !Number.isFinite(n) || n <= 0 || n > max) throw new ServiceInvalidArgumentError(`${flag} must be a number above 0 and at most ${max}, got "${raw}"`);
-  return n;
-}
-
-const BYTE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
-
-/** `--max-memory`: bytes, or a number with K, M, G or T (powers of 1024; KB/KiB spellings too), e.g. 6G. */
-function byteSize(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(raw);
-  const n = m ? Math.round(Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!) : NaN;
-  if (!m || !(n >= 1) || !Number.isSafeInteger(n)) throw new ServiceInvalidArgumentError(`${flag} must be a size such as 6G, 512M or a number of bytes, got "${raw}"`);
   return n;
 }
 
@@ -166,6 +156,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     throw new ServiceInvalidArgumentError((e as Error).message, { hint: "e.g. --allow-net intranet.example:8080 or --allow-net 10.0.0.0/8" });
   }
   const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
+  const limits = limitOptions(flags as Record<string, unknown>);
   const cluster = clusterOptions(flags, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
   // The server's data (saved contexts …) and the key it is encrypted with (see src/server/data-key.ts).
@@ -216,6 +207,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
     ...(modelEndpoints ? { modelEndpoints } : {}),
     ...(modelBaseURL ? { modelBaseURL } : {}),
     ...(cluster ? { cluster } : {}),
+    ...limits,
     ...(log ? { log } : {}),
   }).catch((e: unknown) => {
     throw listenError(e, host, port);

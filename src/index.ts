@@ -38,6 +38,7 @@ export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type V
 export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
 export { type LoadedExtension, loadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
 export { type BrowserRecorder, type RecorderOptions, type RecorderSinks, startRecorder } from "./browser/recorder.js";
+export type { DownloadBudget } from "./browser/recorder-downloads.js";
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";

@@ -2,23 +2,46 @@
  * A recorded browser's downloads (recorder.ts): the recorder's connection, which stays attached as long as
  * the recording lasts, points Chrome's default context's downloads at one folder and holds them to a byte
  * budget: a download that would take the total past it is cancelled (a file that finished anyway is
- * deleted) and `note` hears why. (Every DevTools client's detach resets the behavior it set, so the
- * recorder sets it again as each new tab appears.)
+ * deleted) and `note` hears why. A caller that shares a budget among browsers (svc serve's per-key total)
+ * gives `admit`, asked with this browser's bytes (finished plus in flight) each time they grow. (Every
+ * DevTools client's detach resets the behavior it set, so the recorder sets it again as each new tab appears.)
  */
 import { rmSync } from "node:fs";
 import type { CdpSession } from "./cdp/connection.js";
 
-/** Holds downloads to `dir` and to `maxBytes`, over the recorder's browser session (`root`). */
+export interface DownloadBudget {
+  dir: string;
+  /** Bytes this browser's downloads may take all together. */
+  maxBytes: number;
+  /**
+   * Whether this browser may hold `bytes` of downloads (finished plus in flight): undefined yes, else why
+   * not (the download is then cancelled, or deleted when it already finished).
+   */
+  admit?: ((bytes: number) => string | undefined) | undefined;
+}
+
+/** Holds downloads to `budget` over the recorder's browser session (`root`). */
 export class DownloadGuard {
   private readonly received = new Map<string, number>();
   private completedBytes = 0;
+  private readonly root: CdpSession;
+  private readonly dir: string;
+  private readonly maxBytes: number;
+  private readonly admit: (bytes: number) => string | undefined;
+  private readonly note: (method: string, params: Record<string, unknown>) => void;
 
-  constructor(
-    private readonly root: CdpSession,
-    private readonly dir: string,
-    private readonly maxBytes: number,
-    private readonly note: (method: string, params: Record<string, unknown>) => void,
-  ) {}
+  constructor(o: { root: CdpSession; budget: DownloadBudget; note: (method: string, params: Record<string, unknown>) => void }) {
+    this.root = o.root;
+    this.dir = o.budget.dir;
+    this.maxBytes = o.budget.maxBytes;
+    this.admit = o.budget.admit ?? (() => undefined);
+    this.note = o.note;
+  }
+
+  /** Why holding `bytes` in all is refused, or undefined. */
+  private refusal(bytes: number): string | undefined {
+    return bytes > this.maxBytes ? `the downloads would pass ${this.maxBytes} bytes` : this.admit(bytes);
+  }
 
   async start(): Promise<void> {
     await this.apply();
@@ -37,20 +60,23 @@ export class DownloadGuard {
     }
     if (state === "completed") {
       this.received.delete(guid);
-      this.completedBytes += receivedBytes;
-      if (this.completedBytes > this.maxBytes) {
-        this.completedBytes -= receivedBytes;
+      const inFlight = [...this.received.values()].reduce((a, b) => a + b, 0);
+      const reason = this.refusal(this.completedBytes + receivedBytes + inFlight);
+      if (reason) {
         if (filePath) rmSync(filePath, { force: true });
-        this.note("svc.downloadRefused", { guid, bytes: receivedBytes, reason: `the downloads would pass ${this.maxBytes} bytes` });
+        this.note("svc.downloadRefused", { guid, bytes: receivedBytes, reason });
+        return;
       }
+      this.completedBytes += receivedBytes;
       return;
     }
     const expected = Math.max(receivedBytes, totalBytes);
     this.received.set(guid, receivedBytes);
     const inFlight = [...this.received.values()].reduce((a, b) => a + b, 0) - receivedBytes + expected;
-    if (this.completedBytes + inFlight > this.maxBytes) {
+    const reason = this.refusal(this.completedBytes + inFlight);
+    if (reason) {
       this.received.delete(guid);
-      this.note("svc.downloadRefused", { guid, bytes: expected, reason: `the downloads would pass ${this.maxBytes} bytes` });
+      this.note("svc.downloadRefused", { guid, bytes: expected, reason });
       void this.cancel(guid);
     }
   }

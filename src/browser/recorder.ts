@@ -14,7 +14,7 @@
  */
 import type { Protocol } from "devtools-protocol";
 import { CdpConnection, type CdpSession } from "./cdp/connection.js";
-import { DownloadGuard } from "./recorder-downloads.js";
+import { type DownloadBudget, DownloadGuard } from "./recorder-downloads.js";
 import { installRecorder, isRecorderBinding, RECORDER_WORLD } from "./recorder-rrweb.js";
 
 export interface RecorderSinks {
@@ -25,7 +25,7 @@ export interface RecorderSinks {
 
 export interface RecorderOptions {
   /** Where downloads go, and how many bytes they may take all together; absent: the recorder leaves downloads alone. */
-  downloads?: { dir: string; maxBytes: number } | undefined;
+  downloads?: DownloadBudget | undefined;
   /** Whether tabs get the rrweb recorder (default true); without it no `recording` is reported and pages pay nothing for it. */
   record?: boolean | undefined;
 }
@@ -62,7 +62,7 @@ class Recorder {
   async start(options: RecorderOptions): Promise<void> {
     const root = this.connection.root;
     const note = this.sinks.event.bind(this.sinks);
-    if (options.downloads) this.downloads = new DownloadGuard(root, options.downloads.dir, options.downloads.maxBytes, (method, params) => note(-1, method, params));
+    if (options.downloads) this.downloads = new DownloadGuard({ root, budget: options.downloads, note: (method, params) => note(-1, method, params) });
     root.on("Target.attachedToTarget", (p) => this.attached(p, undefined));
     root.on("Browser.downloadWillBegin", (p) => note(this.pageOfFrame.get(p.frameId) ?? -1, "Browser.downloadWillBegin", { frameId: p.frameId, guid: p.guid, url: p.url, suggestedFilename: p.suggestedFilename }, { frameId: p.frameId }));
     root.on("Browser.downloadProgress", (p) => {

@@ -26,8 +26,8 @@ export const MAX_KEY_LENGTH = 1024;
  * chunked encoding, a connection cut before Content-Length bytes arrived — is the client's fault: 400,
  * never the 500 an unhandled stream error would be.
  */
-export function limitBody(maxBytes: number): MiddlewareHandler {
-  const tooLarge = () => new HttpError(413, `body: larger than the limit of ${maxBytes} bytes`);
+export function limitBody(maxBytes: number, setting?: string): MiddlewareHandler {
+  const tooLarge = () => new HttpError(413, `body: larger than the limit of ${maxBytes} bytes${setting ? ` (${setting})` : ""}`);
   return async (c, next) => {
     const raw = c.req.raw;
     if (!raw.body) return next();

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
+import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S } from "./limits.js";
 import { describeIssue } from "../util/zod.js";
 
 export const ServerOptionsSchema = z.strictObject({
@@ -37,9 +38,33 @@ export const ServerOptionsSchema = z.strictObject({
   idleTimeoutS: z.number().int().positive().default(900),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.number().int().positive().default(10 * 1024 * 1024),
+  // Per-key bounds on what a tenant stores or spends (the README's table lists each with its flag).
+  /** Bytes of downloads one platform session may keep (`--downloads-max-session`); past it a download is cancelled. */
+  downloadsMaxBytesPerSession: z.number().int().positive().default(LIMIT_DEFAULTS.downloadsMaxBytesPerSession),
+  /**
+   * Bytes of downloads one API key may keep across its sessions, running and ended (`--downloads-max-key`):
+   * past it the key's oldest ended sessions' downloads are deleted first, then new downloads are cancelled.
+   */
+  downloadsMaxBytesPerKey: z.number().int().positive().default(LIMIT_DEFAULTS.downloadsMaxBytesPerKey),
+  /** Seconds an ended session's logs, recording and downloads are kept (`--artifacts-ttl`); at most the hour it stays listed. */
+  artifactsTtlS: z.number().positive().max(MAX_ARTIFACTS_TTL_S).default(LIMIT_DEFAULTS.artifactsTtlS),
+  /** Largest Stagehand cache entry (its value as JSON), in bytes (`--cache-entry-max`); past it, 413. */
+  cacheMaxEntryBytes: z.number().int().positive().default(LIMIT_DEFAULTS.cacheMaxEntryBytes),
+  /** Stagehand cache entries one API key keeps (`--cache-max-entries`); past it the oldest go. */
+  cacheMaxEntriesPerKey: z.number().int().positive().default(LIMIT_DEFAULTS.cacheMaxEntriesPerKey),
+  /** Stagehand cache bytes one API key keeps (`--cache-max-key`); past it the oldest entries go. */
+  cacheMaxBytesPerKey: z.number().int().positive().default(LIMIT_DEFAULTS.cacheMaxBytesPerKey),
+  /** Unpacked bytes of all of one API key's uploaded extensions (`--extensions-max-key`); past it, 409 EXTENSIONS_QUOTA. */
+  extensionsMaxBytesPerKey: z.number().int().positive().default(LIMIT_DEFAULTS.extensionsMaxBytesPerKey),
+  /** Largest `POST /v1/llm/responses` body, in bytes (`--gateway-body-limit`); past it, 413 before anything is forwarded. */
+  gatewayBodyLimitBytes: z.number().int().positive().default(LIMIT_DEFAULTS.gatewayBodyLimitBytes),
+  /** Model Gateway requests one API key may have in flight (`--gateway-concurrency`); past it, 429 with Retry-After. */
+  gatewayConcurrencyPerKey: z.number().int().positive().default(LIMIT_DEFAULTS.gatewayConcurrencyPerKey),
+  /** Model Gateway requests per API key per minute (`--gateway-rate`, a sliding window); past it, 429 with Retry-After. */
+  gatewayRateLimitPerMinute: z.number().int().positive().default(LIMIT_DEFAULTS.gatewayRateLimitPerMinute),
   /** Where the server keeps its act/agent cache (shouldCache, cache status headers). */
   cacheDir: z.string().min(1),
-  /** Where a session launched with `acceptDownloads: true` saves downloads (per key and session); default `<cacheDir>/../downloads`. */
+  /** Where sessions save downloads (`<downloadsDir>/<key fingerprint>/<session id>/`); default `<dataDir>/downloads`. */
   downloadsDir: z.string().min(1).optional(),
   /** How every Chrome is launched (executablePath, headless, args …). */
   launch: LocalBrowserLaunchOptionsSchema.default({}),
@@ -119,7 +144,9 @@ export const ServerOptionsSchema = z.strictObject({
   dataKey: z.string().min(16, "the data key needs at least 16 characters").optional(),
   /** Request log lines (method, path, status, ms, key fingerprint): never keys or bodies. */
   log: z.custom<(line: string) => void>((v) => typeof v === "function").optional(),
-});
+})
+  .refine((c) => c.cacheMaxEntryBytes <= c.cacheMaxBytesPerKey, { message: "cacheMaxEntryBytes must be at most cacheMaxBytesPerKey", path: ["cacheMaxEntryBytes"] })
+  .refine((c) => c.downloadsMaxBytesPerSession <= c.downloadsMaxBytesPerKey, { message: "downloadsMaxBytesPerSession must be at most downloadsMaxBytesPerKey", path: ["downloadsMaxBytesPerSession"] });
 
 export type ServerOptions = z.input<typeof ServerOptionsSchema>;
 export type ServerConfig = z.output<typeof ServerOptionsSchema>;

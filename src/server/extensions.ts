@@ -14,7 +14,7 @@
  * key to one replica (sticky by key), or upload to each.
  */
 import { randomUUID } from "node:crypto";
-import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Owner } from "./auth.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
@@ -36,6 +36,14 @@ export interface Extension {
 /** Extensions one key may keep (a client that uploads per session and never deletes cannot fill the disk). */
 export const MAX_EXTENSIONS_PER_KEY = 100;
 
+/**
+ * The unpacked bytes all of one key's extensions may take (config.ts extensionsMaxBytesPerKey): a small zip
+ * can unpack to 64 MiB, so the count alone does not bound the disk. Past it an upload is a 409.
+ */
+export interface ExtensionLimits {
+  maxBytesPerKey: number;
+}
+
 const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface StoredExtension {
@@ -52,6 +60,7 @@ export class ExtensionStore {
     dataDir: string,
     /** Checks an upload's manifest beyond the basics (isolation's permission policy); throws a 400. */
     private readonly policy: (manifest: ExtensionManifest) => void = () => {},
+    private readonly limits: ExtensionLimits = { maxBytesPerKey: Number.MAX_SAFE_INTEGER },
   ) {
     this.root = join(dataDir, "extensions");
     this.sweep();
@@ -67,6 +76,12 @@ export class ExtensionStore {
     if (readdirSync(ownerDir).filter((n) => n.endsWith(".json")).length >= MAX_EXTENSIONS_PER_KEY) {
       throw new HttpError(409, `extensions: this key keeps ${MAX_EXTENSIONS_PER_KEY} extensions already (the limit): delete one first`);
     }
+    const bytes = [...files.values()].reduce((t, d) => t + d.length, 0);
+    const used = this.usedBytes(ownerDir);
+    if (used + bytes > this.limits.maxBytesPerKey) {
+      const message = `extensions: this upload unpacks to ${bytes} bytes and the key's extensions hold ${used}; together over the key's quota of ${this.limits.maxBytesPerKey} bytes (--extensions-max-key): delete one first`;
+      throw new HttpError(409, message, {}, "EXTENSIONS_QUOTA");
+    }
     const tmp = join(ownerDir, `.tmp-${id}`);
     try {
       for (const [path, data] of files) {
@@ -81,8 +96,23 @@ export class ExtensionStore {
     }
     const now = new Date().toISOString();
     const record: Extension = { id, createdAt: now, fileName, projectId: owner, updatedAt: now };
-    writeFileAtomic(join(ownerDir, `${id}.json`), JSON.stringify({ record, manifest }), 0o600);
+    writeFileAtomic(join(ownerDir, `${id}.json`), JSON.stringify({ record, manifest, bytes }), 0o600);
     return record;
+  }
+
+  /** Unpacked bytes of the key's extensions, from their records (a record without the figure: its files, measured). */
+  private usedBytes(ownerDir: string): number {
+    let total = 0;
+    for (const name of readdirSync(ownerDir)) {
+      if (!name.endsWith(".json")) continue;
+      try {
+        const saved = JSON.parse(readFileSync(join(ownerDir, name), "utf8")) as { bytes?: unknown };
+        total += typeof saved.bytes === "number" ? saved.bytes : treeBytes(join(ownerDir, name.slice(0, -".json".length)));
+      } catch {
+        // a record removed meanwhile
+      }
+    }
+    return total;
   }
 
   /** The key's extension, or a 404 (unknown, deleted, or another key's). */
@@ -141,6 +171,17 @@ export class ExtensionStore {
       }
     }
   }
+}
+
+/** Bytes of the regular files under `dir` (0 when it is gone). */
+function treeBytes(dir: string): number {
+  let total = 0;
+  try {
+    for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) total += statSync(join(e.parentPath, e.name)).size;
+  } catch {
+    // gone meanwhile
+  }
+  return total;
 }
 
 /** The session's `extensionId` (top level, as the SDK and Stagehand 4.x send it, or in browserSettings). */

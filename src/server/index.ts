@@ -61,9 +61,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
   const usage = new UsageMeter();
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
-  const stagehandCache = new StagehandCache(config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
+  const cacheLimits = { maxEntryBytes: config.cacheMaxEntryBytes, maxEntries: config.cacheMaxEntriesPerKey, maxBytes: config.cacheMaxBytesPerKey };
+  const stagehandCache = new StagehandCache(cacheLimits, config.cluster ? { url: config.cluster.store, prefix: config.cluster.prefix } : undefined);
   const recorders = new SessionRecorders(config, log);
-  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined);
+  const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined, { maxBytesPerKey: config.extensionsMaxBytesPerKey });
   const extensionsFeature = new ExtensionsFeature(extensions);
   // Isolated servers: svc's own watch on each session's targets, which the CDP filter asks (target-watch.ts).
   const targetWatches = new TargetWatches((id) => extensionsFeature.chromeIds(id), log);

@@ -172,7 +172,7 @@ export class PlatformSessions {
     // would hold memory with no id a client could release (create() gives the slot back).
     try {
       if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
-      const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation, this.config, owner) : undefined;
+      const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation) : undefined;
       const session = this.register(id, owner, p, viewport, browser, release, features);
       if (held) this.onEnded(session.id, () => void held.close());
       try {

@@ -2,8 +2,8 @@
  * What a platform session left (session-recorder-feature.ts), as the SDK reads it:
  * `GET /v1/sessions/{id}/logs` → SessionLog[], `GET /v1/sessions/{id}/recording` → SessionRecording[]
  * (rrweb events), `GET /v1/sessions/{id}/downloads` → application/zip of its downloads (empty when none).
- * Readable while the session runs and as long as it stays listable after it ended; another key's
- * session is a 404.
+ * Readable while the session runs and for `artifactsTtlS` after it ended (then 404); downloads deleted to
+ * make room under the key's total are a 410; another key's session is a 404.
  */
 import { Hono } from "hono";
 import type { Env, ServerDeps } from "./app.js";
@@ -20,6 +20,9 @@ export function sessionArtifactRoutes(deps: ServerDeps): Hono<Env> {
     const a = deps.recorders?.get(session.id);
     if (!a) throw new HttpError(404, `session ${session.id} has no ${what} on this server`);
     if (a.evicted && what !== "downloads") throw new HttpError(410, `the ${what} of session ${session.id} were dropped: the server keeps at most ${RETAINED_MAX_BYTES} bytes of ended sessions' logs and recordings`);
+    if (what === "downloads" && deps.recorders?.downloadsDropped(session.id)) {
+      throw new HttpError(410, `the downloads of session ${session.id} were deleted to make room for newer ones: an API key keeps at most ${deps.config.downloadsMaxBytesPerKey} bytes of downloads (--downloads-max-key)`);
+    }
     return a;
   };
 

@@ -8,14 +8,19 @@
  * - `POST /v1/cache/get`, `/v1/cache/set`: the per-key act/observe/extract cache (stagehand-cache.ts),
  *   answered in the API's `{success, data}` envelope the client expects.
  * - anything else under /v1/llm/ or /v1/cache/: 501 NOT_IMPLEMENTED naming the call.
+ * The gateway spends the operator's model budget, so each key is bounded before anything is forwarded: a
+ * body over `gatewayBodyLimitBytes` is a 413, more than `gatewayRateLimitPerMinute` requests a minute or
+ * `gatewayConcurrencyPerKey` at once a 429 with Retry-After (a request holds its slot until its answer,
+ * streamed or not, has been passed on, or the client left).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import { gatewayTarget, MissingLLMConfigurationError } from "../index.js";
 import type { Env, ServerDeps } from "./app.js";
 import type { Owner } from "./auth.js";
-import { parseBody } from "./body.js";
+import { limitBody, parseBody } from "./body.js";
 import { HttpError } from "./http-error.js";
+import { InFlightLimiter, RateLimiter, rateLimit, tooManyInFlight } from "./rate-limit.js";
 import { CacheGetSchema, CacheSetSchema, type StagehandCache } from "./stagehand-cache.js";
 import { clip } from "../util/zod.js";
 
@@ -48,8 +53,23 @@ export function stagehandRoutes(deps: ServerDeps, cache: StagehandCache): Hono<E
     throw new HttpError(404, `${field}: session ${clip(id)} not found`);
   }
 
-  app.post("/llm/responses", async (c) => {
+  const gatewayRate = new RateLimiter(config.gatewayRateLimitPerMinute);
+  const gatewayInFlight = new InFlightLimiter(config.gatewayConcurrencyPerKey);
+
+  app.post("/llm/responses", limitBody(config.gatewayBodyLimitBytes, "--gateway-body-limit"), rateLimit(gatewayRate, "Model Gateway", "--gateway-rate"), async (c) => {
     const owner = c.get("owner");
+    const release = gatewayInFlight.take(owner);
+    if (!release) throw tooManyInFlight(gatewayInFlight, "Model Gateway", "--gateway-concurrency");
+    try {
+      const res = await forward(c, owner);
+      return res.body ? new Response(releasing(res.body, release), { status: res.status, headers: res.headers }) : (release(), res);
+    } catch (e) {
+      release();
+      throw e;
+    }
+  });
+
+  async function forward(c: Context<Env>, owner: Owner): Promise<Response> {
     await checkSession(owner, c.req.header("x-bb-session-id"), "x-bb-session-id");
     const body = await parseBody(c, ResponsesBodySchema);
     const target = await gatewayTarget(body.model, config.modelBaseURL).catch((e: unknown) => {
@@ -80,7 +100,7 @@ export function stagehandRoutes(deps: ServerDeps, cache: StagehandCache): Hono<E
     for (const s of target.secrets) text = text.split(s).join("***");
     const retry = upstream.headers.get("retry-after");
     return new Response(text, { status: upstream.status, headers: { "content-type": type, ...(retry ? { "retry-after": retry } : {}) } });
-  });
+  }
 
   app.post("/cache/get", async (c) => {
     const body = await parseBody(c, CacheGetSchema);
@@ -100,4 +120,27 @@ export function stagehandRoutes(deps: ServerDeps, cache: StagehandCache): Hono<E
   app.all("/llm/*", notHere("its Model Gateway answers POST /v1/llm/responses only"));
   app.all("/cache/*", notHere("its cache answers POST /v1/cache/get and /v1/cache/set only"));
   return app;
+}
+
+/** `body` passed through; `done` is called once it ended, failed or was cancelled (the client left). */
+function releasing(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: ended } = await reader.read();
+        if (ended) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (e) {
+        done();
+        controller.error(e);
+      }
+    },
+    async cancel(reason) {
+      done();
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
 }

@@ -3,25 +3,25 @@
  * `<dataDir>/downloads/<key fingerprint>/<session id>/`. The session's recorder connection (which stays
  * attached for the session's life; browser/recorder-downloads.ts) sets Chrome's download behavior to that folder, and on an isolated
  * server the CDP filter forwards every tenant's setDownloadBehavior as that same folder (cdp-filter.ts).
- * A session may keep at most DOWNLOADS_MAX_BYTES: a download that would take it past that is cancelled
- * (a file that finished anyway is deleted) and the log says so. `GET /v1/sessions/{id}/downloads` zips
- * the folder; the folder is removed with the session's record.
+ * A session may keep at most `downloadsMaxBytesPerSession`, and a key `downloadsMaxBytesPerKey` over its
+ * sessions (session-downloads-quota.ts): a download that would pass either is cancelled (a file that finished
+ * anyway is deleted) and the log says so. `GET /v1/sessions/{id}/downloads` zips the folder; the folder is
+ * removed `artifactsTtlS` after the session ended (session-recorder-feature.ts). The root is `downloadsDir`
+ * when the operator gives one, else `<dataDir>/downloads`.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { zipSync, type Zippable } from "fflate";
 import type { Owner } from "./auth.js";
 import { dataDirOf, type ServerConfig } from "./config.js";
 
-/** Bytes of downloads one session may keep (256 MiB). */
-export const DOWNLOADS_MAX_BYTES = 256 * 1024 * 1024;
 /** Folders untouched this long are left from an earlier server run (a session lasts at most 6 h, then stays listable 1 h). */
 const STALE_MS = 8 * 60 * 60 * 1000;
 /** Chrome's name for a download still in progress. */
 const PARTIAL = ".crdownload";
 
 export function downloadsRoot(config: ServerConfig): string {
-  return join(dataDirOf(config), "downloads");
+  return config.downloadsDir ? resolve(config.downloadsDir) : join(dataDirOf(config), "downloads");
 }
 
 /** The session's own downloads folder (its owner is already a fingerprint, its id a UUID: both safe path segments). */

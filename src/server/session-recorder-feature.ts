@@ -1,14 +1,16 @@
 /**
  * The session feature every platform session has: a recorder (session-recorder.ts) from the moment its
- * Chrome runs until the session ends, and a downloads folder of its own. What it kept stays readable as long
- * as the ended session stays listable (ENDED_RETENTION_MS), then the recorder's memory and the folder go.
+ * Chrome runs until the session ends, and a downloads folder of its own, bounded per session
+ * (downloadsMaxBytesPerSession) and per key (downloadsMaxBytesPerKey, session-downloads-quota.ts). What it
+ * kept stays readable for `artifactsTtlS` after the session ended, then the recorder's memory and the folder
+ * go (a timer per session; the folder is deleted, not left for a later sweep).
  * Ended sessions' logs and recordings together keep at most RETAINED_MAX_BYTES in memory: past it the
  * oldest ended sessions' logs and recordings are freed first (their routes then answer 410).
  */
-import { ENDED_RETENTION_MS } from "./platform-sessions.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./session-features.js";
 import { createDownloadsDir, downloadsRoot, removeDownloadsDir, sessionDownloadsDir, sweepStaleDownloads } from "./session-recorder-downloads.js";
 import { SessionRecorder } from "./session-recorder.js";
+import { DownloadQuota } from "./session-downloads-quota.js";
 import type { ServerConfig } from "./config.js";
 
 /** Memory the logs and recordings of ended sessions may hold, all together (256 MiB). */
@@ -27,21 +29,25 @@ export interface SessionArtifacts {
 export class SessionRecorders implements SessionFeature {
   readonly name = "session-recorder";
   private readonly kept = new Map<string, SessionArtifacts>();
+  private readonly quota: DownloadQuota;
 
   constructor(
     private readonly config: ServerConfig,
     private readonly log: (line: string) => void,
   ) {
     sweepStaleDownloads(downloadsRoot(config));
+    this.quota = new DownloadQuota(config.downloadsMaxBytesPerKey, log);
   }
 
   prepare(start: SessionStart): FeatureRun {
     const downloadsDir = sessionDownloadsDir(this.config, start);
     createDownloadsDir(downloadsDir);
-    // A session-API start whose launch options say acceptDownloads keeps what they say (session-emulation.ts).
+    // A session-API start whose launch options say `acceptDownloads: false` gets none (session-emulation.ts denies them).
     const settings = start.params.browserSettings;
     const keep = { record: settings?.recordSession !== false, log: settings?.logSession !== false };
-    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === undefined ? downloadsDir : undefined, keep);
+    this.quota.open(start.id, start.owner, downloadsDir);
+    const downloads = { dir: downloadsDir, maxBytes: this.config.downloadsMaxBytesPerSession, admit: (bytes: number) => this.quota.admit(start.id, bytes) };
+    const recorder = new SessionRecorder(start.id, start.emulation?.acceptDownloads === false ? undefined : downloads, keep);
     this.kept.set(start.id, { recorder, downloadsDir });
     return {
       started: async (_session, browser) => {
@@ -62,6 +68,11 @@ export class SessionRecorders implements SessionFeature {
     return this.kept.get(id);
   }
 
+  /** Whether session `id`'s downloads were deleted to make room for its key's newer ones (downloadsMaxBytesPerKey). */
+  downloadsDropped(id: string): boolean {
+    return this.quota.dropped(id);
+  }
+
   /** The server stops: session records go with it, so do their downloads. */
   close(): void {
     for (const id of [...this.kept.keys()]) this.forget(id);
@@ -71,7 +82,8 @@ export class SessionRecorders implements SessionFeature {
     const a = this.kept.get(id);
     if (!a) return;
     a.endedAt = Date.now();
-    a.timer = setTimeout(() => this.forget(id), ENDED_RETENTION_MS);
+    this.quota.ended(id);
+    a.timer = setTimeout(() => this.forget(id), this.config.artifactsTtlS * 1000);
     a.timer.unref();
     const ended = [...this.kept.values()].filter((k) => k.endedAt !== undefined && !k.evicted).sort((x, y) => x.endedAt! - y.endedAt!);
     let total = ended.reduce((sum, k) => sum + k.recorder.bytes, 0);
@@ -88,6 +100,7 @@ export class SessionRecorders implements SessionFeature {
     if (!a) return;
     clearTimeout(a.timer);
     this.kept.delete(id);
+    this.quota.forget(id);
     a.recorder.drop();
     removeDownloadsDir(a.downloadsDir);
   }

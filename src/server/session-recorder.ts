@@ -5,9 +5,8 @@
  * (session-logs.ts), in the SDK's shapes: SessionLog for `GET /v1/sessions/{id}/logs`, SessionRecording
  * for `/recording`. What was kept stays readable after the connection closed.
  */
-import { type BrowserRecorder, startRecorder } from "../index.js";
+import { type BrowserRecorder, type DownloadBudget, startRecorder } from "../index.js";
 import { BoundedList, eventEntry, LOG_LIMITS, RECORDING_LIMITS, type SessionLog } from "./session-logs.js";
-import { DOWNLOADS_MAX_BYTES } from "./session-recorder-downloads.js";
 
 /** The SDK's SessionRecording (@browserbasehq/sdk resources/sessions/recording/recording.d.ts): one rrweb event. */
 export interface SessionRecording {
@@ -28,8 +27,8 @@ export class SessionRecorder {
 
   constructor(
     readonly sessionId: string,
-    /** Where the recorder points Chrome's downloads; undefined: it leaves them as they are. */
-    private readonly downloadsDir: string | undefined,
+    /** Where the recorder points Chrome's downloads, and their bounds; undefined: it leaves them as they are. */
+    private readonly downloads: DownloadBudget | undefined,
     /** The SDK's `browserSettings.recordSession` / `logSession` (false: nothing of that kind is kept). */
     private readonly keep: { record: boolean; log: boolean } = { record: true, log: true },
   ) {}
@@ -46,8 +45,7 @@ export class SessionRecorder {
         if (e) this.recording.push(e.event, e.bytes);
       },
     };
-    const downloads = this.downloadsDir ? { dir: this.downloadsDir, maxBytes: DOWNLOADS_MAX_BYTES } : undefined;
-    const recorder = await startRecorder(wsEndpoint, sinks, { downloads, record: this.keep.record });
+    const recorder = await startRecorder(wsEndpoint, sinks, { downloads: this.downloads, record: this.keep.record });
     this.recorder = recorder;
     if (this.closed) await recorder.close();
   }

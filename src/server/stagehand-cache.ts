@@ -5,19 +5,28 @@
  * parameters (`data`, key order ignored) and the page's structure — every accessibility node's role and
  * name in every frame — so a cached action replays only on a page that looks the same to a model; node
  * ids, which change with every load, are left out. In memory, or in the cluster's Redis when the server has
- * one (every replica then serves the same entries). Bounded: entries live TTL_MS, one value is at most
- * MAX_VALUE_BYTES, and in memory each key keeps its newest MAX_ENTRIES_PER_KEY (in Redis the expiry is the
- * only bound on their number).
+ * one (every replica then serves the same entries). Bounded per API key, in memory and in Redis alike:
+ * entries live TTL_MS; an entry (its stored JSON) over `maxEntryBytes` is refused (413); a key keeps at most
+ * `maxEntries` entries and `maxBytes` bytes, and a write past either evicts that key's oldest entries first
+ * (a cache: losing an old entry costs one model call, refusing a new one would stop caching altogether).
+ * In Redis each key has a sorted set of its entries by write time and a hash of their sizes, and one Lua
+ * script checks, evicts and writes atomically, so replicas writing at once cannot pass the caps.
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Owner } from "./auth.js";
 import { openRedis, type RedisClient } from "./cluster/redis-client.js";
+import { HttpError } from "./http-error.js";
 
 export const TTL_MS = 24 * 60 * 60 * 1000;
-export const MAX_ENTRIES_PER_KEY = 1000;
-export const MAX_VALUE_BYTES = 1024 * 1024;
+
+/** The per-key bounds (config.ts: cacheMaxEntryBytes, cacheMaxEntriesPerKey, cacheMaxBytesPerKey). */
+export interface CacheLimits {
+  maxEntryBytes: number;
+  maxEntries: number;
+  maxBytes: number;
+}
 
 const CdpTreeSchema = z.looseObject({
   rootFrameId: z.string(),
@@ -76,48 +85,100 @@ export function cacheKey(req: CacheGet): string {
 interface Backend {
   connect(): Promise<void>;
   get(owner: Owner, key: string): Promise<Stored | undefined>;
-  set(owner: Owner, key: string, entry: Stored): Promise<void>;
+  /** Writes `json` (the Stored entry) as the key's newest entry, evicting its oldest past the caps; how many went. */
+  set(owner: Owner, key: string, json: string, bytes: number): Promise<number>;
   close(): Promise<void>;
 }
 
 class MemoryBackend implements Backend {
-  private readonly byOwner = new Map<Owner, Map<string, Stored>>();
+  /** Per key: entries oldest first (a Map keeps insertion order), and their bytes together. */
+  private readonly byOwner = new Map<Owner, { entries: Map<string, { stored: Stored; bytes: number }>; bytes: number }>();
+
+  constructor(private readonly limits: CacheLimits) {}
 
   async connect(): Promise<void> {}
 
   async get(owner: Owner, key: string): Promise<Stored | undefined> {
-    const entries = this.byOwner.get(owner);
-    const e = entries?.get(key);
-    if (!entries || !e) return undefined;
-    if (Date.now() - e.createdAt > TTL_MS) {
-      entries.delete(key);
+    const mine = this.byOwner.get(owner);
+    const e = mine?.entries.get(key);
+    if (!mine || !e) return undefined;
+    if (Date.now() - e.stored.createdAt > TTL_MS) {
+      mine.entries.delete(key);
+      mine.bytes -= e.bytes;
       return undefined;
     }
-    e.hits++;
-    return e;
+    e.stored.hits++;
+    return e.stored;
   }
 
-  async set(owner: Owner, key: string, entry: Stored): Promise<void> {
-    let entries = this.byOwner.get(owner);
-    if (!entries) this.byOwner.set(owner, (entries = new Map()));
-    entries.delete(key); // re-inserted as the newest
-    entries.set(key, entry);
-    for (const oldest of entries.keys()) {
-      if (entries.size <= MAX_ENTRIES_PER_KEY) break;
-      entries.delete(oldest);
+  async set(owner: Owner, key: string, json: string, bytes: number): Promise<number> {
+    let mine = this.byOwner.get(owner);
+    if (!mine) this.byOwner.set(owner, (mine = { entries: new Map(), bytes: 0 }));
+    const old = mine.entries.get(key);
+    if (old) {
+      mine.entries.delete(key); // re-inserted as the newest
+      mine.bytes -= old.bytes;
     }
+    let evicted = 0;
+    for (const [k, e] of mine.entries) {
+      if (mine.entries.size < this.limits.maxEntries && mine.bytes + bytes <= this.limits.maxBytes) break;
+      mine.entries.delete(k);
+      mine.bytes -= e.bytes;
+      evicted++;
+    }
+    mine.entries.set(key, { stored: JSON.parse(json) as Stored, bytes });
+    mine.bytes += bytes;
+    return evicted;
   }
 
   async close(): Promise<void> {}
 }
 
-/** One Redis hash per entry (`v`: the entry's JSON, `h`: hits), expiring after TTL_MS. */
+/**
+ * KEYS: the key's index (sorted set: entry key → write time), its sizes (hash: entry key → bytes), the entry.
+ * ARGV: now, TTL ms, the entry's JSON, its bytes, max entries, max bytes, the entries' key prefix, the entry key.
+ * Forgets index members whose entry expired, replaces an entry of the same key, evicts the oldest until the new
+ * one fits both caps, writes it; returns how many were evicted.
+ */
+const SET_SCRIPT = `
+local idx, sizes, entry = KEYS[1], KEYS[2], KEYS[3]
+local now, ttl, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+local maxEntries, maxBytes, prefix, member = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], ARGV[8]
+for _, m in ipairs(redis.call('ZRANGEBYSCORE', idx, '-inf', now - ttl)) do
+  redis.call('ZREM', idx, m)
+  redis.call('HDEL', sizes, m)
+end
+redis.call('ZREM', idx, member)
+redis.call('HDEL', sizes, member)
+local total = 0
+for _, v in ipairs(redis.call('HVALS', sizes)) do total = total + tonumber(v) end
+local evicted = 0
+while redis.call('ZCARD', idx) > 0 and (redis.call('ZCARD', idx) >= maxEntries or total + size > maxBytes) do
+  local oldest = redis.call('ZRANGE', idx, 0, 0)[1]
+  total = total - tonumber(redis.call('HGET', sizes, oldest) or '0')
+  redis.call('ZREM', idx, oldest)
+  redis.call('HDEL', sizes, oldest)
+  redis.call('DEL', prefix .. oldest)
+  evicted = evicted + 1
+end
+redis.call('DEL', entry)
+redis.call('HSET', entry, 'v', ARGV[3], 'h', '0')
+redis.call('PEXPIRE', entry, ttl)
+redis.call('ZADD', idx, now, member)
+redis.call('HSET', sizes, member, size)
+redis.call('PEXPIRE', idx, ttl)
+redis.call('PEXPIRE', sizes, ttl)
+return evicted
+`;
+
+/** One Redis hash per entry (`v`: the entry's JSON, `h`: hits), expiring after TTL_MS; per key an index and sizes (SET_SCRIPT). */
 class RedisBackend implements Backend {
   private readonly client: RedisClient;
   private readonly redis: Redis;
   constructor(
     url: string,
     private readonly prefix: string,
+    private readonly limits: CacheLimits,
   ) {
     this.client = openRedis(url, 10_000);
     this.redis = this.client.redis;
@@ -128,7 +189,11 @@ class RedisBackend implements Backend {
   }
 
   private k(owner: Owner, key: string): string {
-    return `${this.prefix}stagehand-cache:${owner}:${key}`;
+    return `${this.entryPrefix(owner)}${key}`;
+  }
+
+  private entryPrefix(owner: Owner): string {
+    return `${this.prefix}stagehand-cache:${owner}:`;
   }
 
   async get(owner: Owner, key: string): Promise<Stored | undefined> {
@@ -141,8 +206,12 @@ class RedisBackend implements Backend {
     return { ...(JSON.parse(raw) as Stored), hits: Number(r?.[1]?.[1] ?? 1) };
   }
 
-  async set(owner: Owner, key: string, entry: Stored): Promise<void> {
-    await this.redis.multi().del(this.k(owner, key)).hset(this.k(owner, key), "v", JSON.stringify(entry), "h", "0").pexpire(this.k(owner, key), TTL_MS).exec();
+  async set(owner: Owner, key: string, json: string, bytes: number): Promise<number> {
+    const index = `${this.prefix}stagehand-cache-index:${owner}`;
+    const sizes = `${this.prefix}stagehand-cache-sizes:${owner}`;
+    const { maxEntries, maxBytes } = this.limits;
+    const args = [Date.now(), TTL_MS, json, bytes, maxEntries, maxBytes, this.entryPrefix(owner), key];
+    return Number(await this.redis.eval(SET_SCRIPT, 3, index, sizes, this.k(owner, key), ...args));
   }
 
   async close(): Promise<void> {
@@ -157,8 +226,12 @@ export class StagehandCache {
   private readonly backend: Backend;
 
   /** `redis`: the cluster's store URL and key prefix, when the server has one. */
-  constructor(redis?: { url: string; prefix: string }) {
-    this.backend = redis ? new RedisBackend(redis.url, redis.prefix) : new MemoryBackend();
+  constructor(
+    private readonly limits: CacheLimits,
+    redis?: { url: string; prefix: string },
+  ) {
+    if (limits.maxEntryBytes > limits.maxBytes) throw new RangeError("maxEntryBytes must be at most maxBytes");
+    this.backend = redis ? new RedisBackend(redis.url, redis.prefix, limits) : new MemoryBackend(limits);
   }
 
   async get(owner: Owner, req: CacheGet): Promise<CacheGetResponse> {
@@ -172,10 +245,14 @@ export class StagehandCache {
   async set(owner: Owner, req: CacheSet): Promise<CacheSetResponse> {
     const key = cacheKey(req);
     if (req.value === undefined || req.value === null) return { cacheKey: key, written: false, skippedReason: "empty_value" };
-    if (Buffer.byteLength(JSON.stringify(req.value)) > MAX_VALUE_BYTES) return { cacheKey: key, written: false, skippedReason: "value_too_large" };
     const u = req.llmUsage;
     const tokens = u && (u.inputTokens !== undefined || u.outputTokens !== undefined) ? { tokens: { input: u.inputTokens ?? 0, output: u.outputTokens ?? 0 } } : {};
-    await this.backend.set(owner, key, { value: req.value, createdAt: Date.now(), hits: 0, ...tokens });
+    const json = JSON.stringify({ value: req.value, createdAt: Date.now(), hits: 0, ...tokens } satisfies Stored);
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.limits.maxEntryBytes) {
+      throw new HttpError(413, `value: the cache entry would be ${bytes} bytes; at most ${this.limits.maxEntryBytes} are kept (--cache-entry-max)`, {}, "CACHE_ENTRY_TOO_LARGE");
+    }
+    await this.backend.set(owner, key, json, bytes);
     return { cacheKey: key, written: true };
   }
 

@@ -20,6 +20,9 @@ import { processesMentioning } from "../cli/helpers.js";
 const KEY = "ext-key-one-0001";
 const OTHER_KEY = "ext-key-two-0002";
 const THIRD_KEY = "ext-key-three-0003";
+const QUOTA_KEY = "ext-key-quota-0004";
+/** The server's unpacked-bytes quota per key (extensionsMaxBytesPerKey), small enough for a test to pass. */
+const QUOTA = 400_000;
 const base = mkdtempSync(join(tmpdir(), "svc-server-ext-"));
 const originalTmp = process.env.TMPDIR;
 
@@ -65,7 +68,8 @@ beforeAll(async () => {
   fixtures = await startFixtureServer();
   server = await startServer({
     port: 0,
-    apiKeys: [KEY, OTHER_KEY, THIRD_KEY],
+    apiKeys: [KEY, OTHER_KEY, THIRD_KEY, QUOTA_KEY],
+    extensionsMaxBytesPerKey: QUOTA,
     cacheDir: join(base, "cache"),
     dataDir: join(base, "data"),
     launch: { executablePath: CHROMIUM, headless: true },
@@ -161,6 +165,21 @@ describe("how many a key keeps", () => {
     expect((await upload(zip, bb)).id).toBeTruthy();
     await third.extensions.delete(ids[0]!);
     expect((await upload(zip, third)).id).toBeTruthy();
+  });
+});
+
+describe("unpacked bytes a key keeps", () => {
+  it("a small zip that unpacks large counts unpacked: past the key's quota, 409 EXTENSIONS_QUOTA naming it; a delete makes room", async () => {
+    const quota = new Browserbase({ apiKey: QUOTA_KEY, baseURL: server.url, maxRetries: 0 });
+    // 250 kB of one byte repeated: a zip of about a kilobyte.
+    const inflating = markerZip({ extra: { "padding.bin": new Uint8Array(250_000).fill(65) } });
+    expect(inflating.length).toBeLessThan(10_000);
+    const first = await upload(inflating, quota);
+    const refused = await upload(inflating, quota).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 409, error: { code: "EXTENSIONS_QUOTA", message: expect.stringContaining(`quota of ${QUOTA} bytes (--extensions-max-key)`) } });
+    expect((await upload(inflating, bb)).id).toBeTruthy(); // another key's quota is its own
+    await quota.extensions.delete(first.id);
+    expect((await upload(inflating, quota)).id).toBeTruthy();
   });
 });
 

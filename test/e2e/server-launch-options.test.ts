@@ -26,7 +26,8 @@ const { json } = apiClient({ server: () => server, key: KEY });
 beforeAll(async () => {
   process.env.TMPDIR = base;
   site = await startFixtureServer();
-  server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), downloadsDir, launch: { executablePath: CHROMIUM, headless: true } });
+  // artifactsTtlS: an ended session's downloads are deleted a second after it ended (checked below).
+  server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), downloadsDir, artifactsTtlS: 1, launch: { executablePath: CHROMIUM, headless: true } });
 });
 
 afterAll(async () => {
@@ -96,6 +97,8 @@ describe("official launch options", () => {
       page.close();
       await json("POST", `/sessions/${data.sessionId}/end`, {});
     }
+    // Accepted downloads are the session's, bounded and deleted like a platform session's (they once stayed forever).
+    await waitFor(() => !savedFiles().includes("saved.json"), 15_000, 100);
   }, 60_000);
 
   it("without them the pages keep Chrome's own; acceptDownloads: false denies downloads", async () => {

@@ -2,7 +2,7 @@
  * The recorder's download budget (src/browser/recorder-downloads.ts) against real Chrome, with a budget small
  * enough to pass: a download that would take the folder past it is cancelled and reported
  * (`svc.downloadRefused`), nothing of it stays in the folder, and a small one after it still lands.
- * (A platform session's budget is DOWNLOADS_MAX_BYTES, 256 MiB; the mechanism is this one.)
+ * (A platform session's budget is downloadsMaxBytesPerSession, default 256 MiB; the mechanism is this one.)
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

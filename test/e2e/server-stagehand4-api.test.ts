@@ -60,6 +60,11 @@ beforeAll(async () => {
     launch: { executablePath: CHROMIUM, headless: true },
     modelBaseURL: fake.baseURL(),
     log: (line) => logs.push(line),
+    // Small bounds so the tests below can pass them (the defaults are in src/server/limits.ts).
+    gatewayBodyLimitBytes: 200_000,
+    gatewayConcurrencyPerKey: 4,
+    gatewayRateLimitPerMinute: 150,
+    cacheMaxEntryBytes: 50_000,
   });
   mine = (await new Browserbase({ apiKey: KEY, baseURL: server.url }).sessions.create({ keepAlive: true })).id;
   theirs = (await new Browserbase({ apiKey: OTHER, baseURL: server.url }).sessions.create({ keepAlive: true })).id;
@@ -173,7 +178,75 @@ describe("POST /v1/llm/responses (Model Gateway)", () => {
   });
 });
 
+describe("Model Gateway bounds per key", () => {
+  it("a body over --gateway-body-limit is a 413 naming it; nothing reaches the model", async () => {
+    const big = { ...RESPONSES_BODY, input: [{ role: "user", content: Array.from({ length: 5 }, () => ({ type: "input_text", text: "p".repeat(60_000) })) }] };
+    const res = await gateway(big);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE", message: expect.stringContaining("--gateway-body-limit") });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("100 parallel requests of one key: 4 reach the model, the rest get 429 CONCURRENCY_LIMIT with Retry-After; another key is not held", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    fake.mode = async () => {
+      await gate;
+      return { hi: "held" };
+    };
+    const all = Array.from({ length: 100 }, () => gateway(RESPONSES_BODY));
+    const refused: Response[] = [];
+    const pending = new Set(all);
+    // The 96 refusals come back while the 4 forwarded ones are held at the model.
+    for (const p of all) void p.then((r) => r.status === 429 && (refused.push(r), pending.delete(p)));
+    await expect.poll(() => refused.length, { timeout: 30_000 }).toBe(96);
+    expect(fake.requests).toHaveLength(4);
+    expect(refused[0]!.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await refused[0]!.json()).toMatchObject({ code: "CONCURRENCY_LIMIT", message: expect.stringContaining("--gateway-concurrency") });
+    // The other key has slots of its own.
+    const theirsCall = gateway(RESPONSES_BODY, theirs, OTHER);
+    await expect.poll(() => fake.requests.length, { timeout: 10_000 }).toBe(5);
+    open();
+    expect((await Promise.all([...pending])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await theirsCall).status).toBe(200);
+    // Slots come back once answers were passed on, streamed ones too.
+    const streamed = await Promise.all(Array.from({ length: 4 }, () => gateway({ ...RESPONSES_BODY, stream: true }).then((r) => r.text())));
+    expect(streamed.every((t) => t.includes("response.completed"))).toBe(true);
+    expect((await gateway(RESPONSES_BODY)).status).toBe(200);
+  }, 60_000);
+
+  it("a client that leaves in the middle of a streamed answer gives its slot back", async () => {
+    fake.mode = { kind: "hang", afterHeaders: true };
+    const aborts = Array.from({ length: 4 }, () => new AbortController());
+    const held = await Promise.all(aborts.map((a) => fetch(`${server.url}/v1/llm/responses`, { method: "POST", signal: a.signal, headers: { "content-type": "application/json", "x-bb-api-key": KEY, "x-bb-session-id": mine }, body: JSON.stringify({ ...RESPONSES_BODY, stream: true }) })));
+    expect(held.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await gateway(RESPONSES_BODY)).status).toBe(429);
+    for (const a of aborts) a.abort();
+    fake.mode = undefined;
+    await expect.poll(async () => (await gateway(RESPONSES_BODY)).status, { timeout: 15_000, interval: 200 }).toBe(200);
+  }, 30_000);
+
+  it("past --gateway-rate requests a minute, 429 with Retry-After before anything is forwarded", async () => {
+    // The other key's requests without a session are refused (400) but counted, as every request is.
+    const statuses: number[] = [];
+    for (let i = 0; i < 152; i++) statuses.push((await post("/llm/responses", RESPONSES_BODY, {}, OTHER)).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(1);
+    const res = await post("/llm/responses", RESPONSES_BODY, {}, OTHER);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await res.json()) as { message: string }).message).toContain("--gateway-rate");
+    expect(fake.requests).toHaveLength(0);
+  }, 60_000);
+});
+
 describe("POST /v1/cache/get and /v1/cache/set", () => {
+  it("an entry over --cache-entry-max is a 413 CACHE_ENTRY_TOO_LARGE; nothing is stored", async () => {
+    const res = await post("/cache/set", { ...cacheReq(mine, ["Big"]), value: "v".repeat(60_000) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ code: "CACHE_ENTRY_TOO_LARGE", message: expect.stringMatching(/^value: .*--cache-entry-max/) });
+    expect(((await (await post("/cache/get", cacheReq(mine, ["Big"]))).json()) as any).data.hit).toBe(false);
+  });
+
   it("misses, stores, then hits, in the envelope and shapes the 4.x CacheClient parses", async () => {
     const miss = (await (await post("/cache/get", cacheReq(mine))).json()) as any;
     expect(miss).toEqual({ success: true, data: { cacheKey: expect.stringMatching(/^[0-9a-f]{64}$/), hit: false, missReason: "not_found" } });
