@@ -223,13 +223,18 @@ export async function press(host: ElementHost, el: ElementHandle | null, key: st
   await host.input.press(key);
 }
 
-/** Chooses an option of a native <select> (visible and enabled) by its visible text or value. */
+/**
+ * Chooses an option of a native <select> (visible and enabled) by its value or visible text, as a user's
+ * choice does: the option is selected and `input` then `change` bubble from the select. The select is not
+ * focused (Playwright's selectOption does not either): a dropdown plugin that opens its own list on focus
+ * would leave it open over the page. The choice is read back afterwards: a page that undid it fails.
+ */
 export function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
   return held(host, el, (h) => selectIsolated(host, h, choice, wait));
 }
 
 async function selectIsolated(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions): Promise<void> {
-  const { value: result } = await actionable<{ ok: boolean; options?: string[] }>("select", el, wait, {
+  const { handle, value: result } = await actionable<{ ok: boolean; index?: number; options?: string[] }>("select", el, wait, {
     ...opts(host, wait),
     then: {
       fn: function (this: HTMLSelectElement, want: string) {
@@ -237,16 +242,22 @@ async function selectIsolated(host: ElementHost, el: ElementHandle, choice: stri
         const options = Array.from(this.options);
         const hit = options.find((o) => o.value === want) ?? options.find((o) => norm(o.text) === norm(want)) ?? options.find((o) => norm(o.text).includes(norm(want)));
         if (!hit) return { ok: false, options: options.map((o) => o.text.trim()) };
-        this.focus();
         hit.selected = true;
-        this.dispatchEvent(new Event("input", { bubbles: true }));
+        this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
         this.dispatchEvent(new Event("change", { bubbles: true }));
-        return { ok: true };
+        return { ok: true, index: hit.index };
       },
       args: [choice],
     },
   });
-  if (result.ok) return;
+  if (result.ok) {
+    const now = await callOn<{ selected: boolean; text: string }>(handle, function (this: HTMLSelectElement, index: number) {
+      const chosen = this.options[index];
+      return { selected: !!chosen && chosen.selected, text: this.selectedOptions[0]?.text.trim() ?? "" };
+    }, result.index);
+    if (now.selected) return;
+    throw new ServiceEvalError(`chose "${choice}" but the dropdown now shows "${now.text}"`, { hint: "the page undid the choice (a script on input or change); look at it with a new snapshot" });
+  }
   throw new ServiceElementNotFoundError(`no option "${choice}" in the dropdown`, { hint: `options are: ${(result.options ?? []).slice(0, 20).join(", ")}` });
 }
 
