@@ -194,11 +194,34 @@ async function fillIsolated(host: ElementHost, el: ElementHandle, value: string,
       args: [SET_DIRECTLY, value],
     },
   });
-  if (kind === "done") return;
   if (kind === "select") return selectOption(host, handle, value, wait);
-  if (value === "") await host.input.press("Delete");
-  else await host.input.insertText(value);
+  if (kind !== "done") {
+    if (value === "") await host.input.press("Delete");
+    else await host.input.insertText(value);
+  }
+  const now = await textOf(handle);
+  if (!sameText(now, value)) throw new ServiceClickError(`filled "${value}" but the field now holds "${now}"`, { hint: REFUSED_HINT });
 }
+
+const REFUSED_HINT = "the page refused or rewrote the text (a length limit, a format, a script); look at it with a new snapshot";
+
+/**
+ * The text an element holds now: an input's or textarea's value, or an editable element's text. A label (or
+ * an element inside one) stands for its control, as in the action's own checks (actionability-page.ts).
+ */
+function textOf(el: ElementHandle): Promise<string> {
+  return callOn<string>(el, function (this: Element) {
+    let t = (this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement!) as HTMLElement;
+    const field = (e: Element) => e.localName === "input" || e.localName === "textarea";
+    if (!field(t) && !t.isContentEditable) t = ((t.closest("label") as HTMLLabelElement | null)?.control as HTMLElement | null) ?? t;
+    if (field(t)) return (t as HTMLInputElement).value;
+    return t.innerText ?? t.textContent ?? "";
+  });
+}
+
+/** Letters and digits only, case folded: a field that formats what it got (`5551234567` → `(555) 123-4567`) holds the same text. */
+const essence = (s: string): string => s.replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase();
+const sameText = (now: string, wanted: string): boolean => now === wanted || essence(now) === essence(wanted);
 
 /** Types key by key into the element (visible, enabled, not read-only), focused first. */
 export function type(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions = {}): Promise<void> {
@@ -206,7 +229,7 @@ export function type(host: ElementHost, el: ElementHandle, text: string, wait: W
 }
 
 async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions): Promise<void> {
-  await actionable("type", el, wait, {
+  const { handle } = await actionable("type", el, wait, {
     ...opts(host, wait),
     then: {
       fn: function (this: HTMLElement) {
@@ -216,6 +239,13 @@ async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, 
     },
   });
   await host.input.type(text, wait.signal);
+  // Typing inserts at the caret: the typed text is in the field afterwards. Text with control characters
+  // (Enter, Tab) may submit or move on: there is no field value to read back then.
+  if (/[\u0000-\u001f]/.test(text)) return;
+  const now = await textOf(handle);
+  if (!essence(now).includes(essence(text))) {
+    throw new ServiceClickError(`typed "${text}" but the field now holds "${now}"`, { hint: REFUSED_HINT });
+  }
 }
 
 export async function press(host: ElementHost, el: ElementHandle | null, key: string): Promise<void> {
@@ -251,12 +281,15 @@ async function selectIsolated(host: ElementHost, el: ElementHandle, choice: stri
     },
   });
   if (result.ok) {
-    const now = await callOn<{ selected: boolean; text: string }>(handle, function (this: HTMLSelectElement, index: number) {
-      const chosen = this.options[index];
-      return { selected: !!chosen && chosen.selected, text: this.selectedOptions[0]?.text.trim() ?? "" };
+    const now = await callOn<{ selected: boolean; text: string }>(handle, function (this: Element, index: number) {
+      // The element acted on: this one, or the select a label (or an element inside one) stands for.
+      const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement!;
+      const s = (el.localName === "select" ? el : (el.closest("label") as HTMLLabelElement | null)?.control) as HTMLSelectElement | null;
+      const chosen = s?.options[index];
+      return { selected: !!chosen && chosen.selected, text: s?.selectedOptions[0]?.text.trim() ?? "" };
     }, result.index);
     if (now.selected) return;
-    throw new ServiceEvalError(`chose "${choice}" but the dropdown now shows "${now.text}"`, { hint: "the page undid the choice (a script on input or change); look at it with a new snapshot" });
+    throw new ServiceClickError(`chose "${choice}" but the dropdown now shows "${now.text}"`, { hint: "the page undid the choice (a script on input or change); look at it with a new snapshot" });
   }
   throw new ServiceElementNotFoundError(`no option "${choice}" in the dropdown`, { hint: `options are: ${(result.options ?? []).slice(0, 20).join(", ")}` });
 }
