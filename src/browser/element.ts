@@ -150,12 +150,23 @@ export async function setInputFiles(el: ElementHandle, files: readonly string[])
   await target.frame.session.send("DOM.setFileInputFiles", { files: [...files], backendNodeId: target.backendNodeId });
 }
 
-/** Focus only (press with a selector): Playwright's press checks nothing more. */
-export async function focus(el: ElementHandle): Promise<void> {
-  await callOn(el, function (this: HTMLElement) {
+/**
+ * Focus only (press with a selector: Playwright's press checks nothing more). Says whether the element (or
+ * one inside it) has the focus afterwards: the focus method fails when it does not (focusAndCheck).
+ */
+export async function focus(el: ElementHandle): Promise<boolean> {
+  return callOn<boolean>(el, function (this: HTMLElement) {
     const target = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement! : this;
     target.focus();
+    const active = (target.getRootNode() as Document | ShadowRoot).activeElement;
+    return !!active && (active === target || target.contains(active));
   });
+}
+
+/** The focus method: focus, then fail unless the element has the focus (not focusable, or the page moved it). */
+export async function focusAndCheck(el: ElementHandle): Promise<void> {
+  if (await focus(el)) return;
+  throw new ServiceClickError("focused the element but the focus is elsewhere", { hint: "the element is not focusable (no tabindex) or the page moved the focus; look at it with a new snapshot" });
 }
 
 const SET_DIRECTLY = ["date", "time", "datetime-local", "month", "week", "color", "range"];

@@ -1,7 +1,8 @@
 /**
  * fill and type report success only when the field holds the text afterwards (issue 22): a page that
  * refuses or undoes the text makes the action fail, naming what the field holds; a field that formats it
- * (letters and digits kept) and a label standing for its field still succeed.
+ * (letters and digits kept) and a label standing for its field still succeed. focus succeeds only when the
+ * element has the focus afterwards.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
@@ -42,5 +43,27 @@ describe("fill and type read the field back", () => {
     expect(await valueOf("name")).toBe("Ada");
     expect((await act("type", "#bio", ["hello"])).success).toBe(true);
     expect(await valueOf("bio")).toBe("hello");
+  });
+});
+
+describe("focus reads the page back", () => {
+  beforeEach(() => env.svc.page.goto(server.url("controls.html")));
+
+  it("focus on an element that cannot take it, or that gives it away, fails; on a field it succeeds", async () => {
+    await env.svc.page.evaluate(() => {
+      const p = document.createElement("p");
+      p.id = "plain";
+      p.textContent = "not focusable";
+      const b = document.createElement("button");
+      b.id = "shy";
+      b.textContent = "shy";
+      b.addEventListener("focus", () => b.blur());
+      document.body.append(p, b);
+    });
+    // A click first, as a person's visit has: the document has the focus, so focus() fires `focus`.
+    await act("click", "#focus-me");
+    await expect(act("focus", "#plain")).rejects.toMatchObject({ code: "CLICK_FAILED", message: expect.stringContaining("the focus is elsewhere") });
+    await expect(act("focus", "#shy")).rejects.toMatchObject({ code: "CLICK_FAILED" });
+    expect((await act("focus", "#focus-me")).success).toBe(true);
   });
 });
