@@ -11,7 +11,7 @@ import type { Page } from "../browser/page.js";
 import { UnsupportedModelError } from "../errors.js";
 import type { ComputerAction, ComputerCallResult, ComputerUseSession } from "../model/computer-use.js";
 import type { LLMClient, ModelUsage } from "../model/types.js";
-import { promptVariables, substitute, type Variables } from "../operations/variables.js";
+import { promptVariables, resolveArgument, type Variables } from "../operations/variables.js";
 import { abortable, sleep, throwIfAborted } from "../util/abort.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { defineTool, oneLine, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
@@ -92,7 +92,7 @@ async function runAction(env: ToolEnv, a: ComputerAction): Promise<ToolOutcome> 
       return ok();
     }
     case "type":
-      await env.page.type(substitute(a.text, env.variables));
+      await env.page.type(resolveArgument(a.text, env.variables, env.secrets));
       await env.page.settle();
       return ok(`typed ${a.text.length} characters`);
     case "keypress":

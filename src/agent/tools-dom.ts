@@ -11,7 +11,7 @@ import { toAction } from "../operations/context.js";
 import { extractWithModel } from "../operations/extract.js";
 import { isRef, performAction, resolveTarget } from "../operations/perform.js";
 import { clickablePoint } from "../browser/element.js";
-import { substitute } from "../operations/variables.js";
+import { resolveArgument, substitute } from "../operations/variables.js";
 import { sleep } from "../util/abort.js";
 import { fromJsonSchema } from "../util/json-schema.js";
 import { defineTool, highlight, oneLine, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
@@ -30,7 +30,7 @@ async function performOn(env: ToolEnv, ref: string, method: string, args: string
   }
   const recordedArgs = method === "dragAndDrop" && args[0] && isRef(args[0]) && env.refs ? (await toAction(env.page, env.refs, { ref, method, arguments: args, description })).arguments : args;
   // The wait for an actionable element ends with the tool (toolTimeout or the run's end).
-  const result = await performAction(env.page, { selector: ref, description, method, arguments: args.map((a) => substitute(a, env.variables)) }, env.refs, { signal: env.signal, ...(env.deadline !== undefined ? { deadline: env.deadline } : {}) });
+  const result = await performAction(env.page, { selector: ref, description, method, arguments: args.map((a) => resolveArgument(a, env.variables, env.secrets)) }, env.refs, { signal: env.signal, ...(env.deadline !== undefined ? { deadline: env.deadline } : {}) });
   return { ...result.actions[0]!, arguments: recordedArgs };
 }
 

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Page } from "../browser/page.js";
 import type { ModelImage } from "../model/types.js";
-import { substitute } from "../operations/variables.js";
+import { resolveArgument } from "../operations/variables.js";
 import { defineTool, highlight, type AgentTool, type ToolEnv } from "./tools.js";
 
 const Coord = z.number().min(0).max(100_000);
@@ -46,7 +46,7 @@ const typeAt = defineTool({
       await env.page.input.press("Control+A");
       await env.page.input.press("Delete");
     }
-    await env.page.type(substitute(a.text, env.variables));
+    await env.page.type(resolveArgument(a.text, env.variables, env.secrets));
     await env.page.settle();
     return { ok: true, summary: `typed ${a.text.length} characters at (${a.x}, ${a.y})`, replay: [{ tool: "typeAt", args: a }] };
   },

@@ -9,7 +9,7 @@ import type { Page } from "../browser/page.js";
 import type { Action } from "../operations/action.js";
 import type { OperationContext } from "../operations/context.js";
 import type { PageSnapshots } from "../operations/snapshots.js";
-import type { Variables } from "../operations/variables.js";
+import type { SecretLookup, Variables } from "../operations/variables.js";
 import type { ModelImage, StructuredOutput } from "../model/types.js";
 import type { RefMap } from "../snapshot/index.js";
 import type { DialogControl } from "./tools-dialog.js";
@@ -21,6 +21,8 @@ export interface ToolEnv {
   refs: RefMap | undefined;
   snapshots: PageSnapshots;
   variables: Variables;
+  /** The session's masked values: `%name%` in a tool's text argument maps back to one (resolveArgument). */
+  secrets: SecretLookup;
   /** Aborted when the run stops or the tool overruns toolTimeout. */
   signal: AbortSignal;
   /** Epoch ms shortly before toolTimeout: an action's wait for its element ends then, with its own error. */

@@ -150,12 +150,23 @@ export async function setInputFiles(el: ElementHandle, files: readonly string[])
   await target.frame.session.send("DOM.setFileInputFiles", { files: [...files], backendNodeId: target.backendNodeId });
 }
 
-/** Focus only (press with a selector): Playwright's press checks nothing more. */
-export async function focus(el: ElementHandle): Promise<void> {
-  await callOn(el, function (this: HTMLElement) {
+/**
+ * Focus only (press with a selector: Playwright's press checks nothing more). Says whether the element (or
+ * one inside it) has the focus afterwards: the focus method fails when it does not (focusAndCheck).
+ */
+export async function focus(el: ElementHandle): Promise<boolean> {
+  return callOn<boolean>(el, function (this: HTMLElement) {
     const target = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement! : this;
     target.focus();
+    const active = (target.getRootNode() as Document | ShadowRoot).activeElement;
+    return !!active && (active === target || target.contains(active));
   });
+}
+
+/** The focus method: focus, then fail unless the element has the focus (not focusable, or the page moved it). */
+export async function focusAndCheck(el: ElementHandle): Promise<void> {
+  if (await focus(el)) return;
+  throw new ServiceClickError("focused the element but the focus is elsewhere", { hint: "the element is not focusable (no tabindex) or the page moved the focus; look at it with a new snapshot" });
 }
 
 const SET_DIRECTLY = ["date", "time", "datetime-local", "month", "week", "color", "range"];
@@ -194,11 +205,34 @@ async function fillIsolated(host: ElementHost, el: ElementHandle, value: string,
       args: [SET_DIRECTLY, value],
     },
   });
-  if (kind === "done") return;
   if (kind === "select") return selectOption(host, handle, value, wait);
-  if (value === "") await host.input.press("Delete");
-  else await host.input.insertText(value);
+  if (kind !== "done") {
+    if (value === "") await host.input.press("Delete");
+    else await host.input.insertText(value);
+  }
+  const now = await textOf(handle);
+  if (!sameText(now, value)) throw new ServiceClickError(`filled "${value}" but the field now holds "${now}"`, { hint: REFUSED_HINT });
 }
+
+const REFUSED_HINT = "the page refused or rewrote the text (a length limit, a format, a script); look at it with a new snapshot";
+
+/**
+ * The text an element holds now: an input's or textarea's value, or an editable element's text. A label (or
+ * an element inside one) stands for its control, as in the action's own checks (actionability-page.ts).
+ */
+function textOf(el: ElementHandle): Promise<string> {
+  return callOn<string>(el, function (this: Element) {
+    let t = (this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement!) as HTMLElement;
+    const field = (e: Element) => e.localName === "input" || e.localName === "textarea";
+    if (!field(t) && !t.isContentEditable) t = ((t.closest("label") as HTMLLabelElement | null)?.control as HTMLElement | null) ?? t;
+    if (field(t)) return (t as HTMLInputElement).value;
+    return t.innerText ?? t.textContent ?? "";
+  });
+}
+
+/** Letters and digits only, case folded: a field that formats what it got (`5551234567` → `(555) 123-4567`) holds the same text. */
+const essence = (s: string): string => s.replace(/[^\p{L}\p{N}]+/gu, "").toLowerCase();
+const sameText = (now: string, wanted: string): boolean => now === wanted || essence(now) === essence(wanted);
 
 /** Types key by key into the element (visible, enabled, not read-only), focused first. */
 export function type(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions = {}): Promise<void> {
@@ -206,7 +240,7 @@ export function type(host: ElementHost, el: ElementHandle, text: string, wait: W
 }
 
 async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, wait: WaitOptions): Promise<void> {
-  await actionable("type", el, wait, {
+  const { handle } = await actionable("type", el, wait, {
     ...opts(host, wait),
     then: {
       fn: function (this: HTMLElement) {
@@ -216,6 +250,13 @@ async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, 
     },
   });
   await host.input.type(text, wait.signal);
+  // Typing inserts at the caret: the typed text is in the field afterwards. Text with control characters
+  // (Enter, Tab) may submit or move on: there is no field value to read back then.
+  if (/[\u0000-\u001f]/.test(text)) return;
+  const now = await textOf(handle);
+  if (!essence(now).includes(essence(text))) {
+    throw new ServiceClickError(`typed "${text}" but the field now holds "${now}"`, { hint: REFUSED_HINT });
+  }
 }
 
 export async function press(host: ElementHost, el: ElementHandle | null, key: string): Promise<void> {
@@ -223,13 +264,18 @@ export async function press(host: ElementHost, el: ElementHandle | null, key: st
   await host.input.press(key);
 }
 
-/** Chooses an option of a native <select> (visible and enabled) by its visible text or value. */
+/**
+ * Chooses an option of a native <select> (visible and enabled) by its value or visible text, as a user's
+ * choice does: the option is selected and `input` then `change` bubble from the select. The select is not
+ * focused (Playwright's selectOption does not either): a dropdown plugin that opens its own list on focus
+ * would leave it open over the page. The choice is read back afterwards: a page that undid it fails.
+ */
 export function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
   return held(host, el, (h) => selectIsolated(host, h, choice, wait));
 }
 
 async function selectIsolated(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions): Promise<void> {
-  const { value: result } = await actionable<{ ok: boolean; options?: string[] }>("select", el, wait, {
+  const { handle, value: result } = await actionable<{ ok: boolean; index?: number; options?: string[] }>("select", el, wait, {
     ...opts(host, wait),
     then: {
       fn: function (this: HTMLSelectElement, want: string) {
@@ -237,16 +283,25 @@ async function selectIsolated(host: ElementHost, el: ElementHandle, choice: stri
         const options = Array.from(this.options);
         const hit = options.find((o) => o.value === want) ?? options.find((o) => norm(o.text) === norm(want)) ?? options.find((o) => norm(o.text).includes(norm(want)));
         if (!hit) return { ok: false, options: options.map((o) => o.text.trim()) };
-        this.focus();
         hit.selected = true;
-        this.dispatchEvent(new Event("input", { bubbles: true }));
+        this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
         this.dispatchEvent(new Event("change", { bubbles: true }));
-        return { ok: true };
+        return { ok: true, index: hit.index };
       },
       args: [choice],
     },
   });
-  if (result.ok) return;
+  if (result.ok) {
+    const now = await callOn<{ selected: boolean; text: string }>(handle, function (this: Element, index: number) {
+      // The element acted on: this one, or the select a label (or an element inside one) stands for.
+      const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement!;
+      const s = (el.localName === "select" ? el : (el.closest("label") as HTMLLabelElement | null)?.control) as HTMLSelectElement | null;
+      const chosen = s?.options[index];
+      return { selected: !!chosen && chosen.selected, text: s?.selectedOptions[0]?.text.trim() ?? "" };
+    }, result.index);
+    if (now.selected) return;
+    throw new ServiceClickError(`chose "${choice}" but the dropdown now shows "${now.text}"`, { hint: "the page undid the choice (a script on input or change); look at it with a new snapshot" });
+  }
   throw new ServiceElementNotFoundError(`no option "${choice}" in the dropdown`, { hint: `options are: ${(result.options ?? []).slice(0, 20).join(", ")}` });
 }
 

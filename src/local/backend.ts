@@ -66,7 +66,7 @@ export class LocalBackend implements ServiceBackend {
 
   private watchNavigations(page: Page): void {
     // What goes into a password field is a secret of the session from then on, whoever typed it.
-    page.onPasswordText((text) => this.s.secrets.add("password", text));
+    page.onPasswordText((text) => this.s.secrets.addDistinct("password", text));
     page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
   }
 
@@ -180,6 +180,7 @@ export class LocalBackend implements ServiceBackend {
       page,
       snapshots: this.snapshots,
       variables,
+      secrets: this.s.secrets,
       mask: this.s.secrets.mask,
       ...(this.s.opts.raw.systemPrompt ? { systemPrompt: this.s.opts.raw.systemPrompt } : {}),
       inference: {

@@ -11,7 +11,7 @@ import type { ActResult, Action } from "./action.js";
 import { actWithModel, fallbackDeadline, type ModelActOptions, type TargetIdentity } from "./act-model.js";
 import type { OperationContext } from "./context.js";
 import { performAction, resolveTarget } from "./perform.js";
-import { substitute } from "./variables.js";
+import { resolveArgument } from "./variables.js";
 
 type CachedActionWithTarget = CachedAction & { target?: TargetIdentity };
 
@@ -20,7 +20,7 @@ async function replay(ctx: OperationContext, actions: CachedActionWithTarget[]):
     try {
       // Waits for an actionable element like any action, but briefly: a failed replay falls back to the model.
       const wait = { deadline: fallbackDeadline(ctx.deadline), ...(ctx.inference.signal ? { signal: ctx.inference.signal } : {}) };
-      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => substitute(x, ctx.variables)) }, undefined, { ...wait, ...(target ? { expect: target } : {}) });
+      await performAction(ctx.page, { ...a, arguments: a.arguments.map((x) => resolveArgument(x, ctx.variables, ctx.secrets)) }, undefined, { ...wait, ...(target ? { expect: target } : {}) });
     } catch (e) {
       if (e instanceof ServiceError && e.code !== "INVALID_ARGUMENT") return false;
       throw e;

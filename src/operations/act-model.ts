@@ -10,7 +10,7 @@ import { checkRef, toAction, type OperationContext } from "./context.js";
 import { infer } from "./inference.js";
 import { performAction } from "./perform.js";
 import { ACT_OUTPUT, actSystemPrompt, userMessage } from "./prompts.js";
-import { promptVariables, substitute } from "./variables.js";
+import { promptVariables, resolveArgument } from "./variables.js";
 import { snapshotLimit } from "./budget.js";
 
 const Reply = z.object({
@@ -79,7 +79,7 @@ export async function actWithModel(ctx: OperationContext, instruction: string, o
       const args = reply.method === "dragAndDrop" ? (await toAction(ctx.page, snap.refs, reply)).arguments : reply.arguments;
       const deadline = heals > 0 ? fallbackDeadline(ctx.deadline) : ctx.deadline;
       const wait = { ...(deadline !== undefined ? { deadline } : {}), ...(ctx.inference.signal ? { signal: ctx.inference.signal } : {}) };
-      const performed = await performAction(ctx.page, { selector: reply.ref, description: reply.description, method: reply.method, arguments: args.map((a) => substitute(a, ctx.variables)) }, snap.refs, wait);
+      const performed = await performAction(ctx.page, { selector: reply.ref, description: reply.description, method: reply.method, arguments: args.map((a) => resolveArgument(a, ctx.variables, ctx.secrets)) }, snap.refs, wait);
       action = { ...performed.actions[0]!, arguments: args };
     } catch (e) {
       if (!(e instanceof ServiceError) || !HEALABLE.has(e.code) || heals === 0) throw e;

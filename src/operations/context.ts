@@ -6,7 +6,7 @@ import type { RefMap } from "../snapshot/index.js";
 import type { Action } from "./action.js";
 import type { InferenceContext } from "./inference.js";
 import type { PageSnapshots } from "./snapshots.js";
-import type { Variables } from "./variables.js";
+import type { SecretLookup, Variables } from "./variables.js";
 import type { Masker } from "../util/secrets.js";
 
 export interface OperationContext {
@@ -15,6 +15,8 @@ export interface OperationContext {
   inference: InferenceContext;
   systemPrompt?: string;
   variables: Variables;
+  /** The session's masked values: a `%name%` the model answers with maps back to one (variables.ts resolveArgument). */
+  secrets?: SecretLookup;
   /** Snapshot token budget per model call (keeps every actionable ref; trims text). */
   maxSnapshotTokens?: number;
   /** Epoch ms when the operation times out: waits for an actionable element end before it. */

@@ -64,7 +64,7 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
     case "uncheck":
       return el.setChecked(page, await target(), method === "check", wait);
     case "focus":
-      return el.focus(await target());
+      return el.focusAndCheck(await target());
     case "setInputFiles":
       if (!args.length) throw new ServiceInvalidArgumentError("action.arguments: setInputFiles needs at least one file path");
       return el.setInputFiles(await target(), args.map(checkFile));
@@ -126,7 +126,7 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup,
   const recorded = isRef(selector) ? { ...action, selector: await selectorOf(page.frames, await target()) } : action;
   if (options.expect) await checkIdentity(await target(), options.expect);
   // press goes to whatever has focus; with a selector, focus that element first.
-  if (action.method === "press" && selector) await el.focus(await target());
+  if (action.method === "press" && selector) void (await el.focus(await target()));
   // A re-rendered element is looked up again by its selector (a ref's element that is gone fails as stale).
   const again = () => (selector ? resolveTarget(page, selector, refs) : target());
   await run(page, action.method, target, action.arguments, refs, { again, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}), ...(options.signal ? { signal: options.signal } : {}) });

@@ -4,7 +4,7 @@
  * out of what leaves for a model and what is written down is the session's Secrets (util/secrets.ts).
  */
 import { z } from "zod";
-import { ServiceInvalidArgumentError } from "../errors.js";
+import { LLMResponseError, ServiceInvalidArgumentError } from "../errors.js";
 import { describeIssue } from "../util/zod.js";
 import type { PromptVariable } from "./prompts.js";
 
@@ -28,7 +28,31 @@ export function promptVariables(vars: Variables): PromptVariable[] {
   return Object.entries(vars).map(([name, v]) => (typeof v === "object" && v.description ? { name, description: v.description } : { name }));
 }
 
+const PLACEHOLDER = /%([A-Za-z_][A-Za-z0-9_.-]*)%/g;
+
 /** `%name%` → value, for the browser only. Unknown names are left as written. */
 export function substitute(text: string, vars: Variables): string {
-  return text.replace(/%([A-Za-z_][A-Za-z0-9_.-]*)%/g, (m, name: string) => (name in vars ? valueOf(vars[name]!) : m));
+  return text.replace(PLACEHOLDER, (m, name: string) => (name in vars ? valueOf(vars[name]!) : m));
+}
+
+/** The session's masked values by name (util/secrets.ts): what a `%name%` svc wrote for the model stands for. */
+export interface SecretLookup {
+  valueFor(name: string): string | undefined;
+}
+
+/**
+ * An argument a model wrote (or a cached action holds) → what the browser gets: each `%name%` is a variable
+ * of the call or, failing that, a value the session masked as `%name%` in what the model saw (a password
+ * typed earlier, a variable of an earlier call). A `%name%` that is neither is never typed: the model meant a
+ * value nobody has, and typing the placeholder would report a success that did not happen.
+ */
+export function resolveArgument(text: string, vars: Variables, secrets: SecretLookup | undefined): string {
+  return text.replace(PLACEHOLDER, (m, name: string) => {
+    if (name in vars) return valueOf(vars[name]!);
+    const secret = secrets?.valueFor(name);
+    if (secret !== undefined) return secret;
+    throw new LLMResponseError(`the action's argument holds ${m}, which is no variable of this call and no value this session masked: refusing to type a placeholder`, {
+      hint: `pass it as a variable (variables: {${name}: …}) or write the text itself`,
+    });
+  });
 }

@@ -43,7 +43,7 @@ export class RemoteBackend implements ServiceBackend {
     const watch = (page: Page) => {
       page.onNavigated((info) => this.record("navigate", { url: info.requestedUrl }, { url: info.url, status: info.status }));
       // The caller's own typing into a password field (page.type, a locator's fill) is a secret from then on.
-      page.onPasswordText((text) => this.s.secrets.add("password", text));
+      page.onPasswordText((text) => this.s.secrets.addDistinct("password", text));
     };
     s.browser.context.onPage(watch);
     for (const page of s.browser.context.pages()) watch(page);

@@ -65,6 +65,25 @@ export class Secrets {
     this.compiled = undefined;
   }
 
+  /**
+   * Remembers a value typed into a password field under `base`, or `base_2`, `base_3`… when `base` already
+   * names another value: each masked `%name%` then maps back to one value (valueFor).
+   */
+  addDistinct(base: string, value: string): void {
+    if (this.values.has(value)) return;
+    const taken = new Set(this.values.values());
+    let name = base;
+    for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
+    this.add(name, value);
+  }
+
+  /** The value a `%name%` of this session's masking stands for (the latest one given that name), or undefined. */
+  valueFor(name: string): string | undefined {
+    let found: string | undefined;
+    for (const [value, n] of this.values) if (n === name) found = value;
+    return found;
+  }
+
   /** Every remembered value with its name, oldest first (to keep them across commands: store/secrets.ts). */
   entries(): Array<{ name: string; value: string }> {
     return [...this.values].map(([value, name]) => ({ name, value }));
