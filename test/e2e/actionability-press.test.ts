@@ -30,6 +30,12 @@ describe("a press verified where it lands", () => {
     }
     expect(successes).toBe(30);
   }, 120_000);
+
+  it("a link click that navigates is a success (the press may be read back from a document already gone)", async () => {
+    await open("cover.html?case=navigate");
+    expect((await env.svc.act(click("#next"))).success).toBe(true);
+    expect(env.svc.page.url()).toMatch(/\/veil\.html$/);
+  });
 });
 
 describe("click what a person can see", () => {
