@@ -13,7 +13,7 @@
  *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
  * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
- * deterministic act, act-model, agent (bench/agent.ts), serve (bench/serve.ts; BENCH_SERVE_SECONDS,
+ * deterministic act, click (bench/click.ts), act-model, agent (bench/agent.ts), serve (bench/serve.ts; BENCH_SERVE_SECONDS,
  * BENCH_SERVE_CLIENTS, BENCH_SERVE_TIMEOUT_MS), cli; default all). Sections not run keep their figures from the previous
  * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
  */
@@ -26,6 +26,7 @@ import { actModelTables, benchActModel, type ActModelResult } from "./act-model.
 import { agentTables, benchAgent, type AgentResult } from "./agent.js";
 import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
+import { benchClick, clickTables, type ClickResult } from "./click.js";
 import { benchServe, type ServeResult } from "./serve.js";
 import { serveTables } from "./serve-tables.js";
 import { startPages, type BenchPage } from "./pages.js";
@@ -38,7 +39,7 @@ const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
 /** Cached replay vs act(action): ~20 ms each and frame-quantized, so a longer series (default 4 × BENCH_RUNS). */
 const REPLAY_RUNS = Math.max(RUNS, Number(process.env.BENCH_REPLAY_RUNS ?? 4 * RUNS));
 const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const SECTIONS = ["core", "act-model", "agent", "serve", "cli"] as const;
+const SECTIONS = ["core", "click", "act-model", "agent", "serve", "cli"] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 if (ONLY?.some((s) => !(SECTIONS as readonly string[]).includes(s))) throw new Error(`BENCH_ONLY: expected some of ${SECTIONS.join(", ")}, got ${process.env.BENCH_ONLY}`);
@@ -158,7 +159,7 @@ interface Target {
   ratios: Array<number | undefined>;
 }
 
-function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined, serve: ServeResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined, serve: ServeResult | undefined, click: ClickResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
   const head = (cells: string[]) => {
@@ -227,6 +228,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActMo
       perPage: Object.fromEntries(pages.map((p, i) => [p.page, tg.ratios[i]])),
     };
   });
+
+  if (click) {
+    const ck = clickTables(click);
+    lines.push("", ck.md);
+    summary.push(...ck.targets);
+  }
 
   if (actModel) {
     const am = actModelTables(actModel, geomean);
@@ -298,6 +305,7 @@ interface Previous {
   actModel?: ActModelResult;
   agent?: AgentResult;
   serve?: ServeResult;
+  click?: ClickResult;
 }
 
 function previousResults(): Previous {
@@ -325,6 +333,7 @@ async function main(): Promise<void> {
   let actModel: ActModelResult | undefined = prev.actModel;
   let agent: AgentResult | undefined = prev.agent;
   let serve: ServeResult | undefined = prev.serve;
+  let click: ClickResult | undefined = prev.click;
   try {
     if (runs("core")) {
       const svc = svcTool();
@@ -338,6 +347,10 @@ async function main(): Promise<void> {
       } finally {
         for (const tool of tools) await tool.close().catch((e: unknown) => log(`close ${tool.name}: ${String(e)}`));
       }
+    }
+    if (runs("click")) {
+      log("\nclick: svc, Playwright, Stagehand…");
+      click = await benchClick(RUNS);
     }
     if (runs("act-model")) {
       log("\nact(instruction) with a model, and the action cache…");
@@ -363,7 +376,7 @@ async function main(): Promise<void> {
 
   load.end = round(loadavg()[0]!, 1);
   const date = new Date().toISOString();
-  const { md, targets } = tables(results, cli, actModel, agent, serve);
+  const { md, targets } = tables(results, cli, actModel, agent, serve, click);
   const kept = SECTIONS.filter((s) => !runs(s));
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os} (1-minute load average ${load.start} at the start, ${load.end} at the end); ` +
@@ -377,7 +390,7 @@ async function main(): Promise<void> {
   writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, cli, actModel, agent, serve }, null, 2) + "\n",
+    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, click, cli, actModel, agent, serve }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
@@ -385,6 +398,7 @@ async function main(): Promise<void> {
     errors.push(...p.errors.map((e) => `${p.page} act-model: ${e}`));
     errors.push(...Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
   }
+  errors.push(...Object.entries(click?.ops ?? {}).filter(([, o]) => o.error).map(([k, o]) => `click ${k}: ${o.error}`));
   errors.push(...(agent?.errors ?? []).map((e) => `agent: ${e}`));
   errors.push(...(serve?.errors ?? []).map((e) => `serve: ${e}`));
   if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);

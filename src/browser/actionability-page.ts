@@ -35,9 +35,26 @@ export interface Since {
 
 export type PageResult =
   | { state: "ok"; x: number; y: number; target: string; value?: unknown; stable: boolean; since?: Since }
-  | { state: "retry"; reason: string; target: string }
+  | { state: "retry"; reason: string; target: string; cover?: Cover }
   | { state: "fatal"; reason: string; target: string }
   | { state: "detached" };
+
+/** What covers the element at every point tried: its name, and how long nothing in the document changed. */
+export interface Cover {
+  by: string;
+  /** ms since the last DOM change in this document (0 while a CSS animation or transition runs). */
+  stillMs: number;
+}
+
+/** The hit test, handed to `then` (the press check reuses it at the moment of each event). */
+export interface HitTools {
+  /** The element the pointer must reach (a button or link for a span inside one). */
+  hitTarget: Element;
+  hitAt(x: number, y: number): Element | null;
+  accepted(hit: Element): boolean;
+  within(e: Element | null, of: Element): boolean;
+  short(e: Element): string;
+}
 
 /**
  * `this`: the element (or a text node). Polls (one animation frame at a time, at most `budget` ms) until
@@ -53,7 +70,7 @@ export async function pageActionable(
   through: { x: number; y: number; settleFrame: boolean } | null,
   since: Since | null,
   also: Element | null,
-  then: ((el: Element) => unknown) | null,
+  then: ((el: Element, tools: HitTools) => unknown) | null,
 ): Promise<PageResult> {
   const started = performance.now();
   let waited = 0;
@@ -67,21 +84,25 @@ export async function pageActionable(
   // Quiet: no DOM change or scroll for 50 ms (a script animating a box changes its style every frame; the
   // watch starts with svc's first check in this document, which is never quiet) and no CSS animation or
   // transition running.
-  const quiet = () => {
+  const changes = () => {
     const key = Symbol.for("svc.lastChange");
-    const w = window as unknown as Record<symbol, { at: number } | undefined>;
+    const w = window as unknown as Record<symbol, { at: number; dom: number } | undefined>;
     let seen = w[key];
     if (!seen) {
-      const mark = { at: performance.now() };
+      const mark = { at: performance.now(), dom: performance.now() };
       const touch = () => void (mark.at = performance.now());
-      new MutationObserver(touch).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      new MutationObserver(() => void (mark.at = mark.dom = performance.now())).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
       addEventListener("scroll", touch, { capture: true, passive: true });
       addEventListener("resize", touch, { passive: true });
       Object.defineProperty(window, key, { value: mark });
       seen = mark;
     }
-    return performance.now() - seen.at > 50 && !document.getAnimations().some((a) => a.playState === "running");
+    return seen;
   };
+  const animating = () => document.getAnimations().some((a) => a.playState === "running");
+  const quiet = () => performance.now() - changes().at > 50 && !animating();
+  // Scrolls are left out here: svc's own retries scroll the element into view at other alignments.
+  const stillFor = () => (animating() ? 0 : Math.round(performance.now() - changes().dom));
   const short = (e: Element): string => {
     let s = `<${e.localName}`;
     const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
@@ -162,11 +183,53 @@ export async function pageActionable(
     }
     return null;
   };
-  const blocker = (hit: Element | null): string => {
-    if (!hit) return "the point is outside of the viewport";
+  const coverName = (hit: Element): string => {
     let owner: Element | null = hit;
     for (let i = 0; owner && i < 5 && !owner.id && !(typeof owner.className === "string" && owner.className.trim()); i++) owner = parentOf(owner);
-    return `${short(hit)}${owner && owner !== hit ? ` in ${short(owner)}` : ""} intercepts pointer events`;
+    return `${short(hit)}${owner && owner !== hit ? ` in ${short(owner)}` : ""}`;
+  };
+  const blocker = (hit: Element | null): string => (hit ? `${coverName(hit)} intercepts pointer events` : "the point is outside of the viewport");
+  // Centre covered: a point of the element a person can see. The parts of its box inside the viewport,
+  // minus the box of each element found covering it, largest part first; then a grid over the box.
+  type Piece = { l: number; t: number; r: number; b: number };
+  const visiblePoint = (r: DOMRect, first: Element | null): { x: number; y: number } | null => {
+    const usable = (p: Piece) => p.r - p.l >= 2 && p.b - p.t >= 2;
+    const minus = (p: Piece, c: Piece): Piece[] => {
+      if (c.r <= p.l || c.l >= p.r || c.b <= p.t || c.t >= p.b) return [p];
+      const out: Piece[] = [];
+      if (c.t > p.t) out.push({ l: p.l, t: p.t, r: p.r, b: c.t });
+      if (c.b < p.b) out.push({ l: p.l, t: c.b, r: p.r, b: p.b });
+      const t = Math.max(p.t, c.t);
+      const b = Math.min(p.b, c.b);
+      if (c.l > p.l) out.push({ l: p.l, t, r: c.l, b });
+      if (c.r < p.r) out.push({ l: c.r, t, r: p.r, b });
+      return out;
+    };
+    const area = (p: Piece) => (p.r - p.l) * (p.b - p.t);
+    let pieces: Piece[] = [{ l: Math.max(r.left, 0), t: Math.max(r.top, 0), r: Math.min(r.right, innerWidth), b: Math.min(r.bottom, innerHeight) }].filter(usable);
+    let hit = first;
+    let at = { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    for (let i = 0; i < 8 && hit; i++) {
+      const c = hit.getBoundingClientRect();
+      // The point itself goes too, in case the covering element draws outside its box.
+      const cut = [{ l: c.left, t: c.top, r: c.right, b: c.bottom }, { l: at.x - 2, t: at.y - 2, r: at.x + 2, b: at.y + 2 }];
+      pieces = pieces.flatMap((p) => minus(p, cut[0]!)).flatMap((p) => minus(p, cut[1]!)).filter(usable).sort((a, b) => area(b) - area(a));
+      const p = pieces[0];
+      if (!p) break;
+      at = { x: (p.l + p.r) / 2, y: (p.t + p.b) / 2 };
+      hit = hitAt(at.x, at.y);
+      if (hit && accepted(hit)) return at;
+    }
+    for (let gy = 1; gy < 6; gy++) {
+      for (let gx = 1; gx < 6; gx++) {
+        const x = r.left + (r.width * gx) / 6;
+        const y = r.top + (r.height * gy) / 6;
+        if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) continue;
+        const h = hitAt(x, y);
+        if (h && accepted(h)) return { x, y };
+      }
+    }
+    return null;
   };
 
   if (through) {
@@ -216,13 +279,14 @@ export async function pageActionable(
         if (need.hit) {
           const hit = hitAt(at.x, at.y);
           if (!hit || !accepted(hit)) {
-            const label = need.viaLabel ? labelPoint() : null;
-            if (!label) return { state: "retry", reason: blocker(hit), target: name };
-            at = label;
+            const other = visiblePoint(r, hit) ?? (need.viaLabel ? labelPoint() : null);
+            if (!other) return { state: "retry", reason: blocker(hit), target: name, ...(hit ? { cover: { by: coverName(hit), stillMs: stillFor() } } : {}) };
+            at = other;
           }
         }
         const measured = { box: { x: r.x, y: r.y, width: r.width, height: r.height }, frame: frameNow() };
-        return { state: "ok", ...at, target: name, stable: !deferred, ...(deferred ? { since: measured } : {}), ...(then ? { value: await then(target) } : {}) };
+        const tools: HitTools = { hitTarget, hitAt, accepted, within, short };
+        return { state: "ok", ...at, target: name, stable: !deferred, ...(deferred ? { since: measured } : {}), ...(then ? { value: await then(target, tools) } : {}) };
       }
     } else previous = null;
     first = false;

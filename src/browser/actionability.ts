@@ -32,6 +32,12 @@ const LAST_ATTEMPT_MS = 100;
 const STOPPED = "the action was stopped before its element was ready";
 /** A wait inside the page ends this long before the deadline (a last frame can take 100 ms in a hidden tab). */
 const PAGE_MARGIN_MS = 150;
+/**
+ * Covered by the same element for this long while nothing in the document changed (no DOM mutation, no
+ * animation): a person would not wait for it to go, so the action fails now, naming the cover, rather
+ * than at its deadline. A cover on a page that is still changing is waited for until the deadline.
+ */
+export const STILL_COVER_MS = 1500;
 
 export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
 
@@ -71,7 +77,10 @@ export interface ActionableOptions {
   again?: () => Promise<ElementHandle>;
   /** drop: a hit on the dragged element (it may follow the pointer) counts as a hit on the target. */
   alsoAccept?: ElementHandle;
-  /** Runs in the page on the element once every check passed, in the same call; `this` is the element. */
+  /**
+   * Runs in the page on the element once every check passed, in the same call; `this` is the element, its
+   * arguments `args` and then the hit test (HitTools).
+   */
   then?: { fn: (this: any, ...args: any[]) => unknown; args: unknown[] };
   /** The page's frames: a point in a subframe is carried up to the root viewport through them. */
   frames: FrameTree;
@@ -91,6 +100,8 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
   let handle = first;
   let attempt = 0;
   let last: { reason: string; target: string } | undefined;
+  /** The cover seen on the latest tries, and since when (this process's clock). */
+  let covered: { by: string; since: number } | undefined;
   for (;;) {
     if (attempt > 0) {
       // The last wait is cut short rather than skipped: the element gets every chance up to the deadline.
@@ -113,6 +124,16 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
     if (r.state === "retry") {
       last = r;
+      if (!r.cover) covered = undefined;
+      else if (covered?.by !== r.cover.by) covered = { by: r.cover.by, since: Date.now() };
+      else {
+        const seen = Date.now() - covered.since;
+        if (seen >= STILL_COVER_MS && r.cover.stillMs >= seen) {
+          throw new ServiceClickError(`cannot ${VERB[kind]} ${r.target}: ${r.reason} (nothing on the page changed for ${Math.round(seen)} ms)`, {
+            hint: `${r.cover.by} covers it and is not going away by itself: close or dismiss it first`,
+          });
+        }
+      }
       continue;
     }
     const done = { handle, value: r.value as V, ...(r.since ? { since: r.since } : {}) };
@@ -209,7 +230,7 @@ function declaration(then: ((...args: any[]) => unknown) | undefined): string {
   let text = declarations.get(then);
   if (!text) {
     // `__name`: bundlers that keep function names (esbuild keepNames, used by tsx) call it; see pageFunction.
-    text = `function (need, budget, through, since, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, since, also, then ? (el) => then.apply(el, rest) : null); }`;
+    text = `function (need, budget, through, since, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, since, also, then ? (el, tools) => then.apply(el, [...rest, tools]) : null); }`;
     declarations.set(then, text);
   }
   return text;

@@ -4,13 +4,17 @@
  * Every pointer and text action first waits until the element is actionable (see actionability.ts).
  * All of it runs in svc's isolated world (frames.ts): a handle from the page's main world is adopted first.
  */
-import { actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
+import { actionable, DEFAULT_ACTION_TIMEOUT_MS, type Actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
+import { armPress, pressOutcome, type PressOutcome } from "./press.js";
 import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
+
+/** A press that missed is tried again only with this much time left before the deadline. */
+const PRESS_RETRY_MARGIN_MS = 100;
 
 export interface ElementHost {
   readonly frames: FrameTree;
@@ -79,23 +83,46 @@ export async function clickablePoint(host: ElementHost, el: ElementHandle): Prom
  * immediate check sees that frame; if the element moved or got covered meanwhile, it waits as usual and
  * the pointer moves again. Only on a quiet page (see pageActionable's `defer`): where something moves,
  * the pointer waits for stability first, so it never passes over an element that slides under it.
+ * `then` runs in the page call of the last check (a click arms its press check there).
  */
-async function pointAt(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions): Promise<Point> {
-  const first = await actionable(kind, el, wait, { ...opts(host, wait), deferStable: true });
+async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions, then?: ActionableOptions["then"]): Promise<Actionable<V>> {
+  const first = await actionable<V>(kind, el, wait, { ...opts(host, wait), deferStable: true, ...(then ? { then } : {}) });
   await host.input.move(first.point);
-  if (!first.since) return first.point;
-  const sure = await actionable(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since });
+  if (!first.since) return first;
+  const sure = await actionable<V>(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since, ...(then ? { then } : {}) });
   if (sure.point.x !== first.point.x || sure.point.y !== first.point.y) await host.input.move(sure.point);
-  return sure.point;
+  return sure;
 }
 
-/** No button goes down before the element was seen stable, enabled and hit at the point. */
+/**
+ * No button goes down before the element was seen stable, enabled and hit at the point, and the press is
+ * checked where it lands (press.ts): a press another element received was cancelled, so the element is
+ * checked and pressed again until the deadline, then the click fails naming what got the press.
+ */
 export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
-  await held(host, el, async (h) => host.input.buttons(await pointAt(host, "click", h, wait), options));
+  const timing = { ...wait, deadline: wait.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS };
+  await held(host, el, async (h) => {
+    for (let tries = 1; ; tries++) {
+      const at = await pointAt<string>(host, "click", h, timing, { fn: armPress, args: [] });
+      let outcome: PressOutcome = { ok: false, reason: "the press did not happen" };
+      try {
+        await host.input.buttons(at.point, options);
+      } finally {
+        outcome = await pressOutcome(at.handle);
+      }
+      if (outcome.ok) return;
+      if (Date.now() >= timing.deadline - PRESS_RETRY_MARGIN_MS) {
+        throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}; pressed ${tries} time${tries > 1 ? "s" : ""}, cancelled each`, {
+          hint: "the page kept moving under the pointer; wait for it to settle (or for its animation to end) and try again",
+        });
+      }
+      h = at.handle;
+    }
+  });
 }
 
 export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOptions = {}): Promise<void> {
-  await held(host, el, (h) => pointAt(host, "hover", h, wait));
+  await held(host, el, async (h) => void (await pointAt(host, "hover", h, wait)));
 }
 
 /**

@@ -84,8 +84,12 @@ export class Input {
     const button = options.button ?? "left";
     const count = options.clickCount ?? 1;
     for (let i = 1; i <= count; i++) {
-      await this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: at.x, y: at.y, button, clickCount: i });
-      await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: at.x, y: at.y, button, clickCount: i });
+      // Sent together (the Input domain keeps their order): the less time between down and up, the less the
+      // page can move in between.
+      await Promise.all([
+        this.session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: at.x, y: at.y, button, clickCount: i }),
+        this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: at.x, y: at.y, button, clickCount: i }),
+      ]);
     }
   }
 

@@ -237,8 +237,9 @@ describe("the CLI (svc act --action)", () => {
     expect(failed.stderr).toMatch(/^svc: cannot click <button id="target">: <div id="veil"> intercepts pointer events/);
     expect(await pageText()).toMatch(/Target clicks: 0[\s\S]*Veil clicks: 0/);
 
-    // Removed 3 s after load: the act starts while the layer is there and lands just after it goes.
-    expect((await cli(["goto", world.server.url("veil.html?case=cli&remove=3000")])).code).toBe(0);
+    // Removed 3 s after load, counting down on the page: the act starts while the layer is there, waits
+    // (the page keeps changing) and lands just after it goes.
+    expect((await cli(["goto", world.server.url("veil.html?case=cli&remove=3000&tick=1")])).code).toBe(0);
     const ok = await cli(["act", "--action", clickJson, "--timeout", "10000"]);
     expect(ok.code, ok.stderr).toBe(0);
     const after = await pageText();

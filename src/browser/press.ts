@@ -1,0 +1,104 @@
+/**
+ * A press verified where it lands. The checks before a click (actionability.ts) see the page a few
+ * milliseconds before the button goes down; a layout that moves in that gap (an accordion animating in
+ * timer steps) puts the press on another element. So, in the same page call as the last check, a one-shot
+ * listener is armed in svc's isolated world of the element's frame: capturing on the window, for the
+ * trusted pointer and mouse events of the press, it hit-tests each at the moment of the event (the event's
+ * target; inside shadow roots, the point again) against the element. An event that reaches another element
+ * is cancelled (preventDefault + stopImmediatePropagation: the page's handlers never see it), and so is
+ * every later event of that press. After the press the record is read back: the click succeeded only when
+ * the listener saw the press reach the element and nothing go elsewhere; otherwise the caller checks again
+ * and presses again, or fails naming the element that got it.
+ *
+ * An event after the first that lands elsewhere because the element itself went away (a menu item that
+ * closes its menu on mousedown) is the page's own reaction, not a miss. When the document is gone by the
+ * time the record is read (the click navigated), the press counts as received: a press that went elsewhere
+ * was cancelled before any of the page's handlers or default actions ran, so it cannot have navigated.
+ */
+import { ProtocolError } from "./cdp/connection.js";
+import type { HitTools } from "./actionability-page.js";
+import type { ElementHandle } from "./resolve.js";
+
+/** What the armed listener saw. */
+export interface PressRecord {
+  /** Trusted pointer/mouse events of the press seen in the element's document. */
+  seen: number;
+  /** The first event that reached another element: `mousedown on <p class="title">`; "" when none did. */
+  miss: string;
+}
+
+export type PressOutcome = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Runs in the page (svc's isolated world) as `then` of the final check; `this` is the element. Arms the
+ * listener (replacing one left from an earlier press) and returns the element's short name.
+ */
+export function armPress(this: Element, tools: HitTools): string {
+  const key = Symbol.for("svc.press");
+  const w = window as unknown as Record<symbol, { stop(): void; record: PressRecord } | undefined>;
+  w[key]?.stop();
+  const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
+  const hitTarget = tools.hitTarget;
+  let outer: Element = hitTarget;
+  for (let root = outer.getRootNode() as ShadowRoot; root.host; root = outer.getRootNode() as ShadowRoot) outer = root.host;
+  const record: PressRecord = { seen: 0, miss: "" };
+  const reached = (e: MouseEvent): boolean => {
+    if (record.seen > 0 && !hitTarget.isConnected) return true;
+    const t = e.target instanceof Element ? e.target : null;
+    if (!t) return false;
+    if (outer === hitTarget) return tools.accepted(t);
+    // At the window, a target inside shadow roots shows as its outermost host: hit-test the point again.
+    const hit = tools.within(t, outer) ? tools.hitAt(e.clientX, e.clientY) : null;
+    return !!hit && tools.accepted(hit);
+  };
+  const listener = (e: Event) => {
+    if (!e.isTrusted || !(e instanceof MouseEvent)) return;
+    if (!record.miss) {
+      const ok = reached(e);
+      record.seen++;
+      if (!ok) {
+        const t = e.target instanceof Element ? e.target : null;
+        const hit = t && t === outer && outer !== hitTarget ? (tools.hitAt(e.clientX, e.clientY) ?? t) : t;
+        record.miss = `${e.type} on ${hit ? tools.short(hit) : "nothing"}`;
+      }
+    }
+    if (record.miss) {
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    }
+  };
+  for (const t of types) addEventListener(t, listener, true);
+  // A backstop: the caller reads (and so removes) it right after the press.
+  const timer = setTimeout(() => armed.stop(), 30_000);
+  const armed = {
+    record,
+    stop() {
+      clearTimeout(timer);
+      for (const t of types) removeEventListener(t, listener, true);
+      if (w[key] === armed) w[key] = undefined;
+    },
+  };
+  w[key] = armed;
+  return tools.short(this);
+}
+
+/** Disarms the listener and says whether the press reached the element. */
+export async function pressOutcome(handle: ElementHandle): Promise<PressOutcome> {
+  let res;
+  try {
+    res = await handle.frame.session.send("Runtime.callFunctionOn", {
+      objectId: handle.objectId,
+      functionDeclaration: `function () { const k = Symbol.for("svc.press"); const a = window[k]; if (!a) return null; a.stop(); return a.record; }`,
+      returnByValue: true,
+    });
+  } catch (e) {
+    // The element's document or frame is gone: the click navigated (see the header).
+    if (e instanceof ProtocolError) return { ok: true };
+    throw e;
+  }
+  const record = res.exceptionDetails ? null : (res.result.value as PressRecord | null);
+  if (!record) return { ok: false, reason: "the press was not observed (its listener was removed)" };
+  if (record.miss) return { ok: false, reason: `the press landed elsewhere: ${record.miss} (the page moved between the check and the press)` };
+  if (record.seen === 0) return { ok: false, reason: "no pointer event of the press reached its document (something of another frame took it)" };
+  return { ok: true };
+}
