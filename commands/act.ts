@@ -62,7 +62,7 @@ export async function act(g: GlobalOptions, instruction: string | undefined, opt
     const result = await svc.act(action, timeout !== undefined ? { timeout } : {});
     if (!result.success) throw new ActFailedError(`act failed: ${result.message}`);
     out.result({ session: session?.id, result }, () => result.message || `done: ${result.actionDescription}`);
-  });
+  }, timeout !== undefined ? { timeoutMs: timeout } : {});
 }
 
 async function actWithModel(g: GlobalOptions, instruction: string | undefined, opts: ActFlags): Promise<void> {
@@ -86,6 +86,6 @@ async function actWithModel(g: GlobalOptions, instruction: string | undefined, o
         return lines;
       });
     },
-    opts.cacheDir !== undefined ? { cacheDir: resolve(opts.cacheDir) } : {},
+    { ...(opts.cacheDir !== undefined ? { cacheDir: resolve(opts.cacheDir) } : {}), ...(spec.timeout !== undefined ? { timeoutMs: spec.timeout } : {}) },
   );
 }

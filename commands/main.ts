@@ -543,6 +543,8 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--port <port>", "with --http: port to listen on (0: any free port)", undefined)
     .option("--host <host>", "with --http: interface to listen on (default 127.0.0.1)")
     .option("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)")
+    .option("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)")
+    .option("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)")
     .option("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)")
     .option("--cache-dir <dir>", "act/agent cache directory")
     .option("--headed", "show the browser window (default: headless)")

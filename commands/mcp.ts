@@ -1,10 +1,12 @@
 /**
  * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
  * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
- * otherwise, one browser per MCP session. Every browser is a local one-shot Chrome launched on the client's
+ * otherwise, one browser per MCP session, every request carrying the bearer token (--token, SVC_MCP_TOKEN, or
+ * one generated and printed on stderr with the URL). `navigate` opens http(s) only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
 import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { checkToken, generateToken } from "../src/mcp/auth.js";
 import { registerCleanup } from "./cleanup.js";
 import { resolveCliModel } from "./model.js";
 import type { GlobalOptions } from "./output.js";
@@ -18,6 +20,8 @@ export interface McpFlags extends LaunchFlags {
   model?: string;
   cacheDir?: string;
   idleTimeout?: string;
+  token?: string;
+  allowFileUrls?: boolean;
 }
 
 function whole(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -29,7 +33,9 @@ function whole(raw: string | undefined, flag: string, min: number, max: number):
 
 /** Runs until stdin closes (stdio) or `stop` fires (either mode); every browser is closed before it returns. */
 export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, version: string): Promise<void> {
-  if (!flags.http && (flags.port !== undefined || flags.host !== undefined)) throw new ServiceInvalidArgumentError("--port and --host go with --http");
+  if (!flags.http && (flags.port !== undefined || flags.host !== undefined || flags.token !== undefined)) throw new ServiceInvalidArgumentError("--port, --host and --token go with --http");
+  const envToken = process.env.SVC_MCP_TOKEN;
+  const givenToken = !flags.http ? undefined : flags.token !== undefined ? checkToken(flags.token, "--token") : envToken ? checkToken(envToken, "SVC_MCP_TOKEN") : undefined;
   const port = flags.http ? (whole(flags.port ?? "3100", "--port", 0, 65535) as number) : 0;
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
   const settings = await openSettings();
@@ -39,6 +45,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const verbose = g.verbose ?? 0;
   const options = {
     version,
+    allowFileUrls: flags.allowFileUrls === true,
     service: {
       env: "LOCAL" as const,
       model: { ...spec.model },
@@ -65,9 +72,11 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
     await serving;
     return;
   }
-  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs });
+  const token = givenToken ?? generateToken();
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token });
   const unregister = registerCleanup(() => server.close());
-  process.stderr.write(`svc: MCP server at ${server.url}\n`);
+  // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
+  process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);
   await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener("abort", () => resolve(), { once: true })));
   await server.close();
   unregister();

@@ -6,7 +6,7 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
+import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/errors.js";
 import type { Service, ServiceOptions } from "../src/index.js";
 import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
 import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
@@ -134,6 +134,11 @@ export interface ServiceExtras {
   cacheDir?: string;
   /** SearXNG for the agent's search tool (local runs; a cloud run uses its server's backend). */
   searchUrl?: string;
+  /**
+   * The command's --timeout (ms): it bounds attaching to the session too. A page that never yields (a script
+   * looping on alert()/confirm(), answered as fast as it asks) does not answer the attach's calls.
+   */
+  timeoutMs?: number;
 }
 
 function logger(out: Output) {
@@ -162,6 +167,28 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
   checkCloudExtras(extras);
   const t = await cloudTarget(await openSettings(), session);
   return { env: "BROWSERBASE", apiKey: t.apiKey, apiBaseURL: t.apiUrl, platformBaseURL: t.platformUrl, browserbaseSessionID: session.id, keepAlive: true };
+}
+
+/** `svc.init()`, or a TIMEOUT once `timeoutMs` passed (the caller's cleanup then disconnects). */
+async function initWithin(svc: { init(): Promise<unknown> }, timeoutMs: number | undefined, sessionId: string): Promise<void> {
+  if (timeoutMs === undefined) {
+    await svc.init();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ServiceTimeoutError(`attaching to session ${sessionId} did not finish within ${timeoutMs} ms: its page does not answer (a script that never yields, such as a dialog loop)`, { hint: "svc tabs, or stop the session" })),
+      timeoutMs,
+    );
+  });
+  const init = svc.init();
+  init.catch(() => {});
+  try {
+    await Promise.race([init, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
@@ -218,8 +245,14 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
   // The session's selected tab (svc tabs, or the page the last command ended on) is the page driven here.
   const tabs = sessionTabStore(session.id, root);
   let initialized = false;
+  // The attach is still waiting on the page: nothing to record, and close() would wait for it (the
+  // connection ends with this process; the session's Chrome is left running).
+  let attachTimedOut = false;
   try {
-    await svc.init();
+    await initWithin(svc, extras.timeoutMs, session.id).catch((e: unknown) => {
+      if (e instanceof ServiceTimeoutError) attachTimedOut = true;
+      throw e;
+    });
     initialized = true;
     phase("attached");
     // `svc dialog` may have left the answer for the session's next dialog: taken when one opens.
@@ -238,10 +271,10 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
     }
     phase("done");
-    await record(svc, { logId: session.id, root }, extra, measured, out);
+    if (!attachTimedOut) await record(svc, { logId: session.id, root }, extra, measured, out);
     phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
-    await svc.close().catch(() => {});
+    if (!attachTimedOut) await svc.close().catch(() => {});
     phase("detached");
     unregister();
     try {

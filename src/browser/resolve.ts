@@ -5,7 +5,7 @@
  * `document.evaluate` do not reach it, and the handles it returns live in that world too.
  */
 import type { Protocol } from "devtools-protocol";
-import type { CdpSession } from "./cdp/connection.js";
+import { type CdpSession, isDocumentGone } from "./cdp/connection.js";
 import { OBJECT_GROUP, utilityContext, type Frame, type FrameTree } from "./frames.js";
 import {
   ContentFrameNotFoundError,
@@ -129,6 +129,7 @@ async function evalXPath(root: Root, steps: string[], selector: string): Promise
   try {
     return await callFirst(root, pageXPathFirst, expr);
   } catch (e) {
+    if (isDocumentGone(e)) throw e;
     throw new XPathResolutionError(`invalid XPath "${selector}": ${(e as Error).message.split("\n")[0]}`, { cause: e });
   }
 }
@@ -140,6 +141,8 @@ async function resolveCss(frames: FrameTree, root: Root, hops: string[], selecto
     try {
       id = await callFirst(current, pageCssFirst, hops[i]!);
     } catch (e) {
+      // The page navigated under the lookup: not a selector problem.
+      if (isDocumentGone(e)) throw e;
       throw new ServiceElementNotFoundError(`invalid CSS selector "${hops[i]}"`, { cause: e });
     }
     if (!id) {

@@ -77,8 +77,11 @@ function resolveOptions(options: FetchOptions): Resolved {
   return { format, timeoutMs, maxBytes, maxRedirects, follow: options.allowRedirects !== false && maxRedirects > 0 };
 }
 
-/** An absolute http(s) URL, or a clear refusal. */
-export function checkFetchUrl(raw: string): URL {
+/**
+ * An absolute http(s) URL, or a clear refusal. The one scheme check of everything that opens a URL on a
+ * caller's word (fetch, and the MCP `navigate`/`tabs` tools): `allowFiles` (an operator's flag) also lets file: through.
+ */
+export function checkFetchUrl(raw: string, options: { allowFiles?: boolean } = {}): URL {
   if (typeof raw !== "string" || !raw.trim()) throw invalid("url: expected an http(s) URL, got an empty string");
   let url: URL;
   try {
@@ -87,8 +90,10 @@ export function checkFetchUrl(raw: string): URL {
     const bare = /^[\w-]+(\.[\w-]+)+(:\d+)?([/?#].*)?$/.test(raw.trim());
     throw invalid(`url: "${raw}" is not an absolute URL`, bare ? `did you mean https://${raw.trim()} ?` : "use a full URL such as https://example.com");
   }
+  if (options.allowFiles === true && url.protocol === "file:") return url;
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw invalid(`url: only http and https URLs can be fetched (got ${url.protocol.slice(0, -1)}:)`, url.protocol === "file:" ? "read the file directly, or open it with svc goto" : undefined);
+    const hint = url.protocol !== "file:" ? undefined : options.allowFiles === false ? "the operator allows file: URLs with --allow-file-urls" : "read the file directly, or open it with svc goto";
+    throw invalid(`url: only http and https URLs can be opened (got ${url.protocol.slice(0, -1)}:)`, hint);
   }
   if (url.username || url.password) throw invalid("url: credentials in the URL (user:password@) are not supported");
   return url;

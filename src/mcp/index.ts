@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
+import { authProblem } from "./auth.js";
 import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
@@ -21,13 +22,15 @@ export interface McpOptions extends ModelToolsOptions {
   /** How each client's Service is made (a local browser launched on first use, by default). */
   service: ServiceOptions;
   version?: string;
+  /** `navigate` and `tabs new` may open file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
+  allowFileUrls?: boolean;
 }
 
 /** One client's server and browser. */
 export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   const browser = new McpBrowser(options.service);
-  registerPageTools(server, browser);
+  registerPageTools(server, browser, { allowFileUrls: options.allowFileUrls === true });
   registerModelTools(server, browser, options);
   checkArgumentsTheSvcWay(server);
   return { server, browser };
@@ -54,6 +57,8 @@ export interface HttpOptions extends McpOptions {
   host?: string;
   /** A session with no request for this long is closed (its browser too). Default 30 minutes. */
   idleMs?: number;
+  /** Every request must carry `Authorization: Bearer <token>` (src/mcp/auth.ts); otherwise 401. */
+  token: string;
 }
 
 export interface McpHttpServer {
@@ -75,7 +80,10 @@ interface Entry {
   busy: number;
 }
 
-/** Streamable HTTP on /mcp. On a loopback host, requests naming another Host are refused (DNS rebinding). */
+/**
+ * Streamable HTTP on /mcp. Every request needs the bearer token (401 otherwise, before anything else is
+ * looked at); on a loopback host, requests naming another Host are refused (DNS rebinding).
+ */
 export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? "127.0.0.1";
   const idleMs = options.idleMs ?? 30 * 60_000;
@@ -98,6 +106,11 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const unauthorized = authProblem(req, options.token);
+    if (unauthorized) {
+      res.setHeader("www-authenticate", 'Bearer realm="svc mcp"');
+      return reply(res, 401, "UNAUTHORIZED", unauthorized);
+    }
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname !== "/mcp") return reply(res, 404, "NOT_FOUND", "the MCP endpoint is /mcp");
     if (LOOPBACK.has(host) && !LOOPBACK.has(hostnameOf(req.headers.host))) return reply(res, 403, "FORBIDDEN", "Host header is not a loopback name");

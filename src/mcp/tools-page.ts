@@ -5,6 +5,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
+import { checkFetchUrl } from "../fetch/index.js";
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 
@@ -14,7 +15,14 @@ function action(selector: string, method: Action["method"], args: string[] = [])
   return { selector, description: "", method, arguments: args };
 }
 
-export function registerPageTools(server: McpServer, b: McpBrowser): void {
+export interface PageToolsOptions {
+  /** file: URLs may be opened (the operator's --allow-file-urls); otherwise only what `fetch` opens (http, https). */
+  allowFileUrls: boolean;
+}
+
+export function registerPageTools(server: McpServer, b: McpBrowser, options: PageToolsOptions): void {
+  // A URL a client (or a page's prompt injection, through it) asks to open: fetch's scheme check.
+  const openable = (url: string) => checkFetchUrl(url, { allowFiles: options.allowFileUrls }).href;
   const verb = (name: string, description: string, shape: z.ZodRawShape, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
     server.registerTool(name, { description, inputSchema: shape }, (args: Record<string, unknown>) =>
       b.run(async () => {
@@ -31,8 +39,9 @@ export function registerPageTools(server: McpServer, b: McpBrowser): void {
     { description: "Open a URL in the current tab", inputSchema: { url: z.string().min(1) } },
     ({ url }) =>
       b.run(async () => {
+        const target = openable(url);
         const svc = await b.service();
-        const r = await svc.page.goto(url);
+        const r = await svc.page.goto(target);
         return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`);
       }),
   );
@@ -111,7 +120,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser): void {
           if (!p) throw new ServiceInvalidArgumentError(`tab: no open tab ${tab}`);
           return p;
         };
-        if (what === "new") await ctx.newPage(url ?? "about:blank");
+        if (what === "new") await ctx.newPage(url === undefined ? "about:blank" : openable(url));
         else if (what === "select") ctx.setActivePage(pick());
         else if (what === "close") await pick().close();
         const active = ctx.activePage();

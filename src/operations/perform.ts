@@ -7,7 +7,9 @@
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
-import { ServiceElementNotFoundError, ServiceInvalidArgumentError } from "../errors.js";
+import { DEFAULT_ACTION_TIMEOUT_MS } from "../browser/actionability.js";
+import { isDocumentGone } from "../browser/cdp/connection.js";
+import { ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
 import { regularFile } from "../util/regular-file.js";
@@ -109,7 +111,34 @@ export interface PerformOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The action, looked up again on the new document each time the page replaces its document under it (a page
+ * that navigates itself right after load, or on a timer), until the action's deadline: then a TIMEOUT
+ * saying the page kept navigating. Only the lookup and the wait are repeated: an error of that kind comes
+ * from a call into the old document, before the input event is sent.
+ */
 export async function performAction(page: Page, input: Action, refs?: RefLookup, options: PerformOptions = {}): Promise<ActResult> {
+  const deadline = options.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
+  let replaced = 0;
+  for (;;) {
+    try {
+      return await performOnce(page, input, refs, { ...options, deadline });
+    } catch (e) {
+      if (!isDocumentGone(e)) throw e;
+      replaced++;
+      if (Date.now() >= deadline || options.signal?.aborted) {
+        throw new ServiceTimeoutError(`the page replaced its document ${replaced} times during the action (it keeps navigating): no document stayed long enough to act on`, {
+          hint: "wait until the page stops navigating (svc wait), or raise --timeout",
+          cause: e,
+        });
+      }
+      // The new document: let it load before looking again.
+      await page.settle(Math.max(1, Math.min(deadline - Date.now(), 2000)), options.signal);
+    }
+  }
+}
+
+async function performOnce(page: Page, input: Action, refs: RefLookup | undefined, options: PerformOptions): Promise<ActResult> {
   const action = parseAction(input);
   const selector = action.selector.trim();
   let resolved: ElementHandle | undefined;

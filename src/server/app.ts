@@ -3,9 +3,9 @@
  * Auth, body and query limits, the error envelope and request logs live here; the routes live in
  * routes-*.ts. Any exception a route throws ends as an answer to that request only (onError); requests
  * Node's parser refuses before they reach the app (malformed chunked encoding, bad headers) are answered
- * by handleClientErrors.
+ * by handleClientErrors, and so is CONNECT (405), which Node never hands to the app.
  */
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -34,6 +34,9 @@ import { webRoutes } from "./routes-web.js";
 import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
+
+/** The methods some route of the API answers (the Allow header of a 405). */
+const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE";
 
 /** Longest query string (after `?`) a route accepts; every query of the API is a few short fields. */
 export const MAX_QUERY_LENGTH = 4096;
@@ -72,6 +75,11 @@ export function createApp(deps: ServerDeps): Hono<Env> {
     const key = c.req.header("x-bb-api-key");
     // The CDP proxy's path holds the session's capability token: never in a log line.
     deps.log(`${c.req.method} ${safePath(c.req.path)} ${c.res.status} ${Math.round(performance.now() - t0)}ms${key ? ` key=${keyFingerprint(key)}` : ""}`);
+  });
+
+  // TRACE echoes a request back (credentials included, with a cross-site trick): no route answers it.
+  app.on("TRACE", "*", () => {
+    throw new HttpError(405, "method TRACE: not allowed here (the API uses GET, POST, PUT, PATCH and DELETE)", { allow: ALLOWED_METHODS });
   });
 
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
@@ -128,6 +136,17 @@ export function createApp(deps: ServerDeps): Hono<Env> {
  * answering (headers sent) or gone is only closed.
  */
 export function handleClientErrors(server: Server, log: (line: string) => void): void {
+  // Node hands CONNECT to 'connect' listeners only and drops the socket when there is none: answer it (this
+  // server is no forward proxy; the session's egress proxy is another server).
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    log(`CONNECT ${clip(req.url ?? "", 80)} 405`);
+    const body = JSON.stringify(errorBody({ message: "method CONNECT: not allowed (this server is no proxy)", code: statusCode(405) }));
+    socket.on("error", () => socket.destroy());
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\nAllow: ${ALLOWED_METHODS}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  });
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === "ECONNRESET" || !socket.writable) {
       socket.destroy();

@@ -6,7 +6,10 @@
  * unpacked in all, counted from the sizes the central directory declares; an entry is inflated into a
  * buffer of exactly its declared size (fflate never grows it), so an entry lying about its size is cut,
  * not expanded. Entry names are relative paths that stay inside the folder: no absolute path, drive
- * letter, backslash, `..`, NUL or duplicate. Only regular files are written (no links, whatever the zip says).
+ * letter, backslash, `..`, NUL or duplicate; no path component over MAX_COMPONENT_BYTES (the file system's
+ * NAME_MAX); no entry that is a file in one place and a folder in another (`a` beside `a/b`). All of this is
+ * decided from the names alone, before anything is written, and answered 400 naming the entry. Only regular
+ * files are written (no links, whatever the zip says).
  *
  * The manifest: JSON, `manifest_version` 3 (Chromium 156 no longer loads manifest_version 2: checked by
  * behaviour, such an extension is silently skipped), a non-empty `name` and `version`.
@@ -18,6 +21,8 @@ export const MAX_ENTRIES = 2000;
 export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
 /** Longest entry path accepted (Chrome's own paths on Linux stay well under PATH_MAX with this). */
 const MAX_PATH_CHARS = 512;
+/** Longest file or folder name (in UTF-8 bytes) Linux file systems accept (NAME_MAX). */
+const MAX_COMPONENT_BYTES = 255;
 /** manifest_version values this Chromium loads. */
 const SUPPORTED_MANIFEST_VERSIONS = [3];
 
@@ -42,6 +47,8 @@ export function unpackExtension(zip: Uint8Array): UnpackedExtension {
   let entries = 0;
   let total = 0;
   const names = new Set<string>();
+  /** Every folder some entry's path goes through → that entry's name (for the message). */
+  const folders = new Map<string, string>();
   let unzipped: Record<string, Uint8Array>;
   try {
     unzipped = unzipSync(zip, {
@@ -51,6 +58,7 @@ export function unpackExtension(zip: Uint8Array): UnpackedExtension {
         if (path === undefined) return false; // a folder entry
         if (names.has(path)) throw bad(`entry "${short(f.name)}" appears twice`);
         names.add(path);
+        checkFileOrFolder(path, f.name, names, folders);
         total += f.originalSize;
         if (total > MAX_UNPACKED_BYTES) throw bad(`unpacks to more than ${MAX_UNPACKED_BYTES / 1024 / 1024} MiB (the limit)`);
         return true;
@@ -82,7 +90,20 @@ function entryPath(name: string): string | undefined {
   // Folder entries, and the resource forks macOS's Finder adds to every zip it makes.
   if (name.endsWith("/") || parts[0] === "__MACOSX") return undefined;
   if (parts.some((p) => p === "")) throw bad(`${quoted}: an empty segment in its path`);
+  if (parts.some((p) => Buffer.byteLength(p, "utf8") > MAX_COMPONENT_BYTES)) throw bad(`${quoted}: a file or folder name longer than ${MAX_COMPONENT_BYTES} bytes`);
   return name;
+}
+
+/** A 400 when `path` is a file where another entry has a folder, or the other way round (`a` and `a/b`). */
+function checkFileOrFolder(path: string, name: string, files: Set<string>, folders: Map<string, string>): void {
+  const other = folders.get(path);
+  if (other !== undefined) throw bad(`entry "${short(name)}": a file where entry "${short(other)}" needs a folder`);
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    if (files.has(folder)) throw bad(`entry "${short(name)}": needs a folder where entry "${short(folder)}" is a file`);
+    if (!folders.has(folder)) folders.set(folder, name);
+  }
 }
 
 /** The files relative to the extension's root: the zip's root, or its single top folder when every entry is in one. */

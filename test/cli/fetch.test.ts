@@ -131,7 +131,7 @@ describe("svc fetch (plain HTTP)", () => {
   });
 
   it.each([
-    [["fetch", "file:///etc/hostname"], /only http and https URLs can be fetched/],
+    [["fetch", "file:///etc/hostname"], /only http and https URLs can be opened/],
     [["fetch", "example.com"], /did you mean https:\/\/example\.com/],
     [["fetch", "http://x.test/", "--format", "pdf"], /--format: one of markdown, text, html, raw, json \(got "pdf"\)/],
     [["fetch", "http://x.test/", "--timeout", "soon"], /--timeout: expected a positive whole number/],

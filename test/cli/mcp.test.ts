@@ -5,6 +5,7 @@
  * extract, the fake model answering); a failure is an MCP tool error carrying svc's code; and the client
  * going (stdin closed, or the MCP session deleted) ends its Chrome.
  */
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -114,10 +115,22 @@ async function driveForms(client: Client): Promise<void> {
   expect(text(wrongType)).toMatch(/^INVALID_ARGUMENT: tab: /);
 }
 
+/** The URL and generated token `svc mcp --http` printed on its one stderr line. */
+function served(stderr: string): { url: string; token: string } {
+  const m = /MCP server at (\S+) \(bearer token: (\S+)\)/.exec(stderr);
+  if (!m) throw new Error(`no URL and token in: ${stderr}`);
+  return { url: m[1]!, token: m[2]! };
+}
+
+/** The SDK's own HTTP transport, sending the token the way a host does (requestInit headers). */
+function withToken(url: string, token: string): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+}
+
 /** POST {} to url with this Host header (fetch may not set Host). */
-function statusWithHost(url: string, host: string): Promise<number> {
+function statusWithHost(url: string, host: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { host, "content-type": "application/json" } }, (res) => {
+    const req = request(url, { method: "POST", headers: { host, "content-type": "application/json", authorization: `Bearer ${token}` } }, (res) => {
       res.resume();
       resolve(res.statusCode ?? 0);
     });
@@ -151,9 +164,9 @@ describe("svc mcp", () => {
     try {
       let err = "";
       child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-      await waitFor(() => /MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp/.test(err), 20_000);
-      const url = /MCP server at (\S+)/.exec(err)![1]!;
-      const transport = new StreamableHTTPClientTransport(new URL(url));
+      await waitFor(() => /MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp \(bearer token: \S+\)\n/.test(err), 20_000);
+      const { url, token } = served(err);
+      const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
       await driveForms(client);
@@ -163,7 +176,7 @@ describe("svc mcp", () => {
       await waitFor(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0, 15_000);
       expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
       // Another Host header is refused (DNS rebinding), and the server still answers.
-      expect(await statusWithHost(url, "evil.example")).toBe(403);
+      expect(await statusWithHost(url, "evil.example", token)).toBe(403);
       expect(child.exitCode).toBe(null);
     } finally {
       child.kill("SIGTERM");
@@ -179,9 +192,9 @@ describe("svc mcp", () => {
     try {
       let err = "";
       child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-      await waitFor(() => /MCP server at \S+/.test(err), 20_000);
-      const url = /MCP server at (\S+)/.exec(err)![1]!;
-      const transport = new StreamableHTTPClientTransport(new URL(url));
+      await waitFor(() => /MCP server at \S+ \(bearer token: \S+\)\n/.test(err), 20_000);
+      const { url, token } = served(err);
+      const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
       expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
@@ -195,5 +208,86 @@ describe("svc mcp", () => {
       child.kill("SIGTERM");
     }
     expect((await done).code).toBe(0);
+  }, 120_000);
+
+  it("HTTP: every request needs the bearer token: none or a wrong one is a 401 naming the problem, the right one (--token or SVC_MCP_TOKEN) works; a short token is refused at start", async () => {
+    const short = await collect(spawnSvc(["mcp", "--http", "--port", "0", "--token", "short"], world.sb.env), 30_000);
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toMatch(/--token: a token of 16 to 512 characters is needed, got 5/);
+
+    const token = "given-token-0123456789abcdef";
+    const child = spawnSvc(["mcp", "--http", "--port", "0"], { ...world.sb.env, SVC_MCP_TOKEN: token });
+    const done = collect(child, 120_000);
+    try {
+      let err = "";
+      child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+      await waitFor(() => /MCP server at \S+ \(bearer token as given\)\n/.test(err), 20_000);
+      expect(err).not.toContain(token); // a given token is not echoed
+      const url = /MCP server at (\S+)/.exec(err)![1]!;
+      const refused = async (transport: StreamableHTTPClientTransport) => {
+        const client = new Client({ name: "test", version: "1.0.0" });
+        const e = await client.connect(transport).then(
+          () => undefined,
+          (x: unknown) => x as Error & { code?: number },
+        );
+        await client.close().catch(() => {});
+        return e;
+      };
+      const none = await refused(new StreamableHTTPClientTransport(new URL(url)));
+      expect(none?.code).toBe(401); // the SDK's StreamableHTTPError carries the status
+      expect(String(none)).toMatch(/UNAUTHORIZED: Authorization: missing/);
+      const wrong = await refused(withToken(url, `${token}x`));
+      expect(wrong?.code).toBe(401);
+      expect(String(wrong)).toMatch(/UNAUTHORIZED: Authorization: wrong token/);
+      const basic = await fetch(url, { method: "POST", headers: { authorization: `Basic ${Buffer.from(`u:${token}`).toString("base64")}`, "content-type": "application/json" }, body: "{}" });
+      expect(basic.status).toBe(401);
+      expect(await basic.json()).toMatchObject({ error: { message: expect.stringMatching(/^UNAUTHORIZED: Authorization: expected the Bearer scheme/) } });
+      // Nothing is started for a refused client; the right token works.
+      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
+      const transport = withToken(url, token);
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+      await transport.terminateSession();
+      await client.close();
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
+  }, 120_000);
+
+  it("navigate and tabs refuse file: and other non-web schemes (as fetch does) unless the operator starts with --allow-file-urls", async () => {
+    const open = async (extra: string[]) => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      return client;
+    };
+    const locked = await open([]);
+    try {
+      for (const url of ["file:///etc/hostname", "chrome://version", "javascript:alert(1)", "data:text/html,hi"]) {
+        const r = await call(locked, "navigate", { url });
+        expect(r.isError, url).toBe(true);
+        expect(text(r)).toMatch(/^INVALID_ARGUMENT: url: only http and https URLs can be opened \(got \w+:\)/);
+      }
+      const tab = await call(locked, "tabs", { action: "new", url: "file:///etc/hostname" });
+      expect(tab.isError).toBe(true);
+      expect(text(tab)).toMatch(/^INVALID_ARGUMENT: url: only http and https URLs can be opened \(got file:\)/);
+      const tabs = text(await call(locked, "tabs"));
+      expect(tabs).not.toContain("file:");
+    } finally {
+      await locked.close();
+    }
+    const open2 = await open(["--allow-file-urls"]);
+    try {
+      const r = await call(open2, "navigate", { url: "file:///etc/hostname" });
+      expect(r.isError).toBeFalsy();
+      expect(text(r)).toContain("navigated to file:///etc/hostname");
+      expect(text(r)).toContain(readFileSync("/etc/hostname", "utf8").trim());
+      expect((await call(open2, "navigate", { url: "chrome://version" })).isError).toBe(true); // only file: is added
+    } finally {
+      await open2.close();
+    }
+    await expectNoProcesses(world.sb.tmp, 15_000);
   }, 120_000);
 });

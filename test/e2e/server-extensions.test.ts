@@ -3,7 +3,7 @@
  * and delete it, start a session with `extensionId` (top level or browserSettings) whose Chrome runs it
  * (the fixture extension marks every page), and the 400s a bad upload gets; another key's id is a 404.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Browserbase, { toFile } from "@browserbasehq/sdk";
@@ -38,7 +38,7 @@ async function upload(zip: Uint8Array, client = bb, name = "marker.zip") {
 }
 
 /** A raw upload: status and body (for the 400s, whose messages the SDK wraps). */
-async function rawUpload(body: BodyInit, contentType?: string): Promise<{ status: number; body: { message?: string } }> {
+async function rawUpload(body: BodyInit, contentType?: string): Promise<{ status: number; body: { message?: string; code?: string } }> {
   const res = await fetch(`${server.url}/v1/extensions`, { method: "POST", headers: { "x-bb-api-key": KEY, ...(contentType ? { "content-type": contentType } : {}) }, body });
   return { status: res.status, body: (await res.json()) as { message?: string } };
 }
@@ -184,13 +184,18 @@ describe("unpacked bytes a key keeps", () => {
 });
 
 describe("bad uploads: 400 naming what is wrong", () => {
-  const cases: [string, () => Promise<{ status: number; body: { message?: string } }>, RegExp][] = [
+  const cases: [string, () => Promise<{ status: number; body: { message?: string; code?: string } }>, RegExp][] = [
     ["not multipart", () => rawUpload(JSON.stringify({ file: "x" }), "application/json"), /multipart\/form-data/],
     ["no file field", () => rawUpload(form(markerZip(), "upload")), /^file: missing/],
     ["not a zip", () => rawUpload(form(strToU8("just some text, not an archive at all"))), /file: not a zip/],
     ["a damaged zip", () => rawUpload(form(markerZip().slice(0, 200))), /file: not a readable zip/],
     ["an entry with ..", () => rawUpload(form(markerZip({ extra: { "../escape.js": strToU8("x") } }))), /"\.\.\/escape\.js".*leave the extension's folder/],
     ["an absolute entry", () => rawUpload(form(zipWithName("/etc/evil.js"))), /absolute path/],
+    ["a NUL in an entry", () => rawUpload(form(zipWithName("ev\0il.js"))), /NUL or backslash/],
+    ["a 300-character name", () => rawUpload(form(markerZip({ extra: { [`d/${"n".repeat(300)}.js`]: strToU8("x") } }))), /"d\/n+….*longer than 255 bytes/],
+    ["a 300-byte name in 150 characters", () => rawUpload(form(markerZip({ extra: { [`${"é".repeat(150)}.js`]: strToU8("x") } }))), /longer than 255 bytes/],
+    ["a file beside a folder of the same name", () => rawUpload(form(markerZip({ extra: { a: strToU8("x"), "a/b.js": strToU8("y") } }))), /entry "a\/b\.js": needs a folder where entry "a" is a file/],
+    ["a folder, then a file of the same name", () => rawUpload(form(markerZip({ extra: { "a/b.js": strToU8("y"), a: strToU8("x") } }))), /entry "a": a file where entry "a\/b\.js" needs a folder/],
     ["no manifest", () => rawUpload(form(zipSync({ "content.js": strToU8("1") }))), /no manifest\.json/],
     ["manifest not JSON", () => rawUpload(form(markerZip({ manifest: "{ not json" }))), /manifest\.json is not JSON/],
     ["manifest_version 2", () => rawUpload(form(markerZip({ manifest: { manifest_version: 2 } }))), /manifest_version 2 is not supported/],
@@ -204,11 +209,14 @@ describe("bad uploads: 400 naming what is wrong", () => {
       const r = await send();
       expect(r.status, JSON.stringify(r.body)).toBe(400);
       expect(r.body.message).toMatch(message);
+      expect(r.body).toMatchObject({ code: "INVALID_ARGUMENT" });
     });
   }
 
   it("nothing half-written is left behind by a refused upload", () => {
-    for (const owner of readdirSync(join(base, "data", "extensions"))) {
+    // No folder at all (refused uploads run alone): nothing was written.
+    const root = join(base, "data", "extensions");
+    for (const owner of existsSync(root) ? readdirSync(root) : []) {
       expect(readdirSync(join(base, "data", "extensions", owner)).filter((n) => n.startsWith(".tmp-"))).toEqual([]);
     }
   });

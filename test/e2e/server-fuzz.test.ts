@@ -1,8 +1,9 @@
 /**
  * Fuzzing the built `svc serve` (spawned, two API keys, real Chrome): thousands of malformed, oversized,
  * deeply nested and adversarial requests on every route — platform sessions, the session API with SSE,
- * search, fetch, debug, the CDP proxy's HTTP side — plus raw-socket requests fetch() cannot send (bad
- * chunked bodies, bad percent-escapes, smuggling headers, junk WebSocket upgrades to the CDP proxy).
+ * search, fetch, debug, the CDP proxy's HTTP side, multipart extension uploads — plus raw-socket requests
+ * fetch() cannot send (bad chunked bodies, bad percent-escapes, smuggling headers, junk WebSocket upgrades to
+ * the CDP proxy, CONNECT and TRACE, which must get a 405 answer).
  *
  * It fails on: the server process exiting; a 5xx other than those a route documents (501 search without a
  * backend; 502/504 where a route waits on a backend or a browser); a request unanswered past
@@ -16,7 +17,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, processesMentioning, type Sandbox, sandbox, waitFor } from "../cli/helpers.js";
 import { type Served, startServe } from "../cli/serve-helpers.js";
-import { bodyText, deepText, junkSegment, junkValue, rawExchange, Rng } from "../support/fuzz.js";
+import { bodyText, deepText, junkSegment, junkValue, multipartUpload, rawExchange, Rng } from "../support/fuzz.js";
 
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 0x5eed_2026);
 const KEY_A = "fuzz-key-aaaa-000001";
@@ -35,7 +36,7 @@ interface Req {
   path: string;
   key: string | undefined;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** 5xx statuses this route documents. */
   allowed5xx?: readonly number[];
   /** Names another key's session: must never succeed. */
@@ -53,7 +54,7 @@ function fail(what: string): void {
   if (failures.length < 25) failures.push(`[seed ${SEED}] ${what}`);
 }
 
-const describeReq = (r: Req) => `${r.label}: ${r.method} ${r.path.slice(0, 120)} key=${r.key === KEY_A ? "A" : r.key === KEY_B ? "B" : String(r.key).slice(0, 10)} body=${JSON.stringify((r.body ?? "").slice(0, 160))}`;
+const describeReq = (r: Req) => `${r.label}: ${r.method} ${r.path.slice(0, 120)} key=${r.key === KEY_A ? "A" : r.key === KEY_B ? "B" : String(r.key).slice(0, 10)} body=${JSON.stringify(typeof r.body === "string" || r.body === undefined ? (r.body ?? "").slice(0, 160) : r.body.subarray(0, 160).toString("latin1"))}`;
 
 async function call(method: string, path: string, key: string | undefined, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${served.url}${path}`, {
@@ -191,6 +192,10 @@ function nextRequest(rng: Rng): Req {
     const rest = rng.pick(["/json/version", "/json/list", "/json", "/json/protocol", "/devtools/inspector.html", "/json/close/junk", "/json/new?about:blank", "/", "/etc/passwd", "/json/../../x", `/devtools/${junkSegment(rng)}`, ids.a1Browser]);
     return { label: "connect http", method: rng.pick(["GET", "GET", "POST", "PUT"]), path: `/v1/connect/${id}/${token}${rest}`, key: rng.chance(0.5) ? key : undefined, headers, allowed5xx: [502, 504] };
   }
+  if (route < 94) {
+    const upload = multipartUpload(rng);
+    return { label: "extension upload", method: "POST", path: "/v1/extensions", key, headers: { "content-type": upload.contentType }, body: upload.body };
+  }
   const path = rng.pick(["/", "/v1", "/v1/", "/healthz", "/v1/sessions/", "//v1/sessions", "/V1/SESSIONS", "/v1/sessions/x/y/z", `/v1/${junkSegment(rng)}`, "/v1/sessions/%ff/act", "/v1/connect/%ff/x/json", "/v1/connect/x", "/v1/search/"]);
   return { label: "odd path", method: rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]), path, key, headers, body: rng.chance(0.3) ? bodyText(rng, {}) : undefined };
 }
@@ -220,7 +225,7 @@ async function send(r: Req): Promise<void> {
     res = await fetch(`${served.url}${r.path}`, {
       method: r.method,
       headers,
-      ...(r.body !== undefined && r.method !== "GET" && r.method !== "HEAD" ? { body: r.body } : {}),
+      ...(r.body !== undefined && r.method !== "GET" && r.method !== "HEAD" ? { body: typeof r.body === "string" ? r.body : new Uint8Array(r.body) } : {}),
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     text = await res.text();
@@ -236,10 +241,10 @@ async function send(r: Req): Promise<void> {
 }
 
 /** Raw requests: what the HTTP parser, the body reader and the CDP proxy's upgrade path must survive. */
-function nextRaw(rng: Rng): { label: string; data: string; answer: boolean; allowed5xx: readonly number[] } {
+function nextRaw(rng: Rng): { label: string; data: string; answer: boolean; allowed5xx: readonly number[]; status?: number } {
   const key = rng.pick([KEY_A, KEY_B]);
   const route = rng.pick(["/v1/sessions", "/v1/search", "/v1/fetch", "/v1/sessions/start", `/v1/sessions/${ids.a2}/act`, `/v1/sessions/${ids.a1}`]);
-  const kind = rng.int(0, 11);
+  const kind = rng.int(0, 13);
   const head = (extra: string) => `POST ${route} HTTP/1.1\r\nHost: x\r\nx-bb-api-key: ${key}\r\nContent-Type: application/json\r\n${extra}`;
   const ws = (path: string, extra = "") => `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${rng.pick(["dGhlIHNhbXBsZSBub25jZQ==", "junk", ""])}\r\nSec-WebSocket-Version: ${rng.pick(["13", "8", "x"])}\r\n${extra}\r\n`;
   switch (kind) {
@@ -271,6 +276,13 @@ function nextRaw(rng: Rng): { label: string; data: string; answer: boolean; allo
     }
     case 10:
       return { label: "ws elsewhere", data: ws(rng.pick(["/v1/sessions", "/healthz", "/", "/v1/connect/%ff/x/devtools/browser/x"]), rng.pick(["", "Upgrade: h2c\r\n"])), answer: true, allowed5xx: [502] };
+    case 11:
+    case 12: {
+      // Node hands CONNECT only to a 'connect' listener (silence without one); TRACE goes to the app.
+      const method = rng.pick(["CONNECT", "TRACE"]);
+      const target = method === "CONNECT" ? rng.pick(["127.0.0.1:9222", "example.com:443", "[::1]:22", "%ff:1", "x"]) : rng.pick(["/", "/v1/sessions", `/v1/sessions/${ids.a1}`, "/v1/extensions"]);
+      return { label: `raw ${method}`, data: `${method} ${target} HTTP/1.1\r\nHost: x\r\nx-bb-api-key: ${key}\r\nConnection: close\r\n\r\n${method === "CONNECT" ? rng.pick(["", "junk after the head"]) : ""}`, answer: true, allowed5xx: [], status: 405 };
+    }
     default:
       return { label: "deep body", data: (() => { const b = deepText(rng, 100_000); return `${head(`Content-Length: ${b.length}\r\nConnection: close\r\n\r\n`)}${b}`; })(), answer: true, allowed5xx: [501] };
   }
@@ -308,10 +320,12 @@ describe("svc serve under fuzzing (two keys, every route)", () => {
     const deadline = t0 + RAW_BUDGET_MS;
     const worker = async () => {
       for (let c = cases.shift(); c && Date.now() < deadline; c = cases.shift()) {
-        const answer = await rawExchange(served.port, c.data, c.answer ? 10_000 : 800, true);
+        // A case expecting a status reads to the close (its body must carry the code).
+        const answer = await rawExchange(served.port, c.data, c.answer ? 10_000 : 800, c.status === undefined);
         const what = `${c.label}: ${JSON.stringify(c.data.slice(0, 140))}`;
         if (c.answer && answer.status === undefined) fail(`${what} → ${answer.timedOut ? "no answer in 10 s" : `closed without an answer: ${JSON.stringify(answer.text.slice(0, 80))}`}`);
         if (answer.status !== undefined && answer.status >= 500 && !c.allowed5xx.includes(answer.status)) fail(`${what} → ${answer.text.slice(0, 200)}`);
+        if (c.status !== undefined && (answer.status !== c.status || !answer.text.includes('"code":"METHOD_NOT_ALLOWED"'))) fail(`${what} → not a ${c.status} with a code: ${JSON.stringify(answer.text.slice(0, 200))}`);
         if (served.child.exitCode !== null) {
           fail(`the server exited (code ${served.child.exitCode}) after ${what}`);
           return;

@@ -2,9 +2,11 @@
  * Seeded generators of hostile input for the server fuzz test: a small PRNG (mulberry32, so a seed
  * reproduces a run), adversarial JSON values, mutations of valid bodies, deep documents built as text
  * (building them as objects would recurse in the test itself), junk paths, and a raw-socket client for
- * what fetch() refuses to send (bad chunked bodies, bad escapes, WebSocket upgrades).
+ * what fetch() refuses to send (bad chunked bodies, bad escapes, WebSocket upgrades, CONNECT and TRACE), and
+ * multipart extension uploads (junk zips, names the file system refuses, broken envelopes).
  */
 import { connect } from "node:net";
+import { strToU8, zipSync } from "fflate";
 
 export class Rng {
   private state: number;
@@ -202,4 +204,46 @@ export function rawExchange(port: number, data: string | Buffer, waitMs: number,
     socket.on("close", () => finish(false));
     socket.on("error", () => finish(false));
   });
+}
+
+/** Zip entries built to trip an unpacker: names the file system refuses, escapes, a junk or missing manifest. */
+function junkZip(rng: Rng): Uint8Array {
+  const files: Record<string, Uint8Array> = {};
+  const manifest = rng.pick([
+    JSON.stringify({ manifest_version: 3, name: "fuzz", version: "1.0" }),
+    JSON.stringify(junkValue(rng, 2)),
+    "{ not json",
+    JSON.stringify({ manifest_version: 2, name: "x", version: "1" }),
+  ]);
+  if (rng.chance(0.8)) files[rng.pick(["manifest.json", "top/manifest.json", "a/b/manifest.json"])] = strToU8(manifest);
+  for (let i = rng.int(0, 4); i > 0; i--) {
+    const name = rng.pick([`${"n".repeat(rng.pick([255, 256, 300, 600]))}.js`, "a", "a/b.js", "a/", "../x.js", "x/../../y", "./c.js", "é".repeat(130), "d//e", "__MACOSX/f", `f${i}.txt`]);
+    files[name] = rng.chance(0.1) ? new Uint8Array(rng.pick([0, 1024, 200_000])) : strToU8(`// ${i}`);
+  }
+  try {
+    return zipSync(files, { level: rng.pick([0, 6]) as 0 | 6 });
+  } catch {
+    return strToU8("PK not really");
+  }
+}
+
+/**
+ * A multipart/form-data upload as sent on the wire (content type and bytes): a zip of junk entries in the
+ * `file` field, or the envelope itself broken (wrong boundary, no closing line, another field, two files).
+ */
+export function multipartUpload(rng: Rng): { contentType: string; body: Buffer } {
+  const boundary = `----svcfuzz${rng.int(0, 1e9)}`;
+  let zip = Buffer.from(junkZip(rng));
+  if (rng.chance(0.15)) zip = zip.subarray(0, rng.int(0, zip.length));
+  if (rng.chance(0.1)) zip = Buffer.from(Array.from({ length: rng.int(0, 2000) }, () => rng.int(0, 255)));
+  const part = (field: string, data: Buffer, filename = "x.zip") =>
+    Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: application/zip\r\n\r\n`, "latin1"), data, Buffer.from("\r\n")]);
+  const close = Buffer.from(`--${boundary}--\r\n`);
+  const roll = rng.int(0, 9);
+  const contentType = roll === 0 ? "multipart/form-data" : roll === 1 ? `multipart/form-data; boundary=${boundary}x` : `multipart/form-data; boundary=${boundary}`;
+  if (roll === 2) return { contentType, body: part("file", zip) }; // no closing boundary
+  if (roll === 3) return { contentType, body: Buffer.concat([part("upload", zip), close]) };
+  if (roll === 4) return { contentType, body: Buffer.concat([part("file", zip), part("file", zip), close]) };
+  if (roll === 5) return { contentType, body: Buffer.concat([part("file", zip, rng.pick(["", "../../evil.zip", "\u0000.zip", "x".repeat(5000)])), close]) };
+  return { contentType, body: Buffer.concat([part("file", zip), close]) };
 }

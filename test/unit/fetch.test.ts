@@ -299,7 +299,7 @@ describe("limits and failures", () => {
 
 describe("bad input is refused before any request", () => {
   it.each([
-    ["file:///etc/passwd", /only http and https URLs can be fetched \(got file:\)/],
+    ["file:///etc/passwd", /only http and https URLs can be opened \(got file:\)/],
     ["ftp://example.com/x", /only http and https/],
     ["example.com/page", /not an absolute URL.*did you mean https:\/\/example\.com\/page/],
     ["", /empty string/],

@@ -24,6 +24,14 @@ export class ProtocolError extends ServiceError {
   }
 }
 
+/**
+ * Whether `e` says the document a call addressed is gone: the page navigated (or reloaded) under it, so its
+ * execution context and nodes went with the old document. Looking again on the new document may work.
+ */
+export function isDocumentGone(e: unknown): boolean {
+  return e instanceof ProtocolError && /Cannot find context with specified id|Execution context was destroyed|Inspected target navigated or closed|Cannot find default execution context/i.test(e.message);
+}
+
 type Listener = (params: any) => void;
 
 /** Puppeteer's default: generous, so only a call the browser will never answer reaches it. */

@@ -1,0 +1,48 @@
+/**
+ * `svc act --action` on a page that navigates itself (self-navigate.html: location.replace right after each
+ * load): the lookup is made again on each new document, and when the page never stops, the act ends with
+ * TIMEOUT (exit 7, EXIT_CODES.md) within its --timeout — not exit 1 with a CDP error about a lost context.
+ * A page that stops after a few hops gets the action done on the last document.
+ */
+import { describe, expect, it } from "vitest";
+import { json, svc, useCliWorld } from "./helpers.js";
+
+const world = useCliWorld();
+const click = JSON.stringify({ selector: "#go", description: "the Go button", method: "click", arguments: [] });
+
+async function sessionOn(page: string): Promise<string> {
+  const started = await svc(["--json", "sessions", "start"], world.sb.env);
+  expect(started.code, started.stderr).toBe(0);
+  const id = json<{ session: { id: string } }>(started.stdout).session.id;
+  // The goto itself may see the document change under it; the act is what is tested here.
+  await svc(["--json", "--session", id, "goto", world.server.url(page)], world.sb.env);
+  return id;
+}
+
+describe("svc act on a self-navigating page", () => {
+  it("a page that never stops navigating: TIMEOUT, exit 7, within the --timeout", async () => {
+    const id = await sessionOn("self-navigate.html?every=20");
+    try {
+      const t0 = Date.now();
+      const r = await svc(["--json", "--session", id, "act", "--timeout", "3000", "--action", click], world.sb.env, { timeoutMs: 60_000 });
+      const took = Date.now() - t0;
+      expect(r.code, r.stdout + r.stderr).toBe(7);
+      expect(json<{ error: { code: string; message: string } }>(r.stdout).error).toMatchObject({ code: "TIMEOUT", message: expect.stringMatching(/keeps navigating|did not finish within 3000 ms/) });
+      expect(took).toBeLessThan(3000 + 8000); // the bound plus the CLI's start and the session's round trips
+    } finally {
+      await svc(["--json", "sessions", "stop", id], world.sb.env);
+    }
+  }, 90_000);
+
+  it("a page that stops after a few hops: the click lands on the last document (exit 0)", async () => {
+    const id = await sessionOn("self-navigate.html?every=150&stop=8");
+    try {
+      const r = await svc(["--json", "--session", id, "act", "--timeout", "15000", "--action", click], world.sb.env, { timeoutMs: 60_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const page = await svc(["--json", "--session", id, "extract"], world.sb.env);
+      expect(page.stdout).toContain("clicked: go");
+    } finally {
+      await svc(["--json", "sessions", "stop", id], world.sb.env);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,33 @@
+/**
+ * A page that loops on alert()/confirm() for ever (dialog-forever.html) does not hold a CLI command past its
+ * --timeout: the goto ends with TIMEOUT, and so does an act sent afterwards, whose attach to the session
+ * the looping page never answers (it hung for minutes before). Both exit 7 (EXIT_CODES.md).
+ */
+import { describe, expect, it } from "vitest";
+import { json, svc, useCliWorld } from "./helpers.js";
+
+const world = useCliWorld();
+const click = JSON.stringify({ selector: "#go", description: "the Go button", method: "click", arguments: [] });
+/** The bound plus the CLI's own start and the session's round trips. */
+const SLACK_MS = 8000;
+
+describe("a dialog loop under the CLI", () => {
+  it("goto and act on a page looping alert()/confirm() end with TIMEOUT (exit 7) within --timeout", async () => {
+    const started = await svc(["--json", "sessions", "start"], world.sb.env);
+    expect(started.code, started.stderr).toBe(0);
+    const id = json<{ session: { id: string } }>(started.stdout).session.id;
+    try {
+      let t0 = Date.now();
+      const nav = await svc(["--json", "--session", id, "goto", world.server.url("dialog-forever.html"), "--timeout", "3000"], world.sb.env, { timeoutMs: 60_000 });
+      expect(nav.code, nav.stdout + nav.stderr).toBe(7);
+      expect(Date.now() - t0).toBeLessThan(3000 + SLACK_MS);
+      t0 = Date.now();
+      const act = await svc(["--json", "--session", id, "act", "--timeout", "3000", "--action", click], world.sb.env, { timeoutMs: 60_000 });
+      expect(act.code, act.stdout + act.stderr).toBe(7);
+      expect(json<{ error: { code: string } }>(act.stdout).error.code).toBe("TIMEOUT");
+      expect(Date.now() - t0).toBeLessThan(3000 + SLACK_MS);
+    } finally {
+      await svc(["--json", "sessions", "stop", id], world.sb.env, { timeoutMs: 60_000 });
+    }
+  }, 120_000);
+});
