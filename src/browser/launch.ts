@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import { checkDisplay, chromeErrLog, runBase, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
-import { devtoolsJson, unixWsEndpoint } from "./devtools-socket.js";
+import { devtoolsJson, unixWsEndpoint } from "../util/devtools-socket.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { waitForExit } from "../util/process.js";
 

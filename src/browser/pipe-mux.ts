@@ -11,8 +11,9 @@
  * detached: Chrome then drops what it enabled there (Fetch interception, auto-attach).
  */
 
-/** Largest message either side may send (a full-page screenshot of a tall page is tens of megabytes). */
-export const MAX_CDP_MESSAGE = 256 * 1024 * 1024;
+import { MAX_CDP_MESSAGE } from "../util/cdp-limits.js";
+
+export { MAX_CDP_MESSAGE };
 
 export interface MuxClientSink {
   send(text: string): void;

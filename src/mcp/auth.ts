@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { ServiceInvalidArgumentError } from "../errors.js";
+import { ServiceInvalidArgumentError } from "../index.js";
 
 export const MIN_TOKEN_LENGTH = 16;
 export const MAX_TOKEN_LENGTH = 512;

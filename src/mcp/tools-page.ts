@@ -5,7 +5,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { checkFetchUrl } from "../fetch/index.js";
+import { checkFetchUrl } from "../internal.js";
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 

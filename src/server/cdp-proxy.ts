@@ -13,7 +13,7 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
-import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../browser/devtools-socket.js";
+import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../util/devtools-socket.js";
 import { TenantCdpFilter } from "./cdp-filter.js";
 import { MAX_CDP_MESSAGE, relay } from "./cdp-relay.js";
 import { isolated, type ServerConfig } from "./config.js";

@@ -7,7 +7,7 @@
  */
 import type { WebSocket } from "ws";
 
-export { MAX_CDP_MESSAGE } from "../browser/pipe-mux.js";
+export { MAX_CDP_MESSAGE } from "../util/cdp-limits.js";
 const HIGH_WATER = 16 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
 

@@ -21,7 +21,7 @@ import { SessionClients } from "./session-clients.js";
 import { FeatureRuns, type SessionFeature } from "./session-features.js";
 import { holdSessionEmulation } from "./session-emulation.js";
 import { processAlive as alive } from "../util/process.js";
-import { devtoolsPath } from "../browser/devtools-socket.js";
+import { devtoolsPath } from "../util/devtools-socket.js";
 import { clip } from "../util/zod.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;

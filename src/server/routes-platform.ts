@@ -4,7 +4,7 @@
  * objects directly).
  */
 import { Hono } from "hono";
-import { devtoolsJson } from "../browser/devtools-socket.js";
+import { devtoolsJson } from "../util/devtools-socket.js";
 
 /** Where Chrome's DevTools frontend is hosted, by revision. */
 const FRONTEND = "https://chrome-devtools-frontend.appspot.com";

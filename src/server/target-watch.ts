@@ -19,7 +19,7 @@
  * - A target svc has not heard of yet is unknown: the filter holds messages for it a moment
  *   (whenKnown) and refuses them if it stays unknown.
  */
-import { CdpConnection } from "../browser/cdp/connection.js";
+import { CdpConnection } from "../internal.js";
 import { tenantNavigation, tenantTarget } from "./tenant-targets.js";
 
 /** What the CDP filter asks about a target. */

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, utimesSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
-import { devtoolsJson, devtoolsPath, parseUnixWsEndpoint } from "../browser/devtools-socket.js";
+import { devtoolsJson, devtoolsPath, parseUnixWsEndpoint } from "../util/devtools-socket.js";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devtoolsJson, parseUnixWsEndpoint } from "../../src/browser/devtools-socket.js";
+import { devtoolsJson, parseUnixWsEndpoint } from "../../src/util/devtools-socket.js";
 import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { assertBuilt, CHROMIUM, json, sandbox, svc, type Sandbox } from "../cli/helpers.js";

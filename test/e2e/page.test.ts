@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { action, isAlive, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { ServiceElementNotFoundError, ServiceEvalError } from "../../src/errors.js";
-import { devtoolsJson } from "../../src/browser/devtools-socket.js";
+import { devtoolsJson } from "../../src/util/devtools-socket.js";
 
 const server = useFixtureServer();
 
