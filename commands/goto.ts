@@ -1,11 +1,11 @@
 /**
  * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
- * active page. A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
+ * active page (a session is started when none is live). A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
  */
 import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { parseTimeout } from "./model.js";
-import type { GlobalOptions } from "./output.js";
-import { withSession } from "./runtime.js";
+import type { CloudGlobals } from "./cloud.js";
+import { withSessionOrStart } from "./runtime.js";
 import { checkUrl } from "./url.js";
 
 export interface GotoFlags {
@@ -28,11 +28,12 @@ export function pageLine(url: string, title: string, status: number | null): str
   return `${url}${title ? `  ${title}` : ""}${status !== null && status >= 400 ? `  (HTTP ${status})` : ""}`;
 }
 
-export async function goto(g: GlobalOptions, rawUrl: string, flags: GotoFlags = {}): Promise<void> {
+/** `svc goto URL` / `svc open URL`: with no live session, one is started first (runtime.ts withSessionOrStart). */
+export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {}, command = "goto"): Promise<void> {
   const url = checkUrl(rawUrl);
   const timeout = parseTimeout(flags.timeout);
   const waitUntil = parseWaitUntil(flags.waitUntil);
-  await withSession(g, async ({ svc, out, session, note }) => {
+  await withSessionOrStart(g, command, async ({ svc, out, session, note }) => {
     const page = svc.page;
     const nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
     const title = await page.title();
