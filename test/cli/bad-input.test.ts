@@ -222,7 +222,7 @@ describe("bad input against a session", () => {
     await expectNoProcesses(session.userDataDir);
     expect(existsSync(session.userDataDir)).toBe(false);
     // Implicit resolution now finds nothing.
-    const again = await svc(["goto", server.url("forms.html")], sb.env);
+    const again = await svc(["snapshot"], sb.env);
     expect(again.code).toBe(4);
   }, 60_000);
 });
