@@ -57,6 +57,8 @@ interface Report {
 function reporter(g: GlobalOptions, total: number, toFile: boolean, where: string): Promise<Report> | Report {
   const line = (doc: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...doc })}\n`);
   if (!g.json && process.stdout.isTTY) {
+    // Said at once: loading the bar (Ink) and the first browsers take seconds on a busy machine.
+    process.stdout.write(`svc batch: starting ${total} task${total === 1 ? "" : "s"} on ${where}…\n`);
     return import("./ui/batch-progress.js").then(({ startBatchProgress }) => {
       const bar = startBatchProgress(total, where);
       return {
@@ -149,9 +151,10 @@ async function finishBatch(g: GlobalOptions, total: number, out: string | undefi
     await report.finish({ ...extra, ...countResults(sink.ordered()), total, interrupted: true, ...(sink.journalPath ? { journal: sink.journalPath } : {}) }).catch(() => {});
     throw e;
   }
-  sink.finish();
   const counts = countResults(sink.ordered());
-  await report.finish({ ...extra, ...counts, ...(out ? { output: out } : {}) });
+  const summary = { ...extra, ...counts, ...(out ? { output: out } : {}) };
+  sink.finish(summary);
+  await report.finish(summary);
   if (counts.failed) throw new BatchIncompleteError(`${counts.failed} of ${counts.total} task(s) did not succeed`, g.json);
 }
 

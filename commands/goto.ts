@@ -1,11 +1,12 @@
 /**
  * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
- * active page. A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
+ * active page (a session is started when none is live). A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
  */
 import { ServiceInvalidArgumentError } from "../src/errors.js";
+import type { Page } from "../src/index.js";
 import { parseTimeout } from "./model.js";
-import type { GlobalOptions } from "./output.js";
-import { withSession } from "./runtime.js";
+import type { CloudGlobals } from "./cloud.js";
+import { withSessionOrStart } from "./runtime.js";
 import { checkUrl } from "./url.js";
 
 export interface GotoFlags {
@@ -28,13 +29,37 @@ export function pageLine(url: string, title: string, status: number | null): str
   return `${url}${title ? `  ${title}` : ""}${status !== null && status >= 400 ? `  (HTTP ${status})` : ""}`;
 }
 
-export async function goto(g: GlobalOptions, rawUrl: string, flags: GotoFlags = {}): Promise<void> {
+/**
+ * After a failed navigation: the tab back where it was (its history's previous entry), not on Chrome's error
+ * page whose refs would mislead the next command; about:blank when that cannot be had.
+ */
+async function returnTo(page: Page, before: string): Promise<void> {
+  // What the tab shows now, asked of the page itself (the failed navigation may have committed an error page).
+  const shown = async () => String(await page.evaluate("location.href").catch(() => ""));
+  if ((await shown()) === before) return;
+  try {
+    if (before && before !== "about:blank" && (await page.goBack({ timeout: 10_000 })) && (await shown()) === before) return;
+  } catch {
+    // no way back: a blank tab below
+  }
+  await page.goto("about:blank").catch(() => {});
+}
+
+/** `svc goto URL` / `svc open URL`: with no live session, one is started first (runtime.ts withSessionOrStart). */
+export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {}, command = "goto"): Promise<void> {
   const url = checkUrl(rawUrl);
   const timeout = parseTimeout(flags.timeout);
   const waitUntil = parseWaitUntil(flags.waitUntil);
-  await withSession(g, async ({ svc, out, session, note }) => {
+  await withSessionOrStart(g, command, async ({ svc, out, session, note }) => {
     const page = svc.page;
-    const nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
+    const before = page.url();
+    let nav: Awaited<ReturnType<typeof page.goto>>;
+    try {
+      nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
+    } catch (e) {
+      await returnTo(page, before);
+      throw e;
+    }
     const title = await page.title();
     const finalUrl = page.url();
     const status = nav?.status ?? null;

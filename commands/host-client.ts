@@ -73,6 +73,10 @@ export function hostable(argv: readonly string[]): Parsed | undefined {
   if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
     return undefined;
   }
+  // `svc snapshot URL` may open a one-shot browser too.
+  if (command === "snapshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-s|--selector|--max-tokens|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
+    return undefined;
+  }
   return { session, json };
 }
 

@@ -285,12 +285,17 @@ async function main(argv: readonly string[]): Promise<void> {
     .action(async (file: string) => (await import("./state.js")).load(g(), file));
 
   // Navigation, waits and tabs (commands/goto.ts, navigate.ts, wait.ts, tabs.ts): all on the session's selected tab.
-  program
-    .command("goto <url>")
-    .description("navigate the session's selected tab (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status")
-    .option("--timeout <ms>", "give up after this many milliseconds (default 30000)")
-    .addOption(new Option("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle").choices(["load", "domcontentloaded", "networkidle"]))
-    .action(async (url: string, opts) => (await import("./goto.js")).goto(g(), url, opts));
+  for (const [name, about] of [
+    ["open", "open URL in the live session's selected tab, starting a session (configured defaults) when none is live; same as goto"],
+    ["goto", "navigate the session's selected tab, starting a session when none is live (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status"],
+  ] as const) {
+    program
+      .command(`${name} <url>`)
+      .description(about)
+      .option("--timeout <ms>", "give up after this many milliseconds (default 30000)")
+      .addOption(new Option("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle").choices(["load", "domcontentloaded", "networkidle"]))
+      .action(async (url: string, opts) => (await import("./goto.js")).goto(g(), url, opts, name));
+  }
   for (const which of ["back", "forward", "reload"] as const) {
     program
       .command(which)
@@ -376,12 +381,13 @@ async function main(argv: readonly string[]): Promise<void> {
   ).action(async (args: string[], opts) => (await import("./extract.js")).extract(g(), args ?? [], vars(opts)));
   // Verbs on refs (commands/verbs.ts, snapshot.ts, get.ts): a snapshot's refs, one Action per verb, reads.
   program
-    .command("snapshot")
-    .description("print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}")
+    .command("snapshot [url]")
+    .description("print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}. With a URL: like extract URL, on the live session, else a browser for this command only")
     .option("-i, --interactive", "only elements with a ref (plus headings)")
     .option("--max-tokens <n>", "fit the outline into about n tokens (ref lines always stay)")
     .option("-s, --selector <selector>", "only this element's subtree")
-    .action(async (opts) => (await import("./snapshot.js")).snapshot(g(), opts));
+    .option("--new", "with a URL: a browser of its own for this command, even when a session is live")
+    .action(async (url: string | undefined, opts) => (await import("./snapshot.js")).snapshot(g(), opts, url));
   for (const [usage, about] of [
     ["click <target>", "click the element (a ref from `svc snapshot`, or a selector)"],
     ["dblclick <target>", "double-click the element"],

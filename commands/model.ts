@@ -2,26 +2,18 @@
  * What the model-using commands (act, observe, extract) share: which model and key to use, the
  * `--variables` / `--var-file` values, `--timeout`, and asking once for a missing key at a terminal.
  *
- * Model: `--model` > `SVC_MODEL` > stored `model` > openai/gpt-4.1-mini. Key: `<PROVIDER>_API_KEY` in the
- * environment (the library reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
- * Endpoint: `SVC_MODEL_BASE_URL` > stored `model.baseURL`; its structured output: `SVC_MODEL_STRUCTURED_OUTPUT` >
- * stored `model.structuredOutput` (absent: found out from the endpoint's refusals).
- * Context window: `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`.
+ * The model, endpoint, structured output and context window come from the settings as the library reads them
+ * (src/model/settings-model.ts), `--model` first. Key: `<PROVIDER>_API_KEY` in the environment (the library
+ * reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
  */
 import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/errors.js";
+import type { SettingsModel } from "../src/model/settings-model.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";
 
 /** The generic ModelConfig object the library accepts (docs/wire-formats.md "Model config"). */
-export interface CliModel {
-  modelName: string;
-  apiKey?: string;
-  baseURL?: string;
-  /** From the `model.structuredOutput` setting (the library's model.capabilities). */
-  capabilities?: { structuredOutput: "json_schema" | "json_object" | "prompt" };
-  contextWindow?: number;
-}
+export type CliModel = SettingsModel;
 
 export interface ModelFlags {
   model?: string;
@@ -43,24 +35,11 @@ const hasSetting = (key: string) => SETTINGS.some((d) => d.key === key);
 export async function resolveCliModel(flags: ModelFlags, settingsStore?: SettingsStore): Promise<ResolvedCliModel> {
   const timeout = parseTimeout(flags.timeout);
   const settings = settingsStore ?? (await openSettings());
-  const { envKeysFor, isBareModelName, parseModelConfig, parseModelString } = await import("../src/model/index.js");
+  const { envKeysFor } = await import("../src/model/index.js");
+  const { modelFromSettings } = await import("../src/model/settings-model.js");
   const flagName = flags.model?.trim();
   if (flags.model !== undefined && !flagName) throw new ServiceInvalidArgumentError("--model must not be empty", { hint: 'use e.g. "openai/gpt-4.1-mini"' });
-  const modelName = String(flagName ?? settings.effective("model").value);
-  const baseURL = settings.effective("model.baseURL").value as string | undefined;
-  const structuredOutput = settings.effective("model.structuredOutput").value as NonNullable<CliModel["capabilities"]>["structuredOutput"] | undefined;
-  const contextWindow = settings.effective("model.contextWindow").value as number | undefined;
-  const model: CliModel = {
-    modelName,
-    ...(baseURL ? { baseURL } : {}),
-    ...(structuredOutput ? { capabilities: { structuredOutput } } : {}),
-    ...(contextWindow !== undefined ? { contextWindow } : {}),
-  };
-  const field = flagName ? "--model" : settings.effective("model").source === "env" ? "SVC_MODEL" : "model";
-  // The name must be provider/model, or (at a baseURL) a bare name with no slash: `openai/` and `/gpt` are
-  // refused the same with or without one. Said about the flag itself, not a config field.
-  if (!baseURL || !isBareModelName(modelName)) parseModelString(modelName, field);
-  const { provider } = parseModelConfig(model, field);
+  const { model, provider } = modelFromSettings((key) => settings.effective(key), flagName);
   const envHasKey = envKeysFor(provider).some((name) => !!process.env[name]?.trim());
   const storedKey = `${provider}.apiKey`;
   if (!envHasKey && hasSetting(storedKey)) {

@@ -365,6 +365,18 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
   return fits ? withSession(g, fn, extras, fits) : withOneShot(g, flags, fn, extras);
 }
 
+/**
+ * Where a command that needs a session runs (`svc open`, `svc goto`): the `--session` one; else the current
+ * live session; else a session started now with the configured defaults (said on stderr), kept afterwards.
+ */
+export async function withSessionOrStart<T>(g: CloudGlobals, command: string, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
+  if (g.session !== undefined) return withSession(g, fn);
+  const live = await liveSession();
+  if (live && runsIn(live, g.env)) return withSession(g, fn, {}, live);
+  const id = await (await import("./sessions.js")).startForCommand(g, command);
+  return withSession({ ...g, session: id }, fn);
+}
+
 /** Whether a live session fits an explicit `--env`: `--env BROWSERBASE` never means the local live Chrome. */
 function runsIn(live: StoredSession, env: string | undefined): boolean {
   if (env === undefined) return true;

@@ -20,7 +20,7 @@ import {
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 
-const START_HINT = "start one with `svc sessions start`";
+const START_HINT = "start one with `svc open URL` or `svc sessions start`";
 const NEW_HINT = "start a new one with `svc sessions start`";
 
 /**

@@ -75,10 +75,18 @@ export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> 
   }
 }
 
-/** Starts the session and prints it; returns its id. */
-async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string> {
+/**
+ * A session started for a command that needs one (`svc open`, `svc goto` with none live), with the configured
+ * defaults; said once on stderr (stdout stays the command's result). Returns its id.
+ */
+export async function startForCommand(g: CloudGlobals, command: string): Promise<string> {
+  return startBrowser(g, {}, { auto: command });
+}
+
+/** Starts the session and prints it (on stderr when `how.auto` names the command it is for); returns its id. */
+async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: string } = {}): Promise<string> {
   const settings = await openSettings();
-  if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings);
+  if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings, how);
   if (opts.timeout !== undefined) throw new ServiceInvalidArgumentError("--timeout applies to a cloud session; a local one ends after --idle-timeout idle minutes");
   const out = output(g);
   const root = stateRoot();
@@ -156,8 +164,15 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions): Promise<string
     throw e;
   }
   unregister();
-  printStarted(out, record, opts.state);
+  if (how.auto) announceStarted(record, how.auto);
+  else printStarted(out, record, opts.state);
   return record.id;
+}
+
+/** The one stderr line of a session started by a command: which, and how it ends. */
+function announceStarted(record: StoredSession, command: string): void {
+  const ends = isCloud(record) ? `ends with svc sessions end ${record.id}${record.expiresAt ? ` or by ${record.expiresAt}` : ""}` : `ends with svc sessions end ${record.id} or after ${record.idleMs / 60_000} idle min`;
+  process.stderr.write(`svc: no live session, so ${command} started session ${record.id} (${ends})\n`);
 }
 
 function printStarted(out: ReturnType<typeof output>, record: StoredSession, state: string | undefined): void {
@@ -178,7 +193,7 @@ function printStarted(out: ReturnType<typeof output>, record: StoredSession, sta
 }
 
 /** A platform session with keepAlive: it outlives this command and every later one until ended. */
-async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore): Promise<string> {
+async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore, how: { auto?: string }): Promise<string> {
   const out = output(g);
   const root = stateRoot();
   rejectLocalFlags(opts, "a cloud session");
@@ -217,7 +232,8 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
     throw e;
   }
   unregister();
-  printStarted(out, record, opts.state);
+  if (how.auto) announceStarted(record, how.auto);
+  else printStarted(out, record, opts.state);
   return record.id;
 }
 

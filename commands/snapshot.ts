@@ -1,5 +1,6 @@
 /**
- * `svc snapshot [-i] [--max-tokens N] [-s SEL]`: the page's outline with refs, the same snapshot `svc extract`
+ * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL]`: the page's outline (with a URL: navigated first, on the live
+ * session or a browser for this command only, as `svc extract URL`) with refs, the same snapshot `svc extract`
  * prints (no instruction), numbered by the session's ref store so the verbs (`svc click e3`) resolve them.
  * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
  * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name}}, tokens}`.
@@ -10,12 +11,15 @@ import { PageSnapshots } from "../src/operations/snapshots.js";
 import { sessionRefStore } from "../src/store/refs.js";
 import { isCloud, type StoredSession } from "../src/store/sessions.js";
 import type { GlobalOptions } from "./output.js";
-import { stateRoot, withSession } from "./runtime.js";
+import type { CloudGlobals } from "./cloud.js";
+import { type RunContext, checkUrl, stateRoot, withLiveOrOneShot, withSession } from "./runtime.js";
 
 export interface SnapshotFlags {
   interactive?: boolean;
   maxTokens?: string;
   selector?: string;
+  /** With a URL: a browser of its own even when a session is live. */
+  new?: boolean;
 }
 
 /**
@@ -36,16 +40,26 @@ function parseMaxTokens(raw: string | undefined): number | undefined {
   return n;
 }
 
-export async function snapshot(g: GlobalOptions, flags: SnapshotFlags): Promise<void> {
+export async function snapshot(g: CloudGlobals, flags: SnapshotFlags, rawUrl?: string): Promise<void> {
   const maxTokens = parseMaxTokens(flags.maxTokens);
   if (flags.selector !== undefined && !flags.selector.trim()) throw new ServiceInvalidArgumentError("--selector is empty");
-  await withSession(g, async ({ svc, out, session, note }) => {
+  const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
+  if (url === undefined && flags.new) throw new ServiceInvalidArgumentError("--new applies to snapshot URL", { hint: "svc snapshot https://example.com --new" });
+  const run = async ({ svc, out, session, note }: RunContext) => {
     const page: Page = svc.page;
+    if (url !== undefined) {
+      await page.goto(url);
+      note({ method: "navigate", parameters: { url }, result: { url: page.url() } });
+    }
     const options = { ...(flags.interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(flags.selector ? { selector: flags.selector } : {}) };
-    const snap = await sessionSnapshots(session).take(page, options);
+    // A browser for this command only has no session to keep refs in: they number this one outline.
+    const snapshots = session || url === undefined ? sessionSnapshots(session) : new PageSnapshots();
+    const snap = await snapshots.take(page, options);
     const refs: Record<string, { role: string; name: string }> = {};
     for (const t of snap.refs) refs[t.ref] = { role: t.role, name: t.name };
     note({ method: "snapshot", parameters: options, result: { url: page.url(), refs: snap.refs.size, tokens: snap.tokens } });
     out.result({ session: session?.id, url: page.url(), snapshot: snap.text, refs, tokens: snap.tokens }, () => snap.text);
-  });
+  };
+  if (url !== undefined) await withLiveOrOneShot(g, flags, run);
+  else await withSession(g, run);
 }

@@ -6,11 +6,14 @@
  */
 import { ServiceInvalidArgumentError } from "../src/errors.js";
 import { regularFile } from "../src/util/regular-file.js";
-import type { Action, ActionMethod } from "../src/index.js";
+import type { Action, ActionMethod, Service } from "../src/index.js";
+import { isCloud, type StoredSession } from "../src/store/sessions.js";
+import { sessionTabStore } from "../src/store/tabs.js";
 import { ActFailedError } from "./act.js";
 import { parseTimeout } from "./model.js";
-import type { GlobalOptions } from "./output.js";
-import { withSession } from "./runtime.js";
+import type { GlobalOptions, Output } from "./output.js";
+import { stateRoot, withSession } from "./runtime.js";
+import { rememberTabs } from "./tabs.js";
 
 type Verb = "click" | "dblclick" | "hover" | "fill" | "type" | "press" | "select" | "check" | "uncheck" | "scroll" | "drag" | "upload" | "focus";
 
@@ -89,8 +92,25 @@ export async function runVerb(g: GlobalOptions, verb: string, positional: readon
   const action = actionFor(verb, positional);
   const timeout = parseTimeout(flags.timeout);
   await withSession(g, async ({ svc, out, session }) => {
+    const before = new Set(svc.context.pages().map((p) => p.targetId));
     const result = await svc.act(action, timeout !== undefined ? { timeout } : {});
     if (!result.success) throw new ActFailedError(`${verb} failed: ${result.message}`);
-    out.result({ session: session?.id, result }, () => `done: ${action.description}`);
+    const opened = openedTab(svc, before, session, out);
+    out.result({ session: session?.id, result, ...(opened ? { openedTab: opened } : {}) }, () =>
+      `done: ${action.description}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
+    );
   });
+}
+
+/**
+ * A tab the verb opened (a target=_blank link, window.open), numbered as `svc tabs` numbers it: later commands
+ * drive it when it became the selected tab, so the output says so.
+ */
+function openedTab(svc: Service, before: ReadonlySet<string>, session: StoredSession | undefined, out: Output): { id: number; url: string; selected: boolean } | undefined {
+  const page = svc.context.pages().find((p) => !before.has(p.targetId));
+  if (!page || !session || isCloud(session)) return undefined;
+  const file = rememberTabs(svc, sessionTabStore(session.id, stateRoot()), out);
+  const id = file?.ids[page.targetId];
+  if (id === undefined) return undefined;
+  return { id, url: page.url(), selected: svc.context.activePage() === page };
 }

@@ -6,11 +6,13 @@
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
+import { DEFAULT_MODEL } from "./store/settings-defs.js";
+import { modelFromSettings, storedSettingsLookup, type SettingsModel } from "./model/settings-model.js";
 import { contextWarning, contextWindowFor } from "./model/context-window.js";
 import { createModelClient, fromLegacy, maskingClient, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
 import { Secrets } from "./util/secrets.js";
 
-export const DEFAULT_MODEL = "openai/gpt-4.1-mini";
+export { DEFAULT_MODEL };
 
 export function isLLMClient(v: unknown): v is LLMClient {
   return !!v && typeof v === "object" && typeof (v as LLMClient).generate === "function" && typeof (v as LLMClient).modelName === "string";
@@ -25,7 +27,8 @@ export class LegacyModel {
 }
 
 export class ModelRegistry {
-  private readonly defaultModel: ResolvedModel;
+  private resolvedDefault: ResolvedModel | undefined;
+  private settingsModel: SettingsModel | undefined;
   private readonly clients = new Map<string, LLMClient>();
   private readonly maskedCustom: LLMClient | undefined;
 
@@ -40,9 +43,29 @@ export class ModelRegistry {
     private readonly warn?: (message: string) => void,
   ) {
     this.maskedCustom = custom ? maskingClient(custom, secrets) : undefined;
-    if (spec.model !== undefined) this.defaultModel = parseModelConfig(spec.model, "model");
-    else if (spec.modelName) this.defaultModel = fromLegacy(spec.modelName, spec.modelClientOptions);
-    else this.defaultModel = parseModelConfig(DEFAULT_MODEL);
+    if (spec.model !== undefined) this.resolvedDefault = parseModelConfig(spec.model, "model");
+    else if (spec.modelName) this.resolvedDefault = fromLegacy(spec.modelName, spec.modelClientOptions);
+  }
+
+  /**
+   * With no model option: the model the CLI's settings name (SVC_MODEL, SVC_MODEL_BASE_URL, `svc config` …),
+   * read on first use so that a bad setting fails the call that needs a model, not the constructor. A
+   * server's tenants (an endpoint policy) never get the server's own settings: only the default.
+   */
+  private fromSettings(): SettingsModel {
+    this.settingsModel ??= this.endpointPolicy ? { modelName: DEFAULT_MODEL } : modelFromSettings(storedSettingsLookup()).model;
+    return this.settingsModel;
+  }
+
+  /** The settings' model as a call would name it: the bare name when nothing else is set. */
+  private settingsSource(): string | SettingsModel {
+    const m = this.fromSettings();
+    return Object.keys(m).length === 1 ? m.modelName : m;
+  }
+
+  private get defaultModel(): ResolvedModel {
+    this.resolvedDefault ??= parseModelConfig(this.fromSettings());
+    return this.resolvedDefault;
   }
 
   /** The client for a call; `override` is the call's `model` option (string or config object). */
@@ -73,7 +96,7 @@ export class ModelRegistry {
    * error here: the server may hold its own.
    */
   wire(override?: unknown, field = "options.model"): { model: string | Record<string, unknown>; apiKey: string | undefined } {
-    const source = override ?? this.spec.model ?? (this.spec.modelName ? new LegacyModel(this.spec.modelName, this.spec.modelClientOptions) : DEFAULT_MODEL);
+    const source = override ?? this.spec.model ?? (this.spec.modelName ? new LegacyModel(this.spec.modelName, this.spec.modelClientOptions) : this.settingsSource());
     const resolved = source instanceof LegacyModel ? fromLegacy(source.modelName, source.modelClientOptions) : parseModelConfig(source, field);
     let apiKey: string | undefined;
     try {

@@ -96,6 +96,17 @@ export const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
 /** Accepted for compatibility with the older generation (docs/wire-formats.md "Older generation") and without effect in svc. */
 export const NO_EFFECT_OPTIONS = ["experimental", "waitForCaptchaSolves", "llmProvider"] as const;
 
+/**
+ * The log level when the `verbose` option is absent: `SVC_VERBOSE` (0, 1 or 2), else 1 for a `logger`
+ * callback and 0 (errors and warnings only) on stderr, so that a script's stderr stays its own.
+ */
+function envVerbose(): 0 | 1 | 2 | undefined {
+  const raw = process.env.SVC_VERBOSE?.trim();
+  if (!raw) return undefined;
+  if (raw === "0" || raw === "1" || raw === "2") return Number(raw) as 0 | 1 | 2;
+  throw new ServiceInvalidArgumentError(`SVC_VERBOSE must be 0, 1 or 2, got "${raw.slice(0, 40)}"`);
+}
+
 export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {
   const env = (input as { env?: unknown } | null)?.env;
   if (env !== undefined && env !== "LOCAL" && env !== "BROWSERBASE") {
@@ -109,7 +120,7 @@ export function resolveOptions(input: ServiceOptions = {}): ResolvedOptions {
     launch: o.localBrowserLaunchOptions ?? {},
     domSettleTimeout: o.domSettleTimeout ?? o.domSettleTimeoutMs ?? DEFAULT_DOM_SETTLE_TIMEOUT,
     selfHeal: o.selfHeal ?? true,
-    verbose: o.verbose ?? 1,
+    verbose: o.verbose ?? envVerbose() ?? (o.logger ? 1 : 0),
     keepAlive: o.keepAlive ?? false,
     cacheDir: o.cacheDir,
     logger: o.logger as ((line: LogLine) => void) | undefined,

@@ -10,6 +10,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import { writeOutputFile } from "../output-file.js";
+import { SCHEMA_VERSION } from "../output.js";
 import type { BatchResult } from "./run-task.js";
 
 export class ResultSink {
@@ -58,11 +59,15 @@ export class ResultSink {
     return [...this.results.values()].sort((a, b) => a.index - b.index);
   }
 
-  /** Writes the output file (atomically, input order) and drops the journal. */
-  finish(): void {
+  /**
+   * Writes the output file (atomically, input order) and drops the journal: the lines `--json` prints on
+   * stdout, `{"schemaVersion":1,"type":"result",…}` then the `summary` line.
+   */
+  finish(summary: Record<string, unknown>): void {
     this.close();
     if (this.out === undefined) return;
-    writeOutputFile(this.out, this.ordered().map((r) => `${JSON.stringify(r)}\n`).join(""));
+    const line = (doc: Record<string, unknown>) => `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...doc })}\n`;
+    writeOutputFile(this.out, [...this.ordered().map((r) => line({ type: "result", ...r })), line({ type: "summary", ...summary })].join(""));
     rmSync(this.journalPath!, { force: true });
   }
 

@@ -31,13 +31,20 @@ export interface AgentViewState {
   tokens: { input: number; output: number };
   /** `elapsedMs` of the latest event (the view adds the time since, while a run is going). */
   elapsedMs: number;
+  /** Time from the view's start to the run's (browser launch, model set-up): part of the elapsed time shown. */
+  startupMs: number;
   /** Warnings and errors logged by the run (the last few). */
   logs: string[];
   result: AgentResultData | undefined;
 }
 
 export function initialState(instruction = ""): AgentViewState {
-  return { instruction, mode: undefined, model: undefined, maxSteps: undefined, steps: [], current: undefined, url: undefined, tokens: { input: 0, output: 0 }, elapsedMs: 0, logs: [], result: undefined };
+  return { instruction, mode: undefined, model: undefined, maxSteps: undefined, steps: [], current: undefined, url: undefined, tokens: { input: 0, output: 0 }, elapsedMs: 0, startupMs: 0, logs: [], result: undefined };
+}
+
+/** The elapsed time a view shows: start-up, then the run's own time. */
+export function shownElapsedMs(state: AgentViewState): number {
+  return state.startupMs + state.elapsedMs;
 }
 
 export function truncate(text: string, max: number): string {
@@ -64,11 +71,12 @@ export function summarizeArgs(args: unknown): string {
   return truncate(parts.join(" "), 70);
 }
 
-export function reduce(state: AgentViewState, event: RunEvent): AgentViewState {
+/** `sinceViewStartMs`: when the event arrived, counted from the view's start (the run's start-up is the difference). */
+export function reduce(state: AgentViewState, event: RunEvent, sinceViewStartMs?: number): AgentViewState {
   const s: AgentViewState = { ...state, elapsedMs: Math.max(state.elapsedMs, event.elapsedMs) };
   switch (event.type) {
     case "run_start":
-      return { ...s, instruction: event.instruction, mode: event.mode, model: event.model, maxSteps: event.maxSteps, url: event.url || s.url };
+      return { ...s, ...(sinceViewStartMs !== undefined ? { startupMs: Math.max(0, sinceViewStartMs - event.elapsedMs) } : {}), instruction: event.instruction, mode: event.mode, model: event.model, maxSteps: event.maxSteps, url: event.url || s.url };
     case "step_start":
       return { ...s, current: { step: event.step, call: undefined } };
     case "tool_call": {

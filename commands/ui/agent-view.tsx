@@ -6,7 +6,7 @@
  */
 import { Box, Static, Text } from "ink";
 import { useEffect, useState } from "react";
-import { type AgentViewState, type StepView, formatMs, formatTokens, truncate } from "./agent-state.js";
+import { type AgentViewState, type StepView, formatMs, formatTokens, shownElapsedMs, truncate } from "./agent-state.js";
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
@@ -57,7 +57,7 @@ export interface AgentViewProps {
 export function AgentView({ state, since, live = true, final = false, status = "starting…" }: AgentViewProps) {
   const running = state.result === undefined;
   const tick = useTick(live && running && !final);
-  const elapsed = state.elapsedMs + (running && live && since !== undefined ? Math.max(0, Date.now() - since) : 0);
+  const elapsed = shownElapsedMs(state) + (running && live && since !== undefined ? Math.max(0, Date.now() - since) : 0);
   const items: Item[] = [...(state.instruction ? [{ key: "header", header: true as const }] : []), ...state.steps.map((s) => ({ key: `step-${s.step}`, step: s }))];
   const current = state.current;
   const r = state.result;
@@ -109,7 +109,7 @@ export function AgentView({ state, since, live = true, final = false, status = "
             </Text>
             {r.message}
           </Text>
-          <Text dimColor>{`${r.actions.length} step${r.actions.length === 1 ? "" : "s"} · ${formatTokens(state.tokens)} · ${formatMs(state.elapsedMs)}${state.url ? ` · ${truncate(state.url, 70)}` : ""}`}</Text>
+          <Text dimColor>{`${r.actions.length} step${r.actions.length === 1 ? "" : "s"} · ${formatTokens(state.tokens)} · ${formatMs(shownElapsedMs(state))}${state.url ? ` · ${truncate(state.url, 70)}` : ""}`}</Text>
         </Box>
       ) : null}
     </Box>

@@ -33,7 +33,7 @@ function Bar({ s, live }: { s: BatchProgressState; live: boolean }) {
       <Text dimColor>{"░".repeat(WIDTH - filled)}</Text>
       {` ${done}/${s.total}`}
       {failed ? <Text color="red">{` · ${failed} failed`}</Text> : null}
-      {live && s.running ? ` · ${s.running} running` : ""}
+      {live && s.running ? ` · ${s.running} running` : live && !done ? " · starting…" : ""}
       <Text dimColor>{` · ${formatMs(Date.now() - s.startedAt)} · ${s.where}`}</Text>
     </Text>
   );

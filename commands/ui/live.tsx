@@ -30,6 +30,7 @@ function StderrBridge({ onWrite }: { onWrite: (write: (data: string) => void) =>
 export function startAgentView(initialStatus: string): LiveView {
   let state = initialState();
   let since = Date.now();
+  const viewStart = since;
   let status = initialStatus;
   let closed = false;
   let above: ((data: string) => void) | undefined;
@@ -44,7 +45,7 @@ export function startAgentView(initialStatus: string): LiveView {
   return {
     onEvent(event) {
       if (closed) return;
-      state = reduce(state, event);
+      state = reduce(state, event, Date.now() - viewStart);
       since = Date.now();
       instance.rerender(tree());
     },

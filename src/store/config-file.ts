@@ -22,15 +22,21 @@ export function configFile(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A stored string setting such as `openai.apiKey`, or undefined (missing file, bad JSON, other type). */
 export function readStoredSetting(key: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const v = readStoredValue(key, env);
+  return typeof v === "string" && v.trim() ? v : undefined;
+}
+
+/** A stored value at its (dotted) path in the file: a string, number or boolean, else undefined. */
+export function readStoredValue(path: string, env: NodeJS.ProcessEnv = process.env): string | number | boolean | undefined {
   let node: unknown;
   try {
     node = JSON.parse(readFileSync(configFile(env), "utf8"));
   } catch {
     return undefined;
   }
-  for (const part of key.split(".")) {
+  for (const part of path.split(".")) {
     if (!node || typeof node !== "object") return undefined;
     node = (node as Record<string, unknown>)[part];
   }
-  return typeof node === "string" && node.trim() ? node : undefined;
+  return typeof node === "string" || typeof node === "number" || typeof node === "boolean" ? node : undefined;
 }

@@ -121,7 +121,7 @@ describe("bad input without a browser", () => {
   });
 
   it("no session at all → 4, telling the user to run svc sessions start", async () => {
-    await expectFailure(await svc(["goto", server.url("forms.html")], sb.env), 4, /no running session.*svc sessions start/, sb);
+    await expectFailure(await svc(["snapshot"], sb.env), 4, /no running session.*svc sessions start/, sb);
     await expectFailure(await svc(["extract"], sb.env), 4, /svc sessions start/, sb);
     await expectFailure(await svc(["screenshot", "-o", join(sb.tmp, "..", "x.png")], sb.env), 4, /svc sessions start/, sb);
   });
@@ -222,7 +222,7 @@ describe("bad input against a session", () => {
     await expectNoProcesses(session.userDataDir);
     expect(existsSync(session.userDataDir)).toBe(false);
     // Implicit resolution now finds nothing.
-    const again = await svc(["goto", server.url("forms.html")], sb.env);
+    const again = await svc(["snapshot"], sb.env);
     expect(again.code).toBe(4);
   }, 60_000);
 });

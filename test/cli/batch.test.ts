@@ -53,9 +53,12 @@ describe("svc batch (local pool)", () => {
     const w = await svc(["--json", "batch", tasks, "-o", file, "--concurrency", "3"], sb.env, { timeoutMs: 90_000 });
     expect(w.code, w.stderr + w.stdout).toBe(0);
     expect(jsonLines(w.stdout)).toEqual([expect.objectContaining({ type: "summary", total: 6, succeeded: 6, output: file })]);
-    const written = jsonLines(readFileSync(file, "utf8"));
-    expect(written.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    // The file holds what --json prints on stdout: the result lines (schemaVersion, type) and the summary.
+    const lines = jsonLines(readFileSync(file, "utf8"));
+    const written = lines.slice(0, -1);
+    expect(written.map((l) => [l.schemaVersion, l.type, l.index])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [1, "result", i]));
     expect(written.map((l) => l.message)).toEqual(results.map((l) => l.message));
+    expect(lines.at(-1)).toEqual({ ...jsonLines(w.stdout)[0], schemaVersion: 1, type: "summary" });
     expect(existsSync(`${file}.partial`)).toBe(false);
     expect(readFileSync(file, "utf8")).not.toContain(SECRET);
     await expectNoProcesses(sb.tmp);
@@ -144,6 +147,8 @@ describe("svc batch (local pool)", () => {
     expect(r.code, r.out).toBe(0);
     // eslint-disable-next-line no-control-regex
     const out = r.out.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+    // Something shows from the start, before the bar and the first browser are up.
+    expect(out.trimStart()).toMatch(/^svc batch: starting 2 tasks on local pool…/);
     expect(out).toContain("✓ #0 (t0) Task 0: Red Rose costs 12.50");
     expect(out).toContain("✓ #1 (t1) Task 1: Yellow Tulip costs 4.20");
     expect(out).toMatch(/█+ 2\/2/);

@@ -138,7 +138,7 @@ describe("svc sessions --cloud against svc serve", () => {
     await expectNoProcesses(world.sb.tmp, 10_000);
     expect(await running()).toEqual([]);
     expect(json<{ sessions: unknown[] }>((await svc(["--json", "sessions", "list"], env)).stdout).sessions).toEqual([]);
-    const none = await svc(["goto", page()], env);
+    const none = await svc(["snapshot"], env);
     expect(none.code).toBe(4);
     expect(expectOneLine(none.stderr)).toMatch(/no running session/);
   }, 180_000);

@@ -8,6 +8,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { closedPort } from "../support/search-stub.js";
 import { BIN, collect, expectOneLine, json, svc, useCliWorld } from "./helpers.js";
 
 /** `localhost:PORT`, as a person types it (no scheme). */
@@ -36,6 +37,19 @@ describe("svc goto", () => {
     const j = await run(["--json", "goto", world.server.url("no-such-page.html")]);
     expect(json(j.stdout)).toMatchObject({ ok: true, status: 404 });
   });
+
+  it("a failed goto (refused connection) exits 5 and leaves the tab where it was, not on Chrome's error page", async () => {
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+    const port = await closedPort();
+    const failed = await run(["goto", `http://127.0.0.1:${port}/`]);
+    expect(failed.code).toBe(5);
+    expect(expectOneLine(failed.stderr)).toMatch(/ERR_CONNECTION_REFUSED/);
+    const url = await run(["get", "url"]);
+    expect(url.stdout.trim()).toBe(world.server.url("forms.html"));
+    const snap = await run(["snapshot", "-i"]);
+    expect(snap.stdout).toContain("Full name");
+    expect(snap.stdout).not.toMatch(/Reload|ERR_CONNECTION_REFUSED/);
+  }, 60_000);
 
   it("refuses a bad --wait-until and a bare word (exit 2)", async () => {
     const bad = await run(["goto", world.server.url("forms.html"), "--wait-until", "soon"]);

@@ -140,7 +140,7 @@ describe("svc sessions", () => {
     expect(json(shown.stdout)).toMatchObject({ session: { id: session.id, status: "ended" }, historyEntries: 5 });
 
     // And with it gone, session commands say how to get one.
-    const none = await svc(["goto", server.url("forms.html")], sb.env);
+    const none = await svc(["snapshot"], sb.env);
     expect(none.code).toBe(4);
     expect(expectOneLine(none.stderr)).toMatch(/no running session.*svc sessions start/);
   }, 180_000);

@@ -196,3 +196,19 @@ describe("verbs on refs", () => {
     expect(history.entries.some((e) => e.method === "snapshot")).toBe(true);
   });
 });
+
+describe("a verb that opens a tab", () => {
+  it("says which tab it opened and that later commands drive it", async () => {
+    expect((await run("goto", world.server.url("popup.html"))).code).toBe(0);
+    const before = json<{ tabs: { id: number }[] }>((await run("--json", "tabs")).stdout).tabs.map((t) => t.id);
+    const r = await run("click", "#open-popup");
+    expect(r.code, r.stderr).toBe(0);
+    const m = /^done: click #open-popup \(opened tab (\d+): (\S+); now selected\)$/.exec(r.stdout.trim());
+    expect(m, r.stdout).toBeTruthy();
+    const tabs = json<{ selected: number; tabs: { id: number; url: string }[] }>((await run("--json", "tabs")).stdout);
+    expect(before).not.toContain(Number(m![1]));
+    expect(tabs.selected).toBe(Number(m![1]));
+    expect((await run("get", "url")).stdout.trim()).toContain("popup-target.html");
+    expect((await run("tabs", "close")).code).toBe(0);
+  });
+});

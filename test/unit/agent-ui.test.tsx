@@ -112,6 +112,15 @@ describe("the agent view", () => {
     expect(f).toContain("1 step ·");
   });
 
+  it("the elapsed time includes the start-up before the run began", () => {
+    let state = reduce(initialState(), { runId: "r", elapsedMs: 0, type: "run_start", instruction: "go", mode: "dom", maxSteps: 3, model: "m", url: "about:blank" }, 7_000);
+    state = reduce(state, { runId: "r", elapsedMs: 7_500, type: "run_end", result: { success: true, completed: true, message: "ok", actions: [] } });
+    expect(state.startupMs).toBe(7_000);
+    const view = render(<AgentView state={state} live={false} final />);
+    unmounts.push(view.unmount);
+    expect(view.lastFrame()).toMatch(/ 14\.5s /);
+  });
+
   it("the spinner and the clock move while the model thinks", async () => {
     const { view, feed } = mount(true);
     feed(ev({ type: "run_start", instruction: "wait", mode: "dom", maxSteps: 5, model: "m", url: "about:blank" }));
