@@ -3,12 +3,12 @@
  * `--variables` / `--var-file` values, `--timeout`, and asking once for a missing key at a terminal.
  *
  * The model, endpoint, structured output and context window come from the settings as the library reads them
- * (src/model/settings-model.ts), `--model` first. Key: `<PROVIDER>_API_KEY` in the environment (the library
+ * (src/settings.ts), `--model` first. Key: `<PROVIDER>_API_KEY` in the environment (the library
  * reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
  */
 import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/errors.js";
-import type { SettingsModel } from "../src/model/settings-model.js";
+import type { SettingsModel } from "../src/settings.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";
 
@@ -36,7 +36,7 @@ export async function resolveCliModel(flags: ModelFlags, settingsStore?: Setting
   const timeout = parseTimeout(flags.timeout);
   const settings = settingsStore ?? (await openSettings());
   const { envKeysFor } = await import("../src/model/index.js");
-  const { modelFromSettings } = await import("../src/model/settings-model.js");
+  const { modelFromSettings } = await import("../src/settings.js");
   const flagName = flags.model?.trim();
   if (flags.model !== undefined && !flagName) throw new ServiceInvalidArgumentError("--model must not be empty", { hint: 'use e.g. "openai/gpt-4.1-mini"' });
   const { model, provider } = modelFromSettings((key) => settings.effective(key), flagName);

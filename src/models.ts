@@ -7,7 +7,7 @@
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";
 import { DEFAULT_MODEL } from "./store/settings-defs.js";
-import { modelFromSettings, storedSettingsLookup, type SettingsModel } from "./model/settings-model.js";
+import { modelFromSettings, storedSettingsLookup, type SettingsModel } from "./settings.js";
 import { contextWarning, contextWindowFor } from "./model/context-window.js";
 import { createModelClient, fromLegacy, maskingClient, parseModelConfig, resolveApiKey, type LLMClient, type ModelEndpointPolicy, type ResolvedModel } from "./model/index.js";
 import { Secrets } from "./util/secrets.js";

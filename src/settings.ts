@@ -5,9 +5,9 @@
  * `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`. Keys are not decided here: each provider's key is
  * found by the model client (environment, then the stored `<provider>.apiKey`).
  */
-import { readStoredValue } from "../store/config-file.js";
-import { type Effective, type SettingValue, effectiveSetting, settingDef } from "../store/settings-defs.js";
-import { isBareModelName, parseModelConfig, parseModelString } from "./config.js";
+import { readStoredValue } from "./store/config-file.js";
+import { type Effective, type SettingValue, effectiveSetting, settingDef } from "./store/settings-defs.js";
+import { isBareModelName, parseModelConfig, parseModelString } from "./model/config.js";
 
 /** The generic ModelConfig object the library accepts, as the settings give it. */
 export interface SettingsModel {
