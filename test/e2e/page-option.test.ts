@@ -16,7 +16,7 @@ const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake) }));
 
 let pw: Browser;
 beforeAll(async () => {
-  pw = await chromium.connectOverCDP(`http://127.0.0.1:${launchedOf(env.svc).port}`);
+  pw = await chromium.connectOverCDP(launchedOf(env.svc).wsEndpoint);
 });
 afterAll(async () => {
   await pw?.close().catch(() => {});
