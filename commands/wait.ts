@@ -86,7 +86,9 @@ export async function wait(g: GlobalOptions, target: string | undefined, flags: 
     let check: () => Promise<boolean>;
     switch (goal.kind) {
       case "ms":
-        await sleep(goal.ms);
+        // A timer may fire a fraction of a millisecond before the wall clock shows the time passed: the
+        // reported wait is never shorter than the one asked for.
+        while (Date.now() - started < goal.ms) await sleep(goal.ms - (Date.now() - started));
         check = () => Promise.resolve(true);
         break;
       case "element": {

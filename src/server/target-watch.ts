@@ -58,6 +58,8 @@ interface Place {
   late?: boolean;
   /** A tenant message addressed it (through a session, a page socket, or an attach request). */
   addressed?: boolean;
+  /** When svc last asked Chrome to close it (forbidden tabs). */
+  closedAt?: number | undefined;
   /** Set once the target went where tenants may not be: the filter refuses it for good. */
   forbidden?: string;
 }
@@ -65,6 +67,8 @@ interface Place {
 /** Targets (open or closed) remembered per session, at most: past it closed ones are forgotten first, then the oldest (refused as unknown). */
 const MAX_TARGETS = 10_000;
 const URL_SHOWN = 100;
+/** Least time between two closes of one forbidden tab that Chrome still reports. */
+const CLOSE_RETRY_MS = 100;
 
 export class TargetWatch implements TargetPlaces {
   private readonly places = new Map<string, Place>();
@@ -166,6 +170,21 @@ export class TargetWatch implements TargetPlaces {
       if (waiting) for (const done of [...waiting]) done();
     }
     if (type === "page" && !this.places.get(targetId)?.ui && !tenantNavigation(url, this.options.ownExtensions())) this.forbid(targetId, url, "is at", true);
+    else if (this.places.get(targetId)?.forbidden) this.closeAgain(targetId);
+  }
+
+  /**
+   * A forbidden tab Chrome still reports: close it again. A close sent while the new tab was still being
+   * created (or paused for svc's own attach) can leave it open; every later event about it retries, at most
+   * once per CLOSE_RETRY_MS.
+   */
+  private closeAgain(targetId: string): void {
+    const place = this.places.get(targetId);
+    if (!place?.forbidden || place.gone) return;
+    const now = Date.now();
+    if (place.closedAt !== undefined && now - place.closedAt < CLOSE_RETRY_MS) return;
+    place.closedAt = now;
+    void this.connection.root.send("Target.closeTarget", { targetId }).catch(() => {});
   }
 
   /** The oldest closed target (else the oldest of all): a session past MAX_TARGETS targets. */
@@ -189,7 +208,15 @@ export class TargetWatch implements TargetPlaces {
     const enabled = session.send("Page.enable");
     // Whatever failed (the tab closing meanwhile), it must not stay paused.
     void enabled.catch(() => {}).finally(() => {
-      if (waiting) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
+      const resumed = waiting ? session.send("Runtime.runIfWaitingForDebugger").catch(() => {}) : Promise.resolve();
+      // A tab forbidden before svc was attached to it (created at such a URL) is closed again once it runs.
+      void resumed.then(() => {
+        const place = this.places.get(targetId);
+        if (place?.forbidden && !place.gone) {
+          place.closedAt = undefined;
+          this.closeAgain(targetId);
+        }
+      });
     });
   }
 
@@ -214,6 +241,7 @@ export class TargetWatch implements TargetPlaces {
     const tab = session ? this.connection.session(session) : undefined;
     // Sent at once, in this order: Chrome stops the navigation before it commits, then closes the tab.
     void tab?.send("Page.stopLoading").catch(() => {});
+    place.closedAt = Date.now();
     void this.connection.root.send("Target.closeTarget", { targetId }).catch(() => {});
     this.options.log(`session ${this.options.sessionId}: closed tab ${targetId}: it ${how} ${shown} (Chrome's own pages are out of tenants' reach)`);
   }

@@ -227,7 +227,8 @@ describe("close()", () => {
   it("ends Chrome and deletes the temporary profile", async () => {
     const svc = makeService();
     const init = await svc.init();
-    expect(init.sessionUrl).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//);
+    // Chrome has no TCP port: its endpoint is a unix socket only this user reaches.
+    expect(init.sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\/devtools\.sock:\/devtools\/browser\//);
     expect(init.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const { pid, userDataDir } = launchedOf(svc);
     expect(isAlive(pid)).toBe(true);

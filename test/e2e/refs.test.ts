@@ -123,7 +123,7 @@ describe("refs across processes (a RefStore)", () => {
     const a = makeService({ refStore: store });
     await a.init();
     try {
-      const cdpUrl = `http://127.0.0.1:${launchedOf(a).port}`;
+      const cdpUrl = launchedOf(a).wsEndpoint;
       await a.page.goto(server.url("forms.html"));
       const text = await outline(a);
       const email = refIn(text, "textbox Email")!;

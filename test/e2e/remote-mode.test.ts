@@ -168,7 +168,8 @@ describe("remote mode against svc serve", () => {
     expect(init.sessionId).toBe(svc.browserbaseSessionID);
     expect(init.sessionUrl).toBe(`${server.url}/v1/sessions/${init.sessionId}`);
     expect(svc.browserbaseSessionURL).toBe(init.sessionUrl);
-    expect(init.debugUrl).toMatch(/^http:\/\/.+devtools/);
+    // The DevTools frontend for the session's page, connected through svc's proxy (Chrome serves no frontend over its pipe).
+    expect(init.debugUrl).toMatch(/inspector\.html\?wss?=127\.0\.0\.1:\d+\/v1\/connect\/[^/]+\/[^/]+\/devtools\/page\//);
     expect(svc.browserbaseDebugURL).toBe(init.debugUrl);
     expect((await platformSession(init.sessionId)).body.status).toBe("RUNNING");
     await svc.close();

@@ -91,8 +91,8 @@ export function isAlive(pid: number): boolean {
 }
 
 /** The launched Chrome's pid and profile dir (test-only peek at a private field). */
-export function launchedOf(svc: Service): { pid: number; port?: number; socketPath: string; userDataDir: string; runDir: string } {
-  const backend = (svc as unknown as { backend?: { s?: { browser?: { launched?: { pid: number; port?: number; socketPath: string; userDataDir: string; runDir: string } } } } }).backend;
+export function launchedOf(svc: Service): { pid: number; port?: number; socketPath: string; wsEndpoint: string; userDataDir: string; runDir: string } {
+  const backend = (svc as unknown as { backend?: { s?: { browser?: { launched?: { pid: number; port?: number; socketPath: string; wsEndpoint: string; userDataDir: string; runDir: string } } } } }).backend;
   const launched = backend?.s?.browser?.launched;
   if (!launched) throw new Error("launchedOf: this Service did not launch a browser");
   return launched;
