@@ -7,9 +7,10 @@
  * values themselves are never written). Budgets (maxSteps, maxTokens, timeoutMs, toolTimeout) are not part
  * of the key: they bound a run, they do not change its path.
  *
- * The final `done` is never stored: its message came from the earlier run's model, about the earlier run's
- * page. A replay redoes the stored steps with no model and then hands over to the model on the page as it is
- * now, so the answer is always derived from what this run observed (see run.ts).
+ * The final `done` is stored apart from the steps, as `answer`, with a fingerprint of the page it was read
+ * from (fingerprint.ts). A replay redoes the stored steps with no model; when the page it reached has the
+ * same fingerprint, the stored answer is returned with no model call; otherwise the model reads the page as
+ * it is now and answers, so an answer is never one about another page (see run.ts).
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -31,14 +32,23 @@ export interface AgentCacheEntry {
   url: string;
   variableNames: string[];
   steps: ReplayStep[];
+  /** The run's final answer and the fingerprint of the page it was read from (masked like the steps). */
+  answer?: CachedAnswer | undefined;
   createdAt: string;
+}
+
+export interface CachedAnswer {
+  message: string;
+  success: boolean;
+  output?: unknown;
+  fingerprint: string;
 }
 
 /** What one run sees of the cache: the entry found (if any) and how to store a new one. */
 export interface AgentCacheSession {
   readonly key: string;
   readonly entry: AgentCacheEntry | undefined;
-  save(steps: ReplayStep[]): void;
+  save(steps: ReplayStep[], answer?: CachedAnswer): void;
 }
 
 /** A model option as a name only (config objects may carry keys). */
@@ -136,7 +146,7 @@ export class AgentCache {
     return {
       key,
       entry,
-      save: (steps) =>
+      save: (steps, answer) =>
         this.store.set(key, {
           version: VERSION,
           instruction: mask(instruction),
@@ -144,6 +154,8 @@ export class AgentCache {
           variableNames: Object.keys(variables),
           // A value the model wrote out literally is stored as its %name%, never as the value.
           steps: mask(withoutDone(steps)),
+          // An answer that would need masking (it shows a value) is not kept: the model answers each time.
+          ...(answer && JSON.stringify(mask(answer)) === JSON.stringify(answer) ? { answer } : {}),
           createdAt: new Date().toISOString(),
         }),
     };

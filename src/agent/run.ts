@@ -19,6 +19,7 @@ import type { MetricOperation } from "../records.js";
 import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 import type { AgentCacheSession } from "./cache.js";
+import { pageFingerprint } from "./fingerprint.js";
 import { watchNavigation } from "./navigation.js";
 import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
@@ -101,6 +102,9 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   let step = 0;
   let stop: AgentStopReason | undefined;
   let final: { message: string; success: boolean; output?: unknown } | undefined;
+  /** The fingerprint of the page the model's `done` was read from; whether `final` is the cache's answer. */
+  let finalFingerprint: string | undefined;
+  let answeredFromCache = false;
   const loops = options.loopDetection ? new LoopDetector(options.loopDetection) : undefined;
   /** The model's last step, waiting for the next page to tell whether it changed anything. */
   let pending: { tool: string; args: unknown; before: string } | undefined;
@@ -231,6 +235,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     else if (outcome.ok) cacheable = false;
     if (!cached && call.tool.name !== "done") modelSteps++;
     if (outcome.done) final = outcome.done;
+    if (outcome.done && !cached) finalFingerprint = await pageFingerprint(host.page());
     if (options.onStepEnd) await stepEnd(options.onStepEnd, { step, tool: call.tool.name, ok: outcome.ok, url });
     return outcome;
   };
@@ -260,6 +265,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     }
     replayState = "full";
     if (step === 0) return; // an entry with nothing to redo: the model starts as on a miss
+    const stored = cache?.entry?.answer;
+    if (stored?.success && typeof stored.message === "string" && stored.fingerprint === (await pageFingerprint(host.page()))) {
+      final = { message: stored.message, success: true, ...(stored.output !== undefined ? { output: stored.output } : {}) };
+      answeredFromCache = true;
+      emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the page matches the one the stored answer was read from, so it is returned with no model call` });
+      return;
+    }
     emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the model reads the page for the final answer` });
     note = `Note: steps 1–${step} were replayed from a cache of an earlier run of this task. Look at the page as it is now: continue if something is left, and give the final answer from what this page shows.`;
   };
@@ -293,6 +305,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
 
   const loop = async (): Promise<void> => {
     if (cache?.entry) await replay(cache.entry.steps);
+    if (final) return;
     if (config.mode === "cua") return cua();
     while (!final) {
       if (step >= options.maxSteps) return void (stop = "maxSteps");
@@ -381,11 +394,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   }
   const reason: AgentStopReason = stop ?? "aborted";
   const fromCache = actions.filter((a) => a.cached).length;
-  // HIT: every stored step replayed (the final answer is still this run's model reading this page).
+  // HIT: every stored step replayed (the answer is the stored one only when the page matched its fingerprint).
   const cacheStatus = !cache ? undefined : replayState === "full" ? "HIT" : replayState === "partial" ? "PARTIAL" : "MISS";
-  if (cache && (cacheStatus !== "HIT" || modelSteps > 0) && reason === "done" && final?.success && cacheable) {
+  // A HIT answered from the cache leaves the entry as it was; one the model answered stores its new answer.
+  if (cache && (cacheStatus !== "HIT" || modelSteps > 0 || !answeredFromCache) && reason === "done" && final?.success && cacheable) {
+    const answer = !answeredFromCache && finalFingerprint ? { message: final.message, success: true, ...(final.output !== undefined ? { output: final.output } : {}), fingerprint: finalFingerprint } : undefined;
     try {
-      cache.save(replayed);
+      cache.save(replayed, answer);
     } catch (e) {
       const message = `the agent cache was not written: ${errorMessage(e)}`;
       emit({ type: "log", level: "warn", message });
