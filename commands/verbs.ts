@@ -95,6 +95,8 @@ export async function runVerb(g: GlobalOptions, verb: string, positional: readon
     const before = new Set(svc.context.pages().map((p) => p.targetId));
     const result = await svc.act(action, timeout !== undefined ? { timeout } : {});
     if (!result.success) throw new ActFailedError(`${verb} failed: ${result.message}`);
+    // A tab the press opened was announced before the press's last answer; wait until its page is set up.
+    await svc.context.idle();
     const opened = openedTab(svc, before, session, out);
     out.result({ session: session?.id, result, ...(opened ? { openedTab: opened } : {}) }, () =>
       `done: ${action.description}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
