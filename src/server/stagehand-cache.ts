@@ -164,7 +164,11 @@ end
 redis.call('DEL', entry)
 redis.call('HSET', entry, 'v', ARGV[3], 'h', '0')
 redis.call('PEXPIRE', entry, ttl)
-redis.call('ZADD', idx, now, member)
+-- Scores strictly increase within a key, so "oldest" is the first written even for writes in one millisecond.
+local score = now
+local last = redis.call('ZRANGE', idx, -1, -1, 'WITHSCORES')
+if last[2] and tonumber(last[2]) >= score then score = tonumber(last[2]) + 1 end
+redis.call('ZADD', idx, score, member)
 redis.call('HSET', sizes, member, size)
 redis.call('PEXPIRE', idx, ttl)
 redis.call('PEXPIRE', sizes, ttl)
