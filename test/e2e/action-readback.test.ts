@@ -4,17 +4,11 @@
  * (letters and digits kept) and a label standing for its field still succeed. focus succeeds only when the
  * element has the focus afterwards.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { action, useService } from "../support/browser.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const act = (method: string, selector: string, args: string[] = []) => env.svc.act(action(method, selector, args));

@@ -3,17 +3,11 @@
  * select is never focused, so a dropdown plugin that opens its own list on focus leaves it closed and the
  * button below stays clickable. The choice is read back: a page that undoes it makes the action fail.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { describe, expect, it } from "vitest";
+import { useFixtureServer } from "../support/use-resource.js";
 import { action, textIn, useService } from "../support/browser.js";
 
-let server: FixtureServer;
-beforeAll(async () => {
-  server = await startFixtureServer();
-});
-afterAll(async () => {
-  await server?.close();
-});
+const server = useFixtureServer();
 
 const env = useService();
 const act = (method: string, selector: string, args: string[] = []) => env.svc.act(action(method, selector, args));
