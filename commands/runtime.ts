@@ -48,7 +48,7 @@ export function output(g: GlobalOptions): Output {
   return createOutput(g);
 }
 
-import { resolveSession } from "./session-lookup.js";
+import { liveOrGone, resolveSession } from "./session-lookup.js";
 
 export { discardSession, resolveSession, waitForExit } from "./session-lookup.js";
 
@@ -359,7 +359,7 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
     announce?.({ session: g.session });
     return withSession(g, fn, extras);
   }
-  const live = flags.new ? undefined : await liveSession();
+  const live = flags.new ? undefined : (await liveOrGone(stateRoot())).live;
   const fits = live && runsIn(live, g.env) ? live : undefined;
   announce?.(fits ? { session: fits.name ?? fits.id } : { cloud: (await resolveEnv(g)) === "BROWSERBASE" });
   return fits ? withSession(g, fn, extras, fits) : withOneShot(g, flags, fn, extras);
@@ -371,9 +371,9 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
  */
 export async function withSessionOrStart<T>(g: CloudGlobals, command: string, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
   if (g.session !== undefined) return withSession(g, fn);
-  const live = await liveSession();
+  const { live, gone } = await liveOrGone(stateRoot());
   if (live && runsIn(live, g.env)) return withSession(g, fn, {}, live);
-  const id = await (await import("./sessions.js")).startForCommand(g, command);
+  const id = await (await import("./sessions.js")).startForCommand(g, command, gone);
   return withSession({ ...g, session: id }, fn);
 }
 
@@ -385,16 +385,6 @@ function runsIn(live: StoredSession, env: string | undefined): boolean {
 
 /** Where withLiveOrOneShot is about to run, told before the wait (a live view says what it waits for). */
 export type RunTarget = { session: string; cloud?: undefined } | { session?: undefined; cloud: boolean };
-
-/** The current live session, or undefined when none is (dead records are cleaned up on the way). */
-async function liveSession(): Promise<StoredSession | undefined> {
-  try {
-    return await resolveSession(stateRoot(), undefined);
-  } catch (e) {
-    if (e instanceof ServiceSessionNotFoundError) return undefined;
-    throw e;
-  }
-}
 
 /** The one URL helper lives in url.ts; re-exported for the commands that import it from here. */
 export { checkUrl } from "./url.js";

@@ -74,6 +74,32 @@ export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolea
 }
 
 /**
+ * The most recently used live session, if any, and the ids of recorded sessions found dead on the way
+ * (each cleaned up). Cloud sessions are asked about at their platform; one that cannot be asked is skipped.
+ */
+export async function liveOrGone(
+  root: string,
+  statusOf: (r: CloudSessionRecord) => Promise<{ status: string; detail?: string }> = async (r) => cloudStatus(r, await openSettings()),
+): Promise<{ live?: StoredSession; gone: string[] }> {
+  const gone: string[] = [];
+  for (const record of listSessions(root)) {
+    if (isCloud(record)) {
+      const s = await statusOf(record);
+      if (s.status === "running") return { live: record, gone };
+      if (s.status === "gone") {
+        removeSession(record.id, root);
+        gone.push(record.id);
+      }
+      continue;
+    }
+    if (await isAlive(record)) return { live: record, gone };
+    await discardSession(record, root);
+    gone.push(record.id);
+  }
+  return { gone };
+}
+
+/**
  * `--session ID` (or a session's name), else the most recently used live session. A dead explicit session is an error naming
  * it (its stale record removed); dead implicit candidates are cleaned up and skipped. A cloud session
  * is asked about at its platform; when the platform cannot be asked, an explicit one is tried anyway
@@ -101,21 +127,8 @@ export async function resolveSession(root: string, id: string | undefined): Prom
     }
     return record;
   }
-  const gone: string[] = [];
-  for (const record of listSessions(root)) {
-    if (isCloud(record)) {
-      const s = await statusOf(record);
-      if (s.status === "running") return record;
-      if (s.status === "gone") {
-        removeSession(record.id, root);
-        gone.push(record.id);
-      }
-      continue;
-    }
-    if (await isAlive(record)) return record;
-    await discardSession(record, root);
-    gone.push(record.id);
-  }
+  const { live, gone } = await liveOrGone(root, statusOf);
+  if (live) return live;
   if (gone.length) {
     // Sessions were recorded but their browsers ended (idle timeout, crash, killed): say so, not "none".
     const which = gone.length === 1 ? `session ${gone[0]} is` : `sessions ${gone.join(", ")} are`;

@@ -79,12 +79,12 @@ export async function start(g: CloudGlobals, opts: StartOptions): Promise<void> 
  * A session started for a command that needs one (`svc open`, `svc goto` with none live), with the configured
  * defaults; said once on stderr (stdout stays the command's result). Returns its id.
  */
-export async function startForCommand(g: CloudGlobals, command: string): Promise<string> {
-  return startBrowser(g, {}, { auto: command });
+export async function startForCommand(g: CloudGlobals, command: string, gone: readonly string[] = []): Promise<string> {
+  return startBrowser(g, {}, { auto: command, gone });
 }
 
 /** Starts the session and prints it (on stderr when `how.auto` names the command it is for); returns its id. */
-async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: string } = {}): Promise<string> {
+async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: string; gone?: readonly string[] } = {}): Promise<string> {
   const settings = await openSettings();
   if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings, how);
   if (opts.timeout !== undefined) throw new ServiceInvalidArgumentError("--timeout applies to a cloud session; a local one ends after --idle-timeout idle minutes");
@@ -164,15 +164,19 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
     throw e;
   }
   unregister();
-  if (how.auto) announceStarted(record, how.auto);
+  if (how.auto) announceStarted(record, how.auto, how.gone);
   else printStarted(out, record, opts.state);
   return record.id;
 }
 
 /** The one stderr line of a session started by a command: which, and how it ends. */
-function announceStarted(record: StoredSession, command: string): void {
+function announceStarted(record: StoredSession, command: string, gone: readonly string[] = []): void {
   const ends = isCloud(record) ? `ends with svc sessions end ${record.id}${record.expiresAt ? ` or by ${record.expiresAt}` : ""}` : `ends with svc sessions end ${record.id} or after ${record.idleMs / 60_000} idle min`;
-  process.stderr.write(`svc: no live session, so ${command} started session ${record.id} (${ends})\n`);
+  // A session that died since the last command is named: the new one starts without its pages and cookies.
+  const why = gone.length
+    ? `${gone.length === 1 ? `session ${gone[0]} is` : `sessions ${gone.join(", ")} are`} no longer running (its browser is gone; record removed)`
+    : "no live session";
+  process.stderr.write(`svc: ${why}, so ${command} started session ${record.id} (${ends})\n`);
 }
 
 function printStarted(out: ReturnType<typeof output>, record: StoredSession, state: string | undefined): void {
@@ -193,7 +197,7 @@ function printStarted(out: ReturnType<typeof output>, record: StoredSession, sta
 }
 
 /** A platform session with keepAlive: it outlives this command and every later one until ended. */
-async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore, how: { auto?: string }): Promise<string> {
+async function startCloud(g: GlobalOptions, opts: StartOptions, settings: SettingsStore, how: { auto?: string; gone?: readonly string[] }): Promise<string> {
   const out = output(g);
   const root = stateRoot();
   rejectLocalFlags(opts, "a cloud session");
@@ -232,7 +236,7 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
     throw e;
   }
   unregister();
-  if (how.auto) announceStarted(record, how.auto);
+  if (how.auto) announceStarted(record, how.auto, how.gone);
   else printStarted(out, record, opts.state);
   return record.id;
 }

@@ -14,7 +14,7 @@ beforeAll(() => {
 afterAll(() => sb?.cleanup());
 
 describe("a CLI session's watchdog", () => {
-  it("killed (-9): its Chrome ends long before the idle timeout, and goto says the browser is gone", async () => {
+  it("killed (-9): its Chrome ends long before the idle timeout; a verb says the browser is gone, goto starts a new session naming the dead one", async () => {
     const started = await svc(["--json", "sessions", "start", "--idle-timeout", "30"], sb.env);
     expect(started.code, started.stderr).toBe(0);
     const { session } = json<{ session: { id: string; pid: number; userDataDir: string } }>(started.stdout);
@@ -25,11 +25,28 @@ describe("a CLI session's watchdog", () => {
     expect(await waitFor(() => !pidAlive(session.pid), 10_000)).toBe(true);
     await expectNoProcesses(session.userDataDir);
 
-    const r = await svc(["goto", "about:blank"], sb.env);
+    // A verb that needs a session says so (exit 4) and forgets the dead record...
+    const r = await svc(["--session", session.id, "snapshot"], sb.env);
     expect(r.code).toBe(4);
     const line = expectOneLine(r.stderr);
     expect(line).toMatch(new RegExp(`session ${session.id} is no longer running: its browser is gone`));
     expect(line).toMatch(/start a new one with `svc sessions start`/);
+  }, 60_000);
+
+  it("goto after the session's browser died: starts a new session and names the dead one", async () => {
+    const started = await svc(["--json", "sessions", "start"], sb.env);
+    expect(started.code, started.stderr).toBe(0);
+    const { session } = json<{ session: { id: string; pid: number; userDataDir: string } }>(started.stdout);
+    process.kill(session.pid, "SIGKILL");
+    expect(await waitFor(() => !pidAlive(session.pid), 10_000)).toBe(true);
+    const r = await svc(["goto", "about:blank"], sb.env);
+    expect(r.code, r.stderr).toBe(0);
+    const line = expectOneLine(r.stderr);
+    expect(line).toMatch(new RegExp(`session ${session.id} is no longer running \\(its browser is gone; record removed\\), so goto started session (\\S+)`));
+    const fresh = /started session (\S+)/.exec(line)![1]!;
+    expect(fresh).not.toBe(session.id);
+    expect((await svc(["sessions", "end", fresh], sb.env)).code).toBe(0);
+    await expectNoProcesses(session.userDataDir);
   }, 60_000);
 });
 
