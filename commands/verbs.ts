@@ -97,22 +97,26 @@ export async function runVerb(g: GlobalOptions, verb: string, positional: readon
     if (!result.success) throw new ActFailedError(`${verb} failed: ${result.message}`);
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
-    const opened = openedTab(svc, before, session, out);
+    const opened = await openedTab(svc, before, session, out);
     out.result({ session: session?.id, result, ...(opened ? { openedTab: opened } : {}) }, () =>
       `done: ${action.description}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
     );
   });
 }
 
+/** How long a verb waits for a tab it opened to commit its first document before naming it. */
+const OPENED_URL_WAIT_MS = 5000;
+
 /**
  * A tab the verb opened (a target=_blank link, window.open), numbered as `svc tabs` numbers it: later commands
  * drive it when it became the selected tab, so the output says so.
  */
-function openedTab(svc: Service, before: ReadonlySet<string>, session: StoredSession | undefined, out: Output): { id: number; url: string; selected: boolean } | undefined {
+async function openedTab(svc: Service, before: ReadonlySet<string>, session: StoredSession | undefined, out: Output): Promise<{ id: number; url: string; selected: boolean } | undefined> {
   const page = svc.context.pages().find((p) => !before.has(p.targetId));
   if (!page || !session || isCloud(session)) return undefined;
   const file = rememberTabs(svc, sessionTabStore(session.id, stateRoot()), out);
   const id = file?.ids[page.targetId];
   if (id === undefined) return undefined;
-  return { id, url: page.url(), selected: svc.context.activePage() === page };
+  // window.open(url) makes the tab before its document commits: name the URL it opened, not the empty one.
+  return { id, url: await page.committedUrl(OPENED_URL_WAIT_MS), selected: svc.context.activePage() === page };
 }

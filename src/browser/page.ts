@@ -291,6 +291,34 @@ export class Page {
     return this.frames.main.url;
   }
 
+  /**
+   * The main frame's URL once a document other than the initial empty one committed: a tab window.open()
+   * made has none for a moment. Waits for that commit up to timeoutMs, then gives what there is.
+   */
+  async committedUrl(timeoutMs: number): Promise<string> {
+    const current = (): string => {
+      try {
+        return this.url();
+      } catch {
+        return "";
+      }
+    };
+    const blank = (u: string) => u === "" || u === "about:blank";
+    if (!blank(current()) || this.isClosed) return current();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        off();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const off = this.mainSession.on("Page.frameNavigated", (e) => {
+        if (!e.frame.parentId && !blank(e.frame.url)) done();
+      });
+    });
+    return current();
+  }
+
   async title(): Promise<string> {
     return String(await this.evaluate("document.title"));
   }

@@ -205,6 +205,8 @@ describe("a verb that opens a tab", () => {
     expect(r.code, r.stderr).toBe(0);
     const m = /^done: click #open-popup \(opened tab (\d+): (\S+); now selected\)$/.exec(r.stdout.trim());
     expect(m, r.stdout).toBeTruthy();
+    // The tab is named by the document it opened, not by the empty one window.open() makes first.
+    expect(m![2]).toContain("popup-target.html");
     const tabs = json<{ selected: number; tabs: { id: number; url: string }[] }>((await run("--json", "tabs")).stdout);
     expect(before).not.toContain(Number(m![1]));
     expect(tabs.selected).toBe(Number(m![1]));
