@@ -267,9 +267,19 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     if (step === 0) return; // an entry with nothing to redo: the model starts as on a miss
     const stored = cache?.entry?.answer;
     if (stored?.success && typeof stored.message === "string" && stored.fingerprint === (await pageFingerprint(host.page()))) {
-      final = { message: stored.message, success: true, ...(stored.output !== undefined ? { output: stored.output } : {}) };
+      const answer = { message: stored.message, success: true, ...(stored.output !== undefined ? { output: stored.output } : {}) };
       answeredFromCache = true;
       emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the page matches the one the stored answer was read from, so it is returned with no model call` });
+      // The answer is a step of its own, as in the run that stored it (events, history, the step's hook).
+      const done = tools.find((t) => t.name === "done");
+      const args = done?.input.safeParse(answer);
+      if (done && args?.success && step < options.maxSteps) {
+        step++;
+        emit({ type: "step_start", step });
+        await execute(host.page(), undefined, { tool: done, args: args.data, reasoning: "the stored answer: the page matches the one it was read from" }, true);
+      } else {
+        final = answer;
+      }
       return;
     }
     emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the model reads the page for the final answer` });
