@@ -2,7 +2,7 @@
  * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
  * active page (a session is started when none is live). A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/errors.js";
 import type { Page } from "../src/index.js";
 import { parseTimeout } from "./model.js";
 import type { CloudGlobals } from "./cloud.js";
@@ -34,15 +34,25 @@ export function pageLine(url: string, title: string, status: number | null): str
  * page whose refs would mislead the next command; about:blank when that cannot be had.
  */
 async function returnTo(page: Page, before: string): Promise<void> {
-  // What the tab shows now, asked of the page itself (the failed navigation may have committed an error page).
-  const shown = async () => String(await page.evaluate("location.href").catch(() => ""));
+  // What the tab shows now, asked of the page itself (the failed navigation may have committed an error page);
+  // a page that does not answer within RETURN_ASK_MS is taken as not the one before.
+  const shown = async () => String(await withinMs(page.evaluate("location.href"), RETURN_ASK_MS).catch(() => ""));
   if ((await shown()) === before) return;
   try {
     if (before && before !== "about:blank" && (await page.goBack({ timeout: 10_000 })) && (await shown()) === before) return;
   } catch {
     // no way back: a blank tab below
   }
-  await page.goto("about:blank").catch(() => {});
+  await page.goto("about:blank", { timeout: 10_000 }).catch(() => {});
+}
+
+/** How long returnTo waits for the page to say where it is. */
+const RETURN_ASK_MS = 2000;
+
+function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** `svc goto URL` / `svc open URL`: with no live session, one is started first (runtime.ts withSessionOrStart). */
@@ -57,7 +67,9 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
     try {
       nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
     } catch (e) {
-      await returnTo(page, before);
+      // A navigation that failed (unreachable host, refused) goes back; one that ran out of time stays: its
+      // document committed and may still be loading, as a browser would leave it.
+      if (!(e instanceof ServiceTimeoutError)) await returnTo(page, before);
       throw e;
     }
     const title = await page.title();
@@ -65,5 +77,5 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
     const status = nav?.status ?? null;
     note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status } });
     out.result({ session: session?.id, url: finalUrl, title, status }, () => pageLine(finalUrl, title, status));
-  });
+  }, timeout !== undefined ? { timeoutMs: timeout } : {});
 }

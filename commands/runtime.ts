@@ -135,8 +135,9 @@ export interface ServiceExtras {
   /** SearXNG for the agent's search tool (local runs; a cloud run uses its server's backend). */
   searchUrl?: string;
   /**
-   * The command's --timeout (ms): it bounds attaching to the session too. A page that never yields (a script
-   * looping on alert()/confirm(), answered as fast as it asks) does not answer the attach's calls.
+   * The command's --timeout (ms): it bounds attaching to the session too (else DEFAULT_ATTACH_TIMEOUT_MS does).
+   * A page that never yields (a script looping on alert()/confirm(), answered as fast as it asks) does not
+   * answer the attach's calls.
    */
   timeoutMs?: number;
 }
@@ -169,12 +170,14 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
   return { env: "BROWSERBASE", apiKey: t.apiKey, apiBaseURL: t.apiUrl, platformBaseURL: t.platformUrl, browserbaseSessionID: session.id, keepAlive: true };
 }
 
-/** `svc.init()`, or a TIMEOUT once `timeoutMs` passed (the caller's cleanup then disconnects). */
-async function initWithin(svc: { init(): Promise<unknown> }, timeoutMs: number | undefined, sessionId: string): Promise<void> {
-  if (timeoutMs === undefined) {
-    await svc.init();
-    return;
-  }
+/**
+ * How long attaching to a session may take when the command has no --timeout of its own (EXIT_CODES.md:
+ * TIMEOUT). A healthy page answers in well under a second; one whose script never yields never answers.
+ */
+export const DEFAULT_ATTACH_TIMEOUT_MS = 30_000;
+
+/** `svc.init()`, or a TIMEOUT once `timeoutMs` (else the default bound) passed (the caller's cleanup then disconnects). */
+async function initWithin(svc: { init(): Promise<unknown> }, timeoutMs: number = DEFAULT_ATTACH_TIMEOUT_MS, sessionId: string): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -369,12 +372,12 @@ export async function withLiveOrOneShot<T>(g: CloudGlobals, flags: LaunchFlags &
  * Where a command that needs a session runs (`svc open`, `svc goto`): the `--session` one; else the current
  * live session; else a session started now with the configured defaults (said on stderr), kept afterwards.
  */
-export async function withSessionOrStart<T>(g: CloudGlobals, command: string, fn: (ctx: RunContext) => Promise<T>): Promise<T> {
-  if (g.session !== undefined) return withSession(g, fn);
+export async function withSessionOrStart<T>(g: CloudGlobals, command: string, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}): Promise<T> {
+  if (g.session !== undefined) return withSession(g, fn, extras);
   const { live, gone } = await liveOrGone(stateRoot());
-  if (live && runsIn(live, g.env)) return withSession(g, fn, {}, live);
+  if (live && runsIn(live, g.env)) return withSession(g, fn, extras, live);
   const id = await (await import("./sessions.js")).startForCommand(g, command, gone);
-  return withSession({ ...g, session: id }, fn);
+  return withSession({ ...g, session: id }, fn, extras);
 }
 
 /** Whether a live session fits an explicit `--env`: `--env BROWSERBASE` never means the local live Chrome. */

@@ -101,7 +101,7 @@ export async function runVerb(g: GlobalOptions, verb: string, positional: readon
     out.result({ session: session?.id, result, ...(opened ? { openedTab: opened } : {}) }, () =>
       `done: ${action.description}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
     );
-  });
+  }, timeout !== undefined ? { timeoutMs: timeout } : {});
 }
 
 /** How long a verb waits for a tab it opened to commit its first document before naming it. */

@@ -1,7 +1,8 @@
 /**
  * A page that loops on alert()/confirm() for ever (dialog-forever.html) does not hold a CLI command past its
  * --timeout: the goto ends with TIMEOUT, and so does an act sent afterwards, whose attach to the session
- * the looping page never answers (it hung for minutes before). Both exit 7 (EXIT_CODES.md).
+ * the looping page never answers (it hung for minutes before). Both exit 7 (EXIT_CODES.md); a command with
+ * no --timeout ends the same way after the default attach bound.
  */
 import { describe, expect, it } from "vitest";
 import { json, svc, useCliWorld } from "./helpers.js";
@@ -26,8 +27,14 @@ describe("a dialog loop under the CLI", () => {
       expect(act.code, act.stdout + act.stderr).toBe(7);
       expect(json<{ error: { code: string } }>(act.stdout).error.code).toBe("TIMEOUT");
       expect(Date.now() - t0).toBeLessThan(3000 + SLACK_MS);
+      // A command with no --timeout of its own is bounded too: the documented attach default (30 s).
+      t0 = Date.now();
+      const get = await svc(["--json", "--session", id, "get", "title"], world.sb.env, { timeoutMs: 90_000 });
+      expect(get.code, get.stdout + get.stderr).toBe(7);
+      expect(json<{ error: { code: string; message: string } }>(get.stdout).error.message).toMatch(/within 30000 ms/);
+      expect(Date.now() - t0).toBeLessThan(30_000 + SLACK_MS);
     } finally {
       await svc(["--json", "sessions", "stop", id], world.sb.env, { timeoutMs: 60_000 });
     }
-  }, 120_000);
+  }, 180_000);
 });
