@@ -2,11 +2,13 @@
  * The model the settings name, the one resolution the CLI and the library share: model `--model`/explicit >
  * `SVC_MODEL` > stored `model` > openai/gpt-4.1-mini; endpoint `SVC_MODEL_BASE_URL` > stored `model.baseURL`;
  * structured output `SVC_MODEL_STRUCTURED_OUTPUT` > stored `model.structuredOutput`; context window
- * `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`. Keys are not decided here: each provider's key is
+ * `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`; request deadline `SVC_MODEL_TIMEOUT_MS` > stored
+ * `model.timeoutMs`. Keys are not decided here: each provider's key is
  * found by the model client (environment, then the stored `<provider>.apiKey`).
  */
 import { readStoredValue } from "./store/config-file.js";
 import { type Effective, type SettingValue, effectiveSetting, settingDef } from "./store/settings-defs.js";
+import { ServiceInvalidArgumentError } from "./errors.js";
 import { isBareModelName, parseModelConfig, parseModelString } from "./model/config.js";
 
 /** The generic ModelConfig object the library accepts, as the settings give it. */
@@ -16,6 +18,7 @@ export interface SettingsModel {
   baseURL?: string;
   capabilities?: { structuredOutput: "json_schema" | "json_object" | "prompt" };
   contextWindow?: number;
+  timeoutMs?: number;
 }
 
 export type EffectiveLookup = (key: string) => Effective;
@@ -36,11 +39,13 @@ export function modelFromSettings(effective: EffectiveLookup, flagName?: string,
   const baseURL = effective("model.baseURL").value as string | undefined;
   const structuredOutput = effective("model.structuredOutput").value as NonNullable<SettingsModel["capabilities"]>["structuredOutput"] | undefined;
   const contextWindow = effective("model.contextWindow").value as number | undefined;
+  const timeout = effective("model.timeoutMs").value as number | undefined;
   const model: SettingsModel = {
     modelName,
     ...(baseURL ? { baseURL } : {}),
     ...(structuredOutput ? { capabilities: { structuredOutput } } : {}),
     ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(timeout !== undefined ? { timeoutMs: requestDeadline(timeout, effective("model.timeoutMs")) } : {}),
   };
   const field = flagName ? flagField : named.source === "env" ? (named.envVar ?? "SVC_MODEL") : "model";
   // The name must be provider/model, or (at a baseURL) a bare name with no slash: `openai/` and `/gpt` are
@@ -48,4 +53,14 @@ export function modelFromSettings(effective: EffectiveLookup, flagName?: string,
   if (!baseURL || !isBareModelName(modelName)) parseModelString(modelName, field);
   const { provider } = parseModelConfig(model, field);
   return { model, provider };
+}
+
+/** The request deadline setting as whole milliseconds, at most an hour (the model config's own bound). */
+function requestDeadline(ms: number, from: Effective): number {
+  const rounded = Math.max(1, Math.round(ms));
+  if (rounded > 3_600_000) {
+    const field = from.source === "env" ? (from.envVar ?? "SVC_MODEL_TIMEOUT_MS") : "model.timeoutMs";
+    throw new ServiceInvalidArgumentError(`${field} must be at most 3600000 (one hour), got ${ms}`);
+  }
+  return rounded;
 }

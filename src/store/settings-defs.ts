@@ -47,6 +47,12 @@ export const SETTINGS: readonly SettingDef[] = [
     description: "how the model endpoint takes structured output (default: found out from its refusals)",
   },
   { key: "model.contextWindow", kind: "positiveNumber", env: ["SVC_MODEL_CONTEXT_WINDOW"], description: "tokens the model endpoint takes per request; page snapshots are budgeted to fit (default: the model's published window; 4096 for ollama/lmstudio/llamacpp)" },
+  {
+    key: "model.timeoutMs",
+    kind: "positiveNumber",
+    env: ["SVC_MODEL_TIMEOUT_MS"],
+    description: "deadline of one model request in milliseconds, its whole answer included; retried twice, then the command fails (default 60000)",
+  },
   { key: "browser.headless", kind: "boolean", env: ["SVC_HEADLESS"], description: "run Chrome headless", default: true },
   { key: "browser.executablePath", kind: "string", env: ["CHROME_PATH"], description: "Chrome/Chromium executable" },
   { key: "browser.viewport", kind: "viewport", env: ["SVC_VIEWPORT"], description: "viewport as WIDTHxHEIGHT" },

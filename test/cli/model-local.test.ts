@@ -48,3 +48,23 @@ describe("svc act at a local server", () => {
     expect(bad.stderr).toMatch(/SVC_MODEL_STRUCTURED_OUTPUT must be one of json_schema, json_object, prompt/);
   });
 });
+
+describe("a model endpoint that stalls, with no --timeout", () => {
+  it("each request ends at SVC_MODEL_TIMEOUT_MS (body included), is retried twice, then exit 10 naming the deadline", async () => {
+    world.fake.reset();
+    world.fake.script({ kind: "hang" }, { kind: "hang", afterHeaders: true }, { kind: "hang" });
+    const t0 = Date.now();
+    const r = await svc(["--json", "act", "click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "500" });
+    expect(r.code, r.stdout + r.stderr).toBe(10);
+    const { error } = json<{ error: { code: string; message: string } }>(r.stdout);
+    expect(error.code).toBe("LLM_RESPONSE_ERROR");
+    expect(error.message).toMatch(/did not answer within 500 ms after 3 attempts/);
+    expect(world.fake.requests).toHaveLength(3);
+    // Three deadlines and the SDK's backoff between them; far under the default's 3 × 60 s.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
+
+    const bad = await svc(["act", "click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "7200000" });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/SVC_MODEL_TIMEOUT_MS must be at most 3600000/);
+  });
+});
