@@ -2,7 +2,7 @@
  * A tab. Owns its main CDP session, the sessions of its out-of-process iframes, its frame tree and its
  * network tracker. Navigation, inspection and input live here; element work goes through Locator.
  */
-import type { CdpSession } from "./cdp/connection.js";
+import { type CdpSession, isDocumentGone } from "./cdp/connection.js";
 import type { DialogHandler } from "./dialogs.js";
 import { FrameTree } from "./frames.js";
 import { focusedIsPassword } from "./password-input.js";
@@ -319,8 +319,23 @@ export class Page {
     return current();
   }
 
+  /**
+   * The document's title. A page that replaces its document under the read (a script navigating itself) is
+   * asked again on its new document; one that never holds still is answered by Chrome's target info.
+   */
   async title(): Promise<string> {
-    return String(await this.evaluate("document.title"));
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        return String(await this.evaluate("document.title"));
+      } catch (e) {
+        if (!isDocumentGone(e)) throw e;
+        await this.frames.waitForContext(this.frames.main.id, 1000);
+      }
+    }
+    const { targetInfo } = await this.mainSession.send("Target.getTargetInfo", {});
+    // Chrome gives the URL (with or without its scheme) as the title of a page that has none yet.
+    const { title, url } = targetInfo;
+    return title === url || title === url.replace(/^[a-z][\w+.-]*:\/\//i, "") ? "" : title;
   }
 
   async evaluate<R = unknown>(fnOrExpression: string | ((arg: any) => R | Promise<R>), arg?: unknown): Promise<R> {

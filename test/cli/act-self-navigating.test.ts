@@ -19,6 +19,26 @@ async function sessionOn(page: string): Promise<string> {
   return id;
 }
 
+describe("svc goto a self-navigating page", () => {
+  it("exit 0 with the document it ended on: the title read after load is asked again of the new document", async () => {
+    const started = await svc(["--json", "sessions", "start"], world.sb.env);
+    expect(started.code, started.stderr).toBe(0);
+    const id = json<{ session: { id: string } }>(started.stdout).session.id;
+    try {
+      // Several times: each goto races the page's next hop (it exited 1 with a CDP error about a lost context).
+      for (let i = 0; i < 4; i++) {
+        const r = await svc(["--json", "--session", id, "goto", world.server.url("self-navigate.html?every=0")], world.sb.env, { timeoutMs: 60_000 });
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        const out = json<{ url: string; title: string }>(r.stdout);
+        expect(out.url).toContain("self-navigate.html");
+        expect(["Self-navigating", ""]).toContain(out.title);
+      }
+    } finally {
+      await svc(["--json", "sessions", "stop", id], world.sb.env);
+    }
+  }, 120_000);
+});
+
 describe("svc act on a self-navigating page", () => {
   it("a page that never stops navigating: TIMEOUT, exit 7, within the --timeout", async () => {
     const id = await sessionOn("self-navigate.html?every=20");
@@ -28,7 +48,9 @@ describe("svc act on a self-navigating page", () => {
       const took = Date.now() - t0;
       expect(r.code, r.stdout + r.stderr).toBe(7);
       expect(json<{ error: { code: string; message: string } }>(r.stdout).error).toMatchObject({ code: "TIMEOUT", message: expect.stringMatching(/keeps navigating|did not finish within 3000 ms/) });
-      expect(took).toBeLessThan(3000 + 8000); // the bound plus the CLI's start and the session's round trips
+      // The bound plus the CLI's start and the session's round trips, generous for a loaded machine: without the
+      // bound the command ran to Chrome's 180 s protocol timeout.
+      expect(took).toBeLessThan(3000 + 25_000);
     } finally {
       await svc(["--json", "sessions", "stop", id], world.sb.env);
     }
