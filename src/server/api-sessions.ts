@@ -76,6 +76,8 @@ export class ApiSession {
   private endedReason: string | undefined;
   /** Set once the Service exists (it is built after the session, whose logger it calls). */
   service!: Service;
+  /** sessions/start's systemPrompt (the official client's agent cache key includes it). */
+  systemPrompt: string | undefined;
   unsubscribe: () => void = () => {};
 
   constructor(
@@ -279,6 +281,7 @@ export class ApiSessions {
       this.log(`api session ${s.id} idle for ${this.config.idleTimeoutS}s: ending it`);
       void this.end(s, "the session was idle too long", s.releaseOnEnd && !s.keepAlive);
     });
+    session.systemPrompt = body.systemPrompt;
     try {
       session.service = new Service({
         env: "LOCAL",

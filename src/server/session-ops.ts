@@ -5,7 +5,8 @@
  * envelopes are the routes' business.
  */
 import { z } from "zod";
-import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, ServiceInvalidArgumentError } from "../index.js";
+import { stagehandAgentEntry } from "./stagehand-agent-entry.js";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, type Page, ServiceInvalidArgumentError } from "../index.js";
 import { type ApiSession, type Operation, ownerCacheDir } from "./api-sessions.js";
 import { HttpError } from "./http-error.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./session-bodies.js";
@@ -127,6 +128,11 @@ export function navigateOperation(session: ApiSession, body: NavigateBody): Oper
   };
 }
 
+async function viewportHeight(page: Page): Promise<number> {
+  const h = await page.evaluate("innerHeight").catch(() => undefined);
+  return typeof h === "number" && h > 0 ? h : 720;
+}
+
 export type AgentBody = z.output<typeof AgentExecuteRequestSchema>;
 
 /**
@@ -162,6 +168,7 @@ export function agentOperation(session: ApiSession, body: AgentBody, rm: Request
       // The agent works on the active page: a frameId chooses it.
       if (body.frameId) service.context.setActivePage(page);
       const stop = agent.subscribe((event) => log(agentEventLine(event)));
+      const startUrl = service.page.url();
       let result: AgentResult;
       try {
         result = await agent.execute({ ...x, signal, ...(rm.bypassCache ? { cache: false } : {}) });
@@ -169,8 +176,22 @@ export function agentOperation(session: ApiSession, body: AgentBody, rm: Request
         stop();
       }
       const cacheKey = result.metadata?.cacheKey;
-      const entry = body.shouldCache && typeof cacheKey === "string" ? new AgentCache(ownerCacheDir(cacheDir, session.owner)).get(cacheKey) : undefined;
-      return { result, extra: entry ? { cacheEntry: { cacheKey, entry } } : {} };
+      const stored = body.shouldCache && result.success && typeof cacheKey === "string" ? new AgentCache(ownerCacheDir(cacheDir, session.owner)).get(cacheKey) : undefined;
+      // The official client's own cache entry for this run (stagehand-agent-entry.ts), when it can replay it.
+      const entry = stored
+        ? stagehandAgentEntry({
+            instruction: x.instruction,
+            startUrl,
+            executeOptions: x,
+            agentConfig: c,
+            sessionModel: session.modelName,
+            sessionSystemPrompt: session.systemPrompt,
+            steps: stored.steps,
+            result: service.secrets.deep(result),
+            viewportHeight: await viewportHeight(service.page),
+          })
+        : undefined;
+      return { result, extra: entry ? { cacheEntry: entry } : {} };
     },
   };
 }

@@ -4,7 +4,7 @@
  * fake model server. init, goto, act, observe, extract, agent execute, metrics and close all go through
  * `svc serve`; the browser is a Chrome of the server, reached by the client through the CDP proxy.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Stagehand } from "@browserbasehq/stagehand";
@@ -147,6 +147,57 @@ describe("Stagehand 3.7.3 against svc serve", () => {
       expect(serverLog.join("\n")).not.toContain(MODEL_KEY);
     } finally {
       if (!closed) await stagehand.close().catch(() => {});
+    }
+  });
+
+  it("agent cache: the server's cacheEntry is the client's own version-1 entry; an identical rerun replays on the client with no model call", async () => {
+    const cacheDir = join(base, "client-cache");
+    const clientLogs: Array<{ category?: string; message: string; level?: number }> = [];
+    const stagehand = new Stagehand({
+      env: "BROWSERBASE",
+      model: { modelName: "openai/gpt-test", apiKey: MODEL_KEY, baseURL: fake.baseURL() },
+      cacheDir,
+      verbose: 1,
+      disablePino: true,
+      logger: (line) => void clientLogs.push(line),
+    });
+    try {
+      await stagehand.init();
+      const page = stagehand.context.pages()[0]!;
+      const start = site.url("site/index.html");
+      // Not the first test's task: the server's own cache holds that one already.
+      const task = {
+        instruction: "Order two Boston Ferns with express delivery for %customer% (%email%) and give the order number",
+        maxSteps: 15,
+        variables: { customer: "Ada Lovelace", email: "ada@example.com" },
+      };
+      await page.goto(start);
+      fake.reset();
+      scriptTimes(fake, siteBrain({ start }));
+      const first = await stagehand.agent().execute(task);
+      expect(first).toMatchObject({ success: true, completed: true, message: expect.stringMatching(/^Order GS-\d+ is placed\.$/) });
+      expect(stepRequests(fake).length).toBe(7);
+
+      // The client wrote the server's entry under the key it computes itself.
+      const files = readdirSync(cacheDir).filter((f) => f.startsWith("agent-"));
+      expect(files).toHaveLength(1);
+      const entry = JSON.parse(readFileSync(join(cacheDir, files[0]!), "utf8"));
+      expect(entry).toMatchObject({ version: 1, instruction: task.instruction, startUrl: start, options: { maxSteps: 15 } });
+      expect(entry.steps.map((s: { type: string }) => s.type)).toContain("act");
+      expect(entry.steps.at(-1)).toEqual({ type: "done" });
+      expect(JSON.stringify(entry)).not.toContain("Ada Lovelace");
+
+      // The same task on the same page: the client finds its entry, replays the steps itself, asks no model.
+      await page.goto(start);
+      fake.reset();
+      const again = await stagehand.agent().execute(task);
+      expect(fake.requests).toHaveLength(0);
+      expect(again).toMatchObject({ success: true, message: first.message, metadata: { cacheHit: true } });
+      expect(await page.evaluate(() => document.querySelector("#summary")?.textContent)).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
+      expect(clientLogs.some((l) => l.category === "cache" && l.message === "agent cache hit")).toBe(true);
+    } finally {
+      fake.reset();
+      await stagehand.close().catch(() => {});
     }
   });
 });

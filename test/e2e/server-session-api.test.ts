@@ -313,14 +313,16 @@ describe("agentExecute", () => {
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(AgentExecuteResponseSchema.safeParse(first.body).success).toBe(true);
     expect(first.body.data.result).toMatchObject({ success: true, completed: true, metadata: { cacheStatus: "MISS" } });
-    expect(first.body.data.cacheEntry).toEqual({ cacheKey: first.body.data.result.metadata.cacheKey, entry: expect.objectContaining({ steps: expect.any(Array) }) });
+    // The official client's version-1 entry, under the key that client computes (server-official-client.test.ts).
+    expect(first.body.data.cacheEntry).toEqual({ cacheKey: expect.stringMatching(/^[0-9a-f]{64}$/), entry: expect.objectContaining({ version: 1, instruction: TASK, steps: expect.any(Array), result: expect.objectContaining({ success: true }) }) });
     expect(JSON.stringify(first.body.data.cacheEntry)).not.toContain("Ada Lovelace");
     expect(stepRequests(fake).length).toBe(7);
     // The key reached the model server through the header.
     expect(stepRequests(fake)[0]!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
 
-    // The entry holds the steps (the final answer is kept apart, with the fingerprint of the page it was read from).
-    expect(first.body.data.cacheEntry.entry.steps.map((s: { tool: string }) => s.tool)).not.toContain("done");
+    // Stagehand's replay steps: acts on XPaths (%name% kept for the variables), then done.
+    expect(first.body.data.cacheEntry.entry.steps.map((s: { type: string }) => s.type).at(-1)).toBe("done");
+    expect(JSON.stringify(first.body.data.cacheEntry.entry.steps)).toContain("%customer%");
 
     fake.reset();
     scriptTimes(fake, siteBrain({ start: begin() }));
