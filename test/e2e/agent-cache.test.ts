@@ -199,10 +199,10 @@ describe("agent cache: an unchanged page is answered from the cache", () => {
     if (price) return step("done", { message: `The price is ${price} EUR.`, success: true });
     return step("perform", { ref: refOf(req, "button", "Show price"), method: "click", arguments: [] });
   };
-  const check = async (price?: string) => {
+  const check = async (price?: string, page = "price.html") => {
     world.fake.reset();
     scriptTimes(world.fake, brain, 10);
-    await env.svc.page.goto(world.server.url("price.html"));
+    await env.svc.page.goto(world.server.url(page));
     await env.svc.page.evaluate((p: string | null) => (p === null ? localStorage.removeItem("price") : localStorage.setItem("price", p)), price ?? null);
     const result = await env.svc.agent().execute({ instruction: TASK_PRICE });
     return { result, calls: stepRequests(world.fake).length };
@@ -226,5 +226,15 @@ describe("agent cache: an unchanged page is answered from the cache", () => {
     const again = await check("12");
     expect(again.result).toMatchObject({ message: "The price is 12 EUR.", metadata: { cacheStatus: "HIT" } });
     expect(again.calls).toBe(0);
+  });
+
+  it("an answer read from an iframe: a changed iframe is a changed page (the main document's text is the same)", async () => {
+    const first = await check(undefined, "price-frame.html");
+    expect(first.result).toMatchObject({ success: true, message: "The price is 10 EUR." });
+    const same = await check(undefined, "price-frame.html");
+    expect(same).toMatchObject({ calls: 0, result: { message: "The price is 10 EUR.", metadata: { cacheStatus: "HIT" } } });
+    const changed = await check("12", "price-frame.html");
+    expect(changed.calls).toBe(1);
+    expect(changed.result).toMatchObject({ success: true, message: "The price is 12 EUR.", metadata: { cacheStatus: "HIT" } });
   });
 });
