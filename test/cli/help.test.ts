@@ -24,33 +24,29 @@ function commandsIn(help: string): string[] {
     .filter((n): n is string => !!n && n !== "help");
 }
 
-/** Every command path that runs something: `goto`, `sessions start`, … */
-async function leafPaths(prefix: string[] = []): Promise<string[][]> {
+/** Every command path that runs something (`goto`, `sessions start`, …) with its --help text; siblings asked at once. */
+async function leafHelps(prefix: string[] = []): Promise<Array<{ path: string[]; help: string }>> {
   const r = await svc([...prefix, "--help"], box.env);
-  expect(r.code, r.stderr).toBe(0);
+  expect(r.code, `${prefix.join(" ")}: ${r.stderr}`).toBe(0);
   const subs = commandsIn(r.stdout);
-  if (subs.length === 0) return [prefix];
-  const out: string[][] = [];
-  for (const name of subs) out.push(...(await leafPaths([...prefix, name])));
-  return out;
+  if (subs.length === 0) return [{ path: prefix, help: r.stdout }];
+  return (await Promise.all(subs.map((name) => leafHelps([...prefix, name])))).flat();
 }
 
 describe("svc <command> --help", () => {
   it("every command shows the global flags it inherits and an example of itself", async () => {
-    const paths = await leafPaths();
-    expect(paths.map((p) => p.join(" "))).toEqual(expect.arrayContaining(["goto", "act", "agent", "sessions start", "config set", "serve"]));
-    for (const path of paths) {
-      const r = await svc([...path, "--help"], box.env);
+    const leaves = await leafHelps();
+    expect(leaves.map((l) => l.path.join(" "))).toEqual(expect.arrayContaining(["goto", "act", "agent", "sessions start", "config set", "serve"]));
+    for (const { path, help } of leaves) {
       const label = path.join(" ");
-      expect(r.code, label).toBe(0);
-      const [, globalPart] = r.stdout.split(/^Global Options:$/m);
+      const [, globalPart] = help.split(/^Global Options:$/m);
       expect(globalPart, `${label}: no Global Options section`).toBeDefined();
       for (const flag of ["--json", "--session", "--verbose", "--env"]) expect(globalPart, `${label}: ${flag}`).toContain(flag);
-      const examples = r.stdout.split(/^Examples:$/m)[1]?.split("\n").filter((l) => l.startsWith("  $ ")) ?? [];
+      const examples = help.split(/^Examples:$/m)[1]?.split("\n").filter((l) => l.startsWith("  $ ")) ?? [];
       expect(examples.length, `${label}: no examples`).toBeGreaterThan(0);
       for (const e of examples) expect(e.startsWith(`  $ svc ${label}`) || e.startsWith(`  $ svc --json ${label}`), `${label}: ${e}`).toBe(true);
     }
-  }, 120_000);
+  }, 300_000);
 
   it("an unknown command is a usage error naming the nearest one", async () => {
     const r = await svc(["gotoo", "https://example.com"], box.env);
