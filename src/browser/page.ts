@@ -320,6 +320,40 @@ export class Page {
   }
 
   /**
+   * Resolves once the page's main thread runs a trivial script; TIMEOUT after timeoutMs. A page whose script
+   * never yields (a loop of alert()/confirm() answered as fast as it asks, a busy loop) answers no call at
+   * all, and every later call would wait for Chrome's protocol timeout instead.
+   */
+  async answers(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    // Any reply is an answer: an error (the document is between contexts, the tab closed) is for the operation to meet.
+    const answered = this.mainSession.send("Runtime.evaluate", { expression: "0", returnByValue: true }).then(
+      () => {},
+      () => {},
+    );
+    try {
+      await Promise.race([
+        answered,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new ServiceTimeoutError(`the page does not answer: a trivial script did not run within ${timeoutMs} ms (a script that never yields, such as a dialog loop)`, { hint: "reload or close the tab" })),
+            timeoutMs,
+          );
+          if (signal) {
+            onAbort = () => reject(signal.reason ?? new Error("aborted"));
+            if (signal.aborted) onAbort();
+            else signal.addEventListener("abort", onAbort, { once: true });
+          }
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
    * The document's title. A page that replaces its document under the read (a script navigating itself) is
    * asked again on its new document; one that never holds still is answered by Chrome's target info.
    */

@@ -26,6 +26,40 @@ import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type M
 import { Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 
+/**
+ * How long an operation waits for the page's main thread to run a trivial script before it starts: a page
+ * whose script never yields fails with TIMEOUT after this, whatever the operation's own timeout.
+ */
+export const PAGE_ANSWER_TIMEOUT_MS = 30_000;
+/** Pause between two of those checks while an operation runs. */
+const PAGE_CHECK_EVERY_MS = 5_000;
+
+/** Checks, while an operation runs, that its page still answers; one that does not aborts it. */
+function watchPage(page: Page, cancel: Cancellation): () => void {
+  const stop = new AbortController();
+  const both = AbortSignal.any([stop.signal, cancel.signal]);
+  void (async () => {
+    while (!both.aborted) {
+      try {
+        await page.answers(PAGE_ANSWER_TIMEOUT_MS, both);
+      } catch (e) {
+        if (!both.aborted && !page.isClosed) cancel.abort(e);
+        return;
+      }
+      await new Promise<void>((r) => {
+        const wake = () => {
+          clearTimeout(t);
+          both.removeEventListener("abort", wake);
+          r();
+        };
+        const t = setTimeout(wake, PAGE_CHECK_EVERY_MS);
+        both.addEventListener("abort", wake, { once: true });
+      });
+    }
+  })();
+  return () => stop.abort();
+}
+
 export interface LocalBackendSetup extends BackendSetup {
   browser: BrowserHandle;
   init: InitResult;
@@ -204,7 +238,14 @@ export class LocalBackend implements ServiceBackend {
   private async run<T>(what: MetricOperation, page: Page, r: { timeout?: number | undefined; signal?: AbortSignal | undefined }, parameters: unknown, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
     const cancel = new Cancellation({ signal: r.signal, timeout: r.timeout, what });
     try {
-      return await cancel.run((signal, deadline) => page.operations.run(() => work(signal, deadline), signal));
+      // A page that stops answering (a script that never yields) ends the operation with TIMEOUT, instead of
+      // a call held for Chrome's protocol timeout.
+      const stopWatching = watchPage(page, cancel);
+      try {
+        return await cancel.run((signal, deadline) => page.operations.run(() => work(signal, deadline), signal));
+      } finally {
+        stopWatching();
+      }
     } catch (e) {
       if (cancel.aborted) {
         const code = (e as { code?: unknown }).code;

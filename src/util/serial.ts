@@ -12,19 +12,44 @@ const held = new AsyncLocalStorage<ReadonlySet<SerialLock>>();
 export class SerialLock {
   private tail: Promise<void> = Promise.resolve();
 
-  /** Runs `work` after everything queued before it; a signal that aborts while it waits takes it out of the line. */
+  /**
+   * Runs `work` after everything queued before it; a signal that aborts while it waits takes it out of the
+   * line. Work whose signal aborted gives up its turn when it settles or ABANDON_MS after the abort, whichever
+   * comes first: work stuck in a call the page never answers does not hold every later operation with it.
+   */
   async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const mine = held.getStore();
     if (mine?.has(this)) return work();
     const before = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((r) => (release = r));
+    let turn: Promise<unknown> = before;
     try {
       await abortable(before, signal);
-      return await held.run(new Set([...(mine ?? []), this]), work);
+      const running = held.run(new Set([...(mine ?? []), this]), work);
+      turn = settledOrAbandoned(running, signal);
+      return await running;
     } finally {
       // Whoever waits behind an aborted waiter still waits for the ones before it.
-      void before.then(release);
+      void turn.then(release, release);
     }
   }
+}
+
+/** How long work whose signal aborted keeps its turn while it winds down. */
+export const ABANDON_MS = 2000;
+
+function settledOrAbandoned(running: Promise<unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+  const settled = running.then(
+    () => {},
+    () => {},
+  );
+  if (!signal) return settled;
+  const abandoned = new Promise<void>((resolve) => {
+    const later = () => setTimeout(resolve, ABANDON_MS).unref();
+    if (signal.aborted) later();
+    else signal.addEventListener("abort", later, { once: true });
+    void settled.then(() => signal.removeEventListener("abort", later));
+  });
+  return Promise.race([settled, abandoned]);
 }
