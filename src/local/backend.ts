@@ -27,8 +27,8 @@ import { Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 
 /**
- * How long an operation waits for the page's main thread to run a trivial script before it starts: a page
- * whose script never yields fails with TIMEOUT after this, whatever the operation's own timeout.
+ * How long a page may go without running a trivial script while an operation runs on it: a page whose script
+ * never yields ends the operation with TIMEOUT after this, whatever the operation's own timeout.
  */
 export const PAGE_ANSWER_TIMEOUT_MS = 30_000;
 /** Pause between two of those checks while an operation runs. */

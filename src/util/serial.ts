@@ -23,16 +23,16 @@ export class SerialLock {
     const before = this.tail;
     let release!: () => void;
     this.tail = new Promise<void>((r) => (release = r));
-    let turn: Promise<unknown> = before;
     try {
       await abortable(before, signal);
-      const running = held.run(new Set([...(mine ?? []), this]), work);
-      turn = settledOrAbandoned(running, signal);
-      return await running;
-    } finally {
+    } catch (e) {
       // Whoever waits behind an aborted waiter still waits for the ones before it.
-      void turn.then(release, release);
+      void before.then(release, release);
+      throw e;
     }
+    const running = held.run(new Set([...(mine ?? []), this]), work);
+    void settledOrAbandoned(running, signal).then(release);
+    return running;
   }
 }
 
