@@ -193,7 +193,9 @@ describe("Stagehand 3.7.3 against svc serve", () => {
       const again = await stagehand.agent().execute(task);
       expect(fake.requests).toHaveLength(0);
       expect(again).toMatchObject({ success: true, message: first.message, metadata: { cacheHit: true } });
-      expect(await page.evaluate(() => document.querySelector("#summary")?.textContent)).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
+      // The replay's last click navigates: the page is read once the confirmation document is there.
+      const summary = () => page.evaluate(() => document.querySelector("#summary")?.textContent).catch(() => undefined);
+      await waitFor(async () => (await summary()) === "Ada Lovelace ordered 2 × Boston Fern, delivery: Express.", 30_000);
       expect(clientLogs.some((l) => l.category === "cache" && l.message === "agent cache hit")).toBe(true);
     } finally {
       fake.reset();
