@@ -30,7 +30,13 @@ export class SerialLock {
       void before.then(release, release);
       throw e;
     }
-    const running = held.run(new Set([...(mine ?? []), this]), work);
+    let running: Promise<T>;
+    try {
+      running = Promise.resolve(held.run(new Set([...(mine ?? []), this]), work));
+    } catch (e) {
+      // Work that throws before it returns a promise (a bad option found at once) gives the turn back too.
+      running = Promise.reject(e);
+    }
     void settledOrAbandoned(running, signal).then(release);
     return running;
   }

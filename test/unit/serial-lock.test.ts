@@ -61,4 +61,14 @@ describe("SerialLock", () => {
     expect(await next).toBe("next ran");
     expect(stuckSettled).toBe(false);
   });
+
+  it("work that throws before returning a promise gives the turn back", async () => {
+    const lock = new SerialLock();
+    await expect(
+      lock.run(() => {
+        throw new Error("bad option");
+      }),
+    ).rejects.toThrow("bad option");
+    expect(await lock.run(async () => "next ran")).toBe("next ran");
+  });
 });
