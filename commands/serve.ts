@@ -159,7 +159,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const limits = limitOptions(flags as Record<string, unknown>);
   const cluster = clusterOptions(flags, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
-  // The server's data (saved contexts …) and the key it is encrypted with (see src/server/data-key.ts).
+  // The server's data (saved contexts …) and the key it is encrypted with (see src/server/isolation/data-key.ts).
   const dataDirRaw = flags.dataDir ?? (settings.effective("server.dataDir").value as string | undefined);
   const dataDir = dataDirRaw !== undefined && dataDirRaw.trim() ? resolve(dataDirRaw.trim()) : join(stateRoot(), "server-data");
   const dataKey = flags.dataKey ?? (settings.effective("server.dataKey").value as string | undefined);

@@ -2,7 +2,7 @@
  * The library's error tree: the classes the user's specification names, plus what the design needs
  * (timeouts, stale refs, bad input, navigation, CDP). Every class has a stable `code` from ERROR_CODES that
  * callers map on: the CLI to exit codes (commands/main.ts) and the server to HTTP statuses
- * (src/server/http-error.ts), each with a map the type checker requires to be complete. Messages are one
+ * (src/server/http/errors.ts), each with a map the type checker requires to be complete. Messages are one
  * line and, where the user can do something about it, end with a hint.
  */
 

@@ -9,28 +9,28 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Admission } from "./admission.js";
-import type { ApiSessions } from "./api-sessions.js";
-import { apiKeyAuth, keyFingerprint, type Owner } from "./auth.js";
-import { limitBody } from "./body.js";
+import type { Admission } from "./platform/admission.js";
+import type { ApiSessions } from "./session-api/service-sessions.js";
+import { apiKeyAuth, keyFingerprint, type Owner } from "./http/auth.js";
+import { limitBody } from "./http/body.js";
 import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
-import type { Contexts } from "./contexts.js";
-import type { ExtensionStore } from "./extensions.js";
-import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http-error.js";
-import type { PlatformSessions } from "./platform-sessions.js";
-import { contextRoutes, CONTEXT_UPLOAD_PATH } from "./routes-contexts.js";
-import { extensionRoutes } from "./routes-extensions.js";
-import { pressureRoutes, readinessRoutes } from "./routes-health.js";
-import { platformRoutes } from "./routes-platform.js";
-import { projectRoutes, type UsageMeter } from "./routes-projects.js";
-import { seleniumRoutes } from "./routes-selenium.js";
-import { stagehandRoutes } from "./routes-stagehand.js";
-import type { StagehandCache } from "./stagehand-cache.js";
-import { sessionRoutes } from "./routes-session.js";
-import { sessionArtifactRoutes } from "./routes-session-artifacts.js";
-import type { SessionRecorders } from "./session-recorder-feature.js";
-import { webRoutes } from "./routes-web.js";
+import type { Contexts } from "./features/contexts.js";
+import type { ExtensionStore } from "./features/extensions.js";
+import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http/errors.js";
+import type { PlatformSessions } from "./platform/chrome-sessions.js";
+import { contextRoutes, CONTEXT_UPLOAD_PATH } from "./features/routes-contexts.js";
+import { extensionRoutes } from "./features/routes-extensions.js";
+import { pressureRoutes, readinessRoutes } from "./platform/routes-health.js";
+import { platformRoutes } from "./platform/routes.js";
+import { projectRoutes, type UsageMeter } from "./platform/routes-projects.js";
+import { seleniumRoutes } from "./platform/routes-selenium.js";
+import { stagehandRoutes } from "./stagehand/routes.js";
+import type { StagehandCache } from "./stagehand/cache.js";
+import { sessionRoutes } from "./session-api/routes.js";
+import { sessionArtifactRoutes } from "./features/routes-artifacts.js";
+import type { SessionRecorders } from "./features/recorder-feature.js";
+import { webRoutes } from "./platform/routes-web.js";
 import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
@@ -45,7 +45,7 @@ export interface ServerDeps {
   config: ServerConfig;
   platform: PlatformSessions;
   api: ApiSessions;
-  /** Session slots, queue, load limits and draining (admission.ts). */
+  /** Session slots, queue, load limits and draining (platform/admission.ts). */
   admission: Admission;
   /** The origin clients reach this server at (publicUrl, or http://host:port once listening). */
   publicUrl(): string;
@@ -54,15 +54,15 @@ export interface ServerDeps {
   shuttingDown(): boolean;
   /** Cluster mode: the shared session store and the forwarding to other replicas. */
   cluster?: ClusterParts | undefined;
-  /** Saved contexts (contexts.ts), behind /v1/contexts and `browserSettings.context`. */
+  /** Saved contexts (features/contexts.ts), behind /v1/contexts and `browserSettings.context`. */
   contexts?: Contexts | undefined;
-  /** Uploaded extensions (`/v1/extensions`, extensions.ts). */
+  /** Uploaded extensions (`/v1/extensions`, features/extensions.ts). */
   extensions?: ExtensionStore | undefined;
-  /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: routes-projects.ts). */
+  /** Browser minutes per key, for GET /v1/projects/{id}/usage (a session feature: platform/routes-projects.ts). */
   usage: UsageMeter;
-  /** Stagehand 4's server-side cache (POST /v1/cache/get|set: routes-stagehand.ts). */
+  /** Stagehand 4's server-side cache (POST /v1/cache/get|set: stagehand/routes.ts). */
   stagehandCache: StagehandCache;
-  /** Platform sessions' logs, recordings and downloads (session-recorder-feature.ts). */
+  /** Platform sessions' logs, recordings and downloads (features/recorder-feature.ts). */
   recorders?: SessionRecorders | undefined;
 }
 
@@ -85,7 +85,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.get("/healthz", (c) => c.json({ status: deps.shuttingDown() ? "shutting-down" : "ok" }, deps.shuttingDown() ? 503 : 200));
 
   app.route("/", readinessRoutes(deps));
-  // Before the key check: a Selenium client sends none, and the 501 guards nothing (routes-selenium.ts).
+  // Before the key check: a Selenium client sends none, and the 501 guards nothing (platform/routes-selenium.ts).
   app.route("/v1", seleniumRoutes());
 
   // Draining: nothing new starts here (GET /v1/pressure still answers, for the autoscaler watching).

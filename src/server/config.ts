@@ -15,7 +15,7 @@ export const ServerOptionsSchema = z.strictObject({
   port: z.number().int().min(0).max(65535).default(3000),
   /** Keys clients send as `x-bb-api-key`; each one sees only its own sessions. */
   apiKeys: z.array(z.string().min(8, "an API key needs at least 8 characters")).min(1, "at least one API key is needed (--api-key or SVC_API_KEYS)"),
-  /** Live browser sessions at once (every session is a Chrome); past it, starts wait in the queue (admission.ts). */
+  /** Live browser sessions at once (every session is a Chrome); past it, starts wait in the queue (platform/admission.ts). */
   maxSessions: z.number().int().positive().default(8),
   /** Session starts that may wait for a slot (`--queue`); past it, 429 QUEUE_FULL. 0: no queue. */
   maxQueued: z.number().int().min(0).default(0),

@@ -1,6 +1,6 @@
 /**
  * startServer(): the app on a node http server, the CDP proxy on its upgrade path, the egress proxy every
- * tenant Chrome of an isolated server goes through (egress-proxy.ts), admission control (admission.ts),
+ * tenant Chrome of an isolated server goes through (isolation/egress-proxy.ts), admission control (platform/admission.ts),
  * and a graceful close that drains: /readyz and new requests get 503 (DRAINING), queued starts too,
  * in-flight runs get the drain time (shutdownGraceS) to finish, then are aborted (their streams end
  * with an `error` event, plain requests get their answer), every browser is ended, the listener closes.
@@ -8,27 +8,27 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import { Admission } from "./admission.js";
-import { ApiSessions } from "./api-sessions.js";
+import { Admission } from "./platform/admission.js";
+import { ApiSessions } from "./session-api/service-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
-import { attachCdpProxy } from "./cdp-proxy.js";
+import { attachCdpProxy } from "./cdp/proxy.js";
 import { startCluster } from "./cluster/index.js";
 import { dataDirOf, isolated, resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
-import { startEgressProxy } from "./egress-proxy.js";
-import { openContexts } from "./contexts.js";
-import { contextsFeature } from "./contexts-feature.js";
-import { ExtensionStore, ExtensionsFeature } from "./extensions.js";
-import { checkIsolatedManifest } from "./extensions-policy.js";
-import { LoadMonitor } from "./load.js";
-import { PlatformSessions } from "./platform-sessions.js";
-import type { SessionFeature } from "./session-features.js";
-import { UsageMeter } from "./routes-projects.js";
-import { StagehandCache } from "./stagehand-cache.js";
-import { SessionRecorders } from "./session-recorder-feature.js";
-import { TargetWatches } from "./target-watch-feature.js";
+import { startEgressProxy } from "./isolation/egress-proxy.js";
+import { openContexts } from "./features/contexts.js";
+import { contextsFeature } from "./features/contexts-feature.js";
+import { ExtensionStore, ExtensionsFeature } from "./features/extensions.js";
+import { checkIsolatedManifest } from "./features/extensions-policy.js";
+import { LoadMonitor } from "./platform/load.js";
+import { PlatformSessions } from "./platform/chrome-sessions.js";
+import type { SessionFeature } from "./features/feature.js";
+import { UsageMeter } from "./platform/routes-projects.js";
+import { StagehandCache } from "./stagehand/cache.js";
+import { SessionRecorders } from "./features/recorder-feature.js";
+import { TargetWatches } from "./features/target-watch-feature.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
-export { keyFingerprint } from "./auth.js";
+export { keyFingerprint } from "./http/auth.js";
 
 export interface RunningServer {
   /** http://host:port (or publicUrl). */
@@ -46,7 +46,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let shuttingDown = false;
   const publicUrl = () => url;
   const policy = tenantPolicy(config);
-  // Isolated tenants' Chromes reach the network only through this proxy (see egress-proxy.ts).
+  // Isolated tenants' Chromes reach the network only through this proxy (see isolation/egress-proxy.ts).
   const egress = policy ? await startEgressProxy(policy, log) : undefined;
   let listenUrl = "";
   // Cluster mode: sessions recorded in the shared store; requests for other replicas' sessions forwarded.
@@ -58,7 +58,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits = { maxSessions: config.maxSessions, maxQueued: config.maxQueued, queueTimeoutMs: config.queueTimeoutS * 1000, maxCpu: config.maxCpu, maxMemoryBytes: config.maxMemoryBytes };
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
-  // What each session may add to its Chrome's life (contexts, extensions, logs …): session-features.ts.
+  // What each session may add to its Chrome's life (contexts, extensions, logs …): features/feature.ts.
   const usage = new UsageMeter();
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
   const cacheLimits = { maxEntryBytes: config.cacheMaxEntryBytes, maxEntries: config.cacheMaxEntriesPerKey, maxBytes: config.cacheMaxBytesPerKey };
@@ -66,7 +66,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const recorders = new SessionRecorders(config, log);
   const extensions = new ExtensionStore(dataDirOf(config), isolated(config) ? checkIsolatedManifest : undefined, { maxBytesPerKey: config.extensionsMaxBytesPerKey });
   const extensionsFeature = new ExtensionsFeature(extensions);
-  // Isolated servers: svc's own watch on each session's targets, which the CDP filter asks (target-watch.ts).
+  // Isolated servers: svc's own watch on each session's targets, which the CDP filter asks (features/target-watch.ts).
   const targetWatches = new TargetWatches((id) => extensionsFeature.chromeIds(id), log);
   const contexts = await openContexts(config, log).catch(async (e: unknown) => {
     await cluster?.close();

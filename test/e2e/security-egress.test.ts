@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isolationArgs, startEgressProxy, type EgressProxy } from "../../src/server/egress-proxy.js";
+import { isolationArgs, startEgressProxy, type EgressProxy } from "../../src/server/isolation/egress-proxy.js";
 import { resolveServerOptions } from "../../src/server/config.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { AddressPolicy } from "../../src/util/address-policy.js";

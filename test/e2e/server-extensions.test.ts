@@ -10,7 +10,7 @@ import Browserbase, { toFile } from "@browserbasehq/sdk";
 import { strToU8, zipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_EXTENSIONS_PER_KEY } from "../../src/server/extensions.js";
+import { MAX_EXTENSIONS_PER_KEY } from "../../src/server/features/extensions.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { zipExtension, type ZipOptions } from "../support/extensions.js";

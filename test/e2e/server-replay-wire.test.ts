@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { startServer, type RunningServer } from "../../src/server/index.js";
-import { ReplayLog } from "../../src/server/session-replay.js";
+import { ReplayLog } from "../../src/server/session-api/replay.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";

@@ -11,7 +11,7 @@ import Browserbase from "@browserbasehq/sdk";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
-import { TTL_MS } from "../../src/server/stagehand-cache.js";
+import { TTL_MS } from "../../src/server/stagehand/cache.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { useRedis } from "../support/redis.js";

@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer, type ServerOptions } from "../../src/server/index.js";
 import { resolveServerOptions } from "../../src/server/config.js";
-import { RateLimiter } from "../../src/server/rate-limit.js";
-import { NO_SEARCH_BACKEND } from "../../src/server/routes-web.js";
+import { RateLimiter } from "../../src/server/http/rate-limit.js";
+import { NO_SEARCH_BACKEND } from "../../src/server/platform/routes-web.js";
 
 const KEY = "web-key-one-00001";
 const OTHER = "web-key-two-00002";

@@ -4,7 +4,7 @@
  * naming its own ids, and Extensions.getExtensions answers with their paths hidden.
  */
 import { describe, expect, it } from "vitest";
-import { TenantCdpFilter } from "../../src/server/cdp-filter.js";
+import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
 
 const OWN = "abcdefghijklmnopabcdefghijklmnop";
 const OTHER = "mhjfbmdgcfjbbpaeojofohoefgiehjai";

@@ -5,8 +5,8 @@
  * (here a TargetPlaces whose answers the test sets, as target-watch.ts would) is asked for every message.
  */
 import { describe, expect, it } from "vitest";
-import { type ClientVerdict, TenantCdpFilter } from "../../src/server/cdp-filter.js";
-import type { TargetPlaces } from "../../src/server/target-watch.js";
+import { type ClientVerdict, TenantCdpFilter } from "../../src/server/cdp/filter.js";
+import type { TargetPlaces } from "../../src/server/features/target-watch.js";
 
 const msg = (m: object) => Buffer.from(JSON.stringify(m));
 const send = (f: TenantCdpFilter, m: object): ClientVerdict => f.fromClient(msg(m), false);

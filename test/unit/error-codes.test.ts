@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as svc from "../../src/index.js";
-import { STATUS_BY_CODE } from "../../src/server/http-error.js";
+import { STATUS_BY_CODE } from "../../src/server/http/errors.js";
 
 (globalThis as { svcEmbedded?: boolean }).svcEmbedded = true;
 const { exitCodeOf } = await import("../../commands/main.js");

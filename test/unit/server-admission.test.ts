@@ -4,8 +4,8 @@
  * sample under it, a release counts once, draining refuses the waiting starts.
  */
 import { describe, expect, it } from "vitest";
-import { Admission } from "../../src/server/admission.js";
-import type { LoadReading } from "../../src/server/load.js";
+import { Admission } from "../../src/server/platform/admission.js";
+import type { LoadReading } from "../../src/server/platform/load.js";
 
 function admission(limits: Partial<ConstructorParameters<typeof Admission>[0]> = {}, reading: LoadReading = { cpu: 10, memory: 1e8 }) {
   const load = { ...reading };

@@ -12,8 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, MAX_KEY_LENGTH, MAX_STRING_LENGTH, nestingExceeds, oversizedField, parseJsonText } from "../../src/server/body.js";
-import { errorResponse, HttpError } from "../../src/server/http-error.js";
+import { MAX_JSON_DEPTH, MAX_KEY_LENGTH, MAX_STRING_LENGTH, nestingExceeds, oversizedField, parseJsonText } from "../../src/server/http/body.js";
+import { errorResponse, HttpError } from "../../src/server/http/errors.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { describeIssue, QUOTE_MAX } from "../../src/util/zod.js";
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { resolveServerOptions } from "../../src/server/config.js";
-import { ContextTooLargeError, Contexts, MAX_CONTEXT_BYTES, openContexts } from "../../src/server/contexts.js";
-import { FileContextBlobs } from "../../src/server/contexts-store.js";
+import { ContextTooLargeError, Contexts, MAX_CONTEXT_BYTES, openContexts } from "../../src/server/features/contexts.js";
+import { FileContextBlobs } from "../../src/server/features/contexts-store.js";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-contexts-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { resolveServerOptions } from "../../src/server/config.js";
-import { resolveDataKey } from "../../src/server/data-key.js";
+import { resolveDataKey } from "../../src/server/isolation/data-key.js";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-data-key-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BoundedList, clipDeep, eventEntry } from "../../src/server/session-logs.js";
+import { BoundedList, clipDeep, eventEntry } from "../../src/server/features/recorder-logs.js";
 
 describe("session logs' bounds", () => {
   it("keep: oldest drops the oldest entries past the entry or byte cap and counts them", () => {

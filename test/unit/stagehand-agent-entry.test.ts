@@ -1,10 +1,10 @@
 /**
- * agentExecute's cacheEntry in the official client's shape (src/server/stagehand-agent-entry.ts): what it
+ * agentExecute's cacheEntry in the official client's shape (src/server/stagehand/agent-entry.ts): what it
  * refuses to hand over (steps Stagehand would replay differently, masks it would type as written). The key and
  * replay against the real client are in test/e2e/server-official-client.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { stagehandAgentEntry, type EntryInput } from "../../src/server/stagehand-agent-entry.js";
+import { stagehandAgentEntry, type EntryInput } from "../../src/server/stagehand/agent-entry.js";
 
 const input = (steps: EntryInput["steps"], variables: Record<string, unknown> = {}): EntryInput => ({
   instruction: " sign up ",

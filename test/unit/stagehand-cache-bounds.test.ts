@@ -1,13 +1,13 @@
 /**
- * The Stagehand 4 cache's per-key bounds (src/server/stagehand-cache.ts), in memory and in a real Redis:
+ * The Stagehand 4 cache's per-key bounds (src/server/stagehand/cache.ts), in memory and in a real Redis:
  * an entry over maxEntryBytes is a 413 naming the flag; a key past maxEntries or maxBytes loses its oldest
  * entries, never another key's; in Redis the caps hold when many writes race (the Lua script is atomic) and
  * nothing of an evicted entry is left behind.
  */
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { StagehandCache, type CacheSet } from "../../src/server/stagehand-cache.js";
-import { HttpError } from "../../src/server/http-error.js";
+import { StagehandCache, type CacheSet } from "../../src/server/stagehand/cache.js";
+import { HttpError } from "../../src/server/http/errors.js";
 import { useRedis } from "../support/redis.js";
 
 const LIMITS = { maxEntryBytes: 2_000, maxEntries: 5, maxBytes: 6_000 };

@@ -10,7 +10,7 @@
  * API key, which the owner checks as for any request (so the owner still checks the session is the key's).
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { HttpError } from "../http-error.js";
+import { HttpError } from "../http/errors.js";
 import type { Held, SessionKind, SessionRegistry, SessionStore, StoredSession } from "./store.js";
 
 /** The header a replica's forwarded request carries: the cluster secret. */

@@ -14,8 +14,8 @@ import { Readable } from "node:stream";
 import type { Context, MiddlewareHandler } from "hono";
 import { Agent, request } from "undici";
 import type { Env } from "../app.js";
-import { HttpError } from "../http-error.js";
-import { namedEvents } from "../sse.js";
+import { HttpError } from "../http/errors.js";
+import { namedEvents } from "../http/sse.js";
 import { type Cluster, PEER_HEADER } from "./cluster.js";
 import type { SessionKind } from "./store.js";
 
@@ -136,7 +136,7 @@ export class Forwarder {
 
 /**
  * An SSE body passed on chunk by chunk; when the owner's connection breaks before the stream ended, the
- * client still gets the stream's terminal `error` event (sse.ts's shape, code REPLICA_GONE) instead of
+ * client still gets the stream's terminal `error` event (http/sse.ts's shape, code REPLICA_GONE) instead of
  * a stream that just stops.
  */
 function withTerminalEvent(body: Readable, named: boolean, message: string): ReadableStream<Uint8Array> {

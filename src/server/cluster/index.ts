@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { ServiceInvalidArgumentError } from "../../index.js";
 import type { Env } from "../app.js";
 import type { ServerConfig } from "../config.js";
-import { HttpError } from "../http-error.js";
+import { HttpError } from "../http/errors.js";
 import { Cluster, PEER_HEADER } from "./cluster.js";
 import { Forwarder } from "./forward-http.js";
 import { upgradeForwarder } from "./forward-ws.js";

@@ -1,0 +1,16 @@
+/**
+ * A platform session's page settings from the official launch options (locale, deviceScaleFactor,
+ * hasTouch, acceptDownloads), held over CDP for the session's lifetime (browser/emulation.ts).
+ * `acceptDownloads: false` denies downloads; accepted ones go where every session's go, its own bounded
+ * folder the recorder sets (features/recorder-feature.ts), so they are counted and deleted like any other.
+ */
+import { type BrowserEmulation, type HeldEmulation, holdEmulation, type LaunchedBrowser } from "../../index.js";
+import { HttpError } from "../http/errors.js";
+
+export async function holdSessionEmulation(browser: LaunchedBrowser, emulation: BrowserEmulation): Promise<HeldEmulation> {
+  try {
+    return await holdEmulation(browser.wsEndpoint, emulation);
+  } catch {
+    throw new HttpError(502, "could not apply the launch options' page settings to the new browser");
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Warm browsers: Chrome takes ~0.5–1.5 s to start, which is most of a session start. The pool keeps
+ * `size` Chromes launched with the server's default options ready; a session asking for exactly those
+ * options takes one at once and a replacement starts in the background. Sessions with other options
+ * (a viewport, launch options of their own) launch as before. A warm Chrome is not a session: it is not
+ * counted by maxSessions, belongs to no key, and ends with the pool.
+ */
+import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions } from "../../index.js";
+import { processAlive } from "../../util/process.js";
+
+export class BrowserPool {
+  private readonly ready: LaunchedBrowser[] = [];
+  private readonly starting = new Set<Promise<void>>();
+  private closed = false;
+  private readonly key: string;
+
+  constructor(
+    private readonly size: number,
+    private readonly options: LocalBrowserLaunchOptions,
+    private readonly log: (line: string) => void,
+  ) {
+    this.key = JSON.stringify(options);
+    this.fill();
+  }
+
+  /**
+   * A warm Chrome launched with exactly `options`, or undefined (the caller launches its own). One still
+   * starting is waited for: it is further along than a launch from scratch.
+   */
+  async take(options: LocalBrowserLaunchOptions): Promise<LaunchedBrowser | undefined> {
+    if (this.closed || JSON.stringify(options) !== this.key) return undefined;
+    if (!this.ready.length && this.starting.size) await Promise.race(this.starting);
+    let browser: LaunchedBrowser | undefined;
+    while ((browser = this.ready.shift()) && !processAlive(browser.pid)) void browser.close();
+    this.fill();
+    return browser;
+  }
+
+  /** Ends every warm Chrome, including those still starting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.starting]);
+    await Promise.all(this.ready.splice(0).map((b) => b.close().catch(() => {})));
+  }
+
+  private fill(): void {
+    while (!this.closed && this.ready.length + this.starting.size < this.size) {
+      const start: Promise<void> = launchBrowser(this.options, { kind: "parent" })
+        .then((b) => void this.ready.push(b))
+        .catch((e: unknown) => this.log(`warm browser failed to start: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(() => this.starting.delete(start));
+      this.starting.add(start);
+    }
+  }
+}
