@@ -17,7 +17,7 @@ import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
 import type { Contexts } from "./features/contexts.js";
 import type { ExtensionStore } from "./features/extensions.js";
-import { describeFailure, errorBody, errorResponse, HttpError, safePath, statusCode } from "./http/errors.js";
+import { describeFailure, errorBody, errorResponse, HttpError, isDeliberate, safePath, statusCode } from "./http/errors.js";
 import type { PlatformSessions } from "./platform/chrome-sessions.js";
 import { contextRoutes, CONTEXT_UPLOAD_PATH } from "./features/routes-contexts.js";
 import { extensionRoutes } from "./features/routes-extensions.js";
@@ -122,7 +122,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.onError((e, c) => {
     const r = errorResponse(e);
     // Only the error's name and where it was thrown: its message may quote the request (or a secret in it).
-    if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${safePath(c.req.path)}: ${describeFailure(e)}`);
+    if (r.status >= 500 && !isDeliberate(e)) deps.log(`error ${c.req.method} ${safePath(c.req.path)}: ${describeFailure(e)}`);
     for (const [k, v] of Object.entries(r.headers)) c.header(k, v);
     return c.json(errorBody(r), r.status as ContentfulStatusCode);
   });

@@ -17,7 +17,7 @@ import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../../util/devtools
 import { TenantCdpFilter } from "./filter.js";
 import { MAX_CDP_MESSAGE, relay } from "./relay.js";
 import { isolated, type ServerConfig } from "../config.js";
-import { errorBody, HttpError, statusCode } from "../http/errors.js";
+import { errorBody, errorResponse, HttpError, isDeliberate, statusCode } from "../http/errors.js";
 import type { PlatformSessions } from "../platform/chrome-sessions.js";
 import { downloadsOnly } from "./downloads.js";
 import { sessionDownloadsDir } from "../features/recorder-downloads.js";
@@ -54,9 +54,10 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     upgrade(req, socket, head).catch((e: unknown) => {
-      const status = e instanceof HttpError ? e.status : 500;
+      const answer = isDeliberate(e) ? errorResponse(e) : undefined;
+      const status = answer?.status ?? 500;
       log(`cdp proxy: upgrade refused with ${status}: ${errorText(e)}`);
-      reject(socket, status, e instanceof HttpError ? e.message : "internal error", e instanceof HttpError ? e.code : undefined);
+      reject(socket, status, answer?.message ?? "internal error", answer?.code);
     });
   });
 
@@ -71,7 +72,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     const socketPath = CDP_SOCKET.exec(rest);
     if (filtered && !socketPath) throw new HttpError(404, "not found");
     const target = platform.connectTarget(decode(rawId, "session id"), decode(rawToken, "token"));
-    if (!target.ok) throw new HttpError(target.status, target.message);
+    if (!target.ok) throw target.error;
     const { socketPath: chromeSocket, session } = target;
     const places = filtered ? tenants?.watchOf(session.id) : undefined;
     if (filtered && !places) throw new HttpError(503, "svc is not watching this session's browser (its start failed or it is ending)");
@@ -161,13 +162,13 @@ function reject(socket: Duplex, status: number, message: string, code = statusCo
 /**
  * A plain GET through the proxy (`rest` is the path after the token, with its query). JSON answers have
  * Chrome's address replaced by the proxied base, so the URLs in them work from the client's side. Throws
- * only HttpError.
+ * only deliberate errors (HttpError, the server's failures).
  */
 export async function proxyCdpHttp(platform: PlatformSessions, id: string, token: string, rest: string): Promise<Response> {
   try {
     return await proxyHttp(platform, id, token, rest);
   } catch (e) {
-    if (e instanceof HttpError) throw e;
+    if (isDeliberate(e)) throw e;
     throw new HttpError(502, "the session's browser did not answer");
   }
 }
@@ -175,7 +176,7 @@ export async function proxyCdpHttp(platform: PlatformSessions, id: string, token
 async function proxyHttp(platform: PlatformSessions, id: string, token: string, rest: string): Promise<Response> {
   if (!rest.startsWith("/")) throw new HttpError(404, "not found");
   const target = platform.connectTarget(id, token);
-  if (!target.ok) throw new HttpError(target.status, target.message);
+  if (!target.ok) throw target.error;
   const local = ENDPOINT_HOST;
   let upstream: URL;
   try {

@@ -22,8 +22,9 @@ import type { AddressPolicy } from "../../util/address-policy.js";
 import { guardedFetch, guardedLookup, type HostPolicy, refusalIn } from "../../util/guarded-fetch.js";
 import { MAX_CDP_MESSAGE, relay } from "./relay.js";
 import { type ServerConfig, tenantPolicy } from "../config.js";
-import { HttpError } from "../http/errors.js";
 import { readCapped } from "../../util/read-capped.js";
+import { InternalFailureError } from "../failures.js";
+import { ServiceInvalidArgumentError } from "../../index.js";
 
 const FIELD = "browser.cdpUrl";
 const REFUSED = `${FIELD}: loopback, private and link-local addresses are refused on this server`;
@@ -34,7 +35,7 @@ const MAX_VERSION_BYTES = 64 * 1024;
 export async function clientCdpEndpoint(cdpUrl: string, config: ServerConfig): Promise<string> {
   const policy = tenantPolicy(config);
   // A unix socket is this host's: svc's own Chromes are reached that way (devtools-socket.ts).
-  if (policy && !/^(wss?|https?):/i.test(cdpUrl)) throw new HttpError(400, `${FIELD}: only ws:, wss:, http: and https: URLs are accepted on this server`);
+  if (policy && !/^(wss?|https?):/i.test(cdpUrl)) throw new ServiceInvalidArgumentError(`${FIELD}: only ws:, wss:, http: and https: URLs are accepted on this server`);
   const ws = /^wss?:/i.test(cdpUrl) ? cdpUrl : await versionEndpoint(cdpUrl, policy);
   return policy ? pinnedRelay(ws, policy) : ws;
 }
@@ -51,11 +52,11 @@ async function versionEndpoint(cdpUrl: string, policy: AddressPolicy | undefined
     const res = guarded ? await guarded.fetch(url, init) : await fetch(url, init);
     ws = (JSON.parse((await readCapped(res.body, MAX_VERSION_BYTES, () => new Error("the /json/version answer is too large"))).toString("utf8")) as { webSocketDebuggerUrl?: unknown }).webSocketDebuggerUrl;
   } catch (e) {
-    throw refusal(e) ?? new HttpError(400, `${FIELD}: no DevTools endpoint answered at its /json/version`);
+    throw refusal(e) ?? new ServiceInvalidArgumentError(`${FIELD}: no DevTools endpoint answered at its /json/version`);
   } finally {
     await guarded?.close().catch(() => {});
   }
-  if (typeof ws !== "string" || !/^wss?:\/\//i.test(ws)) throw new HttpError(400, `${FIELD}: its /json/version names no webSocketDebuggerUrl`);
+  if (typeof ws !== "string" || !/^wss?:\/\//i.test(ws)) throw new ServiceInvalidArgumentError(`${FIELD}: its /json/version names no webSocketDebuggerUrl`);
   return ws;
 }
 
@@ -68,7 +69,7 @@ async function pinnedRelay(wsUrl: string, policy: AddressPolicy): Promise<string
   try {
     url = new URL(wsUrl);
   } catch {
-    throw new HttpError(400, `${FIELD}: its /json/version names no valid WebSocket URL`);
+    throw new ServiceInvalidArgumentError(`${FIELD}: its /json/version names no valid WebSocket URL`);
   }
   refuseLiteral(url, policy);
   const port = Number(url.port || (url.protocol === "wss:" ? 443 : 80));
@@ -80,12 +81,12 @@ async function pinnedRelay(wsUrl: string, policy: AddressPolicy): Promise<string
       perMessageDeflate: false,
       maxPayload: MAX_CDP_MESSAGE,
     });
-    ws.on("error", (e) => reject(refusal(e) ?? new HttpError(400, `${FIELD}: no DevTools endpoint accepted the WebSocket connection`)));
+    ws.on("error", (e) => reject(refusal(e) ?? new ServiceInvalidArgumentError(`${FIELD}: no DevTools endpoint accepted the WebSocket connection`)));
     ws.once("unexpected-response", (_req, res) => {
       res.resume();
       ws.terminate();
       const redirect = (res.statusCode ?? 0) >= 300 && (res.statusCode ?? 0) < 400;
-      reject(new HttpError(400, `${FIELD}: the endpoint answered the WebSocket handshake with HTTP ${res.statusCode ?? "?"}${redirect ? " (redirects are not followed)" : ""}`));
+      reject(new ServiceInvalidArgumentError(`${FIELD}: the endpoint answered the WebSocket handshake with HTTP ${res.statusCode ?? "?"}${redirect ? " (redirects are not followed)" : ""}`));
     });
     ws.once("open", () => resolve(ws));
   });
@@ -109,7 +110,7 @@ async function pinnedRelay(wsUrl: string, policy: AddressPolicy): Promise<string
     });
   } catch {
     upstream.terminate();
-    throw new HttpError(500, "could not open the local end of the cdpUrl connection");
+    throw new InternalFailureError("could not open the local end of the cdpUrl connection");
   }
   server.on("error", () => {});
   const done = () => {
@@ -145,13 +146,13 @@ function refuseLiteral(url: URL, policy: AddressPolicy): void {
   if (!isIP(host)) return;
   const port = Number(url.port || (/^(https|wss):$/.test(url.protocol) ? 443 : 80));
   const reason = policy.refusal(host, [], port);
-  if (reason) throw new HttpError(400, `${REFUSED}: ${reason}`);
+  if (reason) throw new ServiceInvalidArgumentError(`${REFUSED}: ${reason}`);
 }
 
 /** The policy's refusal anywhere in an error's cause chain, as the 400 to answer. */
-function refusal(e: unknown): HttpError | undefined {
-  for (let c: unknown = e, i = 0; c && i < 6; c = (c as { cause?: unknown }).cause, i++) if (c instanceof HttpError) return c;
+function refusal(e: unknown): ServiceInvalidArgumentError | undefined {
+  for (let c: unknown = e, i = 0; c && i < 6; c = (c as { cause?: unknown }).cause, i++) if (c instanceof ServiceInvalidArgumentError) return c;
   const refused = refusalIn(e);
-  return refused ? new HttpError(400, `${REFUSED}: ${refused.reason}`) : undefined;
+  return refused ? new ServiceInvalidArgumentError(`${REFUSED}: ${refused.reason}`) : undefined;
 }
 

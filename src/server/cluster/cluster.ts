@@ -10,8 +10,8 @@
  * API key, which the owner checks as for any request (so the owner still checks the session is the key's).
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
-import { HttpError } from "../http/errors.js";
 import type { Held, SessionKind, SessionRegistry, SessionStore, StoredSession } from "./store.js";
+import { ConflictError, GoneError, UnavailableError } from "../failures.js";
 
 /** The header a replica's forwarded request carries: the cluster secret. */
 export const PEER_HEADER = "x-svc-cluster-secret";
@@ -29,7 +29,7 @@ export interface ClusterOptions {
 }
 
 /** Where a request for a session goes. */
-export type Location = { at: "here" } | { at: "unknown" } | { at: "peer"; url: string; stored: StoredSession } | { at: "gone"; error: HttpError; stored: StoredSession };
+export type Location = { at: "here" } | { at: "unknown" } | { at: "peer"; url: string; stored: StoredSession } | { at: "gone"; error: GoneError; stored: StoredSession };
 
 export class Cluster implements SessionRegistry {
   /** This process's id in the store (a restarted replica is a new one). */
@@ -75,9 +75,9 @@ export class Cluster implements SessionRegistry {
       generation = await this.options.store.claim({ id, kind, replica: this.replica, ownerUrl: this.advertiseUrl, keyFingerprint, status: "RUNNING", expiresAt, lastActivity: now });
     } catch (e) {
       this.options.log(`cluster: recording ${kind} session ${id} failed: ${(e as Error).message}`);
-      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+      throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
     }
-    if (generation === undefined) throw new HttpError(409, `session ${id} is owned by another replica`);
+    if (generation === undefined) throw new ConflictError(`session ${id} is owned by another replica`);
     this.held.set(`${kind}:${id}`, { kind, id, replica: this.replica, generation });
   }
 
@@ -109,7 +109,7 @@ export class Cluster implements SessionRegistry {
       stored = await this.options.store.get(kind, id);
     } catch (e) {
       this.options.log(`cluster: looking up ${kind} session ${id} failed: ${(e as Error).message}`);
-      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+      throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
     }
     if (!stored) return { at: "unknown" };
     if (stored.record.replica === this.replica) return { at: "here" };
@@ -120,7 +120,7 @@ export class Cluster implements SessionRegistry {
   }
 
   /** After a forward failed: the 410 when the owner's lease has lapsed meanwhile, else undefined. */
-  async goneNow(kind: SessionKind, id: string): Promise<HttpError | undefined> {
+  async goneNow(kind: SessionKind, id: string): Promise<GoneError | undefined> {
     const stored = await this.options.store.get(kind, id).catch(() => undefined);
     return stored && !stored.leased ? goneError(stored) : undefined;
   }
@@ -131,7 +131,7 @@ export class Cluster implements SessionRegistry {
       return await this.options.store.list(keyFingerprint, kind);
     } catch (e) {
       this.options.log(`cluster: listing sessions failed: ${(e as Error).message}`);
-      throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+      throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
     }
   }
 
@@ -176,11 +176,11 @@ function digest(s: string): Buffer {
   return createHash("sha256").update(s).digest();
 }
 
-function goneError(stored: StoredSession): HttpError {
+function goneError(stored: StoredSession): GoneError {
   const r = stored.record;
   if (r.status === "RUNNING") {
     const since = Math.max(0, Math.round((Date.now() - r.lastActivity) / 1000));
-    return new HttpError(410, `session ${r.id} is gone: the replica that ran it (${r.ownerUrl}) stopped renewing its lease (it died or lost the session store); last activity ${since}s ago`, {}, "REPLICA_GONE");
+    return new GoneError(`session ${r.id} is gone: the replica that ran it (${r.ownerUrl}) stopped renewing its lease (it died or lost the session store); last activity ${since}s ago`, { code: "REPLICA_GONE" });
   }
-  return new HttpError(410, `session ${r.id} has ended (${r.status}${r.endedReason ? `: ${r.endedReason}` : ""})`);
+  return new GoneError(`session ${r.id} has ended (${r.status}${r.endedReason ? `: ${r.endedReason}` : ""})`);
 }

@@ -15,7 +15,7 @@ import { clip } from "../../util/zod.js";
 import { dataDirOf, type ServerConfig } from "../config.js";
 import { type ContextBlobs, FileContextBlobs, RedisContextBlobs } from "./contexts-store.js";
 import { resolveDataKey } from "../isolation/data-key.js";
-import { HttpError } from "../http/errors.js";
+import { ConflictError, InternalFailureError, NotFoundError } from "../failures.js";
 
 export interface ContextMeta {
   id: string;
@@ -58,7 +58,7 @@ export class Contexts {
     try {
       return (this.resolved = this.dataKey());
     } catch (e) {
-      throw new HttpError(500, `the server's data key is unusable: ${e instanceof Error ? e.message : String(e)}`, {}, "DATA_KEY_UNUSABLE");
+      throw new InternalFailureError(`the server's data key is unusable: ${e instanceof Error ? e.message : String(e)}`, { code: "DATA_KEY_UNUSABLE" });
     }
   }
 
@@ -82,7 +82,7 @@ export class Contexts {
       const plain = gcmOpenBytes(this.key, blob, this.aad(owner, id));
       zip = unzipSync(plain, withContents ? {} : { filter: (f) => f.name === "context.json" });
     } catch {
-      throw new HttpError(500, `context ${id} cannot be opened with this server's data key (a different --data-key, or the data was altered)`, {}, "CONTEXT_UNREADABLE");
+      throw new InternalFailureError(`context ${id} cannot be opened with this server's data key (a different --data-key, or the data was altered)`, { code: "CONTEXT_UNREADABLE" });
     }
     const meta = JSON.parse(strFromU8(zip["context.json"] ?? strToU8("{}"))) as ContextMeta;
     const files: Record<string, Uint8Array> = {};
@@ -91,8 +91,8 @@ export class Contexts {
     return { meta, contents: { cookies, files } };
   }
 
-  private notFound(id: string): HttpError {
-    return new HttpError(404, `context ${clip(id)} not found`);
+  private notFound(id: string): NotFoundError {
+    return new NotFoundError(`context ${clip(id)} not found`);
   }
 
   async create(owner: string, p: { projectId?: string | undefined; name?: string | undefined }): Promise<ContextMeta> {
@@ -130,7 +130,7 @@ export class Contexts {
   /** Takes the context for a persisting session: 409 CONTEXT_IN_USE while another one holds it. */
   async lock(owner: string, id: string, ttlMs: number): Promise<() => Promise<void>> {
     const token = await this.blobs.lock(owner, id, ttlMs);
-    if (!token) throw new HttpError(409, `context ${id} is in use by another session that persists it; start this one with persist: false, or after that one ends`, {}, "CONTEXT_IN_USE");
+    if (!token) throw new ConflictError(`context ${id} is in use by another session that persists it; start this one with persist: false, or after that one ends`, { code: "CONTEXT_IN_USE" });
     return () => this.blobs.unlock(owner, id, token);
   }
 

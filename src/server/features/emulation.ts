@@ -5,12 +5,12 @@
  * folder the recorder sets (features/recorder-feature.ts), so they are counted and deleted like any other.
  */
 import { type BrowserEmulation, type HeldEmulation, holdEmulation, type LaunchedBrowser } from "../../index.js";
-import { HttpError } from "../http/errors.js";
+import { UpstreamError } from "../failures.js";
 
 export async function holdSessionEmulation(browser: LaunchedBrowser, emulation: BrowserEmulation): Promise<HeldEmulation> {
   try {
     return await holdEmulation(browser.wsEndpoint, emulation);
   } catch {
-    throw new HttpError(502, "could not apply the launch options' page settings to the new browser");
+    throw new UpstreamError("could not apply the launch options' page settings to the new browser");
   }
 }

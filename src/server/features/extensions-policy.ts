@@ -14,7 +14,7 @@
  * (file:// is out of reach with file access off; the network goes through the egress proxy).
  */
 import type { ExtensionManifest } from "./extensions-zip.js";
-import { HttpError } from "../http/errors.js";
+import { ServiceInvalidArgumentError } from "../../index.js";
 
 const REFUSED = new Map<string, string>([
   ["proxy", "it would route the browser around the server's egress proxy"],
@@ -34,5 +34,5 @@ export function checkIsolatedManifest(manifest: ExtensionManifest): void {
   const refused = [...new Set(asked.filter((p): p is string => typeof p === "string" && REFUSED.has(p)))];
   if (!refused.length) return;
   const why = refused.map((p) => `${p} (${REFUSED.get(p)})`).join(", ");
-  throw new HttpError(400, `file: manifest.json asks for permissions this server refuses to isolated tenants: ${why}`);
+  throw new ServiceInvalidArgumentError(`file: manifest.json asks for permissions this server refuses to isolated tenants: ${why}`);
 }

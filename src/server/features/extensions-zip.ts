@@ -15,7 +15,7 @@
  * behaviour, such an extension is silently skipped), a non-empty `name` and `version`.
  */
 import { unzipSync, type UnzipFileInfo } from "fflate";
-import { HttpError } from "../http/errors.js";
+import { ServiceInvalidArgumentError } from "../../index.js";
 
 export const MAX_ENTRIES = 2000;
 export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
@@ -39,7 +39,7 @@ export interface UnpackedExtension {
   manifest: ExtensionManifest;
 }
 
-const bad = (message: string) => new HttpError(400, `file: ${message}`);
+const bad = (message: string) => new ServiceInvalidArgumentError(`file: ${message}`);
 
 /** The extension inside `zip`, or a 400 naming what is wrong with it. */
 export function unpackExtension(zip: Uint8Array): UnpackedExtension {
@@ -65,7 +65,7 @@ export function unpackExtension(zip: Uint8Array): UnpackedExtension {
       },
     });
   } catch (e) {
-    if (e instanceof HttpError) throw e;
+    if (e instanceof ServiceInvalidArgumentError) throw e;
     throw bad(`not a readable zip archive (${e instanceof Error ? short(e.message) : "unreadable"})`);
   }
   const all = new Map<string, Uint8Array>();

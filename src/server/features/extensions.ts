@@ -18,11 +18,12 @@ import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync,
 import { dirname, join } from "node:path";
 import type { Owner } from "../http/auth.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
-import { HttpError } from "../http/errors.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
 import { loadedExtension, loadWithoutFileAccess } from "../../index.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { clip } from "../../util/zod.js";
+import { ConflictError, NotFoundError } from "../failures.js";
+import { ServiceInvalidArgumentError } from "../../index.js";
 
 /** The SDK's Extension shape. */
 export interface Extension {
@@ -74,13 +75,13 @@ export class ExtensionStore {
     const ownerDir = join(this.root, owner);
     mkdirSync(ownerDir, { recursive: true, mode: 0o700 });
     if (readdirSync(ownerDir).filter((n) => n.endsWith(".json")).length >= MAX_EXTENSIONS_PER_KEY) {
-      throw new HttpError(409, `extensions: this key keeps ${MAX_EXTENSIONS_PER_KEY} extensions already (the limit): delete one first`);
+      throw new ConflictError(`extensions: this key keeps ${MAX_EXTENSIONS_PER_KEY} extensions already (the limit): delete one first`);
     }
     const bytes = [...files.values()].reduce((t, d) => t + d.length, 0);
     const used = this.usedBytes(ownerDir);
     if (used + bytes > this.limits.maxBytesPerKey) {
       const message = `extensions: this upload unpacks to ${bytes} bytes and the key's extensions hold ${used}; together over the key's quota of ${this.limits.maxBytesPerKey} bytes (--extensions-max-key): delete one first`;
-      throw new HttpError(409, message, {}, "EXTENSIONS_QUOTA");
+      throw new ConflictError(message, { code: "EXTENSIONS_QUOTA" });
     }
     const tmp = join(ownerDir, `.tmp-${id}`);
     try {
@@ -117,7 +118,7 @@ export class ExtensionStore {
 
   /** The key's extension, or a 404 (unknown, deleted, or another key's). */
   get(owner: Owner, id: string, field = "extension"): StoredExtension {
-    const notFound = () => new HttpError(404, `${field} ${clip(id)} not found`);
+    const notFound = () => new NotFoundError(`${field} ${clip(id)} not found`);
     if (!ID.test(id)) throw notFound();
     const dir = join(this.root, owner, id);
     let saved: { record: Extension; manifest: ExtensionManifest };
@@ -233,7 +234,7 @@ export class ExtensionsFeature implements SessionFeature {
       this.loaded.delete(start.id);
       rmSync(dir, { recursive: true, force: true });
     };
-    const failed = (e: unknown) => new HttpError(400, `${wanted.field}: Chrome could not load extension ${ext.record.id}: ${e instanceof Error ? clip(e.message) : "failed"}`);
+    const failed = (e: unknown) => new ServiceInvalidArgumentError(`${wanted.field}: Chrome could not load extension ${ext.record.id}: ${e instanceof Error ? clip(e.message) : "failed"}`);
     if (!start.isolated) {
       return {
         args: [`--load-extension=${dir}`],

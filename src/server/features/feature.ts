@@ -40,7 +40,7 @@ export interface FeatureRun {
 
 export interface SessionFeature {
   readonly name: string;
-  /** Undefined when this session does not use the feature; an HttpError (404, 400) refuses the start. */
+  /** Undefined when this session does not use the feature; a thrown error (the server's NotFoundError, the library's ServiceInvalidArgumentError …) refuses the start. */
   prepare(start: SessionStart): Promise<FeatureRun | undefined> | FeatureRun | undefined;
 }
 

@@ -1,14 +1,16 @@
 /**
- * The one place where failures become HTTP statuses (ARCHITECTURE.md: statuses only in src/server/). Routes throw
- * HttpError for protocol failures (400 validation, 401, 404, 413, 429, 501, 503) and let library errors
- * through; `errorResponse` maps those by their code (STATUS_BY_CODE, which the type checker requires to
- * name every library code): bad input → 400, unknown session → 404, a failed operation → 422, anything
+ * Where failures become HTTP statuses (ARCHITECTURE.md "The server"): only this layer (http/) and the
+ * route files choose a status. Routes throw HttpError for protocol failures (400 validation, 401, 404, 413,
+ * 429, 501, 503); domain code throws the server's failures (failures.ts), mapped here by their kind
+ * (STATUS_BY_KIND), and library errors, mapped by their code (STATUS_BY_CODE; the type checker requires
+ * both maps to be complete): bad input → 400, unknown session → 404, a failed operation → 422, anything
  * else → 500 with its message masked (it may quote internals). Every message is cut to
  * MAX_MESSAGE characters: a library error may quote a request's input, which can be megabytes.
  */
 import type { ZodError, ZodType } from "zod";
 import { isServiceError, type ServiceErrorCode } from "../../index.js";
 import { clip, describeIssue } from "../../util/zod.js";
+import { ServerFailure, type FailureKind } from "../failures.js";
 
 /** The status of each library error code: the request named something unusable (400), an unknown session (404), else the operation failed (422). */
 export const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
@@ -49,6 +51,21 @@ export const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
   AGENT_INCOMPLETE: 422,
   BATCH_INCOMPLETE: 422,
   QUEUE_UNAVAILABLE: 422,
+};
+
+/** The status of each kind of the server's own failures (failures.ts). */
+export const STATUS_BY_KIND: Readonly<Record<FailureKind, number>> = {
+  unauthorized: 401,
+  forbidden: 403,
+  "not-found": 404,
+  conflict: 409,
+  gone: 410,
+  "too-large": 413,
+  overloaded: 429,
+  "client-gone": 499,
+  internal: 500,
+  upstream: 502,
+  unavailable: 503,
 };
 
 /** Longest error message a response carries (the rule plus a short quote of the input fits well within). */
@@ -120,10 +137,19 @@ export function errorResponse(e: unknown): ErrorResponse {
 
 function classify(e: unknown): ErrorResponse {
   if (e instanceof HttpError) return { status: e.status, message: e.message, code: e.code, headers: e.headers };
+  if (e instanceof ServerFailure) {
+    const status = STATUS_BY_KIND[e.kind];
+    return { status, message: e.message, code: e.code ?? statusCode(status), headers: e.retryAfterS === undefined ? {} : { "retry-after": String(e.retryAfterS) } };
+  }
   if (isServiceError(e)) return { status: STATUS_BY_CODE[e.code] ?? 422, message: e.message, code: e.code, headers: {} };
   // decodeURIComponent on a request's path or query: only input can be malformed percent-encoding.
   if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", code: statusCode(400), headers: {} };
   return { status: 500, message: "internal server error", code: statusCode(500), headers: {} };
+}
+
+/** Whether `e` was thrown on purpose, its message meant for the client (not an unexpected failure to log). */
+export function isDeliberate(e: unknown): e is HttpError | ServerFailure {
+  return e instanceof HttpError || e instanceof ServerFailure;
 }
 
 /** The message an SSE `error` event carries: the same text a JSON response would have. */

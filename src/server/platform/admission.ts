@@ -11,8 +11,8 @@
  * as long as one function call (p-limit, p-queue), and those have no bounded queue with a per-waiter
  * timeout and abort (async-sema has none of the three).
  */
-import { HttpError } from "../http/errors.js";
 import type { LoadReading } from "./load.js";
+import { ClientGoneError, OverloadedError, ServerFailure, UnavailableError } from "../failures.js";
 
 export interface AdmissionLimits {
   maxSessions: number;
@@ -51,13 +51,13 @@ export type Release = () => void;
 
 interface Waiter {
   admit(release: Release): void;
-  refuse(e: HttpError): void;
+  refuse(e: ServerFailure): void;
 }
 
 const RETRY_AFTER_S = 5;
 
-export function drainingError(): HttpError {
-  return new HttpError(503, "the server is draining (shutting down): it starts no new sessions; retry on another replica", { "retry-after": String(RETRY_AFTER_S) }, "DRAINING");
+export function drainingError(): UnavailableError {
+  return new UnavailableError("the server is draining (shutting down): it starts no new sessions; retry on another replica", { retryAfterS: RETRY_AFTER_S, code: "DRAINING" });
 }
 
 export class Admission {
@@ -99,7 +99,7 @@ export class Admission {
       const timer = setTimeout(() => waiter.refuse(tooMany(`no browser session slot freed within the queue timeout (${queueTimeoutMs / 1000} s); retry later`, "QUEUE_TIMEOUT")), queueTimeoutMs);
       timer.unref();
       const onAbort = () => {
-        waiter.refuse(new HttpError(499, "the client left while waiting for a browser session slot"));
+        waiter.refuse(new ClientGoneError("the client left while waiting for a browser session slot"));
         // A slot this waiter's leaving makes reachable goes to the next one.
         this.pump();
       };
@@ -170,6 +170,6 @@ export class Admission {
   }
 }
 
-function tooMany(message: string, code: string): HttpError {
-  return new HttpError(429, message, { "retry-after": String(RETRY_AFTER_S) }, code);
+function tooMany(message: string, code: string): OverloadedError {
+  return new OverloadedError(message, { retryAfterS: RETRY_AFTER_S, code: code });
 }

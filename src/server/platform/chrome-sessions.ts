@@ -14,7 +14,7 @@ import { isolated, type ServerConfig } from "../config.js";
 import { BrowserPool } from "./browser-pool.js";
 import type { EgressProxy } from "../isolation/egress-proxy.js";
 import { sessionLaunchOptions } from "./launch-options.js";
-import { HttpError, parseWith } from "../http/errors.js";
+import { parseWith } from "../http/errors.js";
 import { DEFAULT_REGION, sessionToWire } from "./wire.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./create-params.js";
 import { SessionClients } from "./clients.js";
@@ -23,6 +23,7 @@ import { holdSessionEmulation } from "../features/emulation.js";
 import { processAlive as alive } from "../../util/process.js";
 import { devtoolsPath } from "../../util/devtools-socket.js";
 import { clip } from "../../util/zod.js";
+import { ClientGoneError, ConflictError, GoneError, NotFoundError, UnauthorizedError, UnavailableError } from "../failures.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -67,7 +68,7 @@ interface Entry {
 }
 
 /** What the CDP proxy may connect a request to. */
-export type ConnectTarget = { ok: true; socketPath: string; session: PlatformSession } | { ok: false; status: 401 | 404 | 410; message: string };
+export type ConnectTarget = { ok: true; socketPath: string; session: PlatformSession } | { ok: false; error: NotFoundError | UnauthorizedError | GoneError };
 
 const DEFAULT_VIEWPORT: Viewport = { width: 1280, height: 720 };
 /** Ended sessions stay listable this long (and at most this many per key), like the platform's session history. */
@@ -131,13 +132,13 @@ export class PlatformSessions {
    * waiting in the queue if need be; `signal` (the client's request) aborting takes it out of the queue.
    */
   async create(owner: Owner, params: SessionCreateParams = {}, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation, signal?: AbortSignal): Promise<PlatformSession> {
-    if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    if (this.closed) throw new UnavailableError("the server is shutting down", { retryAfterS: 5 });
     // Callers may pass a body they validated already (with their own field prefix); parsing again is cheap.
     const p = parseWith(SessionCreateParamsSchema, params);
     const release = await this.admission.acquire(signal);
     try {
       // A client that left while its start waited gets no Chrome (the slot goes to the next one).
-      if (signal?.aborted) throw new HttpError(499, "the client left while waiting for a browser session slot");
+      if (signal?.aborted) throw new ClientGoneError("the client left while waiting for a browser session slot");
       return await this.launch(owner, p, release, launch, emulation);
     } catch (e) {
       release();
@@ -146,7 +147,7 @@ export class PlatformSessions {
   }
 
   private async launch(owner: Owner, p: z.output<typeof SessionCreateParamsSchema>, release: Release, launch?: LocalBrowserLaunchOptions, emulation?: BrowserEmulation): Promise<PlatformSession> {
-    if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    if (this.closed) throw new UnavailableError("the server is shutting down", { retryAfterS: 5 });
     const base = { ...this.config.launch, ...(launch ?? {}) };
     const fallback = this.defaultViewport(base);
     const viewport: Viewport = {
@@ -171,7 +172,7 @@ export class PlatformSessions {
     // From here on a Chrome runs: whatever fails before the session is registered must close it, or it
     // would hold memory with no id a client could release (create() gives the slot back).
     try {
-      if (this.closed) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+      if (this.closed) throw new UnavailableError("the server is shutting down", { retryAfterS: 5 });
       const held = emulates(emulation) ? await holdSessionEmulation(browser, emulation) : undefined;
       const session = this.register(id, owner, p, viewport, browser, release, features);
       if (held) this.onEnded(session.id, () => void held.close());
@@ -231,7 +232,7 @@ export class PlatformSessions {
   /** The session, whatever its status; 404 when unknown or another key's. */
   get(owner: Owner, id: string): PlatformSession {
     const e = this.entries.get(id);
-    if (!e || e.session.owner !== owner) throw new HttpError(404, `session ${clip(id)} not found`);
+    if (!e || e.session.owner !== owner) throw new NotFoundError(`session ${clip(id)} not found`);
     return e.session;
   }
 
@@ -265,32 +266,32 @@ export class PlatformSessions {
   private running(owner: Owner, id: string): LaunchedBrowser {
     const s = this.get(owner, id);
     const browser = this.entries.get(s.id)?.browser;
-    if (s.status !== "RUNNING" || !browser) throw new HttpError(409, `session ${s.id} is not running (${s.status})`);
+    if (s.status !== "RUNNING" || !browser) throw new ConflictError(`session ${s.id} is not running (${s.status})`);
     return browser;
   }
 
   /** The proxied base of a session's Chrome: `<publicUrl>/v1/connect/{id}/{token}` (http or https). */
   connectBase(session: PlatformSession): string {
     const e = this.entries.get(session.id);
-    if (!e) throw new HttpError(404, `session ${session.id} not found`);
+    if (!e) throw new NotFoundError(`session ${session.id} not found`);
     return `${this.publicUrl().replace(/\/+$/, "")}/v1/connect/${session.id}/${e.token}`;
   }
 
   /** The CDP WebSocket URL clients connect to (through this server's proxy). */
   connectUrl(session: PlatformSession): string {
     const e = this.entries.get(session.id);
-    if (!e) throw new HttpError(404, `session ${session.id} not found`);
+    if (!e) throw new NotFoundError(`session ${session.id} not found`);
     return `${this.connectBase(session).replace(/^http/, "ws")}${e.browserPath}`;
   }
 
   /** Checks a proxied request's id + token (constant-time on the token). */
   connectTarget(id: string, token: string): ConnectTarget {
     const e = this.entries.get(id);
-    if (!e) return { ok: false, status: 404, message: "session not found" };
+    if (!e) return { ok: false, error: new NotFoundError("session not found") };
     const a = Buffer.from(token);
     const b = Buffer.from(e.token);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, status: 401, message: "invalid session token" };
-    if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, status: 410, message: `session is ${e.session.status}` };
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, error: new UnauthorizedError("invalid session token") };
+    if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, error: new GoneError(`session is ${e.session.status}`) };
     return { ok: true, socketPath: e.browser.socketPath, session: e.session };
   }
 

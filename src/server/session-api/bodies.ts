@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { ActionSchema, type BrowserEmulation, BrowserEmulationSchema, type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../../index.js";
-import { HttpError } from "../http/errors.js";
+import { ServiceInvalidArgumentError } from "../../index.js";
 
 const timeout = z.number().positive().optional();
 const frameId = z.string().min(1).nullable().optional();
@@ -69,8 +69,8 @@ export type ClientLaunchOptions = z.output<typeof ClientLaunchOptionsSchema>;
 export function refuseTenantLaunchOptions(options: ClientLaunchOptions | undefined, isolated: boolean): void {
   const launch = options?.launch;
   if (!isolated || !launch) return;
-  if (launch.proxy !== undefined) throw new HttpError(400, "browser.launchOptions.proxy: not settable on a server that isolates its tenants (their browsers reach the network only through the server's egress policy)");
-  if (launch.headless === false) throw new HttpError(400, "browser.launchOptions.headless: must stay true on a server that isolates its tenants (a headed browser shares the server's display and clipboard)");
+  if (launch.proxy !== undefined) throw new ServiceInvalidArgumentError("browser.launchOptions.proxy: not settable on a server that isolates its tenants (their browsers reach the network only through the server's egress policy)");
+  if (launch.headless === false) throw new ServiceInvalidArgumentError("browser.launchOptions.headless: must stay true on a server that isolates its tenants (a headed browser shares the server's display and clipboard)");
 }
 
 /**

@@ -8,7 +8,6 @@ import { z } from "zod";
 import { stagehandAgentEntry } from "../stagehand/agent-entry.js";
 import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, type Page, ServiceInvalidArgumentError } from "../../index.js";
 import { type ApiSession, type Operation, ownerCacheDir } from "./service-sessions.js";
-import { HttpError } from "../http/errors.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./bodies.js";
 import { agentEventLine } from "../http/sse.js";
 import { abortable } from "../../util/abort.js";
@@ -71,7 +70,7 @@ function schemaFromJson(schema: Record<string, unknown>): z.ZodType {
   try {
     return fromJsonSchema(schema);
   } catch (e) {
-    throw new HttpError(400, `schema: not a usable JSON Schema (${e instanceof Error ? e.message.split("\n")[0] : "invalid"})`);
+    throw new ServiceInvalidArgumentError(`schema: not a usable JSON Schema (${e instanceof Error ? e.message.split("\n")[0] : "invalid"})`);
   }
 }
 

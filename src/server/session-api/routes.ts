@@ -12,7 +12,7 @@ import { AgentExecuteRequestSchema } from "../../index.js";
 import type { ApiSession, Operation, OperationOutcome } from "./service-sessions.js";
 import type { Env, ServerDeps } from "../app.js";
 import { parseBody } from "../http/body.js";
-import { describeFailure, errorResponse, HttpError, safePath } from "../http/errors.js";
+import { describeFailure, errorResponse, HttpError, isDeliberate, safePath } from "../http/errors.js";
 import { ActBodySchema, cacheBypassed, ExtractBodySchema, NavigateBodySchema, ObserveBodySchema, StartBodySchema } from "./bodies.js";
 import { actOperation, agentOperation, extractOperation, navigateOperation, observeOperation, type RequestModel } from "./ops.js";
 import { EventStream, logForm, namedEvents, wantsStream } from "../http/sse.js";
@@ -86,7 +86,7 @@ async function operate<B extends { streamResponse?: boolean | null | undefined }
     } catch (e) {
       const r = errorResponse(e);
       // A JSON 500 is logged by the app's error handler; a stream's never reaches it.
-      if (r.status >= 500 && !(e instanceof HttpError)) deps.log(`error ${c.req.method} ${safePath(c.req.path)} (stream): ${describeFailure(e)}`);
+      if (r.status >= 500 && !isDeliberate(e)) deps.log(`error ${c.req.method} ${safePath(c.req.path)} (stream): ${describeFailure(e)}`);
       await events.error(r.message, r.code);
     }
     await events.flush();

@@ -13,17 +13,18 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { type LogLine, type Metrics, type Page, Service } from "../../index.js";
+import { type LogLine, type Metrics, type Page, Service, ServiceInvalidArgumentError } from "../../index.js";
 import type { Owner } from "../http/auth.js";
 import type { SessionRegistry } from "../cluster/store.js";
 import { isolated, type ServerConfig } from "../config.js";
-import { errorResponse, HttpError, parseWith } from "../http/errors.js";
+import { errorResponse, parseWith } from "../http/errors.js";
 import { serverModelPolicy, type ServerModelPolicy } from "../isolation/model-policy.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "../platform/chrome-sessions.js";
 import { clientCdpEndpoint } from "../cdp/url.js";
 import { refuseTenantLaunchOptions, type StartBody, tenantLaunchOptions, withModelKey } from "./bodies.js";
 import { ReplayLog, type ReplayMethod, usageBetween } from "./replay.js";
 import { wireLogLine } from "../http/sse.js";
+import { GoneError, NotFoundError, UnavailableError } from "../failures.js";
 
 export interface ApiSessionsDeps {
   config: ServerConfig;
@@ -62,9 +63,12 @@ export interface StartResult {
   warnings?: string[];
 }
 
+/** Why a session ended, as its in-flight requests hear it: it went ("gone"), or the server is shutting down. */
+type EndCause = "gone" | "shutdown";
+
 interface InFlight {
   controller: AbortController;
-  interrupt(reason: string, status: 410 | 503): void;
+  interrupt(reason: string, why: EndCause): void;
 }
 
 export class ApiSession {
@@ -111,7 +115,7 @@ export class ApiSession {
   page(frameId: string | null | undefined): Page {
     if (!frameId) return this.service.page;
     const page = this.service.context.pages().find((p) => p.targetId === frameId);
-    if (!page) throw new HttpError(400, `frameId: no page of this session has the main frame "${frameId}"`);
+    if (!page) throw new ServiceInvalidArgumentError(`frameId: no page of this session has the main frame "${frameId}"`);
     return page;
   }
 
@@ -120,13 +124,13 @@ export class ApiSession {
    * its signal aborted) when the session ends first. `signal` is the request's (a client that leaves).
    */
   async perform(op: Operation, signal: AbortSignal, log?: (line: LogLine) => void): Promise<OperationOutcome> {
-    if (this.endedReason !== undefined) throw new HttpError(404, `session ${this.id} has ended (${this.endedReason})`);
+    if (this.endedReason !== undefined) throw new NotFoundError(`session ${this.id} has ended (${this.endedReason})`);
     const controller = new AbortController();
     let interrupt!: InFlight["interrupt"];
     const interrupted = new Promise<never>((_, reject) => {
-      interrupt = (reason, status) => {
+      interrupt = (reason, why) => {
         controller.abort(new Error(reason));
-        reject(new HttpError(status, reason, status === 503 ? { "retry-after": "5" } : {}));
+        reject(why === "shutdown" ? new UnavailableError(reason, { retryAfterS: 5 }) : new GoneError(reason));
       };
     });
     interrupted.catch(() => {});
@@ -168,16 +172,16 @@ export class ApiSession {
   }
 
   /**
-   * Marks the session ended and interrupts what is in flight with `status`: 410 when the session went (its
-   * client ended it, it idled out, its browser ended, a new start replaced it), 503 when the server is
+   * Marks the session ended and interrupts what is in flight with `why`: "gone" when the session went (its
+   * client ended it, it idled out, its browser ended, a new start replaced it), "shutdown" when the server is
    * shutting down. The caller closes the Service.
    */
-  markEnded(reason: string, status: 410 | 503 = 410): void {
+  markEnded(reason: string, why: EndCause = "gone"): void {
     if (this.endedReason !== undefined) return;
     this.endedReason = reason;
     clearTimeout(this.idleTimer);
     this.unsubscribe();
-    for (const f of [...this.inflight]) f.interrupt(reason, status);
+    for (const f of [...this.inflight]) f.interrupt(reason, why);
   }
 
   /** Restarts the idle clock; it only runs while nothing is in flight. */
@@ -238,13 +242,13 @@ export class ApiSessions {
   /** The session; 404 when unknown, ended or another key's. */
   get(owner: Owner, id: string): ApiSession {
     const s = this.sessions.get(id);
-    if (!s || s.owner !== owner || s.ended) throw new HttpError(404, `session ${id} not found`);
+    if (!s || s.owner !== owner || s.ended) throw new NotFoundError(`session ${id} not found`);
     return s;
   }
 
   /** `POST /v1/sessions/start`: a browser (new, attached or given) and a Service on it. `signal`: the client's request (a queued start it leaves is dropped). */
   async start(owner: Owner, body: StartBody, modelKey: string | undefined, signal?: AbortSignal): Promise<StartResult> {
-    if (this.closing) throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+    if (this.closing) throw new UnavailableError("the server is shutting down", { retryAfterS: 5 });
     const browser = body.browser;
     let platformSession: PlatformSession | undefined;
     let created = false;
@@ -259,7 +263,7 @@ export class ApiSessions {
     } else {
       if (body.browserbaseSessionID && browser?.type !== "local") {
         platformSession = this.platform.get(owner, body.browserbaseSessionID);
-        if (platformSession.status !== "RUNNING") throw new HttpError(404, `browserbaseSessionID: session ${platformSession.id} is ${platformSession.status}`);
+        if (platformSession.status !== "RUNNING") throw new NotFoundError(`browserbaseSessionID: session ${platformSession.id} is ${platformSession.status}`);
       } else {
         const params = parseWith(SessionCreateParamsSchema, body.browserbaseSessionCreateParams ?? {}, "browserbaseSessionCreateParams");
         const chosen = browser?.type === "local" ? launchOptions : undefined;
@@ -309,7 +313,7 @@ export class ApiSessions {
     if (this.closing) {
       await session.service.close().catch(() => {});
       if (created && platformSession) this.releaseQuietly(owner, platformSession.id);
-      throw new HttpError(503, "the server is shutting down", { "retry-after": "5" });
+      throw new UnavailableError("the server is shutting down", { retryAfterS: 5 });
     }
     // A second start on the same platform session replaces the first (its Service only detaches).
     const previous = this.sessions.get(id);
@@ -340,9 +344,9 @@ export class ApiSessions {
   }
 
   /** `POST /v1/sessions/{id}/end` (and idle expiry): see the module comment for what is released. */
-  async end(session: ApiSession, reason: string, release = session.releaseOnEnd, status: 410 | 503 = 410): Promise<void> {
+  async end(session: ApiSession, reason: string, release = session.releaseOnEnd, why: EndCause = "gone"): Promise<void> {
     if (session.ended) return;
-    session.markEnded(reason, status);
+    session.markEnded(reason, why);
     if (this.sessions.get(session.id) === session) {
       this.sessions.delete(session.id);
       // Before any await: a start replacing this session claims the same id right after.
@@ -363,7 +367,7 @@ export class ApiSessions {
     this.closing = true;
     const deadline = Date.now() + graceMs;
     while (Date.now() < deadline && [...this.sessions.values()].some((s) => s.busy)) await new Promise((r) => setTimeout(r, 50));
-    await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false, 503)));
+    await Promise.all([...this.sessions.values()].map((s) => this.end(s, reason, false, "shutdown")));
     await this.models.close().catch(() => {});
   }
 

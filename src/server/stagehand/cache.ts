@@ -17,7 +17,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { Owner } from "../http/auth.js";
 import { openRedis, type RedisClient } from "../cluster/redis-client.js";
-import { HttpError } from "../http/errors.js";
+import { TooLargeError } from "../failures.js";
 
 export const TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -254,7 +254,7 @@ export class StagehandCache {
     const json = JSON.stringify({ value: req.value, createdAt: Date.now(), hits: 0, ...tokens } satisfies Stored);
     const bytes = Buffer.byteLength(json);
     if (bytes > this.limits.maxEntryBytes) {
-      throw new HttpError(413, `value: the cache entry would be ${bytes} bytes; at most ${this.limits.maxEntryBytes} are kept (--cache-entry-max)`, {}, "CACHE_ENTRY_TOO_LARGE");
+      throw new TooLargeError(`value: the cache entry would be ${bytes} bytes; at most ${this.limits.maxEntryBytes} are kept (--cache-entry-max)`, { code: "CACHE_ENTRY_TOO_LARGE" });
     }
     await this.backend.set(owner, key, json, bytes);
     return { cacheKey: key, written: true };

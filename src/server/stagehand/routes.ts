@@ -20,6 +20,7 @@ import type { Env, ServerDeps } from "../app.js";
 import type { Owner } from "../http/auth.js";
 import { limitBody, parseBody } from "../http/body.js";
 import { HttpError } from "../http/errors.js";
+import { NotFoundError } from "../failures.js";
 import { InFlightLimiter, RateLimiter, rateLimit, tooManyInFlight } from "../http/rate-limit.js";
 import { CacheGetSchema, CacheSetSchema, type StagehandCache } from "./cache.js";
 import { clip } from "../../util/zod.js";
@@ -46,7 +47,7 @@ export function stagehandRoutes(deps: ServerDeps, cache: StagehandCache): Hono<E
       if (s.status !== "RUNNING") throw new HttpError(409, `${field}: session ${s.id} is not running (${s.status})`);
       return;
     } catch (e) {
-      if (!(e instanceof HttpError && e.status === 404) || !deps.cluster) throw e;
+      if (!(e instanceof NotFoundError) || !deps.cluster) throw e;
     }
     const where = await deps.cluster.cluster.locate("platform", id);
     if (where.at === "peer" && where.stored.record.keyFingerprint === owner) return;

@@ -1,0 +1,62 @@
+/**
+ * What went wrong in the server's domain code (sessions, features, the CDP proxy's targets, the cluster),
+ * said without HTTP: domain code throws these, and only the HTTP layer (http/errors.ts, STATUS_BY_KIND)
+ * and the route files choose the status a client sees. Bad input is the library's own
+ * ServiceInvalidArgumentError (400 INVALID_ARGUMENT); these cover what the library has no class for.
+ *
+ * `code` is a more precise wire name than the status's own (e.g. CONTEXT_IN_USE for a conflict), for
+ * clients that tell them apart; `retryAfterS` becomes a `retry-after` header.
+ */
+
+export const FAILURE_KINDS = ["unauthorized", "forbidden", "not-found", "conflict", "gone", "too-large", "overloaded", "client-gone", "internal", "upstream", "unavailable"] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+export interface FailureOptions {
+  code?: string;
+  retryAfterS?: number;
+}
+
+export class ServerFailure extends Error {
+  readonly kind: FailureKind;
+  readonly code: string | undefined;
+  readonly retryAfterS: number | undefined;
+
+  constructor(kind: FailureKind, message: string, options: FailureOptions = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.kind = kind;
+    this.code = options.code;
+    this.retryAfterS = options.retryAfterS;
+  }
+}
+
+function failure(kind: FailureKind) {
+  return class extends ServerFailure {
+    constructor(message: string, options: FailureOptions = {}) {
+      super(kind, message, options);
+    }
+  };
+}
+
+/** A credential (a cluster peer's, a session's CDP token) is wrong. */
+export class UnauthorizedError extends failure("unauthorized") {}
+/** The caller may not do this (a tenant asking for a browser-internal page). */
+export class ForbiddenError extends failure("forbidden") {}
+/** No such thing for this caller (another key's session is not found either). */
+export class NotFoundError extends failure("not-found") {}
+/** The thing exists but its state refuses the request (not running, in use, a quota full). */
+export class ConflictError extends failure("conflict") {}
+/** The thing existed and is gone for good (an ended session, a dead replica's session). */
+export class GoneError extends failure("gone") {}
+/** A value the server would keep is over its bound. */
+export class TooLargeError extends failure("too-large") {}
+/** Too many at once: the caller may retry later (`retryAfterS`). */
+export class OverloadedError extends failure("overloaded") {}
+/** The client left before the answer (nobody reads it; logs see it). */
+export class ClientGoneError extends failure("client-gone") {}
+/** The server itself cannot do it, and the message says why (safe to show). */
+export class InternalFailureError extends failure("internal") {}
+/** Something the server depends on (a session's Chrome, a peer replica) did not answer as it should. */
+export class UpstreamError extends failure("upstream") {}
+/** The server takes no such request now (shutting down, the session store silent): retry later. */
+export class UnavailableError extends failure("unavailable") {}
