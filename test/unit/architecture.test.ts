@@ -9,7 +9,11 @@
  * - src/ never imports commands/; no import cycles among src/ files;
  * - src/server/ and src/mcp/ reach the library only through its entry points, src/index.ts (public) and
  *   src/internal.ts (what faces need beyond it);
- * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports.
+ * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
+ * - inside src/server/ (closed world: every folder has a role): http/ ← the areas (session-api, platform,
+ *   features, cdp, isolation, stagehand, cluster) ← the composition root (index.ts, app.ts); no area file
+ *   imports a route file (an area's index.ts may assemble its own); only http/, app.ts and the route files construct HttpError (they alone choose
+ *   statuses; domain code throws failures.ts's errors or library errors).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -173,6 +177,63 @@ const VENDOR_RULES: VendorRule[] = [
   { pkgs: (p) => p === "openai" || p === "@anthropic-ai/sdk", allowed: (i) => i.from.startsWith("src/model/"), where: "src/model/" },
 ];
 
+// --- inside the server ------------------------------------------------------------------------------
+/** src/server/'s folders: http/ (the HTTP layer every area may use) and the areas. */
+const SERVER_HTTP = "http";
+const SERVER_AREAS = ["session-api", "platform", "features", "cdp", "isolation", "stagehand", "cluster"] as const;
+/** src/server/'s own top-level files: the composition root (index.ts, app.ts), settings, and the failures domain code throws. */
+const SERVER_ROOT = { composition: ["index.ts", "app.ts"], shared: ["config.ts", "limits.ts", "failures.ts"] } as const;
+/** Request handlers that are not Hono routes but answer requests themselves (the CDP proxy's upgrades, the cluster's forwarding). */
+const REQUEST_HANDLERS = ["src/server/cdp/proxy.ts", "src/server/cluster/forward-http.ts", "src/server/cluster/forward-ws.ts"];
+
+type ServerPart = { kind: "http" } | { kind: "area"; name: string } | { kind: "composition" } | { kind: "shared" } | { kind: "unknown"; what: string };
+
+function serverPart(file: string): ServerPart {
+  const p = file.replace(/^src\/server\//, "");
+  const top = p.includes("/") ? p.slice(0, p.indexOf("/")) : undefined;
+  if (top === undefined) {
+    if ((SERVER_ROOT.composition as readonly string[]).includes(p)) return { kind: "composition" };
+    if ((SERVER_ROOT.shared as readonly string[]).includes(p)) return { kind: "shared" };
+    return { kind: "unknown", what: `src/server/${p}` };
+  }
+  if (top === SERVER_HTTP) return { kind: "http" };
+  if ((SERVER_AREAS as readonly string[]).includes(top)) return { kind: "area", name: top };
+  return { kind: "unknown", what: `src/server/${top}/` };
+}
+
+/** A route file: its name starts with "routes", or it is one of the raw request handlers. */
+const isRouteFile = (file: string) => /^routes[^/]*\.ts$/.test(file.slice(file.lastIndexOf("/") + 1)) || REQUEST_HANDLERS.includes(file);
+
+/** Why `from` may not import `to` (both in src/server/), or undefined. */
+function serverViolation(i: Pick<Import, "from" | "typeOnly">, to: string): string | undefined {
+  const a = serverPart(i.from);
+  const b = serverPart(to);
+  for (const m of [a, b]) if (m.kind === "unknown") return `${m.what} has no role in the server: give it one in this test and in ARCHITECTURE.md`;
+  if (a.kind === "composition") return undefined;
+  if (b.kind === "composition") return i.typeOnly ? undefined : "only the composition root (index.ts, app.ts) is imported for values by nobody: import its types only";
+  if (a.kind === "shared") return b.kind === "shared" ? undefined : "config.ts, limits.ts and failures.ts import only each other";
+  if (a.kind === "http") return b.kind === "http" || b.kind === "shared" ? undefined : "http/ knows no area (direction: http/ ← areas ← index.ts/app.ts)";
+  // An area's index.ts assembles its own parts, its request handlers included (cluster/index.ts).
+  const assemblesOwn = a.kind === "area" && b.kind === "area" && a.name === b.name && i.from.endsWith("/index.ts");
+  if (b.kind === "area" && isRouteFile(to) && !isRouteFile(i.from) && !assemblesOwn) return "a domain file must not import a route file (routes call the domain, not the other way)";
+  return undefined;
+}
+
+/** Files that construct HttpError (`new HttpError(…)`), with the line. */
+function httpErrorConstructions(file: string, text = readFileSync(join(ROOT, file), "utf8")): number[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const lines: number[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "HttpError") lines.push(sf.getLineAndCharacterOfPosition(node.getStart()).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return lines;
+}
+
+/** Whether `file` may choose an HTTP status: http/, app.ts and route files. */
+const choosesStatuses = (file: string) => file.startsWith(`src/server/${SERVER_HTTP}/`) || file === "src/server/app.ts" || isRouteFile(file);
+
 const fmt = (i: Import) => `${i.from}:${i.line} imports "${i.spec}"`;
 
 describe("architecture (ARCHITECTURE.md)", () => {
@@ -247,6 +308,34 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(bad).toEqual([]);
   });
 
+  it("every folder and top-level file of src/server/ has a role (closed world)", () => {
+    const dir = join(ROOT, "src/server");
+    const unknown = readdirSync(dir)
+      .map((n) => (statSync(join(dir, n)).isDirectory() ? `src/server/${n}/x.ts` : `src/server/${n}`))
+      .filter((f) => /\.ts$/.test(f))
+      .map(serverPart)
+      .filter((m) => m.kind === "unknown");
+    expect(unknown).toEqual([]);
+  });
+
+  it("inside src/server/: http/ ← areas ← index.ts/app.ts, and no domain file imports a route file", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("src/server/") && i.target?.startsWith("src/server/"))
+      .map((i) => ({ i, why: serverViolation(i, i.target!) }))
+      .filter((x) => x.why !== undefined)
+      .map((x) => `${fmt(x.i)}: ${x.why}`);
+    expect(bad).toEqual([]);
+  });
+
+  it("only http/, app.ts and the route files construct HttpError (they alone choose statuses)", () => {
+    const bad = FILES.map(rel)
+      .filter((f) => f.startsWith("src/server/") && !choosesStatuses(f))
+      .flatMap((f) => httpErrorConstructions(f).map((line) => `${f}:${line} constructs HttpError: throw a failure of failures.ts (or a library error) and let http/errors.ts choose the status`));
+    expect(bad).toEqual([]);
+    // The rule sees a construction where one is (and the allowed places exist).
+    expect(httpErrorConstructions("src/server/platform/x.ts", `const e = new HttpError(404, "x");\nthrow new HttpError(500, "y");`)).toEqual([1, 2]);
+    expect(FILES.map(rel).filter((f) => f.startsWith("src/server/") && choosesStatuses(f) && httpErrorConstructions(f).length > 0).length).toBeGreaterThan(3);
+  });
+
   it("src/mcp/ is a client of the library's entry points: it imports src/index.ts, src/internal.ts, util/ and itself only", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/mcp/") && i.target?.startsWith("src/"))
       .filter((i) => !(i.target === "src/index.ts" || i.target === "src/internal.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/mcp/")))
@@ -310,5 +399,20 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(rejected(imp("src/snapshot/capture.ts", "devtools-protocol", false))).toBe(true);
     expect(rejected(imp("src/operations/act.ts", "devtools-protocol", true))).toBe(true);
     expect(rejected(imp("src/browser/x.ts", "@inquirer/prompts"))).toBe(true);
+    // The server's inner rules.
+    const value = (from: string) => ({ from, typeOnly: false });
+    expect(serverViolation(value("src/server/http/auth.ts"), "src/server/platform/chrome-sessions.ts")).toMatch(/http\/ knows no area/);
+    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/http/errors.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/platform/routes.ts")).toMatch(/route file/);
+    expect(serverViolation(value("src/server/cdp/url.ts"), "src/server/cdp/proxy.ts")).toMatch(/route file/);
+    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/cdp/proxy.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/cluster/index.ts"), "src/server/cluster/forward-http.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/cluster/index.ts"), "src/server/cdp/proxy.ts")).toMatch(/route file/);
+    expect(serverViolation(value("src/server/features/contexts.ts"), "src/server/app.ts")).toMatch(/composition root/);
+    expect(serverViolation({ from: "src/server/features/routes-contexts.ts", typeOnly: true }, "src/server/app.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/zzprobe/x.ts"), "src/server/http/errors.ts")).toMatch(/no role/);
+    expect(serverViolation(value("src/server/app.ts"), "src/server/zzprobe.ts")).toMatch(/no role/);
+    expect(choosesStatuses("src/server/features/contexts.ts")).toBe(false);
+    expect(choosesStatuses("src/server/features/routes-contexts.ts")).toBe(true);
   });
 });
