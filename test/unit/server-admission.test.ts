@@ -6,6 +6,10 @@
 import { describe, expect, it } from "vitest";
 import { Admission } from "../../src/server/platform/admission.js";
 import type { LoadReading } from "../../src/server/platform/load.js";
+import { errorResponse } from "../../src/server/http/errors.js";
+
+/** The answer a client would get for what `p` rejects with (undefined when it resolves): the HTTP layer chooses statuses. */
+const answerOf = (p: Promise<unknown>) => p.then(() => undefined, errorResponse);
 
 function admission(limits: Partial<ConstructorParameters<typeof Admission>[0]> = {}, reading: LoadReading = { cpu: 10, memory: 1e8 }) {
   const load = { ...reading };
@@ -49,11 +53,11 @@ describe("Admission", () => {
     const { a } = admission({ maxQueued: 1 });
     await a.acquire();
     const waiting = a.acquire();
-    await expect(a.acquire()).rejects.toMatchObject({ status: 429, code: "QUEUE_FULL", headers: { "retry-after": "5" } });
+    await expect(answerOf(a.acquire())).resolves.toMatchObject({ status: 429, code: "QUEUE_FULL", headers: { "retry-after": "5" } });
     expect(a.pressure()).toMatchObject({ available: false, reason: "full" });
     a.drain();
-    await expect(waiting).rejects.toMatchObject({ status: 503, code: "DRAINING" });
-    await expect(a.acquire()).rejects.toMatchObject({ status: 503, code: "DRAINING" });
+    await expect(answerOf(waiting)).resolves.toMatchObject({ status: 503, code: "DRAINING" });
+    await expect(answerOf(a.acquire())).resolves.toMatchObject({ status: 503, code: "DRAINING" });
     expect(a.pressure()).toMatchObject({ queued: 0, draining: true, available: false, reason: "draining" });
   });
 });

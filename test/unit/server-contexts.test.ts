@@ -6,6 +6,10 @@ import { afterAll, expect, it } from "vitest";
 import { resolveServerOptions } from "../../src/server/config.js";
 import { ContextTooLargeError, Contexts, MAX_CONTEXT_BYTES, openContexts } from "../../src/server/features/contexts.js";
 import { FileContextBlobs } from "../../src/server/features/contexts-store.js";
+import { errorResponse } from "../../src/server/http/errors.js";
+
+/** The answer a client would get for what `p` rejects with (undefined when it resolves): the HTTP layer chooses statuses. */
+const answerOf = (p: Promise<unknown>) => p.then(() => undefined, errorResponse);
 
 const dir = mkdtempSync(join(tmpdir(), "svc-contexts-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,23 +39,23 @@ it("a blob copied to another key or id, or opened with another data key, does no
   const moved = await contexts.create("ownerB", {});
   mkdirSync(join(dir, "ownerB"), { recursive: true });
   copyFileSync(join(dir, "ownerA", meta.id), join(dir, "ownerB", moved.id));
-  await expect(contexts.get("ownerB", moved.id)).rejects.toMatchObject({ status: 500, code: "CONTEXT_UNREADABLE" });
-  await expect(new Contexts(new FileContextBlobs(dir), randomBytes(32)).get("ownerA", meta.id)).rejects.toMatchObject({ status: 500, code: "CONTEXT_UNREADABLE" });
-  await expect(contexts.get("ownerB", meta.id)).rejects.toMatchObject({ status: 404 });
+  await expect(answerOf(contexts.get("ownerB", moved.id))).resolves.toMatchObject({ status: 500, code: "CONTEXT_UNREADABLE" });
+  await expect(answerOf(new Contexts(new FileContextBlobs(dir), randomBytes(32)).get("ownerA", meta.id))).resolves.toMatchObject({ status: 500, code: "CONTEXT_UNREADABLE" });
+  await expect(answerOf(contexts.get("ownerB", meta.id))).resolves.toMatchObject({ status: 404 });
 });
 
 it("a save after the context was deleted does not bring it back", async () => {
   const meta = await contexts.create("ownerA", {});
   await contexts.delete("ownerA", meta.id);
-  await expect(contexts.save("ownerA", meta.id, { cookies: [cookie], files: {} })).rejects.toMatchObject({ status: 404 });
-  await expect(contexts.get("ownerA", meta.id)).rejects.toMatchObject({ status: 404 });
+  await expect(answerOf(contexts.save("ownerA", meta.id, { cookies: [cookie], files: {} }))).resolves.toMatchObject({ status: 404 });
+  await expect(answerOf(contexts.get("ownerA", meta.id))).resolves.toMatchObject({ status: 404 });
 });
 
 it("the library's startServer without a dataDir writes no key until a context needs one", async () => {
   const base = mkdtempSync(join(dir, "lazy-"));
   const lazy = await openContexts(resolveServerOptions({ apiKeys: ["key-0000-0001"], cacheDir: join(base, "cache") }), () => {});
   expect(existsSync(join(base, "server-data"))).toBe(false);
-  await expect(lazy.get("ownerA", "00000000-0000-4000-8000-000000000000")).rejects.toMatchObject({ status: 404 });
+  await expect(answerOf(lazy.get("ownerA", "00000000-0000-4000-8000-000000000000"))).resolves.toMatchObject({ status: 404 });
   expect(existsSync(join(base, "server-data"))).toBe(false);
   const meta = await lazy.create("ownerA", {});
   expect(existsSync(join(base, "server-data", "data.key"))).toBe(true);

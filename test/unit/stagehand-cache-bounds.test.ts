@@ -7,7 +7,8 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { StagehandCache, type CacheSet } from "../../src/server/stagehand/cache.js";
-import { HttpError } from "../../src/server/http/errors.js";
+import { errorResponse } from "../../src/server/http/errors.js";
+import { TooLargeError } from "../../src/server/failures.js";
 import { useRedis } from "../support/redis.js";
 
 const LIMITS = { maxEntryBytes: 2_000, maxEntries: 5, maxBytes: 6_000 };
@@ -41,8 +42,8 @@ describe.each([
   it("refuses an entry over maxEntryBytes with a 413 naming the flag", async () => {
     const cache = await open();
     const err = await cache.set("a", req(1, "x".repeat(3_000))).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect(err).toMatchObject({ status: 413, code: "CACHE_ENTRY_TOO_LARGE", message: expect.stringContaining("--cache-entry-max") });
+    expect(err).toBeInstanceOf(TooLargeError);
+    expect(errorResponse(err)).toMatchObject({ status: 413, code: "CACHE_ENTRY_TOO_LARGE", message: expect.stringContaining("--cache-entry-max") });
     expect(await hit(cache, "a", 1)).toBe(false);
   });
 
