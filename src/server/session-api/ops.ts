@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { stagehandAgentEntry } from "../stagehand/agent-entry.js";
 import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, type Page, ServiceInvalidArgumentError } from "../../index.js";
-import { type ApiSession, type Operation, ownerCacheDir } from "./service-sessions.js";
+import { ownerCacheDir } from "./service-sessions.js";
+import type { ApiSession, Operation } from "./session.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./bodies.js";
 import { agentEventLine } from "../http/sse.js";
 import { abortable } from "../../util/abort.js";

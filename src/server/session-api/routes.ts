@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { ZodType } from "zod";
 import { AgentExecuteRequestSchema } from "../../index.js";
-import type { ApiSession, Operation, OperationOutcome } from "./service-sessions.js";
+import type { ApiSession, Operation, OperationOutcome } from "./session.js";
 import type { Env, ServerDeps } from "../app.js";
 import { parseBody } from "../http/body.js";
 import { describeFailure, errorResponse, HttpError, isDeliberate, safePath } from "../http/errors.js";

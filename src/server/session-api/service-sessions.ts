@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { type LogLine, type Metrics, type Page, Service, ServiceInvalidArgumentError } from "../../index.js";
+import { Service } from "../../index.js";
 import type { Owner } from "../http/auth.js";
 import type { SessionRegistry } from "../cluster/store.js";
 import { isolated, type ServerConfig } from "../config.js";
@@ -22,9 +22,10 @@ import { serverModelPolicy, type ServerModelPolicy } from "../isolation/model-po
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "../platform/chrome-sessions.js";
 import { clientCdpEndpoint } from "../cdp/url.js";
 import { refuseTenantLaunchOptions, type StartBody, tenantLaunchOptions, withModelKey } from "./bodies.js";
-import { ReplayLog, type ReplayMethod, usageBetween } from "./replay.js";
 import { wireLogLine } from "../http/sse.js";
-import { GoneError, NotFoundError, UnavailableError } from "../failures.js";
+import { NotFoundError, UnavailableError } from "../failures.js";
+import { ApiSession, type EndCause } from "./session.js";
+
 
 export interface ApiSessionsDeps {
   config: ServerConfig;
@@ -35,182 +36,12 @@ export interface ApiSessionsDeps {
   registry?: SessionRegistry | undefined;
 }
 
-export interface OperationOutcome {
-  result: unknown;
-  /** The server cache's verdict, when the operation used it. */
-  cacheStatus?: "HIT" | "MISS" | undefined;
-  /** More fields of the response's `data` (agentExecute's `cacheEntry`). */
-  extra?: Record<string, unknown>;
-}
-
-/** One request's work on a session, plus what the replay records of it. */
-export interface Operation {
-  method: ReplayMethod;
-  /** Recorded in the replay: variable names only, never values. */
-  parameters: unknown;
-  /** Their values join the session's secrets (the Service's), masked out of everything the replay records. */
-  variables?: Record<string, string | number | boolean | { value: string | number | boolean; description?: string }> | undefined;
-  /** The page it runs on (its URL groups the replay). */
-  page: Page;
-  run(ctx: { service: Service; signal: AbortSignal; log(line: LogLine): void }): Promise<OperationOutcome>;
-}
-
 export interface StartResult {
   sessionId: string;
   available: true;
   cdpUrl: string;
   /** Launch options accepted but not applied, one line each. */
   warnings?: string[];
-}
-
-/** Why a session ended, as its in-flight requests hear it: it went ("gone"), or the server is shutting down. */
-type EndCause = "gone" | "shutdown";
-
-interface InFlight {
-  controller: AbortController;
-  interrupt(reason: string, why: EndCause): void;
-}
-
-export class ApiSession {
-  readonly replay = new ReplayLog();
-  /** Log listeners of the streams in flight (the Service's logger feeds them). */
-  private readonly sinks = new Set<(line: LogLine) => void>();
-  private readonly inflight = new Set<InFlight>();
-  private idleTimer: NodeJS.Timeout | undefined;
-  private endedReason: string | undefined;
-  /** Set once the Service exists (it is built after the session, whose logger it calls). */
-  service!: Service;
-  /** sessions/start's systemPrompt (the official client's agent cache key includes it). */
-  systemPrompt: string | undefined;
-  unsubscribe: () => void = () => {};
-
-  constructor(
-    readonly id: string,
-    readonly owner: Owner,
-    readonly modelName: string,
-    /** The platform session behind it, if any. */
-    readonly platformId: string | undefined,
-    /** Release the platform session when the client ends this session. */
-    readonly releaseOnEnd: boolean,
-    /** The platform session was asked to outlive its clients: idle expiry leaves it to its own timeout. */
-    readonly keepAlive: boolean,
-    private readonly idleMs: number,
-    private readonly onIdle: (s: ApiSession) => void,
-  ) {}
-
-  get ended(): boolean {
-    return this.endedReason !== undefined;
-  }
-
-  get busy(): boolean {
-    return this.inflight.size > 0;
-  }
-
-  emitLog(line: LogLine): void {
-    const wire = wireLogLine(line);
-    for (const sink of [...this.sinks]) sink(wire);
-  }
-
-  /** The page a request addresses: `frameId` is a page's main frame (its target) id; else the active page. */
-  page(frameId: string | null | undefined): Page {
-    if (!frameId) return this.service.page;
-    const page = this.service.context.pages().find((p) => p.targetId === frameId);
-    if (!page) throw new ServiceInvalidArgumentError(`frameId: no page of this session has the main frame "${frameId}"`);
-    return page;
-  }
-
-  /**
-   * Runs one operation: recorded in the replay with its token usage; interrupted (rejected with the reason,
-   * its signal aborted) when the session ends first. `signal` is the request's (a client that leaves).
-   */
-  async perform(op: Operation, signal: AbortSignal, log?: (line: LogLine) => void): Promise<OperationOutcome> {
-    if (this.endedReason !== undefined) throw new NotFoundError(`session ${this.id} has ended (${this.endedReason})`);
-    const controller = new AbortController();
-    let interrupt!: InFlight["interrupt"];
-    const interrupted = new Promise<never>((_, reject) => {
-      interrupt = (reason, why) => {
-        controller.abort(new Error(reason));
-        reject(why === "shutdown" ? new UnavailableError(reason, { retryAfterS: 5 }) : new GoneError(reason));
-      };
-    });
-    interrupted.catch(() => {});
-    const entry: InFlight = { controller, interrupt };
-    const onAbort = () => controller.abort(new Error("the client disconnected"));
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    if (log) this.sinks.add(log);
-    this.inflight.add(entry);
-    this.touch();
-    this.service.secrets.remember(op.variables);
-    const url = safeUrl(op.page);
-    const timestamp = Date.now();
-    const before = await this.metrics();
-    const work = op.run({ service: this.service, signal: controller.signal, log: (line) => log?.(wireLogLine(line)) });
-    work.catch(() => {});
-    try {
-      let outcome: OperationOutcome | undefined;
-      let failure: unknown;
-      try {
-        outcome = await Promise.race([work, interrupted]);
-      } catch (e) {
-        failure = e;
-      }
-      if (!this.ended) {
-        // A failure as its client saw it (an internal error's message stays masked here too).
-        const result = outcome ? outcome.result : { error: errorResponse(failure).message };
-        const secrets = this.service.secrets;
-        this.replay.add(secrets.text(url), { method: op.method, parameters: secrets.deep(op.parameters), result: secrets.deep(result), timestamp, endTime: Date.now(), tokenUsage: usageBetween(before, await this.metrics()) });
-      }
-      if (!outcome) throw failure;
-      return outcome;
-    } finally {
-      signal.removeEventListener("abort", onAbort);
-      if (log) this.sinks.delete(log);
-      this.inflight.delete(entry);
-      this.touch();
-    }
-  }
-
-  /**
-   * Marks the session ended and interrupts what is in flight with `why`: "gone" when the session went (its
-   * client ended it, it idled out, its browser ended, a new start replaced it), "shutdown" when the server is
-   * shutting down. The caller closes the Service.
-   */
-  markEnded(reason: string, why: EndCause = "gone"): void {
-    if (this.endedReason !== undefined) return;
-    this.endedReason = reason;
-    clearTimeout(this.idleTimer);
-    this.unsubscribe();
-    for (const f of [...this.inflight]) f.interrupt(reason, why);
-  }
-
-  /** Restarts the idle clock; it only runs while nothing is in flight. */
-  touch(): void {
-    clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-    if (this.ended || this.inflight.size > 0) return;
-    this.idleTimer = setTimeout(() => this.onIdle(this), this.idleMs);
-    this.idleTimer.unref();
-  }
-
-  private async metrics(): Promise<Metrics> {
-    try {
-      return await this.service.metrics;
-    } catch {
-      // a closed Service has no metrics; its last call cost nothing we can still see
-      return ZERO_METRICS;
-    }
-  }
-}
-
-const ZERO_METRICS = { totalPromptTokens: 0, totalCompletionTokens: 0, totalReasoningTokens: 0, totalCachedInputTokens: 0, totalInferenceTimeMs: 0 } as Metrics;
-
-function safeUrl(page: Page): string {
-  try {
-    return page.url();
-  } catch {
-    return "about:blank";
-  }
 }
 
 /**
@@ -281,9 +112,18 @@ export class ApiSessions {
     }
     const id = platformSession?.id ?? randomUUID();
     const keep = !created && platformSession !== undefined && platformSession.keepAlive;
-    const session = new ApiSession(id, owner, body.modelName, platformSession?.id, platformSession !== undefined && !keep, platformSession?.keepAlive ?? false, this.config.idleTimeoutS * 1000, (s) => {
-      this.log(`api session ${s.id} idle for ${this.config.idleTimeoutS}s: ending it`);
-      void this.end(s, "the session was idle too long", s.releaseOnEnd && !s.keepAlive);
+    const session = new ApiSession({
+      id,
+      owner,
+      modelName: body.modelName,
+      platformId: platformSession?.id,
+      releaseOnEnd: platformSession !== undefined && !keep,
+      keepAlive: platformSession?.keepAlive ?? false,
+      idleMs: this.config.idleTimeoutS * 1000,
+      onIdle: (s) => {
+        this.log(`api session ${s.id} idle for ${this.config.idleTimeoutS}s: ending it`);
+        void this.end(s, "the session was idle too long", s.releaseOnEnd && !s.keepAlive);
+      },
     });
     session.systemPrompt = body.systemPrompt;
     try {
