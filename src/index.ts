@@ -29,22 +29,16 @@ export type {
 } from "./events.js";
 export { AgentCache, type AgentCacheEntry } from "./agent/cache.js";
 export { ModelConfigSchema } from "./model/config.js";
-export { type ModelEndpointPolicy, checkModelEndpoint } from "./model/endpoint.js";
-export { type GatewayTarget, gatewayTarget } from "./model-gateway.js";
+export { type ModelEndpointPolicy } from "./model/endpoint.js";
 export { VariablesSchema } from "./operations/variables.js";
 export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
 export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
-export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
-export { type LoadedExtension, loadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
-export { type BrowserRecorder, type RecorderOptions, type RecorderSinks, startRecorder } from "./browser/recorder.js";
-export type { DownloadBudget } from "./browser/recorder-downloads.js";
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export { Locator } from "./browser/locator.js";
 export { launchBrowser, killBrowserProcess, DEFAULT_ARGS, type LaunchedBrowser, type Lifeline } from "./browser/launch.js";
-export { type BrowserCookie, browserCookies, setBrowserCookies, closeBrowserCleanly } from "./browser/profile-state.js";
 export {
   ServiceError,
   ServiceElementNotFoundError,

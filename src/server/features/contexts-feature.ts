@@ -10,7 +10,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { browserCookies, closeBrowserCleanly, type LaunchedBrowser, setBrowserCookies } from "../../index.js";
+import { type LaunchedBrowser } from "../../index.js";
+import { browserCookies, closeBrowserCleanly, setBrowserCookies } from "../../internal.js";
 import { processAlive } from "../../util/process.js";
 import type { ServerConfig } from "../config.js";
 import { type Contexts, MAX_CONTEXT_BYTES } from "./contexts.js";

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from "fflate";
-import type { BrowserCookie } from "../../index.js";
+import type { BrowserCookie } from "../../internal.js";
 import { gcmOpenBytes, gcmSealBytes } from "../../util/seal.js";
 import { clip } from "../../util/zod.js";
 import { dataDirOf, type ServerConfig } from "../config.js";

@@ -4,7 +4,8 @@
  * `acceptDownloads: false` denies downloads; accepted ones go where every session's go, its own bounded
  * folder the recorder sets (features/recorder-feature.ts), so they are counted and deleted like any other.
  */
-import { type BrowserEmulation, type HeldEmulation, holdEmulation, type LaunchedBrowser } from "../../index.js";
+import { type LaunchedBrowser } from "../../index.js";
+import { type BrowserEmulation, type HeldEmulation, holdEmulation } from "../../internal.js";
 import { UpstreamError } from "../failures.js";
 
 export async function holdSessionEmulation(browser: LaunchedBrowser, emulation: BrowserEmulation): Promise<HeldEmulation> {

@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import type { Owner } from "../http/auth.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
 import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
-import { loadedExtension, loadWithoutFileAccess } from "../../index.js";
+import { loadedExtension, loadWithoutFileAccess } from "../../internal.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { clip } from "../../util/zod.js";
 import { ConflictError, NotFoundError } from "../failures.js";

@@ -5,7 +5,8 @@
  * still running, unless it exited by itself) and when Chrome is gone. PlatformSessions composes them; a
  * feature never reaches into another's state.
  */
-import type { BrowserEmulation, LaunchedBrowser } from "../../index.js";
+import type { LaunchedBrowser } from "../../index.js";
+import type { BrowserEmulation } from "../../internal.js";
 import type { Owner } from "../http/auth.js";
 import type { PlatformSession } from "../platform/chrome-sessions.js";
 import type { SessionCreateParams } from "../platform/create-params.js";

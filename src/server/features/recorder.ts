@@ -5,7 +5,7 @@
  * (features/recorder-logs.ts), in the SDK's shapes: SessionLog for `GET /v1/sessions/{id}/logs`, SessionRecording
  * for `/recording`. What was kept stays readable after the connection closed.
  */
-import { type BrowserRecorder, type DownloadBudget, startRecorder } from "../../index.js";
+import { type BrowserRecorder, type DownloadBudget, startRecorder } from "../../internal.js";
 import { BoundedList, eventEntry, LOG_LIMITS, RECORDING_LIMITS, type SessionLog } from "./recorder-logs.js";
 
 /** The SDK's SessionRecording (@browserbasehq/sdk resources/sessions/recording/recording.d.ts): one rrweb event. */

@@ -6,7 +6,8 @@
  */
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
-import { type BrowserEmulation, emulates, launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../../index.js";
+import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../../index.js";
+import { type BrowserEmulation, emulates } from "../../internal.js";
 import type { Admission, Release } from "./admission.js";
 import type { Owner } from "../http/auth.js";
 import type { SessionRegistry } from "../cluster/store.js";

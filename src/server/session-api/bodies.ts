@@ -5,7 +5,8 @@
  * (useTouch, ignoreSelectors, screenshot …); the fields it acts on are validated.
  */
 import { z } from "zod";
-import { ActionSchema, type BrowserEmulation, BrowserEmulationSchema, type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../../index.js";
+import { ActionSchema, type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../../index.js";
+import { type BrowserEmulation, BrowserEmulationSchema } from "../../internal.js";
 import { ServiceInvalidArgumentError } from "../../index.js";
 
 const timeout = z.number().positive().optional();

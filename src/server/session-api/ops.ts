@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { stagehandAgentEntry } from "../stagehand/agent-entry.js";
-import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, checkModelEndpoint, type ModelEndpointPolicy, type Page, ServiceInvalidArgumentError } from "../../index.js";
+import { type Action, AgentCache, type AgentExecuteRequest, type AgentResult, AgentExecuteRequestSchema, type ModelEndpointPolicy, type Page, ServiceInvalidArgumentError } from "../../index.js";
+import { checkModelEndpoint } from "../../internal.js";
 import { ownerCacheDir } from "./service-sessions.js";
 import type { ApiSession, Operation } from "./session.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./bodies.js";

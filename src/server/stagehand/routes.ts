@@ -15,7 +15,8 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { gatewayTarget, MissingLLMConfigurationError } from "../../index.js";
+import { MissingLLMConfigurationError } from "../../index.js";
+import { gatewayTarget } from "../../internal.js";
 import type { Env, ServerDeps } from "../app.js";
 import type { Owner } from "../http/auth.js";
 import { limitBody, parseBody } from "../http/body.js";
