@@ -188,7 +188,7 @@ describe("platform sessions", () => {
     expect(session.connectUrl).not.toContain(KEY);
     expect(pidAlive(pid)).toBe(true);
 
-    // The create response alone carries the SDK's seleniumRemoteUrl and signingKey (platform-wire.ts).
+    // The create response alone carries the SDK's seleniumRemoteUrl and signingKey (src/server/platform/wire.ts).
     const { seleniumRemoteUrl, signingKey, ...retrievable } = session;
     expect(seleniumRemoteUrl).toBe(`${server.url}/v1/selenium/${session.id}`);
     expect(signingKey).toMatch(/^[A-Za-z0-9_-]{32}$/);

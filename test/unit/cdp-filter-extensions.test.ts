@@ -1,5 +1,5 @@
 /**
- * The tenant CDP filter and a session's own uploaded extensions (cdp-filter.ts): full CDP on targets of
+ * The tenant CDP filter and a session's own uploaded extensions (src/server/cdp/filter.ts): full CDP on targets of
  * chrome-extension://<own id>/, none on any other extension's or on chrome:// targets, Extensions.* only
  * naming its own ids, and Extensions.getExtensions answers with their paths hidden.
  */

@@ -1,5 +1,5 @@
 /**
- * The tenant CDP filter decides by the target a message addresses (cdp-filter.ts, cdp-filter-sessions.ts):
+ * The tenant CDP filter decides by the target a message addresses (src/server/cdp/filter.ts, cdp/filter-sessions.ts):
  * sessions are learnt from attach answers as well as events (no discovery needed), a session never seen
  * attached is refused, a page socket's messages address its page, and svc's own knowledge of each target
  * (here a TargetPlaces whose answers the test sets, as target-watch.ts would) is asked for every message.
