@@ -11,8 +11,8 @@
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ServiceInvalidArgumentError, errorMessage } from "../src/errors.js";
-import type { AgentAction, AgentResultData, RunEvent } from "../src/events.js";
+import { type AgentAction, type AgentResultData, type RunEvent, ServiceInvalidArgumentError } from "../src/index.js";
+import { errorMessage } from "../src/internal.js";
 import { writeOutputFile } from "./output-file.js";
 
 export interface RecordedStep {

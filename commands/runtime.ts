@@ -6,23 +6,8 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/errors.js";
-import type { Service, ServiceOptions } from "../src/index.js";
-import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
-import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
-import { addMetrics } from "../src/store/metrics.js";
-import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
-import { sessionRefStore } from "../src/store/refs.js";
-import { sessionSecretStore } from "../src/store/secrets.js";
-import { sessionTabStore } from "../src/store/tabs.js";
-import {
-  type CloudSessionRecord,
-  type StoredSession,
-  defaultDownloadsDir,
-  isCloud,
-  touchHeartbeat,
-  touchSession,
-} from "../src/store/sessions.js";
+import { type Service, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, type ServiceOptions, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/index.js";
+import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession } from "../src/internal.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
 import { startHost } from "./host-start.js";
@@ -347,7 +332,7 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
     if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);
     await svc.close({ force: true }).catch(() => {});
     const downloads = (where.localBrowserLaunchOptions as { downloadsPath?: string } | undefined)?.downloadsPath;
-    if (downloads) (await import("../src/browser/downloads.js")).pruneEmptyDownloads(downloads);
+    if (downloads) (await import("../src/internal.js")).pruneEmptyDownloads(downloads);
     unregister();
   }
 }

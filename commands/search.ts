@@ -4,8 +4,7 @@
  * other cloud commands resolve them). Input is checked before any request; with no backend it says how
  * to configure one (exit 9). `--json`: `{schemaVersion, ok, query, requestId, results}`.
  */
-import { ServiceSearchNotConfiguredError } from "../src/errors.js";
-import type { SearchBackend, SearchResponse } from "../src/platform/search.js";
+import { type SearchBackend, type SearchResponse, ServiceSearchNotConfiguredError } from "../src/index.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, cloudTarget, resolveEnv } from "./cloud.js";
 import { createOutput } from "./output.js";
@@ -26,7 +25,7 @@ function count(raw: string): unknown {
 async function backendFor(g: CloudGlobals): Promise<SearchBackend> {
   const settings = await openSettings();
   const url = settings.effective("search.url").value;
-  const { searchBackendFor } = await import("../src/platform/web.js");
+  const { searchBackendFor } = await import("../src/index.js");
   if (typeof url === "string" && url) return searchBackendFor({ searchUrl: url })!;
   if ((await resolveEnv(g, settings)) === "BROWSERBASE") {
     const t = await cloudTarget(settings);
@@ -46,7 +45,7 @@ export function rankedList(r: SearchResponse, clean: (s: string) => string): str
 }
 
 export async function searchCommand(g: CloudGlobals, query: string, flags: SearchFlags): Promise<void> {
-  const { validateSearch, cleanText } = await import("../src/platform/search.js");
+  const [{ validateSearch }, { cleanText }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
   const request = validateSearch(query, count(flags.numResults));
   const backend = await backendFor(g);
   const out = createOutput(g);

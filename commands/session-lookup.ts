@@ -4,19 +4,8 @@
  */
 import { existsSync, readlinkSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ServiceSessionNotFoundError } from "../src/errors.js";
-import {
-  type CloudSessionRecord,
-  type StoredSession,
-  defaultDownloadsDir,
-  findSession,
-  isAlive,
-  isCloud,
-  listSessions,
-  pidAlive,
-  pidBelongsToSession,
-  removeSession,
-} from "../src/store/sessions.js";
+import { ServiceSessionNotFoundError } from "../src/index.js";
+import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isCloud, listSessions, pidAlive, pidBelongsToSession, removeSession, type StoredSession } from "../src/internal.js";
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 
@@ -32,7 +21,7 @@ export async function discardSession(record: StoredSession, root: string): Promi
   if (isCloud(record)) return removeSession(record.id, root);
   const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
-    const { killBrowserProcess } = await import("../src/browser/launch.js");
+    const { killBrowserProcess } = await import("../src/index.js");
     killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
     await waitForExit(record.pid);
   }
@@ -41,7 +30,7 @@ export async function discardSession(record: StoredSession, root: string): Promi
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
   // Downloaded files outlive the session; a folder that got none goes with it.
-  (await import("../src/browser/downloads.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
+  (await import("../src/internal.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
   removeSession(record.id, root);
 }
 

@@ -15,9 +15,8 @@
  *   variables and no key is refused before anything is enqueued.
  */
 import type { Redis } from "ioredis";
-import { ServiceError, ServiceInvalidArgumentError, errorMessage } from "../../src/errors.js";
-import { openSealed, sealState } from "../../src/store/state-file.js";
-import type { Variables } from "../../src/operations/variables.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../../src/index.js";
+import { errorMessage, openSealed, sealState, type Variables } from "../../src/internal.js";
 import type { BatchResult } from "./run-task.js";
 import type { BatchTask } from "./tasks.js";
 

@@ -9,11 +9,8 @@
  * since results are written to files and Redis. A browser that crashed or could not start is thrown as
  * BrowserTaskError instead (a worker retries the task elsewhere); every other failure is a result.
  */
-import { ServiceError, ServiceTimeoutError, errorMessage } from "../../src/errors.js";
-import type { AgentResultData } from "../../src/events.js";
-import { Cancellation } from "../../src/util/abort.js";
-import { fromJsonSchema } from "../../src/util/json-schema.js";
-import { Secrets } from "../../src/util/secrets.js";
+import { type AgentResultData, Secrets, ServiceError, ServiceTimeoutError } from "../../src/index.js";
+import { Cancellation, errorMessage, fromJsonSchema } from "../../src/internal.js";
 import type { CliModel } from "../model.js";
 import type { GlobalOptions } from "../output.js";
 import { type LaunchFlags, withOneShot } from "../runtime.js";

@@ -6,11 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ServiceInvalidArgumentError } from "../../src/errors.js";
-import { VariablesSchema, type Variables } from "../../src/operations/variables.js";
-import { fromJsonSchema } from "../../src/util/json-schema.js";
-import { describeIssue } from "../../src/util/zod.js";
-import { describeFsError } from "../../src/store/files.js";
+import { ServiceInvalidArgumentError, VariablesSchema } from "../../src/index.js";
+import { describeFsError, describeIssue, fromJsonSchema, type Variables } from "../../src/internal.js";
 import { checkUrl } from "../url.js";
 
 export const TaskSchema = z.strictObject({

@@ -7,8 +7,10 @@
  * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
  *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
  * - src/ never imports commands/; no import cycles among src/ files;
- * - src/server/ and src/mcp/ reach the library only through its entry points, src/index.ts (public) and
- *   src/internal.ts (what faces need beyond it);
+ * - src/server/, src/mcp/ and commands/ reach the library only through its entry points, src/index.ts (public)
+ *   and src/internal.ts (what faces need beyond it); commands/ starts the other faces through theirs
+ *   (src/server/index.ts, src/mcp/index.ts), and the two files loaded before any command is known import
+ *   only the tiny modules they name (LIGHT_IMPORTS);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -153,6 +155,25 @@ function layerViolation(from: string, to: string): string | undefined {
   return undefined;
 }
 
+// --- commands/ → src/ -------------------------------------------------------------------------------
+/** What commands/ may import from src/: the library's two entry points, and the entries of the faces it starts. */
+const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/server/index.ts", "src/mcp/index.ts"];
+/**
+ * The files loaded before any command is known, which must stay cheap to load (the entry points load the whole
+ * library, ~300 ms more): bin/svc.js's client of a session host, and the serve flags main.ts registers on
+ * every run. Each may import only the tiny modules named here.
+ */
+const LIGHT_IMPORTS: Record<string, readonly string[]> = {
+  "commands/host-client.ts": ["src/store/state-dir.ts"],
+  "commands/serve-limits.ts": ["src/errors.ts", "src/server/limits.ts"],
+};
+
+function commandsImportViolation(from: string, to: string): string | undefined {
+  if (!from.startsWith("commands/") || !to.startsWith("src/")) return undefined;
+  if (COMMANDS_ENTRIES.includes(to) || LIGHT_IMPORTS[from]?.includes(to)) return undefined;
+  return `commands/ imports src/ only through ${COMMANDS_ENTRIES.join(", ")}: export what it needs from src/internal.ts`;
+}
+
 // --- vendor confinement ----------------------------------------------------------------------------
 interface VendorRule {
   pkgs: (pkg: string) => boolean;
@@ -255,6 +276,14 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(IMPORTS.some((i) => i.from.startsWith("src/mcp/"))).toBe(true);
   });
 
+  it("commands/ is a client of the entry points: src/index.ts, src/internal.ts and the other faces' entries only", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("commands/") && i.target?.startsWith("src/"))
+      .map((i) => ({ i, why: commandsImportViolation(i.from, i.target!) }))
+      .filter((x) => x.why !== undefined)
+      .map((x) => `${fmt(x.i)}: ${x.why}`);
+    expect(bad).toEqual([]);
+  });
+
   it("nothing in src/ but src/mcp/ imports the MCP SDK or src/mcp/", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/") && !i.from.startsWith("src/mcp/") && (i.pkg === "@modelcontextprotocol/sdk" || i.target?.startsWith("src/mcp/"))).map(fmt);
     expect(bad).toEqual([]);
@@ -299,6 +328,12 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(layerViolation("src/service.ts", "src/zzprobe/x.ts")).toMatch(/not classified/);
     expect(layerViolation("commands/zzprobe/x.ts", "commands/main.ts")).toMatch(/not classified/);
     expect(layerViolation("src/fetch/index.ts", "src/browser/page.ts")).toBeUndefined();
+    // commands/ reaching past the entry points into a library folder is refused; through them it is not.
+    expect(commandsImportViolation("commands/goto.ts", "src/browser/cdp/connection.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/goto.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/serve-limits.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/goto.ts", "src/internal.ts")).toBeUndefined();
+    expect(commandsImportViolation("commands/goto.ts", "src/index.ts")).toBeUndefined();
     const imp = (from: string, spec: string, typeOnly = false): Import => ({ from, spec, target: undefined, pkg: packageName(spec), typeOnly, line: 1 });
     const rejected = (i: Import) => VENDOR_RULES.some((r) => r.pkgs(i.pkg!) && !r.allowed(i));
     expect(rejected(imp("src/service.ts", "commander"))).toBe(true);
