@@ -10,9 +10,10 @@ export { checkFetchUrl } from "./fetch/index.js";
 // Errors: rebuilding an error a session host sent by code, and one line of any thrown value.
 export { errorFromCode, errorMessage } from "./errors.js";
 // Small helpers: waiting, cancellation, atomic and regular files, address policy, zod issues, JSON Schema.
-export { Cancellation, sleep } from "./util/abort.js";
+export { Cancellation, sleep, within } from "./util/abort.js";
 export { AddressPolicy } from "./util/address-policy.js";
 export { writeFileAtomic } from "./util/atomic-write.js";
+export { waitForExit } from "./util/process.js";
 export { fromJsonSchema } from "./util/json-schema.js";
 export { regularFile } from "./util/regular-file.js";
 export { describeIssue } from "./util/zod.js";
