@@ -15,7 +15,7 @@ export class ActFailedError extends ServiceError {
   override readonly code = "ACT_FAILED";
 }
 
-export function readActionArgument(raw: string): unknown {
+function readActionArgument(raw: string): unknown {
   let text = raw;
   let from = "--action";
   if (raw.startsWith("@")) {

@@ -45,7 +45,7 @@ export interface AgentFlags extends LaunchFlags {
 }
 
 /** The run ended without success: completed false (a budget) or `done` with success false. */
-export class AgentIncompleteError extends ServiceError {
+class AgentIncompleteError extends ServiceError {
   override readonly code = "AGENT_INCOMPLETE";
   constructor(
     message: string,

@@ -35,7 +35,7 @@ export interface BatchFlags extends LaunchFlags {
 }
 
 /** Some tasks of the batch did not succeed (their results say why). */
-export class BatchIncompleteError extends ServiceError {
+class BatchIncompleteError extends ServiceError {
   override readonly code = "BATCH_INCOMPLETE";
   constructor(
     message: string,

@@ -25,7 +25,7 @@ export interface ExtractFlags extends LaunchFlags, ModelFlags {
 const DEFAULT_INSTRUCTION = "Extract the data described by the schema.";
 
 /** Split the positional arguments into at most one instruction and at most one URL. */
-export function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
+function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
   let instruction: string | undefined;
   let url: string | undefined;
   for (const arg of args) {
@@ -43,7 +43,7 @@ export function splitArguments(args: readonly string[]): { instruction?: string;
 }
 
 /** A JSON Schema file → a zod schema, converted by zod itself (src/util/json-schema.ts). */
-export async function readSchema(file: string): Promise<z.ZodType> {
+async function readSchema(file: string): Promise<z.ZodType> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

@@ -17,7 +17,7 @@ interface Query {
   target?: string;
 }
 
-export function parseGet(what: string, args: readonly string[]): Query {
+function parseGet(what: string, args: readonly string[]): Query {
   if (!(WHAT as readonly string[]).includes(what)) throw new ServiceInvalidArgumentError(`get: unknown field "${what}"`, { hint: `one of ${WHAT.join(", ")}` });
   const w = what as What;
   const rest = [...args];

@@ -106,7 +106,7 @@ function isMissingKey(e: unknown): e is MissingKey {
 }
 
 /** Only a person at a terminal is asked; scripts, pipes and --json get the one-line error. */
-export function canPrompt(g: GlobalOptions): boolean {
+function canPrompt(g: GlobalOptions): boolean {
   return !g.json && !!process.stdin.isTTY && !!process.stderr.isTTY;
 }
 

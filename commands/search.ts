@@ -14,7 +14,7 @@ export interface SearchFlags {
   numResults: string;
 }
 
-export const HOW_TO_CONFIGURE =
+const HOW_TO_CONFIGURE =
   "svc config set search.url https://searx.example.org (a SearXNG instance with its JSON API enabled), or export SVC_SEARCH_URL, or use the platform: --env BROWSERBASE with BROWSERBASE_API_KEY";
 
 /** `-n 5` → 5; anything else is handed on as given, so the rule's message shows it. */
@@ -35,7 +35,7 @@ async function backendFor(g: CloudGlobals): Promise<SearchBackend> {
 }
 
 /** `1. Title` then `   URL · 2024-03-01`, for each result; control characters never reach the terminal. */
-export function rankedList(r: SearchResponse, clean: (s: string) => string): string[] {
+function rankedList(r: SearchResponse, clean: (s: string) => string): string[] {
   if (!r.results.length) return [`no results for "${clean(r.query)}"`];
   const width = String(r.results.length).length;
   return r.results.flatMap((x, i) => {

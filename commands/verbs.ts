@@ -50,7 +50,7 @@ export const VERBS: Readonly<Record<Verb, VerbSpec>> = {
   },
 };
 
-export function isVerb(name: string): name is Verb {
+function isVerb(name: string): name is Verb {
   return Object.hasOwn(VERBS, name);
 }
 

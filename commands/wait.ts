@@ -29,7 +29,7 @@ type Goal =
   | { kind: "load"; state: "load" | "domcontentloaded" | "networkidle" };
 
 /** `**` any characters, `*` any but `/`; a pattern without `*` matches any URL containing it. */
-export function urlMatcher(pattern: string): (url: string) => boolean {
+function urlMatcher(pattern: string): (url: string) => boolean {
   if (!pattern.includes("*")) return (url) => url.includes(pattern);
   const source = pattern
     .split(/(\*\*|\*)/)

@@ -17,7 +17,7 @@ import type { AgentCache } from "./agent/cache.js";
 import type { ActCache } from "./cache/act-cache.js";
 import type { InferenceLog } from "./inference-log.js";
 import type { Logger } from "./log.js";
-import type { ModelRegistry } from "./models.js";
+import type { ModelRegistry } from "./model-choice.js";
 import type { SearchBackend } from "./platform/search.js";
 import type { ResolvedOptions } from "./options.js";
 import type { HistoryEntry, Metrics } from "./records.js";

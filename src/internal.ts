@@ -45,7 +45,7 @@ export {
   sessionsDir,
   touchHeartbeat,
   touchSession,
-} from "./store/sessions.js";
+} from "./store/session-records.js";
 export {
   type Effective,
   type SettingValue,
@@ -67,7 +67,7 @@ export { PROVIDERS, envKeysFor, parseModelConfig, resolveApiKey } from "./model/
 // Cloud sessions: the platform's URLs and its session client.
 export { cloudUrls } from "./cloud.js";
 export { ApiClient } from "./platform/http.js";
-export { PlatformSessions } from "./platform/sessions.js";
+export { PlatformSessions } from "./platform/session-client.js";
 export { cleanText } from "./platform/search.js";
 // A live session's page, reached from a CLI command: dialogs, downloads, element calls, refs, snapshots.
 export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";

@@ -19,7 +19,7 @@ import { ServiceInvalidArgumentError, ServiceNotInitializedError } from "./error
 import { InferenceLog } from "./inference-log.js";
 import { openLocalBackend } from "./local/open.js";
 import { createLogger, type Logger } from "./log.js";
-import { LegacyModel, ModelRegistry } from "./models.js";
+import { LegacyModel, ModelRegistry } from "./model-choice.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { parseVariables } from "./operations/variables.js";
 import { NO_EFFECT_OPTIONS, resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";

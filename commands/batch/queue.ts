@@ -22,10 +22,10 @@ import type { BatchTask } from "./tasks.js";
 
 export const QUEUE_NAME = "svc-batch";
 export const KEEP_SECONDS = 7 * 24 * 3600;
-export const QUEUE_KEY_ENV = "SVC_QUEUE_KEY";
+const QUEUE_KEY_ENV = "SVC_QUEUE_KEY";
 
 /** Redis is unreachable or answered with an error. */
-export class QueueUnavailableError extends ServiceError {
+class QueueUnavailableError extends ServiceError {
   override readonly code = "QUEUE_UNAVAILABLE";
 }
 

@@ -13,7 +13,7 @@ import { describeDownload } from "../browser/downloads.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, ServiceNotInitializedError } from "../errors.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
-import { DEFAULT_MODEL, isLLMClient } from "../models.js";
+import { DEFAULT_MODEL, isLLMClient } from "../model-choice.js";
 import type { ActResult, Action } from "../operations/action.js";
 import { actWithCache } from "../operations/act-cached.js";
 import type { OperationContext } from "../operations/context.js";

@@ -28,7 +28,7 @@ export interface McpOptions extends ModelToolsOptions {
 }
 
 /** One client's server and browser. */
-export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   const browser = new McpBrowser(options.service);
   registerPageTools(server, browser, { allowFileUrls: options.allowFileUrls === true });

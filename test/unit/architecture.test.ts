@@ -317,8 +317,8 @@ describe("architecture (ARCHITECTURE.md)", () => {
   it("the layer and vendor rules reject what they should", () => {
     expect(layerViolation("src/browser/page.ts", "src/operations/act.ts")).toMatch(/must not depend/);
     expect(layerViolation("src/snapshot/tree.ts", "src/browser/page.ts")).toBeUndefined();
-    expect(layerViolation("src/store/sessions.ts", "src/browser/launch.ts")).toMatch(/store/);
-    expect(layerViolation("src/store/sessions.ts", "src/errors.ts")).toBeUndefined();
+    expect(layerViolation("src/store/session-records.ts", "src/browser/launch.ts")).toMatch(/store/);
+    expect(layerViolation("src/store/session-records.ts", "src/errors.ts")).toBeUndefined();
     expect(layerViolation("src/errors.ts", "src/store/files.ts")).toMatch(/base/);
     expect(layerViolation("src/service.ts", "commands/main.ts")).toMatch(/never import commands/);
     expect(layerViolation("src/browser/page.ts", "src/model/openai.ts")).toMatch(/models/);
