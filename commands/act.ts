@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
 import { type ModelFlags, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";
@@ -15,7 +15,7 @@ export class ActFailedError extends ServiceError {
   override readonly code = "ACT_FAILED";
 }
 
-export function readActionArgument(raw: string): unknown {
+function readActionArgument(raw: string): unknown {
   let text = raw;
   let from = "--action";
   if (raw.startsWith("@")) {

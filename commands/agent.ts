@@ -12,9 +12,8 @@
  *   (exit code decided in main.ts); with --json the result line already says so and nothing more is printed.
  */
 import { resolve } from "node:path";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
-import type { AgentResultData, RunEvent } from "../src/events.js";
-import type { Variables } from "../src/operations/variables.js";
+import { type AgentResultData, type RunEvent, ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
+import type { Variables } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
@@ -46,7 +45,7 @@ export interface AgentFlags extends LaunchFlags {
 }
 
 /** The run ended without success: completed false (a budget) or `done` with success false. */
-export class AgentIncompleteError extends ServiceError {
+class AgentIncompleteError extends ServiceError {
   override readonly code = "AGENT_INCOMPLETE";
   constructor(
     message: string,
@@ -68,7 +67,7 @@ export function positiveInt(raw: string | undefined, flag: string, unit = ""): n
 
 /** Looks the key up before any browser starts; at a terminal a missing one is asked for (see model.ts). */
 export async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag: string): Promise<CliModel> {
-  const { parseModelConfig, resolveApiKey } = await import("../src/model/index.js");
+  const { parseModelConfig, resolveApiKey } = await import("../src/internal.js");
   return withModelKey(g, spec, async (model) => {
     resolveApiKey(parseModelConfig(model, flag));
     return model;

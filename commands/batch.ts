@@ -11,7 +11,7 @@
  * `--detach` enqueues and prints the batch id; `--results ID` collects a queued batch's results later.
  */
 import { availableParallelism } from "node:os";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/errors.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
 import { positiveInt } from "./agent.js";
 import { taskModels } from "./batch/models.js";
 import { checkBatchId, checkQueueUrl, connectRedis, queueKey, redactUrl } from "./batch/queue.js";
@@ -35,7 +35,7 @@ export interface BatchFlags extends LaunchFlags {
 }
 
 /** Some tasks of the batch did not succeed (their results say why). */
-export class BatchIncompleteError extends ServiceError {
+class BatchIncompleteError extends ServiceError {
   override readonly code = "BATCH_INCOMPLETE";
   constructor(
     message: string,

@@ -5,9 +5,9 @@
  * operation). Wall time comes from the entries' own timestamps. Only numbers are added: no variable value
  * can reach the log this way.
  */
-import type { StoredHistoryEntry } from "../src/store/history.js";
+import type { StoredHistoryEntry } from "../src/internal.js";
 
-export const USAGE_OPERATIONS = ["act", "extract", "observe", "agent"] as const;
+const USAGE_OPERATIONS = ["act", "extract", "observe", "agent"] as const;
 const FIELDS = {
   promptTokens: "PromptTokens",
   completionTokens: "CompletionTokens",
@@ -25,7 +25,7 @@ type Counters = Readonly<Record<string, unknown>>;
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** The usage of `op` between two metrics records; undefined when nothing was spent. */
-export function usageDelta(before: Counters, after: Counters, op: string): CallUsage | undefined {
+function usageDelta(before: Counters, after: Counters, op: string): CallUsage | undefined {
   const u = {} as CallUsage;
   let any = false;
   for (const [field, suffix] of Object.entries(FIELDS) as [keyof CallUsage, string][]) {

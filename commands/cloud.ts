@@ -3,9 +3,8 @@
  * The key is read from the settings every time (flag > env > stored); a session record keeps only the
  * URLs, so a key never lands in the state dir.
  */
-import { ServiceInvalidArgumentError, errorMessage } from "../src/errors.js";
-import type { PlatformSessions } from "../src/platform/sessions.js";
-import type { CloudSessionRecord } from "../src/store/sessions.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
+import { type CloudSessionRecord, errorMessage, type PlatformSessions } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, openSettings, parseViewport } from "./settings.js";
 
@@ -35,7 +34,7 @@ export async function cloudTarget(settings: SettingsStore, urls?: Pick<CloudTarg
   const key = settings.effective("browserbase.apiKey").value;
   if (typeof key !== "string" || !key) throw new ServiceInvalidArgumentError("cloud mode (env BROWSERBASE) needs the platform's API key", { hint: KEY_HINT });
   if (urls) return { apiKey: key, ...urls };
-  const { cloudUrls } = await import("../src/cloud.js");
+  const { cloudUrls } = await import("../src/internal.js");
   // The settings already folded in SVC_API_URL / BROWSERBASE_BASE_URL: do not let the library read them again.
   const u = cloudUrls(
     {
@@ -62,7 +61,7 @@ export function cloudViewport(settings: SettingsStore, flag: string | undefined)
 }
 
 export async function platformClient(t: Pick<CloudTarget, "apiKey" | "platformUrl">): Promise<PlatformSessions> {
-  const [{ ApiClient }, { PlatformSessions }] = await Promise.all([import("../src/platform/http.js"), import("../src/platform/sessions.js")]);
+  const { ApiClient, PlatformSessions } = await import("../src/internal.js");
   return new PlatformSessions(new ApiClient({ baseURL: t.platformUrl, apiKey: t.apiKey }));
 }
 

@@ -16,11 +16,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { CdpConnection } from "../src/browser/cdp/connection.js";
-import { DialogHandler } from "../src/browser/dialogs.js";
-import { DownloadWatcher } from "../src/browser/downloads.js";
-import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
-import { appendHistory } from "../src/store/history.js";
+import { appendHistory, CdpConnection, DialogHandler, DownloadWatcher, sessionDialogAnswer } from "../src/internal.js";
 
 interface KeeperSpec {
   wsEndpoint: string;

@@ -5,10 +5,8 @@
  * stored for the session (store/dialog-answer.ts) and taken by whichever of them meets the next
  * alert/confirm/prompt. A dialog that is open while this command attaches is answered with it at once.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import type { HandledDialog } from "../src/browser/dialogs.js";
-import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
-import { isCloud } from "../src/store/sessions.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
+import { type HandledDialog, isCloud, sessionDialogAnswer } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { resolveSession, stateRoot, withSession } from "./runtime.js";
 

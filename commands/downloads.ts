@@ -4,9 +4,8 @@
  * is listed too (the session's dialog keeper saw it finish). With no live session: the one-shot folder.
  */
 import { resolve } from "node:path";
-import { listDownloads, formatSize } from "../src/browser/downloads.js";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/errors.js";
-import { type StoredSession, defaultDownloadsDir, isCloud } from "../src/store/sessions.js";
+import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/index.js";
+import { defaultDownloadsDir, formatSize, isCloud, listDownloads, type StoredSession } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";

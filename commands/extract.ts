@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
 import { type ModelFlags, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { type LaunchFlags, type RunContext, withLiveOrOneShot, withSession } from "./runtime.js";
@@ -25,7 +25,7 @@ export interface ExtractFlags extends LaunchFlags, ModelFlags {
 const DEFAULT_INSTRUCTION = "Extract the data described by the schema.";
 
 /** Split the positional arguments into at most one instruction and at most one URL. */
-export function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
+function splitArguments(args: readonly string[]): { instruction?: string; url?: string } {
   let instruction: string | undefined;
   let url: string | undefined;
   for (const arg of args) {
@@ -43,7 +43,7 @@ export function splitArguments(args: readonly string[]): { instruction?: string;
 }
 
 /** A JSON Schema file → a zod schema, converted by zod itself (src/util/json-schema.ts). */
-export async function readSchema(file: string): Promise<z.ZodType> {
+async function readSchema(file: string): Promise<z.ZodType> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -58,7 +58,7 @@ export async function readSchema(file: string): Promise<z.ZodType> {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
   }
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new ServiceInvalidArgumentError(`--schema ${file} must be a JSON Schema object`);
-  const { fromJsonSchema } = await import("../src/util/json-schema.js");
+  const { fromJsonSchema } = await import("../src/internal.js");
   try {
     return fromJsonSchema(json);
   } catch (e) {

@@ -6,8 +6,7 @@
  * Without --json a final status outside 2xx is an error (exit 5) naming the status; with --json the
  * document carries `statusCode` and the command succeeds.
  */
-import { ServiceFetchError, ServiceInvalidArgumentError } from "../src/errors.js";
-import type { FetchFormat, FetchResult } from "../src/fetch/index.js";
+import { type FetchFormat, type FetchResult, ServiceFetchError, ServiceInvalidArgumentError } from "../src/index.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, output, withOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
@@ -55,7 +54,7 @@ function checkStatus(result: FetchResult, redirects: boolean): void {
 
 export async function fetchCommand(g: CloudGlobals, rawUrl: string, opts: FetchFlags): Promise<void> {
   // Everything is validated before a request is sent or a browser started.
-  const { checkFetchUrl, fetchPage, pageRenderer } = await import("../src/fetch/index.js");
+  const [{ fetchPage, pageRenderer }, { checkFetchUrl }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
   const url = checkFetchUrl(typedUrl(rawUrl)).href;
   const format = opts.format as FetchFormat;
   if (!FORMATS.includes(format)) throw new ServiceInvalidArgumentError(`--format: one of ${FORMATS.join(", ")} (got "${opts.format}")`);

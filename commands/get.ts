@@ -2,9 +2,8 @@
  * `svc get text|value|attr NAME|url|title [<ref|selector>]`: read from the page or one element, no action.
  * `text` without a target is the page's visible text; `value` and `attr` need one.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { callOn } from "../src/browser/element.js";
-import { resolveTarget } from "../src/operations/perform.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
+import { callOn, resolveTarget } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { withSession } from "./runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
@@ -18,7 +17,7 @@ interface Query {
   target?: string;
 }
 
-export function parseGet(what: string, args: readonly string[]): Query {
+function parseGet(what: string, args: readonly string[]): Query {
   if (!(WHAT as readonly string[]).includes(what)) throw new ServiceInvalidArgumentError(`get: unknown field "${what}"`, { hint: `one of ${WHAT.join(", ")}` });
   const w = what as What;
   const rest = [...args];

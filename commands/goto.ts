@@ -2,8 +2,8 @@
  * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
  * active page (a session is started when none is live). A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
  */
-import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/errors.js";
-import type { Page } from "../src/index.js";
+import { type Page, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/index.js";
+import { within } from "../src/internal.js";
 import { parseTimeout } from "./model.js";
 import type { CloudGlobals } from "./cloud.js";
 import { withSessionOrStart } from "./runtime.js";
@@ -36,7 +36,8 @@ export function pageLine(url: string, title: string, status: number | null): str
 async function returnTo(page: Page, before: string): Promise<void> {
   // What the tab shows now, asked of the page itself (the failed navigation may have committed an error page);
   // a page that does not answer within RETURN_ASK_MS is taken as not the one before.
-  const shown = async () => String(await withinMs(page.evaluate("location.href"), RETURN_ASK_MS).catch(() => ""));
+  const shown = async () =>
+    String(await within(page.evaluate("location.href"), RETURN_ASK_MS, () => new ServiceTimeoutError(`no answer within ${RETURN_ASK_MS} ms`)).catch(() => ""));
   if ((await shown()) === before) return;
   try {
     if (before && before !== "about:blank" && (await page.goBack({ timeout: 10_000 })) && (await shown()) === before) return;
@@ -48,12 +49,6 @@ async function returnTo(page: Page, before: string): Promise<void> {
 
 /** How long returnTo waits for the page to say where it is. */
 const RETURN_ASK_MS = 2000;
-
-function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 /** `svc goto URL` / `svc open URL`: with no live session, one is started first (runtime.ts withSessionOrStart). */
 export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {}, command = "goto"): Promise<void> {

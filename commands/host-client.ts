@@ -47,7 +47,7 @@ interface Parsed {
 }
 
 /** The command line, when a host may run it: its `--session` and `--json`. Undefined: let the full CLI run it. */
-export function hostable(argv: readonly string[]): Parsed | undefined {
+function hostable(argv: readonly string[]): Parsed | undefined {
   let command: string | undefined;
   let session: string | undefined;
   let json = false;
@@ -88,8 +88,8 @@ interface Rec {
   createdAt?: unknown;
 }
 
-/** The session the full CLI would most likely use (src/store/sessions.ts's records, read cheaply), or undefined. */
-export function chosenSession(root: string, wanted: string | undefined): string | undefined {
+/** The session the full CLI would most likely use (src/store/session-records.ts's records, read cheaply), or undefined. */
+function chosenSession(root: string, wanted: string | undefined): string | undefined {
   const dir = join(root, "sessions");
   const ID = /^[A-Za-z0-9_-]{1,64}$/;
   if (wanted !== undefined) {

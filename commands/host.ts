@@ -12,8 +12,7 @@
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
-import { getSession, isCloud, pidAlive } from "../src/store/sessions.js";
-import { resolveStateDir } from "../src/store/state-dir.js";
+import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/internal.js";
 import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
 import { setPhaseOrigin } from "./phases.js";

@@ -3,7 +3,7 @@
  * this machine. A server answers when `GET <baseURL>/models` returns 200 with an OpenAI model list; its
  * model ids are offered as the default model name.
  */
-import { PROVIDERS } from "../src/model/providers.js";
+import { PROVIDERS } from "../src/internal.js";
 
 export interface LocalServer {
   preset: "ollama" | "lmstudio" | "vllm" | "llamacpp";

@@ -1,9 +1,6 @@
 /** Which session's history/metrics `svc history` and `svc metrics` show. */
-import { ServiceSessionNotFoundError } from "../src/errors.js";
-import { checkId } from "../src/store/files.js";
-import { DEFAULT_LOG_ID, listHistoryIds, readHistory } from "../src/store/history.js";
-import { listMetricsIds, readMetrics } from "../src/store/metrics.js";
-import { findSession, listSessions } from "../src/store/sessions.js";
+import { ServiceSessionNotFoundError } from "../src/index.js";
+import { checkId, DEFAULT_LOG_ID, findSession, listHistoryIds, listMetricsIds, listSessions, readHistory, readMetrics } from "../src/internal.js";
 
 /**
  * `--session ID` (or "default" for one-shot runs); else the most recently used recorded session; else

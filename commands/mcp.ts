@@ -5,8 +5,8 @@
  * one generated and printed on stderr with the URL). `navigate` opens http(s) only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { checkToken, generateToken } from "../src/mcp/auth.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
+import { checkToken, generateToken } from "../src/mcp/index.js";
 import { registerCleanup } from "./cleanup.js";
 import { resolveCliModel } from "./model.js";
 import type { GlobalOptions } from "./output.js";
@@ -41,7 +41,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const settings = await openSettings();
   const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
   const searchUrl = settings.effective("search.url").value;
-  const [lib, web] = await Promise.all([import("../src/mcp/index.js"), import("../src/platform/web.js")]);
+  const [lib, web] = await Promise.all([import("../src/mcp/index.js"), import("../src/index.js")]);
   const verbose = g.verbose ?? 0;
   const options = {
     version,

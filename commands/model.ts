@@ -7,8 +7,8 @@
  * reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
  */
 import { readFileSync } from "node:fs";
-import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/errors.js";
-import type { SettingsModel } from "../src/settings.js";
+import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/index.js";
+import type { SettingsModel } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";
 
@@ -35,8 +35,7 @@ const hasSetting = (key: string) => SETTINGS.some((d) => d.key === key);
 export async function resolveCliModel(flags: ModelFlags, settingsStore?: SettingsStore): Promise<ResolvedCliModel> {
   const timeout = parseTimeout(flags.timeout);
   const settings = settingsStore ?? (await openSettings());
-  const { envKeysFor } = await import("../src/model/index.js");
-  const { modelFromSettings } = await import("../src/settings.js");
+  const { envKeysFor, modelFromSettings } = await import("../src/internal.js");
   const flagName = flags.model?.trim();
   if (flags.model !== undefined && !flagName) throw new ServiceInvalidArgumentError("--model must not be empty", { hint: 'use e.g. "openai/gpt-4.1-mini"' });
   const { model, provider } = modelFromSettings((key) => settings.effective(key), flagName);
@@ -91,7 +90,7 @@ export async function readVariables(pairs: readonly string[] = [], file?: string
     if (eq <= 0) throw new ServiceInvalidArgumentError(`--variables expects name=value, got "${pair.includes("=") ? pair : pair.slice(0, 40)}"`);
     vars[pair.slice(0, eq).trim()] = pair.slice(eq + 1);
   }
-  const { parseVariables } = await import("../src/operations/variables.js");
+  const { parseVariables } = await import("../src/internal.js");
   return parseVariables(vars, file !== undefined ? `--var-file ${file}` : "--variables");
 }
 
@@ -107,7 +106,7 @@ function isMissingKey(e: unknown): e is MissingKey {
 }
 
 /** Only a person at a terminal is asked; scripts, pipes and --json get the one-line error. */
-export function canPrompt(g: GlobalOptions): boolean {
+function canPrompt(g: GlobalOptions): boolean {
   return !g.json && !!process.stdin.isTTY && !!process.stderr.isTTY;
 }
 

@@ -11,8 +11,8 @@
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { ServiceInvalidArgumentError, errorMessage } from "../src/errors.js";
-import type { AgentAction, AgentResultData, RunEvent } from "../src/events.js";
+import { type AgentAction, type AgentResultData, type RunEvent, ServiceInvalidArgumentError } from "../src/index.js";
+import { errorMessage } from "../src/internal.js";
 import { writeOutputFile } from "./output-file.js";
 
 export interface RecordedStep {
@@ -110,7 +110,7 @@ export function createRecorder(dirArg: string, screenshot: () => Promise<Buffer>
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-export const escapeHtml = (text: unknown): string => String(text ?? "").replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeHtml = (text: unknown): string => String(text ?? "").replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 const json = (v: unknown): string => (v === undefined ? "" : JSON.stringify(v, null, 2));
 const ms = (n: number | undefined): string => (n === undefined ? "" : n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);

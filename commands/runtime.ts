@@ -6,23 +6,8 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { errorMessage, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/errors.js";
-import type { Service, ServiceOptions } from "../src/index.js";
-import { ensureStateDir, resolveStateDir } from "../src/store/files.js";
-import { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory } from "../src/store/history.js";
-import { addMetrics } from "../src/store/metrics.js";
-import { sessionDialogAnswer } from "../src/store/dialog-answer.js";
-import { sessionRefStore } from "../src/store/refs.js";
-import { sessionSecretStore } from "../src/store/secrets.js";
-import { sessionTabStore } from "../src/store/tabs.js";
-import {
-  type CloudSessionRecord,
-  type StoredSession,
-  defaultDownloadsDir,
-  isCloud,
-  touchHeartbeat,
-  touchSession,
-} from "../src/store/sessions.js";
+import { type Service, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, type ServiceOptions, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/index.js";
+import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/internal.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
 import { startHost } from "./host-start.js";
@@ -50,7 +35,7 @@ export function output(g: GlobalOptions): Output {
 
 import { liveOrGone, resolveSession } from "./session-lookup.js";
 
-export { discardSession, resolveSession, waitForExit } from "./session-lookup.js";
+export { discardSession, resolveSession } from "./session-lookup.js";
 
 /** Launch defaults from flags > env > stored config > built-in defaults. */
 export interface LaunchFlags {
@@ -91,7 +76,7 @@ export async function launchDefaults(flags: LaunchFlags, extraFlags: Record<stri
 const INSTALL_HINT = "install Chromium (Debian/Ubuntu: apt-get install -y chromium; macOS: brew install --cask chromium) or point CHROME_PATH / --executable-path at Chrome";
 
 /** A missing or non-executable Chrome path is reported before anything is launched or created. */
-export function checkExecutable(path: string, from: string): void {
+function checkExecutable(path: string, from: string): void {
   let ok = false;
   try {
     ok = statSync(path).isFile();
@@ -174,24 +159,15 @@ async function cloudSessionOptions(session: CloudSessionRecord, extras: ServiceE
  * How long attaching to a session may take when the command has no --timeout of its own (EXIT_CODES.md:
  * TIMEOUT). A healthy page answers in well under a second; one whose script never yields never answers.
  */
-export const DEFAULT_ATTACH_TIMEOUT_MS = 30_000;
+const DEFAULT_ATTACH_TIMEOUT_MS = 30_000;
 
 /** `svc.init()`, or a TIMEOUT once `timeoutMs` (else the default bound) passed (the caller's cleanup then disconnects). */
 async function initWithin(svc: { init(): Promise<unknown> }, timeoutMs: number = DEFAULT_ATTACH_TIMEOUT_MS, sessionId: string): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ServiceTimeoutError(`attaching to session ${sessionId} did not finish within ${timeoutMs} ms: its page does not answer (a script that never yields, such as a dialog loop)`, { hint: "svc tabs, or stop the session" })),
-      timeoutMs,
-    );
-  });
   const init = svc.init();
   init.catch(() => {});
-  try {
-    await Promise.race([init, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  await within(init, timeoutMs, () =>
+    new ServiceTimeoutError(`attaching to session ${sessionId} did not finish within ${timeoutMs} ms: its page does not answer (a script that never yields, such as a dialog loop)`, { hint: "svc tabs, or stop the session" }),
+  );
 }
 
 /** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
@@ -347,7 +323,7 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
     if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);
     await svc.close({ force: true }).catch(() => {});
     const downloads = (where.localBrowserLaunchOptions as { downloadsPath?: string } | undefined)?.downloadsPath;
-    if (downloads) (await import("../src/browser/downloads.js")).pruneEmptyDownloads(downloads);
+    if (downloads) (await import("../src/internal.js")).pruneEmptyDownloads(downloads);
     unregister();
   }
 }

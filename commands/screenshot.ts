@@ -31,7 +31,7 @@ export async function screenshot(g: GlobalOptions, rawUrl: string | undefined, o
 }
 
 /** `screenshot-20261124-180503-123.png`: sortable, no characters a shell or Windows would mind. */
-export function defaultScreenshotName(now = new Date()): string {
+function defaultScreenshotName(now = new Date()): string {
   const iso = now.toISOString(); // 2026-11-24T18:05:03.123Z
   return `screenshot-${iso.slice(0, 10).replaceAll("-", "")}-${iso.slice(11, 19).replaceAll(":", "")}-${iso.slice(20, 23)}.png`;
 }

@@ -4,8 +4,7 @@
  * other cloud commands resolve them). Input is checked before any request; with no backend it says how
  * to configure one (exit 9). `--json`: `{schemaVersion, ok, query, requestId, results}`.
  */
-import { ServiceSearchNotConfiguredError } from "../src/errors.js";
-import type { SearchBackend, SearchResponse } from "../src/platform/search.js";
+import { type SearchBackend, type SearchResponse, ServiceSearchNotConfiguredError } from "../src/index.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, cloudTarget, resolveEnv } from "./cloud.js";
 import { createOutput } from "./output.js";
@@ -15,7 +14,7 @@ export interface SearchFlags {
   numResults: string;
 }
 
-export const HOW_TO_CONFIGURE =
+const HOW_TO_CONFIGURE =
   "svc config set search.url https://searx.example.org (a SearXNG instance with its JSON API enabled), or export SVC_SEARCH_URL, or use the platform: --env BROWSERBASE with BROWSERBASE_API_KEY";
 
 /** `-n 5` → 5; anything else is handed on as given, so the rule's message shows it. */
@@ -26,7 +25,7 @@ function count(raw: string): unknown {
 async function backendFor(g: CloudGlobals): Promise<SearchBackend> {
   const settings = await openSettings();
   const url = settings.effective("search.url").value;
-  const { searchBackendFor } = await import("../src/platform/web.js");
+  const { searchBackendFor } = await import("../src/index.js");
   if (typeof url === "string" && url) return searchBackendFor({ searchUrl: url })!;
   if ((await resolveEnv(g, settings)) === "BROWSERBASE") {
     const t = await cloudTarget(settings);
@@ -36,7 +35,7 @@ async function backendFor(g: CloudGlobals): Promise<SearchBackend> {
 }
 
 /** `1. Title` then `   URL · 2024-03-01`, for each result; control characters never reach the terminal. */
-export function rankedList(r: SearchResponse, clean: (s: string) => string): string[] {
+function rankedList(r: SearchResponse, clean: (s: string) => string): string[] {
   if (!r.results.length) return [`no results for "${clean(r.query)}"`];
   const width = String(r.results.length).length;
   return r.results.flatMap((x, i) => {
@@ -46,7 +45,7 @@ export function rankedList(r: SearchResponse, clean: (s: string) => string): str
 }
 
 export async function searchCommand(g: CloudGlobals, query: string, flags: SearchFlags): Promise<void> {
-  const { validateSearch, cleanText } = await import("../src/platform/search.js");
+  const [{ validateSearch }, { cleanText }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
   const request = validateSearch(query, count(flags.numResults));
   const backend = await backendFor(g);
   const out = createOutput(g);

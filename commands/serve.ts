@@ -5,8 +5,8 @@
  * The server is imported only here, so no other command pays for hono.
  */
 import { join, resolve } from "node:path";
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { AddressPolicy } from "../src/util/address-policy.js";
+import { ServiceInvalidArgumentError } from "../src/index.js";
+import { AddressPolicy } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
 import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
 import { byteSize, limitOptions } from "./serve-limits.js";
@@ -85,7 +85,7 @@ function positive(raw: string | undefined, flag: string, max: number): number | 
 }
 
 /** `--api-key` (repeatable) > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
-export function serverKeys(flags: readonly string[] | undefined, settings: SettingsStore): string[] {
+function serverKeys(flags: readonly string[] | undefined, settings: SettingsStore): string[] {
   let keys: string[];
   let from: string;
   if (flags?.length) {
@@ -106,7 +106,7 @@ export function serverKeys(flags: readonly string[] | undefined, settings: Setti
 }
 
 /** `--search-url` > SVC_SEARCH_URL > stored `search.url`: the SearXNG instance behind POST /v1/search, or none (501). */
-export function serverSearchUrl(flag: string | undefined, settings: SettingsStore): string | undefined {
+function serverSearchUrl(flag: string | undefined, settings: SettingsStore): string | undefined {
   const def = settingDef("search.url");
   const parsed = flag !== undefined ? parseSetting(def, flag, "--search-url") : undefined;
   const value = settings.effective("search.url", { "search.url": parsed }).value;

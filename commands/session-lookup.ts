@@ -4,19 +4,8 @@
  */
 import { existsSync, readlinkSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ServiceSessionNotFoundError } from "../src/errors.js";
-import {
-  type CloudSessionRecord,
-  type StoredSession,
-  defaultDownloadsDir,
-  findSession,
-  isAlive,
-  isCloud,
-  listSessions,
-  pidAlive,
-  pidBelongsToSession,
-  removeSession,
-} from "../src/store/sessions.js";
+import { ServiceSessionNotFoundError } from "../src/index.js";
+import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isCloud, listSessions, pidAlive, pidBelongsToSession, removeSession, type StoredSession, waitForExit } from "../src/internal.js";
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 
@@ -32,16 +21,16 @@ export async function discardSession(record: StoredSession, root: string): Promi
   if (isCloud(record)) return removeSession(record.id, root);
   const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
-    const { killBrowserProcess } = await import("../src/browser/launch.js");
+    const { killBrowserProcess } = await import("../src/index.js");
     killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
-    await waitForExit(record.pid);
+    await waitForExit(record.pid, 3000);
   }
   if (record.ownsProfile !== false && existsSync(record.userDataDir)) {
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
   // Downloaded files outlive the session; a folder that got none goes with it.
-  (await import("../src/browser/downloads.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
+  (await import("../src/internal.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
   removeSession(record.id, root);
 }
 
@@ -59,19 +48,6 @@ function singletonDir(userDataDir: string): string | undefined {
   }
 }
 
-
-export async function waitForExit(pid: number, timeoutMs = 3000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EPERM") return true;
-    }
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /**
  * The most recently used live session, if any, and the ids of recorded sessions found dead on the way

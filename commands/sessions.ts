@@ -1,28 +1,8 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
 import { rmSync, utimesSync } from "node:fs";
 import { resolve } from "node:path";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError, errorFromCode, errorMessage } from "../src/errors.js";
-import { ensureDir, checkId } from "../src/store/files.js";
-import { readHistory } from "../src/store/history.js";
-import { readMetrics } from "../src/store/metrics.js";
-import {
-  type CloudSessionRecord,
-  type SessionRecord,
-  type StoredSession,
-  checkSessionName,
-  defaultDownloadsDir,
-  findSession,
-  heartbeatPath,
-  isAlive,
-  isCloud,
-  listSessions,
-  newSessionId,
-  removeSession,
-  saveSession,
-  sessionsDir,
-  touchHeartbeat,
-} from "../src/store/sessions.js";
-import type { LaunchedBrowser } from "../src/browser/launch.js";
+import { type LaunchedBrowser, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/index.js";
+import { checkId, checkSessionName, type CloudSessionRecord, defaultDownloadsDir, ensureDir, errorFromCode, errorMessage, findSession, heartbeatPath, isAlive, isCloud, listSessions, newSessionId, readHistory, readMetrics, removeSession, saveSession, type SessionRecord, sessionsDir, type StoredSession, touchHeartbeat } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, type CloudStatus, cloudStatus, cloudStatuses, cloudTarget, cloudViewport, platformClient, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions } from "./output.js";
@@ -108,7 +88,7 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
     const expiresSoon = new Date(Date.now() - idleMs + LAUNCH_GRACE_MS);
     utimesSync(heartbeatFile, expiresSoon, expiresSoon);
   }
-  const { launchBrowser } = await import("../src/browser/launch.js");
+  const { launchBrowser } = await import("../src/index.js");
 
   let launching: Promise<LaunchedBrowser> | undefined;
   // Interrupted mid-launch: let the launch settle, then close what it started.

@@ -4,11 +4,9 @@
  * Effective value precedence: command-line flag > environment variable > stored > built-in default.
  * conf is imported lazily: it costs ~130 ms, which commands that never read settings should not pay.
  */
-import { configDir } from "../src/store/config-file.js";
+import { ServiceStateError } from "../src/index.js";
+import { configDir, describeFsError, type Effective, effectiveSetting, errorMessage, mkdirp, settingDef, type SettingValue, storagePath } from "../src/internal.js";
 import { chmodSync } from "node:fs";
-import { ServiceStateError, errorMessage } from "../src/errors.js";
-import { type Effective, type SettingValue, effectiveSetting, settingDef, storagePath } from "../src/store/settings-defs.js";
-import { describeFsError, mkdirp } from "../src/store/files.js";
 
 interface ConfLike {
   get(key: string): unknown;
@@ -27,7 +25,7 @@ export interface SettingsStore {
 }
 
 export { configDir };
-export * from "../src/store/settings-defs.js";
+export { SETTINGS, type SettingValue, displayValue, parseSetting, parseViewport, settingDef, splitList } from "../src/internal.js";
 
 export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
   const cwd = configDir(env);

@@ -5,11 +5,8 @@
  * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
  * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name}}, tokens}`.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import type { Page } from "../src/index.js";
-import { PageSnapshots } from "../src/operations/snapshots.js";
-import { sessionRefStore } from "../src/store/refs.js";
-import { isCloud, type StoredSession } from "../src/store/sessions.js";
+import { type Page, ServiceInvalidArgumentError } from "../src/index.js";
+import { isCloud, PageSnapshots, sessionRefStore, type StoredSession } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, checkUrl, stateRoot, withLiveOrOneShot, withSession } from "./runtime.js";

@@ -4,11 +4,8 @@
  * history, the same errors and exit codes). A ref is one `svc snapshot` (or `svc extract`) printed for
  * this session; any selector svc accepts works too.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
-import { regularFile } from "../src/util/regular-file.js";
-import type { Action, ActionMethod, Service } from "../src/index.js";
-import { isCloud, type StoredSession } from "../src/store/sessions.js";
-import { sessionTabStore } from "../src/store/tabs.js";
+import { type Action, type ActionMethod, type Service, ServiceInvalidArgumentError } from "../src/index.js";
+import { isCloud, regularFile, sessionTabStore, type StoredSession } from "../src/internal.js";
 import { ActFailedError } from "./act.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -53,7 +50,7 @@ export const VERBS: Readonly<Record<Verb, VerbSpec>> = {
   },
 };
 
-export function isVerb(name: string): name is Verb {
+function isVerb(name: string): name is Verb {
   return Object.hasOwn(VERBS, name);
 }
 

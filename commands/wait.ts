@@ -4,12 +4,8 @@
  * A ref names an element of the session's last snapshot (refs survive between commands); a selector is
  * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible.
  */
-import { callOn } from "../src/browser/element.js";
-import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/errors.js";
-import { resolveTarget } from "../src/operations/perform.js";
-import { PageRefs } from "../src/snapshot/index.js";
-import { sessionRefStore } from "../src/store/refs.js";
-import { sleep } from "../src/util/abort.js";
+import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/index.js";
+import { callOn, PageRefs, resolveTarget, sessionRefStore, sleep } from "../src/internal.js";
 import { parseWaitUntil } from "./goto.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";
@@ -33,7 +29,7 @@ type Goal =
   | { kind: "load"; state: "load" | "domcontentloaded" | "networkidle" };
 
 /** `**` any characters, `*` any but `/`; a pattern without `*` matches any URL containing it. */
-export function urlMatcher(pattern: string): (url: string) => boolean {
+function urlMatcher(pattern: string): (url: string) => boolean {
   if (!pattern.includes("*")) return (url) => url.includes(pattern);
   const source = pattern
     .split(/(\*\*|\*)/)

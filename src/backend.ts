@@ -17,11 +17,12 @@ import type { AgentCache } from "./agent/cache.js";
 import type { ActCache } from "./cache/act-cache.js";
 import type { InferenceLog } from "./inference-log.js";
 import type { Logger } from "./log.js";
-import type { ModelRegistry } from "./models.js";
+import type { ModelRegistry } from "./model-choice.js";
 import type { SearchBackend } from "./platform/search.js";
 import type { ResolvedOptions } from "./options.js";
 import type { HistoryEntry, Metrics } from "./records.js";
 import type { Secrets } from "./util/secrets.js";
+import type { Abortable } from "./util/abort.js";
 
 export interface InitResult {
   debugUrl: string;
@@ -36,38 +37,32 @@ export interface CloudSession {
   debugUrl: string;
 }
 
-export interface ActRequest {
+export interface ActRequest extends Abortable {
   input: string | Action;
   page: Page;
   variables: Variables;
   model?: unknown;
   timeout?: number;
-  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
-  signal?: AbortSignal | undefined;
   /** false: do not read or write the action cache (server cache) for this call. */
   serverCache?: boolean;
 }
 
-export interface ObserveRequest {
+export interface ObserveRequest extends Abortable {
   instruction?: string;
   page: Page;
   variables: Variables;
   model?: unknown;
   timeout?: number;
-  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
-  signal?: AbortSignal | undefined;
   selector?: string;
 }
 
-export interface ExtractRequest {
+export interface ExtractRequest extends Abortable {
   instruction?: string;
   schema?: z.ZodType;
   page: Page;
   variables?: Variables;
   model?: unknown;
   timeout?: number;
-  /** Stops the operation's work (the caller's abort); with timeout, one cancellation (util/abort.ts). */
-  signal?: AbortSignal | undefined;
   selector?: string;
   serverCache?: boolean;
   /** The page text form only (no instruction, no schema): the snapshot's interactive-only mode and token budget. */

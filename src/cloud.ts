@@ -14,13 +14,13 @@ import { BrowserbaseSessionNotFoundError, errorMessage, MissingEnvironmentVariab
 import { LocalBackend } from "./local/backend.js";
 import { ApiClient } from "./platform/http.js";
 import { SessionApi } from "./platform/session-api.js";
-import { PlatformSessions, type PlatformSession } from "./platform/sessions.js";
+import { PlatformSessions, type PlatformSession } from "./platform/session-client.js";
 import { RemoteBackend } from "./remote/backend.js";
 import { DEFAULT_PLATFORM_URL } from "./platform/web.js";
 
 export { DEFAULT_PLATFORM_URL };
 
-export const DEFAULT_API_URL = "https://api.stagehand.browserbase.com";
+const DEFAULT_API_URL = "https://api.stagehand.browserbase.com";
 
 export interface CloudUrls {
   api: string;
@@ -33,7 +33,7 @@ export function cloudUrls(o: { apiBaseURL?: string | undefined; platformBaseURL?
   return { api: api ?? platform ?? DEFAULT_API_URL, platform: platform ?? api ?? DEFAULT_PLATFORM_URL };
 }
 
-export function cloudApiKey(apiKey: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+function cloudApiKey(apiKey: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const key = apiKey ?? (env.BROWSERBASE_API_KEY?.trim() || undefined);
   if (!key) throw new MissingEnvironmentVariableError('env "BROWSERBASE" needs an API key: set BROWSERBASE_API_KEY or pass apiKey');
   return key;

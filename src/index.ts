@@ -118,3 +118,5 @@ export {
   DEFAULT_FETCH_MAX_BYTES,
   DEFAULT_FETCH_MAX_REDIRECTS,
 } from "./fetch/index.js";
+// The options fragments of calls that can be stopped (the caller's signal, and a timeout in ms).
+export type { Abortable, CallOptions } from "./util/abort.js";

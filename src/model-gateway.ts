@@ -9,7 +9,7 @@
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { planClient, parseModelConfig, type FetchLike } from "./model/index.js";
-import { DEFAULT_MODEL } from "./models.js";
+import { DEFAULT_MODEL } from "./model-choice.js";
 import { readStoredSetting } from "./store/config-file.js";
 
 const OPENAI_API = "https://api.openai.com/v1";

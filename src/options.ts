@@ -10,12 +10,12 @@ import { ServiceEnvironmentError, ServiceInvalidArgumentError } from "./errors.j
 import { describeIssue } from "./util/zod.js";
 import type { RefStore } from "./operations/snapshots.js";
 
-export const ModelOptionSchema = z.union([
+const ModelOptionSchema = z.union([
   z.string().min(1),
   z.looseObject({ modelName: z.string().min(1), apiKey: z.string().optional(), baseURL: z.string().optional() }),
 ]);
 
-export const LogLineSchema = z.object({
+const LogLineSchema = z.object({
   category: z.string().optional(),
   message: z.string(),
   level: z.number().optional(),
@@ -91,7 +91,7 @@ export interface ResolvedOptions {
   raw: z.output<typeof ServiceOptionsSchema>;
 }
 
-export const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
+const DEFAULT_DOM_SETTLE_TIMEOUT = 30_000;
 
 /** Accepted for compatibility with the older generation (docs/wire-formats.md "Older generation") and without effect in svc. */
 export const NO_EFFECT_OPTIONS = ["experimental", "waitForCaptchaSolves", "llmProvider"] as const;

@@ -19,7 +19,7 @@ import { ServiceInvalidArgumentError, ServiceNotInitializedError } from "./error
 import { InferenceLog } from "./inference-log.js";
 import { openLocalBackend } from "./local/open.js";
 import { createLogger, type Logger } from "./log.js";
-import { LegacyModel, ModelRegistry } from "./models.js";
+import { LegacyModel, ModelRegistry } from "./model-choice.js";
 import type { ActResult, Action } from "./operations/action.js";
 import { parseVariables } from "./operations/variables.js";
 import { NO_EFFECT_OPTIONS, resolveOptions, type ResolvedOptions, type ServiceOptions } from "./options.js";
@@ -27,43 +27,38 @@ import type { SearchBackend } from "./platform/search.js";
 import { searchBackendFor } from "./platform/web.js";
 import type { HistoryEntry, Metrics } from "./records.js";
 import { Secrets } from "./util/secrets.js";
+import type { Abortable } from "./util/abort.js";
 
 export type { InitResult } from "./backend.js";
 
-export interface ActOptions {
+export interface ActOptions extends Abortable {
   model?: unknown;
   variables?: Record<string, unknown>;
   timeout?: number;
-  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
-  signal?: AbortSignal;
   /** svc's page, or a Playwright / Puppeteer page of the same browser (default: the active page). */
   page?: Page | object;
   serverCache?: boolean;
 }
 
-export interface ObserveOptions {
+export interface ObserveOptions extends Abortable {
   model?: unknown;
   variables?: Record<string, unknown>;
   timeout?: number;
-  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
-  signal?: AbortSignal;
   selector?: string;
   page?: Page | object;
 }
 
-export interface ExtractOptions {
+export interface ExtractOptions extends Abortable {
   model?: unknown;
   /** `%name%` in the instruction; the model sees names only (as in act and observe). */
   variables?: Record<string, unknown>;
   timeout?: number;
-  /** Stops the operation: its work in the page ends (typing between keys, waits, the model request) and it rejects. */
-  signal?: AbortSignal;
   selector?: string;
   page?: Page | object;
   serverCache?: boolean;
 }
 
-export interface SnapshotOptions {
+export interface SnapshotOptions extends Abortable {
   /** Only the lines with a ref (plus headings and the iframes holding refs). */
   interactiveOnly?: boolean;
   /** Token budget: long text is shortened, then text lines dropped from the end; ref lines always stay. */
@@ -71,7 +66,6 @@ export interface SnapshotOptions {
   /** Only this element's subtree. */
   selector?: string;
   timeout?: number;
-  signal?: AbortSignal;
   page?: Page | object;
 }
 

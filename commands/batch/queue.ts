@@ -15,18 +15,17 @@
  *   variables and no key is refused before anything is enqueued.
  */
 import type { Redis } from "ioredis";
-import { ServiceError, ServiceInvalidArgumentError, errorMessage } from "../../src/errors.js";
-import { openSealed, sealState } from "../../src/store/state-file.js";
-import type { Variables } from "../../src/operations/variables.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../../src/index.js";
+import { errorMessage, openSealed, sealState, type Variables } from "../../src/internal.js";
 import type { BatchResult } from "./run-task.js";
 import type { BatchTask } from "./tasks.js";
 
 export const QUEUE_NAME = "svc-batch";
 export const KEEP_SECONDS = 7 * 24 * 3600;
-export const QUEUE_KEY_ENV = "SVC_QUEUE_KEY";
+const QUEUE_KEY_ENV = "SVC_QUEUE_KEY";
 
 /** Redis is unreachable or answered with an error. */
-export class QueueUnavailableError extends ServiceError {
+class QueueUnavailableError extends ServiceError {
   override readonly code = "QUEUE_UNAVAILABLE";
 }
 

@@ -9,11 +9,8 @@
  * since results are written to files and Redis. A browser that crashed or could not start is thrown as
  * BrowserTaskError instead (a worker retries the task elsewhere); every other failure is a result.
  */
-import { ServiceError, ServiceTimeoutError, errorMessage } from "../../src/errors.js";
-import type { AgentResultData } from "../../src/events.js";
-import { Cancellation } from "../../src/util/abort.js";
-import { fromJsonSchema } from "../../src/util/json-schema.js";
-import { Secrets } from "../../src/util/secrets.js";
+import { type Abortable, type AgentResultData, Secrets, ServiceError, ServiceTimeoutError } from "../../src/index.js";
+import { Cancellation, errorMessage, fromJsonSchema } from "../../src/internal.js";
 import type { CliModel } from "../model.js";
 import type { GlobalOptions } from "../output.js";
 import { type LaunchFlags, withOneShot } from "../runtime.js";
@@ -41,14 +38,13 @@ export class BrowserTaskError extends Error {
   }
 }
 
-export interface TaskRunOptions {
+export interface TaskRunOptions extends Abortable {
   g: GlobalOptions;
   launch: LaunchFlags;
   /** The task's model, resolved (key included) by the caller. */
   model: (task: BatchTask) => Promise<CliModel>;
   /** Default per-task wall time in ms when the task names none. */
   timeoutMs: number;
-  signal?: AbortSignal;
 }
 
 /** Grace after the agent's own deadline before the whole task (launch, navigation, close) is cut off. */

@@ -6,14 +6,11 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ServiceInvalidArgumentError } from "../../src/errors.js";
-import { VariablesSchema, type Variables } from "../../src/operations/variables.js";
-import { fromJsonSchema } from "../../src/util/json-schema.js";
-import { describeIssue } from "../../src/util/zod.js";
-import { describeFsError } from "../../src/store/files.js";
+import { ServiceInvalidArgumentError, VariablesSchema } from "../../src/index.js";
+import { describeFsError, describeIssue, fromJsonSchema } from "../../src/internal.js";
 import { checkUrl } from "../url.js";
 
-export const TaskSchema = z.strictObject({
+const TaskSchema = z.strictObject({
   /** Echoed in the result, so a caller can join results to its own records. */
   id: z.union([z.string().min(1), z.number()]).optional(),
   instruction: z.string().trim().min(1, "the instruction is empty"),
@@ -29,7 +26,7 @@ export const TaskSchema = z.strictObject({
 export type BatchTask = z.infer<typeof TaskSchema> & { index: number; line: number };
 
 /** One task object (a parsed line) validated; `where` prefixes every message (`tasks.jsonl line 3`). */
-export function parseTask(raw: unknown, index: number, line: number, where: string): BatchTask {
+function parseTask(raw: unknown, index: number, line: number, where: string): BatchTask {
   const parsed = TaskSchema.safeParse(raw);
   if (!parsed.success) throw new ServiceInvalidArgumentError(`${where}: ${describeIssue(parsed.error)}`);
   const task = parsed.data;
@@ -50,7 +47,7 @@ export function parseTask(raw: unknown, index: number, line: number, where: stri
   return { ...task, index, line };
 }
 
-export function parseTasks(text: string, file: string): BatchTask[] {
+function parseTasks(text: string, file: string): BatchTask[] {
   const tasks: BatchTask[] = [];
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
@@ -78,9 +75,4 @@ export function readTasks(file: string): BatchTask[] {
     throw new ServiceInvalidArgumentError(`cannot read ${file}: ${describeFsError(e)}`);
   }
   return parseTasks(text, file);
-}
-
-/** The task's variables (validated above). */
-export function taskVariables(task: BatchTask): Variables {
-  return task.variables ?? {};
 }

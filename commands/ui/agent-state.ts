@@ -3,7 +3,7 @@
  * react here, so it is easy to test and the view stays a function of this state). Events are already
  * masked by the library: nothing here ever sees a variable's value.
  */
-import type { AgentMode, AgentResultData, RunEvent } from "../../src/events.js";
+import type { AgentMode, AgentResultData, RunEvent } from "../../src/index.js";
 
 export interface StepView {
   step: number;

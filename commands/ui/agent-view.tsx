@@ -21,7 +21,7 @@ function useTick(active: boolean, ms = 80): number {
   return tick;
 }
 
-export function Spinner({ tick }: { tick: number }) {
+function Spinner({ tick }: { tick: number }) {
   return <Text color="cyan">{FRAMES[tick % FRAMES.length]}</Text>;
 }
 

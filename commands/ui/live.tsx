@@ -4,7 +4,7 @@
  * Loaded through ./start.ts, which shows the first line before Ink has loaded.
  */
 import { render, useStderr } from "ink";
-import type { RunEvent } from "../../src/events.js";
+import type { RunEvent } from "../../src/index.js";
 import { initialState, reduce } from "./agent-state.js";
 import { AgentView } from "./agent-view.js";
 

@@ -10,7 +10,7 @@
  *
  * No ink or react import here: this module is what `svc agent` loads before the browser starts.
  */
-import type { RunEvent } from "../../src/events.js";
+import type { RunEvent } from "../../src/index.js";
 import type { LiveView } from "./live.js";
 
 export interface AgentScreen {

@@ -20,7 +20,7 @@ const Coord = z.number().min(0).max(100_000);
 const Point = z.object({ x: Coord, y: Coord });
 
 /** The neutral computer action (model/computer-use.ts) as the `computer` tool's input. */
-export const ComputerActionSchema = z.discriminatedUnion("type", [
+const ComputerActionSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("click"), x: Coord, y: Coord, button: z.enum(["left", "right", "middle"]).optional(), clickCount: z.number().int().min(1).max(3).optional() }),
   z.object({ type: z.literal("move"), x: Coord, y: Coord }),
   z.object({ type: z.literal("drag"), path: z.array(Point).min(2) }),
@@ -39,7 +39,7 @@ async function ratio(page: Page): Promise<number> {
   return Number.isFinite(r) && r > 0 ? r : 1;
 }
 
-export function describeComputerAction(a: ComputerAction): string {
+function describeComputerAction(a: ComputerAction): string {
   switch (a.type) {
     case "click":
       return `${a.clickCount === 2 ? "double-click" : a.clickCount === 3 ? "triple-click" : a.button && a.button !== "left" ? `${a.button}-click` : "click"} at (${a.x}, ${a.y})`;

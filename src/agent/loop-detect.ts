@@ -71,7 +71,7 @@ export class LoopDetector {
 }
 
 /** The note the next step's prompt carries after a warning. */
-export function loopNote(f: LoopFinding, maxWarnings: number): string {
+function loopNote(f: LoopFinding, maxWarnings: number): string {
   const left = maxWarnings - f.warning;
   return (
     `Warning: you repeated ${f.what} (same URL, same outline). It is not working. Do something different: ` +

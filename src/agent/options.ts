@@ -30,7 +30,7 @@ export interface AgentStepEnd {
 export type StepEndHook = (step: AgentStepEnd) => void | Promise<void>;
 
 /** The legacy `provider` field: combined with a bare `model` name as `provider/model`. */
-export const AGENT_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
+const AGENT_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
 
 export const AgentConfigSchema = z.strictObject({
   provider: z.enum(AGENT_PROVIDERS).optional(),

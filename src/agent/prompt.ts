@@ -82,7 +82,7 @@ export function compactArgs(args: unknown): string {
   return json === undefined ? "{}" : json.length > 300 ? `${json.slice(0, 299)}…` : json;
 }
 
-export function historyText(h: HistoryLine): string {
+function historyText(h: HistoryLine): string {
   return `${h.step}. ${h.tool} ${compactArgs(h.args)} → ${h.ok ? "ok" : "error"}: ${h.summary}${h.url ? ` [page: ${h.url}]` : ""}`;
 }
 

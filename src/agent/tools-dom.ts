@@ -16,7 +16,7 @@ import { sleep } from "../util/abort.js";
 import { fromJsonSchema } from "../util/json-schema.js";
 import { defineTool, highlight, oneLine, targetLabel, type AgentTool, type ReplayStep, type ToolEnv } from "./tools.js";
 
-export const MAX_WAIT_MS = 10_000;
+const MAX_WAIT_MS = 10_000;
 const MAX_DETAIL = 4000;
 
 /** Runs one Action on a ref (or, in a replay, a selector); returns the record with an XPath and %var% arguments kept. */
@@ -189,7 +189,7 @@ const think = defineTool({
 });
 
 /** `done` ends the run; with an execute `output` schema, its `output` must fit that schema. */
-export function doneTool(output: z.ZodType | undefined): AgentTool {
+function doneTool(output: z.ZodType | undefined): AgentTool {
   const base = { message: z.string().describe("the final answer for the user"), success: z.boolean().default(true).describe("false when the task could not be done") };
   const input = output ? z.object({ ...base, output: output.describe("the structured result") }) : z.object(base);
   return defineTool({

@@ -13,6 +13,7 @@ import { pageActionable, type Need, type PageResult, type Since } from "./action
 import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
 import { abortable, sleep, throwIfAborted } from "../util/abort.js";
+import type { Abortable } from "../util/abort.js";
 
 /**
  * Without an operation timeout, an action waits this long for its element. Playwright waits 30 s; here the
@@ -37,7 +38,7 @@ const PAGE_MARGIN_MS = 150;
  * animation): a person would not wait for it to go, so the action fails now, naming the cover, rather
  * than at its deadline. A cover on a page that is still changing is waited for until the deadline.
  */
-export const STILL_COVER_MS = 1500;
+const STILL_COVER_MS = 1500;
 
 export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
 
@@ -56,10 +57,9 @@ const NEEDS: Record<ActionKind, Needs> = {
 
 const VERB: Record<ActionKind, string> = { click: "click", hover: "hover", drag: "drag", drop: "drop onto", fill: "fill", type: "type into", select: "select an option of" };
 
-export interface ActionTiming {
+export interface ActionTiming extends Abortable {
   /** Epoch ms by which the element must be actionable (default: now + DEFAULT_ACTION_TIMEOUT_MS). */
   deadline?: number;
-  signal?: AbortSignal;
 }
 
 export interface Actionable<V = unknown> {

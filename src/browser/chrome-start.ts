@@ -15,7 +15,7 @@ import type { LocalBrowserLaunchOptions } from "./types.js";
  * (`FATAL … Socket path too long`) when that exceeds sun_path (104 bytes on macOS, 108 on Linux). svc sets
  * Chrome's TMPDIR to `<base>/svc-chrome-XXXXXX/tmp`, so the base may take at most 104 - 1 - 45 - 22 bytes.
  */
-export const MAX_RUN_BASE_LENGTH = 36;
+const MAX_RUN_BASE_LENGTH = 36;
 
 /** Where svc's per-Chrome run folders go: the OS temp dir, or /tmp when that path is too long (macOS). */
 export function runBase(): string {
@@ -47,7 +47,7 @@ const NO_DEVTOOLS = /Cannot start http server for devtools/i;
 const NOISE = /dbus|crashpad|zygote_linux|Fontconfig|cpufreq|sandbox_linux|gpu_init|viz_main|gl_(surface|display)|angle/i;
 
 /** Chrome's own reason for ending: its FATAL line, else its last ERROR lines that are not routine noise. */
-export function chromeFailureLine(log: string): string | undefined {
+function chromeFailureLine(log: string): string | undefined {
   const lines = log.split("\n").map((l) => l.trim()).filter((l) => l.startsWith("["));
   const fatal = lines.find((l) => /:FATAL:/.test(l));
   if (fatal) return fatal;

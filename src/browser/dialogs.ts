@@ -17,14 +17,14 @@ import type { CdpSession, EventParams } from "./cdp/connection.js";
 export type DialogType = "alert" | "confirm" | "prompt" | "beforeunload";
 
 /** The Service option `dialogPolicy`: how dialogs are answered (beforeunload is always accepted). */
-export const DialogPolicySchema = z.strictObject({
+const DialogPolicySchema = z.strictObject({
   action: z.enum(["accept", "dismiss"]),
   /** What an accepted prompt() returns (default: the prompt's own default text). */
   promptText: z.string().max(10_000).optional(),
 });
 export type DialogPolicy = z.infer<typeof DialogPolicySchema>;
 
-export const DEFAULT_DIALOG_POLICY: DialogPolicy = { action: "dismiss" };
+const DEFAULT_DIALOG_POLICY: DialogPolicy = { action: "dismiss" };
 
 /** The option as written: `"accept"`, `"dismiss"` or `{ action, promptText? }`. */
 export const DialogPolicyOptionSchema = z.union([z.enum(["accept", "dismiss"]), DialogPolicySchema]);

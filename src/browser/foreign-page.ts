@@ -12,7 +12,7 @@ interface CdpLike {
 
 type Opener = () => Promise<CdpLike>;
 
-export const ACCEPTED_PAGES = "svc's own page (service.page, context.pages()), a Playwright page or a Puppeteer page of the same browser";
+const ACCEPTED_PAGES = "svc's own page (service.page, context.pages()), a Playwright page or a Puppeteer page of the same browser";
 
 function fn(o: unknown, key: string): ((...a: unknown[]) => unknown) | undefined {
   const v = (o as Record<string, unknown> | null)?.[key];

@@ -25,7 +25,7 @@ export interface Frame {
 }
 
 /** The name of svc's isolated world in every frame. */
-export const UTILITY_WORLD = "__svc_utility__";
+const UTILITY_WORLD = "__svc_utility__";
 /** The object group of every remote object svc creates (released by FrameTree.hold's last release). */
 export const OBJECT_GROUP = "svc";
 

@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import { checkDisplay, chromeErrLog, runBase, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
-import { devtoolsJson, unixWsEndpoint } from "../util/devtools-socket.js";
+import { unixWsEndpoint } from "../util/devtools-socket.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { waitForExit } from "../util/process.js";
 
@@ -64,7 +64,7 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export function chromeArgs(options: LocalBrowserLaunchOptions): string[] {
+function chromeArgs(options: LocalBrowserLaunchOptions): string[] {
   const ignore = options.ignoreDefaultArgs ?? false;
   const defaults = ignore === true ? [] : DEFAULT_ARGS.filter((a) => !(Array.isArray(ignore) && ignore.includes(a)));
   const args = [...defaults, ...QUIET_ARGS];
@@ -228,14 +228,6 @@ export async function browserWsEndpoint(port: number, host = "127.0.0.1"): Promi
   const body = (await res.json()) as { webSocketDebuggerUrl?: string };
   if (!body.webSocketDebuggerUrl) throw new Error("no webSocketDebuggerUrl in /json/version");
   return body.webSocketDebuggerUrl;
-}
-
-/** The browser WebSocket of an endpoint on a unix socket, as a `ws+unix:` URL. */
-export async function socketWsEndpoint(socketPath: string): Promise<string> {
-  const { body } = await devtoolsJson(socketPath, "/json/version");
-  const ws = (body as { webSocketDebuggerUrl?: unknown } | undefined)?.webSocketDebuggerUrl;
-  if (typeof ws !== "string") throw new Error("no webSocketDebuggerUrl in /json/version");
-  return unixWsEndpoint(socketPath, new URL(ws).pathname);
 }
 
 /** SIGTERM the process group, then SIGKILL after a grace period; resolves when the process is gone. */

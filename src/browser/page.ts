@@ -10,6 +10,7 @@ import { Input } from "./input.js";
 import { Locator } from "./locator.js";
 import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
+import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
@@ -54,7 +55,7 @@ const NAV_TIMEOUT = 30_000;
 const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
 
 /** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
-export function normalizeUrl(raw: string): string {
+function normalizeUrl(raw: string): string {
   const text = raw.trim();
   if (!text) throw new ServiceInvalidArgumentError("url: expected a URL, got an empty string");
   let url: URL;
@@ -325,32 +326,17 @@ export class Page {
    * all, and every later call would wait for Chrome's protocol timeout instead.
    */
   async answers(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
     // Any reply is an answer: an error (the document is between contexts, the tab closed) is for the operation to meet.
     const answered = this.mainSession.send("Runtime.evaluate", { expression: "0", returnByValue: true }).then(
       () => {},
       () => {},
     );
-    try {
-      await Promise.race([
-        answered,
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new ServiceTimeoutError(`the page does not answer: a trivial script did not run within ${timeoutMs} ms (a script that never yields, such as a dialog loop)`, { hint: "reload or close the tab" })),
-            timeoutMs,
-          );
-          if (signal) {
-            onAbort = () => reject(signal.reason ?? new Error("aborted"));
-            if (signal.aborted) onAbort();
-            else signal.addEventListener("abort", onAbort, { once: true });
-          }
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-    }
+    await within(
+      answered,
+      timeoutMs,
+      () => new ServiceTimeoutError(`the page does not answer: a trivial script did not run within ${timeoutMs} ms (a script that never yields, such as a dialog loop)`, { hint: "reload or close the tab" }),
+      signal,
+    );
   }
 
   /**

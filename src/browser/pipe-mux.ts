@@ -39,7 +39,7 @@ type Pending =
   | { kind: "client"; client: MuxClient; id: unknown; method: string }
   | { kind: "own"; resolve: (m: Message) => void };
 
-export class ProtocolReplyError extends Error {}
+class ProtocolReplyError extends Error {}
 
 export class PipeMux {
   private nextId = 1;

@@ -15,6 +15,7 @@ import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { Socket } from "node:net";
 import { join } from "node:path";
 import { sleep } from "../util/abort.js";
+import { processAlive as alive } from "../util/process.js";
 import { serveDevtoolsEndpoint } from "./pipe-endpoint.js";
 import { PipeMux } from "./pipe-mux.js";
 
@@ -61,16 +62,6 @@ async function serveEndpoint(): Promise<void> {
     tell({ ready: { socketPath, browserId: targetInfo.targetId } });
   } catch (e) {
     tell({ error: e instanceof Error ? e.message : String(e) });
-  }
-}
-
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

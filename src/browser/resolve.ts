@@ -54,7 +54,7 @@ export interface ResolveOptions {
  */
 const documents = new WeakMap<Frame, { contextId: number; objectId: string }>();
 
-export async function frameDocument(frames: FrameTree, frame: Frame): Promise<Root> {
+async function frameDocument(frames: FrameTree, frame: Frame): Promise<Root> {
   // A document that is still loading has no main world yet: its isolated world would be the old document's.
   if (frame.contextId === undefined) await frames.waitForContext(frame.id, 2000);
   const contextId = await utilityContext(frame);
@@ -93,7 +93,7 @@ async function enterFrame(frames: FrameTree, el: ElementHandle, selector: string
   return frameDocument(frames, child);
 }
 
-export async function shadowRootOf(session: CdpSession, frame: Frame, objectId: string, selector: string): Promise<Root> {
+async function shadowRootOf(session: CdpSession, frame: Frame, objectId: string, selector: string): Promise<Root> {
   const { node } = await session.send("DOM.describeNode", { objectId, pierce: true, depth: 1 });
   const shadow = node.shadowRoots?.[0];
   if (!shadow) throw new ServiceShadowRootMissingError(`"${selector}": <${node.localName}> has no shadow root`, { hint: "remove the #shadow-root step, or point at the shadow host" });

@@ -31,7 +31,7 @@ function splitHops(css: string): string[] {
 }
 
 /** Splits an XPath on `/` outside brackets, parentheses and quotes. `//a` → ["", "", "a"]. */
-export function splitXPath(xpath: string): string[] {
+function splitXPath(xpath: string): string[] {
   const steps: string[] = [];
   let cur = "";
   let depth = 0;

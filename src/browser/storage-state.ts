@@ -10,7 +10,7 @@ import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 
 const item = z.object({ name: z.string(), value: z.string() }).strict();
 
-export const storageCookieSchema = z.object({
+const storageCookieSchema = z.object({
   name: z.string(),
   value: z.string(),
   domain: z.string().min(1),
@@ -22,7 +22,7 @@ export const storageCookieSchema = z.object({
   sameSite: z.enum(["Strict", "Lax", "None"]).optional(),
 });
 
-export const originStorageSchema = z.object({
+const originStorageSchema = z.object({
   origin: z.string().regex(/^https?:\/\/[^/]+$/, "an http(s) origin such as https://example.com"),
   localStorage: z.array(item),
   sessionStorage: z.array(item),

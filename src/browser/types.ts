@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const ViewportSchema = z.strictObject({
+const ViewportSchema = z.strictObject({
   width: z.number().int().min(1).max(10000),
   height: z.number().int().min(1).max(10000),
 });

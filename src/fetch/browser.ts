@@ -9,6 +9,7 @@ import type { Page } from "../browser/page.js";
 import type { LocalBrowserLaunchOptions } from "../browser/types.js";
 import { abortable } from "../util/abort.js";
 import { type BrowserRenderer, DEFAULT_FETCH_TIMEOUT_MS, type RenderOptions, type RenderedPage } from "./types.js";
+import type { CallOptions } from "../util/abort.js";
 
 /** The DOM must stay unchanged this long to count as rendered. */
 const DOM_QUIET_MS = 400;
@@ -71,10 +72,9 @@ export function pageRenderer(page: Page): BrowserRenderer {
     );
 }
 
-export interface RenderInBrowserOptions {
+export interface RenderInBrowserOptions extends CallOptions {
   /** Launch plus render. Default 30000. */
   timeoutMs?: number;
-  signal?: AbortSignal;
   /** Headless by default. */
   launchOptions?: LocalBrowserLaunchOptions;
 }

@@ -7,11 +7,12 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { ServiceAbortedError, ServiceError, ServiceFetchError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceTimeoutError } from "../errors.js";
-import { startDeadline } from "./deadline.js";
+import { Cancellation, abortError } from "../util/abort.js";
 import { refusalIn } from "../util/refusal.js";
 import { readCapped as readStreamCapped } from "../util/read-capped.js";
+import type { Abortable } from "../util/abort.js";
 
-export interface HttpGetOptions {
+export interface HttpGetOptions extends Abortable {
   timeoutMs: number;
   maxBytes: number;
   /** Redirects to follow; a 3xx beyond that is an error, unless `followRedirects` is false (then it is returned). */
@@ -19,7 +20,6 @@ export interface HttpGetOptions {
   followRedirects: boolean;
   userAgent: string;
   accept: string;
-  signal?: AbortSignal | undefined;
   refuseHost?: ((host: string, addresses: string[], port?: number) => string | undefined) | undefined;
   /** Called once the final response's head is in, before its body is read: throw to refuse it unread. */
   inspect?: (head: ResponseHead) => void;
@@ -59,10 +59,14 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
   // With a host policy, every connection of the chain resolves through it (see util/guarded-fetch.ts; undici is loaded
   // only then, not with the library).
   const guarded = options.refuseHost ? (await import("../util/guarded-fetch.js")).guardedFetch(options.refuseHost) : undefined;
-  const deadline = startDeadline(options.timeoutMs, options.signal);
-  const { controller } = deadline;
+  const call = new Cancellation({
+    signal: options.signal,
+    timeout: options.timeoutMs,
+    timeoutError: () => new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" }),
+  });
+  const abort = () => call.abort();
   const fail = (e: unknown, url: URL): Error => {
-    if (deadline.timedOut) return new ServiceTimeoutError(`fetching ${rawUrl} did not finish within ${options.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" });
+    if (call.timedOut) return abortError(call.signal);
     if (options.signal?.aborted) return new ServiceAbortedError(`fetching ${rawUrl} was aborted`);
     if (e instanceof ServiceError) return e;
     const refused = refusalIn(e);
@@ -81,7 +85,7 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
       try {
         const init = {
           redirect: "manual" as const,
-          signal: controller.signal,
+          signal: call.signal,
           headers: { "user-agent": options.userAgent, accept: options.accept, "accept-language": "en;q=0.9, *;q=0.5" },
         };
         res = guarded ? await guarded.fetch(url, init) : await fetch(url, init);
@@ -114,17 +118,17 @@ export async function httpGet(rawUrl: string, options: HttpGetOptions): Promise<
         options.inspect?.(head);
       } catch (e) {
         await res.body?.cancel().catch(() => {});
-        controller.abort();
+        abort();
         throw e;
       }
       try {
-        return { ...head, body: await readCapped(res, url.href, options.maxBytes, controller) };
+        return { ...head, body: await readCapped(res, url.href, options.maxBytes, abort) };
       } catch (e) {
         throw fail(e, url);
       }
     }
   } finally {
-    deadline.dispose();
+    call.dispose();
     void guarded?.close().catch(() => {});
   }
 }
@@ -141,15 +145,15 @@ function tooLarge(url: string, maxBytes: number, size?: number): ServiceFetchErr
 }
 
 /** The body, at most `maxBytes`: a Content-Length over it is refused unread, a stream over it is cut and the connection aborted. */
-async function readCapped(res: Response, url: string, maxBytes: number, controller: AbortController): Promise<Uint8Array> {
+async function readCapped(res: Response, url: string, maxBytes: number, abort: () => void): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes && !res.headers.get("content-encoding")) {
     await res.body?.cancel().catch(() => {});
-    controller.abort();
+    abort();
     throw tooLarge(url, maxBytes, declared);
   }
   return readStreamCapped(res.body, maxBytes, () => {
-    controller.abort();
+    abort();
     return tooLarge(url, maxBytes);
   });
 }

@@ -14,7 +14,7 @@
 import { randomUUID } from "node:crypto";
 import { ServiceFetchError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { renderInBrowser } from "./browser.js";
-import { startDeadline } from "./deadline.js";
+import { Cancellation, abortError } from "../util/abort.js";
 import { type ContentKind, declaredKind, decodeBody, describeType, parseContentType, sniffKind } from "./content.js";
 import { checkHost, httpGet } from "./http.js";
 import { compileSchema, jsonContent } from "./json.js";
@@ -188,10 +188,14 @@ async function overHttp(url: URL, o: Resolved, options: FetchOptions): Promise<B
 async function inBrowser(url: URL, o: Resolved, options: FetchOptions, renderer: BrowserRenderer): Promise<Body> {
   if (options.allowRedirects === false || options.maxRedirects === 0) throw invalid("allowRedirects: a browser always follows redirects; fetch without browser rendering to see a 3xx");
   await checkHost(url, options.refuseHost, "URL");
-  const deadline = startDeadline(o.timeoutMs, options.signal);
+  const call = new Cancellation({
+    signal: options.signal,
+    timeout: o.timeoutMs,
+    timeoutError: () => new ServiceTimeoutError(`rendering ${url.href} did not finish within ${o.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" }),
+  });
   try {
-    const page = await renderer(url.href, { timeoutMs: o.timeoutMs, signal: deadline.controller.signal }).catch((e: unknown) => {
-      throw deadline.timedOut ? new ServiceTimeoutError(`rendering ${url.href} did not finish within ${o.timeoutMs} ms`, { hint: "raise the timeout (--timeout MS)" }) : e;
+    const page = await renderer(url.href, { timeoutMs: o.timeoutMs, signal: call.signal }).catch((e: unknown) => {
+      throw call.timedOut ? abortError(call.signal) : e;
     });
     const final = new URL(page.url);
     if (final.href !== url.href && (final.protocol === "http:" || final.protocol === "https:")) await checkHost(final, options.refuseHost, "redirect to");
@@ -203,7 +207,7 @@ async function inBrowser(url: URL, o: Resolved, options: FetchOptions, renderer:
     if (size > o.maxBytes) throw new ServiceFetchError(`${page.url} rendered to ${size} bytes: over the limit of ${o.maxBytes} bytes`, { hint: "raise the limit (--max-bytes N / maxBytes)" });
     return { url: page.url, statusCode: page.statusCode, headers: {}, contentType: `${essence}; charset=utf-8`, kind: "html", text: page.html, encoding: "utf-8" };
   } finally {
-    deadline.dispose();
+    call.dispose();
   }
 }
 

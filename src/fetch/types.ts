@@ -2,6 +2,7 @@
  * The shapes of the fetch engine: what `fetchPage` takes and returns (the platform API's fetch response,
  * docs/wire-formats.md "Platform API" `POST /fetch`, plus the final `url` and the page `title`), and the browser hook.
  */
+import type { Abortable, CallOptions } from "../util/abort.js";
 
 /** markdown: readable content as Markdown; text: readable text; html: the document; raw: the body as text; json: the body as pretty JSON. */
 export type FetchFormat = "markdown" | "text" | "html" | "raw" | "json";
@@ -25,16 +26,15 @@ export interface RenderedPage {
   title?: string;
 }
 
-export interface RenderOptions {
+export interface RenderOptions extends Abortable {
   /** Navigation and rendering budget. */
   timeoutMs: number;
-  signal?: AbortSignal;
 }
 
 /** Renders a URL in a real browser; see `pageRenderer` (a page you hold) and `renderInBrowser` (one-shot Chrome). */
 export type BrowserRenderer = (url: string, options: RenderOptions) => Promise<RenderedPage>;
 
-export interface FetchOptions {
+export interface FetchOptions extends CallOptions {
   /** Default "markdown". */
   format?: FetchFormat;
   /** The whole fetch (every redirect hop and the body; with a browser: launch and render). Default 30000. */
@@ -49,7 +49,6 @@ export interface FetchOptions {
   browser?: boolean | BrowserRenderer;
   /** format "json" only: a JSON Schema the JSON must satisfy (converted by zod's z.fromJSONSchema). */
   schema?: object;
-  signal?: AbortSignal;
   userAgent?: string;
   /**
    * A policy hook (the server refuses loopback/private targets with it): called with the host and the

@@ -13,7 +13,7 @@ import { describeDownload } from "../browser/downloads.js";
 import type { Page } from "../browser/page.js";
 import { errorMessage, ServiceNotInitializedError } from "../errors.js";
 import type { LLMClient, ModelUsage } from "../model/index.js";
-import { DEFAULT_MODEL, isLLMClient } from "../models.js";
+import { DEFAULT_MODEL, isLLMClient } from "../model-choice.js";
 import type { ActResult, Action } from "../operations/action.js";
 import { actWithCache } from "../operations/act-cached.js";
 import type { OperationContext } from "../operations/context.js";
@@ -23,7 +23,7 @@ import { performAction } from "../operations/perform.js";
 import { PageSnapshots } from "../operations/snapshots.js";
 import type { Variables } from "../operations/variables.js";
 import { addUsage, emptyMetrics, type HistoryEntry, type MetricOperation, type Metrics } from "../records.js";
-import { Cancellation } from "../util/abort.js";
+import { type Abortable, Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 
 /**
@@ -235,7 +235,7 @@ export class LocalBackend implements ServiceBackend {
    * ends its work before it rejects, and is recorded in the history as stopped, with what it had done.
    * An error may quote a secret (e.g. "no option …" for a select): its message is masked before it leaves.
    */
-  private async run<T>(what: MetricOperation, page: Page, r: { timeout?: number | undefined; signal?: AbortSignal | undefined }, parameters: unknown, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
+  private async run<T>(what: MetricOperation, page: Page, r: Abortable & { timeout?: number | undefined }, parameters: unknown, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
     const cancel = new Cancellation({ signal: r.signal, timeout: r.timeout, what });
     try {
       // A page that stops answering (a script that never yields) ends the operation with TIMEOUT, instead of

@@ -7,8 +7,8 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { ServiceInvalidArgumentError } from "../index.js";
 
-export const MIN_TOKEN_LENGTH = 16;
-export const MAX_TOKEN_LENGTH = 512;
+const MIN_TOKEN_LENGTH = 16;
+const MAX_TOKEN_LENGTH = 512;
 
 export function generateToken(): string {
   return randomBytes(32).toString("base64url");

@@ -14,6 +14,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { authProblem } from "./auth.js";
+export { checkToken, generateToken } from "./auth.js";
 import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
@@ -27,7 +28,7 @@ export interface McpOptions extends ModelToolsOptions {
 }
 
 /** One client's server and browser. */
-export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   const browser = new McpBrowser(options.service);
   registerPageTools(server, browser, { allowFileUrls: options.allowFileUrls === true });

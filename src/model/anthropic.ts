@@ -2,7 +2,7 @@
  * The Anthropic Messages wire through @anthropic-ai/sdk. Structured output is a forced tool call: one tool
  * whose input_schema is the reply schema, `tool_choice` naming it; the tool call's input is the reply.
  */
-import { withRequestSignal } from "./signal.js";
+import { withChildSignal } from "../util/abort.js";
 import { wholeBodyFetch } from "./deadline.js";
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam, Tool } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -89,7 +89,7 @@ export function createAnthropicClient(plan: ClientPlan): LLMClient {
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
-    const msg = await withRequestSignal(req.signal, (signal) => sdk.messages.create(body, signal ? { signal } : undefined));
+    const msg = await withChildSignal(req.signal, (signal) => sdk.messages.create(body, signal ? { signal } : undefined));
     const ms = elapsedMs(start);
     const use = msg.content.find((b) => b.type === "tool_use");
     // Without a tool call (max_tokens hit, a refusal) the text is returned as is: the operation's JSON

@@ -81,7 +81,7 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 }
 
 /** The next structured-output level down, or undefined at the bottom. */
-export function stepDown(level: StructuredOutputLevel): StructuredOutputLevel | undefined {
+function stepDown(level: StructuredOutputLevel): StructuredOutputLevel | undefined {
   return STRUCTURED_OUTPUT_LEVELS[STRUCTURED_OUTPUT_LEVELS.indexOf(level) + 1];
 }
 

@@ -5,7 +5,7 @@
  * new screenshot). Older screenshots are replaced by a short text so each turn sends one image, not all.
  * A reply without tool_use ends the run; its text is the final answer.
  */
-import { withRequestSignal } from "./signal.js";
+import { withChildSignal } from "../util/abort.js";
 import type { ComputerAction, ComputerCall, ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 import { normalizeKey } from "./computer-use.js";
 import { anthropicFailureContext, classifyAnthropicError, makeAnthropicSdk } from "./anthropic.js";
@@ -23,7 +23,7 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 const at = (c: unknown): { x: number; y: number } => (Array.isArray(c) ? { x: num(c[0]), y: num(c[1]) } : { x: 0, y: 0 });
 
 /** A computer tool_use input → the neutral action. */
-export function mapAnthropicAction(a: Obj): ComputerAction {
+function mapAnthropicAction(a: Obj): ComputerAction {
   switch (a?.action) {
     case "left_click":
       return { type: "click", ...at(a.coordinate) };
@@ -103,7 +103,7 @@ export function anthropicComputerUse(plan: ClientPlan, setup: ComputerUseSetup):
       const start = performance.now();
       let msg: Obj;
       try {
-        msg = (await withRequestSignal(signal, (s) => sdk.beta.messages.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
+        msg = (await withChildSignal(signal, (s) => sdk.beta.messages.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
       } catch (e) {
         const f = classifyAnthropicError(e);
         throw f ? failureToError(f, ctx) : unknownToError(e, ctx, signal);

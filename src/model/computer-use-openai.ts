@@ -5,7 +5,7 @@
  * `computer_call_output` carrying the new screenshot (pending safety checks are acknowledged). A reply
  * with no computer_call ends the run; its message text is the final answer.
  */
-import { withRequestSignal } from "./signal.js";
+import { withChildSignal } from "../util/abort.js";
 import { LLMResponseError } from "../errors.js";
 import type { ComputerAction, ComputerCall, ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
 import { normalizeKey } from "./computer-use.js";
@@ -19,7 +19,7 @@ type Obj = Record<string, any>;
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** A computer_call's `action` → the neutral action. */
-export function mapOpenAIAction(a: Obj): ComputerAction {
+function mapOpenAIAction(a: Obj): ComputerAction {
   switch (a?.type) {
     case "click": {
       if (a.button === "back" || a.button === "forward") return { type: "keypress", keys: ["Alt", a.button === "back" ? "ArrowLeft" : "ArrowRight"] };
@@ -82,7 +82,7 @@ export function openAIComputerUse(plan: ClientPlan, setup: ComputerUseSetup): Co
       const start = performance.now();
       let r: Obj;
       try {
-        r = (await withRequestSignal(signal, (s) => sdk.responses.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
+        r = (await withChildSignal(signal, (s) => sdk.responses.create(body as never, s ? { signal: s } : undefined))) as unknown as Obj;
       } catch (e) {
         const f = classifyOpenAIError(e);
         throw f ? failureToError(f, ctx) : unknownToError(e, ctx, signal);

@@ -6,6 +6,7 @@
  * neutral shape, or only a message when it is finished. Coordinates are screenshot pixels.
  */
 import type { ModelImage, ModelUsage } from "./types.js";
+import type { Abortable } from "../util/abort.js";
 
 export interface ComputerPoint {
   x: number;
@@ -46,12 +47,11 @@ export interface ComputerUseSetup {
   display: { width: number; height: number };
 }
 
-export interface ComputerUseInput {
+export interface ComputerUseInput extends Abortable {
   /** The page as it is now. */
   screenshot: ModelImage;
   /** How the previous turn's calls went (empty on the first turn). */
   results: ComputerCallResult[];
-  signal?: AbortSignal;
 }
 
 export interface ComputerUseTurn {

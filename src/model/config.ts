@@ -54,7 +54,7 @@ export const AzureProviderOptions = z.strictObject({
 /** How long one request may wait for its answer before it is retried or fails (svc's own field; default 60 s). */
 const TimeoutMs = z.number().int().min(1).max(3_600_000);
 /** Tokens the endpoint takes per request, prompt + answer (svc's own field; see context-window.ts). */
-export const ContextWindowSchema = z.number().int().min(1024, "expected at least 1024 tokens").max(100_000_000);
+const ContextWindowSchema = z.number().int().min(1024, "expected at least 1024 tokens").max(100_000_000);
 const base = {
   modelName: z.string().min(1),
   apiKey: z.string().optional(),

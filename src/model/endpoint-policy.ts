@@ -49,7 +49,7 @@ export function checkedEndpoint(resolved: ResolvedModel): boolean {
 }
 
 /** The field of a config that chose its endpoint, for messages (`options.model.baseURL`). */
-export function endpointField(resolved: ResolvedModel, field: string): string {
+function endpointField(resolved: ResolvedModel, field: string): string {
   if (resolved.azure?.baseURL !== undefined) return `${field}.providerOptions.azure.baseURL`;
   if (resolved.vertex?.baseURL !== undefined) return `${field}.providerOptions.vertex.baseURL`;
   if (resolved.baseURL !== undefined) return `${field}.baseURL`;

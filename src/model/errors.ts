@@ -58,7 +58,7 @@ function oneLine(s: string, max = 300): string {
 }
 
 /** The innermost cause of a connection error (`ECONNREFUSED: connect …`), for the message. */
-export function causeDetail(e: unknown): string | undefined {
+function causeDetail(e: unknown): string | undefined {
   let cur = (e as { cause?: unknown }).cause;
   let msg: string | undefined;
   for (let i = 0; cur && i < 5; i++) {

@@ -1,7 +1,7 @@
 /**
  * A model client whose every outgoing text is masked by the session's secrets (util/secrets.ts): the system
  * prompt, every message (not its images) and, for computer use, the task and the tool results. The service
- * wraps each client once (models.ts), so act, extract, observe, self-heal and every agent step and sub-call
+ * wraps each client once (model-choice.ts), so act, extract, observe, self-heal and every agent step and sub-call
  * go through it. Replies are not touched: the model answers with `%name%` and values are substituted locally.
  */
 import type { Secrets } from "../util/secrets.js";

@@ -3,7 +3,7 @@
  * and every OpenAI-compatible endpoint (Google, Groq, DeepSeek, Ollama, vLLM, LM Studio, Azure, Vertex,
  * Bedrock, …); endpoint.ts has already decided the URL, credential and format.
  */
-import { withRequestSignal } from "./signal.js";
+import { withChildSignal } from "../util/abort.js";
 import { wholeBodyFetch } from "./deadline.js";
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AzureOpenAI, OpenAIError } from "openai";
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from "openai/resources/chat/completions";
@@ -16,7 +16,7 @@ import { type EndpointCapabilities, type SentFeatures, adaptTo, capabilitiesFor,
 import { elapsedMs, usageFromOpenAI } from "./usage.js";
 
 /** OpenAI requires `^[a-zA-Z0-9_-]{1,64}$` for json_schema names. */
-export function schemaName(name: string): string {
+function schemaName(name: string): string {
   return name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "reply";
 }
 
@@ -120,7 +120,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
-    const r = await withRequestSignal(req.signal, (signal) => sdk.responses.create(body, signal ? { signal } : undefined));
+    const r = await withChildSignal(req.signal, (signal) => sdk.responses.create(body, signal ? { signal } : undefined));
     const ms = elapsedMs(start);
     for (const item of r.output ?? []) {
       if (item.type !== "message") continue;
@@ -146,7 +146,7 @@ export function createOpenAIClient(plan: ClientPlan): LLMClient {
       ...(temperature !== undefined ? { temperature } : {}),
     };
     const start = performance.now();
-    const c = await withRequestSignal(req.signal, (signal) => sdk.chat.completions.create(body, signal ? { signal } : undefined));
+    const c = await withChildSignal(req.signal, (signal) => sdk.chat.completions.create(body, signal ? { signal } : undefined));
     const ms = elapsedMs(start);
     const message = c.choices?.[0]?.message;
     if (message?.refusal) throw new LLMResponseError(`${plan.modelName}: the model refused: ${message.refusal.slice(0, 200)}`);

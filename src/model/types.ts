@@ -5,6 +5,7 @@
  * operation's job, so a reply that does not fit can be retried with the validation error.
  */
 import type { ComputerUseSession, ComputerUseSetup } from "./computer-use.js";
+import type { Abortable } from "../util/abort.js";
 
 /** An image sent with a user message (a screenshot): base64 data, no data: prefix. */
 export interface ModelImage {
@@ -28,11 +29,10 @@ export interface StructuredOutput {
   strict: boolean;
 }
 
-export interface GenerateRequest {
+export interface GenerateRequest extends Abortable {
   system: string;
   messages: ModelMessage[];
   output: StructuredOutput;
-  signal?: AbortSignal;
   maxOutputTokens?: number;
   temperature?: number;
 }

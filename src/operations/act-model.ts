@@ -33,7 +33,7 @@ const HEALABLE = new Set(["ELEMENT_NOT_FOUND", "CLICK_FAILED", "STALE_REF", "XPA
  * for its element, or half the time the operation has left: long enough for a popup to fade or a panel to
  * open, short enough that the fallback still has time.
  */
-export const FALLBACK_WAIT_MS = 2_000;
+const FALLBACK_WAIT_MS = 2_000;
 
 /** The deadline of one action's wait for its element when a fallback follows it. */
 export function fallbackDeadline(deadline: number | undefined): number {

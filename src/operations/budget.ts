@@ -10,9 +10,9 @@ import { estimateTokens } from "../snapshot/index.js";
 import type { OperationContext } from "./context.js";
 
 /** Tokens kept free for the model's answer: an eighth of the window, at most this many. */
-export const ANSWER_RESERVE_TOKENS = 1024;
+const ANSWER_RESERVE_TOKENS = 1024;
 /** The window is divided by this before anything is counted against it. */
-export const TOKENIZER_MARGIN = 1.25;
+const TOKENIZER_MARGIN = 1.25;
 /** A snapshot is never budgeted below this (an outline of a few refs): a tiny window then fails loudly, at the server. */
 export const MIN_SNAPSHOT_TOKENS = 256;
 

@@ -25,7 +25,7 @@ type Path = Array<string | number | "*">;
 type JsonSchema = Record<string, unknown>;
 
 /** Replaces URL-typed string fields with ref fields; returns where they were. */
-export function refFieldsFor(schema: JsonSchema): { schema: JsonSchema; urlPaths: Path[] } {
+function refFieldsFor(schema: JsonSchema): { schema: JsonSchema; urlPaths: Path[] } {
   const urlPaths: Path[] = [];
   const walk = (node: unknown, path: Path): unknown => {
     if (!node || typeof node !== "object") return node;

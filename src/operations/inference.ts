@@ -6,6 +6,7 @@
 import { LLMResponseError, ServiceAbortedError, ServiceError } from "../errors.js";
 import type { LLMClient, ModelImage, ModelMessage, ModelUsage, StructuredOutput } from "../model/types.js";
 import { jsonFromText } from "../util/json-text.js";
+import type { Abortable } from "../util/abort.js";
 
 export interface InferenceRecord {
   operation: string;
@@ -16,12 +17,11 @@ export interface InferenceRecord {
   usage: ModelUsage;
 }
 
-export interface InferenceContext {
+export interface InferenceContext extends Abortable {
   client: LLMClient;
   onUsage(usage: ModelUsage): void;
   /** Sees every exchange (for logInferenceToFile); the caller masks secrets before writing. */
   onInference?(record: InferenceRecord): void;
-  signal?: AbortSignal;
 }
 
 export interface InferRequest<T> {

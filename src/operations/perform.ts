@@ -13,6 +13,7 @@ import { ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceTimeou
 import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
 import { regularFile } from "../util/regular-file.js";
+import type { Abortable } from "../util/abort.js";
 
 export type { RefLookup } from "../snapshot/index.js";
 
@@ -102,13 +103,11 @@ async function checkIdentity(handle: ElementHandle, expect: ElementIdentity): Pr
   }
 }
 
-export interface PerformOptions {
+export interface PerformOptions extends Abortable {
   /** Act only if the target still is this element (cache replay). */
   expect?: ElementIdentity;
   /** Epoch ms by which the element must be actionable (default: DEFAULT_ACTION_TIMEOUT_MS from now). */
   deadline?: number;
-  /** Stops the action: the wait for the element, typing between keys, the settle after it. */
-  signal?: AbortSignal;
 }
 
 /**

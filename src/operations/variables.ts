@@ -9,7 +9,7 @@ import { describeIssue } from "../util/zod.js";
 import type { PromptVariable } from "./prompts.js";
 
 const Primitive = z.union([z.string(), z.number(), z.boolean()]);
-export const VariableValueSchema = z.union([Primitive, z.strictObject({ value: Primitive, description: z.string().optional() })]);
+const VariableValueSchema = z.union([Primitive, z.strictObject({ value: Primitive, description: z.string().optional() })]);
 export const VariablesSchema = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, "variable names are letters, digits, _ . -"), VariableValueSchema);
 export type Variables = z.infer<typeof VariablesSchema>;
 

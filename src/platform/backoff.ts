@@ -16,7 +16,7 @@ export interface BackoffOptions {
   maxDelayMs?: number;
 }
 
-export const DEFAULT_BACKOFF: Required<BackoffOptions> = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
+const DEFAULT_BACKOFF: Required<BackoffOptions> = { maxAttempts: 4, baseDelayMs: 1000, maxDelayMs: 30_000 };
 
 /** Retry-After as milliseconds from `now`: delta-seconds (fractions accepted) or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null | undefined, now = Date.now()): number | undefined {

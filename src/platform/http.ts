@@ -14,6 +14,7 @@ import {
   ServiceInvalidArgumentError,
   ServiceSearchNotConfiguredError,
 } from "../errors.js";
+import type { Abortable } from "../util/abort.js";
 
 export interface ApiClientOptions {
   /** Origin (and optional path prefix) of the API, without the `/v1`. */
@@ -25,11 +26,10 @@ export interface ApiClientOptions {
   timeoutMs?: number;
 }
 
-export interface RequestOptions {
+export interface RequestOptions extends Abortable {
   method?: "GET" | "POST";
   body?: unknown;
   headers?: Record<string, string>;
-  signal?: AbortSignal;
   /** No timeout (a stream that lasts as long as the operation). */
   streaming?: boolean;
 }

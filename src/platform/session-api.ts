@@ -6,6 +6,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { errorFromCode, ServiceAbortedError, ServiceApiError } from "../errors.js";
 import type { ApiClient } from "./http.js";
+import type { Abortable } from "../util/abort.js";
 
 export interface RemoteLogLine {
   category?: string;
@@ -44,12 +45,11 @@ export interface Replay {
   pages: { url: string; timestamp?: number | string; duration?: number; actions: ReplayAction[] }[];
 }
 
-export interface CallOptions {
+export interface CallOptions extends Abortable {
   /** The model provider key for this call (`x-model-api-key`). */
   modelApiKey?: string | undefined;
   /** false: `browserbase-cache-bypass: true`. */
   cache?: boolean;
-  signal?: AbortSignal;
   onLog?: (line: RemoteLogLine) => void;
 }
 

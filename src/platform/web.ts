@@ -12,15 +12,15 @@ import { withBackoff, type BackoffOptions } from "./backoff.js";
 import { apiOrigin, errorOf } from "./http.js";
 import { SearchResponseSchema, validateSearch, type SearchBackend, type SearchResponse } from "./search.js";
 import { SearxngSearch } from "./searxng.js";
+import type { CallOptions } from "../util/abort.js";
 
 /** The platform's public API origin (the same default as the cloud sessions'). */
 export const DEFAULT_PLATFORM_URL = "https://api.browserbase.com";
 
-export interface PlatformRequestOptions {
+export interface PlatformRequestOptions extends CallOptions {
   /** Per request. Default 60 000 ms. */
   timeoutMs?: number;
   backoff?: BackoffOptions;
-  signal?: AbortSignal;
 }
 
 function checkKey(apiKey: unknown): string {
@@ -89,7 +89,7 @@ export interface PlatformFetchOptions extends PlatformRequestOptions {
   baseUrl?: string;
 }
 
-export const PlatformFetchResultSchema = z.looseObject({
+const PlatformFetchResultSchema = z.looseObject({
   id: z.string(),
   content: z.string(),
   contentType: z.string(),
@@ -101,7 +101,7 @@ export const PlatformFetchResultSchema = z.looseObject({
 export type PlatformFetchResult = z.output<typeof PlatformFetchResultSchema> & { url?: string; title?: string };
 
 /** Fetch a page through the platform's `POST /v1/fetch`, as markdown (default), raw text, JSON, html or text. */
-export async function fetchContent(apiKey: string, url: string, format: PlatformFetchFormat = "markdown", options: PlatformFetchOptions = {}): Promise<PlatformFetchResult> {
+async function fetchContent(apiKey: string, url: string, format: PlatformFetchFormat = "markdown", options: PlatformFetchOptions = {}): Promise<PlatformFetchResult> {
   let target: URL | undefined;
   try {
     target = new URL(url);

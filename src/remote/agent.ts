@@ -15,7 +15,7 @@ import type { Page } from "../browser/page.js";
 import { errorMessage, LLMResponseError, ServiceAbortedError, ServiceInvalidArgumentError } from "../errors.js";
 import type { AgentResultData, RunEvent } from "../events.js";
 import type { Logger } from "../log.js";
-import type { ModelRegistry } from "../models.js";
+import type { ModelRegistry } from "../model-choice.js";
 import type { SessionApi } from "../platform/session-api.js";
 import { Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";

@@ -26,7 +26,7 @@ export interface AXNodeLike {
  * Roles a model acts on: always a ref. So does anything focusable or editable (a contenteditable host, a
  * tabindex widget, a keyboard-scrollable box), and a named region (drop zones, scroll areas are named so).
  */
-export const ACTIONABLE = new Set([
+const ACTIONABLE = new Set([
   "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
   "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
 ]);

@@ -16,7 +16,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(home, ".config"), "svc");
 }
 
-export function configFile(env: NodeJS.ProcessEnv = process.env): string {
+function configFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), "config.json");
 }
 

@@ -6,7 +6,7 @@
  */
 import { readFileSync, renameSync, rmSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { dialogAnswerPath } from "./sessions.js";
+import { dialogAnswerPath } from "./session-records.js";
 import { writeStateFile } from "./files.js";
 
 export interface StoredDialogAnswer {

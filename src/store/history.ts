@@ -18,7 +18,7 @@ export interface StoredHistoryEntry {
   timestamp: string;
 }
 
-export function historyDir(root: string = resolveStateDir()): string {
+function historyDir(root: string = resolveStateDir()): string {
   return join(root, "history");
 }
 

@@ -17,11 +17,11 @@ export interface StoredMetrics {
   metrics: Record<string, number>;
 }
 
-export function metricsDir(root: string = resolveStateDir()): string {
+function metricsDir(root: string = resolveStateDir()): string {
   return join(root, "metrics");
 }
 
-export function metricsPath(id: string, root: string = resolveStateDir()): string {
+function metricsPath(id: string, root: string = resolveStateDir()): string {
   return join(metricsDir(root), `${checkId(id)}.json`);
 }
 

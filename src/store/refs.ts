@@ -6,7 +6,7 @@
  */
 import { ServiceStateError } from "../errors.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
-import { refsPath, sessionsDir } from "./sessions.js";
+import { refsPath, sessionsDir } from "./session-records.js";
 
 /** Pages kept per session (the most recently saved): a session's closed tabs do not pile up. */
 const MAX_PAGES = 32;

@@ -6,7 +6,7 @@
  */
 import { ServiceStateError } from "../errors.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
-import { secretsPath, sessionsDir } from "./sessions.js";
+import { secretsPath, sessionsDir } from "./session-records.js";
 
 export interface StoredSecret {
   name: string;

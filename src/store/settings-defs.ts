@@ -148,7 +148,7 @@ export function parseViewport(raw: string, from = "viewport"): { width: number; 
 }
 
 /** `sk-proj-abcdef123456` → `sk-…3456`; short secrets are hidden entirely. */
-export function maskSecret(value: string): string {
+function maskSecret(value: string): string {
   if (value.length < 12) return "****";
   return `${value.slice(0, 3)}…${value.slice(-4)}`;
 }

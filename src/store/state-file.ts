@@ -27,7 +27,7 @@ export function sealState(json: string, passphrase: string): string {
   return `${SEALED_HEADER}\n${parts.join(".")}\n`;
 }
 
-export function isSealed(text: string): boolean {
+function isSealed(text: string): boolean {
   return text.startsWith("svc-state ");
 }
 

@@ -6,7 +6,7 @@
  */
 import { ServiceStateError } from "../errors.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
-import { sessionsDir, tabsPath } from "./sessions.js";
+import { sessionsDir, tabsPath } from "./session-records.js";
 
 export interface TabsFile {
   /** The next number to give out. */

@@ -3,7 +3,9 @@
  * reduced): a signal that aborts when the caller's signal aborts or the deadline passes, and the deadline
  * itself, handed down from the face to the CDP call. Waits (sleep), races (abortable) and loops
  * (throwIfAborted between keys) all reject with the signal's reason: a ServiceTimeoutError when the
- * deadline passed, a ServiceAbortedError when the caller stopped it.
+ * deadline passed, a ServiceAbortedError when the caller stopped it. A single promise with its own timeout
+ * races it with `within`; option shapes take the caller's signal and timeout by extending `Abortable` /
+ * `CallOptions`; `withChildSignal` gives a leaky client (the model SDKs) a signal of its own per request.
  */
 import { ServiceAbortedError, ServiceError, ServiceTimeoutError } from "../errors.js";
 
@@ -60,13 +62,25 @@ export function withDetail(e: Error, detail: string): Error {
   return copy;
 }
 
-export interface CancellationOptions {
-  /** The caller's signal (user abort, a client that left, an outer run). */
+/** The caller's signal, for option shapes of calls that can be stopped (they extend it instead of re-declaring it). */
+export interface Abortable {
+  /** Aborting it stops the call: it rejects with ABORTED (or the signal's reason, when that is a ServiceError). */
   signal?: AbortSignal | undefined;
+}
+
+/** The caller's signal and a timeout: the options fragment of every call with both. */
+export interface CallOptions extends Abortable {
+  /** Milliseconds the call may take; past them it rejects with TIMEOUT. */
+  timeoutMs?: number | undefined;
+}
+
+export interface CancellationOptions extends Abortable {
   /** Milliseconds from now; the signal then aborts with ServiceTimeoutError. */
   timeout?: number | undefined;
   /** Names the work in the timeout's message ("act did not finish within 300 ms"). */
   what?: string;
+  /** The timeout's error, when the call words it itself (it then replaces the message built from `what`). */
+  timeoutError?: () => ServiceError;
 }
 
 /** One call's cancellation: one signal (the caller's abort or the deadline) and the deadline, handed down. */
@@ -77,6 +91,7 @@ export class Cancellation {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly parent: AbortSignal | undefined;
+  private expired = false;
   // The reason is always a ServiceError, one object: every waiter rejects with the same error.
   private readonly onParentAbort = () => this.controller.abort(abortError(this.parent!));
 
@@ -86,7 +101,11 @@ export class Cancellation {
     const { timeout } = options;
     if (timeout !== undefined) {
       this.deadline = Date.now() + timeout;
-      this.timer = setTimeout(() => this.controller.abort(new ServiceTimeoutError(`${options.what ?? "the operation"} did not finish within ${timeout} ms`)), timeout);
+      const timeoutError = options.timeoutError ?? (() => new ServiceTimeoutError(`${options.what ?? "the operation"} did not finish within ${timeout} ms`));
+      this.timer = setTimeout(() => {
+        this.expired = true;
+        this.controller.abort(timeoutError());
+      }, timeout);
     }
     if (this.parent?.aborted) this.onParentAbort();
     else this.parent?.addEventListener("abort", this.onParentAbort, { once: true });
@@ -94,6 +113,11 @@ export class Cancellation {
 
   get aborted(): boolean {
     return this.signal.aborted;
+  }
+
+  /** True when the deadline passed (rather than the caller stopping the call). */
+  get timedOut(): boolean {
+    return this.expired;
   }
 
   abort(reason?: unknown): void {
@@ -124,5 +148,32 @@ export class Cancellation {
     } finally {
       this.dispose();
     }
+  }
+}
+
+/**
+ * Settles like `work`, or rejects with `timeoutError()` once `ms` passed, or with the abort's error when
+ * `signal` aborts first (`work` is left to end on its own); the timer is cleared either way.
+ */
+export function within<T>(work: Promise<T>, ms: number, timeoutError: () => ServiceError, signal?: AbortSignal): Promise<T> {
+  const call = new Cancellation({ signal, timeout: ms, timeoutError });
+  return abortable(work, call.signal).finally(() => call.dispose());
+}
+
+/**
+ * Runs `fn` with a signal of its own that follows `parent`, unlinked from it when `fn` settles. For clients
+ * (the model SDKs) that add an abort listener to every request's signal and never remove it: a run passing
+ * its one signal to every request would pile up listeners (Node warns past 10).
+ */
+export async function withChildSignal<T>(parent: AbortSignal | undefined, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (!parent) return fn(undefined);
+  const child = new AbortController();
+  const onAbort = () => child.abort(parent.reason);
+  if (parent.aborted) child.abort(parent.reason);
+  else parent.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await fn(child.signal);
+  } finally {
+    parent.removeEventListener("abort", onAbort);
   }
 }

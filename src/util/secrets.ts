@@ -35,7 +35,7 @@ function valueOf(v: SecretInput): string {
 }
 
 /** The spellings a value takes in text and in URLs. */
-export function spellingsOf(value: string): string[] {
+function spellingsOf(value: string): string[] {
   const component = encodeURIComponent(value);
   let uri = value;
   try {

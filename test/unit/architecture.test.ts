@@ -7,13 +7,15 @@
  * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
  *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
  * - src/ never imports commands/; no import cycles among src/ files;
- * - src/server/ and src/mcp/ reach the library only through its entry points, src/index.ts (public) and
- *   src/internal.ts (what faces need beyond it);
+ * - src/server/, src/mcp/ and commands/ reach the library only through its entry points, src/index.ts (public)
+ *   and src/internal.ts (what faces need beyond it); commands/ starts the other faces through theirs
+ *   (src/server/index.ts, src/mcp/index.ts), and the two files loaded before any command is known import
+ *   only the tiny modules they name (LIGHT_IMPORTS);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
  * - inside src/server/ (closed world: every folder has a role): http/ ← the areas (session-api, platform,
  *   features, cdp, isolation, stagehand, cluster) ← the composition root (index.ts, app.ts); no area file
- *   imports a route file (an area's index.ts may assemble its own); only http/, app.ts and the route files construct HttpError (they alone choose
- *   statuses; domain code throws failures.ts's errors or library errors).
+ *   imports a route file (an area's index.ts may assemble its own); only http/, app.ts and the route files
+ *   construct HttpError (they alone choose statuses; domain code throws failures.ts's errors or library errors).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
@@ -155,6 +157,25 @@ function layerViolation(from: string, to: string): string | undefined {
     if (b.kind === "chain" && b.rank > a.rank) return `${a.name} must not depend on ${b.name} (direction: ${CHAIN.join(" ← ")})`;
   }
   return undefined;
+}
+
+// --- commands/ → src/ -------------------------------------------------------------------------------
+/** What commands/ may import from src/: the library's two entry points, and the entries of the faces it starts. */
+const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/server/index.ts", "src/mcp/index.ts"];
+/**
+ * The files loaded before any command is known, which must stay cheap to load (the entry points load the whole
+ * library, ~300 ms more): bin/svc.js's client of a session host, and the serve flags main.ts registers on
+ * every run. Each may import only the tiny modules named here.
+ */
+const LIGHT_IMPORTS: Record<string, readonly string[]> = {
+  "commands/host-client.ts": ["src/store/state-dir.ts"],
+  "commands/serve-limits.ts": ["src/errors.ts", "src/server/limits.ts"],
+};
+
+function commandsImportViolation(from: string, to: string): string | undefined {
+  if (!from.startsWith("commands/") || !to.startsWith("src/")) return undefined;
+  if (COMMANDS_ENTRIES.includes(to) || LIGHT_IMPORTS[from]?.includes(to)) return undefined;
+  return `commands/ imports src/ only through ${COMMANDS_ENTRIES.join(", ")}: export what it needs from src/internal.ts`;
 }
 
 // --- vendor confinement ----------------------------------------------------------------------------
@@ -344,6 +365,14 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(IMPORTS.some((i) => i.from.startsWith("src/mcp/"))).toBe(true);
   });
 
+  it("commands/ is a client of the entry points: src/index.ts, src/internal.ts and the other faces' entries only", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("commands/") && i.target?.startsWith("src/"))
+      .map((i) => ({ i, why: commandsImportViolation(i.from, i.target!) }))
+      .filter((x) => x.why !== undefined)
+      .map((x) => `${fmt(x.i)}: ${x.why}`);
+    expect(bad).toEqual([]);
+  });
+
   it("nothing in src/ but src/mcp/ imports the MCP SDK or src/mcp/", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/") && !i.from.startsWith("src/mcp/") && (i.pkg === "@modelcontextprotocol/sdk" || i.target?.startsWith("src/mcp/"))).map(fmt);
     expect(bad).toEqual([]);
@@ -377,8 +406,8 @@ describe("architecture (ARCHITECTURE.md)", () => {
   it("the layer and vendor rules reject what they should", () => {
     expect(layerViolation("src/browser/page.ts", "src/operations/act.ts")).toMatch(/must not depend/);
     expect(layerViolation("src/snapshot/tree.ts", "src/browser/page.ts")).toBeUndefined();
-    expect(layerViolation("src/store/sessions.ts", "src/browser/launch.ts")).toMatch(/store/);
-    expect(layerViolation("src/store/sessions.ts", "src/errors.ts")).toBeUndefined();
+    expect(layerViolation("src/store/session-records.ts", "src/browser/launch.ts")).toMatch(/store/);
+    expect(layerViolation("src/store/session-records.ts", "src/errors.ts")).toBeUndefined();
     expect(layerViolation("src/errors.ts", "src/store/files.ts")).toMatch(/base/);
     expect(layerViolation("src/service.ts", "commands/main.ts")).toMatch(/never import commands/);
     expect(layerViolation("src/browser/page.ts", "src/model/openai.ts")).toMatch(/models/);
@@ -388,6 +417,12 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(layerViolation("src/service.ts", "src/zzprobe/x.ts")).toMatch(/not classified/);
     expect(layerViolation("commands/zzprobe/x.ts", "commands/main.ts")).toMatch(/not classified/);
     expect(layerViolation("src/fetch/index.ts", "src/browser/page.ts")).toBeUndefined();
+    // commands/ reaching past the entry points into a library folder is refused; through them it is not.
+    expect(commandsImportViolation("commands/goto.ts", "src/browser/cdp/connection.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/goto.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/serve-limits.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/goto.ts", "src/internal.ts")).toBeUndefined();
+    expect(commandsImportViolation("commands/goto.ts", "src/index.ts")).toBeUndefined();
     const imp = (from: string, spec: string, typeOnly = false): Import => ({ from, spec, target: undefined, pkg: packageName(spec), typeOnly, line: 1 });
     const rejected = (i: Import) => VENDOR_RULES.some((r) => r.pkgs(i.pkg!) && !r.allowed(i));
     expect(rejected(imp("src/service.ts", "commander"))).toBe(true);

@@ -22,7 +22,7 @@ import {
   saveSession,
   touchHeartbeat,
   touchSession,
-} from "../../src/store/sessions.js";
+} from "../../src/store/session-records.js";
 
 let root: string;
 beforeEach(() => {

@@ -35,7 +35,7 @@ export function isDocumentGone(e: unknown): boolean {
 type Listener = (params: any) => void;
 
 /** Puppeteer's default: generous, so only a call the browser will never answer reaches it. */
-export const DEFAULT_PROTOCOL_TIMEOUT_MS = 180_000;
+const DEFAULT_PROTOCOL_TIMEOUT_MS = 180_000;
 
 /** Why a session ended: its target crashed, detached (page closed, OOPIF gone) or the connection closed. */
 type Ended = "crashed" | "detached" | "disconnected";

@@ -9,6 +9,7 @@ import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync, uti
 import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import { devtoolsJson, devtoolsPath, parseUnixWsEndpoint } from "../util/devtools-socket.js";
+import { processAlive } from "../util/process.js";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 
@@ -234,13 +235,7 @@ export function touchSession<T extends StoredSession>(record: T, root: string = 
 }
 
 export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid);
 }
 
 /**
@@ -259,7 +254,7 @@ export function pidBelongsToSession(record: Pick<SessionRecord, "pid" | "userDat
 }
 
 /** GET /json/version on the session's DevTools endpoint; resolves to its webSocketDebuggerUrl or undefined. */
-export function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | undefined> {
+function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | undefined> {
   const unix = parseUnixWsEndpoint(wsEndpoint);
   if (unix) {
     return devtoolsJson(unix.socketPath, "/json/version", { timeoutMs }).then(
