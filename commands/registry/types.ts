@@ -21,6 +21,8 @@ export interface OptionDecl<S extends z.ZodType = z.ZodType> {
   choices?: readonly string[];
   /** The flag may be given more than once; the values collect into an array. */
   repeatable?: boolean;
+  /** The action always gets a value (a default, or a `--no-x` flag's true). */
+  always?: true;
   /** Each raw value is parsed by this schema as commander reads it; its message is commander's "is invalid" error. */
   parse?: z.ZodType<string, string>;
 }
@@ -28,7 +30,8 @@ export interface OptionDecl<S extends z.ZodType = z.ZodType> {
 export type Options = Readonly<Record<string, OptionDecl>>;
 
 /** The parsed flags of a declaration: its options' zod types, keyed by commander's attribute names. */
-export type FlagsOf<O extends Options> = { [K in keyof O]?: z.output<O[K]["schema"]> };
+export type FlagsOf<O extends Options> = { [K in Exclude<keyof O, Defaulted<O>>]?: z.output<O[K]["schema"]> } & { [K in Defaulted<O>]: z.output<O[K]["schema"]> };
+type Defaulted<O extends Options> = { [K in keyof O]: O[K] extends { always: true } ? K : never }[keyof O];
 
 /** What an action gets besides its arguments and flags. */
 export interface RunContext {
@@ -77,7 +80,7 @@ export interface CommandDecl<O extends Options = Options> {
   /** Runs until a signal stops it (serve, mcp, worker): a signal is how it ends, not an interruption. */
   serving?: boolean;
   /** The implementation: imported only when the command runs. A serving command returns the signal that stopped it. */
-  run: (ctx: RunContext, args: Positional, flags: FlagsOf<O>) => Promise<unknown>;
+  run(ctx: RunContext, args: Positional, flags: FlagsOf<O>): Promise<unknown>;
 }
 
 /** Identity, so each declaration's flags type is inferred from its options. */
@@ -97,8 +100,18 @@ export function flag(flags: string, description: string): OptionDecl<z.ZodOption
 }
 
 /** A flag with one value (a string; the command parses it and names the flag in its error). */
-export function value(flags: string, description: string, defaultValue?: string): OptionDecl<z.ZodOptional<z.ZodString>> {
-  return { flags, description, schema: z.string().optional(), ...(defaultValue !== undefined ? { default: defaultValue } : {}) };
+export function value(flags: string, description: string): OptionDecl<z.ZodOptional<z.ZodString>> {
+  return { flags, description, schema: z.string().optional() };
+}
+
+/** A flag with one value and a default (the action always gets a string). */
+export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<z.ZodString> & { always: true } {
+  return { flags, description, schema: z.string(), default: defaultValue, always: true };
+}
+
+/** `--no-x`: x is true unless the flag is given. */
+export function negated(flags: `--no-${string}`, description: string): OptionDecl<z.ZodBoolean> & { always: true } {
+  return { flags, description, schema: z.boolean(), always: true };
 }
 
 /** A flag whose value is one of `choices`. */
@@ -131,4 +144,10 @@ export function launchOptions(about: { headed: string; viewport: string; executa
     viewport: value("--viewport <WxH>", about.viewport),
     executablePath: value("--executable-path <path>", about.executablePath),
   } as const;
+}
+
+/** commander's attribute name of a flags string: `-o, --output <file>` → output, `--no-redirects` → redirects. */
+export function attributeName(flags: string): string {
+  const long = /--([\w-]+)/.exec(flags)?.[1] ?? "";
+  return long.replace(/^no-/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
