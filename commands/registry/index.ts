@@ -13,7 +13,17 @@ export { GLOBAL_OPTIONS } from "./globals.js";
 
 export const GROUPS: readonly GroupDecl[] = SESSION_GROUPS;
 
-export const COMMANDS: readonly CommandDecl[] = [...SESSION_COMMANDS, ...PAGE_COMMANDS, ...VERB_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as readonly CommandDecl[];
+/** Where `svc --help` lists each top-level command (the order of a user's day: session, page, model, records, server). */
+const HELP_ORDER = [
+  "sessions", "state", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot",
+  ...VERB_COMMANDS.map((v) => v.name), "get", "screenshot", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init",
+];
+const rank = (c: CommandDecl) => {
+  const i = HELP_ORDER.indexOf(c.name.split(" ")[0]!);
+  return i < 0 ? HELP_ORDER.length : i;
+};
+
+export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...PAGE_COMMANDS, ...VERB_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
 
 /** A command's declaration by its path (`goto`, `sessions start`). */
 export function declaration(name: string): CommandDecl | undefined {
