@@ -4,12 +4,34 @@ import { ONE_SHOT, choice, command, flag, optionalValue, value } from "./types.j
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
 
+/** The flags of `svc open` and `svc goto` (commands/goto.ts). */
+export const GOTO_OPTIONS = {
+  timeout,
+  waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]),
+} as const;
+
+/** The flags of `svc wait` (commands/wait.ts). */
+export const WAIT_OPTIONS = {
+  text: value("--text <text>", "wait until the page's text contains this"),
+  url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
+  load: optionalValue("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle"),
+  timeout,
+} as const;
+
+/** The flags of `svc snapshot` (commands/snapshot.ts); the MCP tool's properties say the same. */
+export const SNAPSHOT_OPTIONS = {
+  interactive: flag("-i, --interactive", SHARED.interactive.description!),
+  maxTokens: value("--max-tokens <n>", SHARED.maxTokens.description!),
+  selector: value("-s, --selector <selector>", SHARED.snapshotSelector.description!),
+  new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
+} as const;
+
 const navigation = (name: "open" | "goto", description: string, examples: readonly string[]) =>
   command({
     name,
     args: "<url>",
     description,
-    options: { timeout, waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]) },
+    options: GOTO_OPTIONS,
     examples,
     hosted: name === "goto",
     mcpTool: "navigate",
@@ -41,12 +63,7 @@ export const PAGE_COMMANDS = [
     args: "[target]",
     usage: "<ref|selector|ms> | --text T | --url PATTERN | --load [state]",
     description: "wait until an element (a ref from the last snapshot, or a selector) is visible, some time passes, text appears, the URL matches or the page loads; a wait that runs out exits 7 (TIMEOUT)",
-    options: {
-      text: value("--text <text>", "wait until the page's text contains this"),
-      url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
-      load: optionalValue("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle"),
-      timeout,
-    },
+    options: WAIT_OPTIONS,
     examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000'],
     hosted: true,
     run: async (c, [target], o) => (await import("../wait.js")).wait(c.globals, target as string | undefined, o),
@@ -88,12 +105,7 @@ export const PAGE_COMMANDS = [
     name: "snapshot",
     args: "[url]",
     description: "print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}. With a URL: like extract URL, on the live session, else a browser for this command only",
-    options: {
-      interactive: flag("-i, --interactive", SHARED.interactive.description!),
-      maxTokens: value("--max-tokens <n>", SHARED.maxTokens.description!),
-      selector: value("-s, --selector <selector>", SHARED.snapshotSelector.description!),
-      new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
-    },
+    options: SNAPSHOT_OPTIONS,
     examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc --json snapshot --max-tokens 2000"],
     hosted: true,
     mcpTool: "snapshot",
