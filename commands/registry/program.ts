@@ -18,8 +18,8 @@ export interface ProgramHooks {
   /** The global flags as parsed, before any action runs. */
   setGlobals(g: Globals): void;
   globals(): Globals;
-  /** Runs a command: `invoke` with the signal that stops a serving one; main.ts decides the exit code. */
-  dispatch(decl: CommandDecl, invoke: (stop: AbortSignal) => Promise<unknown>): Promise<void>;
+  /** Runs a command: `invoke` with the signal that stops a serving one (`flags`: as checked); main.ts decides the exit code. */
+  dispatch(decl: CommandDecl, invoke: (stop: AbortSignal) => Promise<unknown>, flags: unknown): Promise<void>;
 }
 
 /** One declared flag as a commander Option. */
@@ -98,7 +98,7 @@ export function buildProgram(hooks: ProgramHooks, description: string): Command 
       await hooks.dispatch(decl, (stop) => {
         const ctx: RunContext = { globals: hooks.globals(), name: self.name(), rawArgs: self.args, stop, version: hooks.version };
         return decl.run(ctx, positional, parsed.data as never);
-      });
+      }, parsed.data);
     });
   }
   return program;

@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "../../commands/registry/index.js";
 import { HOSTED, isForwardedEnv } from "../../commands/registry/hosted.js";
 import { attributeName } from "../../commands/registry/types.js";
+import { VERB_COMMANDS } from "../../commands/registry/verbs.js";
+import { VERBS } from "../../commands/verbs.js";
 import { TOOLS } from "../../src/mcp/tools.js";
 
 const longFlag = (flags: string) => /--[\w-]+/.exec(flags)?.[0];
@@ -43,6 +45,10 @@ describe("command registry", () => {
         expect(o.description.trim(), `${c.name} ${o.flags}`).not.toBe("");
       }
     }
+  });
+
+  it("the declared verbs are exactly the verbs commands/verbs.ts turns into Actions", () => {
+    expect(VERB_COMMANDS.map((v) => v.name).sort()).toEqual(Object.keys(VERBS).sort());
   });
 
   it("the session host runs exactly the registry's hosted commands, and forwards SVC_* plus a few named variables", () => {
