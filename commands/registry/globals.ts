@@ -1,17 +1,17 @@
 /** The global flags: every command inherits them (commander's showGlobalOptions lists them in each --help). */
-import { z } from "zod";
 import { type OptionDecl, choice, flag, value } from "./types.js";
 
 export const ENVS = ["LOCAL", "BROWSERBASE"] as const;
 
-const env: OptionDecl = {
+const env: OptionDecl<(typeof ENVS)[number]> = {
   flags: "--env <env>",
   description: "where one-shot browsers and new sessions run: LOCAL or BROWSERBASE (default: SVC_ENV, config `env`, LOCAL); given, a live session of the other kind is not used",
-  schema: z.enum(ENVS).optional(),
-  parse: z
-    .string()
-    .transform((v) => v.trim().toUpperCase())
-    .pipe(z.enum(ENVS, { error: `must be one of ${ENVS.join(", ")}` })),
+  kind: "value",
+  parse: (raw) => {
+    const env = ENVS.find((e) => e === raw.trim().toUpperCase());
+    if (!env) throw new Error(`must be one of ${ENVS.join(", ")}`);
+    return env;
+  },
 };
 
 export const GLOBAL_OPTIONS = {

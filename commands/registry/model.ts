@@ -1,5 +1,5 @@
 /** The commands that ask a model or the web: act, observe, extract, agent, search, fetch. */
-import { SHARED } from "../../src/mcp/tools.js";
+import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { ONE_SHOT, choice, command, defaulted, flag, list, negated, value } from "./types.js";
 
 /** The model-backed commands share these options. */
@@ -31,7 +31,7 @@ export const FETCH_OPTIONS = {
 } as const;
 
 /** The flags of `svc search` (commands/search.ts); the MCP tool's numResults says the same. */
-export const SEARCH_OPTIONS = { numResults: defaulted("-n, --num-results <n>", SHARED.numResults.description!, "10") } as const;
+export const SEARCH_OPTIONS = { numResults: defaulted("-n, --num-results <n>", SHARED.numResults, "10") } as const;
 
 export const MODEL_COMMANDS = [
   command({
@@ -64,7 +64,7 @@ export const MODEL_COMMANDS = [
     description: "print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
     options: {
       schema: value("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)"),
-      selector: value("--selector <selector>", SHARED.extractSelector.description!),
+      selector: value("--selector <selector>", SHARED.extractSelector),
       ...ONE_SHOT,
       ...MODEL,
       ...VARIABLES,
@@ -100,7 +100,7 @@ export const MODEL_COMMANDS = [
       mode: choice("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua", ["dom", "hybrid", "cua"]),
       model: value("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)"),
       executionModel: value("--execution-model <provider/model>", "model for the act/extract tools' own calls (default: --model)"),
-      maxSteps: value("--max-steps <n>", SHARED.maxSteps.description!),
+      maxSteps: value("--max-steps <n>", SHARED.maxSteps),
       maxTokens: value("--max-tokens <n>", "stop once the run's model calls used n tokens (input + output)"),
       timeout: value("--timeout <ms>", "stop the run after this many milliseconds"),
       toolTimeout: value("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)"),

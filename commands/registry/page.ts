@@ -1,5 +1,5 @@
 /** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
-import { SHARED } from "../../src/mcp/tools.js";
+import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { ONE_SHOT, choice, command, flag, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
@@ -20,9 +20,9 @@ export const WAIT_OPTIONS = {
 
 /** The flags of `svc snapshot` (commands/snapshot.ts); the MCP tool's properties say the same. */
 export const SNAPSHOT_OPTIONS = {
-  interactive: flag("-i, --interactive", SHARED.interactive.description!),
-  maxTokens: value("--max-tokens <n>", SHARED.maxTokens.description!),
-  selector: value("-s, --selector <selector>", SHARED.snapshotSelector.description!),
+  interactive: flag("-i, --interactive", SHARED.interactive),
+  maxTokens: value("--max-tokens <n>", SHARED.maxTokens),
+  selector: value("-s, --selector <selector>", SHARED.snapshotSelector),
   new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
 } as const;
 
@@ -126,7 +126,7 @@ export const PAGE_COMMANDS = [
     description: "save a PNG of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
     options: {
       output: value("-o, --output <file>", "where to write the PNG (default: screenshot-<time>.png in the current folder)"),
-      fullPage: flag("--full-page", SHARED.fullPage.description!),
+      fullPage: flag("--full-page", SHARED.fullPage),
       ...ONE_SHOT,
     },
     examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page"],

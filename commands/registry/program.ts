@@ -1,13 +1,11 @@
 /**
  * The commander program, generated from the registry: the global flags, one command per declaration (groups
  * made on the way), its flags from the declared options (choices, defaults, repeatable, `--no-x`), and its
- * action, which checks the parsed flags against the declaration's zod shape and hands them to main.ts's
- * dispatch. Loaded by main.ts after the `--version` fast path.
+ * action, which checks the parsed flags against the declaration's zod shape (registry/schema.ts, loaded only
+ * then) and hands them to main.ts's dispatch. Loaded by main.ts after the `--version` fast path.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
-import { describeIssue } from "../../src/util/zod.js";
 import { examplesHelp } from "../help.js";
 import type { Verbosity } from "../output.js";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "./index.js";
@@ -27,21 +25,18 @@ export function toOption(d: OptionDecl): Option {
   const o = new Option(d.flags, d.description);
   if (d.choices) o.choices(d.choices);
   if (d.default !== undefined) o.default(d.default);
-  if (d.repeatable) o.argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]);
+  if (d.kind === "list") o.argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]);
   const parse = d.parse;
   if (parse) {
     o.argParser((v: string) => {
-      const r = parse.safeParse(v);
-      if (!r.success) throw new InvalidArgumentError(r.error.issues[0]?.message ?? "invalid value");
-      return r.data;
+      try {
+        return parse(v);
+      } catch (e) {
+        throw new InvalidArgumentError(e instanceof Error ? e.message : String(e));
+      }
     });
   }
   return o;
-}
-
-/** The zod object of a declaration's flags (unknown keys pass: commander adds none we did not declare). */
-function flagsSchema(options: Options | undefined): z.ZodType {
-  return z.looseObject(Object.fromEntries(Object.entries(options ?? {}).map(([k, d]) => [k, d.schema])));
 }
 
 /** The flag named in a zod issue about attribute `key`, for the error line. */
@@ -90,10 +85,11 @@ export function buildProgram(hooks: ProgramHooks, description: string): Command 
     cmd.action(async (...a: unknown[]) => {
       const self = a[a.length - 1] as Command;
       const positional = a.slice(0, -2) as Positional;
+      const { flagsSchema } = await import("./schema.js");
       const parsed = flagsSchema(decl.options).safeParse(self.opts());
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new ServiceInvalidArgumentError(`${flagOf(decl.options, issue?.path[0])}: ${describeIssue(new z.ZodError(issue ? [{ ...issue, path: issue.path.slice(1) }] : []))}`);
+        throw new ServiceInvalidArgumentError(`${flagOf(decl.options, issue?.path[0])}: ${issue?.message ?? "invalid value"}`);
       }
       await hooks.dispatch(decl, (stop) => {
         const ctx: RunContext = { globals: hooks.globals(), name: self.name(), rawArgs: self.args, stop, version: hooks.version };

@@ -1,37 +1,40 @@
 /**
- * The shapes of the command registry: a command is declared once (name, arguments, flags with zod types,
+ * The shapes of the command registry: a command is declared once (name, arguments, typed flags,
  * help examples, whether the session host may run it, its MCP tool) and program.ts turns the declarations
  * into the commander program, help.ts into `--help` examples, hosted.ts's list is checked against them.
  */
-import { z } from "zod";
 import type { GlobalOptions } from "../output.js";
 
 /** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/cloud.ts). */
 export type Globals = GlobalOptions & { env?: string | undefined };
 
-/** One flag: commander's flags string (`-o, --output <file>`), its help, and the zod type of its parsed value. */
-export interface OptionDecl<S extends z.ZodType = z.ZodType> {
+/** What a flag is; registry/schema.ts gives each kind its zod type (loaded only when a command runs). */
+export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value";
+
+/** One flag: commander's flags string (`-o, --output <file>`), its help, and the type of its parsed value (T). */
+export interface OptionDecl<T = unknown> {
   flags: string;
   description: string;
-  /** The value as the action receives it (undefined when the flag is absent, unless it has a default). */
-  schema: S;
+  kind: OptionKind;
   /** The default as commander shows it in --help (`(default: "10")`). */
   default?: string;
   /** Allowed values: commander refuses others with its own one-line error. */
   choices?: readonly string[];
-  /** The flag may be given more than once; the values collect into an array. */
-  repeatable?: boolean;
   /** The action always gets a value (a default, or a `--no-x` flag's true). */
   always?: true;
-  /** Each raw value is parsed by this schema as commander reads it; its message is commander's "is invalid" error. */
-  parse?: z.ZodType<string, string>;
+  /** Each raw value goes through this as commander reads it; what it throws is commander's "is invalid" error. */
+  parse?: (raw: string) => string;
+  /** Type only: the value the action receives. */
+  readonly valueType?: T;
 }
 
 export type Options = Readonly<Record<string, OptionDecl>>;
 
-/** The parsed flags of a declaration: its options' zod types, keyed by commander's attribute names. */
-export type FlagsOf<O extends Options> = { [K in Exclude<keyof O, Defaulted<O>>]?: z.output<O[K]["schema"]> } & { [K in Defaulted<O>]: z.output<O[K]["schema"]> };
-type Defaulted<O extends Options> = { [K in keyof O]: O[K] extends { always: true } ? K : never }[keyof O];
+type ValueOf<D> = D extends OptionDecl<infer T> ? T : never;
+type Always<O extends Options> = { [K in keyof O]: O[K] extends { always: true } ? K : never }[keyof O];
+
+/** The parsed flags of a declaration, keyed by commander's attribute names. */
+export type FlagsOf<O extends Options> = { [K in Exclude<keyof O, Always<O>>]?: ValueOf<O[K]> } & { [K in Always<O>]: ValueOf<O[K]> };
 
 /** What an action gets besides its arguments and flags. */
 export interface RunContext {
@@ -94,39 +97,39 @@ export interface GroupDecl {
   description: string;
 }
 
-/** A boolean flag (`--headed`; `--no-redirects` gives `redirects: false`). */
-export function flag(flags: string, description: string): OptionDecl<z.ZodOptional<z.ZodBoolean>> {
-  return { flags, description, schema: z.boolean().optional() };
-}
-
-/** A flag with one value (a string; the command parses it and names the flag in its error). */
-export function value(flags: string, description: string): OptionDecl<z.ZodOptional<z.ZodString>> {
-  return { flags, description, schema: z.string().optional() };
-}
-
-/** A flag with one value and a default (the action always gets a string). */
-export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<z.ZodString> & { always: true } {
-  return { flags, description, schema: z.string(), default: defaultValue, always: true };
+/** A boolean flag (`--headed`). */
+export function flag(flags: string, description: string): OptionDecl<boolean> {
+  return { flags, description, kind: "flag" };
 }
 
 /** `--no-x`: x is true unless the flag is given. */
-export function negated(flags: `--no-${string}`, description: string): OptionDecl<z.ZodBoolean> & { always: true } {
-  return { flags, description, schema: z.boolean(), always: true };
+export function negated(flags: `--no-${string}`, description: string): OptionDecl<boolean> & { always: true } {
+  return { flags, description, kind: "negated", always: true };
+}
+
+/** A flag with one value (a string; the command parses it and names the flag in its error). */
+export function value(flags: string, description: string): OptionDecl<string> {
+  return { flags, description, kind: "value" };
+}
+
+/** A flag with one value and a default (the action always gets a string). */
+export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<string> & { always: true } {
+  return { flags, description, kind: "defaulted", default: defaultValue, always: true };
 }
 
 /** A flag whose value is one of `choices`. */
-export function choice<const C extends readonly [string, ...string[]]>(flags: string, description: string, choices: C): OptionDecl<z.ZodOptional<z.ZodEnum<{ [K in C[number]]: K }>>> {
-  return { flags, description, schema: z.enum(choices).optional(), choices };
+export function choice<const C extends readonly [string, ...string[]]>(flags: string, description: string, choices: C): OptionDecl<C[number]> {
+  return { flags, description, kind: "choice", choices };
 }
 
 /** A flag that may be given more than once. */
-export function list(flags: string, description: string): OptionDecl<z.ZodOptional<z.ZodArray<z.ZodString>>> {
-  return { flags, description, schema: z.array(z.string()).optional(), repeatable: true };
+export function list(flags: string, description: string): OptionDecl<string[]> {
+  return { flags, description, kind: "list" };
 }
 
 /** A flag whose value may be left out (`--load [state]`): true, or the value. */
-export function optionalValue(flags: string, description: string): OptionDecl<z.ZodOptional<z.ZodUnion<readonly [z.ZodBoolean, z.ZodString]>>> {
-  return { flags, description, schema: z.union([z.boolean(), z.string()]).optional() };
+export function optionalValue(flags: string, description: string): OptionDecl<string | boolean> {
+  return { flags, description, kind: "optional-value" };
 }
 
 /** The one-shot browser flags of commands that may launch a browser of their own. */

@@ -2,9 +2,10 @@
  * The MCP tools' declarations: name, title, description, annotations and input shape (every property
  * described). tools-page.ts and tools-model.ts register their handlers under these names; the CLI's command
  * registry (commands/registry/) names the tool of the same capability and takes the shared descriptions from
- * here, so a property and its flag say the same thing. zod only: no SDK, nothing of the library.
+ * descriptions.ts, so a property and its flag say the same thing. zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
+import { SHARED_DESCRIPTIONS as D } from "./descriptions.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -30,15 +31,15 @@ const acts = (title: string): Annotations => ({ title, readOnlyHint: false, dest
 
 const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
 
-/** Shapes shared with the CLI's flags of the same capability (commands/registry/). */
-export const SHARED = {
-  interactive: z.boolean().optional().describe("only elements with a ref (plus headings)"),
-  maxTokens: z.number().int().min(1).max(1_000_000).optional().describe("fit the outline into about n tokens (ref lines always stay)"),
-  snapshotSelector: z.string().min(1).optional().describe("only this element's subtree"),
-  fullPage: z.boolean().optional().describe("capture the whole page, not just the viewport"),
-  numResults: z.number().int().min(1).max(25).optional().describe("how many results, 1–25"),
-  extractSelector: z.string().min(1).optional().describe("only read inside this element"),
-  maxSteps: z.number().int().min(1).max(1000).optional().describe("stop after n steps (default 20)"),
+/** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
+const SHARED = {
+  interactive: z.boolean().optional().describe(D.interactive),
+  maxTokens: z.number().int().min(1).max(1_000_000).optional().describe(D.maxTokens),
+  snapshotSelector: z.string().min(1).optional().describe(D.snapshotSelector),
+  fullPage: z.boolean().optional().describe(D.fullPage),
+  numResults: z.number().int().min(1).max(25).optional().describe(D.numResults),
+  extractSelector: z.string().min(1).optional().describe(D.extractSelector),
+  maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
 } as const;
 
 export const TOOLS = {
