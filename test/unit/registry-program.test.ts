@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
-import type { CommandDecl, Globals } from "../../commands/registry/types.js";
+import { flagsSchema } from "../../commands/registry/schema.js";
+import { type CommandDecl, type Globals, choice, defaulted, flag, list, negated, value } from "../../commands/registry/types.js";
 
 async function parse(argv: string[]): Promise<{ decl?: CommandDecl; flags?: unknown; globals: Globals }> {
   let globals: Globals = { json: false, verbose: 0, session: undefined };
@@ -60,5 +61,14 @@ describe("the generated program", () => {
   it("an unknown flag or command is commander's usage error", async () => {
     expect((await failure(["goto", "--bogus", "http://x.test/"])).code).toBe("commander.unknownOption");
     expect((await failure(["gotoo"])).code).toBe("commander.unknownCommand");
+  });
+
+  it("each kind of flag has the zod type its values must fit", () => {
+    const schema = flagsSchema({ mode: choice("--mode <m>", "m", ["a", "b"]), n: value("--n <n>", "n"), on: flag("--on", "on"), v: list("--v <x>", "v"), r: negated("--no-r", "r"), d: defaulted("--d <x>", "d", "1") });
+    expect(schema.safeParse({ mode: "a", n: "3", on: true, v: ["x"], r: true, d: "1" }).success).toBe(true);
+    expect(schema.safeParse({ mode: "c", r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ n: true, r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ v: "x", r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ d: "1" }).success).toBe(false); // --no-r always gives r
   });
 });
