@@ -11,15 +11,10 @@ import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, output, withOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
 import { typedUrl } from "./url.js";
+import type { FETCH_OPTIONS } from "./registry/model.js";
+import type { FlagsOf } from "./registry/types.js";
 
-export interface FetchFlags {
-  format: string;
-  browser?: boolean;
-  timeout?: string;
-  maxBytes?: string;
-  redirects: boolean;
-  output?: string;
-}
+export type FetchFlags = FlagsOf<typeof FETCH_OPTIONS>;
 
 const FORMATS: readonly FetchFormat[] = ["markdown", "text", "html", "raw", "json"];
 

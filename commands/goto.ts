@@ -8,11 +8,10 @@ import { parseTimeout } from "./model.js";
 import type { CloudGlobals } from "./cloud.js";
 import { withSessionOrStart } from "./runtime.js";
 import { checkUrl } from "./url.js";
+import type { GOTO_OPTIONS } from "./registry/page.js";
+import type { FlagsOf } from "./registry/types.js";
 
-export interface GotoFlags {
-  timeout?: string;
-  waitUntil?: string;
-}
+export type GotoFlags = FlagsOf<typeof GOTO_OPTIONS>;
 
 const WAIT_UNTIL = ["load", "domcontentloaded", "networkidle"] as const;
 type WaitUntil = (typeof WAIT_UNTIL)[number];

@@ -12,12 +12,8 @@ import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { join } from "node:path";
 import { resolveStateDir } from "../src/store/state-dir.js";
+import { HOSTED, isForwardedEnv } from "./registry/hosted.js";
 
-/** The commands a host runs: they drive the session's page and never ask a model. */
-const HOSTED = new Set([
-  "snapshot", "click", "dblclick", "hover", "focus", "fill", "type", "press", "select", "check", "uncheck", "scroll", "drag", "upload",
-  "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot",
-]);
 
 /** Flags that make a command something else (help, a browser of its own, another environment): never hosted. */
 const NOT_HOSTED = new Set(["--help", "-h", "--new", "--version", "-V", "--env", "--headed", "--viewport", "--executable-path", "--"]);
@@ -26,11 +22,10 @@ const NOT_HOSTED = new Set(["--help", "-h", "--new", "--version", "-V", "--env",
 export function forwardedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && (k.startsWith("SVC_") || FORWARDED.has(k))) out[k] = v;
+    if (v !== undefined && isForwardedEnv(k)) out[k] = v;
   }
   return out;
 }
-const FORWARDED = new Set(["NO_COLOR", "FORCE_COLOR", "COLUMNS", "CHROME_PATH", "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "TZ"]);
 
 export function hostEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.SVC_NO_HOST !== "1";

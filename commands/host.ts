@@ -15,11 +15,11 @@ import { type Socket, connect, createServer } from "node:net";
 import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/internal.js";
 import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
+import { isForwardedEnv } from "./registry/hosted.js";
 import { setPhaseOrigin } from "./phases.js";
 
 const IDLE_MS = Number(process.env.SVC_HOST_IDLE_MS) > 0 ? Number(process.env.SVC_HOST_IDLE_MS) : 10 * 60_000;
 /** Environment variables a request replaces (commands/host-client.ts forwardedEnv sends them). */
-const REQUEST_ENV = /^(SVC_.*|NO_COLOR|FORCE_COLOR|COLUMNS|CHROME_PATH|HOME|XDG_STATE_HOME|XDG_CONFIG_HOME|TZ)$/;
 
 interface Request {
   argv: string[];
@@ -82,8 +82,8 @@ function redirect(send: (t: "out" | "err", d: string) => void, req: Request): ()
 }
 
 function applyEnv(env: Record<string, string>): void {
-  for (const k of Object.keys(process.env)) if (REQUEST_ENV.test(k) && !(k in env)) delete process.env[k];
-  for (const [k, v] of Object.entries(env)) if (REQUEST_ENV.test(k)) process.env[k] = v;
+  for (const k of Object.keys(process.env)) if (isForwardedEnv(k) && !(k in env)) delete process.env[k];
+  for (const [k, v] of Object.entries(env)) if (isForwardedEnv(k)) process.env[k] = v;
 }
 
 async function host(id: string, root: string): Promise<void> {

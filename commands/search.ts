@@ -9,10 +9,10 @@ import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, cloudTarget, resolveEnv } from "./cloud.js";
 import { createOutput } from "./output.js";
 import { openSettings } from "./settings.js";
+import type { SEARCH_OPTIONS } from "./registry/model.js";
+import type { FlagsOf } from "./registry/types.js";
 
-export interface SearchFlags {
-  numResults: string;
-}
+export type SearchFlags = FlagsOf<typeof SEARCH_OPTIONS>;
 
 const HOW_TO_CONFIGURE =
   "svc config set search.url https://searx.example.org (a SearXNG instance with its JSON API enabled), or export SVC_SEARCH_URL, or use the platform: --env BROWSERBASE with BROWSERBASE_API_KEY";

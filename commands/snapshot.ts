@@ -10,14 +10,10 @@ import { isCloud, PageSnapshots, sessionRefStore, type StoredSession } from "../
 import type { GlobalOptions } from "./output.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, checkUrl, stateRoot, withLiveOrOneShot, withSession } from "./runtime.js";
+import type { SNAPSHOT_OPTIONS } from "./registry/page.js";
+import type { FlagsOf } from "./registry/types.js";
 
-export interface SnapshotFlags {
-  interactive?: boolean;
-  maxTokens?: string;
-  selector?: string;
-  /** With a URL: a browser of its own even when a session is live. */
-  new?: boolean;
-}
+export type SnapshotFlags = FlagsOf<typeof SNAPSHOT_OPTIONS>;
 
 /**
  * The session's page snapshots, numbered through its ref store (the one the library uses for act and

@@ -10,13 +10,10 @@ import { parseWaitUntil } from "./goto.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";
+import type { WAIT_OPTIONS } from "./registry/page.js";
+import type { FlagsOf } from "./registry/types.js";
 
-export interface WaitFlags {
-  text?: string;
-  url?: string;
-  load?: string | boolean;
-  timeout?: string;
-}
+export type WaitFlags = FlagsOf<typeof WAIT_OPTIONS>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const POLL_MS = 100;

@@ -3,10 +3,10 @@
  * observe, agent, search and fetch. The page-changing ones answer with the page after them.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
 import { type SearchBackend, ServiceSearchNotConfiguredError, fetchPage, validateSearch } from "../index.js";
 import { fromJsonSchema } from "../util/json-schema.js";
 import { type McpBrowser, textResult } from "./browser.js";
+import { registerDeclared } from "./register.js";
 
 export interface ModelToolsOptions {
   /** The web search behind the `search` tool; without one it answers SEARCH_NOT_CONFIGURED. */
@@ -14,9 +14,9 @@ export interface ModelToolsOptions {
 }
 
 export function registerModelTools(server: McpServer, b: McpBrowser, options: ModelToolsOptions): void {
-  server.registerTool(
+  registerDeclared(
+    server,
     "act",
-    { description: "Do one thing on the page, said in words", inputSchema: { instruction: z.string().min(1), variables: z.record(z.string(), z.string()).optional() } },
     ({ instruction, variables }) =>
       b.run(async () => {
         const svc = await b.service();
@@ -25,12 +25,9 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "extract",
-    {
-      description: "Read data from the page: an instruction, optionally a JSON Schema for the result",
-      inputSchema: { instruction: z.string().min(1), schema: z.record(z.string(), z.unknown()).optional(), selector: z.string().min(1).optional() },
-    },
     ({ instruction, schema, selector }) =>
       b.run(async () => {
         const svc = await b.service();
@@ -40,9 +37,9 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "observe",
-    { description: "List actions possible on the page (for an instruction)", inputSchema: { instruction: z.string().optional() } },
     ({ instruction }) =>
       b.run(async () => {
         const svc = await b.service();
@@ -51,9 +48,9 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "agent",
-    { description: "Run a multi-step task in the browser", inputSchema: { instruction: z.string().min(1), maxSteps: z.number().int().min(1).max(1000).optional() } },
     ({ instruction, maxSteps }) =>
       b.run(async () => {
         const svc = await b.service();
@@ -62,9 +59,9 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "search",
-    { description: "Search the web", inputSchema: { query: z.string().min(1), numResults: z.number().int().min(1).max(25).optional() } },
     ({ query, numResults }) =>
       b.run(async () => {
         const request = validateSearch(query, numResults);
@@ -74,9 +71,9 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "fetch",
-    { description: "Fetch a URL as markdown (no browser)", inputSchema: { url: z.string().min(1), format: z.enum(["markdown", "text", "html"]).optional() } },
     ({ url, format }) =>
       b.run(async () => {
         const r = await fetchPage(url, { format: format ?? "markdown" });

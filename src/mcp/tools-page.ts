@@ -4,12 +4,11 @@
  * its result is the page after it — the snapshot, or what changed since the last one.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
 import { checkFetchUrl } from "../internal.js";
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
-
-const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
+import { registerDeclared } from "./register.js";
+import type { ToolName } from "./tools.js";
 
 function action(selector: string, method: Action["method"], args: string[] = []): Action {
   return { selector, description: "", method, arguments: args };
@@ -23,8 +22,8 @@ export interface PageToolsOptions {
 export function registerPageTools(server: McpServer, b: McpBrowser, options: PageToolsOptions): void {
   // A URL a client (or a page's prompt injection, through it) asks to open: fetch's scheme check.
   const openable = (url: string) => checkFetchUrl(url, { allowFiles: options.allowFileUrls }).href;
-  const verb = (name: string, description: string, shape: z.ZodRawShape, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
-    server.registerTool(name, { description, inputSchema: shape }, (args: Record<string, unknown>) =>
+  const verb = (name: ToolName, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
+    registerDeclared(server, name, (args: Record<string, unknown>) =>
       b.run(async () => {
         const svc = await b.service();
         const a = await toAction(args);
@@ -34,9 +33,9 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
       }),
     );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "navigate",
-    { description: "Open a URL in the current tab", inputSchema: { url: z.string().min(1) } },
     ({ url }) =>
       b.run(async () => {
         const target = openable(url);
@@ -46,16 +45,9 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "snapshot",
-    {
-      description: "The page outline with refs (e3) for the other tools",
-      inputSchema: {
-        interactive: z.boolean().optional().describe("only lines with refs"),
-        maxTokens: z.number().int().min(1).max(1_000_000).optional(),
-        selector: z.string().min(1).optional().describe("only this element's subtree"),
-      },
-    },
     ({ interactive, maxTokens, selector }) =>
       b.run(async () => {
         const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) });
@@ -63,15 +55,15 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
       }),
   );
 
-  verb("click", "Click an element", { target, double: z.boolean().optional() }, (a) => action(a.target as string, a.double ? "doubleClick" : "click"));
-  verb("fill", "Replace an input's value", { target, value: z.string() }, (a) => action(a.target as string, "fill", [a.value as string]));
-  verb("type", "Type text into an element, key by key", { target, text: z.string() }, (a) => action(a.target as string, "type", [a.text as string]));
-  verb("press", "Press a key (Enter, Tab, Control+A) on an element or the focused one", { key: z.string().min(1), target: target.optional() }, (a) =>
+  verb("click", (a) => action(a.target as string, a.double ? "doubleClick" : "click"));
+  verb("fill", (a) => action(a.target as string, "fill", [a.value as string]));
+  verb("type", (a) => action(a.target as string, "type", [a.text as string]));
+  verb("press", (a) =>
     action((a.target as string | undefined) ?? "", "press", [a.key as string]),
   );
-  verb("select", "Choose an option of a dropdown", { target, option: z.string() }, (a) => action(a.target as string, "selectOptionFromDropdown", [a.option as string]));
-  verb("hover", "Move the mouse over an element", { target }, (a) => action(a.target as string, "hover"));
-  verb("check", "Check (or uncheck) a checkbox or radio", { target, checked: z.boolean().optional() }, async (a) => {
+  verb("select", (a) => action(a.target as string, "selectOptionFromDropdown", [a.option as string]));
+  verb("hover", (a) => action(a.target as string, "hover"));
+  verb("check", async (a) => {
     const want = a.checked !== false;
     const now = await isChecked(b, a.target as string);
     if (now === want) return `already ${want ? "checked" : "unchecked"}`;
@@ -79,8 +71,6 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
   });
   verb(
     "scroll",
-    "Scroll the page (or an element) down/up a screen, or to a percentage",
-    { to: z.string().describe('"down", "up" or "50%"'), target: target.optional() },
     (a) => {
       const to = String(a.to).trim().toLowerCase();
       const sel = (a.target as string | undefined) ?? "";
@@ -91,9 +81,9 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
     },
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "screenshot",
-    { description: "A PNG of the viewport (or the full page)", inputSchema: { fullPage: z.boolean().optional() } },
     ({ fullPage }) =>
       b.run(async (): Promise<ToolResult> => {
         const svc = await b.service();
@@ -102,12 +92,9 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
       }),
   );
 
-  server.registerTool(
+  registerDeclared(
+    server,
     "tabs",
-    {
-      description: "List, open, select or close tabs (by the number list shows)",
-      inputSchema: { action: z.enum(["list", "new", "select", "close"]).optional(), url: z.string().optional(), tab: z.number().int().min(1).optional() },
-    },
     ({ action: what = "list", url, tab }) =>
       b.run(async () => {
         const svc = await b.service();

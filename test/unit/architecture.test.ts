@@ -119,8 +119,8 @@ const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "server"
 
 /** Folders of src/ that compose the layers below them (ranked with service.ts): fetch/ (svc fetch), local/ and remote/ (the two backends), types/ (declarations of untyped packages). */
 const COMPOSITION = ["fetch", "local", "remote", "types"] as const;
-/** Folders of commands/: the Ink view and the batch runner. */
-const COMMAND_FOLDERS = ["ui", "batch"] as const;
+/** Folders of commands/: the Ink view, the batch runner and the command registry. */
+const COMMAND_FOLDERS = ["ui", "batch", "registry"] as const;
 
 type Module = { kind: "base" } | { kind: "side"; name: string } | { kind: "chain"; name: string; rank: number } | { kind: "commands" } | { kind: "unknown"; folder: string };
 

@@ -1,0 +1,123 @@
+/** The commands that ask a model or the web: act, observe, extract, agent, search, fetch. */
+import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
+import { ONE_SHOT, choice, command, defaulted, flag, list, negated, value } from "./types.js";
+
+/** The model-backed commands share these options. */
+const MODEL = {
+  model: value("--model <provider/model>", "model to use (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)"),
+  timeout: value("--timeout <ms>", "give up after this many milliseconds"),
+} as const;
+
+const VARIABLES = {
+  var: list("--var <name=value>", "a %name% variable; its value is never sent to the model (repeatable; --variables is the same flag)"),
+  variables: list("--variables <name=value>", "same as --var"),
+  varFile: value("--var-file <file.json>", 'variables from a JSON object of name → value or {"value","description"}'),
+} as const;
+
+/** `--var` and `--variables` are one flag under two names (the agent's and the library's word for it). */
+function vars<T extends { var?: string[] | undefined; variables?: string[] | undefined }>(o: T): T {
+  const all = [...(o.variables ?? []), ...(o.var ?? [])];
+  return { ...o, var: all.length ? all : undefined, variables: all.length ? all : undefined };
+}
+
+/** The flags of `svc fetch` (commands/fetch.ts). */
+export const FETCH_OPTIONS = {
+  format: defaulted("--format <format>", "markdown (readable content), text, html, raw (the bytes as text) or json", "markdown"),
+  browser: flag("--browser", "render the page in Chrome first (pages that build themselves with JavaScript)"),
+  timeout: value("--timeout <ms>", "give up after this long (default 30000)"),
+  maxBytes: value("--max-bytes <n>", "refuse bodies larger than this (default 10485760)"),
+  redirects: negated("--no-redirects", "do not follow redirects"),
+  output: value("-o, --output <file>", "write the content to a file instead of stdout"),
+} as const;
+
+/** The flags of `svc search` (commands/search.ts); the MCP tool's numResults says the same. */
+export const SEARCH_OPTIONS = { numResults: defaulted("-n, --num-results <n>", SHARED.numResults, "10") } as const;
+
+export const MODEL_COMMANDS = [
+  command({
+    name: "act",
+    args: "[instruction]",
+    description: "do what the instruction says (one model call), or run one Action deterministically with --action",
+    options: {
+      action: value("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json (no model)`),
+      cacheDir: value("--cache-dir <dir>", "replay a stored success for the same instruction and page with no model call; store new ones"),
+      ...MODEL,
+      ...VARIABLES,
+    },
+    examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret'],
+    mcpTool: "act",
+    run: async (c, [instruction], o) => (await import("../act.js")).act(c.globals, instruction as string | undefined, vars(o)),
+  }),
+  command({
+    name: "observe",
+    args: "[instruction]",
+    description: "list the Actions a model finds on the page for the instruction (or every actionable element)",
+    options: { selector: value("--selector <selector>", "only look inside this element"), ...MODEL, ...VARIABLES },
+    examples: ['svc observe "find the search box"'],
+    mcpTool: "observe",
+    run: async (c, [instruction], o) => (await import("../observe.js")).observe(c.globals, instruction as string | undefined, vars(o)),
+  }),
+  command({
+    name: "extract",
+    args: "[args...]",
+    usage: '["instruction"] [url] [options]',
+    description: "print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
+    options: {
+      schema: value("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)"),
+      selector: value("--selector <selector>", SHARED.extractSelector),
+      ...ONE_SHOT,
+      ...MODEL,
+      ...VARIABLES,
+    },
+    examples: ["svc extract https://example.com", 'svc extract "the article titles" --schema schema.json'],
+    mcpTool: "extract",
+    run: async (c, [args], o) => (await import("../extract.js")).extract(c.globals, (args as string[] | undefined) ?? [], vars(o)),
+  }),
+  command({
+    name: "fetch",
+    args: "<url>",
+    description: "fetch a page without any key: plain HTTP (or Chrome with --browser), printed as markdown, text, html, raw or json",
+    options: FETCH_OPTIONS,
+    examples: ["svc fetch https://example.com", "svc fetch https://example.com/data.json --format json"],
+    mcpTool: "fetch",
+    run: async (c, [url], o) => (await import("../fetch.js")).fetchCommand(c.globals, url as string, o),
+  }),
+  command({
+    name: "search",
+    args: "<query>",
+    description: "web search through the configured backend (search.url: a SearXNG instance; or the platform with --env BROWSERBASE): a ranked list",
+    options: SEARCH_OPTIONS,
+    examples: ['svc search "chromium release notes" -n 5'],
+    mcpTool: "search",
+    run: async (c, [query], o) => (await import("../search.js")).searchCommand(c.globals, query as string, o),
+  }),
+  command({
+    name: "agent",
+    args: "<instruction>",
+    description: "run a multi-step task on the current live session (a one-shot browser when there is none, or with --new): a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped",
+    options: {
+      url: value("--url <url>", "open this URL first"),
+      mode: choice("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua", ["dom", "hybrid", "cua"]),
+      model: value("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)"),
+      executionModel: value("--execution-model <provider/model>", "model for the act/extract tools' own calls (default: --model)"),
+      maxSteps: value("--max-steps <n>", SHARED.maxSteps),
+      maxTokens: value("--max-tokens <n>", "stop once the run's model calls used n tokens (input + output)"),
+      timeout: value("--timeout <ms>", "stop the run after this many milliseconds"),
+      toolTimeout: value("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)"),
+      var: list("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable; --variables is the same flag)"),
+      variables: VARIABLES.variables,
+      varFile: VARIABLES.varFile,
+      cacheDir: value("--cache-dir <dir>", "replay the steps of a stored successful run with no model calls (the model then answers from the page); store new ones"),
+      search: flag("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)"),
+      loopRepeats: value("--loop-repeats <n>", "identical steps on an unchanged page before the agent is warned it is looping (default 3)"),
+      loopWarnings: value("--loop-warnings <n>", "loop warnings before the run stops with completed false (default 2)"),
+      loopDetection: negated("--no-loop-detection", "never warn about or stop a looping agent"),
+      record: value("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory"),
+      ...ONE_SHOT,
+    },
+    examples: ['svc agent "find the cheapest flight to Oslo" --url https://example.com --max-steps 20'],
+    jsonLines: true,
+    mcpTool: "agent",
+    run: async (c, [instruction], o) => (await import("../agent.js")).agent(c.globals, instruction as string, vars(o)),
+  }),
+];

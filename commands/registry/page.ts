@@ -1,0 +1,137 @@
+/** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
+import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
+import { ONE_SHOT, choice, command, flag, optionalValue, value } from "./types.js";
+
+const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
+
+/** The flags of `svc open` and `svc goto` (commands/goto.ts). */
+export const GOTO_OPTIONS = {
+  timeout,
+  waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]),
+} as const;
+
+/** The flags of `svc wait` (commands/wait.ts). */
+export const WAIT_OPTIONS = {
+  text: value("--text <text>", "wait until the page's text contains this"),
+  url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
+  load: optionalValue("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle"),
+  timeout,
+} as const;
+
+/** The flags of `svc snapshot` (commands/snapshot.ts); the MCP tool's properties say the same. */
+export const SNAPSHOT_OPTIONS = {
+  interactive: flag("-i, --interactive", SHARED.interactive),
+  maxTokens: value("--max-tokens <n>", SHARED.maxTokens),
+  selector: value("-s, --selector <selector>", SHARED.snapshotSelector),
+  new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
+} as const;
+
+const navigation = (name: "open" | "goto", description: string, examples: readonly string[]) =>
+  command({
+    name,
+    args: "<url>",
+    description,
+    options: GOTO_OPTIONS,
+    examples,
+    hosted: name === "goto",
+    mcpTool: "navigate",
+    run: async (c, [url], o) => (await import("../goto.js")).goto(c.globals, url as string, o, name),
+  });
+
+const move = (which: "back" | "forward" | "reload") =>
+  command({
+    name: which,
+    description: which === "reload" ? "reload the session's selected tab" : `go ${which} in the selected tab's history`,
+    options: { timeout },
+    examples: [`svc ${which}`],
+    hosted: true,
+    run: async (c, _a, o) => (await import("../navigate.js")).move(c.globals, which, o),
+  });
+
+export const PAGE_COMMANDS = [
+  navigation("open", "open URL in the live session's selected tab, starting a session (configured defaults) when none is live; same as goto", ["svc open https://example.com", "svc open localhost:3000 && svc snapshot -i"]),
+  navigation(
+    "goto",
+    "navigate the session's selected tab, starting a session when none is live (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status",
+    ["svc goto https://example.com", "svc goto localhost:3000/login --wait-until networkidle"],
+  ),
+  move("back"),
+  move("forward"),
+  move("reload"),
+  command({
+    name: "wait",
+    args: "[target]",
+    usage: "<ref|selector|ms> | --text T | --url PATTERN | --load [state]",
+    description: "wait until an element (a ref from the last snapshot, or a selector) is visible, some time passes, text appears, the URL matches or the page loads; a wait that runs out exits 7 (TIMEOUT)",
+    options: WAIT_OPTIONS,
+    examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000'],
+    hosted: true,
+    run: async (c, [target], o) => (await import("../wait.js")).wait(c.globals, target as string | undefined, o),
+  }),
+  command({
+    name: "eval",
+    args: "<js>",
+    description: "evaluate a JavaScript expression in the selected tab and print its value as JSON (a promise is awaited)",
+    examples: ['svc eval "document.title"'],
+    hosted: true,
+    run: async (c, [js]) => (await import("../navigate.js")).evaluate(c.globals, js as string),
+  }),
+  command({
+    name: "tabs",
+    args: "[action] [arg]",
+    usage: "[list | new [URL] | select N | close [N]]",
+    description: "list, open, select or close the session's tabs; tab numbers stay put when another tab closes, and later commands drive the selected tab",
+    examples: ["svc tabs", "svc tabs new https://example.com"],
+    hosted: true,
+    mcpTool: "tabs",
+    run: async (c, [action, arg]) => (await import("../tabs.js")).tabs(c.globals, action as string | undefined, arg as string | undefined),
+  }),
+  // Downloads and dialogs of the session (commands/downloads.ts, dialog.ts; --downloads/--dialog are global).
+  command({
+    name: "downloads",
+    description: "list the session's downloads (name, size, state, when, URL); they are saved in its download folder (--downloads on sessions start)",
+    examples: ["svc downloads", "svc --json downloads"],
+    run: async (c) => (await import("../downloads.js")).downloads(c.globals),
+  }),
+  command({
+    name: "dialog",
+    args: "<action> [text]",
+    usage: "accept [text] | dismiss",
+    description: "answer the session's JavaScript dialog: the one open now, else the next one (a prompt() accepted returns TEXT)",
+    examples: ['svc dialog accept "Ada"', "svc dialog dismiss"],
+    run: async (c, [action, text]) => (await import("../dialog.js")).dialog(c.globals, action as string, text as string | undefined),
+  }),
+  command({
+    name: "snapshot",
+    args: "[url]",
+    description: "print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}. With a URL: like extract URL, on the live session, else a browser for this command only",
+    options: SNAPSHOT_OPTIONS,
+    examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc --json snapshot --max-tokens 2000"],
+    hosted: true,
+    mcpTool: "snapshot",
+    run: async (c, [url], o) => (await import("../snapshot.js")).snapshot(c.globals, o, url as string | undefined),
+  }),
+  command({
+    name: "get",
+    args: "<what> [args...]",
+    usage: "text|value|attr NAME|url|title [ref|selector]",
+    description: "print the page's url or title, or an element's text, value or attribute (text without a target: the page's)",
+    examples: ["svc get title", "svc get value e1"],
+    hosted: true,
+    run: async (c, [what, args]) => (await import("../get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? []),
+  }),
+  command({
+    name: "screenshot",
+    args: "[url]",
+    description: "save a PNG of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
+    options: {
+      output: value("-o, --output <file>", "where to write the PNG (default: screenshot-<time>.png in the current folder)"),
+      fullPage: flag("--full-page", SHARED.fullPage),
+      ...ONE_SHOT,
+    },
+    examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page"],
+    hosted: true,
+    mcpTool: "screenshot",
+    run: async (c, [url], o) => (await import("../screenshot.js")).screenshot(c.globals, url as string | undefined, o),
+  }),
+];

@@ -1,0 +1,104 @@
+/** The long-running commands (serve, mcp, worker) and batches: they start browsers of their own. */
+import { limitOptionSpecs } from "../serve-limits.js";
+import { type OptionDecl, attributeName, command, defaulted, flag, launchOptions, list, value } from "./types.js";
+
+/** Per-key bounds of `svc serve` (downloads, Stagehand cache, extensions, Model Gateway): serve-limits.ts's table. */
+const LIMITS: Readonly<Record<string, OptionDecl>> = Object.fromEntries(limitOptionSpecs().map(([flags, help]) => [attributeName(flags), value(flags, help)]));
+
+const BROWSERS = launchOptions({ headed: "show the browser windows", viewport: "viewport size of the browsers", executablePath: "Chrome/Chromium to launch" });
+
+export const SERVER_COMMANDS = [
+  command({
+    name: "serve",
+    description: "serve the HTTP API (session API + platform API) on this machine until SIGINT/SIGTERM; every session is a Chrome here",
+    options: {
+      port: defaulted("--port <port>", "port to listen on (0: any free port)", "3000"),
+      host: defaulted("--host <host>", "interface to listen on", "127.0.0.1"),
+      apiKey: list("--api-key <key>", "a key clients must send as x-bb-api-key (repeatable; default: SVC_API_KEYS, config server.apiKeys)"),
+      maxSessions: value("--max-sessions <n>", "browser sessions at once; past it, new ones wait in the queue or get 429 (default 8)"),
+      queue: value("--queue <n>", "session starts that may wait for a free slot; past it, 429 QUEUE_FULL (default 0)"),
+      queueTimeout: value("--queue-timeout <seconds>", "longest wait of a queued start; past it, 429 QUEUE_TIMEOUT (default 30)"),
+      maxCpu: value("--max-cpu <percent>", "no new session while the machine's CPU is busier than this (percent of all cores)"),
+      maxMemory: value("--max-memory <size>", "no new session while svc serve and its Chromes hold more than this, e.g. 6G"),
+      drainTimeout: value("--drain-timeout <seconds>", "on SIGTERM/SIGINT: how long requests in flight may finish before they are ended (default 5)"),
+      warmBrowsers: value("--warm-browsers <n>", "Chromes kept started and ready so a session starts at once (0–8, default 1)"),
+      sessionTimeout: value("--session-timeout <seconds>", "lifetime of a browser session that asks for none (default 3600)"),
+      idleTimeout: value("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)"),
+      bodyLimit: value("--body-limit <bytes>", "largest request body (default 10485760)"),
+      cacheDir: value("--cache-dir <dir>", "the server's act/agent cache (default: <state dir>/server-cache)"),
+      dataDir: value("--data-dir <dir>", "the server's data, e.g. saved contexts (default: SVC_DATA_DIR, else <state dir>/server-data)"),
+      dataKey: value("--data-key <secret>", "secret the server's data is encrypted with, ≥16 characters (default: SVC_DATA_KEY; with a Redis store derived from the cluster secret; else generated into <data dir>/data.key)"),
+      publicUrl: value("--public-url <url>", "the origin clients reach this server at, for connectUrl (default http://HOST:PORT)"),
+      searchUrl: value("--search-url <url>", "SearXNG instance behind POST /v1/search (default: SVC_SEARCH_URL, config search.url; none: 501)"),
+      isolate: flag("--isolate", "isolate tenants even with one API key (default: on with more than one key): browsers reach only the public web"),
+      allowNet: list("--allow-net <host|cidr>", "an address isolated tenants may reach anyway: HOST, HOST:PORT, IP, IP:PORT, CIDR or .suffix (repeatable)"),
+      modelEndpoints: list("--model-endpoints <url>", "a model endpoint (URL prefix) a request may choose as its baseURL (repeatable; default: any the address policy allows)"),
+      // svc serve as a cluster
+      store: value("--store <memory|redis://host:port>", "session store: memory (one server) or a Redis every replica shares (default: SVC_STORE, config server.store, else memory)"),
+      advertiseUrl: value("--advertise-url <url>", "with a Redis store: how other replicas reach this one (default: SVC_ADVERTISE_URL, else http://HOST:PORT)"),
+      clusterSecret: value("--cluster-secret <secret>", "with a Redis store: secret shared by every replica, ≥16 characters (default: SVC_CLUSTER_SECRET, config server.clusterSecret)"),
+      clusterLease: value("--cluster-lease <ms>", "with a Redis store: a replica silent this long is taken for dead, its sessions answer 410 (200–15000, default 10000)"),
+      clusterHeartbeat: value("--cluster-heartbeat <ms>", "with a Redis store: how often a replica renews its leases (default: a third of the lease)"),
+      ...launchOptions({ headed: "show the browsers' windows (default: headless)", viewport: "default viewport of the browsers, e.g. 1280x720", executablePath: "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)" }),
+      ...LIMITS,
+    },
+    examples: ["svc serve --port 3000", "svc serve --api-key key-a --api-key key-b"],
+    serving: true,
+    run: async (c, _a, o) => (await import("../serve.js")).serve(c.globals, o, c.stop),
+  }),
+  command({
+    name: "mcp",
+    description: "serve svc's browser tools to an MCP host (stdio; or --http): one browser per client, closed when the client goes",
+    options: {
+      http: flag("--http", "streamable HTTP on /mcp instead of stdio"),
+      port: value("--port <port>", "with --http: port to listen on (0: any free port)"),
+      host: value("--host <host>", "with --http: interface to listen on (default 127.0.0.1)"),
+      idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
+      token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)"),
+      allowFileUrls: flag("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)"),
+      model: value("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)"),
+      cacheDir: value("--cache-dir <dir>", "act/agent cache directory"),
+      ...launchOptions({ headed: "show the browser window (default: headless)", viewport: "viewport, e.g. 1280x720", executablePath: "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)" }),
+    },
+    examples: ["svc mcp", "svc mcp --http --port 3100"],
+    helpAfter: '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
+    serving: true,
+    run: async (c, _a, o) => (await import("../mcp.js")).mcp(c.globals, o, c.stop, c.version),
+  }),
+  command({
+    name: "batch",
+    args: "[tasks.jsonl]",
+    description: "run agent tasks (one JSON object per line: instruction, url, maxSteps, variables, model, output) on a local pool, or on BullMQ workers with --queue; results as JSON lines in input order; exit 11 when some task did not succeed",
+    options: {
+      concurrency: value("--concurrency <n>", "local pool: tasks (browsers) at once (default: CPUs, at most 4)"),
+      output: value("-o, --output <file>", "write the results (JSON lines, input order) to this file; print only the summary"),
+      taskTimeout: value("--task-timeout <ms>", "wall time of a task that names no timeoutMs (default 300000)"),
+      queue: value("--queue <redis-url>", "enqueue the tasks on this Redis for `svc worker`s and collect their results"),
+      queueKey: value("--queue-key <key>", "encrypt task variables for the queue with this key (default: SVC_QUEUE_KEY); required with variables"),
+      attempts: value("--attempts <n>", "queue: tries per task when its browser crashes or its worker dies (default 3)"),
+      detach: flag("--detach", "queue: print the batch id and exit; collect later with --results"),
+      results: value("--results <batchId>", "queue: collect the results of an earlier batch (waits for the missing ones)"),
+      ...BROWSERS,
+    },
+    examples: ["svc batch tasks.jsonl --concurrency 4 -o results.jsonl", "svc batch tasks.jsonl --queue redis://10.0.0.5:6379 --detach"],
+    jsonLines: true,
+    run: async (c, [file], o) => (await import("../batch.js")).batch(c.globals, file as string | undefined, o),
+  }),
+  command({
+    name: "worker",
+    description: "take agent tasks of `svc batch --queue` from Redis and run them, until SIGINT/SIGTERM (running tasks finish first)",
+    options: {
+      queue: value("--queue <redis-url>", "the Redis the batches are queued on"),
+      queueKey: value("--queue-key <key>", "the key task variables were encrypted with (default: SVC_QUEUE_KEY)"),
+      concurrency: value("--concurrency <n>", "tasks (browsers) at once (default 1)"),
+      lockDuration: value("--lock-duration <ms>", "how long a dead worker's task stays locked before another worker retries it (default: SVC_WORKER_LOCK_MS, 30000)"),
+      drainTimeout: value("--drain-timeout <ms>", "on SIGTERM, how long running tasks may finish before they are aborted and retried elsewhere (default 60000)"),
+      name: value("--name <name>", "this worker's name in job records and its output (default HOST:PID)"),
+      ...BROWSERS,
+    },
+    examples: ["svc worker --queue redis://10.0.0.5:6379 --concurrency 2"],
+    jsonLines: true,
+    serving: true,
+    run: async (c, _a, o) => (await import("../worker.js")).worker(c.globals, o, c.stop),
+  }),
+];

@@ -1,0 +1,13 @@
+/**
+ * Descriptions an MCP tool's property and the CLI flag of the same capability share (tools.ts, and the
+ * command registry in commands/). Plain strings: the CLI reads them without loading zod.
+ */
+export const SHARED_DESCRIPTIONS = {
+  interactive: "only elements with a ref (plus headings)",
+  maxTokens: "fit the outline into about n tokens (ref lines always stay)",
+  snapshotSelector: "only this element's subtree",
+  fullPage: "capture the whole page, not just the viewport",
+  numResults: "how many results, 1–25",
+  extractSelector: "only read inside this element",
+  maxSteps: "stop after n steps (default 20)",
+} as const;

@@ -1,0 +1,74 @@
+/**
+ * The commander program generated from the registry, parsed for real with no command run: the global flags
+ * (--env parsed by its zod schema), a flag's choices, a repeatable flag, `--no-x`, defaults, and an unknown
+ * flag, each as commander reports it to main.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../commands/registry/program.js";
+import { flagsSchema } from "../../commands/registry/schema.js";
+import { type CommandDecl, type Globals, choice, defaulted, flag, list, negated, value } from "../../commands/registry/types.js";
+
+async function parse(argv: string[]): Promise<{ decl?: CommandDecl; flags?: unknown; globals: Globals }> {
+  let globals: Globals = { json: false, verbose: 0, session: undefined };
+  const seen: { decl?: CommandDecl; flags?: unknown } = {};
+  const program = buildProgram(
+    {
+      version: "0.0.0",
+      setGlobals: (g) => (globals = g),
+      globals: () => globals,
+      dispatch: async (decl, _invoke, flags) => {
+        seen.decl = decl;
+        seen.flags = flags;
+      },
+    },
+    "test",
+  );
+  await program.parseAsync(argv, { from: "user" });
+  return { ...seen, globals };
+}
+
+const failure = async (argv: string[]) => {
+  try {
+    await parse(argv);
+  } catch (e) {
+    return e as { code: string; message: string };
+  }
+  throw new Error(`${argv.join(" ")} parsed`);
+};
+
+describe("the generated program", () => {
+  it("--env is trimmed and upper-cased by its schema; a wrong one is commander's one-line invalid-argument error", async () => {
+    const ok = await parse(["--env", " browserbase ", "--json", "metrics"]);
+    expect(ok.decl?.name).toBe("metrics");
+    expect(ok.globals).toMatchObject({ env: "BROWSERBASE", json: true });
+    const bad = await failure(["--env", "moon", "metrics"]);
+    expect(bad.code).toBe("commander.invalidArgument");
+    expect(bad.message).toBe("error: option '--env <env>' argument 'moon' is invalid. must be one of LOCAL, BROWSERBASE");
+  });
+
+  it("flags reach the command as declared: choices, repeatable, --no-x, defaults", async () => {
+    const agent = await parse(["agent", "do it", "--var", "a=1", "--variables", "b=2", "--no-loop-detection", "--mode", "hybrid"]);
+    expect(agent.decl?.name).toBe("agent");
+    expect(agent.globals.lines).toBe(true);
+    expect(agent.flags).toMatchObject({ var: ["a=1"], variables: ["b=2"], loopDetection: false, mode: "hybrid" });
+    expect((await parse(["fetch", "https://example.com"])).flags).toEqual({ format: "markdown", redirects: true });
+    expect((await parse(["search", "q"])).flags).toEqual({ numResults: "10" });
+    const mode = await failure(["agent", "x", "--mode", "robot"]);
+    expect(mode.code).toBe("commander.invalidArgument");
+    expect(mode.message).toMatch(/Allowed choices are dom, hybrid, cua/);
+  });
+
+  it("an unknown flag or command is commander's usage error", async () => {
+    expect((await failure(["goto", "--bogus", "http://x.test/"])).code).toBe("commander.unknownOption");
+    expect((await failure(["gotoo"])).code).toBe("commander.unknownCommand");
+  });
+
+  it("each kind of flag has the zod type its values must fit", () => {
+    const schema = flagsSchema({ mode: choice("--mode <m>", "m", ["a", "b"]), n: value("--n <n>", "n"), on: flag("--on", "on"), v: list("--v <x>", "v"), r: negated("--no-r", "r"), d: defaulted("--d <x>", "d", "1") });
+    expect(schema.safeParse({ mode: "a", n: "3", on: true, v: ["x"], r: true, d: "1" }).success).toBe(true);
+    expect(schema.safeParse({ mode: "c", r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ n: true, r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ v: "x", r: true, d: "1" }).success).toBe(false);
+    expect(schema.safeParse({ d: "1" }).success).toBe(false); // --no-r always gives r
+  });
+});
