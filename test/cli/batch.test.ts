@@ -25,38 +25,41 @@ describe("svc batch (local pool)", () => {
     const { server, fake, sb } = world;
     scriptBrain(fake, batchBrain());
     const tasks = join(sb.tmp, "..", "tasks.jsonl");
-    writeTasks(tasks, server, { count: 6, secret: 3 });
+    // Concurrency + 1 tasks, the longest first (the search: three steps), so a later task ends before an earlier
+    // one: the output's order is the input's, not the order they finished in.
+    writeTasks(tasks, server, { count: 3, secret: 0 });
     const r = await svc(["batch", tasks, "--concurrency", "2"], sb.env, { timeoutMs: 90_000 });
     expect(r.code, r.stderr + r.stdout.slice(-1500)).toBe(0);
     const out = jsonLines(r.stdout);
     const results = out.filter((l) => l.type === "result");
-    expect(results.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(results.map((l) => l.id)).toEqual(["t0", "t1", "t2", "t3", "t4", "t5"]);
-    expect(results[0]).toMatchObject({ schemaVersion: 1, success: true, completed: true, message: "Task 0: Red Rose costs 12.50" });
+    expect(results.map((l) => l.index)).toEqual([0, 1, 2]);
+    expect(results.map((l) => l.id)).toEqual(["t0", "t1", "t2"]);
+    expect(results[2]).toMatchObject({ schemaVersion: 1, success: true, completed: true, message: "Task 2: Boston Fern costs 18.00" });
     expect(results[1]!.message).toBe("Task 1: Yellow Tulip costs 4.20");
     // The odd task opened its page itself: two steps.
     expect(results[1]!.actions.map((a: { type: string }) => a.type)).toEqual(["goto", "done"]);
-    expect(results[3]!.message).toBe("Task 3: searched Garden Shop");
+    expect(results[0]!.message).toBe("Task 0: searched Garden Shop");
     for (const l of results) {
       expect(l.usage.input_tokens).toBeGreaterThan(0);
       expect(l.timing.durationMs).toBeGreaterThan(0);
       expect(Date.parse(l.timing.finishedAt)).toBeGreaterThanOrEqual(Date.parse(l.timing.startedAt));
     }
-    expect(out.at(-1)).toMatchObject({ type: "summary", total: 6, succeeded: 6, failed: 0 });
+    expect(out.at(-1)).toMatchObject({ type: "summary", total: 3, succeeded: 3, failed: 0 });
     // The variable was typed for real, yet its value is in no result.
     expect(r.stdout).not.toContain(SECRET);
-    expect(results[3]!.actions.map((a: { type: string }) => a.type)).toEqual(["perform", "ariaTree", "done"]);
-    expect(JSON.stringify(results[3]!.actions)).toContain("%q%");
+    expect(results[0]!.actions.map((a: { type: string }) => a.type)).toEqual(["perform", "ariaTree", "done"]);
+    expect(JSON.stringify(results[0]!.actions)).toContain("%q%");
 
     const file = join(sb.tmp, "..", "results.jsonl");
     scriptBrain(fake, batchBrain());
+    // All at once: the one-step task ends first and the three-step one last, yet the file is in input order.
     const w = await svc(["--json", "batch", tasks, "-o", file, "--concurrency", "3"], sb.env, { timeoutMs: 90_000 });
     expect(w.code, w.stderr + w.stdout).toBe(0);
-    expect(jsonLines(w.stdout)).toEqual([expect.objectContaining({ type: "summary", total: 6, succeeded: 6, output: file })]);
+    expect(jsonLines(w.stdout)).toEqual([expect.objectContaining({ type: "summary", total: 3, succeeded: 3, output: file })]);
     // The file holds what --json prints on stdout: the result lines (schemaVersion, type) and the summary.
     const lines = jsonLines(readFileSync(file, "utf8"));
     const written = lines.slice(0, -1);
-    expect(written.map((l) => [l.schemaVersion, l.type, l.index])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [1, "result", i]));
+    expect(written.map((l) => [l.schemaVersion, l.type, l.index])).toEqual([0, 1, 2].map((i) => [1, "result", i]));
     expect(written.map((l) => l.message)).toEqual(results.map((l) => l.message));
     expect(lines.at(-1)).toEqual({ ...jsonLines(w.stdout)[0], schemaVersion: 1, type: "summary" });
     expect(existsSync(`${file}.partial`)).toBe(false);

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { standIn, useResource } from "../support/use-resource.js";
+import { inProcessBusy, runInProcess } from "./in-process.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -66,9 +67,29 @@ export interface RunResult {
   stderr: string;
 }
 
-export function svc(args: readonly string[], env: NodeJS.ProcessEnv, options: { timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
-  const child = spawnSvc(args, env);
-  return collect(child, options.timeoutMs ?? 60_000, options.input);
+/**
+ * Every svc() spawns `node bin/svc.js` when set (SVC_TEST_SPAWN=1), as the files that test the process
+ * itself (signals, the thin client and its session host) do through `spawnOnly()`.
+ */
+let spawnEveryCall = process.env.SVC_TEST_SPAWN === "1";
+
+/** This file's svc() calls all spawn the built bin (for tests of the process: its host, its exit, its stdin). */
+export function spawnOnly(): void {
+  spawnEveryCall = true;
+}
+
+/**
+ * `svc args` with `env`: run in this process through the CLI's own entry (./in-process.ts) — the same code,
+ * output and exit code without a Node start per command — or, when the caller gives stdin input, another
+ * command runs in this process at the moment, or spawnOnly()/SVC_TEST_SPAWN=1 says so, by spawning the
+ * built bin. `signal` is null for an in-process run.
+ */
+export async function svc(args: readonly string[], env: NodeJS.ProcessEnv, options: { timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  if (spawnEveryCall || options.input !== undefined || inProcessBusy() || process.cwd() !== ROOT) {
+    return collect(spawnSvc(args, env), timeoutMs, options.input);
+  }
+  return { ...(await runInProcess(ROOT, args, env, timeoutMs)), signal: null };
 }
 
 export function spawnSvc(args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess {

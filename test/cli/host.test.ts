@@ -8,7 +8,10 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, type RunResult, collect, spawnSvc, json, pidAlive, processesMentioning, svc, useCliWorld, waitFor } from "./helpers.js";
+import { BIN, type RunResult, collect, spawnSvc, json, pidAlive, processesMentioning, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
+
+// The thin client and the host are what is tested: every command is a real `node bin/svc.js`.
+spawnOnly();
 
 const world = useCliWorld({ session: true });
 

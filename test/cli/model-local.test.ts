@@ -5,7 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFUSALS, localServer } from "../support/fake-model/local-servers.js";
-import { type ModelWorld, json, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, json, spawnOnly, startModelWorld, svc } from "./helpers.js";
+
+// What each new `svc` process learns about the server (one extra request each): a real process per command.
+spawnOnly();
 
 let world: ModelWorld;
 

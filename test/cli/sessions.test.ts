@@ -23,7 +23,12 @@ import {
   strayStateFiles,
   svc,
   waitFor,
+  spawnOnly,
 } from "./helpers.js";
+
+// What happens to a session's Chrome once the command that started it has exited (idle end, signals, SIGKILL):
+// every command is a real `node bin/svc.js` process.
+spawnOnly();
 
 interface SessionJson {
   session: { id: string; pid: number; userDataDir: string; wsEndpoint: string; heartbeatFile: string; idleMs: number; headless: boolean };
