@@ -6,14 +6,15 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/server/cluster/cluster.js";
-import { type Held, MemoryStore } from "../../src/server/cluster/store.js";
+import { type Held, MemoryStore, type Renewal } from "../../src/server/cluster/store.js";
 
 const LEASE_MS = 300;
+const GRACE_MS = 150;
 
 /** A shared in-memory store one replica can be cut off from (its renewals fail, as with Redis unreachable). */
 class FlakyStore extends MemoryStore {
   down = false;
-  override async renew(held: readonly Held[]): Promise<Held[]> {
+  override async renew(held: readonly Held[]): Promise<Renewal> {
     if (this.down) throw new Error("connection refused");
     return super.renew(held);
   }
@@ -38,7 +39,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("cluster leases", () => {
   it("the heartbeat keeps a session owned; cut off past the lease, the replica loses it and ends it itself", async () => {
-    const storeA = new FlakyStore({ leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const storeA = new FlakyStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
     const a = replica(storeA, "http://a.invalid");
     // B shares A's records (the same store object) but is never cut off.
     const b = replica(storeA, "http://b.invalid");
@@ -49,7 +50,7 @@ describe("cluster leases", () => {
     expect(a.lost).toEqual([]);
 
     storeA.down = true;
-    await sleep(LEASE_MS + 100);
+    await sleep(LEASE_MS + GRACE_MS + 100);
     const gone = await b.cluster.locate("platform", "s1");
     expect(gone).toMatchObject({ at: "gone", error: { status: 410, code: "REPLICA_GONE" } });
     expect(a.lost).toEqual([]);
@@ -62,7 +63,7 @@ describe("cluster leases", () => {
   });
 
   it("an ended session is no longer renewed and reads as ended", async () => {
-    const store = new MemoryStore({ leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const store = new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
     const a = replica(store, "http://a.invalid");
     await a.cluster.claim("api", "s2", "fp", Date.now() + 60_000);
     await a.cluster.ended("api", "s2", "COMPLETED", "ended by the client");
@@ -72,7 +73,7 @@ describe("cluster leases", () => {
   });
 
   it("peer credentials: absent is not a peer, the secret is, anything else is refused", () => {
-    const a = replica(new MemoryStore({ leaseMs: LEASE_MS, retentionMs: 1000 }), "http://a.invalid");
+    const a = replica(new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 1000 }), "http://a.invalid");
     expect(a.cluster.isPeer(undefined)).toBeUndefined();
     expect(a.cluster.isPeer("s".repeat(16))).toBe(true);
     expect(a.cluster.isPeer("s".repeat(15))).toBe(false);
