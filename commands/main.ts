@@ -527,8 +527,9 @@ async function main(argv: readonly string[]): Promise<void> {
     .option("--store <memory|redis://host:port>", "session store: memory (one server) or a Redis every replica shares (default: SVC_STORE, config server.store, else memory)")
     .option("--advertise-url <url>", "with a Redis store: how other replicas reach this one (default: SVC_ADVERTISE_URL, else http://HOST:PORT)")
     .option("--cluster-secret <secret>", "with a Redis store: secret shared by every replica, ≥16 characters (default: SVC_CLUSTER_SECRET, config server.clusterSecret)")
-    .option("--cluster-lease <ms>", "with a Redis store: a replica silent this long is taken for dead, its sessions answer 410 (200–15000, default 10000)")
-    .option("--cluster-heartbeat <ms>", "with a Redis store: how often a replica renews its leases (default: a third of the lease)")
+    .option("--cluster-lease <ms>", "with a Redis store: the lease a replica renews on its sessions (200–15000, default 10000)")
+    .option("--cluster-heartbeat <ms>", "with a Redis store: how often a replica renews its leases (default: a quarter of the lease)")
+    .option("--cluster-grace <ms>", "with a Redis store: a replica silent for lease + grace is taken for dead, its sessions answer 410 (0–60000, default: the lease)")
     .option("--headed", "show the browsers' windows (default: headless)")
     .option("--viewport <WxH>", "default viewport of the browsers, e.g. 1280x720")
     .option("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)");
