@@ -121,7 +121,8 @@ export class Cluster implements SessionRegistry {
       throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
     }
     if (!stored) return { at: "unknown" };
-    if (stored.record.replica === this.replica) return { at: "here" };
+    // Its own record: served here, unless another replica declared it gone (this replica then ended it).
+    if (stored.record.replica === this.replica) return stored.record.fenced ? { at: "gone", error: goneError(stored), stored } : { at: "here" };
     // An ended session's owner keeps it (listable, 404/410 on its routes as a single server answers): it
     // is asked too; when it is gone as well, goneNow() says the session ended.
     if (stored.leased || stored.record.status !== "RUNNING") return { at: "peer", url: stored.record.ownerUrl, stored };
