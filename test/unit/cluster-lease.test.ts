@@ -26,10 +26,10 @@ afterEach(async () => {
   await Promise.all(clusters.splice(0).map((c) => c.close()));
 });
 
-function replica(store: MemoryStore, url: string): { cluster: Cluster; lost: string[]; log: string[] } {
+function replica(store: MemoryStore, url: string, timing = { leaseMs: LEASE_MS, graceMs: GRACE_MS }): { cluster: Cluster; lost: string[]; log: string[] } {
   const lost: string[] = [];
   const log: string[] = [];
-  const cluster = new Cluster({ store, advertiseUrl: () => url, secret: "s".repeat(16), leaseMs: LEASE_MS, heartbeatMs: 60, connectTimeoutMs: 500, log: (l) => void log.push(l) });
+  const cluster = new Cluster({ store, advertiseUrl: () => url, secret: "s".repeat(16), ...timing, heartbeatMs: 60, connectTimeoutMs: 500, log: (l) => void log.push(l) });
   cluster.onLost = (kind, id) => void lost.push(`${kind}:${id}`);
   clusters.push(cluster);
   return { cluster, lost, log };
@@ -60,6 +60,42 @@ describe("cluster leases", () => {
     expect(a.lost).toEqual(["platform:s1"]);
     expect(a.log.some((l) => /heartbeat failed/.test(l))).toBe(true);
     expect(await a.cluster.locate("platform", "s1")).toMatchObject({ at: "peer", url: "http://b.invalid" });
+  });
+
+  it("cut off from the store: its sessions are served while nobody can have fenced them (lease + grace), then 503", async () => {
+    const timing = { leaseMs: 300, graceMs: 1500 };
+    const store = new FlakyStore({ ...timing, retentionMs: 60_000 });
+    const a = replica(store, "http://a.invalid", timing);
+    await a.cluster.claim("platform", "s3", "fp", Date.now() + 60_000);
+    store.down = true;
+    const cutAt = Date.now();
+    await sleep(timing.leaseMs + 100);
+    // Past the lease: ensureHeld tries to renew, fails, and still serves (the grace is not over).
+    await expect(a.cluster.ensureHeld("platform", "s3")).resolves.toBeUndefined();
+    expect(Date.now() - cutAt).toBeLessThan(timing.leaseMs + timing.graceMs);
+    await sleep(timing.leaseMs + timing.graceMs - (Date.now() - cutAt) + 50);
+    await expect(a.cluster.ensureHeld("platform", "s3")).rejects.toMatchObject({ status: 503 });
+    expect(a.lost).toEqual([]);
+  });
+
+  it("stalled past lease + grace: a session another replica fenced answers 410 REPLICA_GONE here and is ended; an unfenced one is taken back", async () => {
+    const store = new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
+    const a = replica(store, "http://a.invalid");
+    const b = replica(store, "http://b.invalid");
+    await a.cluster.claim("platform", "fenced", "fp", Date.now() + 60_000);
+    await a.cluster.claim("platform", "quiet", "fp", Date.now() + 60_000);
+    // A's heartbeat stops (as in a stalled event loop), its leases lapse; B declares one of them gone.
+    await (a.cluster as unknown as { beating?: Promise<void> }).beating;
+    (a.cluster as unknown as { closed: boolean }).closed = true;
+    await sleep(LEASE_MS + GRACE_MS + 100);
+    expect(await b.cluster.locate("platform", "fenced")).toMatchObject({ at: "gone", error: { status: 410, code: "REPLICA_GONE" } });
+    (a.cluster as unknown as { closed: boolean }).closed = false;
+    await expect(a.cluster.ensureHeld("platform", "fenced")).rejects.toMatchObject({ status: 410, code: "REPLICA_GONE" });
+    expect(a.lost).toEqual(["platform:fenced"]);
+    await expect(a.cluster.ensureHeld("platform", "quiet")).resolves.toBeUndefined();
+    expect(a.log.some((l) => /session quiet had lapsed and nobody had declared it gone: took it back/.test(l))).toBe(true);
+    expect(await b.cluster.locate("platform", "quiet")).toMatchObject({ at: "peer", url: "http://a.invalid" });
+    expect(await a.cluster.locate("platform", "fenced")).toMatchObject({ at: "gone" });
   });
 
   it("an ended session is no longer renewed and reads as ended", async () => {

@@ -29,6 +29,7 @@ export interface ClusterOptions {
   secret: string;
   /** This replica's renewals are fresh for this long (the store's lease lapses graceMs later). */
   leaseMs: number;
+  graceMs: number;
   heartbeatMs: number;
   /** Longest a forwarded request waits for the owner's TCP connection. */
   connectTimeoutMs: number;
@@ -164,7 +165,8 @@ export class Cluster implements SessionRegistry {
   /**
    * Before serving a request for a session held here: when the last renewal is older than the lease (this
    * process was stalled or stopped), renew now; a 410 REPLICA_GONE when the session was fenced meanwhile (it
-   * is ended here), a 503 when the store cannot say.
+   * is ended here). When the store does not answer, the session is served while nobody can have fenced it
+   * yet (lease + grace since the last renewal), then a 503.
    */
   async ensureHeld(kind: SessionKind, id: string): Promise<void> {
     const key = `${kind}:${id}`;
@@ -178,7 +180,7 @@ export class Cluster implements SessionRegistry {
       if (stored?.record.replica === this.replica && stored.record.fenced) throw new HttpError(410, `session ${id} is gone: this replica (${this.advertiseUrl}) did not renew its lease in time and another replica declared the session gone`, {}, "REPLICA_GONE");
       return;
     }
-    if (!this.fresh()) throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
+    if (Date.now() - this.renewedAt >= this.options.leaseMs + this.options.graceMs) throw new HttpError(503, "the session store did not answer; retry later", { "retry-after": "5" });
   }
 
   private fresh(): boolean {

@@ -37,7 +37,7 @@ export async function startCluster(config: ServerConfig, advertiseUrl: () => str
     await store.close();
     throw new ServiceInvalidArgumentError(`--store: the Redis at ${redactUrl(c.store)} did not answer (${(e as Error).message})`, { cause: e });
   }
-  const cluster = new Cluster({ store, advertiseUrl: () => c.advertiseUrl ?? advertiseUrl(), secret: c.secret, leaseMs: c.leaseMs, heartbeatMs: c.heartbeatMs ?? Math.floor(c.leaseMs / 4), connectTimeoutMs: c.connectTimeoutMs, log });
+  const cluster = new Cluster({ store, advertiseUrl: () => c.advertiseUrl ?? advertiseUrl(), secret: c.secret, leaseMs: c.leaseMs, graceMs, heartbeatMs: c.heartbeatMs ?? Math.floor(c.leaseMs / 4), connectTimeoutMs: c.connectTimeoutMs, log });
   const forwarder = new Forwarder(cluster);
   return {
     cluster,
