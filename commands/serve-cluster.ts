@@ -1,6 +1,6 @@
 /**
  * `svc serve` flags of cluster mode (issue 13): `--store`, `--advertise-url`, `--cluster-secret`,
- * `--cluster-lease`, `--cluster-heartbeat`, each with its environment variable / config setting. A memory
+ * `--cluster-lease`, `--cluster-heartbeat`, `--cluster-grace`, each with its environment variable / config setting. A memory
  * store (the default) is one server alone: no cluster options at all.
  */
 import { ServiceInvalidArgumentError } from "../src/index.js";
@@ -13,6 +13,7 @@ export interface ClusterFlags {
   clusterSecret?: string;
   clusterLease?: string;
   clusterHeartbeat?: string;
+  clusterGrace?: string;
 }
 
 const MIN_SECRET = 16;
@@ -34,7 +35,7 @@ function effective(flag: string | undefined, key: string, settings: SettingsStor
 export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): ServerOptions["cluster"] {
   const store = effective(flags.store, "server.store", settings) ?? "memory";
   if (store === "memory") {
-    for (const [value, flag] of [[flags.advertiseUrl, "--advertise-url"], [flags.clusterSecret, "--cluster-secret"], [flags.clusterLease, "--cluster-lease"], [flags.clusterHeartbeat, "--cluster-heartbeat"]] as const) {
+    for (const [value, flag] of [[flags.advertiseUrl, "--advertise-url"], [flags.clusterSecret, "--cluster-secret"], [flags.clusterLease, "--cluster-lease"], [flags.clusterHeartbeat, "--cluster-heartbeat"], [flags.clusterGrace, "--cluster-grace"]] as const) {
       if (value !== undefined) throw new ServiceInvalidArgumentError(`${flag} needs a shared store: add --store redis://host:6379`);
     }
     return undefined;
@@ -55,6 +56,7 @@ export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): Se
   }
   const leaseMs = ms(flags.clusterLease, "--cluster-lease", 200, 15_000);
   const heartbeatMs = ms(flags.clusterHeartbeat, "--cluster-heartbeat", 50, 7_500);
+  const graceMs = ms(flags.clusterGrace, "--cluster-grace", 0, 60_000);
   if (heartbeatMs !== undefined && heartbeatMs * 2 > (leaseMs ?? 10_000)) throw new ServiceInvalidArgumentError(`--cluster-heartbeat must be at most half of the lease (${leaseMs ?? 10_000} ms)`);
   return {
     store,
@@ -62,5 +64,6 @@ export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): Se
     ...(advertiseUrl !== undefined ? { advertiseUrl: advertiseUrl.replace(/\/+$/, "") } : {}),
     ...(leaseMs !== undefined ? { leaseMs } : {}),
     ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
+    ...(graceMs !== undefined ? { graceMs } : {}),
   };
 }

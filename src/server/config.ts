@@ -124,10 +124,12 @@ export const ServerOptionsSchema = z.strictObject({
       advertiseUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }).optional(),
       /** Shared by every replica: a forwarded request proves it comes from one. */
       secret: z.string().min(16, "the cluster secret needs at least 16 characters"),
-      /** A replica that has not renewed its sessions' leases for this long is taken for dead. */
+      /** A replica renews its sessions' leases several times within this. */
       leaseMs: z.number().int().min(200).max(15_000).default(10_000),
-      /** How often a replica renews its leases, at most half of leaseMs; default a third of it. */
+      /** How often a replica renews its leases, at most half of leaseMs; default a quarter of it. */
       heartbeatMs: z.number().int().min(50).optional(),
+      /** Added to the lease before another replica may declare a silent replica's sessions gone; default leaseMs. */
+      graceMs: z.number().int().min(0).max(60_000).optional(),
       /** Longest a forwarded request waits to connect to the owner replica. */
       connectTimeoutMs: z.number().int().min(50).max(60_000).default(2000),
       /** Prefix of every Redis key (several clusters can share one Redis). */

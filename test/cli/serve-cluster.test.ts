@@ -27,6 +27,8 @@ describe("svc serve --store", () => {
       [["--store", "redis://127.0.0.1:6379", "--cluster-secret", SECRET, "--cluster-lease", "60000"], {}, /--cluster-lease must be a whole number of milliseconds from 200 to 15000/],
       [["--store", "redis://127.0.0.1:6379", "--cluster-secret", SECRET, "--cluster-lease", "1000", "--cluster-heartbeat", "800"], {}, /--cluster-heartbeat must be at most half of the lease/],
       [[], { SVC_STORE: "redis://127.0.0.1:6379" }, /SVC_CLUSTER_SECRET/],
+      [["--store", "redis://127.0.0.1:6379", "--cluster-secret", SECRET, "--cluster-grace", "70000"], {}, /--cluster-grace must be a whole number of milliseconds from 0 to 60000/],
+      [["--cluster-grace", "1000"], {}, /--cluster-grace needs a shared store/],
     ];
     for (const [args, env, message] of cases) {
       const r = await svc(["serve", "--port", "0", "--api-key", KEY, ...args], { ...sb.env, ...env });

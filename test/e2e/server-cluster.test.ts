@@ -3,7 +3,7 @@
  * loopback. A session started through replica A is driven through B and C (navigate, act, extract, a
  * streamed agentExecute whose events arrive while it runs, Playwright's connectOverCDP on its connectUrl
  * through C), listed through any replica, refused to another key and to a caller posing as a replica.
- * Then A is killed with SIGKILL: within the lease time its session answers 410 REPLICA_GONE through B
+ * Then A is killed with SIGKILL: within lease + grace its session answers 410 REPLICA_GONE through B
  * (never a hang: every request has a deadline), a stream running through B at the time ends with an `error`
  * event, and A's Chrome is gone too (the reaper).
  */
@@ -23,6 +23,7 @@ const OTHER_KEY = "cluster-key-bbbbbbbb";
 const SECRET = "cluster-secret-0123456789abcdef";
 const MODEL_KEY = "sk-model-secret-cluster-1234";
 const LEASE_MS = 1500;
+const GRACE_MS = 1000;
 
 const redis = useRedis();
 let fake: FakeModel;
@@ -37,7 +38,7 @@ beforeAll(async () => {
   assertBuilt();
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   const allow = [`localhost:${site.port}`, `127.0.0.1:${site.port}`, new URL(fake.baseURL()).host].flatMap((a) => ["--allow-net", a]);
-  const args = ["--api-key", KEY, "--api-key", OTHER_KEY, "--warm-browsers", "0", "--store", redis.url, "--cluster-secret", SECRET, "--cluster-lease", String(LEASE_MS), "--cluster-heartbeat", "300", ...allow];
+  const args = ["--api-key", KEY, "--api-key", OTHER_KEY, "--warm-browsers", "0", "--store", redis.url, "--cluster-secret", SECRET, "--cluster-lease", String(LEASE_MS), "--cluster-grace", String(GRACE_MS), "--cluster-heartbeat", "300", ...allow];
   for (let i = 0; i < 3; i++) boxes.push(sandbox());
   // One at a time: three Node starts at once on two shared cores is slow enough to hit the start deadline.
   for (const sb of boxes) replicas.push(await startServe(sb.env, args));
@@ -199,7 +200,7 @@ describe("a session started through A, driven through B and C", () => {
     expect(noKey.status).toBe(401);
   });
 
-  it("kill -9 A: its session answers 410 REPLICA_GONE through B within the lease time, never hangs; A's Chrome is gone", async () => {
+  it("kill -9 A: its session answers 410 REPLICA_GONE through B within lease + grace, never hangs; A's Chrome is gone", async () => {
     const chromes = processesMentioning(boxes[0]!.tmp);
     expect(chromes.length).toBeGreaterThan(0);
     // An agent run streamed through B is under way on A when A dies.
@@ -220,7 +221,7 @@ describe("a session started through A, driven through B and C", () => {
     expect(parseSse(text).at(-1)!.data.data).toMatchObject({ status: "error", code: "REPLICA_GONE", error: expect.stringMatching(/went away mid-stream/) });
     const statuses = new Set<number>();
     let last: { status: number; body: any } | undefined;
-    while (Date.now() - killedAt < LEASE_MS + 10_000) {
+    while (Date.now() - killedAt < LEASE_MS + GRACE_MS + 10_000) {
       const t0 = Date.now();
       last = await json(B, "POST", `/sessions/${id}/extract`, {});
       // Each answer comes at once (a refused connection to the dead owner), never after a long wait.
@@ -230,7 +231,7 @@ describe("a session started through A, driven through B and C", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(last?.status, JSON.stringify(last?.body)).toBe(410);
-    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + GRACE_MS + 5000);
     expect(last!.body).toMatchObject({ success: false, code: "REPLICA_GONE", message: expect.stringMatching(/stopped renewing its lease/) });
     // Before the lease ran out, the refused connection was a 502 naming the owner: no other answer.
     for (const s of statuses) expect([410, 502]).toContain(s);

@@ -6,18 +6,19 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { Cluster } from "../../src/server/cluster/cluster.js";
-import { type Held, MemoryStore } from "../../src/server/cluster/store.js";
+import { type Held, MemoryStore, type Renewal } from "../../src/server/cluster/store.js";
 import { errorResponse } from "../../src/server/http/errors.js";
 
 /** The answer a client would get for what `p` rejects with (undefined when it resolves): the HTTP layer chooses statuses. */
 const answerOf = (p: Promise<unknown>) => p.then(() => undefined, errorResponse);
 
 const LEASE_MS = 300;
+const GRACE_MS = 150;
 
 /** A shared in-memory store one replica can be cut off from (its renewals fail, as with Redis unreachable). */
 class FlakyStore extends MemoryStore {
   down = false;
-  override async renew(held: readonly Held[]): Promise<Held[]> {
+  override async renew(held: readonly Held[]): Promise<Renewal> {
     if (this.down) throw new Error("connection refused");
     return super.renew(held);
   }
@@ -29,10 +30,10 @@ afterEach(async () => {
   await Promise.all(clusters.splice(0).map((c) => c.close()));
 });
 
-function replica(store: MemoryStore, url: string): { cluster: Cluster; lost: string[]; log: string[] } {
+function replica(store: MemoryStore, url: string, timing = { leaseMs: LEASE_MS, graceMs: GRACE_MS }): { cluster: Cluster; lost: string[]; log: string[] } {
   const lost: string[] = [];
   const log: string[] = [];
-  const cluster = new Cluster({ store, advertiseUrl: () => url, secret: "s".repeat(16), leaseMs: LEASE_MS, heartbeatMs: 60, connectTimeoutMs: 500, log: (l) => void log.push(l) });
+  const cluster = new Cluster({ store, advertiseUrl: () => url, secret: "s".repeat(16), ...timing, heartbeatMs: 60, connectTimeoutMs: 500, log: (l) => void log.push(l) });
   cluster.onLost = (kind, id) => void lost.push(`${kind}:${id}`);
   clusters.push(cluster);
   return { cluster, lost, log };
@@ -42,7 +43,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("cluster leases", () => {
   it("the heartbeat keeps a session owned; cut off past the lease, the replica loses it and ends it itself", async () => {
-    const storeA = new FlakyStore({ leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const storeA = new FlakyStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
     const a = replica(storeA, "http://a.invalid");
     // B shares A's records (the same store object) but is never cut off.
     const b = replica(storeA, "http://b.invalid");
@@ -53,7 +54,7 @@ describe("cluster leases", () => {
     expect(a.lost).toEqual([]);
 
     storeA.down = true;
-    await sleep(LEASE_MS + 100);
+    await sleep(LEASE_MS + GRACE_MS + 100);
     const gone = await b.cluster.locate("platform", "s1");
     expect(gone.at).toBe("gone");
     expect(gone.at === "gone" ? errorResponse(gone.error) : undefined).toMatchObject({ status: 410, code: "REPLICA_GONE" });
@@ -66,8 +67,45 @@ describe("cluster leases", () => {
     expect(await a.cluster.locate("platform", "s1")).toMatchObject({ at: "peer", url: "http://b.invalid" });
   });
 
+  it("cut off from the store: its sessions are served while nobody can have fenced them (lease + grace), then 503", async () => {
+    const timing = { leaseMs: 300, graceMs: 1500 };
+    const store = new FlakyStore({ ...timing, retentionMs: 60_000 });
+    const a = replica(store, "http://a.invalid", timing);
+    await a.cluster.claim("platform", "s3", "fp", Date.now() + 60_000);
+    store.down = true;
+    const cutAt = Date.now();
+    await sleep(timing.leaseMs + 100);
+    // Past the lease: ensureHeld tries to renew, fails, and still serves (the grace is not over).
+    await expect(a.cluster.ensureHeld("platform", "s3")).resolves.toBeUndefined();
+    expect(Date.now() - cutAt).toBeLessThan(timing.leaseMs + timing.graceMs);
+    await sleep(timing.leaseMs + timing.graceMs - (Date.now() - cutAt) + 50);
+    await expect(answerOf(a.cluster.ensureHeld("platform", "s3"))).resolves.toMatchObject({ status: 503 });
+    expect(a.lost).toEqual([]);
+  });
+
+  it("stalled past lease + grace: a session another replica fenced answers 410 REPLICA_GONE here and is ended; an unfenced one is taken back", async () => {
+    const store = new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
+    const a = replica(store, "http://a.invalid");
+    const b = replica(store, "http://b.invalid");
+    await a.cluster.claim("platform", "fenced", "fp", Date.now() + 60_000);
+    await a.cluster.claim("platform", "quiet", "fp", Date.now() + 60_000);
+    // A's heartbeat stops (as in a stalled event loop), its leases lapse; B declares one of them gone.
+    await (a.cluster as unknown as { beating?: Promise<void> }).beating;
+    (a.cluster as unknown as { closed: boolean }).closed = true;
+    await sleep(LEASE_MS + GRACE_MS + 100);
+    const fenced = await b.cluster.locate("platform", "fenced");
+    expect(fenced.at === "gone" ? errorResponse(fenced.error) : fenced).toMatchObject({ status: 410, code: "REPLICA_GONE" });
+    (a.cluster as unknown as { closed: boolean }).closed = false;
+    await expect(answerOf(a.cluster.ensureHeld("platform", "fenced"))).resolves.toMatchObject({ status: 410, code: "REPLICA_GONE" });
+    expect(a.lost).toEqual(["platform:fenced"]);
+    await expect(a.cluster.ensureHeld("platform", "quiet")).resolves.toBeUndefined();
+    expect(a.log.some((l) => /session quiet had lapsed and nobody had declared it gone: took it back/.test(l))).toBe(true);
+    expect(await b.cluster.locate("platform", "quiet")).toMatchObject({ at: "peer", url: "http://a.invalid" });
+    expect(await a.cluster.locate("platform", "fenced")).toMatchObject({ at: "gone" });
+  });
+
   it("an ended session is no longer renewed and reads as ended", async () => {
-    const store = new MemoryStore({ leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const store = new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 });
     const a = replica(store, "http://a.invalid");
     await a.cluster.claim("api", "s2", "fp", Date.now() + 60_000);
     await a.cluster.ended("api", "s2", "COMPLETED", "ended by the client");
@@ -77,7 +115,7 @@ describe("cluster leases", () => {
   });
 
   it("peer credentials: absent is not a peer, the secret is, anything else is refused", () => {
-    const a = replica(new MemoryStore({ leaseMs: LEASE_MS, retentionMs: 1000 }), "http://a.invalid");
+    const a = replica(new MemoryStore({ leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 1000 }), "http://a.invalid");
     expect(a.cluster.isPeer(undefined)).toBeUndefined();
     expect(a.cluster.isPeer("s".repeat(16))).toBe(true);
     expect(a.cluster.isPeer("s".repeat(15))).toBe(false);

@@ -1,8 +1,9 @@
 /**
  * The cluster's session store contract, on both implementations (in memory, and a real Redis): a claim
  * is compare-and-set (two replicas racing for one record: exactly one wins), a lease its owner stops
- * renewing expires and the record can then be taken over with a new generation, and the old owner's
- * renewals and updates fail from then on (fencing).
+ * renewing lapses (lease + grace) and the record can then be taken over with a new generation, and the old
+ * owner's renewals and updates fail from then on (fencing). A lapsed lease nobody declared gone is taken
+ * back by its owner's next renewal; once another replica settled (fenced) it, it is lost for good.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +13,8 @@ import { useRedis } from "../support/redis.js";
 
 const redis = useRedis();
 const LEASE_MS = 400;
+const GRACE_MS = 200;
+const timing = { leaseMs: LEASE_MS, graceMs: GRACE_MS, retentionMs: 60_000 };
 const stores: SessionStore[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
@@ -25,20 +28,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const kinds: Array<[string, () => Promise<[SessionStore, SessionStore]>]> = [
   ["memory", async () => {
-    const s = new MemoryStore({ leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const s = new MemoryStore(timing);
     stores.push(s);
     return [s, s];
   }],
   ["redis", async () => {
     const make = async () => {
-      const s = new RedisStore({ url: redis.url, leaseMs: LEASE_MS, retentionMs: 60_000, prefix: `t${randomUUID().slice(0, 8)}:` });
+      const s = new RedisStore({ url: redis.url, ...timing, prefix: `t${randomUUID().slice(0, 8)}:` });
       await s.connect();
       stores.push(s);
       return s;
     };
     const a = await make();
     // The second replica's client: its own connection to the same keys.
-    const b = new RedisStore({ url: redis.url, leaseMs: LEASE_MS, retentionMs: 60_000, prefix: (a as unknown as { prefix: string }).prefix });
+    const b = new RedisStore({ url: redis.url, ...timing, prefix: (a as unknown as { prefix: string }).prefix });
     await b.connect();
     stores.push(b);
     return [a, b];
@@ -68,19 +71,41 @@ describe.each(kinds)("%s store", (_name, make) => {
     // Renewed: still A's after more than a lease time.
     for (let i = 0; i < 4; i++) {
       await sleep(LEASE_MS / 3);
-      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: 1 }])).toEqual([]);
+      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: 1 }])).toEqual({ lost: [], reclaimed: [] });
     }
     expect((await b.get("platform", id))?.leased).toBe(true);
-    await sleep(LEASE_MS + 150);
+    await sleep(LEASE_MS + GRACE_MS + 150);
     const expired = await b.get("platform", id);
     expect(expired?.leased).toBe(false);
     expect(expired?.record.status).toBe("RUNNING");
     const g2 = await b.claim(record(id, "B"));
     expect(g2).toBe(2);
     const held = { kind: "platform" as const, id, replica: "A", generation: 1 };
-    expect(await a.renew([held])).toEqual([held]);
+    expect(await a.renew([held])).toEqual({ lost: [held], reclaimed: [] });
     expect(await a.update(held, { status: "COMPLETED" })).toBe(false);
     expect((await a.get("platform", id))?.record).toMatchObject({ replica: "B", generation: 2, status: "RUNNING" });
+  });
+
+  it("a lapsed lease nobody settled is taken back by its owner; a settled (fenced) one is lost, and a takeover clears the fence", async () => {
+    const [a, b] = await make();
+    const id = randomUUID();
+    const held = { kind: "platform" as const, id, replica: "A", generation: (await a.claim(record(id, "A")))! };
+    await sleep(LEASE_MS + GRACE_MS + 150);
+    expect((await b.get("platform", id))?.leased).toBe(false);
+    expect(await a.renew([held])).toEqual({ lost: [], reclaimed: [held] });
+    expect(await b.settle("platform", id)).toMatchObject({ leased: true, record: { replica: "A", generation: held.generation } });
+    expect((await b.get("platform", id))?.record.fenced).toBeUndefined();
+
+    await sleep(LEASE_MS + GRACE_MS + 150);
+    expect(await b.settle("platform", id)).toMatchObject({ leased: false, record: { replica: "A", status: "RUNNING", fenced: true } });
+    expect(await a.renew([held])).toEqual({ lost: [held], reclaimed: [] });
+    expect(await a.update(held, { status: "COMPLETED" })).toBe(false);
+    expect((await a.get("platform", id))?.record).toMatchObject({ status: "RUNNING", fenced: true });
+    const g2 = await b.claim(record(id, "B"));
+    expect(g2).toBe(held.generation + 1);
+    const taken = await a.settle("platform", id);
+    expect(taken).toMatchObject({ leased: true, record: { replica: "B" } });
+    expect(taken?.record.fenced).toBeUndefined();
   });
 
   it("a renewed record outlives the expiry it was claimed with (a session-API session kept busy)", async () => {
@@ -90,7 +115,7 @@ describe.each(kinds)("%s store", (_name, make) => {
     const g = (await a.claim({ ...record(id, "A"), expiresAt: Date.now() - 60_000 + 300 }))!;
     for (let i = 0; i < 4; i++) {
       await sleep(LEASE_MS / 3);
-      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: g }])).toEqual([]);
+      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: g }])).toEqual({ lost: [], reclaimed: [] });
     }
     expect((await b.get("platform", id))?.record.replica).toBe("A");
   });

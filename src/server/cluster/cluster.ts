@@ -2,8 +2,14 @@
  * This replica's part in a cluster of `svc serve` processes sharing one session store (store.ts): it
  * records every session it starts (claim), renews the leases of those it holds on a heartbeat, records
  * their end, and answers where a session lives (`locate`) so a request for another replica's session can
- * be forwarded there (forward-http.ts, forward-ws.ts). A session whose lease this replica loses (it was
- * cut off from Redis past the lease, or another generation took it) is ended here too (`onLost`).
+ * be forwarded there (forward-http.ts, forward-ws.ts).
+ *
+ * Leases (store.ts): renewed every heartbeat (a fraction of the lease), they lapse leaseMs + graceMs after
+ * the last renewal, and a session is declared gone only by a replica that fences it first (`settle`). This
+ * replica's heartbeat takes back a lapsed lease nobody fenced (it was only slow: a stalled event loop, a
+ * SIGSTOP), and ends here a session it lost (fenced, or another generation took it: `onLost`). Before it
+ * serves a request for a session it holds while its last renewal is older than the lease (it may have been
+ * stopped past lease + grace), it renews first (`ensureHeld`), so a fenced session is never served.
  *
  * Replicas trust each other through a shared secret sent on every forwarded request (PEER_HEADER): a
  * forwarded request is served where it lands, never forwarded again, and still carries the client's own
@@ -21,7 +27,9 @@ export interface ClusterOptions {
   /** How other replicas reach this one (http://host:port); known once the server listens. */
   advertiseUrl(): string;
   secret: string;
+  /** This replica's renewals are fresh for this long (the store's lease lapses graceMs later). */
   leaseMs: number;
+  graceMs: number;
   heartbeatMs: number;
   /** Longest a forwarded request waits for the owner's TCP connection. */
   connectTimeoutMs: number;
@@ -40,6 +48,8 @@ export class Cluster implements SessionRegistry {
   private readonly secretDigest: Buffer;
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  /** When the last successful renewal was sent: every held lease lives at least leaseMs + graceMs past it. */
+  private renewedAt = Date.now();
   /** Ends being recorded: close() waits for them. */
   private readonly writing = new Set<Promise<void>>();
   private closed = false;
@@ -112,35 +122,81 @@ export class Cluster implements SessionRegistry {
       throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
     }
     if (!stored) return { at: "unknown" };
-    if (stored.record.replica === this.replica) return { at: "here" };
+    // Its own record: served here, unless another replica declared it gone (this replica then ended it).
+    if (stored.record.replica === this.replica) return stored.record.fenced ? { at: "gone", error: goneError(stored), stored } : { at: "here" };
     // An ended session's owner keeps it (listable, 404/410 on its routes as a single server answers): it
     // is asked too; when it is gone as well, goneNow() says the session ended.
     if (stored.leased || stored.record.status !== "RUNNING") return { at: "peer", url: stored.record.ownerUrl, stored };
-    return { at: "gone", error: goneError(stored), stored };
+    // Its lease lapsed: fence it before saying it is gone (its owner may have taken it back meanwhile).
+    const settled = await this.settle(kind, id);
+    if (!settled) return { at: "unknown" };
+    if (settled.leased || settled.record.status !== "RUNNING") return { at: "peer", url: settled.record.ownerUrl, stored: settled };
+    return { at: "gone", error: goneError(settled), stored: settled };
   }
 
   /** After a forward failed: the 410 when the owner's lease has lapsed meanwhile, else undefined. */
   async goneNow(kind: SessionKind, id: string): Promise<GoneError | undefined> {
-    const stored = await this.options.store.get(kind, id).catch(() => undefined);
+    const stored = await this.options.store.settle(kind, id).catch(() => undefined);
     return stored && !stored.leased ? goneError(stored) : undefined;
+  }
+
+  private async settle(kind: SessionKind, id: string): Promise<StoredSession | undefined> {
+    try {
+      return await this.options.store.settle(kind, id);
+    } catch (e) {
+      this.options.log(`cluster: settling ${kind} session ${id} failed: ${(e as Error).message}`);
+      throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
+    }
   }
 
   /** Every record of a key and kind across the cluster. */
   async list(keyFingerprint: string, kind: SessionKind): Promise<StoredSession[]> {
     try {
-      return await this.options.store.list(keyFingerprint, kind);
+      const all = await this.options.store.list(keyFingerprint, kind);
+      // A running record without a live lease is listed as ended: fence it first.
+      const settled = await Promise.all(all.map((s) => (s.leased || s.record.status !== "RUNNING" ? s : this.options.store.settle(kind, s.record.id))));
+      return settled.filter((s): s is StoredSession => s !== undefined);
     } catch (e) {
       this.options.log(`cluster: listing sessions failed: ${(e as Error).message}`);
       throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
     }
   }
 
+  /**
+   * Before serving a request for a session held here: when the last renewal is older than the lease (this
+   * process was stalled or stopped), renew now; a 410 REPLICA_GONE when the session was fenced meanwhile (it
+   * is ended here). When the store does not answer, the session is served while nobody can have fenced it
+   * yet (lease + grace since the last renewal), then a 503.
+   */
+  async ensureHeld(kind: SessionKind, id: string): Promise<void> {
+    const key = `${kind}:${id}`;
+    if (!this.held.has(key)) return;
+    for (let i = 0; i < 2 && this.held.has(key) && !this.fresh(); i++) {
+      if (this.beating) await this.beating;
+      else await this.heartbeat();
+    }
+    if (!this.held.has(key)) {
+      const stored = await this.options.store.get(kind, id).catch(() => undefined);
+      if (stored?.record.replica === this.replica && stored.record.fenced) throw new GoneError(`session ${id} is gone: this replica (${this.advertiseUrl}) did not renew its lease in time and another replica declared the session gone`, { code: "REPLICA_GONE" });
+      return;
+    }
+    if (Date.now() - this.renewedAt >= this.options.leaseMs + this.options.graceMs) throw new UnavailableError("the session store did not answer; retry later", { retryAfterS: 5 });
+  }
+
+  private fresh(): boolean {
+    return Date.now() - this.renewedAt < this.options.leaseMs;
+  }
+
   private async heartbeat(): Promise<void> {
     if (this.beating || this.closed) return;
     this.beating = (async () => {
       const held = [...this.held.values()];
+      const sentAt = Date.now();
+      if (sentAt - this.renewedAt > this.options.leaseMs) this.options.log(`cluster: no lease renewal for ${sentAt - this.renewedAt} ms (the lease is ${this.options.leaseMs} ms): renewing now`);
       try {
-        const lost = await this.options.store.renew(held);
+        const { lost, reclaimed } = await this.options.store.renew(held);
+        this.renewedAt = sentAt;
+        for (const h of reclaimed) this.options.log(`cluster: the lease of ${h.kind} session ${h.id} had lapsed and nobody had declared it gone: took it back`);
         for (const h of lost) {
           if (this.held.get(`${h.kind}:${h.id}`)?.generation !== h.generation) continue;
           this.held.delete(`${h.kind}:${h.id}`);

@@ -7,7 +7,8 @@
  *
  * A session whose owner's lease lapsed answers 410 at once; an owner that refuses the connection or does
  * not connect within the connect timeout is looked up again: 410 when its lease has lapsed by then, else
- * 502. Nothing waits on a dead owner longer than the connect timeout.
+ * 502. Nothing waits on a dead owner longer than the connect timeout. A request for a session held here
+ * waits for a renewal first when this replica's last one is older than the lease (Cluster.ensureHeld).
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -75,11 +76,13 @@ export class Forwarder {
       const target = sessionOfPath(c.req.method, c.req.path);
       if (!target) return next();
       if (peer) {
+        await this.cluster.ensureHeld(target.kind, target.id);
         this.cluster.touched(target.kind, target.id);
         return next();
       }
       const where = await this.cluster.locate(target.kind, target.id);
       if (where.at === "here") {
+        await this.cluster.ensureHeld(target.kind, target.id);
         this.cluster.touched(target.kind, target.id);
         return next();
       }

@@ -19,7 +19,6 @@ export function upgradeForwarder(cluster: Cluster, log: (line: string) => void) 
     const header = req.headers[PEER_HEADER];
     const peer = cluster.isPeer(Array.isArray(header) ? header[0] : header);
     if (peer === false) throw new HttpError(401, "invalid cluster credentials");
-    if (peer) return false;
     let path: string;
     try {
       path = new URL(req.url ?? "/", "http://proxy.invalid").pathname;
@@ -28,7 +27,13 @@ export function upgradeForwarder(cluster: Cluster, log: (line: string) => void) 
     }
     const target = sessionOfPath("GET", path);
     if (!target) return false;
+    // Held here (or forwarded here by a peer): served by the local proxy once this replica's lease is sure.
+    if (peer) {
+      await cluster.ensureHeld(target.kind, target.id);
+      return false;
+    }
     const where = await cluster.locate(target.kind, target.id);
+    if (where.at === "here") await cluster.ensureHeld(target.kind, target.id);
     if (where.at === "here" || where.at === "unknown") return false;
     if (where.at === "gone") throw where.error;
     const upstream = await openPeerSocket(`${where.url.replace(/^http/, "ws")}${req.url ?? "/"}`, cluster).catch(async (e: unknown) => {

@@ -29,14 +29,15 @@ export interface ClusterParts {
 export async function startCluster(config: ServerConfig, advertiseUrl: () => string, log: (line: string) => void): Promise<ClusterParts | undefined> {
   const c = config.cluster;
   if (!c) return undefined;
-  const store = new RedisStore({ url: c.store, leaseMs: c.leaseMs, retentionMs: RETENTION_MS, prefix: c.prefix });
+  const graceMs = c.graceMs ?? c.leaseMs;
+  const store = new RedisStore({ url: c.store, leaseMs: c.leaseMs, graceMs, retentionMs: RETENTION_MS, prefix: c.prefix });
   try {
     await store.connect();
   } catch (e) {
     await store.close();
     throw new ServiceInvalidArgumentError(`--store: the Redis at ${redactUrl(c.store)} did not answer (${(e as Error).message})`, { cause: e });
   }
-  const cluster = new Cluster({ store, advertiseUrl: () => c.advertiseUrl ?? advertiseUrl(), secret: c.secret, leaseMs: c.leaseMs, heartbeatMs: c.heartbeatMs ?? Math.floor(c.leaseMs / 3), connectTimeoutMs: c.connectTimeoutMs, log });
+  const cluster = new Cluster({ store, advertiseUrl: () => c.advertiseUrl ?? advertiseUrl(), secret: c.secret, leaseMs: c.leaseMs, graceMs, heartbeatMs: c.heartbeatMs ?? Math.floor(c.leaseMs / 4), connectTimeoutMs: c.connectTimeoutMs, log });
   const forwarder = new Forwarder(cluster);
   return {
     cluster,

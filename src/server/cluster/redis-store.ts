@@ -1,38 +1,55 @@
 /**
  * The session store in Redis (ioredis), shared by every replica. Per session and kind:
  * - `<prefix>session:<kind>:<id>`: a hash of the record's fields, expiring `retentionMs` after the session;
- * - `<prefix>lease:<kind>:<id>`: `<replica>:<generation>`, set with PX leaseMs: Redis itself expires a
- *   lease its owner stopped renewing;
+ * - `<prefix>lease:<kind>:<id>`: `<replica>:<generation>`, set with PX leaseMs + graceMs: Redis itself
+ *   expires a lease its owner stopped renewing; the record's `fenced` field then marks it declared gone;
  * - `<prefix>key:<fingerprint>:<kind>`: a sorted set of the key's session ids (for listing).
- * Claim, renew and update are Lua scripts, so each check-and-write is atomic (compare-and-set).
+ * Claim, renew, update and settle are Lua scripts, so each check-and-write is atomic (compare-and-set).
  */
 import type { Redis } from "ioredis";
 import { openRedis, type RedisClient } from "./redis-client.js";
-import type { Held, NewRecord, RecordPatch, SessionKind, SessionRecord, SessionStore, StoredSession, StoreTiming } from "./store.js";
+import type { Held, NewRecord, RecordPatch, Renewal, SessionKind, SessionRecord, SessionStore, StoredSession, StoreTiming } from "./store.js";
 
 // KEYS: record, lease, index. ARGV: replica, leaseMs, dropAtMs, score, id, then field/value pairs.
 const CLAIM = `
 local cur = redis.call('GET', KEYS[2])
 if cur and string.sub(cur, 1, string.len(ARGV[1]) + 1) ~= ARGV[1] .. ':' then return 0 end
 local gen = redis.call('HINCRBY', KEYS[1], 'generation', 1)
-redis.call('HDEL', KEYS[1], 'endedReason')
+redis.call('HDEL', KEYS[1], 'endedReason', 'fenced')
 for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], ARGV[1] .. ':' .. gen, 'PX', ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
 return gen`;
 
-// KEYS: lease, record. ARGV: replica:generation, leaseMs, retentionMs. A live session's record is kept at
-// least retentionMs past its last renewal (a session-API session may outlive the expiry it was claimed with).
+// KEYS: lease, record. ARGV: replica:generation, holdMs (lease + grace), retentionMs. 1: renewed; 2: the lease
+// had lapsed but the record is still this generation's, running and not fenced: taken back; 0: lost. A live
+// session's record is kept at least retentionMs past its last renewal (a session-API session may outlive the
+// expiry it was claimed with).
 const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local cur = redis.call('GET', KEYS[1])
+local out = 1
+if cur ~= ARGV[1] then
+  if cur then return 0 end
+  local f = redis.call('HMGET', KEYS[2], 'replica', 'generation', 'status', 'fenced')
+  if not f[1] or not f[2] or (f[1] .. ':' .. f[2]) ~= ARGV[1] or f[3] ~= 'RUNNING' or f[4] then return 0 end
+  out = 2
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
-return 1`;
+return out`;
+
+// KEYS: record, lease. A running record without a live lease is marked fenced (its owner can no longer
+// take it back); returns the record's fields and the lease, as read after that.
+const SETTLE = `
+if redis.call('EXISTS', KEYS[2]) == 0 and redis.call('HGET', KEYS[1], 'status') == 'RUNNING' then
+  redis.call('HSET', KEYS[1], 'fenced', '1')
+end
+return {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2])}`;
 
 // KEYS: record, lease. ARGV: replica, generation, dropAtMs or '', ended ('1'/'0'), then field/value pairs.
 const UPDATE = `
-if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'generation') ~= ARGV[2] then return 0 end
+if redis.call('HGET', KEYS[1], 'replica') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'generation') ~= ARGV[2] or redis.call('HEXISTS', KEYS[1], 'fenced') == 1 then return 0 end
 for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 if ARGV[3] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[3]) end
 if ARGV[4] == '1' and redis.call('GET', KEYS[2]) == ARGV[1] .. ':' .. ARGV[2] then redis.call('DEL', KEYS[2]) end
@@ -42,6 +59,7 @@ type Scripted = Redis & {
   svcClaim(record: string, lease: string, index: string, ...args: (string | number)[]): Promise<number>;
   svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): Promise<number>;
   svcUpdate(record: string, lease: string, ...args: (string | number)[]): Promise<number>;
+  svcSettle(record: string, lease: string): Promise<[string[], string | null]>;
 };
 
 export interface RedisStoreOptions extends StoreTiming {
@@ -64,12 +82,18 @@ export class RedisStore implements SessionStore {
     redis.defineCommand("svcClaim", { numberOfKeys: 3, lua: CLAIM });
     redis.defineCommand("svcRenew", { numberOfKeys: 2, lua: RENEW });
     redis.defineCommand("svcUpdate", { numberOfKeys: 2, lua: UPDATE });
+    redis.defineCommand("svcSettle", { numberOfKeys: 2, lua: SETTLE });
     this.redis = redis as Scripted;
   }
 
   /** Connects and checks Redis answers (startup fails with a clear error otherwise). */
   connect(): Promise<void> {
     return this.client.connect();
+  }
+
+  /** How long a lease lives past its last renewal. */
+  private get holdMs(): number {
+    return this.options.leaseMs + this.options.graceMs;
   }
 
   private recordKey(kind: SessionKind, id: string): string {
@@ -90,7 +114,7 @@ export class RedisStore implements SessionStore {
       this.leaseKey(r.kind, r.id),
       this.indexKey(r.keyFingerprint, r.kind),
       r.replica,
-      this.options.leaseMs,
+      this.holdMs,
       r.expiresAt + this.options.retentionMs,
       Date.now(),
       r.id,
@@ -99,16 +123,19 @@ export class RedisStore implements SessionStore {
     return gen > 0 ? gen : undefined;
   }
 
-  async renew(held: readonly Held[]): Promise<Held[]> {
-    if (!held.length) return [];
+  async renew(held: readonly Held[]): Promise<Renewal> {
+    const out: Renewal = { lost: [], reclaimed: [] };
+    if (!held.length) return out;
     const pipe = this.redis.pipeline() as ReturnType<Redis["pipeline"]> & { svcRenew(lease: string, record: string, token: string, leaseMs: number, retentionMs: number): unknown };
-    for (const h of held) pipe.svcRenew(this.leaseKey(h.kind, h.id), this.recordKey(h.kind, h.id), `${h.replica}:${h.generation}`, this.options.leaseMs, this.options.retentionMs);
+    for (const h of held) pipe.svcRenew(this.leaseKey(h.kind, h.id), this.recordKey(h.kind, h.id), `${h.replica}:${h.generation}`, this.holdMs, this.options.retentionMs);
     const results = (await pipe.exec()) ?? [];
-    return held.filter((_, i) => {
+    held.forEach((h, i) => {
       const [err, ok] = results[i] ?? [new Error("no answer"), 0];
       if (err) throw err;
-      return Number(ok) !== 1;
+      if (Number(ok) === 0) out.lost.push(h);
+      else if (Number(ok) === 2) out.reclaimed.push(h);
     });
+    return out;
   }
 
   async update(h: Held, patch: RecordPatch): Promise<boolean> {
@@ -122,6 +149,13 @@ export class RedisStore implements SessionStore {
     const [[e1, hash], [e2, lease]] = ((await this.redis.multi().hgetall(this.recordKey(kind, id)).get(this.leaseKey(kind, id)).exec()) ?? []) as [Error | null, unknown][];
     if (e1 || e2) throw e1 ?? e2;
     return toStored(hash as Record<string, string>, lease as string | null);
+  }
+
+  async settle(kind: SessionKind, id: string): Promise<StoredSession | undefined> {
+    const [flat, lease] = await this.redis.svcSettle(this.recordKey(kind, id), this.leaseKey(kind, id));
+    const hash: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = flat[i + 1]!;
+    return toStored(hash, lease);
   }
 
   async list(fingerprint: string, kind: SessionKind): Promise<StoredSession[]> {
@@ -171,6 +205,7 @@ function toStored(h: Record<string, string> | null, lease: string | null): Store
     lastActivity: Number(h.lastActivity),
     ...(h.endedReason ? { endedReason: h.endedReason } : {}),
     generation: Number(h.generation),
+    ...(h.fenced ? { fenced: true } : {}),
   };
   return { record, leased: lease === `${record.replica}:${record.generation}` };
 }

@@ -5,9 +5,15 @@
  *
  * Ownership is a lease with a generation number (a fencing token): `claim` succeeds only when nobody else
  * holds a live lease on the record, and bumps the generation; `renew` and `update` succeed only for the
- * holder of the current generation. So two replicas can never both own a session, and a replica that was
- * paused past its lease learns it lost the session on its next heartbeat. Two implementations: in memory
- * (one process: today's behaviour) and Redis (redis-store.ts, every replica sharing one Redis).
+ * holder of the current generation. So two replicas can never both own a session.
+ *
+ * A lease lives `leaseMs + graceMs` past its last renewal; its owner renews it far more often (a fraction of
+ * leaseMs), so an owner whose event loop stalls for a while keeps it. Past that, the lease has lapsed, but the
+ * session is only declared gone (fenced) when another replica is about to say so — `settle` marks the
+ * record fenced atomically, and from then on its owner cannot take it back. An owner that finds its lease
+ * lapsed but its record unfenced re-takes it in the same atomic step of its renewal (nobody was told the
+ * session was gone, so nobody is contradicted). Two implementations: in memory (one process) and Redis
+ * (redis-store.ts, every replica sharing one Redis).
  */
 export type SessionKind = "api" | "platform";
 
@@ -30,6 +36,8 @@ export interface SessionRecord {
   endedReason?: string | undefined;
   /** Bumped by every successful claim. */
   generation: number;
+  /** Another replica declared this generation gone (its lease had lapsed): its owner can no longer renew it. */
+  fenced?: boolean | undefined;
 }
 
 /** A record as read back, and whether its owner's lease is still live. */
@@ -39,17 +47,28 @@ export interface StoredSession {
   leased: boolean;
 }
 
-export type NewRecord = Omit<SessionRecord, "generation">;
+export type NewRecord = Omit<SessionRecord, "generation" | "fenced">;
+
+/** What a renewal found: the leases this replica no longer holds, and the lapsed ones it took back. */
+export interface Renewal {
+  lost: Held[];
+  reclaimed: Held[];
+}
 export type RecordPatch = Partial<Pick<SessionRecord, "status" | "lastActivity" | "endedReason" | "expiresAt">>;
 
 export interface SessionStore {
   /** Takes ownership for `record.replica`: the new generation, or undefined when another replica holds a live lease. */
   claim(record: NewRecord): Promise<number | undefined>;
-  /** Renews leases this replica holds; returns the ones it no longer holds (another generation owns them, or they are gone). */
-  renew(held: readonly Held[]): Promise<Held[]>;
-  /** Changes the record if `held` is still its current generation; false otherwise. An ended status drops the lease. */
+  /**
+   * Renews leases this replica holds. A lapsed lease whose record is still this generation's, running and
+   * not fenced is taken back (reclaimed); the others are lost (fenced, ended, or another generation owns them).
+   */
+  renew(held: readonly Held[]): Promise<Renewal>;
+  /** Changes the record if `held` is still its current, unfenced generation; false otherwise. An ended status drops the lease. */
   update(held: Held, patch: RecordPatch): Promise<boolean>;
   get(kind: SessionKind, id: string): Promise<StoredSession | undefined>;
+  /** As get, but a running record whose lease has lapsed is fenced first (atomically): call it before saying a session is gone. */
+  settle(kind: SessionKind, id: string): Promise<StoredSession | undefined>;
   /** Every record of one key and kind, newest first. */
   list(keyFingerprint: string, kind: SessionKind): Promise<StoredSession[]>;
   close(): Promise<void>;
@@ -70,8 +89,10 @@ export interface Held {
 }
 
 export interface StoreTiming {
-  /** A lease not renewed for this long has expired (its owner is taken for dead). */
+  /** The lease: its owner renews it several times within this. */
   leaseMs: number;
+  /** Added to the lease before it lapses: a lease not renewed for leaseMs + graceMs has lapsed. */
+  graceMs: number;
   /** Records are kept this long after their session's expiry, and after their owner's last renewal (listing shows ended sessions for a while). */
   retentionMs: number;
 }
@@ -93,8 +114,12 @@ export class MemoryStore implements SessionStore {
     const cur = this.records.get(k);
     if (cur && cur.leaseUntil > now && cur.record.replica !== record.replica) return undefined;
     const generation = (cur?.record.generation ?? 0) + 1;
-    this.records.set(k, { record: { ...record, generation }, leaseUntil: now + this.timing.leaseMs, dropAt: record.expiresAt + this.timing.retentionMs });
+    this.records.set(k, { record: { ...record, generation }, leaseUntil: now + this.hold, dropAt: record.expiresAt + this.timing.retentionMs });
     return generation;
+  }
+
+  private get hold(): number {
+    return this.timing.leaseMs + this.timing.graceMs;
   }
 
   private current(h: Held) {
@@ -102,22 +127,24 @@ export class MemoryStore implements SessionStore {
     return cur && cur.record.replica === h.replica && cur.record.generation === h.generation ? cur : undefined;
   }
 
-  async renew(held: readonly Held[]): Promise<Held[]> {
+  async renew(held: readonly Held[]): Promise<Renewal> {
     const now = Date.now();
-    const lost: Held[] = [];
+    const out: Renewal = { lost: [], reclaimed: [] };
     for (const h of held) {
       const cur = this.current(h);
-      if (cur && cur.leaseUntil > now) {
-        cur.leaseUntil = now + this.timing.leaseMs;
+      const live = cur !== undefined && cur.leaseUntil > now;
+      if (cur && (live || (cur.record.status === "RUNNING" && !cur.record.fenced))) {
+        if (!live) out.reclaimed.push(h);
+        cur.leaseUntil = now + this.hold;
         cur.dropAt = Math.max(cur.dropAt, now + this.timing.retentionMs);
-      } else lost.push(h);
+      } else out.lost.push(h);
     }
-    return lost;
+    return out;
   }
 
   async update(held: Held, patch: RecordPatch): Promise<boolean> {
     const cur = this.current(held);
-    if (!cur) return false;
+    if (!cur || cur.record.fenced) return false;
     cur.record = { ...cur.record, ...patch };
     if (patch.status !== undefined && patch.status !== "RUNNING") cur.leaseUntil = 0;
     cur.dropAt = cur.record.expiresAt + this.timing.retentionMs;
@@ -129,6 +156,12 @@ export class MemoryStore implements SessionStore {
     this.prune(now);
     const cur = this.records.get(`${kind}:${id}`);
     return cur ? { record: { ...cur.record }, leased: cur.leaseUntil > now } : undefined;
+  }
+
+  async settle(kind: SessionKind, id: string): Promise<StoredSession | undefined> {
+    const cur = this.records.get(`${kind}:${id}`);
+    if (cur && cur.leaseUntil <= Date.now() && cur.record.status === "RUNNING") cur.record.fenced = true;
+    return this.get(kind, id);
   }
 
   async list(keyFingerprint: string, kind: SessionKind): Promise<StoredSession[]> {
