@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";
 import { type ModelFlags, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";

@@ -12,7 +12,8 @@
  *   (exit code decided in main.ts); with --json the result line already says so and nothing more is printed.
  */
 import { resolve } from "node:path";
-import { type AgentResultData, type RunEvent, ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
+import type { AgentResultData, RunEvent } from "../src/index.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";
 import type { Variables } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";

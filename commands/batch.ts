@@ -11,7 +11,7 @@
  * `--detach` enqueues and prints the batch id; `--results ID` collects a queued batch's results later.
  */
 import { availableParallelism } from "node:os";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";
 import { positiveInt } from "./agent.js";
 import { taskModels } from "./batch/models.js";
 import { checkBatchId, checkQueueUrl, connectRedis, queueKey, redactUrl } from "./batch/queue.js";

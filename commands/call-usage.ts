@@ -5,7 +5,7 @@
  * operation). Wall time comes from the entries' own timestamps. Only numbers are added: no variable value
  * can reach the log this way.
  */
-import type { StoredHistoryEntry } from "../src/internal.js";
+import type { StoredHistoryEntry } from "../src/base.js";
 
 const USAGE_OPERATIONS = ["act", "extract", "observe", "agent"] as const;
 const FIELDS = {

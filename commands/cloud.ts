@@ -3,8 +3,9 @@
  * The key is read from the settings every time (flag > env > stored); a session record keeps only the
  * URLs, so a key never lands in the state dir.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
-import { type CloudSessionRecord, errorMessage, type PlatformSessions } from "../src/internal.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import type { PlatformSessions } from "../src/internal.js";
+import { type CloudSessionRecord, errorMessage } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, openSettings, parseViewport } from "./settings.js";
 

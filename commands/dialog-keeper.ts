@@ -16,7 +16,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { appendHistory, CdpConnection, DialogHandler, DownloadWatcher, sessionDialogAnswer } from "../src/internal.js";
+import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { appendHistory, sessionDialogAnswer } from "../src/base.js";
 
 interface KeeperSpec {
   wsEndpoint: string;

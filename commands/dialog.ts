@@ -5,8 +5,9 @@
  * stored for the session (store/dialog-answer.ts) and taken by whichever of them meets the next
  * alert/confirm/prompt. A dialog that is open while this command attaches is answered with it at once.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
-import { type HandledDialog, isCloud, sessionDialogAnswer } from "../src/internal.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import type { HandledDialog } from "../src/internal.js";
+import { isCloud, sessionDialogAnswer } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { resolveSession, stateRoot, withSession } from "./runtime.js";
 

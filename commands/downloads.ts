@@ -4,8 +4,9 @@
  * is listed too (the session's dialog keeper saw it finish). With no live session: the one-shot folder.
  */
 import { resolve } from "node:path";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/index.js";
-import { defaultDownloadsDir, formatSize, isCloud, listDownloads, type StoredSession } from "../src/internal.js";
+import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";
+import { formatSize, listDownloads } from "../src/internal.js";
+import { defaultDownloadsDir, isCloud, type StoredSession } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import { type ModelFlags, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { type LaunchFlags, type RunContext, withLiveOrOneShot, withSession } from "./runtime.js";
@@ -58,7 +58,7 @@ async function readSchema(file: string): Promise<z.ZodType> {
     throw new ServiceInvalidArgumentError(`--schema ${file} is not valid JSON: ${(e as Error).message.split("\n")[0]}`);
   }
   if (!json || typeof json !== "object" || Array.isArray(json)) throw new ServiceInvalidArgumentError(`--schema ${file} must be a JSON Schema object`);
-  const { fromJsonSchema } = await import("../src/internal.js");
+  const { fromJsonSchema } = await import("../src/base.js");
   try {
     return fromJsonSchema(json);
   } catch (e) {

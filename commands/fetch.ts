@@ -6,7 +6,8 @@
  * Without --json a final status outside 2xx is an error (exit 5) naming the status; with --json the
  * document carries `statusCode` and the command succeeds.
  */
-import { type FetchFormat, type FetchResult, ServiceFetchError, ServiceInvalidArgumentError } from "../src/index.js";
+import type { FetchFormat, FetchResult } from "../src/index.js";
+import { ServiceFetchError, ServiceInvalidArgumentError } from "../src/base.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, output, withOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";

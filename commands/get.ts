@@ -2,7 +2,7 @@
  * `svc get text|value|attr NAME|url|title [<ref|selector>]`: read from the page or one element, no action.
  * `text` without a target is the page's visible text; `value` and `attr` need one.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import { callOn, resolveTarget } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { withSession } from "./runtime.js";

@@ -2,8 +2,9 @@
  * `svc goto URL [--timeout MS] [--wait-until load|domcontentloaded|networkidle]`: navigate the session's
  * active page (a session is started when none is live). A 4xx/5xx answer is still a page that loaded (exit 0), and the text output says its status.
  */
-import { type Page, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/index.js";
-import { within } from "../src/internal.js";
+import type { Page } from "../src/index.js";
+import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
+import { within } from "../src/base.js";
 import { parseTimeout } from "./model.js";
 import type { CloudGlobals } from "./cloud.js";
 import { withSessionOrStart } from "./runtime.js";

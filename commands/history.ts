@@ -1,6 +1,6 @@
 /** `svc history [--limit n]`: what a session (or the one-shot "default" log) did, oldest first. */
-import { ServiceInvalidArgumentError } from "../src/index.js";
-import { readHistory, type StoredHistoryEntry } from "../src/internal.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { readHistory, type StoredHistoryEntry } from "../src/base.js";
 import { pickLogId } from "./logs.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";

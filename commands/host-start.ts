@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { isCloud, type StoredSession } from "../src/internal.js";
+import { isCloud, type StoredSession } from "../src/base.js";
 import { hostEnabled, hostSocketPath } from "./host-client.js";
 
 export function startHost(session: StoredSession, root: string): void {

@@ -12,7 +12,7 @@
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
-import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/internal.js";
+import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
 import { isForwardedEnv } from "./registry/hosted.js";

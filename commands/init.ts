@@ -3,7 +3,7 @@
  * Empty answers keep what is stored; nothing is written until every question is answered, so Ctrl-C
  * midway leaves the config as it was.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { createOutput } from "./output.js";
 import { type SettingValue, SETTINGS, displayValue, openSettings, parseSetting, parseViewport, settingDef } from "./settings.js";

@@ -1,6 +1,6 @@
 /** Which session's history/metrics `svc history` and `svc metrics` show. */
-import { ServiceSessionNotFoundError } from "../src/index.js";
-import { checkId, DEFAULT_LOG_ID, findSession, listHistoryIds, listMetricsIds, listSessions, readHistory, readMetrics } from "../src/internal.js";
+import { ServiceSessionNotFoundError } from "../src/base.js";
+import { checkId, DEFAULT_LOG_ID, findSession, listHistoryIds, listMetricsIds, listSessions, readHistory, readMetrics } from "../src/base.js";
 
 /**
  * `--session ID` (or "default" for one-shot runs); else the most recently used recorded session; else

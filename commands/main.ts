@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { runCleanups } from "./cleanup.js";
 import { addHelp, usageMessage } from "./help.js";
-import type { ServiceErrorCode } from "../src/index.js";
+import type { ServiceErrorCode } from "../src/base.js";
 import { type Verbosity, printError } from "./output.js";
 import type { Globals } from "./registry/types.js";
 

@@ -5,7 +5,7 @@
  * one generated and printed on stderr with the URL). `navigate` opens http(s) only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import { checkToken, generateToken } from "../src/mcp/index.js";
 import { registerCleanup } from "./cleanup.js";
 import { resolveCliModel } from "./model.js";

@@ -1,5 +1,5 @@
 /** `svc metrics`: token and timing counters of a session, summed over its commands (kept after it ends). */
-import { readMetrics } from "../src/internal.js";
+import { readMetrics } from "../src/base.js";
 import { pickLogId } from "./logs.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";

@@ -7,7 +7,7 @@
  * reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
  */
 import { readFileSync } from "node:fs";
-import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/index.js";
+import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/base.js";
 import type { SettingsModel } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";

@@ -2,7 +2,7 @@
  * `svc back`, `svc forward`, `svc reload` (each with `--timeout MS`) and `svc eval "js"` on the session's
  * selected tab. back/forward with nowhere to go is an error naming it (exit 5), not a silent no-op.
  */
-import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError } from "../src/index.js";
+import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError } from "../src/base.js";
 import { pageLine } from "./goto.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";

@@ -1,8 +1,8 @@
 /** Output files of commands (`-o`): checked before any work, so a bad path fails fast and nothing is half-written. */
 import { accessSync, constants, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { ServiceInvalidArgumentError } from "../src/index.js";
-import { describeFsError, writeFileAtomic } from "../src/internal.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { describeFsError, writeFileAtomic } from "../src/base.js";
 
 /** The absolute path to write, once its directory exists and is writable and the path is not a directory. */
 export function checkOutputPath(file: string): string {

@@ -11,8 +11,9 @@
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type AgentAction, type AgentResultData, type RunEvent, ServiceInvalidArgumentError } from "../src/index.js";
-import { errorMessage } from "../src/internal.js";
+import type { AgentAction, AgentResultData, RunEvent } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { errorMessage } from "../src/base.js";
 import { writeOutputFile } from "./output-file.js";
 
 export interface RecordedStep {

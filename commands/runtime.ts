@@ -6,8 +6,9 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type Service, ServiceBrowserNotFoundError, ServiceInvalidArgumentError, type ServiceOptions, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/index.js";
-import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/internal.js";
+import type { Service, ServiceOptions } from "../src/index.js";
+import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/base.js";
+import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
 import { startHost } from "./host-start.js";

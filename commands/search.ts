@@ -4,7 +4,8 @@
  * other cloud commands resolve them). Input is checked before any request; with no backend it says how
  * to configure one (exit 9). `--json`: `{schemaVersion, ok, query, requestId, results}`.
  */
-import { type SearchBackend, type SearchResponse, ServiceSearchNotConfiguredError } from "../src/index.js";
+import type { SearchBackend, SearchResponse } from "../src/index.js";
+import { ServiceSearchNotConfiguredError } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, cloudTarget, resolveEnv } from "./cloud.js";
 import { createOutput } from "./output.js";

@@ -3,7 +3,7 @@
  * `--cluster-lease`, `--cluster-heartbeat`, `--cluster-grace`, each with its environment variable / config setting. A memory
  * store (the default) is one server alone: no cluster options at all.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { ServerOptions } from "../src/server/index.js";
 import type { SettingsStore } from "./settings.js";
 

@@ -3,7 +3,7 @@
  * that both registers the flags (main.ts) and turns their values into server options. Defaults live in
  * src/server/limits.ts (the help quotes them); this file imports nothing heavy, as main.ts needs.
  */
-import { ServiceInvalidArgumentError } from "../src/errors.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S } from "../src/server/limits.js";
 
 type LimitKey = keyof typeof LIMIT_DEFAULTS;

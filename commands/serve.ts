@@ -5,8 +5,8 @@
  * The server is imported only here, so no other command pays for hono.
  */
 import { join, resolve } from "node:path";
-import { ServiceInvalidArgumentError } from "../src/index.js";
-import { AddressPolicy } from "../src/internal.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { AddressPolicy } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
 import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
 import { byteSize, limitOptions } from "./serve-limits.js";

@@ -4,8 +4,8 @@
  */
 import { existsSync, readlinkSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ServiceSessionNotFoundError } from "../src/index.js";
-import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isCloud, listSessions, pidAlive, pidBelongsToSession, removeSession, type StoredSession, waitForExit } from "../src/internal.js";
+import { ServiceSessionNotFoundError } from "../src/base.js";
+import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isCloud, listSessions, pidAlive, pidBelongsToSession, removeSession, type StoredSession, waitForExit } from "../src/base.js";
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 

@@ -1,8 +1,9 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
 import { rmSync, utimesSync } from "node:fs";
 import { resolve } from "node:path";
-import { type LaunchedBrowser, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/index.js";
-import { checkId, checkSessionName, type CloudSessionRecord, defaultDownloadsDir, ensureDir, errorFromCode, errorMessage, findSession, heartbeatPath, isAlive, isCloud, listSessions, newSessionId, readHistory, readMetrics, removeSession, saveSession, type SessionRecord, sessionsDir, type StoredSession, touchHeartbeat } from "../src/internal.js";
+import type { LaunchedBrowser } from "../src/index.js";
+import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";
+import { checkId, checkSessionName, type CloudSessionRecord, defaultDownloadsDir, ensureDir, errorFromCode, errorMessage, findSession, heartbeatPath, isAlive, isCloud, listSessions, newSessionId, readHistory, readMetrics, removeSession, saveSession, type SessionRecord, sessionsDir, type StoredSession, touchHeartbeat } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, type CloudStatus, cloudStatus, cloudStatuses, cloudTarget, cloudViewport, platformClient, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions } from "./output.js";

@@ -4,8 +4,8 @@
  * Effective value precedence: command-line flag > environment variable > stored > built-in default.
  * conf is imported lazily: it costs ~130 ms, which commands that never read settings should not pay.
  */
-import { ServiceStateError } from "../src/index.js";
-import { configDir, describeFsError, type Effective, effectiveSetting, errorMessage, mkdirp, settingDef, type SettingValue, storagePath } from "../src/internal.js";
+import { ServiceStateError } from "../src/base.js";
+import { configDir, describeFsError, type Effective, effectiveSetting, errorMessage, mkdirp, settingDef, type SettingValue, storagePath } from "../src/base.js";
 import { chmodSync } from "node:fs";
 
 interface ConfLike {
@@ -25,7 +25,7 @@ export interface SettingsStore {
 }
 
 export { configDir };
-export { SETTINGS, type SettingValue, displayValue, parseSetting, parseViewport, settingDef, splitList } from "../src/internal.js";
+export { SETTINGS, type SettingValue, displayValue, parseSetting, parseViewport, settingDef, splitList } from "../src/base.js";
 
 export async function openSettings(env: NodeJS.ProcessEnv = process.env): Promise<SettingsStore> {
   const cwd = configDir(env);

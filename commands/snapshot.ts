@@ -5,8 +5,10 @@
  * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
  * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name}}, tokens}`.
  */
-import { type Page, ServiceInvalidArgumentError } from "../src/index.js";
-import { isCloud, PageSnapshots, sessionRefStore, type StoredSession } from "../src/internal.js";
+import type { Page } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { PageSnapshots } from "../src/internal.js";
+import { isCloud, sessionRefStore, type StoredSession } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import type { CloudGlobals } from "./cloud.js";
 import { type RunContext, checkUrl, stateRoot, withLiveOrOneShot, withSession } from "./runtime.js";

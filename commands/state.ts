@@ -5,8 +5,9 @@
  * insists on that (an error when there is no key), so a key once set never lets a plain login slip out.
  */
 import { resolve } from "node:path";
-import { ServiceInvalidArgumentError, ServiceStateError, type StorageState } from "../src/index.js";
-import { readSavedState, writeSavedState } from "../src/internal.js";
+import type { StorageState } from "../src/index.js";
+import { ServiceInvalidArgumentError, ServiceStateError } from "../src/base.js";
+import { readSavedState, writeSavedState } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";
 import { openSettings } from "./settings.js";

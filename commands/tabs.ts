@@ -3,8 +3,9 @@
  * The selected tab is kept in the session's state, so every later command (`--session` or the default
  * session) drives it: withSession restores it before the command and remembers the page it ended on.
  */
-import { type Service, ServiceInvalidArgumentError } from "../src/index.js";
-import { sessionTabStore, syncTabs, type TabsFile, type TabStore } from "../src/internal.js";
+import type { Service } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { sessionTabStore, syncTabs, type TabsFile, type TabStore } from "../src/base.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { table } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";

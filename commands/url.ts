@@ -5,7 +5,7 @@
  * with a hint, since http and https may be different sites; a bare word that is not a host
  * (`readme.md`, `summarize this`) is not a URL at all.
  */
-import { ServiceInvalidArgumentError } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
 
 /** `data:[mediatype][;param…],payload`: the payload may hold spaces (`data:text/html,<h1>from data</h1>`). */
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w.+-]+(=[^,;\s]*)?)*,/i;

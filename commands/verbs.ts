@@ -4,8 +4,9 @@
  * history, the same errors and exit codes). A ref is one `svc snapshot` (or `svc extract`) printed for
  * this session; any selector svc accepts works too.
  */
-import { type Action, type ActionMethod, type Service, ServiceInvalidArgumentError } from "../src/index.js";
-import { isCloud, regularFile, sessionTabStore, type StoredSession } from "../src/internal.js";
+import type { Action, ActionMethod, Service } from "../src/index.js";
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import { isCloud, regularFile, sessionTabStore, type StoredSession } from "../src/base.js";
 import { ActFailedError } from "./act.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions, Output } from "./output.js";

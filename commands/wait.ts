@@ -4,8 +4,9 @@
  * A ref names an element of the session's last snapshot (refs survive between commands); a selector is
  * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible.
  */
-import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/index.js";
-import { callOn, PageRefs, resolveTarget, sessionRefStore, sleep } from "../src/internal.js";
+import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
+import { callOn, PageRefs, resolveTarget } from "../src/internal.js";
+import { sessionRefStore, sleep } from "../src/base.js";
 import { parseWaitUntil } from "./goto.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";

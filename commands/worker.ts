@@ -12,7 +12,7 @@
  */
 import { hostname } from "node:os";
 import type { Job } from "bullmq";
-import { errorMessage, sleep } from "../src/internal.js";
+import { errorMessage, sleep } from "../src/base.js";
 import { positiveInt } from "./agent.js";
 import { taskModels } from "./batch/models.js";
 import { type JobData, QUEUE_NAME, checkQueueUrl, connectRedis, openVariables, queueKey, recordResult, redactUrl, resultsKey } from "./batch/queue.js";

@@ -16,60 +16,7 @@ export type { DownloadBudget } from "./browser/recorder-downloads.js";
 export { type BrowserCookie, browserCookies, setBrowserCookies, closeBrowserCleanly } from "./browser/profile-state.js";
 
 // --- the CLI (commands/) -------------------------------------------------------------------------------
-// Errors: rebuilding an error a session host sent by code, and one line of any thrown value.
-export { errorFromCode, errorMessage } from "./errors.js";
-// Small helpers: waiting, cancellation, atomic and regular files, address policy, zod issues, JSON Schema.
-export { Cancellation, sleep, within } from "./util/abort.js";
-export { AddressPolicy } from "./util/address-policy.js";
-export { writeFileAtomic } from "./util/atomic-write.js";
-export { waitForExit } from "./util/process.js";
-export { fromJsonSchema } from "./util/json-schema.js";
-export { regularFile } from "./util/regular-file.js";
-export { describeIssue } from "./util/zod.js";
-// The CLI's state directory: files, sessions, refs, tabs, dialogs, history, metrics, secrets, saved state.
-export { configDir } from "./store/config-file.js";
-export { sessionDialogAnswer } from "./store/dialog-answer.js";
-export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
-export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
-export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
-export { sessionRefStore } from "./store/refs.js";
-export { sessionSecretStore } from "./store/secrets.js";
-export {
-  type CloudSessionRecord,
-  type SessionRecord,
-  type StoredSession,
-  checkSessionName,
-  defaultDownloadsDir,
-  findSession,
-  getSession,
-  heartbeatPath,
-  isAlive,
-  isCloud,
-  listSessions,
-  newSessionId,
-  pidAlive,
-  pidBelongsToSession,
-  removeSession,
-  saveSession,
-  sessionsDir,
-  touchHeartbeat,
-  touchSession,
-} from "./store/session-records.js";
-export {
-  type Effective,
-  type SettingValue,
-  SETTINGS,
-  displayValue,
-  effectiveSetting,
-  parseSetting,
-  parseViewport,
-  settingDef,
-  splitList,
-  storagePath,
-} from "./store/settings-defs.js";
-export { resolveStateDir } from "./store/state-dir.js";
-export { openSealed, readSavedState, sealState, writeSavedState } from "./store/state-file.js";
-export { type TabStore, type TabsFile, sessionTabStore, syncTabs } from "./store/tabs.js";
+// The light part (errors, small helpers, the CLI's state directory) is src/base.ts.
 // Settings → model, and the model clients' keys and providers.
 export { type SettingsModel, modelFromSettings } from "./settings.js";
 export { PROVIDERS, envKeysFor, parseModelConfig, resolveApiKey } from "./model/index.js";

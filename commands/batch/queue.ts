@@ -15,8 +15,9 @@
  *   variables and no key is refused before anything is enqueued.
  */
 import type { Redis } from "ioredis";
-import { ServiceError, ServiceInvalidArgumentError } from "../../src/index.js";
-import { errorMessage, openSealed, sealState, type Variables } from "../../src/internal.js";
+import { ServiceError, ServiceInvalidArgumentError } from "../../src/base.js";
+import type { Variables } from "../../src/internal.js";
+import { errorMessage, openSealed, sealState } from "../../src/base.js";
 import type { BatchResult } from "./run-task.js";
 import type { BatchTask } from "./tasks.js";
 

@@ -8,7 +8,7 @@
  * removed. A result for an index already recorded is ignored (a retried task is never reported twice).
  */
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
-import { ServiceInvalidArgumentError } from "../../src/index.js";
+import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { writeOutputFile } from "../output-file.js";
 import { SCHEMA_VERSION } from "../output.js";
 import type { BatchResult } from "./run-task.js";

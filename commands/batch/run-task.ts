@@ -9,8 +9,9 @@
  * since results are written to files and Redis. A browser that crashed or could not start is thrown as
  * BrowserTaskError instead (a worker retries the task elsewhere); every other failure is a result.
  */
-import { type Abortable, type AgentResultData, Secrets, ServiceError, ServiceTimeoutError } from "../../src/index.js";
-import { Cancellation, errorMessage, fromJsonSchema } from "../../src/internal.js";
+import { type Abortable, type AgentResultData, Secrets } from "../../src/index.js";
+import { ServiceError, ServiceTimeoutError } from "../../src/base.js";
+import { Cancellation, errorMessage, fromJsonSchema } from "../../src/base.js";
 import type { CliModel } from "../model.js";
 import type { GlobalOptions } from "../output.js";
 import { type LaunchFlags, withOneShot } from "../runtime.js";

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { ServiceInvalidArgumentError } from "../../src/index.js";
-import { errorMessage, sleep } from "../../src/internal.js";
+import { ServiceInvalidArgumentError } from "../../src/base.js";
+import { errorMessage, sleep } from "../../src/base.js";
 import { type JobData, KEEP_SECONDS, QUEUE_NAME, jobId, metaKey, recordResult, resultsKey, sealVariables } from "./queue.js";
 import type { ResultSink } from "./results.js";
 import { type BatchResult, failedResult } from "./run-task.js";

@@ -6,8 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { ServiceInvalidArgumentError, VariablesSchema } from "../../src/index.js";
-import { describeFsError, describeIssue, fromJsonSchema } from "../../src/internal.js";
+import { VariablesSchema } from "../../src/index.js";
+import { ServiceInvalidArgumentError } from "../../src/base.js";
+import { describeFsError, describeIssue, fromJsonSchema } from "../../src/base.js";
 import { checkUrl } from "../url.js";
 
 const TaskSchema = z.strictObject({

@@ -5,7 +5,7 @@
  * then) and hands them to main.ts's dispatch. Loaded by main.ts after the `--version` fast path.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { ServiceInvalidArgumentError } from "../../src/errors.js";
+import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { examplesHelp } from "../help.js";
 import type { Verbosity } from "../output.js";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "./index.js";

@@ -8,7 +8,7 @@
  *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
  * - src/ never imports commands/; no import cycles among src/ files;
  * - src/server/, src/mcp/ and commands/ reach the library only through its entry points, src/index.ts (public)
- *   and src/internal.ts (what faces need beyond it); commands/ starts the other faces through theirs
+ *   and src/internal.ts (what faces need beyond it), and commands/ also src/base.ts (the light part); commands/ starts the other faces through theirs
  *   (src/server/index.ts, src/mcp/index.ts), and the two files loaded before any command is known import
  *   only the tiny modules they name (LIGHT_IMPORTS);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
@@ -160,8 +160,11 @@ function layerViolation(from: string, to: string): string | undefined {
 }
 
 // --- commands/ → src/ -------------------------------------------------------------------------------
-/** What commands/ may import from src/: the library's two entry points, and the entries of the faces it starts. */
-const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/server/index.ts", "src/mcp/index.ts"];
+/**
+ * What commands/ may import from src/: the library's entry points (public, internal, and base: the light part,
+ * errors and the state directory, that loads no browser or model code), and the entries of the faces it starts.
+ */
+const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src/server/index.ts", "src/mcp/index.ts"];
 /**
  * The files loaded before any command is known, which must stay cheap to load (the entry points load the whole
  * library, ~300 ms more): bin/svc.js's client of a session host, and the serve flags main.ts registers on
@@ -169,9 +172,8 @@ const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/server/index.t
  */
 const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   "commands/host-client.ts": ["src/store/state-dir.ts"],
-  "commands/serve-limits.ts": ["src/errors.ts", "src/server/limits.ts"],
+  "commands/serve-limits.ts": ["src/server/limits.ts"],
   // The registry is read on every run, before a command is chosen: plain declarations only.
-  "commands/registry/program.ts": ["src/errors.ts"],
   "commands/registry/model.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/page.ts": ["src/mcp/descriptions.ts"],
 };
@@ -369,7 +371,7 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(IMPORTS.some((i) => i.from.startsWith("src/mcp/"))).toBe(true);
   });
 
-  it("commands/ is a client of the entry points: src/index.ts, src/internal.ts and the other faces' entries only", () => {
+  it("commands/ is a client of the entry points: src/index.ts, src/internal.ts, src/base.ts and the other faces' entries only", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("commands/") && i.target?.startsWith("src/"))
       .map((i) => ({ i, why: commandsImportViolation(i.from, i.target!) }))
       .filter((x) => x.why !== undefined)
