@@ -3,10 +3,11 @@
  * with "MCP error -32602: Input validation error: …" followed by a JSON dump of zod's issues; every other
  * svc error reaches an MCP client as `CODE: field: what was expected`. So svc takes over tools/call: the
  * arguments are parsed against the tool's own schema (the one the SDK lists), a misfit is an
- * `INVALID_ARGUMENT` tool error naming the first field, and a fit goes to the tool's handler.
+ * `INVALID_ARGUMENT` tool error naming the first field, and a fit goes to the tool's handler. A tool that
+ * does not exist is such a tool error too (naming the tools there are), so a model can correct its call.
  */
 import type { McpServer, RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { describeIssue } from "../util/zod.js";
 
@@ -17,11 +18,15 @@ export function checkArgumentsTheSvcWay(server: McpServer): void {
   const tools = (server as unknown as { _registeredTools: Record<string, RegisteredTool> })._registeredTools;
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = Object.hasOwn(tools, request.params.name) ? tools[request.params.name] : undefined;
-    if (!tool?.enabled) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    if (!tool?.enabled) return invalid(`name: no tool ${JSON.stringify(request.params.name.slice(0, 100))} (tools: ${Object.keys(tools).filter((n) => tools[n]!.enabled).join(", ")})`);
     // The SDK keeps a zod-mini object: parsed with zod's top-level function, not a method.
     const schema = (tool.inputSchema ?? z.object({})) as z.ZodType;
     const parsed = await z.safeParseAsync(schema, request.params.arguments ?? {}, { reportInput: true });
-    if (!parsed.success) return { isError: true, content: [{ type: "text" as const, text: `INVALID_ARGUMENT: ${describeIssue(parsed.error)}` }] };
+    if (!parsed.success) return invalid(describeIssue(parsed.error));
     return (await (tool.handler as Handler)(parsed.data, extra)) as { content: [] };
   });
+}
+
+function invalid(what: string) {
+  return { isError: true, content: [{ type: "text" as const, text: `INVALID_ARGUMENT: ${what}` }] };
 }

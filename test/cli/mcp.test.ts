@@ -113,6 +113,10 @@ async function driveForms(client: Client): Promise<void> {
   expect(text(noTarget)).toMatch(/^INVALID_ARGUMENT: target: .*expected string/i);
   const wrongType = await call(client, "tabs", { action: "select", tab: "two" });
   expect(text(wrongType)).toMatch(/^INVALID_ARGUMENT: tab: /);
+  // A tool that does not exist is a tool error too (the model can correct itself), naming the tools there are.
+  const unknown = await call(client, "clik", { target: "e1" });
+  expect(unknown.isError).toBe(true);
+  expect(text(unknown)).toMatch(/^INVALID_ARGUMENT: name: no tool "clik" \(tools: .*\bclick\b.*\)$/);
 }
 
 /** The URL and generated token `svc mcp --http` printed on its one stderr line. */
