@@ -4,8 +4,13 @@
  * rules; only the program the typed rules see is narrowed to the probe (./lint-probe/tsconfig.json), since
  * `npm run lint` has just built the whole project's one.
  */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
+
+// The repository's root, not process.cwd(): unit files share one process, and one may have changed directory.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 const PROBE = "test/unit/lint-probe/probe.ts";
 const PROBE_PROGRAM = "test/unit/lint-probe/tsconfig.json";
@@ -14,8 +19,8 @@ const PROBE_PROGRAM = "test/unit/lint-probe/tsconfig.json";
 let eslint: ESLint | undefined;
 
 async function rulesHit(code: string): Promise<string[]> {
-  eslint ??= new ESLint({ cwd: process.cwd(), overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: [PROBE_PROGRAM] } } } });
-  const [result] = await eslint.lintText(code, { filePath: PROBE });
+  eslint ??= new ESLint({ cwd: ROOT, overrideConfig: { languageOptions: { parserOptions: { projectService: false, project: [PROBE_PROGRAM] } } } });
+  const [result] = await eslint.lintText(code, { filePath: resolve(ROOT, PROBE) });
   return result!.messages.map((m) => m.ruleId ?? m.message);
 }
 
