@@ -152,11 +152,6 @@ export function isDeliberate(e: unknown): e is HttpError | ServerFailure {
   return e instanceof HttpError || e instanceof ServerFailure;
 }
 
-/** The message an SSE `error` event carries: the same text a JSON response would have. */
-export function streamErrorMessage(e: unknown): string {
-  return errorResponse(e).message;
-}
-
 /** Validates a request body (or query) with a library schema; 400 naming the field on failure. */
 export function parseWith<T>(schema: ZodType<T>, value: unknown, where = ""): T {
   let parsed: ReturnType<ZodType<T>["safeParse"]>;
