@@ -18,9 +18,14 @@ export async function startServe(env: NodeJS.ProcessEnv, args: readonly string[]
   let stderr = "";
   child.stdout?.on("data", (d: Buffer | string) => (stdout += d.toString()));
   child.stderr?.on("data", (d: Buffer | string) => (stderr += d.toString()));
-  const done = collect(child, 120_000);
+  // A server lives as long as the file that started it (the file ends it): the bound is only against a hang
+  // and must outlast a whole file on a loaded machine (120 s did not: the timer killed a live server).
+  const done = collect(child, 30 * 60_000);
   let exited = false;
-  void done.then(() => (exited = true));
+  void done.then(
+    () => (exited = true),
+    () => (exited = true),
+  );
   const announced = () => (pre.includes("--json") ? stdout.includes("\n") : /listening on http:\/\/\S+:\d+/.test(stderr));
   await waitFor(() => announced() || exited, 30_000, 25);
   if (!announced()) {
