@@ -17,6 +17,7 @@ import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
 import { isForwardedEnv } from "./registry/hosted.js";
 import { setPhaseOrigin } from "./phases.js";
+import { redirectOutput } from "./redirect-output.js";
 
 const IDLE_MS = Number(process.env.SVC_HOST_IDLE_MS) > 0 ? Number(process.env.SVC_HOST_IDLE_MS) : 10 * 60_000;
 /** Environment variables a request replaces (commands/host-client.ts forwardedEnv sends them). */
@@ -57,30 +58,6 @@ function listening(path: string): Promise<boolean> {
   });
 }
 
-type Write = typeof process.stdout.write;
-
-/** While one request runs, everything written to stdout/stderr (the CLI's output, the library's logs) goes to its client. */
-function redirect(send: (t: "out" | "err", d: string) => void, req: Request): () => void {
-  const saved = { out: process.stdout.write, err: process.stderr.write, tty: process.stdout.isTTY, columns: process.stdout.columns };
-  const sink = (t: "out" | "err"): Write =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      send(t, typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"));
-      const cb = rest.find((x) => typeof x === "function") as (() => void) | undefined;
-      if (cb) process.nextTick(cb);
-      return true;
-    }) as Write;
-  process.stdout.write = sink("out");
-  process.stderr.write = sink("err");
-  Object.defineProperty(process.stdout, "isTTY", { value: req.tty, configurable: true, writable: true });
-  Object.defineProperty(process.stdout, "columns", { value: req.columns, configurable: true, writable: true });
-  return () => {
-    process.stdout.write = saved.out;
-    process.stderr.write = saved.err;
-    Object.defineProperty(process.stdout, "isTTY", { value: saved.tty, configurable: true, writable: true });
-    Object.defineProperty(process.stdout, "columns", { value: saved.columns, configurable: true, writable: true });
-  };
-}
-
 function applyEnv(env: Record<string, string>): void {
   for (const k of Object.keys(process.env)) if (isForwardedEnv(k) && !(k in env)) delete process.env[k];
   for (const [k, v] of Object.entries(env)) if (isForwardedEnv(k)) process.env[k] = v;
@@ -116,7 +93,7 @@ async function host(id: string, root: string): Promise<void> {
       process.chdir(req.cwd);
       applyEnv(req.env);
       setPhaseOrigin(receivedAt - req.at);
-      restore = redirect((t, d) => send({ t, d }), req);
+      restore = redirectOutput((t, d) => send({ t, d }), { isTTY: { stdout: req.tty }, columns: req.columns });
       const code = await runCommand(req.argv);
       restore();
       restore = undefined;

@@ -18,14 +18,19 @@ export interface InProcessResult {
   stderr: string;
 }
 
-type RunCommand = (argv: readonly string[]) => Promise<number>;
+interface Cli {
+  runCommand: (argv: readonly string[]) => Promise<number>;
+  /** What the session host uses too (commands/redirect-output.ts). */
+  redirectOutput: typeof import("../../commands/redirect-output.js").redirectOutput;
+}
 
-let loaded: Promise<RunCommand> | undefined;
+let loaded: Promise<Cli> | undefined;
 let busy = false;
 
-function load(root: string): Promise<RunCommand> {
+function load(root: string): Promise<Cli> {
   (globalThis as { svcEmbedded?: boolean }).svcEmbedded = true;
-  loaded ??= import(/* @vite-ignore */ pathToFileURL(join(root, "dist", "commands", "main.js")).href).then((m: { runCommand: RunCommand }) => m.runCommand);
+  const built = (file: string) => import(/* @vite-ignore */ pathToFileURL(join(root, "dist", "commands", file)).href);
+  loaded ??= Promise.all([built("main.js"), built("redirect-output.js")]).then(([main, redirect]) => ({ runCommand: main.runCommand, redirectOutput: redirect.redirectOutput }));
   return loaded;
 }
 
@@ -44,33 +49,6 @@ function swapEnv(env: NodeJS.ProcessEnv): () => void {
   return () => apply(saved);
 }
 
-type Write = typeof process.stdout.write;
-
-/** stdout/stderr go to the run's buffers and read as pipes (not terminals), as a spawned svc's do. */
-function capture(out: { stdout: string; stderr: string }): () => void {
-  const streams = [process.stdin, process.stdout, process.stderr] as const;
-  const saved = { out: process.stdout.write, err: process.stderr.write, tty: streams.map((s) => Object.getOwnPropertyDescriptor(s, "isTTY")) };
-  const sink = (key: "stdout" | "stderr"): Write =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      out[key] += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-      const cb = rest.find((x) => typeof x === "function") as (() => void) | undefined;
-      if (cb) process.nextTick(cb);
-      return true;
-    }) as Write;
-  process.stdout.write = sink("stdout");
-  process.stderr.write = sink("stderr");
-  for (const s of streams) Object.defineProperty(s, "isTTY", { value: false, configurable: true, writable: true });
-  return () => {
-    process.stdout.write = saved.out;
-    process.stderr.write = saved.err;
-    streams.forEach((s, i) => {
-      const d = saved.tty[i];
-      if (d) Object.defineProperty(s, "isTTY", d);
-      else delete (s as { isTTY?: boolean }).isTTY;
-    });
-  };
-}
-
 /**
  * Runs `args` in this process with `env`. A run still going at `timeoutMs` rejects (its output so far in
  * the message); the worker stays busy until it ends, so later calls spawn.
@@ -78,16 +56,17 @@ function capture(out: { stdout: string; stderr: string }): () => void {
 export async function runInProcess(root: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<InProcessResult> {
   if (busy) throw new Error("runInProcess: another in-process svc is running (spawn instead)");
   busy = true;
-  let runCommand: RunCommand;
+  let cli: Cli;
   try {
-    runCommand = await load(root);
+    cli = await load(root);
   } catch (e) {
     busy = false;
     throw e;
   }
   const out = { stdout: "", stderr: "" };
   const restoreEnv = swapEnv(env);
-  const restoreStreams = capture(out);
+  // stdout/stderr go to the run's buffers and every standard stream reads as a pipe, as a spawned svc's do.
+  const restoreStreams = cli.redirectOutput((stream, text) => void (stream === "out" ? (out.stdout += text) : (out.stderr += text)), { isTTY: { stdin: false, stdout: false, stderr: false } });
   let restored = false;
   const restore = () => {
     if (restored) return;
@@ -95,7 +74,7 @@ export async function runInProcess(root: string, args: readonly string[], env: N
     restoreStreams();
     restoreEnv();
   };
-  const run = runCommand(args).finally(() => {
+  const run = cli.runCommand(args).finally(() => {
     restore();
     busy = false;
   });
