@@ -1,8 +1,8 @@
 /**
  * The `svc` program: global flags, the command tree, and the ONE place where errors become exit codes.
  *
- * Start-up cost matters (`svc --version` ≤ 120 ms): this file imports only node builtins and two tiny
- * local modules statically; commander is imported after the `--version` fast path, and every subcommand
+ * Start-up cost matters (`svc --version` ≤ 120 ms): this file imports only node builtins and a few small
+ * local modules statically (the global flags' declarations among them); commander is imported after the `--version` fast path, and every subcommand
  * module (which may pull in the library, chrome-remote-interface, zod or conf) only inside its action.
  */
 import { readFileSync } from "node:fs";
@@ -10,6 +10,7 @@ import { runCleanups } from "./cleanup.js";
 import { addHelp, usageMessage } from "./help.js";
 import type { ServiceErrorCode } from "../src/base.js";
 import { type Verbosity, printError } from "./output.js";
+import { GLOBAL_OPTIONS } from "./registry/globals.js";
 import type { Globals } from "./registry/types.js";
 
 /**
@@ -119,16 +120,18 @@ function version(): string {
   return "0.0.0";
 }
 
+/** The global flags that take a value (`--session <id>`): the word after one is not the command's name. */
+const VALUED_GLOBALS = new Set(Object.values(GLOBAL_OPTIONS).filter((o) => o.flags.includes("<")).map((o) => o.flags.split(" ")[0]!));
+
 /** Global flags as best known before commander has parsed (for errors raised during parsing). */
 function prescan(argv: readonly string[]): Globals {
   const g: Globals = { json: false, verbose: 0, session: undefined };
   let command: string | undefined;
-  const valued = new Set(["--verbose", "--session", "--env", "--downloads", "--dialog"]);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--") break;
     if (a === "--json") g.json = true;
-    if (command === undefined && a !== undefined && !a.startsWith("-") && !valued.has(argv[i - 1] ?? "")) command = a;
+    if (command === undefined && a !== undefined && !a.startsWith("-") && !VALUED_GLOBALS.has(argv[i - 1] ?? "")) command = a;
     const v = a === "--verbose" ? argv[i + 1] : a?.startsWith("--verbose=") ? a.slice(10) : undefined;
     if (v === "0" || v === "1" || v === "2") g.verbose = Number(v) as Verbosity;
   }
