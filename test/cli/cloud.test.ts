@@ -9,11 +9,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import { type ModelWorld, expectNoProcesses, expectOneLine, filesUnder, json, processesMentioning, spawnOnly, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, expectNoProcesses, expectOneLine, filesUnder, json, processesMentioning, startModelWorld, svc } from "./helpers.js";
 
-// Every command is a real `node bin/svc.js`: run in one process after the stored-settings test, the key check
-// answered differently (left to look into), so these keep a process per command.
-spawnOnly();
 import { type Served, startServe } from "./serve-helpers.js";
 
 const KEY = "cloud-test-key-0123456789";
@@ -201,6 +198,8 @@ describe("one-shot commands in cloud mode", () => {
     const local = await svc(["--json", "--env", "LOCAL", "extract", page()], cfg);
     expect(local.code, local.stderr).toBe(0);
     expect(await running()).toEqual([]);
+    // Its browser is closed at the end too (and so not left to the next test's count of the server's Chromes).
+    await expectNoProcesses(world.sb.tmp, 10_000);
   }, 120_000);
 
   it("cloud mode without a key, or with local-only flags, is a usage error before anything starts", async () => {

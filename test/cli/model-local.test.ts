@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REFUSALS, localServer } from "../support/fake-model/local-servers.js";
-import { type ModelWorld, json, spawnOnly, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, collect, json, spawnSvc, startModelWorld, svc } from "./helpers.js";
 
-// What each new `svc` process learns about the server (one extra request each): a real process per command.
-spawnOnly();
+// What a `svc` process learns about the server lasts as long as the process (the library keeps it): the acts
+// that show each command paying the step down again are real processes; the other commands run in this one.
 
 let world: ModelWorld;
 
@@ -32,7 +32,7 @@ describe("svc act at a local server", () => {
     world.fake.reset();
     world.fake.mode = localServer(quirks);
     for (let i = 0; i < 2; i++) {
-      const r = await svc(["--json", "act", "click the Submit button", "--model", "vllm/qwen3"], world.sb.env);
+      const r = await collect(spawnSvc(["--json", "act", "click the Submit button", "--model", "vllm/qwen3"], world.sb.env));
       expect(r.code, r.stderr).toBe(0);
       expect(json<{ result: { success: boolean } }>(r.stdout).result.success).toBe(true);
     }

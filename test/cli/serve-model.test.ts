@@ -52,7 +52,8 @@ async function observeWith(modelName: string) {
 
 describe("svc serve: the model settings of every command", () => {
   it("SVC_MODEL_BASE_URL (an origin with a trailing slash): the session's openai model goes there with OPENAI_API_KEY", async () => {
-    served = await startServe({ ...sb.env, SVC_MODEL_BASE_URL: `${fake.origin}/` }, ["--api-key", KEY]);
+    // No warm browser: each test starts one session, and a warm pool would launch a Chrome to replace it.
+    served = await startServe({ ...sb.env, SVC_MODEL_BASE_URL: `${fake.origin}/` }, ["--api-key", KEY, "--warm-browsers", "0"]);
     const sent = await observeWith("openai/gpt-served");
     expect(sent.map((r) => [r.path, r.model, r.headers.authorization])).toEqual([["/v1/responses", "gpt-served", "Bearer sk-operator-openai"]]);
   }, 60_000);
@@ -61,7 +62,7 @@ describe("svc serve: the model settings of every command", () => {
     const set = await svc(["config", "set", "model.baseURL", fake.baseURL("openai")], sb.env);
     expect(set.code, set.stderr).toBe(0);
     try {
-      served = await startServe(sb.env, ["--api-key", KEY]);
+      served = await startServe(sb.env, ["--api-key", KEY, "--warm-browsers", "0"]);
       const sent = await observeWith("anthropic/claude-served");
       expect(sent.map((r) => [r.path, r.model, r.headers["x-api-key"] ?? r.headers.authorization])).toEqual([["/v1/messages", "claude-served", expect.stringContaining("sk-operator-anthropic")]]);
     } finally {

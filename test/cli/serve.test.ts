@@ -112,7 +112,8 @@ describe("svc serve: running", () => {
 
     // The environment wins over the stored keys.
     const envKey = "env-only-key-987654321";
-    served = await startServe({ ...sb.env, SVC_API_KEYS: envKey }, [], ["--verbose", "1"]);
+    // No warm browser (--warm-browsers 0): this test is about keys and logs, and creates no session.
+    served = await startServe({ ...sb.env, SVC_API_KEYS: envKey }, ["--warm-browsers", "0"], ["--verbose", "1"]);
     expect((await get(`${served.url}/v1/sessions`, envKey)).status).toBe(200);
     expect((await get(`${served.url}/v1/sessions`, KEY)).status).toBe(401);
     served.child.kill("SIGINT");
@@ -128,7 +129,7 @@ describe("svc serve: running", () => {
     expect(r.stderr).not.toContain(KEY);
 
     // Without the env var: the stored keys (both of them).
-    served = await startServe(sb.env, [], []);
+    served = await startServe(sb.env, ["--warm-browsers", "0"], []);
     expect((await get(`${served.url}/v1/sessions`, KEY2)).status).toBe(200);
     expect((await get(`${served.url}/v1/sessions`, envKey)).status).toBe(401);
     served.child.kill("SIGTERM");

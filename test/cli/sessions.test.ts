@@ -23,12 +23,12 @@ import {
   strayStateFiles,
   svc,
   waitFor,
-  spawnOnly,
 } from "./helpers.js";
 
 // What happens to a session's Chrome once the command that started it has exited (idle end, signals, SIGKILL):
-// every command is a real `node bin/svc.js` process.
-spawnOnly();
+// the commands that start and end sessions, and the interrupted one-shot runs, are real `node bin/svc.js`
+// processes; the page commands between them run through the same entry in this process (./in-process.ts).
+const spawned = (args: readonly string[], env: NodeJS.ProcessEnv) => collect(spawnSvc(args, env));
 
 interface SessionJson {
   session: { id: string; pid: number; userDataDir: string; wsEndpoint: string; heartbeatFile: string; idleMs: number; headless: boolean };
@@ -51,7 +51,7 @@ describe("svc sessions", () => {
   afterAll(() => sb.cleanup());
 
   it("start → goto → act → extract → history/metrics → end leaves nothing behind", async () => {
-    const started = await svc(["--json", "sessions", "start", "--idle-timeout", "5", "--viewport", "1024x700"], sb.env);
+    const started = await spawned(["--json", "sessions", "start", "--idle-timeout", "5", "--viewport", "1024x700"], sb.env);
     expect(started.stderr).toBe("");
     expect(started.code).toBe(0);
     const { session } = json<SessionJson & { schemaVersion: number }>(started.stdout);
@@ -122,7 +122,7 @@ describe("svc sessions", () => {
     expect(m.metrics).toHaveProperty("totalPromptTokens", 0);
     expect(m.metrics).toHaveProperty("actInferenceTimeMs", 0);
 
-    const ended = await svc(["--json", "sessions", "end", session.id], sb.env);
+    const ended = await spawned(["--json", "sessions", "end", session.id], sb.env);
     expect(ended.stderr).toBe("");
     expect(ended.code).toBe(0);
     expect(json(ended.stdout)).toMatchObject({ ok: true, ended: [session.id] });
@@ -151,8 +151,8 @@ describe("svc sessions", () => {
   }, 180_000);
 
   it("reattaches to the most recently used live session; --session picks another; end --all ends all", async () => {
-    const a = json<SessionJson>((await svc(["--json", "sessions", "start"], sb.env)).stdout).session;
-    const b = json<SessionJson>((await svc(["--json", "sessions", "start"], sb.env)).stdout).session;
+    const a = json<SessionJson>((await spawned(["--json", "sessions", "start"], sb.env)).stdout).session;
+    const b = json<SessionJson>((await spawned(["--json", "sessions", "start"], sb.env)).stdout).session;
     try {
       const onA = await svc(["--json", "--session", a.id, "goto", server.url("forms.html")], sb.env);
       expect(json(onA.stdout)).toMatchObject({ session: a.id });
@@ -162,7 +162,7 @@ describe("svc sessions", () => {
       const onB = await svc(["--json", "--session", b.id, "extract"], sb.env);
       expect(json<{ url: string }>(onB.stdout).url).toBe("about:blank");
     } finally {
-      const ended = await svc(["--json", "sessions", "end", "--all"], sb.env);
+      const ended = await spawned(["--json", "sessions", "end", "--all"], sb.env);
       expect(ended.code).toBe(0);
       expect(new Set(json<{ ended: string[] }>(ended.stdout).ended)).toEqual(new Set([a.id, b.id]));
     }
@@ -173,7 +173,7 @@ describe("svc sessions", () => {
 
   it("an idle session ends itself (Chrome, reaper and profile gone)", async () => {
     // 0.02 min = 1.2 s of idleness.
-    const s = json<SessionJson>((await svc(["--json", "sessions", "start", "--idle-timeout", "0.02"], sb.env)).stdout).session;
+    const s = json<SessionJson>((await spawned(["--json", "sessions", "start", "--idle-timeout", "0.02"], sb.env)).stdout).session;
     expect(await waitFor(() => !pidAlive(s.pid), 20_000)).toBe(true);
     expect(await waitFor(() => !existsSync(s.userDataDir), 5_000)).toBe(true);
     await expectNoProcesses(s.userDataDir, 5_000);
@@ -191,7 +191,7 @@ describe("no orphan Chrome from a one-shot run", () => {
   afterEach(() => sb.cleanup());
 
   it("extract URL without a session uses a one-shot browser, closed at the end", async () => {
-    const r = await svc(["--json", "extract", server.url("forms.html")], sb.env);
+    const r = await spawned(["--json", "extract", server.url("forms.html")], sb.env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(json<{ pageText: string }>(r.stdout).pageText).toContain("Full name");

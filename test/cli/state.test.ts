@@ -32,7 +32,7 @@ const SIGNED_IN = ["signed in as Ada", "local theme: dark", "session draft: hell
 describe("svc state and named sessions", () => {
   const file = () => join(world.sb.tmp, "login.json");
 
-  it("a saved login survives into a new session (start --state) and into a fresh one (state load)", async () => {
+  it("a saved login survives into a new session (start --state) and into a fresh one (state load); with a state key the file is encrypted, no key or a wrong key is a clear error", async () => {
     await ok(["sessions", "start", "--name", "shop"]);
     await loginPage("shop");
     await ok(["--session", "shop", "act", "--action", action("#user", "fill", ["Ada"])]);
@@ -62,34 +62,31 @@ describe("svc state and named sessions", () => {
     for (const s of SIGNED_IN) expect(reloaded).toContain(s);
     const loaded = await loginPage("fresh");
     for (const s of SIGNED_IN) expect(loaded).toContain(s);
-    await ok(["sessions", "end", "fresh"]);
-  });
 
-  it("with a state key the file is encrypted; no key or a wrong key is a clear error", async () => {
-    await ok(["sessions", "start", "--name", "vault"]);
-    await ok(["--session", "vault", "goto", world.server.url("/login")]);
-    const noKey = await svc(["--session", "vault", "state", "save", "--encrypt", join(world.sb.tmp, "x.json")], world.sb.env);
+    // With a state key the file is encrypted; no key or a wrong key is a clear error (on the same session, signed
+    // in: the sealed file holds a real session cookie, which must not show).
+    const noKey = await svc(["--session", "fresh", "state", "save", "--encrypt", join(world.sb.tmp, "x.json")], world.sb.env);
     expect(noKey.code).toBe(2);
     expect(expectOneLine(noKey.stderr)).toMatch(/--encrypt needs a state key/);
 
     const keyed = { ...world.sb.env, SVC_STATE_KEY: "correct horse battery staple" };
     const sealed = join(world.sb.tmp, "sealed.state");
-    expect(json<{ encrypted: boolean }>(await ok(["--json", "--session", "vault", "state", "save", file().replace("login", "plain-src"), "--encrypt"], keyed)).encrypted).toBe(true);
-    await ok(["--session", "vault", "state", "save", sealed], keyed);
+    expect(json<{ encrypted: boolean }>(await ok(["--json", "--session", "fresh", "state", "save", file().replace("login", "plain-src"), "--encrypt"], keyed)).encrypted).toBe(true);
+    await ok(["--session", "fresh", "state", "save", sealed], keyed);
     const text = readFileSync(sealed, "utf8");
     expect(statSync(sealed).mode & 0o777).toBe(0o600);
     expect(() => JSON.parse(text) as unknown).toThrow();
     expect(text).not.toContain("sid");
     expect(text.split("\n")[0]).toBe("svc-state v1 aes-256-gcm scrypt");
 
-    const wrong = await svc(["--session", "vault", "state", "load", sealed], { ...world.sb.env, SVC_STATE_KEY: "not the key at all" });
+    const wrong = await svc(["--session", "fresh", "state", "load", sealed], { ...world.sb.env, SVC_STATE_KEY: "not the key at all" });
     expect(wrong.code).toBe(8);
     expect(expectOneLine(wrong.stderr)).toMatch(/wrong state key/);
-    const missing = await svc(["--session", "vault", "state", "load", sealed], world.sb.env);
+    const missing = await svc(["--session", "fresh", "state", "load", sealed], world.sb.env);
     expect(missing.code).toBe(8);
     expect(expectOneLine(missing.stderr)).toMatch(/is encrypted and no state key is configured/);
-    await ok(["--session", "vault", "state", "load", sealed], keyed);
-    await ok(["sessions", "end", "vault"]);
+    await ok(["--session", "fresh", "state", "load", sealed], keyed);
+    await ok(["sessions", "end", "fresh"]);
 
     // start --state reads the file before launching: a wrong key leaves no session behind.
     const refused = await svc(["sessions", "start", "--name", "vault2", "--state", sealed], { ...world.sb.env, SVC_STATE_KEY: "not the key at all" });
