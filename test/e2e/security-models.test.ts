@@ -53,6 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const [client, id] of shared) await end(client, await id).catch(() => {});
   await Promise.all([server?.close(), pinned?.close()]);
   await Promise.all([site?.close(), allowed?.close(), capture?.close()]);
   await expectNoChrome(base);
@@ -75,6 +76,17 @@ async function session(client: Client): Promise<string> {
   return r.body.data.sessionId as string;
 }
 
+/**
+ * One session per key on `server`, shared by the tests (none is about a session's start or end; each
+ * navigates before it acts); ended before the server closes.
+ */
+const shared = new Map<Client, Promise<string>>();
+function sharedSession(client: Client): Promise<string> {
+  const id = shared.get(client) ?? session(client);
+  shared.set(client, id);
+  return id;
+}
+
 async function navigate(client: Client, id: string, path: string): Promise<void> {
   const r = await client.json("POST", `/sessions/${id}/navigate`, { url: site.url(path) });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -89,7 +101,7 @@ const headersSeen = (fake: FakeModel) => fake.requests.map((r) => JSON.stringify
 
 describe("a client-chosen model endpoint is sent only the key the request brings", () => {
   it("no key of its own: no Authorization at all, never the operator's; its own apiKey or x-model-api-key: exactly that", async () => {
-    const id = await session(asB);
+    const id = await sharedSession(asB);
     try {
       await navigate(asB, id, "forms.html");
       allowed.reset();
@@ -123,12 +135,12 @@ describe("a client-chosen model endpoint is sent only the key the request brings
       expect(allowed.requests.length).toBeGreaterThan(0);
       expect(allowed.requests.every((r) => r.headers.authorization === `Bearer ${B_HEADER_KEY}`)).toBe(true);
     } finally {
-      await end(asB, id);
+      allowed.reset();
     }
   });
 
   it("agentExecute: agentConfig.model at a chosen endpoint gets no operator key either", async () => {
-    const id = await session(asB);
+    const id = await sharedSession(asB);
     try {
       await navigate(asB, id, "forms.html");
       allowed.reset();
@@ -143,7 +155,6 @@ describe("a client-chosen model endpoint is sent only the key the request brings
       expect(headersSeen(allowed)).not.toContain(OPERATOR_KEY);
     } finally {
       allowed.reset();
-      await end(asB, id);
     }
   });
 });
@@ -193,7 +204,7 @@ describe("modelEndpoints pins where a request's model may point", () => {
 
 describe("a client-chosen model endpoint passes the tenants' address policy", () => {
   it("loopback in every spelling (and a name resolving to it) is refused where the connection is made; the endpoint sees nothing", async () => {
-    const id = await session(asB);
+    const id = await sharedSession(asB);
     try {
       await navigate(asB, id, "forms.html");
       const p = capture.port;
@@ -211,14 +222,14 @@ describe("a client-chosen model endpoint passes the tenants' address policy", ()
       expect(JSON.stringify(streamed.events.at(-1)!.data)).toContain(`the model endpoint 127.0.0.1:${p} is not reachable from here`);
       expect(capture.requests).toHaveLength(0);
     } finally {
-      await end(asB, id);
+      allowed.reset();
     }
   });
 });
 
 describe("caches are per key", () => {
   it("act: B's identical act on the same page after A's is a MISS with a model call of its own; A's repeat is a HIT", async () => {
-    const [a, b] = [await session(asA), await session(asB)];
+    const [a, b] = [await sharedSession(asA), await sharedSession(asB)];
     try {
       await Promise.all([navigate(asA, a, "forms.html"), navigate(asB, b, "forms.html")]);
       const body = { input: "click the Submit button", options: { model: { modelName: MODEL, baseURL: allowed.baseURL() } } };
@@ -245,12 +256,11 @@ describe("caches are per key", () => {
       expect(readdirSync(cacheDir)).toHaveLength(2);
     } finally {
       allowed.reset();
-      await Promise.all([end(asA, a), end(asB, b)]);
     }
   });
 
   it("agent: A's cached run is not replayed for B (B's run calls the model; its cacheEntry is its own); A's repeat replays (no call: the same page, the stored answer)", async () => {
-    const [a, b] = [await session(asA), await session(asB)];
+    const [a, b] = [await sharedSession(asA), await sharedSession(asB)];
     const start = site.url("site/index.html");
     const request = {
       agentConfig: { model: { modelName: MODEL, baseURL: allowed.baseURL() } },
@@ -283,7 +293,6 @@ describe("caches are per key", () => {
       expect(stepRequests(allowed)).toHaveLength(0);
     } finally {
       allowed.reset();
-      await Promise.all([end(asA, a), end(asB, b)]);
     }
   });
 });

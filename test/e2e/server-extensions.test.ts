@@ -118,18 +118,28 @@ describe("extensions API", () => {
     expect(readdirSync(join(base, "data", "extensions", owners[0]!))).toEqual([]);
   });
 
-  it("a session with extensionId runs the extension; one without does not; browserSettings.extensionId works too", async () => {
+  // One test for both (each session start loads the extension through chrome://extensions: costly).
+  it("a session with extensionId runs the extension; one without does not; browserSettings.extensionId works too; deleted while they run, it keeps working there: each session loads its own copy", async () => {
     const ext = await upload(markerZip({ folder: "marker" }));
     const withIt = await bb.sessions.create({ extensionId: ext.id });
     const without = await bb.sessions.create({});
     const nested = await bb.sessions.create({ browserSettings: { extensionId: ext.id } });
+    const owner = readdirSync(join(base, "data", "extensions"))[0]!;
+    const ownerDir = join(base, "data", "extensions", owner);
     try {
+      // Deleted before anything connects (a session whose last client left ends after the disconnect grace).
+      expect(readdirSync(ownerDir)).toEqual(expect.arrayContaining([`.run-${withIt.id}`, `.run-${nested.id}`]));
+      await bb.extensions.delete(ext.id);
+      await expect(bb.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
+      expect(readdirSync(ownerDir)).not.toContain(ext.id);
+
       expect(await markOf(withIt.connectUrl)).toBe("on");
       expect(await markOf(without.connectUrl)).toBeUndefined();
       expect(await markOf(nested.connectUrl)).toBe("on");
     } finally {
       for (const s of [withIt, without, nested]) await bb.sessions.update(s.id, { status: "REQUEST_RELEASE" });
     }
+    await waitFor(() => !readdirSync(ownerDir).some((name) => name === `.run-${withIt.id}` || name === `.run-${nested.id}`), 15_000);
   });
 
   it("an unknown or another key's extensionId is a 404 before any Chrome starts", async () => {
@@ -138,20 +148,6 @@ describe("extensions API", () => {
     await expect(bb.sessions.create({ extensionId: "00000000-0000-4000-8000-000000000000" })).rejects.toMatchObject({ status: 404 });
     await expect(bb.sessions.create({ browserSettings: { extensionId: "nope" } })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("browserSettings.extensionId") });
     expect((await bb.sessions.list({ status: "RUNNING" })).length).toBe(0);
-  });
-
-  it("an extension deleted while a session runs it keeps working there: each session loads its own copy", async () => {
-    const ext = await upload(markerZip());
-    const session = await bb.sessions.create({ extensionId: ext.id });
-    const owner = readdirSync(join(base, "data", "extensions"))[0]!;
-    const ownerDir = join(base, "data", "extensions", owner);
-    expect(readdirSync(ownerDir)).toContain(`.run-${session.id}`);
-    await bb.extensions.delete(ext.id);
-    await expect(bb.extensions.retrieve(ext.id)).rejects.toMatchObject({ status: 404 });
-    expect(readdirSync(ownerDir)).not.toContain(ext.id);
-    expect(await markOf(session.connectUrl)).toBe("on");
-    await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
-    await waitFor(() => !readdirSync(ownerDir).includes(`.run-${session.id}`), 15_000);
   });
 });
 

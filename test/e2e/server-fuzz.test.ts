@@ -10,24 +10,36 @@
  * REQUEST_TIMEOUT_MS; a 2xx for one key on another key's session; an internal error in the server's log;
  * an SSE stream without exactly one terminal event; any Chrome left after the server stopped.
  *
- * Seeded: SVC_FUZZ_SEED=<n> replays a run (the seed is in every failure message). Bounded: real sessions
- * are a handful (maxSessions 4); the rest are cheap requests, sent for at most FUZZ_BUDGET_MS.
+ * Seeded and counted, not timed: SVC_FUZZ_SEED=<n> replays a run (the seed is in every failure message); every
+ * request generated is sent, so a seed sends the same requests on any machine. A run sends at least
+ * SVC_FUZZ_REQUESTS HTTP requests (default 300) and SVC_FUZZ_RAW_REQUESTS raw ones (default 150), and more
+ * until every route, every kind of body and every raw class was sent MIN_PER_CLASS times; a longer run is
+ * asked for with larger counts (e.g. SVC_FUZZ_REQUESTS=5000 SVC_FUZZ_RAW_REQUESTS=1000). Real sessions are a
+ * handful (maxSessions 4); the rest are cheap requests.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, processesMentioning, type Sandbox, sandbox, waitFor } from "../cli/helpers.js";
 import { type Served, startServe } from "../cli/serve-helpers.js";
-import { bodyText, deepText, junkSegment, junkValue, multipartUpload, rawExchange, Rng } from "../support/fuzz.js";
+import { BODY_CLASSES, bodyText, deepText, junkSegment, junkValue, multipartUpload, rawExchange, Rng } from "../support/fuzz.js";
 
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 0x5eed_2026);
 const KEY_A = "fuzz-key-aaaa-000001";
 const KEY_B = "fuzz-key-bbbb-000002";
-const REQUESTS = 5000;
-const RAW_REQUESTS = 1000;
+const REQUESTS = count("SVC_FUZZ_REQUESTS", 300);
+const RAW_REQUESTS = count("SVC_FUZZ_RAW_REQUESTS", 150);
+/** How often each route, kind of body and raw class is sent at least. */
+const MIN_PER_CLASS = 8;
 const CONCURRENCY = 8;
-const FUZZ_BUDGET_MS = 30_000;
-const RAW_BUDGET_MS = 12_000;
 const REQUEST_TIMEOUT_MS = 40_000;
+
+function count(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`${name} must be an integer from 1 to 1000000, got ${JSON.stringify(raw)}`);
+  return n;
+}
 
 type Who = "A" | "B";
 interface Req {
@@ -49,6 +61,15 @@ const ids = { a1: "", a1Token: "", a1Browser: "", a2: "", b1: "", b2: "" };
 const failures: string[] = [];
 let sent = 0;
 const statuses = new Map<number, number>();
+const bodyKinds = new Map<string, number>();
+const sentBody = (rng: Rng, template: unknown) => bodyText(rng, template, bodyKinds);
+
+/** How many times each of `labels` occurs in `items` (every one listed, zero included). */
+function tally(items: readonly { label: string }[], labels: readonly string[] = []): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(labels.map((l) => [l, 0]));
+  for (const { label } of items) out[label] = (out[label] ?? 0) + 1;
+  return out;
+}
 
 function fail(what: string): void {
   if (failures.length < 25) failures.push(`[seed ${SEED}] ${what}`);
@@ -123,6 +144,19 @@ const OP_TEMPLATES: Record<string, unknown> = {
   agentExecute: { agentConfig: { model: "openai/gpt-4o-mini", mode: "dom" }, executeOptions: { instruction: "open the page", maxSteps: 1 } },
 };
 
+/** The label of every kind of request nextRequest sends: each must be sent MIN_PER_CLASS times. */
+const HTTP_LABELS = ["platform create", "platform list", "platform get", "platform release", "debug", "search", "fetch", "session start", ...Object.keys(OP_TEMPLATES).map((op) => `session ${op}`), "session replay", "session end", "connect http", "extension upload", "odd path"];
+/** The label of every raw class nextRaw sends. */
+const RAW_LABELS = ["bad chunk size", "chunk overrun", "CL+TE", "bad content-length", "odd target", "bad header", "odd request line", "cut body", "ws junk", "ws token", "ws elsewhere", "raw CONNECT", "raw TRACE", "deep body"];
+
+/** At least `atLeast` items from `next`, and more until every one of `labels` came MIN_PER_CLASS times. */
+function generate<T extends { label: string }>(atLeast: number, next: () => T, labels: readonly string[], alsoCovered: () => boolean = () => true): T[] {
+  const out: T[] = [];
+  const covered = () => Object.values(tally(out, labels)).every((n) => n >= MIN_PER_CLASS) && alsoCovered();
+  while (out.length < atLeast || !covered()) out.push(next());
+  return out;
+}
+
 /** One HTTP request (fetch can send it) for some route, from the seeded stream. */
 function nextRequest(rng: Rng): Req {
   const who: Who = rng.chance(0.5) ? "A" : "B";
@@ -134,7 +168,7 @@ function nextRequest(rng: Rng): Req {
   if (rng.chance(0.05)) headers["browserbase-cache-bypass"] = "true";
   const route = rng.int(0, 99);
 
-  if (route < 8) return { label: "platform create", method: "POST", path: "/v1/sessions", key, headers, body: bodyText(rng, { userMetadata: { run: "1", n: { k: "v" } }, browserSettings: { viewport: { width: 800, height: 600 } }, timeout: 60, keepAlive: false }) };
+  if (route < 8) return { label: "platform create", method: "POST", path: "/v1/sessions", key, headers, body: sentBody(rng, { userMetadata: { run: "1", n: { k: "v" } }, browserSettings: { viewport: { width: 800, height: 600 } }, timeout: 60, keepAlive: false }) };
   if (route < 16) {
     const params = new URLSearchParams();
     if (rng.chance(0.7)) params.set("status", rng.pick(["RUNNING", "COMPLETED", "running", "%ff", "", "x".repeat(50)]));
@@ -150,20 +184,20 @@ function nextRequest(rng: Rng): Req {
   if (route < 30) {
     // Releases only of junk or the other key's sessions: the real ones must live through the run.
     const { id, cross } = rng.chance(0.5) ? { id: junkSegment(rng), cross: false } : { id: rng.pick(who === "A" ? [ids.b1, ids.b2] : [ids.a1, ids.a2]), cross: true };
-    return { label: "platform release", method: "POST", path: `/v1/sessions/${id}`, key, headers, body: bodyText(rng, { status: "REQUEST_RELEASE" }), cross };
+    return { label: "platform release", method: "POST", path: `/v1/sessions/${id}`, key, headers, body: sentBody(rng, { status: "REQUEST_RELEASE" }), cross };
   }
   if (route < 34) {
     const { id, cross } = pickId(rng, who);
     return { label: "debug", method: "GET", path: `/v1/sessions/${id}/debug`, key, headers, cross, allowed5xx: [502] };
   }
-  if (route < 40) return { label: "search", method: "POST", path: "/v1/search", key, headers, body: bodyText(rng, { query: "svc fuzz", numResults: 5 }), allowed5xx: [501, 502, 504] };
-  if (route < 46) return { label: "fetch", method: "POST", path: "/v1/fetch", key, headers, body: bodyText(rng, { url: rng.pick(["http://127.0.0.1:1/", "http://[::1]:9/", "http://169.254.169.254/", "http://0.0.0.0:1/"]), format: "raw", allowRedirects: false }), allowed5xx: [502, 504] };
+  if (route < 40) return { label: "search", method: "POST", path: "/v1/search", key, headers, body: sentBody(rng, { query: "svc fuzz", numResults: 5 }), allowed5xx: [501, 502, 504] };
+  if (route < 46) return { label: "fetch", method: "POST", path: "/v1/fetch", key, headers, body: sentBody(rng, { url: rng.pick(["http://127.0.0.1:1/", "http://[::1]:9/", "http://169.254.169.254/", "http://0.0.0.0:1/"]), format: "raw", allowRedirects: false }), allowed5xx: [502, 504] };
   if (route < 50) {
     // Attaching to an existing session (no new Chrome); a mutation may make it a fresh start (maxSessions bounds those).
     const own = who === "A" ? ids.a1 : ids.b1;
     const other = who === "A" ? ids.b1 : ids.a1;
     const target = rng.chance(0.7) ? own : other;
-    const body = bodyText(rng, { modelName: "openai/gpt-4o-mini", browserbaseSessionID: target, verbose: 1, domSettleTimeoutMs: 500 });
+    const body = sentBody(rng, { modelName: "openai/gpt-4o-mini", browserbaseSessionID: target, verbose: 1, domSettleTimeoutMs: 500 });
     let cross = false;
     try {
       const parsed = JSON.parse(body) as { browserbaseSessionID?: unknown; browser?: { type?: unknown } };
@@ -176,7 +210,7 @@ function nextRequest(rng: Rng): Req {
   if (route < 66) {
     const op = rng.pick(Object.keys(OP_TEMPLATES));
     const { id, cross } = pickId(rng, who, true);
-    return { label: `session ${op}`, method: "POST", path: `/v1/sessions/${id}/${op}`, key, headers, body: bodyText(rng, OP_TEMPLATES[op]), cross };
+    return { label: `session ${op}`, method: "POST", path: `/v1/sessions/${id}/${op}`, key, headers, body: sentBody(rng, OP_TEMPLATES[op]), cross };
   }
   if (route < 72) {
     const { id, cross } = pickId(rng, who, true);
@@ -184,7 +218,7 @@ function nextRequest(rng: Rng): Req {
   }
   if (route < 76) {
     const { id, cross } = rng.chance(0.5) ? { id: junkSegment(rng), cross: false } : { id: who === "A" ? ids.b2 : ids.a2, cross: true };
-    return { label: "session end", method: "POST", path: `/v1/sessions/${id}/end`, key, headers, body: rng.chance(0.5) ? "" : bodyText(rng, {}), cross };
+    return { label: "session end", method: "POST", path: `/v1/sessions/${id}/end`, key, headers, body: rng.chance(0.5) ? "" : sentBody(rng, {}), cross };
   }
   if (route < 88) {
     const id = rng.chance(0.6) ? ids.a1 : junkSegment(rng);
@@ -197,7 +231,7 @@ function nextRequest(rng: Rng): Req {
     return { label: "extension upload", method: "POST", path: "/v1/extensions", key, headers: { "content-type": upload.contentType }, body: upload.body };
   }
   const path = rng.pick(["/", "/v1", "/v1/", "/healthz", "/v1/sessions/", "//v1/sessions", "/V1/SESSIONS", "/v1/sessions/x/y/z", `/v1/${junkSegment(rng)}`, "/v1/sessions/%ff/act", "/v1/connect/%ff/x/json", "/v1/connect/x", "/v1/search/"]);
-  return { label: "odd path", method: rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]), path, key, headers, body: rng.chance(0.3) ? bodyText(rng, {}) : undefined };
+  return { label: "odd path", method: rng.pick(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]), path, key, headers, body: rng.chance(0.3) ? sentBody(rng, {}) : undefined };
 }
 
 /** Reads an SSE body and checks it ends with exactly one terminal event. */
@@ -291,12 +325,13 @@ function nextRaw(rng: Rng): { label: string; data: string; answer: boolean; allo
 describe("svc serve under fuzzing (two keys, every route)", () => {
   it("answers every request with a 4xx or a documented status, never crashes, never hangs", async () => {
     const rng = new Rng(SEED);
-    const queue = Array.from({ length: REQUESTS }, () => nextRequest(rng));
+    const queue = generate(REQUESTS, () => nextRequest(rng), HTTP_LABELS, () => BODY_CLASSES.every((k) => (bodyKinds.get(k) ?? 0) >= MIN_PER_CLASS));
+    const byLabel = tally(queue, HTTP_LABELS);
     // A few oversized bodies (past the 10 MB default limit): 413, not a crash or a hang.
     for (let i = 0; i < 3; i++) queue.splice(rng.int(0, queue.length), 0, { label: "huge body", method: "POST", path: rng.pick(["/v1/sessions", "/v1/search", `/v1/sessions/${ids.a2}/act`]), key: KEY_A, body: `{"a":"${"h".repeat(11 * 1024 * 1024)}"}` });
-    const deadline = Date.now() + FUZZ_BUDGET_MS;
+    const total = queue.length;
     const worker = async () => {
-      for (let r = queue.shift(); r && Date.now() < deadline; r = queue.shift()) {
+      for (let r = queue.shift(); r; r = queue.shift()) {
         await send(r);
         sent++;
         if (served.child.exitCode !== null) {
@@ -307,19 +342,24 @@ describe("svc serve under fuzzing (two keys, every route)", () => {
     };
     const t0 = Date.now();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`server fuzz: seed ${SEED}, ${sent} requests in ${Date.now() - t0} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(`server fuzz: seed ${SEED}, ${sent} requests in ${Date.now() - t0} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; routes ${JSON.stringify(byLabel)}; bodies ${JSON.stringify(Object.fromEntries(bodyKinds))}`);
     expect(failures, `seed ${SEED}, ${sent} requests`).toEqual([]);
-    expect(sent).toBeGreaterThan(500);
-  }, 120_000);
+    expect(sent).toBe(total);
+    for (const label of HTTP_LABELS) expect(byLabel[label], `seed ${SEED}: ${label} sent`).toBeGreaterThanOrEqual(MIN_PER_CLASS);
+    for (const kind of BODY_CLASSES) expect(bodyKinds.get(kind), `seed ${SEED}: ${kind} bodies`).toBeGreaterThanOrEqual(MIN_PER_CLASS);
+  }, 60_000 + REQUESTS * 100);
 
   it("survives raw-socket abuse: parser errors, bad bodies, junk WebSocket upgrades to the CDP proxy", async () => {
     failures.length = 0; // the HTTP test reported its own
     const rng = new Rng(SEED ^ 0xabcdef);
-    const cases = Array.from({ length: RAW_REQUESTS }, () => nextRaw(rng));
+    const cases = generate(RAW_REQUESTS, () => nextRaw(rng), RAW_LABELS);
+    const byLabel = tally(cases, RAW_LABELS);
+    const total = cases.length;
+    let sentRaw = 0;
     const t0 = Date.now();
-    const deadline = t0 + RAW_BUDGET_MS;
     const worker = async () => {
-      for (let c = cases.shift(); c && Date.now() < deadline; c = cases.shift()) {
+      for (let c = cases.shift(); c; c = cases.shift()) {
+        sentRaw++;
         // A case expecting a status reads to the close (its body must carry the code).
         const answer = await rawExchange(served.port, c.data, c.answer ? 10_000 : 800, c.status === undefined);
         const what = `${c.label}: ${JSON.stringify(c.data.slice(0, 140))}`;
@@ -333,10 +373,12 @@ describe("svc serve under fuzzing (two keys, every route)", () => {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`server fuzz: ${RAW_REQUESTS - cases.length} raw requests in ${Date.now() - t0} ms`);
+    console.log(`server fuzz: ${sentRaw} raw requests in ${Date.now() - t0} ms; ${JSON.stringify(byLabel)}`);
     expect(failures, `seed ${SEED}`).toEqual([]);
+    expect(sentRaw).toBe(total);
+    for (const label of RAW_LABELS) expect(byLabel[label], `seed ${SEED}: ${label} sent`).toBeGreaterThanOrEqual(MIN_PER_CLASS);
     expect((await fetch(`${served.url}/healthz`)).status).toBe(200);
-  }, 60_000);
+  }, 60_000 + RAW_REQUESTS * 100);
 
   it("ordinary use still works for both keys; the log shows no internal error; stop leaves no Chrome", async () => {
     const a1 = await call("GET", `/v1/sessions/${ids.a1}`, KEY_A);

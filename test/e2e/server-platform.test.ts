@@ -266,34 +266,37 @@ describe("platform sessions", () => {
 });
 
 describe("CDP proxy", () => {
-  it("Playwright connects over ws:// and http://, sees the session's viewport, and drives the page", async () => {
-    const session = await createSession(server, { browserSettings: { viewport: { width: 1000, height: 700 } } });
-    try {
-      const browser = await chromium.connectOverCDP(session.connectUrl);
-      const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
-      await page.goto(fixtures.url("forms.html"));
-      expect(await page.title()).toBe("Forms");
-      expect(await page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
-      const tab = await browser.contexts()[0]!.newPage();
-      expect(await tab.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
-      await tab.close();
-      await browser.close(); // a CDP-connected browser only disconnects
-      expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body.status).toBe("RUNNING");
+  // One session for the proxy's tests (none is about its start or end), released after them.
+  let session: Json;
+  beforeAll(async () => {
+    session = await createSession(server, { browserSettings: { viewport: { width: 1000, height: 700 } } });
+  });
+  afterAll(async () => {
+    if (session) await release(server, session.id);
+  });
 
-      const httpBase = session.connectUrl.replace(/^ws/, "http").replace(/\/devtools\/browser\/.*$/, "");
-      const version = (await (await fetch(`${httpBase}/json/version`)).json()) as Json;
-      expect(version.webSocketDebuggerUrl).toBe(session.connectUrl);
-      const again = await chromium.connectOverCDP(httpBase);
-      const urls = again.contexts()[0]!.pages().map((p) => p.url());
-      expect(urls).toContain(fixtures.url("forms.html"));
-      await again.close();
-    } finally {
-      await release(server, session.id);
-    }
+  it("Playwright connects over ws:// and http://, sees the session's viewport, and drives the page", async () => {
+    const browser = await chromium.connectOverCDP(session.connectUrl);
+    const page = browser.contexts()[0]!.pages()[0] ?? (await browser.contexts()[0]!.newPage());
+    await page.goto(fixtures.url("forms.html"));
+    expect(await page.title()).toBe("Forms");
+    expect(await page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+    const tab = await browser.contexts()[0]!.newPage();
+    expect(await tab.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+    await tab.close();
+    await browser.close(); // a CDP-connected browser only disconnects
+    expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body.status).toBe("RUNNING");
+
+    const httpBase = session.connectUrl.replace(/^ws/, "http").replace(/\/devtools\/browser\/.*$/, "");
+    const version = (await (await fetch(`${httpBase}/json/version`)).json()) as Json;
+    expect(version.webSocketDebuggerUrl).toBe(session.connectUrl);
+    const again = await chromium.connectOverCDP(httpBase);
+    const urls = again.contexts()[0]!.pages().map((p) => p.url());
+    expect(urls).toContain(fixtures.url("forms.html"));
+    await again.close();
   });
 
   it("svc's own Service attaches through the proxy with cdpUrl", async () => {
-    const session = await createSession(server);
     const svc = new Service({ verbose: 0, localBrowserLaunchOptions: { cdpUrl: session.connectUrl } });
     try {
       await svc.init();
@@ -304,51 +307,41 @@ describe("CDP proxy", () => {
     }
     // Attached, not launched: closing the Service leaves the session's Chrome to the session.
     expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body.status).toBe("RUNNING");
-    await release(server, session.id);
   });
 
   it("rejects a wrong token, an unknown session, and paths outside DevTools", async () => {
-    const session = await createSession(server);
-    try {
-      const token = tokenOf(session.connectUrl);
-      const wrong = session.connectUrl.replace(token, `${token.slice(0, -2)}xx`);
-      expect(await handshake(session.connectUrl)).toBe(101);
-      expect(await handshake(wrong)).toBe(401);
-      expect(await handshake(session.connectUrl.replace(session.id, "00000000-0000-0000-0000-000000000000"))).toBe(404);
-      expect(await handshake(`${server.url.replace(/^http/, "ws")}/v1/sessions`)).toBe(404);
-      const httpBase = session.connectUrl.replace(/^ws/, "http").replace(/\/devtools\/browser\/.*$/, "");
-      expect((await fetch(`${httpBase.replace(token, `${token.slice(0, -2)}xx`)}/json/version`)).status).toBe(401);
-      expect((await fetch(`${httpBase}/json/version`)).status).toBe(200);
-      expect((await fetch(`${httpBase}/metrics`)).status).toBe(404);
-      // The proxy needs no API key, and never asks Chrome with the caller's Host or Origin.
-      expect(logs.join("\n")).not.toContain(KEY);
-    } finally {
-      await release(server, session.id);
-    }
+    const token = tokenOf(session.connectUrl);
+    const wrong = session.connectUrl.replace(token, `${token.slice(0, -2)}xx`);
+    expect(await handshake(session.connectUrl)).toBe(101);
+    expect(await handshake(wrong)).toBe(401);
+    expect(await handshake(session.connectUrl.replace(session.id, "00000000-0000-0000-0000-000000000000"))).toBe(404);
+    expect(await handshake(`${server.url.replace(/^http/, "ws")}/v1/sessions`)).toBe(404);
+    const httpBase = session.connectUrl.replace(/^ws/, "http").replace(/\/devtools\/browser\/.*$/, "");
+    expect((await fetch(`${httpBase.replace(token, `${token.slice(0, -2)}xx`)}/json/version`)).status).toBe(401);
+    expect((await fetch(`${httpBase}/json/version`)).status).toBe(200);
+    expect((await fetch(`${httpBase}/metrics`)).status).toBe(404);
+    // The proxy needs no API key, and never asks Chrome with the caller's Host or Origin.
+    expect(logs.join("\n")).not.toContain(KEY);
   });
 
   it("debug: live URLs of every page (Chrome's hosted frontend of its revision, its WebSocket through the proxy)", async () => {
-    const session = await createSession(server);
-    try {
-      const browser = await chromium.connectOverCDP(session.connectUrl);
-      await browser.contexts()[0]!.pages()[0]!.goto(fixtures.url("forms.html"));
-      await browser.close();
-      const r = await api(server, "GET", `/v1/sessions/${session.id}/debug`);
-      expect(r.status).toBe(200);
-      const debug = r.body as Json;
-      expect(debug.wsUrl).toBe(session.connectUrl);
-      const page = (debug.pages as Json[]).find((p) => p.url === fixtures.url("forms.html"))!;
-      expect(page).toBeTruthy();
-      expect(page.title).toBe("Forms");
-      expect(page.debuggerUrl).toMatch(/^https:\/\/chrome-devtools-frontend\.appspot\.com\/serve_rev\/@[0-9a-f]{40}\/inspector\.html\?ws=/);
-      expect(page.debuggerUrl).toContain(`ws=${server.url.replace(/^http:\/\//, "")}/v1/connect/${session.id}/`);
-      expect(debug.debuggerUrl).toBe((debug.pages as Json[])[0]!.debuggerUrl);
-      const wsParam = new URL(page.debuggerUrl).searchParams.get("ws")!;
-      expect(wsParam).toMatch(new RegExp(`/devtools/page/${page.id}$`));
-      expect(await handshake(`ws://${wsParam}`)).toBe(101);
-    } finally {
-      await release(server, session.id);
-    }
+    const browser = await chromium.connectOverCDP(session.connectUrl);
+    // A page of its own: the page found below is this test's.
+    await (await browser.contexts()[0]!.newPage()).goto(fixtures.url("forms.html?debug"));
+    await browser.close();
+    const r = await api(server, "GET", `/v1/sessions/${session.id}/debug`);
+    expect(r.status).toBe(200);
+    const debug = r.body as Json;
+    expect(debug.wsUrl).toBe(session.connectUrl);
+    const page = (debug.pages as Json[]).find((p) => p.url === fixtures.url("forms.html?debug"))!;
+    expect(page).toBeTruthy();
+    expect(page.title).toBe("Forms");
+    expect(page.debuggerUrl).toMatch(/^https:\/\/chrome-devtools-frontend\.appspot\.com\/serve_rev\/@[0-9a-f]{40}\/inspector\.html\?ws=/);
+    expect(page.debuggerUrl).toContain(`ws=${server.url.replace(/^http:\/\//, "")}/v1/connect/${session.id}/`);
+    expect(debug.debuggerUrl).toBe((debug.pages as Json[])[0]!.debuggerUrl);
+    const wsParam = new URL(page.debuggerUrl).searchParams.get("ws")!;
+    expect(wsParam).toMatch(new RegExp(`/devtools/page/${page.id}$`));
+    expect(await handshake(`ws://${wsParam}`)).toBe(101);
   });
 });
 

@@ -130,9 +130,17 @@ export function deepText(rng: Rng, levels: number, inner = "1"): string {
   return '{"a":'.repeat(levels) + inner + "}".repeat(levels);
 }
 
-/** A body as sent: valid JSON, broken JSON, deep JSON at some field, or something else entirely. */
-export function bodyText(rng: Rng, template: unknown): string {
+/** The kinds of body bodyText sends; a run counts them to show each was sent. */
+export const BODY_CLASSES = ["mutated", "valid", "deep field", "junk value", "broken JSON", "cut", "padded", "empty", "many keys"] as const;
+
+/**
+ * A body as sent: valid JSON, broken JSON, deep JSON at some field, or something else entirely. `seen`
+ * counts the kinds sent (BODY_CLASSES).
+ */
+export function bodyText(rng: Rng, template: unknown, seen?: Map<string, number>): string {
   const roll = rng.int(0, 99);
+  const kind = BODY_CLASSES[[45, 55, 65, 72, 80, 85, 90, 94, 100].findIndex((bound) => roll < bound)]!;
+  seen?.set(kind, (seen.get(kind) ?? 0) + 1);
   if (roll < 45) return JSON.stringify(mutate(rng, template));
   if (roll < 55) return JSON.stringify(template);
   if (roll < 65) {
