@@ -80,14 +80,14 @@ function listen(srv: Server): Promise<number> {
  * A Chrome launched once for the describe block's tests (options that only show at launch are read off it);
  * closed (force) after them unless a test closed it.
  */
-function useBrowser(launch: LocalBrowserLaunchOptions, env: NodeJS.ProcessEnv = {}): { readonly svc: Service } {
+function useBrowser(launch: LocalBrowserLaunchOptions | (() => LocalBrowserLaunchOptions), env: NodeJS.ProcessEnv = {}): { readonly svc: Service } {
   let svc: Service | undefined;
   beforeAll(async () => {
     // Chrome reads its environment at launch: set for the launch only.
     const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
     try {
-      svc = makeService({ localBrowserLaunchOptions: launch });
+      svc = makeService({ localBrowserLaunchOptions: typeof launch === "function" ? launch() : launch });
       await svc.init();
     } finally {
       for (const [k, v] of Object.entries(saved)) {
@@ -177,20 +177,29 @@ describe("no launch options (every default at once)", () => {
   });
 });
 
-describe("headless, executablePath, args", () => {
-  it("executablePath picks the binary (launched headless: true); a missing one fails with an install hint", async () => {
-    await withBrowser({ executablePath: CHROMIUM, headless: true }, async (svc) => {
-      const cmd = await cmdlineOf(launchedOf(svc).pid);
-      expect(cmd[0]).toMatch(/chrom/);
-      expect(cmd).toContain("--headless=new");
-      await svc.page.goto(server.url("forms.html"));
-      expect(await svc.page.title()).toBe("Forms");
-    });
+describe("executablePath, headless: true, ignoreDefaultArgs: false (one Chrome with all three)", () => {
+  // The real binary: the Debian wrapper adds some of svc's default args itself.
+  const b = useBrowser({ executablePath: REAL_BINARY, headless: true, ignoreDefaultArgs: false });
+
+  it("executablePath picks the binary; a missing one fails with an install hint", async () => {
+    expect((await cmdlineOf(launchedOf(b.svc).pid))[0]).toBe(REAL_BINARY);
+    await b.svc.page.goto(server.url("forms.html"));
+    expect(await b.svc.page.title()).toBe("Forms");
     const svc = makeService({ localBrowserLaunchOptions: { executablePath: "/nonexistent/chrome" } });
     const err = await svc.init().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceBrowserNotFoundError);
     expect((err as ServiceBrowserNotFoundError).hint).toMatch(/install|CHROME_PATH|executablePath/i);
     await svc.close();
+  });
+
+  it("headless: true means headless", async () => {
+    expect(await cmdlineOf(launchedOf(b.svc).pid)).toContain("--headless=new");
+  });
+
+  it("ignoreDefaultArgs: false (the default, checked unset in the first describe): all default args present", async () => {
+    expect(await defaultArgsOf(b.svc)).toEqual([...DEFAULT_ARGS]);
+    await b.svc.page.goto(server.url("iframes.html"));
+    await b.svc.act(action("click", "#main-button"));
   });
 
   it.skipIf(!process.env.DISPLAY)("headless: false opens a window (needs a display)", async () => {
@@ -216,10 +225,6 @@ describe("ignoreDefaultArgs", () => {
 
   it("lists the seed's default args", () => {
     expect([...DEFAULT_ARGS]).toEqual(["--remote-allow-origins=*", "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
-  });
-
-  it("false (the default, which the first describe checks unset): all default args present", async () => {
-    expect(await present({ ignoreDefaultArgs: false })).toEqual([...DEFAULT_ARGS]);
   });
 
   it("true: none of them", async () => {
@@ -323,39 +328,32 @@ describe("proxy", () => {
     await new Promise((r) => proxy.close(r));
   });
 
+  // One Chrome for both tests: the proxy with credentials, and a bypass list (Chrome never proxies loopback
+  // unless told to: <-loopback> removes that implicit bypass; 127.0.0.1 goes direct, localhost through it).
+  const b = useBrowser(() => ({ proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS, bypass: "<-loopback>;127.0.0.1" } }));
+
   it("sends page traffic through a proxy that demands credentials", async () => {
     seen.length = 0;
-    const launch: LocalBrowserLaunchOptions = {
-      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS },
-      // Chrome never proxies loopback unless told to: <-loopback> removes that implicit bypass.
-      args: ["--proxy-bypass-list=<-loopback>"],
-    };
-    await withBrowser(launch, async (svc) => {
-      const cmd = await cmdlineOf(launchedOf(svc).pid);
-      expect(cmd).toContain(`--proxy-server=http://127.0.0.1:${proxyPort}`);
-      const { status } = await svc.page.goto(server.url("forms.html"));
-      expect(status).toBe(200);
-      expect(await svc.page.title()).toBe("Forms");
-      await svc.act(action("fill", "#name", ["through the proxy"]));
-      expect(await svc.page.locator("#name").inputValue()).toBe("through the proxy");
-    });
-    expect(seen.some((s) => s.url === server.url("forms.html") && s.authorized)).toBe(true);
+    const svc = b.svc;
+    expect(await cmdlineOf(launchedOf(svc).pid)).toContain(`--proxy-server=http://127.0.0.1:${proxyPort}`);
+    const { status } = await svc.page.goto(server.url("forms.html", "localhost"));
+    expect(status).toBe(200);
+    expect(await svc.page.title()).toBe("Forms");
+    await svc.act(action("fill", "#name", ["through the proxy"]));
+    expect(await svc.page.locator("#name").inputValue()).toBe("through the proxy");
+    expect(seen.some((s) => s.url === server.url("forms.html", "localhost") && s.authorized)).toBe(true);
     // the password never travels in the clear beyond the Proxy-Authorization header
     expect(seen.every((s) => !s.url.includes(PASS))).toBe(true);
   });
 
   it("bypass sends matching hosts direct", async () => {
     seen.length = 0;
-    const launch: LocalBrowserLaunchOptions = {
-      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS, bypass: "<-loopback>;127.0.0.1" },
-    };
-    await withBrowser(launch, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--proxy-bypass-list=<-loopback>;127.0.0.1");
-      await svc.page.goto(server.url("forms.html", "127.0.0.1"));
-      expect(await svc.page.title()).toBe("Forms");
-      await svc.page.goto(server.url("dropdown.html", "localhost"));
-      expect(await svc.page.title()).toBe("Dropdowns");
-    });
+    const svc = b.svc;
+    expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--proxy-bypass-list=<-loopback>;127.0.0.1");
+    await svc.page.goto(server.url("forms.html", "127.0.0.1"));
+    expect(await svc.page.title()).toBe("Forms");
+    await svc.page.goto(server.url("dropdown.html", "localhost"));
+    expect(await svc.page.title()).toBe("Dropdowns");
     expect(seen.some((s) => s.url.includes("127.0.0.1"))).toBe(false);
     expect(seen.some((s) => s.url === server.url("dropdown.html") && s.authorized)).toBe(true);
   });
