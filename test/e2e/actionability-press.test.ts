@@ -20,7 +20,10 @@ describe("a press verified where it lands", () => {
   it("an accordion animating in timer steps: every success is a click on the button, no press lands on a header", async () => {
     await open("accordion.html");
     let successes = 0;
-    for (let i = 0; i < 30; i++) {
+    let runs = 0;
+    // Until the race has happened (a press reached header 3) five times, at most 30 rounds: what is
+    // checked is every round in which it did, and that it did.
+    for (; runs < 30 && Number(await text("h3-presses")) < 5; runs++) {
       await inPage(env.svc.page, "reset()");
       expect((await env.svc.act(click("#h2"))).success).toBe(true);
       // Right after the header opened its panel: the button slides up with it, in 13 ms steps.
@@ -28,7 +31,7 @@ describe("a press verified where it lands", () => {
       if (res?.success) successes++;
       expect([await text("submit-count"), await text("header-count"), await text("header-last")]).toEqual([String(successes), "0", "none"]);
     }
-    expect(successes).toBe(30);
+    expect(successes).toBe(runs);
     // The race happened (presses reached header 3, seen by the page's own earlier listener) and each was cancelled.
     expect(Number(await text("h3-presses"))).toBeGreaterThan(0);
   }, 120_000);

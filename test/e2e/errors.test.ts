@@ -97,7 +97,8 @@ describe("selector failures", () => {
 describe("element state failures", () => {
   it("clicking a hidden element → ServiceClickError", async () => {
     await env.svc.page.goto(server.url("dropdown.html"));
-    await expectError(act("click", "#opt-apple"), ServiceClickError);
+    // It stays hidden: the act's own timeout (not the 10 s default) bounds the wait for it.
+    await expectError(env.svc.act(action("click", "#opt-apple"), { timeout: 1000 }), ServiceClickError);
   });
 
   it("selectOptionFromDropdown on a non-<select> or with a missing option → ServiceElementNotFoundError", async () => {

@@ -29,8 +29,29 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  if (https) {
+    https.closeAllConnections();
+    await new Promise((r) => https!.close(r));
+  }
   rmSync(tmp, { recursive: true, force: true });
 });
+
+/** A self-signed HTTPS server for localhost, started on first use. */
+let https: Server | undefined;
+let httpsBase: Promise<string> | undefined;
+function httpsUrl(): Promise<string> {
+  httpsBase ??= (async () => {
+    const key = join(tmp, "key.pem");
+    const cert = join(tmp, "cert.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+    https = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end('<!doctype html><title>Self-signed</title><button id="b" onclick="this.textContent=\'clicked\'">Press</button>');
+    });
+    return `https://localhost:${await listen(https)}/`;
+  })();
+  return httpsBase;
+}
 
 /** Inits a Service with these launch options, runs `body`, always closes (force). */
 async function withBrowser(launch: LocalBrowserLaunchOptions, body: (svc: Service) => Promise<void>, extra: { keepAlive?: boolean } = {}): Promise<void> {
@@ -55,63 +76,78 @@ function listen(srv: Server): Promise<number> {
   return new Promise((resolve) => srv.listen(0, "127.0.0.1", () => resolve((srv.address() as AddressInfo).port)));
 }
 
-describe("headless, executablePath, port, args", () => {
-  it("headless is the default and true means headless", async () => {
-    await withBrowser({}, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--headless=new");
-      expect(await svc.page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome");
-    });
-    await withBrowser({ headless: true }, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--headless=new");
-    });
+/**
+ * A Chrome launched once for the describe block's tests (options that only show at launch are read off it);
+ * closed (force) after them unless a test closed it.
+ */
+function useBrowser(launch: LocalBrowserLaunchOptions | (() => LocalBrowserLaunchOptions), env: NodeJS.ProcessEnv = {}): { readonly svc: Service } {
+  let svc: Service | undefined;
+  beforeAll(async () => {
+    // Chrome reads its environment at launch: set for the launch only.
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      svc = makeService({ localBrowserLaunchOptions: typeof launch === "function" ? launch() : launch });
+      await svc.init();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+  afterAll(async () => {
+    await svc?.close({ force: true });
+  });
+  return {
+    get svc(): Service {
+      if (!svc) throw new Error("useBrowser: not launched");
+      return svc;
+    },
+  };
+}
+
+/** svc's default args found on a Chrome's command line. */
+async function defaultArgsOf(svc: Service): Promise<string[]> {
+  const cmd = await cmdlineOf(launchedOf(svc).pid);
+  return DEFAULT_ARGS.filter((a) => cmd.includes(a));
+}
+
+describe("no launch options (every default at once)", () => {
+  // headless: undefined overrides the test helper's headless: true, so this is svc's own default.
+  const home = mkdtempSync(join(tmp, "home-"));
+  const b = useBrowser({ headless: undefined }, { HOME: home });
+
+  it("headless is the default", async () => {
+    expect(await cmdlineOf(launchedOf(b.svc).pid)).toContain("--headless=new");
+    expect(await b.svc.page.evaluate(() => navigator.userAgent)).toContain("HeadlessChrome");
   });
 
-  it.skipIf(!process.env.DISPLAY)("headless: false opens a window (needs a display)", async () => {
-    await withBrowser({ headless: false }, async (svc) => {
-      expect((await cmdlineOf(launchedOf(svc).pid)).some((a) => a.startsWith("--headless"))).toBe(false);
-      expect(await svc.page.evaluate(() => navigator.userAgent)).not.toContain("HeadlessChrome");
-    });
+  it("ignoreDefaultArgs unset: all default args present; no DevTools auto-open flag, no DevTools port", async () => {
+    expect(await defaultArgsOf(b.svc)).toEqual([...DEFAULT_ARGS]);
+    const cmd = await cmdlineOf(launchedOf(b.svc).pid);
+    expect(cmd).not.toContain("--auto-open-devtools-for-tabs");
+    expect(cmd.some((a) => a.startsWith("--remote-debugging-port"))).toBe(false);
   });
 
-  it("executablePath picks the binary; a missing one fails with an install hint", async () => {
-    await withBrowser({ executablePath: CHROMIUM }, async (svc) => {
-      const exe = readFileSync(`/proc/${launchedOf(svc).pid}/cmdline`, "utf8").split("\0")[0]!;
-      expect(exe).toMatch(/chrom/);
-      await svc.page.goto(server.url("forms.html"));
-      expect(await svc.page.title()).toBe("Forms");
-    });
-    const svc = makeService({ localBrowserLaunchOptions: { executablePath: "/nonexistent/chrome" } });
-    const err = await svc.init().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ServiceBrowserNotFoundError);
-    expect((err as ServiceBrowserNotFoundError).hint).toMatch(/install|CHROME_PATH|executablePath/i);
-    await svc.close();
+  it("ignoreHTTPSErrors unset: a self-signed certificate fails navigation", async () => {
+    const err = await b.svc.page.goto(await httpsUrl()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceNavigationError);
+    expect(String((err as Error).message)).toMatch(/CERT/);
   });
 
-  it("port opts in to a DevTools TCP port on that number (none is opened without it)", async () => {
-    const port = await freePort();
-    await withBrowser({ port }, async (svc) => {
-      expect(launchedOf(svc).port).toBe(port);
-      const res = await fetch(`http://127.0.0.1:${port}/json/version`);
-      expect(res.ok).toBe(true);
-      const body = (await res.json()) as { webSocketDebuggerUrl: string };
-      expect(body.webSocketDebuggerUrl).toContain(`:${port}/devtools/browser/`);
-      expect(await cmdlineOf(launchedOf(svc).pid)).toContain(`--remote-debugging-port=${port}`);
+  it("a page's download lands in the Chrome's own run dir, never in $HOME/Downloads; close() ends the reaper (it reads the pid file close() deletes) and removes the run dir", async () => {
+    const svc = b.svc;
+    const srv = createHttpServer((req, res) => {
+      if (req.url === "/file") {
+        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.bin"' });
+        res.end("downloaded bytes");
+      } else {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end('<a id="dl" href="/file">get</a>');
+      }
     });
-  });
-
-  it("args are passed to Chrome (--lang=fr → navigator.language)", async () => {
-    await withBrowser({ args: ["--lang=fr", "--accept-lang=fr"] }, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).toEqual(expect.arrayContaining(["--lang=fr"]));
-      await svc.page.goto(server.url("forms.html"));
-      expect(await svc.page.evaluate(() => navigator.language)).toMatch(/^fr/);
-    });
-  });
-});
-
-describe("the reaper", () => {
-  it("exits with its Chrome when the owner closes it (close() deletes the pid file it reads)", async () => {
-    const svc = makeService();
-    await svc.init();
+    const port = await listen(srv);
     const { runDir } = launchedOf(svc);
     const reapers = () =>
       readdirSync("/proc")
@@ -124,18 +160,62 @@ describe("the reaper", () => {
             return false;
           }
         });
+    try {
+      await svc.page.goto(`http://127.0.0.1:${port}/`);
+      await svc.act(action("click", "#dl"));
+      const saved = join(runDir, "downloads", "report.bin");
+      await waitFor(() => existsSync(saved) && readFileSync(saved, "utf8") === "downloaded bytes", 10_000);
+    } finally {
+      srv.closeAllConnections(); // the Chrome still runs and keeps its connection alive
+      await new Promise((r) => srv.close(r));
+    }
+    expect(existsSync(join(home, "Downloads"))).toBe(false);
     expect(reapers()).toHaveLength(1);
     await svc.close();
     await waitFor(() => reapers().length === 0, 5000);
+    await waitFor(() => !existsSync(runDir), 5000);
+  });
+});
+
+describe("executablePath, headless: true, ignoreDefaultArgs: false (one Chrome with all three)", () => {
+  // The real binary: the Debian wrapper adds some of svc's default args itself.
+  const b = useBrowser({ executablePath: REAL_BINARY, headless: true, ignoreDefaultArgs: false });
+
+  it("executablePath picks the binary; a missing one fails with an install hint", async () => {
+    expect((await cmdlineOf(launchedOf(b.svc).pid))[0]).toBe(REAL_BINARY);
+    await b.svc.page.goto(server.url("forms.html"));
+    expect(await b.svc.page.title()).toBe("Forms");
+    const svc = makeService({ localBrowserLaunchOptions: { executablePath: "/nonexistent/chrome" } });
+    const err = await svc.init().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServiceBrowserNotFoundError);
+    expect((err as ServiceBrowserNotFoundError).hint).toMatch(/install|CHROME_PATH|executablePath/i);
+    await svc.close();
+  });
+
+  it("headless: true means headless", async () => {
+    expect(await cmdlineOf(launchedOf(b.svc).pid)).toContain("--headless=new");
+  });
+
+  it("ignoreDefaultArgs: false (the default, checked unset in the first describe): all default args present", async () => {
+    expect(await defaultArgsOf(b.svc)).toEqual([...DEFAULT_ARGS]);
+    await b.svc.page.goto(server.url("iframes.html"));
+    await b.svc.act(action("click", "#main-button"));
+  });
+
+  it.skipIf(!process.env.DISPLAY)("headless: false opens a window (needs a display)", async () => {
+    await withBrowser({ headless: false }, async (svc) => {
+      expect((await cmdlineOf(launchedOf(svc).pid)).some((a) => a.startsWith("--headless"))).toBe(false);
+      expect(await svc.page.evaluate(() => navigator.userAgent)).not.toContain("HeadlessChrome");
+    });
   });
 });
 
 describe("ignoreDefaultArgs", () => {
+  // The real binary: the Debian wrapper adds some of these flags itself.
   const present = async (launch: LocalBrowserLaunchOptions): Promise<string[]> => {
     let found: string[] = [];
     await withBrowser({ executablePath: REAL_BINARY, ...launch }, async (svc) => {
-      const cmd = await cmdlineOf(launchedOf(svc).pid);
-      found = DEFAULT_ARGS.filter((a) => cmd.includes(a));
+      found = await defaultArgsOf(svc);
       // the browser is usable whatever was removed
       await svc.page.goto(server.url("iframes.html"));
       await svc.act(action("click", "#main-button"));
@@ -145,11 +225,6 @@ describe("ignoreDefaultArgs", () => {
 
   it("lists the seed's default args", () => {
     expect([...DEFAULT_ARGS]).toEqual(["--remote-allow-origins=*", "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
-  });
-
-  it("false (default): all default args present", async () => {
-    expect(await present({})).toEqual([...DEFAULT_ARGS]);
-    expect(await present({ ignoreDefaultArgs: false })).toEqual([...DEFAULT_ARGS]);
   });
 
   it("true: none of them", async () => {
@@ -162,7 +237,7 @@ describe("ignoreDefaultArgs", () => {
   });
 });
 
-describe("userDataDir, viewport, devtools", () => {
+describe("userDataDir", () => {
   it("userDataDir is used and kept after close", async () => {
     const dir = mkdtempSync(join(tmp, "profile-"));
     let pid = 0;
@@ -184,17 +259,27 @@ describe("userDataDir, viewport, devtools", () => {
     });
     expect(existsSync(dir)).toBe(true);
   });
+});
 
-  it("viewport sets the page size, for new pages too", async () => {
-    await withBrowser({ viewport: { width: 1000, height: 700 } }, async (svc) => {
-      await svc.page.goto(server.url("forms.html"));
-      expect(await svc.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
-      const other = await svc.context.newPage(server.url("dropdown.html"));
-      expect(await other.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
-    });
+describe("args and viewport (one Chrome with both)", () => {
+  const b = useBrowser({ args: ["--lang=fr", "--accept-lang=fr"], viewport: { width: 1000, height: 700 } });
+
+  it("args are passed to Chrome (--lang=fr → navigator.language)", async () => {
+    expect(await cmdlineOf(launchedOf(b.svc).pid)).toEqual(expect.arrayContaining(["--lang=fr"]));
+    await b.svc.page.goto(server.url("forms.html"));
+    expect(await b.svc.page.evaluate(() => navigator.language)).toMatch(/^fr/);
   });
 
-  it("devtools adds the auto-open flag and pages still work", async () => {
+  it("viewport sets the page size, for new pages too", async () => {
+    await b.svc.page.goto(server.url("forms.html"));
+    expect(await b.svc.page.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+    const other = await b.svc.context.newPage(server.url("dropdown.html"));
+    expect(await other.evaluate(() => [window.innerWidth, window.innerHeight])).toEqual([1000, 700]);
+  });
+});
+
+describe("devtools", () => {
+  it("devtools adds the auto-open flag and pages still work (without it: no flag, checked in the first describe)", async () => {
     await withBrowser({ devtools: true }, async (svc) => {
       expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--auto-open-devtools-for-tabs");
       await svc.page.goto(server.url("iframes.html"));
@@ -202,42 +287,6 @@ describe("userDataDir, viewport, devtools", () => {
       await svc.act(action("click", "#main-button"));
       expect(await svc.page.locator("#result").textContent()).toBe("clicked: main-button");
     });
-    await withBrowser({}, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).not.toContain("--auto-open-devtools-for-tabs");
-    });
-  });
-});
-
-describe("downloads", () => {
-  it("a page's download lands in the Chrome's own run dir (removed with it), never in $HOME/Downloads", async () => {
-    const home = mkdtempSync(join(tmp, "home-"));
-    const srv = createHttpServer((req, res) => {
-      if (req.url === "/file") {
-        res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": 'attachment; filename="report.bin"' });
-        res.end("downloaded bytes");
-      } else {
-        res.writeHead(200, { "content-type": "text/html" });
-        res.end('<a id="dl" href="/file">get</a>');
-      }
-    });
-    const port = await listen(srv);
-    const originalHome = process.env.HOME;
-    process.env.HOME = home;
-    let runDir = "";
-    try {
-      await withBrowser({}, async (svc) => {
-        runDir = launchedOf(svc).runDir;
-        await svc.page.goto(`http://127.0.0.1:${port}/`);
-        await svc.act(action("click", "#dl"));
-        const saved = join(runDir, "downloads", "report.bin");
-        await waitFor(() => existsSync(saved) && readFileSync(saved, "utf8") === "downloaded bytes", 10_000);
-      });
-    } finally {
-      process.env.HOME = originalHome;
-      await new Promise((r) => srv.close(r));
-    }
-    expect(existsSync(join(home, "Downloads"))).toBe(false);
-    await waitFor(() => !existsSync(runDir), 5000);
   });
 });
 
@@ -279,74 +328,42 @@ describe("proxy", () => {
     await new Promise((r) => proxy.close(r));
   });
 
+  // One Chrome for both tests: the proxy with credentials, and a bypass list (Chrome never proxies loopback
+  // unless told to: <-loopback> removes that implicit bypass; 127.0.0.1 goes direct, localhost through it).
+  const b = useBrowser(() => ({ proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS, bypass: "<-loopback>;127.0.0.1" } }));
+
   it("sends page traffic through a proxy that demands credentials", async () => {
     seen.length = 0;
-    const launch: LocalBrowserLaunchOptions = {
-      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS },
-      // Chrome never proxies loopback unless told to: <-loopback> removes that implicit bypass.
-      args: ["--proxy-bypass-list=<-loopback>"],
-    };
-    await withBrowser(launch, async (svc) => {
-      const cmd = await cmdlineOf(launchedOf(svc).pid);
-      expect(cmd).toContain(`--proxy-server=http://127.0.0.1:${proxyPort}`);
-      const { status } = await svc.page.goto(server.url("forms.html"));
-      expect(status).toBe(200);
-      expect(await svc.page.title()).toBe("Forms");
-      await svc.act(action("fill", "#name", ["through the proxy"]));
-      expect(await svc.page.locator("#name").inputValue()).toBe("through the proxy");
-    });
-    expect(seen.some((s) => s.url === server.url("forms.html") && s.authorized)).toBe(true);
+    const svc = b.svc;
+    expect(await cmdlineOf(launchedOf(svc).pid)).toContain(`--proxy-server=http://127.0.0.1:${proxyPort}`);
+    const { status } = await svc.page.goto(server.url("forms.html", "localhost"));
+    expect(status).toBe(200);
+    expect(await svc.page.title()).toBe("Forms");
+    await svc.act(action("fill", "#name", ["through the proxy"]));
+    expect(await svc.page.locator("#name").inputValue()).toBe("through the proxy");
+    expect(seen.some((s) => s.url === server.url("forms.html", "localhost") && s.authorized)).toBe(true);
     // the password never travels in the clear beyond the Proxy-Authorization header
     expect(seen.every((s) => !s.url.includes(PASS))).toBe(true);
   });
 
   it("bypass sends matching hosts direct", async () => {
     seen.length = 0;
-    const launch: LocalBrowserLaunchOptions = {
-      proxy: { server: `http://127.0.0.1:${proxyPort}`, username: USER, password: PASS, bypass: "<-loopback>;127.0.0.1" },
-    };
-    await withBrowser(launch, async (svc) => {
-      expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--proxy-bypass-list=<-loopback>;127.0.0.1");
-      await svc.page.goto(server.url("forms.html", "127.0.0.1"));
-      expect(await svc.page.title()).toBe("Forms");
-      await svc.page.goto(server.url("dropdown.html", "localhost"));
-      expect(await svc.page.title()).toBe("Dropdowns");
-    });
+    const svc = b.svc;
+    expect(await cmdlineOf(launchedOf(svc).pid)).toContain("--proxy-bypass-list=<-loopback>;127.0.0.1");
+    await svc.page.goto(server.url("forms.html", "127.0.0.1"));
+    expect(await svc.page.title()).toBe("Forms");
+    await svc.page.goto(server.url("dropdown.html", "localhost"));
+    expect(await svc.page.title()).toBe("Dropdowns");
     expect(seen.some((s) => s.url.includes("127.0.0.1"))).toBe(false);
     expect(seen.some((s) => s.url === server.url("dropdown.html") && s.authorized)).toBe(true);
   });
 });
 
 describe("ignoreHTTPSErrors", () => {
-  let https: Server;
-  let httpsUrl = "";
-
-  beforeAll(async () => {
-    const key = join(tmp, "key.pem");
-    const cert = join(tmp, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
-    https = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end('<!doctype html><title>Self-signed</title><button id="b" onclick="this.textContent=\'clicked\'">Press</button>');
-    });
-    httpsUrl = `https://localhost:${await listen(https)}/`;
-  });
-  afterAll(async () => {
-    https.closeAllConnections();
-    await new Promise((r) => https.close(r));
-  });
-
-  it("without it a self-signed certificate fails navigation", async () => {
-    await withBrowser({}, async (svc) => {
-      const err = await svc.page.goto(httpsUrl).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ServiceNavigationError);
-      expect(String((err as Error).message)).toMatch(/CERT/);
-    });
-  });
-
-  it("with it the page loads and works", async () => {
+  it("with it a self-signed certificate's page loads and works (without it navigation fails: the first describe)", async () => {
+    const url = await httpsUrl();
     await withBrowser({ ignoreHTTPSErrors: true }, async (svc) => {
-      const { status } = await svc.page.goto(httpsUrl);
+      const { status } = await svc.page.goto(url);
       expect(status).toBe(200);
       expect(await svc.page.title()).toBe("Self-signed");
       await svc.act(action("click", "#b"));
@@ -356,12 +373,19 @@ describe("ignoreHTTPSErrors", () => {
 });
 
 describe("cdpUrl", () => {
-  it("attaches to a browser another Service left running (its ws+unix: endpoint; ws:// and http:// with an opted-in port)", async () => {
-    const owner = makeService({ keepAlive: true, localBrowserLaunchOptions: { port: await freePort() } });
+  it("port opts in to a DevTools TCP port on that number; another Service attaches to the browser left running (its ws+unix: endpoint; ws:// and http:// on that port)", async () => {
+    const chosen = await freePort();
+    const owner = makeService({ keepAlive: true, localBrowserLaunchOptions: { port: chosen } });
     const { sessionUrl } = await owner.init();
     const { pid, port } = launchedOf(owner);
     expect(sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\.sock:\/devtools\/browser\//);
     try {
+      expect(port).toBe(chosen);
+      const res = await fetch(`http://127.0.0.1:${chosen}/json/version`);
+      expect(res.ok).toBe(true);
+      const body = (await res.json()) as { webSocketDebuggerUrl: string };
+      expect(body.webSocketDebuggerUrl).toContain(`:${chosen}/devtools/browser/`);
+      expect(await cmdlineOf(pid)).toContain(`--remote-debugging-port=${chosen}`);
       await owner.page.goto(server.url("iframes.html"));
       await owner.close();
       const forms = [

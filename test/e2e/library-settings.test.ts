@@ -6,12 +6,23 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Service } from "../../src/service.js";
-import { CHROMIUM, textIn } from "../support/browser.js";
+import { CHROMIUM, makeService, textIn } from "../support/browser.js";
 import { useModelWorld } from "../support/models.js";
 
 const world = useModelWorld();
+// The settings are read by each new Service; which Chrome it drives does not matter: one for the file,
+// each test's Service attaches to it (cdpUrl) and disconnects when closed.
+let host: Service | undefined;
+let cdpUrl = "";
+beforeAll(async () => {
+  host = makeService({ localBrowserLaunchOptions: { executablePath: CHROMIUM } });
+  cdpUrl = (await host.init()).sessionUrl;
+});
+afterAll(async () => {
+  await host?.close({ force: true });
+});
 const VARS = ["SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_CONFIG_DIR", "OPENAI_API_KEY", "SVC_VERBOSE"] as const;
 let saved: Record<string, string | undefined> = {};
 let configDir = "";
@@ -30,9 +41,9 @@ afterEach(() => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-/** `new Service(options)` fills the form's name field through act() and is closed. */
+/** `new Service(options)` (on the file's Chrome) fills the form's name field through act() and is closed. */
 async function actWith(options: ConstructorParameters<typeof Service>[0] = {}): Promise<void> {
-  const svc = new Service({ verbose: 0, ...options, localBrowserLaunchOptions: { headless: true, executablePath: CHROMIUM } });
+  const svc = new Service({ verbose: 0, ...options, localBrowserLaunchOptions: { cdpUrl } });
   try {
     await svc.init();
     await svc.page.goto(world.server.url("forms.html"));
@@ -40,7 +51,7 @@ async function actWith(options: ConstructorParameters<typeof Service>[0] = {}): 
     expect(r.success).toBe(true);
     expect(await textIn(svc.page, "#log")).toContain("name: Ada Lovelace");
   } finally {
-    await svc.close({ force: true });
+    await svc.close();
   }
 }
 
@@ -68,26 +79,28 @@ describe("new Service() with no model option", () => {
 
   it("a malformed SVC_MODEL_BASE_URL fails the call naming the variable", async () => {
     process.env.SVC_MODEL_BASE_URL = "not a url";
-    const svc = new Service({ verbose: 0, localBrowserLaunchOptions: { headless: true, executablePath: CHROMIUM } });
+    const svc = new Service({ verbose: 0, localBrowserLaunchOptions: { cdpUrl } });
     try {
       await svc.init();
       await expect(svc.act("click the button")).rejects.toThrow(/SVC_MODEL_BASE_URL must be an http\(s\) URL/);
     } finally {
-      await svc.close({ force: true });
+      await svc.close();
     }
   });
 });
 
 describe("the library's stderr", () => {
-  const script = (verbose: string) => `
+  // Launching: Chrome's own stderr must not reach the library's. Attached to the file's Chrome (the
+  // verbose runs, whose log says "starting browser" either way): what the library itself writes.
+  const script = (verbose: string, launch = true) => `
     const { Service } = await import(${JSON.stringify(new URL("../../dist/src/index.js", import.meta.url).href)});
-    const svc = new Service({ ${verbose} localBrowserLaunchOptions: { headless: true, executablePath: ${JSON.stringify(CHROMIUM)} } });
+    const svc = new Service({ ${verbose} localBrowserLaunchOptions: ${JSON.stringify(launch ? { headless: true, executablePath: CHROMIUM } : { cdpUrl })} });
     await svc.init();
     await svc.page.goto("about:blank");
     await svc.close();
     console.log("done");`;
-  const run = (verbose: string, env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ["--input-type=module", "-e", script(verbose)], { encoding: "utf8", timeout: 60_000, env: { ...process.env, SVC_VERBOSE: "", ...env } });
+  const run = (verbose: string, env: Record<string, string> = {}, launch = true) =>
+    spawnSync(process.execPath, ["--input-type=module", "-e", script(verbose, launch)], { encoding: "utf8", timeout: 60_000, env: { ...process.env, SVC_VERBOSE: "", ...env } });
 
   it("is empty by default", () => {
     const r = run("");
@@ -96,7 +109,7 @@ describe("the library's stderr", () => {
   });
 
   it("says what happens with SVC_VERBOSE=1 or verbose: 1", () => {
-    expect(run("", { SVC_VERBOSE: "1" }).stderr).toContain("[svc:init] starting browser");
-    expect(run("verbose: 1,").stderr).toContain("[svc:init] starting browser");
+    expect(run("", { SVC_VERBOSE: "1" }, false).stderr).toContain("[svc:init] starting browser");
+    expect(run("verbose: 1,", {}, false).stderr).toContain("[svc:init] starting browser");
   });
 });

@@ -3,11 +3,13 @@
  * lifecycle of close(): default (kill Chrome, delete the profile) and keepAlive (leave it for a reattach).
  */
 import { existsSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { action, isAlive, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { ServiceElementNotFoundError, ServiceEvalError } from "../../src/errors.js";
 import { devtoolsJson } from "../../src/util/devtools-socket.js";
+import type { Service } from "../../src/service.js";
+import type { InitResult } from "../../src/backend.js";
 
 const server = useFixtureServer();
 
@@ -185,28 +187,6 @@ describe("input and locators", () => {
 });
 
 describe("history and metrics", () => {
-  it("history records navigate and act entries in order", async () => {
-    const svc = makeService();
-    await svc.init();
-    try {
-      expect(await svc.history).toEqual([]);
-      await svc.page.goto(server.url("iframes.html"));
-      const a = action("click", "#main-button");
-      const res = await svc.act(a);
-      await svc.extract();
-      const history = await svc.history;
-      expect(history.map((h) => h.method)).toEqual(["navigate", "act", "extract"]);
-      expect(history[0]).toMatchObject({ method: "navigate", parameters: { url: server.url("iframes.html") } });
-      expect(history[1]).toMatchObject({ method: "act", parameters: { action: a }, result: res });
-      for (const h of history) expect(new Date(h.timestamp).toISOString()).toBe(h.timestamp);
-      // a read-only copy: changing it changes nothing
-      expect(() => (history as unknown as unknown[]).push({})).toThrow();
-      expect(await svc.history).toHaveLength(3);
-    } finally {
-      await svc.close();
-    }
-  });
-
   it("metrics has the seed's 25 counters, all zero with no model", async () => {
     const metrics = (await env.svc.metrics) as unknown as Record<string, number>;
     const keys = ["act", "extract", "observe", "agent", "total"].flatMap((op) =>
@@ -223,21 +203,52 @@ describe("history and metrics", () => {
   });
 });
 
-describe("close()", () => {
-  it("ends Chrome and deletes the temporary profile", async () => {
-    const svc = makeService();
-    const init = await svc.init();
+describe("a new Service: history, then close()", () => {
+  // One launched Service: its history starts empty (the file's shared one has a history of its own), and
+  // closing it is what the second test checks.
+  let svc: Service | undefined;
+  let init: InitResult | undefined;
+  beforeAll(async () => {
+    svc = makeService();
+    init = await svc.init();
+  });
+  afterAll(async () => {
+    await svc?.close({ force: true });
+  });
+
+  it("history records navigate and act entries in order", async () => {
+    const fresh = svc!;
+    expect(await fresh.history).toEqual([]);
+    await fresh.page.goto(server.url("iframes.html"));
+    const a = action("click", "#main-button");
+    const res = await fresh.act(a);
+    await fresh.extract();
+    const history = await fresh.history;
+    expect(history.map((h) => h.method)).toEqual(["navigate", "act", "extract"]);
+    expect(history[0]).toMatchObject({ method: "navigate", parameters: { url: server.url("iframes.html") } });
+    expect(history[1]).toMatchObject({ method: "act", parameters: { action: a }, result: res });
+    for (const h of history) expect(new Date(h.timestamp).toISOString()).toBe(h.timestamp);
+    // a read-only copy: changing it changes nothing
+    expect(() => (history as unknown as unknown[]).push({})).toThrow();
+    expect(await fresh.history).toHaveLength(3);
+  });
+
+  it("close() ends Chrome and deletes the temporary profile", async () => {
+    const closing = svc!;
     // Chrome has no TCP port: its endpoint is a unix socket only this user reaches.
-    expect(init.sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\/devtools\.sock:\/devtools\/browser\//);
-    expect(init.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    const { pid, userDataDir } = launchedOf(svc);
+    expect(init!.sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\/devtools\.sock:\/devtools\/browser\//);
+    expect(init!.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const { pid, userDataDir } = launchedOf(closing);
     expect(isAlive(pid)).toBe(true);
     expect(existsSync(userDataDir)).toBe(true);
-    await svc.close();
+    await closing.close();
     await waitFor(() => !isAlive(pid), 5000);
     expect(existsSync(userDataDir)).toBe(false);
-    await svc.close(); // twice is fine
+    await closing.close(); // twice is fine
   });
+});
+
+describe("close() with keepAlive", () => {
 
   it("keepAlive leaves Chrome running for another Service to attach; close({force}) ends it", async () => {
     const first = makeService({ keepAlive: true });

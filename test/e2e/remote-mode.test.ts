@@ -75,15 +75,54 @@ async function script(svc: Service) {
   return { nav, fill, name, observed, typed, log, extraction, structured, pageText, history, metrics };
 }
 
+/** An operation that fails the same way in both modes (no element at the XPath). */
+async function fail(svc: Service): Promise<Error | undefined> {
+  await svc.page.goto(world.server.url("forms.html"));
+  return svc.act({ selector: "xpath=/html/body/nothing-here", description: "missing", method: "click", arguments: [] }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+}
+
+/** The fixture agent task, with what its subscribers and onStepEnd saw and the agent tokens metrics counted. */
+async function agentRun(svc: Service) {
+  const start = world.server.url("site/index.html");
+  const task = "Order two Boston Ferns with express delivery and tell me the order number";
+  await svc.page.goto("about:blank");
+  scriptTimes(world.fake, siteBrain({ start }));
+  const agent = svc.agent();
+  const types: string[] = [];
+  agent.subscribe((e) => types.push(e.type));
+  const ends: string[] = [];
+  const onStepEnd = ({ step, tool }: { step: number; tool: string }) => void ends.push(`${step} ${tool}`);
+  const result = await agent.execute({ instruction: task, variables: { customer: "Ada Lovelace", email: "ada@example.com" }, onStepEnd });
+  const summary = await textIn(svc.page, "#summary");
+  return { result, types, ends, summary, agentTokens: (await svc.metrics).agentPromptTokens };
+}
+
+/**
+ * Each mode on one Service of its own (a cloud session, a local Chrome): the script on a fresh Service
+ * (history and metrics are compared), then the failing operation, then the agent task (its tokens are the
+ * only agent tokens that Service counts). Run once, by the first test that asks.
+ */
+async function bothModes(svc: Service) {
+  world.fake.reset();
+  const ops = await script(svc);
+  const calls = world.fake.requests.length;
+  const failure = await fail(svc);
+  world.fake.reset();
+  const agent = await agentRun(svc);
+  return { ops, calls, failure, agent };
+}
+let compared: Promise<{ there: Awaited<ReturnType<typeof bothModes>>; here: Awaited<ReturnType<typeof bothModes>> }> | undefined;
+const modes = () => (compared ??= (async () => ({ there: await using(remote(), bothModes), here: await using(local(), bothModes) }))());
+
 describe("remote mode against svc serve", () => {
   it("act, observe, extract and navigate run on the server; results equal local mode's", async () => {
-    world.fake.reset();
-    const there = await using(remote(), script);
-    const remoteCalls = world.fake.requests.length;
-    world.fake.reset();
-    const here = await using(local(), script);
+    const { there: t, here: h } = await modes();
+    const [there, here] = [t.ops, h.ops];
 
-    expect(remoteCalls).toBe(world.fake.requests.length);
+    expect(t.calls).toBe(h.calls);
     expect(there.nav).toEqual(here.nav);
     // The server keeps an action cache, so its results say so (docs/wire-formats.md "Records": with a server cache only).
     expect(there.fill).toEqual({ ...here.fill, cacheStatus: "MISS" });
@@ -103,39 +142,16 @@ describe("remote mode against svc serve", () => {
   });
 
   it("an operation's failure arrives as the same error class and message as locally", async () => {
-    const fail = async (svc: Service) => {
-      await svc.page.goto(world.server.url("forms.html"));
-      return svc.act({ selector: "xpath=/html/body/nothing-here", description: "missing", method: "click", arguments: [] }).then(
-        () => undefined,
-        (e: unknown) => e as Error,
-      );
-    };
-    const there = await using(remote(), fail);
-    const here = await using(local(), fail);
+    const { there: t, here: h } = await modes();
+    const [there, here] = [t.failure, h.failure];
     expect(here).toBeInstanceOf(ServiceError);
     expect(there?.constructor).toBe(here?.constructor);
     expect(there?.message).toBe(here?.message);
   });
 
   it("agent runs on the server: the same result as locally, events reach subscribers", async () => {
-    const start = world.server.url("site/index.html");
-    const task = "Order two Boston Ferns with express delivery and tell me the order number";
-    const run = async (svc: Service) => {
-      await svc.page.goto("about:blank");
-      scriptTimes(world.fake, siteBrain({ start }));
-      const agent = svc.agent();
-      const types: string[] = [];
-      agent.subscribe((e) => types.push(e.type));
-      const ends: string[] = [];
-      const onStepEnd = ({ step, tool }: { step: number; tool: string }) => void ends.push(`${step} ${tool}`);
-      const result = await agent.execute({ instruction: task, variables: { customer: "Ada Lovelace", email: "ada@example.com" }, onStepEnd });
-      const summary = await textIn(svc.page, "#summary");
-      return { result, types, ends, summary, agentTokens: (await svc.metrics).agentPromptTokens };
-    };
-    world.fake.reset();
-    const there = await using(remote(), run);
-    world.fake.reset();
-    const here = await using(local(), run);
+    const { there: t, here: h } = await modes();
+    const [there, here] = [t.agent, h.agent];
 
     expect(there.summary).toBe("Ada Lovelace ordered 2 × Boston Fern, delivery: Express.");
     expect(there.result).toMatchObject({ success: true, completed: true });
@@ -150,39 +166,69 @@ describe("remote mode against svc serve", () => {
     expect(there.ends).toEqual(here.ends);
   });
 
-  it("a non-default loopDetection is refused, not dropped: the session API cannot carry it", async () => {
-    await using(remote(), async (svc) => {
-      for (const loopDetection of [false, { repeats: 5 }] as const) {
-        const e = await svc.agent().execute({ instruction: "anything", loopDetection }).then(() => undefined, (err: unknown) => err as Error);
-        expect(e).toBeInstanceOf(ServiceInvalidArgumentError);
-        expect(e!.message).toMatch(/^execute\.loopDetection: cannot be sent over the session API/);
-      }
-      expect(world.fake.requests).toHaveLength(0);
-    });
-  });
+});
 
-  it("init returns the cloud session; close releases it and its browser", async () => {
-    const svc = remote();
-    expect(svc.browserbaseSessionID).toBeUndefined();
-    const init = await svc.init();
-    expect(init.sessionId).toBe(svc.browserbaseSessionID);
+describe("one cloud session: init, the session API's limits, logs, close", () => {
+  // Verbose, with a local logger, for the logs test; nothing else here depends on it.
+  const sink = logSink();
+  let session: Service | undefined;
+  let sessionId = "";
+  afterAll(async () => {
+    await session?.close({ force: true });
+  });
+  const svc = (): Service => {
+    if (!session) throw new Error("the session did not start");
+    return session;
+  };
+
+  it("init returns the cloud session", async () => {
+    session = remote({ verbose: 2, logger: sink.logger });
+    expect(session.browserbaseSessionID).toBeUndefined();
+    const init = await session.init();
+    sessionId = init.sessionId;
+    expect(init.sessionId).toBe(session.browserbaseSessionID);
     expect(init.sessionUrl).toBe(`${server.url}/v1/sessions/${init.sessionId}`);
-    expect(svc.browserbaseSessionURL).toBe(init.sessionUrl);
+    expect(session.browserbaseSessionURL).toBe(init.sessionUrl);
     // The DevTools frontend for the session's page, connected through svc's proxy (Chrome serves no frontend over its pipe).
     expect(init.debugUrl).toMatch(/inspector\.html\?wss?=127\.0\.0\.1:\d+\/v1\/connect\/[^/]+\/[^/]+\/devtools\/page\//);
-    expect(svc.browserbaseDebugURL).toBe(init.debugUrl);
+    expect(session.browserbaseDebugURL).toBe(init.debugUrl);
     expect((await platformSession(init.sessionId)).body.status).toBe("RUNNING");
-    await svc.close();
-    const after = await platformSession(init.sessionId);
-    expect(after.body.status).not.toBe("RUNNING");
   });
 
-  it("keepAlive: close only disconnects; browserbaseSessionID resumes the same browser", async () => {
+  it("a non-default loopDetection is refused, not dropped: the session API cannot carry it", async () => {
+    for (const loopDetection of [false, { repeats: 5 }] as const) {
+      const e = await svc().agent().execute({ instruction: "anything", loopDetection }).then(() => undefined, (err: unknown) => err as Error);
+      expect(e).toBeInstanceOf(ServiceInvalidArgumentError);
+      expect(e!.message).toMatch(/^execute\.loopDetection: cannot be sent over the session API/);
+    }
+    expect(world.fake.requests).toHaveLength(0);
+  });
+
+  it("the server's streamed logs reach the local logger; no key reaches any log", async () => {
+    await svc().page.goto(world.server.url("forms.html"));
+    await svc().act('type "Ada Lovelace" into the Full name field');
+    expect(sink.lines.some((l) => l.category === "act")).toBe(true);
+  });
+
+  it("close releases the session and its browser; no key reached any log", async () => {
+    await svc().close();
+    const after = await platformSession(sessionId);
+    expect(after.body.status).not.toBe("RUNNING");
+    const everything = sink.text() + serverLog.join("\n");
+    for (const secret of [KEY_A, KEY_B, model().apiKey]) expect(everything).not.toContain(secret);
+  });
+});
+
+describe("keepAlive, resume, other keys", () => {
+  it("keepAlive: close only disconnects (another key cannot resume it); browserbaseSessionID resumes the same browser", async () => {
     const first = remote({ keepAlive: true });
     const { sessionId } = await first.init();
     await first.page.goto(world.server.url("forms.html"));
     await first.close();
     expect((await platformSession(sessionId)).body.status).toBe("RUNNING");
+    // Key B sees neither the running session nor its platform record.
+    await expect(remote({ apiKey: KEY_B, browserbaseSessionID: sessionId }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
+    expect((await platformSession(sessionId, KEY_B)).status).toBe(404);
 
     const again = remote({ browserbaseSessionID: sessionId });
     await using(again, async (svc) => {
@@ -193,18 +239,8 @@ describe("remote mode against svc serve", () => {
     expect((await platformSession(sessionId)).body.status).not.toBe("RUNNING");
   });
 
-  it("unknown sessions, another key's session and a missing key fail with the seed's errors", async () => {
+  it("unknown sessions and a missing key fail with the seed's errors (another key's session: the keepAlive test)", async () => {
     await expect(remote({ browserbaseSessionID: "no-such-session" }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
-
-    const owner = remote({ keepAlive: true });
-    const { sessionId } = await owner.init();
-    try {
-      // Key B sees neither the session nor its platform record.
-      await expect(remote({ apiKey: KEY_B, browserbaseSessionID: sessionId }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
-      expect((await platformSession(sessionId, KEY_B)).status).toBe(404);
-    } finally {
-      await owner.close({ force: true });
-    }
 
     const saved = process.env.BROWSERBASE_API_KEY;
     delete process.env.BROWSERBASE_API_KEY;
@@ -213,17 +249,6 @@ describe("remote mode against svc serve", () => {
     } finally {
       if (saved !== undefined) process.env.BROWSERBASE_API_KEY = saved;
     }
-  });
-
-  it("the server's streamed logs reach the local logger; no key reaches any log", async () => {
-    const sink = logSink();
-    await using(remote({ verbose: 2, logger: sink.logger }), async (svc) => {
-      await svc.page.goto(world.server.url("forms.html"));
-      await svc.act('type "Ada Lovelace" into the Full name field');
-    });
-    expect(sink.lines.some((l) => l.category === "act")).toBe(true);
-    const everything = sink.text() + serverLog.join("\n");
-    for (const secret of [KEY_A, KEY_B, model().apiKey]) expect(everything).not.toContain(secret);
   });
 
   it("useAPI: false runs the operations here, over the cloud session's CDP connection", async () => {
