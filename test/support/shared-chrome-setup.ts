@@ -5,8 +5,7 @@
  * (shared-chrome.ts). Each Chrome also has a watcher connection here that writes down every origin its
  * pages and frames visit, so a file attaching later can clear those origins' storage.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";
@@ -50,20 +49,19 @@ async function watchOrigins(wsEndpoint: string, file: string): Promise<CdpConnec
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const slots = Math.max(1, project.globalConfig.maxWorkers ?? 2);
-  const dir = mkdtempSync(join(tmpdir(), "svc-shared-chrome-"));
   const launched: LaunchedBrowser[] = [];
   const watchers: CdpConnection[] = [];
   const teardown = async () => {
     await Promise.all(watchers.map((w) => w.close()));
     await Promise.all(launched.map((b) => b.close()));
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
     const chromes: SharedChrome[] = [];
     for (let i = 0; i < slots; i++) {
       const browser = await launchBrowser({ headless: true, executablePath: CHROMIUM });
       launched.push(browser);
-      const originsFile = join(dir, `origins-${i + 1}`);
+      // In Chrome's run dir: removed with it, by its reaper too when this process is killed.
+      const originsFile = join(browser.runDir, "origins");
       writeFileSync(originsFile, "");
       watchers.push(await watchOrigins(browser.wsEndpoint, originsFile));
       chromes.push({ wsEndpoint: browser.wsEndpoint, pid: browser.pid, originsFile });
