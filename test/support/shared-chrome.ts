@@ -12,6 +12,7 @@ import { inject } from "vitest";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";
 import { DEFAULT_VIEWPORT } from "../../src/browser/connect.js";
 import type { ServiceOptions } from "../../src/options.js";
+import { processAlive } from "../../src/util/process.js";
 
 export interface SharedChrome {
   /** svc's DevTools endpoint of that Chrome (`ws+unix:` on a 0600 socket). */
@@ -42,7 +43,13 @@ function workerChrome(options: ServiceOptions): SharedChrome | undefined {
   if (ownChrome || attached > 0 || needsLaunch(options)) return undefined;
   const slot = Number(process.env.VITEST_POOL_ID);
   const chromes = inject("sharedChromes") as SharedChrome[] | undefined;
-  return Number.isInteger(slot) && slot >= 1 ? chromes?.[slot - 1] : undefined;
+  const chrome = Number.isInteger(slot) && slot >= 1 ? chromes?.[slot - 1] : undefined;
+  // A test before this one ended it (Browser.close, a force close): this file launches, so it does not fail for that.
+  if (chrome && !processAlive(chrome.pid)) {
+    console.warn(`shared Chrome of worker ${slot} (pid ${chrome.pid}) is gone; this Service launches its own`);
+    return undefined;
+  }
+  return chrome;
 }
 
 const RESET_TIMEOUT_MS = 10_000;
