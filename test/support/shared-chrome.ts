@@ -122,6 +122,9 @@ export async function leaseBrowser(options: ServiceOptions): Promise<BrowserLeas
     async close(svc) {
       try {
         await svc.close();
+        // The file's pages stop now, not at the next attach (a page that spins would burn CPU meanwhile).
+        const conn = await CdpConnection.connect(chrome.wsEndpoint).catch(() => undefined);
+        if (conn) await oneBlankTab(conn).finally(() => conn.close());
       } finally {
         if (!released) attached--;
         released = true;
