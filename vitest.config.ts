@@ -14,7 +14,16 @@ export default defineConfig({
         // none of them changes a module's state or the environment without putting it back.
         test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"], isolate: false },
       },
-      { extends: true, test: { name: "e2e", include: ["test/e2e/**/*.test.ts", "test/cli/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts", "test/cli/**/*.test.ts"],
+          // One Chrome per worker slot, shared by the library files that do not test launching
+          // (test/support/shared-chrome.ts; a file opts out with launchOwnChrome()).
+          globalSetup: ["test/support/shared-chrome-setup.ts"],
+        },
+      },
     ],
   },
 });

@@ -10,6 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import { CHROMIUM, action, launchedOf } from "../support/browser.js";
 import { inPage, useModelService, useModelWorld, WIRES } from "../support/models.js";
+import { launchOwnChrome } from "../support/shared-chrome.js";
+
+// Playwright connects to this file's own Chrome (launchedOf), and a Playwright page is made the Service's.
+launchOwnChrome();
 
 const world = useModelWorld();
 const env = useModelService(() => ({ model: WIRES[0]!.model(world.fake) }));

@@ -1,11 +1,13 @@
 /**
- * Shared helpers for e2e tests: a Service per test file (headless Chrome, closed in afterAll), reading text
- * in any frame through deepLocator, and polling for async effects instead of sleeping.
+ * Shared helpers for e2e tests: a Service per test file (headless Chrome, closed in afterAll; the worker's
+ * shared Chrome unless the file opts out, see shared-chrome.ts), reading text in any frame through
+ * deepLocator, and polling for async effects instead of sleeping.
  */
 import { afterAll, beforeAll } from "vitest";
 import { Service } from "../../src/service.js";
 import type { ServiceOptions } from "../../src/options.js";
 import type { Page } from "../../src/browser/page.js";
+import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
 
 export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 
@@ -21,16 +23,19 @@ export function makeService(options: ServiceOptions = {}): Service {
 
 /**
  * Registers beforeAll/afterAll hooks: the Service is created and initialized before the file's tests and
- * closed (force) after them. Call at module or describe level; read `.svc` inside tests.
+ * closed after them (its own Chrome ended; the shared one left running, only disconnected). Call at module
+ * or describe level; read `.svc` inside tests.
  */
 export function useService(options: ServiceOptions = {}): { readonly svc: Service } {
   let svc: Service | undefined;
+  let lease: BrowserLease | undefined;
   beforeAll(async () => {
-    svc = makeService(options);
+    lease = await leaseBrowser(options);
+    svc = makeService(lease.options);
     await svc.init();
   });
   afterAll(async () => {
-    await svc?.close({ force: true });
+    if (svc && lease) await lease.close(svc);
   });
   return {
     get svc(): Service {

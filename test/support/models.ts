@@ -11,6 +11,7 @@ import type { Page } from "../../src/browser/page.js";
 import type { LogLine, ServiceOptions } from "../../src/options.js";
 import type { Service } from "../../src/service.js";
 import { makeService, textIn, waitForValue } from "./browser.js";
+import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
 import { parseSnapshot, startFakeModel, type FakeModel, type FakeRequest, type WireFormat } from "./fake-model.js";
 import { startFixtureServer, type FixtureServer } from "./server.js";
 
@@ -65,20 +66,22 @@ export function useModelWorld(): ModelWorld {
  */
 export function useModelService(options: () => ServiceOptions, construction: { cwd?: () => string } = {}): { readonly svc: Service } {
   let svc: Service | undefined;
+  let lease: BrowserLease | undefined;
   beforeAll(async () => {
+    lease = await leaseBrowser(options());
     // `cwd`: the working directory while the Service is constructed (logInferenceToFile writes there).
     const dir = construction.cwd?.();
     const previous = process.cwd();
     if (dir) process.chdir(dir);
     try {
-      svc = makeService(options());
+      svc = makeService(lease.options);
     } finally {
       if (dir) process.chdir(previous);
     }
     await svc.init();
   });
   afterAll(async () => {
-    await svc?.close({ force: true });
+    if (svc && lease) await lease.close(svc);
   });
   return {
     get svc(): Service {
@@ -88,14 +91,18 @@ export function useModelService(options: () => ServiceOptions, construction: { c
   };
 }
 
-/** Runs `fn` with a fresh initialized Service and always closes it (force), so no Chrome outlives the test. */
+/**
+ * Runs `fn` with a fresh initialized Service and always closes it, so no Chrome it launched outlives the
+ * test (on the worker's shared Chrome: a fresh state, disconnected after; see shared-chrome.ts).
+ */
 export async function withService<T>(options: ServiceOptions, fn: (svc: Service) => Promise<T>): Promise<T> {
-  const svc = makeService(options);
+  const lease = await leaseBrowser(options);
+  const svc = makeService(lease.options);
   try {
     await svc.init();
     return await fn(svc);
   } finally {
-    await svc.close({ force: true });
+    await lease.close(svc);
   }
 }
 
