@@ -193,8 +193,8 @@ describe("the CLI: a dialog that opens between two commands", () => {
     await cli(["sessions", "end", "--all"], sb.env);
     sb.cleanup();
   });
-  /** Bounded well below the 180 s protocol timeout a blocked attach would end with. */
-  const run = (args: string[]) => cli(args, sb.env, { timeoutMs: 20_000 });
+  /** Bounded well below the 180 s protocol timeout a blocked attach would end with (not tighter: a loaded machine). */
+  const run = (args: string[]) => cli(args, sb.env, { timeoutMs: 60_000 });
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it("no command is held (the session's keeper answers it) and the history records it", async () => {
