@@ -195,24 +195,24 @@ describe("the CLI: a dialog that opens between two commands", () => {
   });
   /** Bounded well below the 180 s protocol timeout a blocked attach would end with (not tighter: a loaded machine). */
   const run = (args: string[]) => cli(args, sb.env, { timeoutMs: 60_000 });
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** The messages of the dialogs the session's history records (the keeper writes each one it answers). */
+  const recorded = async () => {
+    const history = JSON.parse((await run(["--json", "history"])).stdout) as { entries: HistoryEntry[] };
+    return history.entries.filter((e) => e.method === "dialog").map((e) => (e.parameters as { message: string }).message);
+  };
 
   it("no command is held (the session's keeper answers it) and the history records it", async () => {
     expect((await run(["goto", world.server.url("alert-once.html?alert=later&ms=800")])).code).toBe(0);
-    await pause(1500); // the alert opens while no command runs
+    // The alert opens after the goto ended, while no command runs: the keeper answers and records it.
+    await waitFor(async () => (await recorded()).includes("A late alert."), 30_000, 100);
     const after = await run(["extract"]);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toMatch(/Alerts shown: 1/);
 
     expect((await run(["goto", world.server.url("alert-loop.html?every=100")])).code).toBe(0);
-    await pause(600);
+    await waitFor(async () => (await recorded()).includes("Stay on this page?"), 30_000, 100);
     const loop = await run(["extract"]);
     expect(loop.code, loop.stderr).toBe(0);
     expect(loop.stdout).toMatch(/Questions asked: \d+/);
-
-    const history = JSON.parse((await run(["--json", "history"])).stdout) as { entries: HistoryEntry[] };
-    const messages = history.entries.filter((e) => e.method === "dialog").map((e) => (e.parameters as { message: string }).message);
-    expect(messages).toContain("A late alert.");
-    expect(messages).toContain("Stay on this page?");
   });
 });

@@ -7,9 +7,6 @@
  * through chrome://version it would read Chrome's command line. svc's own connection sees the navigation
  * start, closes the tab and refuses every message to it: no attempt succeeds, in repeated races too.
  * SystemInfo.getInfo (it answers with the command line) is refused like Browser.getBrowserCommandLine.
- *
- * The attacks share one session of B (one Chrome with the extension), each in a fresh about:blank tab, the
- * only one; a session svc ended (a page committed before svc could stop it) is replaced for the next attack.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,7 +49,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   console.log(`security-webui: svc ended a session for a page reached too early ${logs.filter((l) => l.includes("before svc could stop it")).length} times: ${logs.filter((l) => l.includes("before svc could stop it")).join(" | ").slice(0, 600)}`);
-  if (shared) await release(shared).catch(() => {});
   await server?.close();
   await expectNoChrome(base);
   process.env.TMPDIR = savedTmp;
@@ -74,47 +70,25 @@ interface Attack {
   targets(): Promise<TargetInfo[]>;
 }
 
-/** The session an attack runs on, before its tab is made. */
-type Shared = Omit<Attack, "tab">;
-let shared: Shared | undefined;
-
-async function release(s: Shared): Promise<void> {
-  s.cdp.close();
-  await bb.sessions.update(s.sessionId, { status: "REQUEST_RELEASE" });
-}
-
-/** The running session of B with the extension, B's raw CDP client on its connectUrl, the worker attached. */
-async function sharedSession(): Promise<Shared> {
-  if (shared && (await bb.sessions.retrieve(shared.sessionId)).status === "RUNNING") return shared;
-  if (shared) await release(shared).catch(() => {});
-  shared = undefined;
+/** A session of B with the extension, B's raw CDP client on its connectUrl, the worker attached. */
+async function attack<T>(fn: (a: Attack) => Promise<T>): Promise<T> {
   const session = await bb.sessions.create({ extensionId });
   const cdp = await rawCdp(session.connectUrl);
-  const targets = async () => (await cdp.send("Target.getTargets")).result.targetInfos as TargetInfo[];
-  let sw: TargetInfo | undefined;
-  await waitFor(async () => (sw = (await targets()).find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"))), 15_000);
-  const worker = (await cdp.send("Target.attachToTarget", { targetId: sw!.targetId, flatten: true })).result.sessionId as string;
-  const call = (expression: string) => cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, worker);
-  await waitFor(async () => (await call("typeof moveTab")).result?.result?.value === "function", 15_000);
-  shared = { sessionId: session.id, connectUrl: session.connectUrl, cdp, worker, chromeId: new URL(sw!.url).hostname, call, targets };
-  return shared;
+  try {
+    const targets = async () => (await cdp.send("Target.getTargets")).result.targetInfos as TargetInfo[];
+    let sw: TargetInfo | undefined;
+    await waitFor(async () => (sw = (await targets()).find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"))), 15_000);
+    const worker = (await cdp.send("Target.attachToTarget", { targetId: sw!.targetId, flatten: true })).result.sessionId as string;
+    const call = (expression: string) => cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, worker);
+    await waitFor(async () => (await call("typeof moveTab")).result?.result?.value === "function", 15_000);
+    const tab = (await targets()).find((t) => t.type === "page" && t.url === "about:blank");
+    expect(tab).toBeDefined();
+    return await fn({ sessionId: session.id, connectUrl: session.connectUrl, cdp, worker, chromeId: new URL(sw!.url).hostname, tab: tab!.targetId, call, targets });
+  } finally {
+    cdp.close();
+    await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
+  }
 }
-
-/**
- * Runs `fn` on the shared session in a fresh about:blank tab, the session's only tab (the extension moves
- * its first one), with the log lines of this attack alone in `a.logs`.
- */
-async function attack<T>(fn: (a: Attack) => Promise<T>): Promise<T> {
-  const s = await sharedSession();
-  const tab = (await s.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
-  await s.call(closeOtherTabs);
-  const pages = (await s.targets()).filter((t) => t.type === "page");
-  expect(pages.map((t) => [t.targetId, t.url])).toEqual([[tab, "about:blank"]]);
-  return await fn({ ...s, tab });
-}
-
-/** Closes every tab but the newest (run in the extension's worker). */
-const closeOtherTabs = `chrome.tabs.query({}).then((ts) => Promise.all(ts.filter((t) => t.id !== undefined).slice(0, -1).map((t) => chrome.tabs.remove(t.id).catch(() => {}))))`;
 
 /** What the tab's page runs: on chrome://extensions it turns the extension's file access on; on chrome://version it reads the page. */
 const payload = (chromeId: string) =>
@@ -181,19 +155,13 @@ describe("a tenant tab moved to Chrome's own pages by the tenant's extension", (
   for (const discover of [false, true]) {
     it(`chrome://extensions through a flattened session ${discover ? "with" : "without"} target discovery: tab closed, every evaluate refused, the disk unread`, async () => {
       await attack(async (a) => {
-        const logged = logs.length;
         if (discover) await a.cdp.send("Target.setDiscoverTargets", { discover: true });
-        try {
-          const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
-          expect((await a.cdp.send("Runtime.evaluate", { expression: "location.href", returnByValue: true }, session)).result.result.value).toBe("about:blank");
-          const { answers, outcome } = await race(a, "chrome://extensions/", evaluateIn(a, session));
-          await expectStopped(a, answers, outcome);
-          expect(logs.slice(logged).some((l) => l.includes(a.sessionId) && /chrome:\/\/extensions/.test(l))).toBe(true);
-          if (outcome === "closed") expect((await a.cdp.send("Runtime.evaluate", { expression: "1" }, session)).error?.message).toMatch(/refused by svc/);
-        } finally {
-          // The next attacks on this connection run as before: without discovery.
-          if (discover) await within(a.cdp.send("Target.setDiscoverTargets", { discover: false }), 5000);
-        }
+        const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
+        expect((await a.cdp.send("Runtime.evaluate", { expression: "location.href", returnByValue: true }, session)).result.result.value).toBe("about:blank");
+        const { answers, outcome } = await race(a, "chrome://extensions/", evaluateIn(a, session));
+        await expectStopped(a, answers, outcome);
+        expect(logs.some((l) => l.includes(a.sessionId) && /chrome:\/\/extensions/.test(l))).toBe(true);
+        if (outcome === "closed") expect((await a.cdp.send("Runtime.evaluate", { expression: "1" }, session)).error?.message).toMatch(/refused by svc/);
       });
     });
   }
@@ -249,15 +217,12 @@ describe("a tenant tab moved to Chrome's own pages by the tenant's extension", (
       await attack(async (a) => {
         for (; rounds < 20; rounds++) {
           // Each round in a fresh tab at about:blank (the last one was closed), the only tab.
-          if (a.tab === "") {
-            a.tab = (await a.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
-            await a.call(closeOtherTabs);
-          }
+          a.tab = (await a.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
           const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
+          await a.call(`chrome.tabs.query({}).then((ts) => Promise.all(ts.filter((t) => t.id !== undefined).slice(0, -1).map((t) => chrome.tabs.remove(t.id).catch(() => {}))))`);
           const { answers, outcome } = await race(a, rounds % 2 ? "chrome://version/" : "chrome://extensions/", evaluateIn(a, session));
           await expectStopped(a, answers, outcome);
           if (outcome === "killed") return void rounds++;
-          a.tab = "";
         }
       });
     }
@@ -267,10 +232,16 @@ describe("a tenant tab moved to Chrome's own pages by the tenant's extension", (
 
 describe("the command line through SystemInfo", () => {
   it("SystemInfo.getInfo and Browser.getBrowserCommandLine are refused", async () => {
-    const { cdp } = await sharedSession();
-    for (const method of ["SystemInfo.getInfo", "Browser.getBrowserCommandLine"]) {
-      const r = await cdp.send(method);
-      expect(r.error?.message, JSON.stringify(r).slice(0, 300)).toMatch(/refused by svc/);
+    const session = await bb.sessions.create({});
+    const cdp = await rawCdp(session.connectUrl);
+    try {
+      for (const method of ["SystemInfo.getInfo", "Browser.getBrowserCommandLine"]) {
+        const r = await cdp.send(method);
+        expect(r.error?.message, JSON.stringify(r).slice(0, 300)).toMatch(/refused by svc/);
+      }
+    } finally {
+      cdp.close();
+      await bb.sessions.update(session.id, { status: "REQUEST_RELEASE" });
     }
   });
 });
