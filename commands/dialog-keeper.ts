@@ -33,11 +33,40 @@ interface KeeperSpec {
 /** How long a running command has to answer a dialog itself. */
 const YIELD_MS = 300;
 
-/** Starts the keeper for a session's Chrome (detached; it outlives this command). No-op when not built. */
-export function startDialogKeeper(spec: KeeperSpec): void {
+/** How long `svc sessions start` waits for its keeper to be attached to every page. */
+const READY_MS = 30_000;
+const READY_LINE = "ready";
+
+/**
+ * Starts the keeper for a session's Chrome (detached; it outlives this command) and resolves once it is
+ * attached to every page with dialogs watched: a dialog that opened before that, with no command attached,
+ * could be answered by nobody. Rejects if the keeper ends or is not ready within READY_MS (the caller ends
+ * the session). No-op when not built.
+ */
+export async function startDialogKeeper(spec: KeeperSpec): Promise<void> {
   const script = fileURLToPath(new URL("./dialog-keeper.js", import.meta.url));
   if (!existsSync(script)) return;
-  spawn(process.execPath, [script, JSON.stringify(spec)], { detached: true, stdio: "ignore" }).unref();
+  const child = spawn(process.execPath, [script, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let said = "";
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+        said += d;
+        if (said.split("\n").includes(READY_LINE)) resolve();
+      });
+      child.on("error", reject);
+      child.on("exit", (code) => reject(new Error(`the session's dialog keeper ended before it was attached (exit ${code})`)));
+      timer = setTimeout(() => reject(new Error(`the session's dialog keeper was not attached within ${READY_MS / 1000} s`)), READY_MS);
+    });
+  } catch (e) {
+    child.kill("SIGKILL");
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    child.stdout!.destroy();
+    child.unref();
+  }
 }
 
 async function keep(spec: KeeperSpec): Promise<void> {
@@ -54,16 +83,22 @@ async function keep(spec: KeeperSpec): Promise<void> {
       // the history is a record, not a reason to stop answering dialogs
     }
   });
+  const enabling: Promise<unknown>[] = [];
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
     if (!session || e.targetInfo.type !== "page") return;
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    void session.send("Page.enable").catch(() => {});
+    enabling.push(session.send("Page.enable").catch(() => {}));
   });
-  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }).catch(async () => connection.close());
+  // Chrome reports the pages open now before it answers setAutoAttach.
+  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  await Promise.all(enabling);
   if (spec.downloadsDir) await DownloadWatcher.start(connection.root, spec.downloadsDir).catch(() => {});
+  // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.
+  process.stdout.on("error", () => {});
+  process.stdout.write(`${READY_LINE}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => {});
+  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => process.exit(1));
 }

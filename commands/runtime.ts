@@ -251,6 +251,9 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
     }
     phase("done");
+    // From here the session's dialog keeper answers (and records) the page's dialogs: one this command
+    // answered after its history was written would be in no record.
+    if (initialized && local) await svc.context.dialogs.release();
     if (!attachTimedOut) await record(svc, { logId: session.id, root }, extra, measured, out);
     phase("recorded");
     if (heartbeat) clearInterval(heartbeat);

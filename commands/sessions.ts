@@ -132,10 +132,11 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
       idleMs,
       heartbeatFile,
     };
+    // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome. Attached
+    // before the session is recorded: no command can reach a page it does not watch.
+    await (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}) });
     saveSession(record, root);
     touchHeartbeat(heartbeatFile);
-    // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome.
-    (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}) });
     // The session's resident host: later page commands cost a socket round trip (host.ts).
     (await import("./host-start.js")).startHost(record, root);
   } catch (e) {

@@ -65,6 +65,11 @@ export class DialogHandler {
   private next: DialogAnswer | undefined;
   private source: (() => DialogAnswer | undefined) | undefined;
   private readonly listeners = new Set<(d: HandledDialog) => void>();
+  private readonly stuckListeners = new Set<(session: CdpSession) => void>();
+  /** Set by release(): another client answers from now on. */
+  private released = false;
+  /** Answers sent and not yet told to the listeners. */
+  private readonly answering = new Set<Promise<void>>();
 
   constructor(private policy: DialogPolicy = DEFAULT_DIALOG_POLICY) {}
 
@@ -81,9 +86,30 @@ export class DialogHandler {
     this.source = source;
   }
 
+  /**
+   * Answers no more dialogs: from now on another client does (a CLI session's keeper, while a command
+   * detaches). Resolves once the answers already under way have reached the listeners, so a record written
+   * after it misses none of the dialogs this handler answered, and none this handler answers later.
+   */
+  async release(): Promise<void> {
+    this.released = true;
+    await Promise.all([...this.answering]);
+  }
+
   onDialog(listener: (d: HandledDialog) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  /**
+   * Told when a dialog cannot be answered because its page has a navigation under way ("Not attached to an
+   * active page"): a document about to be left asked after the navigation started. Chrome answers neither
+   * that dialog nor any later command of the page until another navigation starts (which closes it), so
+   * the navigation would never commit. The page's goto starts its navigation again (page.ts).
+   */
+  onStuck(listener: (session: CdpSession) => void): () => void {
+    this.stuckListeners.add(listener);
+    return () => void this.stuckListeners.delete(listener);
   }
 
   /**
@@ -93,12 +119,14 @@ export class DialogHandler {
    */
   watch(session: CdpSession, options: { yieldMs?: number } = {}): () => void {
     const wait = options.yieldMs;
-    if (!wait) return session.on("Page.javascriptDialogOpening", (e) => void this.answer(session, e));
+    if (!wait) return session.on("Page.javascriptDialogOpening", (e) => this.track(this.answer(session, e)));
     let closed = 0;
     const offClosed = session.on("Page.javascriptDialogClosed", () => void closed++);
     const offOpening = session.on("Page.javascriptDialogOpening", (e) => {
       const seen = closed;
-      setTimeout(() => closed === seen && void this.answer(session, e), wait);
+      setTimeout(() => {
+        if (closed === seen) this.track(this.answer(session, e));
+      }, wait);
     });
     return () => {
       offOpening();
@@ -106,7 +134,14 @@ export class DialogHandler {
     };
   }
 
+  private track(answer: Promise<void>): void {
+    const answering = answer.catch(() => {});
+    this.answering.add(answering);
+    void answering.then(() => this.answering.delete(answering));
+  }
+
   private async answer(session: CdpSession, e: EventParams<"Page.javascriptDialogOpening">): Promise<void> {
+    if (this.released) return;
     const type = e.type as DialogType;
     let answer: DialogAnswer;
     let by: HandledDialog["by"] = "policy";
@@ -119,9 +154,10 @@ export class DialogHandler {
     const promptText = type === "prompt" && answer.accept ? (answer.promptText ?? e.defaultPrompt ?? "") : undefined;
     try {
       await session.send("Page.handleJavaScriptDialog", { accept: answer.accept, ...(promptText !== undefined ? { promptText } : {}) });
-    } catch {
+    } catch (error) {
       // Answered already (a dialog reported to two sessions) or its page is gone: nothing was answered here.
       if (by === "choice") this.next ??= answer;
+      if (/not attached to an active page/i.test(String((error as Error)?.message))) for (const l of [...this.stuckListeners]) l(session);
       return;
     }
     const handled: HandledDialog = { type, message: e.message, url: e.url, accepted: answer.accept, ...(promptText !== undefined ? { promptText } : {}), by };

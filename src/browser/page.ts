@@ -52,6 +52,8 @@ export interface GotoOptions {
 }
 
 const NAV_TIMEOUT = 30_000;
+/** How often one goto starts its navigation again because a dialog of the page being left blocked it. */
+const MAX_NAVIGATION_RESTARTS = 3;
 const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
 
 /** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
@@ -186,9 +188,16 @@ export class Page {
     const offResponse = this.mainSession.on("Network.responseReceived", (e) => {
       if (e.type === "Document" && e.frameId === main.id) status = e.response.status;
     });
+    const params = { url, ...(options.referer ? { referrer: options.referer } : {}) };
+    // The page being left may ask (confirm in a loop) after this navigation started: Chrome then answers
+    // neither the dialog nor the page's commands, and only a new navigation closes it (dialogs.ts onStuck).
+    let restarts = 0;
+    const offStuck = this.options.dialogs?.onStuck((session) => {
+      if (session === this.mainSession && restarts++ < MAX_NAVIGATION_RESTARTS) void this.mainSession.send("Page.navigate", params).catch(() => {});
+    });
     try {
       const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, url);
-      const res = await this.mainSession.send("Page.navigate", { url, ...(options.referer ? { referrer: options.referer } : {}) });
+      const res = await this.mainSession.send("Page.navigate", params);
       if (res.errorText) {
         waiter.cancel();
         throw new ServiceNavigationError(`cannot open ${url}: ${res.errorText}`, { hint: "check the address and that the site is reachable" });
@@ -201,6 +210,7 @@ export class Page {
       return { url: info.url, status };
     } finally {
       offResponse();
+      offStuck?.();
     }
   }
 

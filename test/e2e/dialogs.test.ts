@@ -6,6 +6,8 @@
  * prompt's text, how often the confirm loop asked).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CdpConnection } from "../../src/browser/cdp/connection.js";
+import { DialogHandler, type HandledDialog } from "../../src/browser/dialogs.js";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { HistoryEntry } from "../../src/records.js";
 import type { Service } from "../../src/service.js";
@@ -150,10 +152,27 @@ describe("a confirm() loop", () => {
     await waitFor(async () => Number(await text(svc, "asks")) >= 3, PROMPTLY);
     expect((await promptly("extract", svc.extract())).pageText).toMatch(/Questions asked: \d+/);
     expect((await dialogsIn(svc)).filter((d) => (d.parameters as { message: string }).message === "Stay on this page?").length).toBeGreaterThanOrEqual(3);
+    // Ends the loop, so the next test leaves a quiet page (leaving a looping page is tested below).
+    svc.context.dialogs.answerNext({ accept: true });
+    await waitFor(async () => /^confirmed after/.test(await text(svc, "result")), PROMPTLY);
+  });
+
+  it("goto away from it finishes: a question the page being left asks after the navigation started does not hold it", async () => {
+    const svc = env.svc;
+    // Asking every 20 ms, the page often asks between Page.navigate and the commit: Chrome then cannot
+    // answer that dialog ("Not attached to an active page") and the navigation never commits, unless
+    // svc starts it again (page.ts). Each try is bounded well below the 30 s navigation timeout.
+    for (let i = 0; i < 8; i++) {
+      await open(svc, "alert-loop.html?every=20");
+      await waitFor(async () => Number(await text(svc, "asks")) >= 2, PROMPTLY);
+      await promptly(`goto #${i + 1}`, svc.page.goto(world.server.url("alert-once.html?alert=none"), { timeout: PROMPTLY }));
+      expect(svc.page.url()).toBe(world.server.url("alert-once.html?alert=none"));
+    }
   });
 
   it("the agent is told of the dialogs at its next step and accepts the next one with its dialog tool", async () => {
     const svc = env.svc;
+    const earlier = (await dialogsIn(svc)).length;
     await open(svc, "alert-loop.html?every=150");
     await waitFor(async () => Number(await text(svc, "asks")) >= 2, PROMPTLY);
     // Wait (the page asks meanwhile), accept the next question, wait for it, done.
@@ -176,8 +195,37 @@ describe("a confirm() loop", () => {
     expect(result.actions[1]).toMatchObject({ type: "dialog", ok: true, result: "the next dialog will be accepted" });
     const logs = events.events.flatMap((e) => (e.type === "log" ? [e.message] : []));
     expect(logs).toContain('the page showed a confirm: "Stay on this page?"; accepted');
-    const accepted = (await dialogsIn(svc)).filter((d) => (d.parameters as { type: string }).type === "confirm" && (d.result as { accepted: boolean }).accepted);
+    const accepted = (await dialogsIn(svc)).slice(earlier).filter((d) => (d.parameters as { type: string }).type === "confirm" && (d.result as { accepted: boolean }).accepted);
     expect(accepted.map((d) => d.result)).toEqual([{ accepted: true, by: "choice" }]);
+  });
+});
+
+describe("handing dialogs over (a CLI command detaching from its session)", () => {
+  it("after release() the Service answers no dialog: another client answers it, and the Service records none", async () => {
+    await withService({}, async (svc) => {
+      // A second client answering by its own policy, as a CLI session's dialog keeper does.
+      const keeper = await CdpConnection.connect((await svc.init()).sessionUrl);
+      try {
+        const kept: HandledDialog[] = [];
+        const keeperDialogs = new DialogHandler({ action: "accept" });
+        keeperDialogs.onDialog((d) => void kept.push(d));
+        const target = (await keeper.root.send("Target.getTargets")).targetInfos.find((t) => t.type === "page" && t.url === "about:blank");
+        expect(target).toBeDefined();
+        const { sessionId } = await keeper.root.send("Target.attachToTarget", { targetId: target!.targetId, flatten: true });
+        const page = keeper.session(sessionId)!;
+        keeperDialogs.watch(page, { yieldMs: 300 });
+        await page.send("Page.enable");
+
+        await svc.context.dialogs.release();
+        // No await: alert() blocks the evaluation until someone answers.
+        void page.send("Runtime.evaluate", { expression: 'alert("After the hand-over.")' }).catch(() => {});
+        await waitFor(() => kept.length > 0, 30_000, 50);
+        expect(kept.map((d) => [d.message, d.accepted])).toEqual([["After the hand-over.", true]]);
+        expect(await dialogsIn(svc)).toEqual([]);
+      } finally {
+        await keeper.close();
+      }
+    });
   });
 });
 
@@ -194,12 +242,35 @@ describe("the CLI: a dialog that opens between two commands", () => {
     sb.cleanup();
   });
   /** Bounded well below the 180 s protocol timeout a blocked attach would end with (not tighter: a loaded machine). */
-  const run = (args: string[]) => cli(args, sb.env, { timeoutMs: 60_000 });
+  const run = (args: string[], env = sb.env) => cli(args, env, { timeoutMs: 60_000 });
   /** The messages of the dialogs the session's history records (the keeper writes each one it answers). */
   const recorded = async () => {
     const history = JSON.parse((await run(["--json", "history"])).stdout) as { entries: HistoryEntry[] };
     return history.entries.filter((e) => e.method === "dialog").map((e) => (e.parameters as { message: string }).message);
   };
+
+  it("`sessions start` returns with the keeper watching: a dialog that opens right after, with no command attached, is answered", async () => {
+    const own = sandbox();
+    try {
+      const started = await run(["--json", "sessions", "start"], own.env);
+      expect(started.code, started.stderr).toBe(0);
+      const { session } = JSON.parse(started.stdout) as { session: { id: string; wsEndpoint: string } };
+      // Not through svc: a client that opens a page and watches no dialog (a user's Playwright, say).
+      const other = await CdpConnection.connect(session.wsEndpoint);
+      try {
+        await other.root.send("Target.createTarget", { url: world.server.url("alert-once.html") });
+      } finally {
+        await other.close();
+      }
+      await waitFor(async () => {
+        const history = JSON.parse((await run(["--json", "history", "--session", session.id], own.env)).stdout) as { entries: HistoryEntry[] };
+        return history.entries.some((e) => e.method === "dialog" && (e.parameters as { message: string }).message === "Welcome! This page alerts once.");
+      }, 30_000, 100);
+    } finally {
+      await run(["sessions", "end", "--all"], own.env);
+      own.cleanup();
+    }
+  });
 
   it("no command is held (the session's keeper answers it) and the history records it", async () => {
     expect((await run(["goto", world.server.url("alert-once.html?alert=later&ms=800")])).code).toBe(0);
