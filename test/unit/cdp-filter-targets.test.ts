@@ -16,6 +16,7 @@ const refused = (v: ClientVerdict) => "reply" in v;
 function places(where: Record<string, string | undefined>): TargetPlaces & { where: Record<string, string | undefined> } {
   return {
     where,
+    caughtUp: () => undefined,
     refusal: (id) => (id in where ? where[id] : "svc has not seen this target"),
     known: (id) => id in where,
     whenKnown: () => Promise.resolve(),
@@ -36,6 +37,21 @@ describe("TenantCdpFilter and the target each message addresses", () => {
     expect(JSON.parse((v as { reply: string }).reply)).toMatchObject({ id: 9, sessionId: "S", error: { message: expect.stringMatching(/refused by svc: this tab started navigating to chrome:\/\/extensions/) } });
     // A paused target may still be let run.
     expect(refused(send(f, { id: 10, method: "Runtime.runIfWaitingForDebugger", sessionId: "S" }))).toBe(false);
+  });
+
+  it("a tab's message waits until svc has read what Chrome said of the tab before it, then is decided", async () => {
+    const p = places({ tab: undefined });
+    let catchUp = () => {};
+    // svc's own reading lags: the tab's navigation to chrome://extensions is among what it has not read yet.
+    p.caughtUp = () => new Promise<void>((resolve) => (catchUp = () => ((p.where.tab = "this tab started navigating to chrome://extensions/"), resolve())));
+    const f = new TenantCdpFilter({ places: p });
+    send(f, { id: 1, method: "Target.attachToTarget", params: { targetId: "tab", flatten: true } });
+    f.fromBrowser(msg({ id: 1, result: { sessionId: "S" } }), false);
+    const v = send(f, { id: 2, method: "Runtime.evaluate", params: { expression: "1" }, sessionId: "S" });
+    expect("later" in v).toBe(true);
+    catchUp();
+    const decided = await (v as { later: Promise<ClientVerdict> }).later;
+    expect(JSON.parse((decided as { reply: string }).reply)).toMatchObject({ id: 2, error: { message: expect.stringMatching(/refused by svc: this tab started navigating to chrome:\/\/extensions/) } });
   });
 
   it("refuses a session it never saw attached", () => {

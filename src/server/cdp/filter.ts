@@ -37,7 +37,9 @@
  *   attach answers and events, cdp/filter-sessions.ts; a session never seen attached is refused), or the
  *   page of a page-level socket. Where that target is comes from svc's own watch (features/target-watch.ts), not
  *   from what the client subscribed to; a message to a target svc has not heard of yet waits for it (up
- *   to UNKNOWN_TARGET_WAIT_MS) and is refused if it stays unknown.
+ *   to UNKNOWN_TARGET_WAIT_MS) and is refused if it stays unknown. A message to a tab also waits until svc has
+ *   read every event Chrome sent about the tab before it (TargetWatch.caughtUp): a busy server reads its own
+ *   socket late, and a navigation to chrome:// that started first must be known when the message is decided.
  * - SystemInfo.getInfo (its answer holds the command line).
  * The session's own uploaded extensions (features/extensions.ts: their ids as Chrome gave them) are the tenant's
  * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
@@ -177,7 +179,7 @@ export class TenantCdpFilter {
     return this.decide({ id: typeof m.id === "number" ? m.id : 0, sessionId: typeof m.sessionId === "string" ? m.sessionId : undefined, method: m.method, params, message: m as Record<string, unknown>, forward }, false);
   }
 
-  private decide(c: Command, waited: boolean): ClientVerdict {
+  private decide(c: Command, waited: boolean, caughtUp = false): ClientVerdict {
     const { id, sessionId, method, params } = c;
     const target = sessionId === undefined ? (this.pageTarget ?? null) : this.sessions.of(sessionId);
     let reason: string | undefined;
@@ -185,6 +187,10 @@ export class TenantCdpFilter {
       reason = "svc did not see this session attached (attach with Target.attachToTarget, flatten: true)";
     } else if (target !== null && !INTERNAL_SESSION_ALLOWED.has(method)) {
       if (this.places && !this.places.known(target) && !waited) return { later: this.places.whenKnown(target, UNKNOWN_TARGET_WAIT_MS).then(() => this.decide(c, true)) };
+      // A tab's message waits until svc has read what Chrome said of the tab before it: a navigation to a
+      // page tenants may not reach, started just before, is refused, however busy svc's own reading was.
+      const reading = caughtUp ? undefined : this.places?.caughtUp(target);
+      if (reading) return { later: reading.then(() => this.decide(c, true, true)) };
       reason = this.targetRefusal(target);
     }
     reason ??= this.commandRefusal(method, params);

@@ -32,6 +32,12 @@ export interface TargetPlaces {
   whenKnown(targetId: string, ms: number): Promise<void>;
   /** A tenant message addressed target `targetId` (or attached to it): the tenant may have commands in flight there. */
   addressed(targetId: string): void;
+  /**
+   * For a tab: resolves once svc has read every event Chrome sent about it before now (a navigation that
+   * started before a tenant message reached svc is then known, however late svc's own reading runs);
+   * undefined for other targets.
+   */
+  caughtUp(targetId: string): Promise<void> | undefined;
 }
 
 export interface TargetWatchOptions {
@@ -107,6 +113,17 @@ export class TargetWatch implements TargetPlaces {
   addressed(targetId: string): void {
     const place = this.places.get(targetId);
     if (place) place.addressed = true;
+  }
+
+  caughtUp(targetId: string): Promise<void> | undefined {
+    const place = this.places.get(targetId);
+    if (!place || place.type !== "page" || place.forbidden || place.gone || this.connection.closed) return undefined;
+    // Chrome answers on the one socket its events about the tab came on (sessions are flattened), in order:
+    // a browser-side command's answer comes after every event the browser sent before handling it.
+    return this.connection.root.send("Target.getTargetInfo", { targetId }).then(
+      () => {},
+      () => {},
+    );
   }
 
   known(targetId: string): boolean {
