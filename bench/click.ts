@@ -13,7 +13,7 @@ import { Stagehand } from "@browserbasehq/stagehand";
 import { chromium } from "playwright-core";
 import { Service } from "../src/index.js";
 import { resolveSelector } from "../src/browser/resolve.js";
-import { pressOutcome } from "../src/browser/press.js";
+import { pressOutcome, watchPress } from "../src/browser/press.js";
 import { startFixtureServer } from "../test/support/server.js";
 import type { TargetSummary } from "./act-model.js";
 import { fmtMs, fmtRatio, ratio, summarize, timed, verdict, type Summary } from "./stats.js";
@@ -53,7 +53,15 @@ export async function benchClick(runs: number): Promise<ClickResult> {
         const r = await sh.act({ selector: XPATH, description: "bench click", method: "click", arguments: [] });
         if (!r.success) throw new Error(`stagehand click failed: ${r.message}`);
       },
-      readBack: async () => void (await pressOutcome(await resolveSelector(svc.page.frames, SELECTOR, { deep: false }))),
+      readBack: async () => {
+        const handle = await resolveSelector(svc.page.frames, SELECTOR, { deep: false });
+        const watch = watchPress(handle.frame.session);
+        try {
+          await pressOutcome(handle, watch);
+        } finally {
+          watch.stop();
+        }
+      },
     };
     const counts = { svc: () => svc.page.evaluate<number>(COUNT), playwright: () => pw.evaluate(COUNT) as Promise<number>, stagehand: () => shPage.evaluate(COUNT) as Promise<number> };
     const names = Object.keys(ops) as Array<keyof typeof ops>;

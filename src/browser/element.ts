@@ -8,7 +8,7 @@ import { actionable, DEFAULT_ACTION_TIMEOUT_MS, type Actionable, type Actionable
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";
 import type { Input, Point } from "./input.js";
-import { armPress, pressOutcome, type PressOutcome } from "./press.js";
+import { armPress, PRESS_BINDING, pressOutcome, type PressOutcome, watchPress } from "./press.js";
 import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
@@ -103,20 +103,26 @@ export async function click(host: ElementHost, el: ElementHandle, options: { but
   const timing = { ...wait, deadline: wait.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS };
   await held(host, el, async (h) => {
     for (let tries = 1; ; tries++) {
-      const at = await pointAt<string>(host, "click", h, timing, { fn: armPress, args: [] });
+      const watch = watchPress(h.frame.session);
       let outcome: PressOutcome = { ok: false, reason: "the press did not happen" };
       try {
-        await host.input.buttons(at.point, options);
+        const at = await pointAt<string>(host, "click", h, timing, { fn: armPress, args: [watch.token, PRESS_BINDING] });
+        try {
+          await host.input.buttons(at.point, options);
+        } finally {
+          outcome = await pressOutcome(at.handle, watch);
+        }
+        if (outcome.ok) return;
+        if (outcome.gone) throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}`, { hint: "the page moved on by itself; look at the page it is on now and act there" });
+        if (Date.now() >= timing.deadline - PRESS_RETRY_MARGIN_MS) {
+          throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}; pressed ${tries} time${tries > 1 ? "s" : ""}, cancelled each`, {
+            hint: "the page kept moving under the pointer; wait for it to settle (or for its animation to end) and try again",
+          });
+        }
+        h = at.handle;
       } finally {
-        outcome = await pressOutcome(at.handle);
+        watch.stop();
       }
-      if (outcome.ok) return;
-      if (Date.now() >= timing.deadline - PRESS_RETRY_MARGIN_MS) {
-        throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}; pressed ${tries} time${tries > 1 ? "s" : ""}, cancelled each`, {
-          hint: "the page kept moving under the pointer; wait for it to settle (or for its animation to end) and try again",
-        });
-      }
-      h = at.handle;
     }
   });
 }

@@ -11,6 +11,7 @@
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";
+import { PRESS_BINDING } from "./press.js";
 
 export interface Frame {
   readonly id: string;
@@ -91,6 +92,8 @@ export class FrameTree {
     // with Runtime.executionContextCreated): no round trip before the first selector of a page. Documents
     // that exist already get theirs on first use (utilityContext).
     void session.send("Page.addScriptToEvaluateOnNewDocument", { source: "", worldName: UTILITY_WORLD }).catch(() => {});
+    // How a press reports that it reached its element, in svc's world only (press.ts).
+    void session.send("Runtime.addBinding", { name: PRESS_BINDING, executionContextName: UTILITY_WORLD }).catch(() => {});
     session.on("Page.frameAttached", (e) => this.upsert(e.frameId, e.parentFrameId, session));
     session.on("Page.frameNavigated", (e) => {
       const f = this.upsert(e.frame.id, e.frame.parentId, session);

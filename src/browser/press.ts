@@ -11,11 +11,13 @@
  * and presses again, or fails naming the element that got it.
  *
  * An event after the first that lands elsewhere because the element itself went away (a menu item that
- * closes its menu on mousedown) is the page's own reaction, not a miss. When the document is gone by the
- * time the record is read (the click navigated), the press counts as received: a press that went elsewhere
- * was cancelled before any of the page's handlers or default actions ran, so it cannot have navigated.
+ * closes its menu on mousedown) is the page's own reaction, not a miss. The record cannot be read when the
+ * document is gone by then (the click navigated, or the page navigated on its own before the press): so
+ * the listener also reports, through a binding of svc's world (PRESS_BINDING, added by frames.ts), the
+ * first event of the press that reached the element. A press whose document is gone counts as received
+ * only if that report came; without it the press reached no document that took it.
  */
-import { ProtocolError } from "./cdp/connection.js";
+import { type CdpSession, ProtocolError } from "./cdp/connection.js";
 import type { HitTools } from "./actionability-page.js";
 import type { ElementHandle } from "./resolve.js";
 
@@ -27,13 +29,36 @@ export interface PressRecord {
   miss: string;
 }
 
-export type PressOutcome = { ok: true } | { ok: false; reason: string };
+/** `gone`: the element's document went away, so pressing again is pointless. */
+export type PressOutcome = { ok: true } | { ok: false; reason: string; gone?: true };
+
+/** The binding svc's isolated world calls with a press's token when the press reached its element. */
+export const PRESS_BINDING = "__svcPressReached";
+
+/** A press about to be made: its token (for armPress) and whether the page reported it reached the element. */
+export interface PressWatch {
+  token: string;
+  reached(): boolean;
+  stop(): void;
+}
+
+let pressCount = 0;
+
+/** Listens, on the element's session, for the report of press `token` (see the header). */
+export function watchPress(session: CdpSession): PressWatch {
+  const token = `${process.pid}-${++pressCount}`;
+  let reached = false;
+  const stop = session.on("Runtime.bindingCalled", (e) => {
+    if (e.name === PRESS_BINDING && e.payload === token) reached = true;
+  });
+  return { token, reached: () => reached, stop };
+}
 
 /**
  * Runs in the page (svc's isolated world) as `then` of the final check; `this` is the element. Arms the
  * listener (replacing one left from an earlier press) and returns the element's short name.
  */
-export function armPress(this: Element, tools: HitTools): string {
+export function armPress(this: Element, token: string, binding: string, tools: HitTools): string {
   const key = Symbol.for("svc.press");
   const w = window as unknown as Record<symbol, { stop(): void; record: PressRecord } | undefined>;
   w[key]?.stop();
@@ -56,6 +81,10 @@ export function armPress(this: Element, tools: HitTools): string {
     if (!record.miss) {
       const ok = reached(e);
       record.seen++;
+      if (ok && record.seen === 1) {
+        const report = (globalThis as unknown as Record<string, ((payload: string) => void) | undefined>)[binding];
+        if (typeof report === "function") report(token);
+      }
       if (!ok) {
         const t = e.target instanceof Element ? e.target : null;
         const hit = t && t === outer && outer !== hitTarget ? (tools.hitAt(e.clientX, e.clientY) ?? t) : t;
@@ -83,7 +112,7 @@ export function armPress(this: Element, tools: HitTools): string {
 }
 
 /** Disarms the listener and says whether the press reached the element. */
-export async function pressOutcome(handle: ElementHandle): Promise<PressOutcome> {
+export async function pressOutcome(handle: ElementHandle, watch: PressWatch): Promise<PressOutcome> {
   let res;
   try {
     res = await handle.frame.session.send("Runtime.callFunctionOn", {
@@ -92,9 +121,9 @@ export async function pressOutcome(handle: ElementHandle): Promise<PressOutcome>
       returnByValue: true,
     });
   } catch (e) {
-    // The element's document or frame is gone: the click navigated (see the header).
-    if (e instanceof ProtocolError) return { ok: true };
-    throw e;
+    // The element's document or frame is gone: received if the page reported so before (see the header).
+    if (!(e instanceof ProtocolError)) throw e;
+    return watch.reached() ? { ok: true } : { ok: false, reason: "its document was gone before the press reached it (the page navigated)", gone: true };
   }
   const record = res.exceptionDetails ? null : (res.result.value as PressRecord | null);
   if (!record) return { ok: false, reason: "the press was not observed (its listener was removed)" };

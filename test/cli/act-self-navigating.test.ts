@@ -2,7 +2,8 @@
  * `svc act --action` on a page that navigates itself (self-navigate.html: location.replace right after each
  * load): the lookup is made again on each new document, and when the page never stops, the act ends with
  * TIMEOUT (exit 7, EXIT_CODES.md) within its --timeout — not exit 1 with a CDP error about a lost context.
- * A page that stops after a few hops gets the action done on the last document.
+ * A page that stops after a few hops: the act succeeds only if one of its documents received the click
+ * (the last document shows it); a press the page's own navigation swallowed fails, naming that.
  */
 import { describe, expect, it } from "vitest";
 import { json, svc, useCliWorld } from "./helpers.js";
@@ -56,11 +57,16 @@ describe("svc act on a self-navigating page", () => {
     }
   }, 90_000);
 
-  it("a page that stops after a few hops: the click is received by one of its documents (exit 0)", async () => {
+  it("a page that stops after a few hops: exit 0 only when one of its documents received the click", async () => {
     const id = await sessionOn("self-navigate.html?every=150&stop=8");
     try {
       const r = await svc(["--json", "--session", id, "act", "--timeout", "15000", "--action", click], world.sb.env, { timeoutMs: 60_000 });
-      expect(r.code, r.stdout + r.stderr).toBe(0);
+      if (r.code !== 0) {
+        // The page replaced its document between svc's check and the press: the press reached no document
+        // that svc saw take it, and the act says so rather than claim the click.
+        expect(r.stdout + r.stderr).toMatch(/its document was gone before the press reached it/);
+        return;
+      }
       // The act may land on any hop (it starts while the page still hops); the page keeps the click in
       // sessionStorage, so the last document (hop 8) shows whether a document really received it.
       const page = await svc(["--json", "--session", id, "wait", "--text", "Hop 8", "--timeout", "30000"], world.sb.env).then(() =>
