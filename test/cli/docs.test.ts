@@ -5,7 +5,8 @@
  * exit 0, and a line whose comment says `one line reads: X` must print a line X (`prints: X`: print exactly X).
  * The rest is checked without a browser: each docs page opens with a table of contents of its ## and ###
  * headings, every link and anchor resolves, no prose line is over 200 characters, the install line names the
- * package, the Settings table lists every setting and docs/cli.md's exit codes are commands/EXIT_CODES.md's.
+ * package, the Settings table lists every setting, and docs/cli.md's and SKILL.md's exit codes are
+ * commands/EXIT_CODES.md's.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -78,6 +79,17 @@ describe("docs, as written", () => {
     const expected = tableRows(read("commands/EXIT_CODES.md"), header);
     expect(expected.length).toBeGreaterThan(10);
     expect(tableRows(read("docs/cli.md"), header)).toEqual(expected);
+  });
+  it("skills/svc/SKILL.md names exit codes as commands/EXIT_CODES.md has them", () => {
+    const skill = read("skills/svc/SKILL.md");
+    const table = tableRows(read("commands/EXIT_CODES.md"), "| Exit | Meaning | Error codes |");
+    const codes = new Set(table.map((r) => r[0]));
+    const named = [...(/otherwise ([\s\S]*?)\(every code/.exec(skill)?.[1] ?? "").matchAll(/\b(\d+) [a-z]/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(4);
+    for (const n of named) expect(codes, `SKILL.md names exit ${n}`).toContain(n);
+    expect(table.find((r) => r[2]!.includes("`STALE_REF`"))![0]).toBe("6");
+    expect(skill).toContain("6 element problem (`STALE_REF`");
+    expect(skill, "svc --help lists no exit codes").not.toContain("see `svc --help` for the codes");
   });
 });
 
