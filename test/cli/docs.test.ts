@@ -106,13 +106,15 @@ describe("docs, run as printed", () => {
     chmodSync(join(bin, "svc"), 0o755);
     work = sb.tmp;
   });
-  afterAll(() => {
+  afterAll(async () => {
+    // A line that failed may have left the session it opened: end it before the sandbox goes.
+    await run("svc sessions end --all");
     sb.cleanup();
     rmSync(bin, { recursive: true, force: true });
   });
 
   function run(line: string): Promise<RunResult> {
-    const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH ?? ""}` };
+    const env = { ...sb.env, PATH: `${bin}:${sb.env.PATH ?? ""}`, PWD: work };
     const child = spawn("sh", ["-c", line], { env, cwd: work, stdio: ["pipe", "pipe", "pipe"] });
     return collect(child, 60_000);
   }
