@@ -32,9 +32,10 @@ function runnableLines(): [string, string][] {
 }
 
 describe("docs, as written", () => {
-  it("README.md stays short and links to every docs page", () => {
+  it("README.md stays short (≤ 400 lines, none over 200 characters) and links to every docs page", () => {
     const readme = read("README.md");
     expect(readme.split("\n").length).toBeLessThanOrEqual(400);
+    for (const [i, line] of readme.split("\n").entries()) expect(line.length, `README.md:${i + 1}`).toBeLessThanOrEqual(200);
     for (const page of DOCS) expect(readme, page).toContain(`](${page})`);
   });
 
