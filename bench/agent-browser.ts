@@ -11,7 +11,7 @@
  * PATH (or AGENT_BROWSER): agent-browser's binary, or the folder of its npm package (`npm i agent-browser`
  * OUTSIDE this repo; it is not a dependency). Absent: the benchmark says so and exits 0. Chromium: CHROME_PATH,
  * default /usr/bin/chromium (agent-browser gets it as AGENT_BROWSER_EXECUTABLE_PATH, with `--no-sandbox`).
- * BENCH_RUNS (default 9, min 5). Writes bench/results-agent-browser.json and .md (the README's table).
+ * BENCH_RUNS (default 9, min 5). Writes bench/results-agent-browser.json and .md (docs/performance.md's table).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (docs: the README's Performance section): svc and its anchors side by side in one run, on one Chromium, on the same pages
+ * `npm run bench` (docs: docs/performance.md): svc and its anchors side by side in one run, on one Chromium, on the same pages
  * over loopback. Each tool's browser is launched once and reused; per page every tool navigates, every
  * operation runs once as a warm-up, then BENCH_RUNS rounds in which each operation runs once, in an order
  * rotated every round (so no tool always goes first). Only the operation is timed. Medians, ratio svc/anchor.

@@ -14,7 +14,7 @@ import { GLOBAL_OPTIONS } from "./registry/globals.js";
 import type { Globals } from "./registry/types.js";
 
 /**
- * Exit codes. Keep in sync with commands/EXIT_CODES.md (the README's table); a CLI test checks both.
+ * Exit codes. Keep in sync with commands/EXIT_CODES.md (docs/cli.md shows its table); CLI tests check both.
  */
 export const EXIT = {
   OK: 0,

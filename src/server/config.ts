@@ -38,7 +38,7 @@ export const ServerOptionsSchema = z.strictObject({
   idleTimeoutS: z.number().int().positive().default(900),
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: z.number().int().positive().default(10 * 1024 * 1024),
-  // Per-key bounds on what a tenant stores or spends (the README's table lists each with its flag).
+  // Per-key bounds on what a tenant stores or spends (docs/server.md's table lists each with its flag).
   /** Bytes of downloads one platform session may keep (`--downloads-max-session`); past it a download is cancelled. */
   downloadsMaxBytesPerSession: z.number().int().positive().default(LIMIT_DEFAULTS.downloadsMaxBytesPerSession),
   /**

@@ -67,7 +67,7 @@ describe("whole tokens", () => {
     expect(history).toContain("xpath=/html/body/form/p[1]/input");
     expect(history).toContain("Order GS-19286 is placed at 127.0.0.1:4285 for %x% user.");
     expect(history).not.toContain("[%x%]");
-    // A lone `1` is a whole token: the history's copy masks it (README: short values mask every lone occurrence).
+    // A lone `1` is a whole token: the history's copy masks it (docs/models.md: short values mask every lone occurrence).
     expect(history).toContain("replayed %x% cached action(s)");
     const events = JSON.stringify(log.events);
     expect(events).toContain("Order GS-19286 is placed at 127.0.0.1:4285 for %x% user.");

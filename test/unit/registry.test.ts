@@ -1,8 +1,8 @@
 /**
  * The command registry (commands/registry/) walked as data: every command has an example of itself, flags and
  * names are unique, each option's key is the attribute commander gives it, the session host's list is the
- * registry's hosted commands, every MCP tool is annotated and every property described, and the README's
- * command table lists exactly the registry's commands.
+ * registry's hosted commands, every MCP tool is annotated and every property described, and the command
+ * tables of README.md and docs/cli.md list exactly the registry's commands.
  */
 import { readFileSync } from "node:fs";
 import { Option } from "commander";
@@ -71,9 +71,9 @@ describe("command registry", () => {
     for (const c of COMMANDS.filter((x) => x.mcpTool)) expect(Object.keys(TOOLS), c.name).toContain(c.mcpTool);
   });
 
-  it("the README's command table lists exactly the registry's commands", () => {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-    const table = readme.split(/^## Commands$/m)[1]!.split(/^\| command \| what it does \|$/m)[1]!.split(/\n(?!\|)/)[0]!;
+  it.each(["README.md", "docs/cli.md"])("the command table of %s lists exactly the registry's commands", (file) => {
+    const md = readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
+    const table = md.split(/^## Commands$/m)[1]!.split(/^\| command \| what it does \|$/m)[1]!.split(/\n(?!\|)/)[0]!;
     const groups = new Set(GROUPS.map((g) => g.name));
     const listed = new Set<string>();
     for (const row of table.split("\n").filter((l) => l.startsWith("| `svc"))) {
