@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { standIn, useResource } from "../support/use-resource.js";
 import { inProcessBusy, runInProcess } from "./in-process.js";
+export { pidAlive } from "../support/process.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -161,16 +162,6 @@ export async function expectEmptyDir(dir: string, timeoutMs = 5_000): Promise<vo
   if (left.length) throw new Error(`files left behind in ${dir}:\n${left.join("\n")}`);
 }
 
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // A zombie still answers kill(0); it is dead for our purposes.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
 
 export async function waitFor(check: () => boolean, timeoutMs = 10_000, stepMs = 100): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

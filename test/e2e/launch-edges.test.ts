@@ -3,12 +3,13 @@
  * does not exist yet, headed with no display, and no orphan Chrome when the watchdog and the owner are
  * both killed (-9).
  */
+import { pidAlive } from "../support/process.js";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CHROMIUM, isAlive, waitFor } from "../support/browser.js";
+import { CHROMIUM, waitFor } from "../support/browser.js";
 import { launchBrowser } from "../../src/browser/launch.js";
 import { ServiceInitError } from "../../src/errors.js";
 
@@ -56,7 +57,7 @@ describe("run folder and startup failures", () => {
     const long = longDir();
     const browser = await withEnv({ TMPDIR: long }, () => launchBrowser({ headless: true, executablePath: CHROMIUM }));
     try {
-      expect(isAlive(browser.pid)).toBe(true);
+      expect(pidAlive(browser.pid)).toBe(true);
       expect(browser.wsEndpoint).toMatch(/^ws\+unix:\/\/\/.+\/devtools\.sock:\/devtools\/browser\/[\w-]+$/);
       expect(browser.wsEndpoint.startsWith(`ws+unix://${browser.runDir}/`)).toBe(true);
       expect(browser.runDir.length).toBeLessThanOrEqual(36 + "/svc-chrome-XXXXXX".length);
@@ -116,12 +117,12 @@ describe("no orphan Chrome", () => {
     const { pid, runDir } = JSON.parse(line) as { pid: number; runDir: string };
     try {
       const reapers = await waitFor(() => reapersOf(runDir).length > 0 && reapersOf(runDir));
-      expect(isAlive(pid)).toBe(true);
+      expect(pidAlive(pid)).toBe(true);
       for (const r of reapers) process.kill(r, "SIGKILL");
       await waitFor(() => reapersOf(runDir).length === 0);
       // The owner still runs, but holds no copy of the pipe: Chrome sees it close and quits.
-      await waitFor(() => !isAlive(pid), 10_000);
-      expect(isAlive(pid)).toBe(false);
+      await waitFor(() => !pidAlive(pid), 10_000);
+      expect(pidAlive(pid)).toBe(false);
       expect(owner.exitCode).toBe(null);
     } finally {
       owner.kill("SIGKILL");

@@ -3,6 +3,7 @@
  * line (/proc/<pid>/cmdline), what the page sees, the DevTools endpoint, a proxy that demands credentials,
  * a self-signed HTTPS server.
  */
+import { pidAlive } from "../support/process.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
@@ -12,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
-import { CHROMIUM, action, cmdlineOf, isAlive, launchedOf, makeService, waitFor } from "../support/browser.js";
+import { CHROMIUM, action, cmdlineOf, launchedOf, makeService, waitFor } from "../support/browser.js";
 import { DEFAULT_ARGS } from "../../src/browser/launch.js";
 import type { LocalBrowserLaunchOptions } from "../../src/browser/types.js";
 import type { Service } from "../../src/service.js";
@@ -249,7 +250,7 @@ describe("userDataDir", () => {
       await svc.page.evaluate(() => localStorage.setItem("svc-test", "kept"));
       await waitFor(() => readdirSync(dir).length > 0);
     });
-    await waitFor(() => !isAlive(pid), 5000);
+    await waitFor(() => !pidAlive(pid), 5000);
     expect(existsSync(dir)).toBe(true);
     expect(readdirSync(dir).length).toBeGreaterThan(0);
     // and a second browser on the same profile sees its data
@@ -402,12 +403,12 @@ describe("cdpUrl", () => {
         expect(await waitFor(async () => (await svc.page.deepLocator("#cross-frame >> #child-result").textContent()) === "clicked: child-button")).toBe(true);
         await svc.page.goto(server.url("iframes.html")); // reset for the next attach
         await svc.close();
-        expect(isAlive(pid)).toBe(true);
+        expect(pidAlive(pid)).toBe(true);
       }
     } finally {
       const last = makeService({ localBrowserLaunchOptions: { cdpUrl: sessionUrl } });
       await last.init().then(() => last.close({ force: true }), () => undefined);
-      await waitFor(() => !isAlive(pid), 10_000).catch(() => process.kill(pid, "SIGKILL"));
+      await waitFor(() => !pidAlive(pid), 10_000).catch(() => process.kill(pid, "SIGKILL"));
     }
   });
 

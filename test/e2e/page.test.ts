@@ -2,10 +2,11 @@
  * The page and context API (docs/wire-formats.md "Library operations"), history and metrics records, and the browser
  * lifecycle of close(): default (kill Chrome, delete the profile) and keepAlive (leave it for a reattach).
  */
+import { pidAlive } from "../support/process.js";
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
-import { action, isAlive, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
+import { action, launchedOf, makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { ServiceElementNotFoundError, ServiceEvalError } from "../../src/errors.js";
 import { devtoolsJson } from "../../src/util/devtools-socket.js";
 import type { Service } from "../../src/service.js";
@@ -239,10 +240,10 @@ describe("a new Service: history, then close()", () => {
     expect(init!.sessionUrl).toMatch(/^ws\+unix:\/\/\/.+\/devtools\.sock:\/devtools\/browser\//);
     expect(init!.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const { pid, userDataDir } = launchedOf(closing);
-    expect(isAlive(pid)).toBe(true);
+    expect(pidAlive(pid)).toBe(true);
     expect(existsSync(userDataDir)).toBe(true);
     await closing.close();
-    await waitFor(() => !isAlive(pid), 5000);
+    await waitFor(() => !pidAlive(pid), 5000);
     expect(existsSync(userDataDir)).toBe(false);
     await closing.close(); // twice is fine
   });
@@ -257,7 +258,7 @@ describe("close() with keepAlive", () => {
     try {
       await first.page.goto(server.url("forms.html"));
       await first.close();
-      expect(isAlive(pid)).toBe(true);
+      expect(pidAlive(pid)).toBe(true);
       expect((await devtoolsJson(launchedOf(first).socketPath, "/json/version")).status).toBe(200);
 
       // attach, act, and disconnect only (an attached browser is not ours to end)
@@ -267,17 +268,17 @@ describe("close() with keepAlive", () => {
       await second.act(action("fill", "#name", ["attached"]));
       expect(await second.page.locator("#name").inputValue()).toBe("attached");
       await second.close();
-      expect(isAlive(pid)).toBe(true);
+      expect(pidAlive(pid)).toBe(true);
 
       const third = makeService({ localBrowserLaunchOptions: { cdpUrl: sessionUrl } });
       await third.init();
       expect(await third.page.locator("#name").inputValue()).toBe("attached");
       await third.close({ force: true });
-      await waitFor(() => !isAlive(pid), 10_000);
+      await waitFor(() => !pidAlive(pid), 10_000);
       // the reaper deletes the profile svc created once Chrome is gone
       await waitFor(() => !existsSync(userDataDir), 10_000);
     } finally {
-      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+      if (pidAlive(pid)) process.kill(pid, "SIGKILL");
     }
   });
 });

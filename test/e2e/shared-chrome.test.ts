@@ -3,8 +3,9 @@
  * finds none of its state (tabs, cookies, web storage, permissions) and the viewport a launched headless
  * Chrome gets, and the Chrome outlives both (they only disconnect).
  */
+import { pidAlive } from "../support/process.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { isAlive, launchedOf } from "../support/browser.js";
+import { launchedOf } from "../support/browser.js";
 import { withService } from "../support/models.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 
@@ -35,7 +36,7 @@ describe("a Service on the worker's shared Chrome", () => {
       await svc.context.newPage(page);
       expect(svc.context.pages()).toHaveLength(2);
     });
-    expect(isAlive(shared.pid)).toBe(true);
+    expect(pidAlive(shared.pid)).toBe(true);
 
     await withService({}, async (svc) => {
       expect(svc.context.pages()).toHaveLength(1);
@@ -50,6 +51,6 @@ describe("a Service on the worker's shared Chrome", () => {
       }));
       expect(seen).toEqual({ cookie: "", local: 0, session: 0, geolocation: "prompt", viewport: [1280, 720] });
     });
-    expect(isAlive(shared.pid)).toBe(true);
+    expect(pidAlive(shared.pid)).toBe(true);
   });
 });

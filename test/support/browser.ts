@@ -85,16 +85,6 @@ export async function waitForValue<T>(read: () => T | Promise<T>, expected: T, t
   return value as T;
 }
 
-/** Is a process alive (signal 0)? */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The launched Chrome's pid and profile dir (test-only peek at a private field). */
 export function launchedOf(svc: Service): { pid: number; port?: number; socketPath: string; wsEndpoint: string; userDataDir: string; runDir: string } {
   const backend = (svc as unknown as { backend?: { s?: { browser?: { launched?: { pid: number; port?: number; socketPath: string; wsEndpoint: string; userDataDir: string; runDir: string } } } } }).backend;
