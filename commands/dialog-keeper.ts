@@ -72,6 +72,19 @@ export async function startDialogKeeper(spec: KeeperSpec): Promise<void> {
 async function keep(spec: KeeperSpec): Promise<void> {
   // Nothing else keeps this process alive: it ends when the connection does (Chrome exited).
   const connection = await CdpConnection.connect(spec.wsEndpoint);
+  try {
+    await watchAll(connection, spec);
+  } catch (e) {
+    await connection.close();
+    throw e;
+  }
+  // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.
+  process.stdout.on("error", () => {});
+  process.stdout.write(`${READY_LINE}\n`);
+}
+
+/** Answers and records every page's dialogs, and records the session's downloads, from now on. */
+async function watchAll(connection: CdpConnection, spec: KeeperSpec): Promise<void> {
   const dialogs = new DialogHandler(spec.dialog ? { action: spec.dialog } : undefined);
   const stored = sessionDialogAnswer(spec.logId, spec.root);
   dialogs.answerFrom(() => stored.take());
@@ -94,11 +107,9 @@ async function keep(spec: KeeperSpec): Promise<void> {
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
   await Promise.all(enabling);
   if (spec.downloadsDir) await DownloadWatcher.start(connection.root, spec.downloadsDir).catch(() => {});
-  // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.
-  process.stdout.on("error", () => {});
-  process.stdout.write(`${READY_LINE}\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => process.exit(1));
+  // A keeper that could not attach ends (its connection closed): `sessions start` sees it end before "ready".
+  keep(JSON.parse(process.argv[2] ?? "{}") as KeeperSpec).catch(() => {});
 }

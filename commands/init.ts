@@ -26,7 +26,8 @@ export async function init(g: GlobalOptions): Promise<void> {
   }
 
   // A model server on this machine (ollama/…, lmstudio/…, vllm/…, llamacpp/…): no key; probed for its models.
-  if (await confirm({ message: "Use a local model server (Ollama, LM Studio, vLLM, llama.cpp) as the default model?", default: false })) {
+  const local = await confirm({ message: "Use a local model server (Ollama, LM Studio, vLLM, llama.cpp) as the default model?", default: false });
+  if (local) {
     const { probeLocalServers } = await import("./local-models.js");
     const probes = await probeLocalServers();
     const preset = await select({
@@ -44,7 +45,12 @@ export async function init(g: GlobalOptions): Promise<void> {
       validate: (v) => (v.trim() && !/\s/.test(v.trim()) ? true : "a model name, e.g. llama3.1:8b"),
     });
     changes.set("model", `${probe.server.preset}/${name.trim()}`);
+  } else if (await confirm({ message: "Use another OpenAI-compatible endpoint (a base URL of your own) as the default model?", default: false })) {
+    changes.set("model.baseURL", await askSetting(input, "model.baseURL", "Base URL of the endpoint (e.g. http://gpu-box:8000/v1):", true));
+    changes.set("model", await askSetting(input, "model", "Model name at that endpoint (e.g. llama3.1:8b):", true));
   }
+
+  changes.set("search.url", await askSetting(input, "search.url", "SearXNG instance for svc search and the agent's search tool (Enter to skip):", false));
 
   const headless = await confirm({
     message: "Run Chrome headless by default?",
@@ -82,4 +88,27 @@ export async function init(g: GlobalOptions): Promise<void> {
     `saved to ${settings.path}`,
     ...summary.map((s) => `  ${s.key} = ${s.value ?? "(unset)"}`),
   ]);
+}
+
+/**
+ * One setting asked as text, checked as `svc config set` checks it (the prompt repeats until it parses).
+ * Enter keeps what is stored; `required`: an empty answer is refused when nothing is stored.
+ */
+async function askSetting(input: typeof import("@inquirer/prompts").input, key: string, message: string, required: boolean): Promise<SettingValue | undefined> {
+  const def = settingDef(key);
+  const stored = (await openSettings()).stored(key);
+  const answer = await input({
+    message,
+    default: stored !== undefined ? String(stored) : "",
+    validate: (v) => {
+      if (!v.trim()) return required ? `${key}: an answer is needed` : true;
+      try {
+        parseSetting(def, v.trim());
+        return true;
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  });
+  return answer.trim() ? parseSetting(def, answer.trim()) : undefined;
 }

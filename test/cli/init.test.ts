@@ -24,6 +24,8 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["Anthropic API key", "\r"],
       ["Google (Gemini) API key", "\r"],
       ["local model server", "n\r"],
+      ["OpenAI-compatible endpoint", "n\r"],
+      ["SearXNG", "\r"],
       ["headless by default", "n\r"],
       ["executable", "/usr/bin/chromium\r"],
       ["viewport", "800x600\r"],
@@ -55,6 +57,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       // The four presets are listed with whether each answers /v1/models now; the arrow picks the second.
       ["Which server?", "\x1b[B\r"],
       ["Model name on LM Studio", "qwen2.5-7b-instruct\r"],
+      ["SearXNG", "\r"],
       ["headless by default", "\r"],
       ["executable", "\r"],
       ["viewport", "\r"],
@@ -67,5 +70,32 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
     expect(out).toContain("http://localhost:11434/v1");
     expect(out).toContain("http://localhost:8080/v1");
     expect(JSON.parse(readFileSync(join(sb.config, "config.json"), "utf8"))).toMatchObject({ model: { name: "lmstudio/qwen2.5-7b-instruct" } });
+  }, 60_000);
+
+  it("offers an endpoint of your own (base URL and model name, checked as config set checks them) and a search URL", async () => {
+    const answers: [string, string][] = [
+      ["OpenAI API key", "\r"],
+      ["Anthropic API key", "\r"],
+      ["Google (Gemini) API key", "\r"],
+      ["local model server", "n\r"],
+      ["OpenAI-compatible endpoint", "y\r"],
+      // A bad URL is refused in place, naming the setting; the prompt waits for a good one.
+      ["Base URL of the endpoint", "not a url\r"],
+      ["model.baseURL", "\x15http://gpu-box.internal:8000/v1\r"],
+      ["Model name at that endpoint", "llama3.1:8b\r"],
+      ["SearXNG", "http://127.0.0.1:8888\r"],
+      ["headless by default", "\r"],
+      ["executable", "\r"],
+      ["viewport", "\r"],
+    ];
+    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], { env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    expect(code, out).toBe(0);
+    expect(JSON.parse(readFileSync(join(sb.config, "config.json"), "utf8"))).toMatchObject({
+      model: { name: "llama3.1:8b", baseURL: "http://gpu-box.internal:8000/v1" },
+      search: { url: "http://127.0.0.1:8888" },
+    });
   }, 60_000);
 });
