@@ -112,7 +112,7 @@ function version(): string {
   for (const rel of ["../../package.json", "../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "svc" && pkg.version) return pkg.version;
+      if (pkg.name === "svc-browser" && pkg.version) return pkg.version;
     } catch {
       // try the next layout (built dist/ vs. sources)
     }
