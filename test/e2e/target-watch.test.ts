@@ -27,8 +27,8 @@ afterAll(async () => {
 
 /**
  * Navigates tab `targetId` to `url` from another process while this one waits for it synchronously: svc's
- * reading of its socket waits meanwhile, as on a busy server. Returns once Chrome answered Page.navigate
- * (the navigation started).
+ * reading of its socket waits meanwhile, as on a busy server. Returns once Chrome reported the navigation's start
+ * (Chrome reported the navigation's start).
  */
 function navigateWhileBusy(targetId: string, url: string): void {
   const script = `
@@ -36,14 +36,19 @@ function navigateWhileBusy(targetId: string, url: string): void {
     const [endpoint, targetId, url] = process.argv.slice(1);
     const ws = new WebSocket(endpoint, { perMessageDeflate: false });
     const replies = new Map();
-    ws.on("message", (d) => { const m = JSON.parse(String(d)); if (m.id) replies.get(m.id)?.(m); });
     let id = 0;
+    ws.on("message", (d) => {
+      const m = JSON.parse(String(d));
+      if (m.id) replies.get(m.id)?.(m);
+      // Chrome sent the navigation's start to every client watching the tab: svc's watch got it too.
+      if (m.method === "Page.frameStartedNavigating" && m.params.url === url) process.exit(0);
+    });
     const send = (method, params, sessionId) => new Promise((r) => { replies.set(++id, r); ws.send(JSON.stringify({ id, method, params, sessionId })); });
     ws.on("open", async () => {
       const { result } = await send("Target.attachToTarget", { targetId, flatten: true });
+      await send("Page.enable", {}, result.sessionId);
       const nav = await send("Page.navigate", { url }, result.sessionId);
       if (nav.error) { console.error(nav.error.message); process.exit(1); }
-      process.exit(0);
     });`;
   execFileSync(process.execPath, ["--input-type=module", "-e", script, browser.wsEndpoint, targetId, url], { cwd: process.cwd(), timeout: 60_000, stdio: ["ignore", "ignore", "inherit"] });
 }
