@@ -138,8 +138,16 @@ async function host(id: string, root: string): Promise<void> {
   });
 
   const previous = process.umask(0o177);
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
-  process.umask(previous);
+  try {
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
+  } catch (e) {
+    // Another host of the session took the socket meanwhile: it watches the pages.
+    if (!(await listening(path))) throw e;
+    await connection.close().catch(() => {});
+    return another();
+  } finally {
+    process.umask(previous);
+  }
   const ino = statSync(path).ino;
 
   const ours = () => {
@@ -152,7 +160,10 @@ async function host(id: string, root: string): Promise<void> {
   let watchdog: NodeJS.Timeout | undefined;
   // Ends this process; should anything still hold the event loop, a signal ends it a moment later. With
   // `successor`, a new host is started once this one's socket is gone.
+  let stopped = false;
   const stop = (successor = false) => {
+    if (stopped) return;
+    stopped = true;
     if (ours()) rmSync(path, { force: true });
     server.close();
     clearInterval(watchdog);

@@ -113,14 +113,15 @@ describe("the session host", () => {
     // Ctrl-C on a hosted command: as the full CLI, one line and 130, and the process running the command
     // (the host) ends with its cleanups, so the wait does not go on; it starts its successor first, which
     // serves the next commands (and answers the session's dialogs).
-    const { id } = await current();
+    const { id, sock } = await current();
     const [hostPid] = hostPids(id);
     waiter.kill("SIGINT");
     const w = await waiting;
     expect(w.code).toBe(130);
     expect(withoutPhases(w.stderr)).toBe("svc: interrupted\n");
     expect(await waitFor(() => !pidAlive(hostPid as number), 10_000)).toBe(true);
-    expect(await waitFor(() => hostPids(id).length === 1, 20_000)).toBe(true);
+    // Its socket appears once it watches the pages and listens.
+    expect(await waitFor(() => hostPids(id).length === 1 && existsSync(sock), 20_000)).toBe(true);
     expect(hostPids(id)[0]).not.toBe(hostPid);
     const next = await phased(["get", "url"]);
     expect(next.code, next.stderr).toBe(0);
