@@ -1,7 +1,7 @@
 /**
  * `svc dialog accept|dismiss [text]`: the answer for a JavaScript dialog of the session. svc answers each
  * dialog as it opens (the session's `--dialog` policy, dismiss by default) — while a command runs, that
- * command; between commands, the session's dialog keeper (commands/dialog-keeper.ts) — so the answer is
+ * command; between commands, the session's host (commands/host-keeper.ts) — so the answer is
  * stored for the session (store/dialog-answer.ts) and taken by whichever of them meets the next
  * alert/confirm/prompt. A dialog that is open while this command attaches is answered with it at once.
  */

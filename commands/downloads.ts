@@ -1,7 +1,7 @@
 /**
  * `svc downloads`: what the session's pages downloaded — from its download folder and the records beside the
  * files (src/browser/downloads.ts), so a download that finished after the command that started it exited
- * is listed too (the session's dialog keeper saw it finish). With no live session: the one-shot folder.
+ * is listed too (the session's host saw it finish). With no live session: the one-shot folder.
  */
 import { resolve } from "node:path";
 import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";

@@ -1,26 +1,29 @@
 /**
- * The session host: one resident Node process per live local CLI session, started by
- * the first page command on the session (commands/host-start.ts; `node host.js <id> <state dir>`). It keeps the CLI's modules and the library
+ * The session host: one resident Node process per live local CLI session (besides its reaper), started by
+ * `svc sessions start` (commands/host-start.ts; `node host.js <id> <state dir>`). It stays attached to every
+ * page for the session's life, answering the dialogs no command answers and recording downloads
+ * (host-keeper.ts); it prints "ready" once it does and listens. It keeps the CLI's modules and the library
  * loaded and listens on `<state>/sessions/<id>.sock` (0600); the thin client (commands/host-client.ts) sends
  * it a command line and it runs it with the CLI's own code (main.ts runCommand: the same parsing, errors
  * and exit codes, history and refs), one request at a time (a request arriving while one runs is refused: its
  * client runs the full CLI), its stdout/stderr sent back to the client.
  *
- * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced), after
- * an idle time (SVC_HOST_IDLE_MS, default 10 min), or when a client leaves mid-command (Ctrl-C: the command's
- * process ends, as a full `svc` would).
+ * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced; the
+ * session's idle timeout ends Chrome), or when a client leaves mid-command (Ctrl-C: the command's process
+ * ends, as a full `svc` would; it starts its successor first, so the session keeps a host). A host killed
+ * otherwise is replaced by the next full command on the session (commands/runtime.ts).
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
 import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
 import { hostSocketPath } from "./host-client.js";
+import { keepSession } from "./host-keeper.js";
+import { READY_LINE, listening, spawnHost } from "./host-start.js";
 import { isForwardedEnv } from "./registry/hosted.js";
 import { setPhaseOrigin } from "./phases.js";
 import { redirectOutput } from "./redirect-output.js";
 
-const IDLE_MS = Number(process.env.SVC_HOST_IDLE_MS) > 0 ? Number(process.env.SVC_HOST_IDLE_MS) : 10 * 60_000;
-/** Environment variables a request replaces (commands/host-client.ts forwardedEnv sends them). */
 
 interface Request {
   argv: string[];
@@ -46,18 +49,6 @@ function parseRequest(line: string): Request | undefined {
   }
 }
 
-/** Whether something listens on the socket (another host of the same session). */
-function listening(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.on("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on("error", () => resolve(false));
-  });
-}
-
 function applyEnv(env: Record<string, string>): void {
   for (const k of Object.keys(process.env)) if (isForwardedEnv(k) && !(k in env)) delete process.env[k];
   for (const [k, v] of Object.entries(env)) if (isForwardedEnv(k)) process.env[k] = v;
@@ -66,15 +57,28 @@ function applyEnv(env: Record<string, string>): void {
 async function host(id: string, root: string): Promise<void> {
   const path = hostSocketPath(root, id);
   const record = getSession(id, root);
-  if (!record || isCloud(record) || (await listening(path))) return;
+  if (!record || isCloud(record)) return;
+  // Another host of the session listens (a starter raced this one): it watches the pages already.
+  const another = () => {
+    process.stdout.on("error", () => {});
+    process.stdout.write(`${READY_LINE}\n`);
+  };
+  if (await listening(path)) return another();
+  (globalThis as { svcEmbedded?: boolean; svcHost?: boolean }).svcEmbedded = true;
+  (globalThis as { svcHost?: boolean }).svcHost = true;
+  // Loaded before this host attaches: compiling them blocks the event loop for a while, and a page opened
+  // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
+  const [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
+  // The keeper role before the socket: no command may reach a page it does not watch.
+  const connection = await keepSession(record, root);
+  if (await listening(path)) {
+    await connection.close().catch(() => {});
+    return another();
+  }
   rmSync(path, { force: true });
 
-  (globalThis as { svcEmbedded?: boolean }).svcEmbedded = true;
-  const { runCommand } = await import("./main.js");
-  // Loaded now, not on the first request: what every hosted command needs.
-  await Promise.all([import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
+  const sessionFile = hostSocketPath(root, id).replace(/\.sock$/, ".json");
 
-  let lastUsed = Date.now();
   let busy = false;
 
   const serve = async (req: Request, socket: Socket, receivedAt: number): Promise<void> => {
@@ -85,9 +89,9 @@ async function host(id: string, root: string): Promise<void> {
     let running = true;
     // The client went away mid-command (Ctrl-C): what the full CLI does on a signal — run the cleanups (the
     // command's Service disconnects) and end the process running the command, so nothing of it goes on (a
-    // verb typing, a wait polling). The next command runs in full and starts a new host.
+    // verb typing, a wait polling). A successor takes over the session (its dialogs, the next commands).
     socket.once("close", () => {
-      if (running) void runCleanups().finally(stop);
+      if (running) void runCleanups().finally(() => stop(true));
     });
     try {
       process.chdir(req.cwd);
@@ -106,7 +110,6 @@ async function host(id: string, root: string): Promise<void> {
       running = false;
       socket.end();
       busy = false;
-      lastUsed = Date.now();
     }
   };
 
@@ -130,14 +133,21 @@ async function host(id: string, root: string): Promise<void> {
       if (!req || busy || Date.now() > req.deadline - 1000) return void socket.destroy();
       busy = true;
       socket.write(`${JSON.stringify({ t: "start" })}\n`);
-      lastUsed = Date.now();
       void serve(req, socket, receivedAt);
     });
   });
 
   const previous = process.umask(0o177);
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
-  process.umask(previous);
+  try {
+    await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
+  } catch (e) {
+    // Another host of the session took the socket meanwhile: it watches the pages.
+    if (!(await listening(path))) throw e;
+    await connection.close().catch(() => {});
+    return another();
+  } finally {
+    process.umask(previous);
+  }
   const ino = statSync(path).ino;
 
   const ours = () => {
@@ -148,28 +158,34 @@ async function host(id: string, root: string): Promise<void> {
     }
   };
   let watchdog: NodeJS.Timeout | undefined;
-  // Ends this process: nothing is left to keep it alive (each command closed its Service); should anything
-  // still hold the event loop, a signal ends it a moment later.
-  const stop = () => {
+  // Ends this process; should anything still hold the event loop, a signal ends it a moment later. With
+  // `successor`, a new host is started once this one's socket is gone.
+  let stopped = false;
+  const stop = (successor = false) => {
+    if (stopped) return;
+    stopped = true;
     if (ours()) rmSync(path, { force: true });
     server.close();
     clearInterval(watchdog);
+    void connection.close().catch(() => {});
+    if (successor && existsSync(sessionFile) && pidAlive(record.pid)) spawnHost(id, root);
     for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(s);
     setTimeout(() => process.kill(process.pid, "SIGKILL"), 1000).unref();
   };
   process.on("exit", () => {
     if (ours()) rmSync(path, { force: true });
   });
-  process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
-  process.on("SIGHUP", stop);
-  // The session ended (`svc sessions end` removes the record and the socket), its Chrome is gone, another
-  // host took the socket, or nobody used it for a while: this host ends.
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, () => stop());
+  // The session ended (`svc sessions end` removes the record and the socket), its Chrome is gone (the
+  // keeper's connection closed), or another host took the socket: this host ends.
+  connection.onClose(() => stop());
   watchdog = setInterval(() => {
     if (busy) return; // a command whose session ended meanwhile fails on its own, and says so
-    if (!ours() || !existsSync(hostSocketPath(root, id).replace(/\.sock$/, ".json")) || !pidAlive(record.pid)) return stop();
-    if (Date.now() - lastUsed > IDLE_MS) stop();
+    if (!ours() || !existsSync(sessionFile) || !pidAlive(record.pid)) stop();
   }, 500);
+  // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.
+  process.stdout.on("error", () => {});
+  process.stdout.write(`${READY_LINE}\n`);
 }
 
 const id = process.argv[2];

@@ -11,7 +11,7 @@ import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessio
 import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
 import { withCallUsage } from "./call-usage.js";
 import { registerCleanup } from "./cleanup.js";
-import { startHost } from "./host-start.js";
+import { ensureHost } from "./host-start.js";
 import { phase } from "./phases.js";
 import { type CloudGlobals, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -220,6 +220,10 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       }, Math.max(1_000, Math.min(30_000, Math.floor(local.idleMs / 3))))
     : undefined;
   heartbeat?.unref();
+  // The session's host answers dialogs and records downloads between commands: one that is gone (killed) is
+  // started again now, and this command keeps answering the page's dialogs until the new one watches them.
+  const hosting = local ? ensureHost(local, root) : undefined;
+  hosting?.catch(() => {});
   const extra: StoredHistoryEntry[] = [];
   let measured: Measured = { before: {}, startedAt: Date.now() };
   // The session's selected tab (svc tabs, or the page the last command ended on) is the page driven here.
@@ -251,9 +255,14 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       process.stderr.write(`svc: this command's secrets were not kept for the session's next commands: ${errorMessage(e)}\n`);
     }
     phase("done");
-    // From here the session's dialog keeper answers (and records) the page's dialogs: one this command
+    // From here the session's host answers (and records) the page's dialogs: one this command
     // answered after its history was written would be in no record.
-    if (initialized && local) await svc.context.dialogs.release();
+    if (initialized && local) {
+      await hosting?.catch((e: unknown) => {
+        process.stderr.write(`svc: the session's host could not be started again (${errorMessage(e)}): dialogs that open before the next command are not answered\n`);
+      });
+      await svc.context.dialogs.release();
+    }
     if (!attachTimedOut) await record(svc, { logId: session.id, root }, extra, measured, out);
     phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
@@ -265,8 +274,6 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     } catch {
       // the session may have been ended meanwhile
     }
-    // The next command on this session goes to its resident host (host.ts) instead of doing all this again.
-    if (initialized) startHost(session, root);
   }
 }
 

@@ -132,14 +132,13 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
       idleMs,
       heartbeatFile,
     };
-    // Answers dialogs that open between commands (see dialog-keeper.ts); it exits with Chrome. Attached
-    // before the session is recorded: no command can reach a page it does not watch.
-    await (await import("./dialog-keeper.js")).startDialogKeeper({ wsEndpoint: launched.wsEndpoint, logId: id, root, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}) });
     saveSession(record, root);
     touchHeartbeat(heartbeatFile);
-    // The session's resident host: later page commands cost a socket round trip (host.ts).
-    (await import("./host-start.js")).startHost(record, root);
+    // The session's resident host (host.ts): it answers dialogs that open between commands and records
+    // downloads, and later page commands cost a socket round trip. This returns once it watches every page.
+    await (await import("./host-start.js")).ensureHost(record, root);
   } catch (e) {
+    removeSession(id, root);
     await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });
     unregister();

@@ -87,7 +87,7 @@ export class DialogHandler {
   }
 
   /**
-   * Answers no more dialogs: from now on another client does (a CLI session's keeper, while a command
+   * Answers no more dialogs: from now on another client does (a CLI session's host, while a command
    * detaches). Resolves once the answers already under way have reached the listeners, so a record written
    * after it misses none of the dialogs this handler answered, and none this handler answers later.
    */
@@ -114,7 +114,7 @@ export class DialogHandler {
 
   /**
    * Answers every dialog `session` reports; call before Page.enable so none is missed. `yieldMs`: answer only
-   * if no other client did within that time (a CLI session's keeper leaves each dialog to the command
+   * if no other client did within that time (a CLI session's host leaves each dialog to the command
    * running, if any, so the command records it and its agent's choice applies).
    */
   watch(session: CdpSession, options: { yieldMs?: number } = {}): () => void {

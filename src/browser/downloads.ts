@@ -13,7 +13,7 @@
  * - `Browser.downloadProgress` with state `completed` carries the file's final path (`filePath`).
  *
  * Records live in `<downloadsPath>/.svc-downloads/<guid>.json`, one file per download written atomically.
- * Two processes may watch one Chrome (a CLI command and the session's dialog keeper, which stays attached
+ * Two processes may watch one Chrome (a CLI command and the session's host, which stays attached
  * and so sees a download finish after the command that started it exited); a record never goes back from
  * completed/canceled to in progress.
  */

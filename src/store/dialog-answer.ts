@@ -1,7 +1,7 @@
 /**
  * A CLI session's answer for its next JavaScript dialog (`svc dialog accept|dismiss [text]` when no dialog is
  * open): a small file, `sessions/<id>.dialog`, taken (read once and removed) by whichever process answers
- * the next dialog — a command's Service, or the session's dialog keeper between commands. Taking renames
+ * the next dialog — a command's Service, or the session's host between commands. Taking renames
  * the file first, so two processes never both use one answer.
  */
 import { readFileSync, renameSync, rmSync } from "node:fs";

@@ -111,16 +111,21 @@ describe("the session host", () => {
     expect(url.stdout.trim()).toBe(world.server.url("forms.html"));
     expect(waitEnded).toBe(false);
     // Ctrl-C on a hosted command: as the full CLI, one line and 130, and the process running the command
-    // (the host) ends with its cleanups, so the wait does not go on; the next command runs in full.
-    const [hostPid] = hostPids((await current()).id);
+    // (the host) ends with its cleanups, so the wait does not go on; it starts its successor first, which
+    // serves the next commands (and answers the session's dialogs).
+    const { id, sock } = await current();
+    const [hostPid] = hostPids(id);
     waiter.kill("SIGINT");
     const w = await waiting;
     expect(w.code).toBe(130);
     expect(withoutPhases(w.stderr)).toBe("svc: interrupted\n");
     expect(await waitFor(() => !pidAlive(hostPid as number), 10_000)).toBe(true);
+    // Its socket appears once it watches the pages and listens.
+    expect(await waitFor(() => hostPids(id).length === 1 && existsSync(sock), 20_000)).toBe(true);
+    expect(hostPids(id)[0]).not.toBe(hostPid);
     const next = await phased(["get", "url"]);
     expect(next.code, next.stderr).toBe(0);
-    expect(hosted(next)).toBe(false);
+    expect(hosted(next)).toBe(true);
   }, 90_000);
 
   it("a killed host: the next command falls back and works, and a new host takes over", async () => {
@@ -144,6 +149,21 @@ describe("the session host", () => {
     const again = await phased(["get", "url"]);
     expect(hosted(again)).toBe(true);
     expect(again.stdout).toBe(after.stdout);
+
+    // The new host also took over the dialogs: one that opens after a command ended, with none attached, is
+    // answered and recorded by it.
+    process.kill(hostPids(id)[0] as number, "SIGKILL");
+    expect(await waitFor(() => hostPids(id).length === 0)).toBe(true);
+    const late = await run(["goto", world.server.url("alert-once.html?alert=later&ms=800")]);
+    expect(late.code, late.stderr).toBe(0);
+    const dialogs = async () => {
+      const { entries } = json<{ entries: { method: string; parameters: { message?: string } }[] }>((await run(["--json", "history"])).stdout);
+      return entries.filter((e) => e.method === "dialog").map((e) => e.parameters.message);
+    };
+    const deadline = Date.now() + 30_000;
+    while (!(await dialogs()).includes("A late alert.") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await dialogs()).toContain("A late alert.");
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
   }, 90_000);
 
   it("`sessions end` ends the host and removes its socket: no host outlives its session", async () => {
@@ -158,25 +178,17 @@ describe("the session host", () => {
     expect(hosted(none)).toBe(false);
     expect(none.code).toBe(4);
   }, 60_000);
-  it("the host ends after its idle time, and when the session's Chrome is gone; the socket goes with it", async () => {
-    const start = async (env: NodeJS.ProcessEnv) => {
-      const r = await run(["--json", "sessions", "start"], env);
-      expect(r.code, r.stderr).toBe(0);
-      const { session } = json<{ session: { id: string; pid: number } }>(r.stdout);
-      const sock = join(world.sb.state, "sessions", `${session.id}.sock`);
-      expect(await waitFor(() => existsSync(sock) && hostPids(session.id).length === 1, 20_000)).toBe(true);
-      return { ...session, sock };
-    };
-    // One session for both ends: its first host goes idle; the full run after it starts the next host (with the
-    // default idle time, 10 min), which then ends when the session's Chrome is killed.
-    const s = await start({ SVC_HOST_IDLE_MS: "1500" });
-    expect(await waitFor(() => hostPids(s.id).length === 0, 15_000)).toBe(true);
-    expect(existsSync(s.sock)).toBe(false);
-    const r = await phased(["--session", s.id, "get", "url"]);
+  it("the host lives as long as the session (it answers its dialogs), and ends when the session's Chrome is gone; the socket goes with it", async () => {
+    const r = await run(["--json", "sessions", "start"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(hosted(r)).toBe(false);
-
-    expect(await waitFor(() => existsSync(s.sock) && hostPids(s.id).length === 1, 20_000)).toBe(true);
+    const { session } = json<{ session: { id: string; pid: number } }>(r.stdout);
+    const s = { ...session, sock: join(world.sb.state, "sessions", `${session.id}.sock`) };
+    // `sessions start` returned with its host running: no first page command needed.
+    expect(existsSync(s.sock)).toBe(true);
+    expect(hostPids(s.id)).toHaveLength(1);
+    const url = await phased(["--session", s.id, "get", "url"]);
+    expect(url.code, url.stderr).toBe(0);
+    expect(hosted(url)).toBe(true);
     process.kill(s.pid, "SIGKILL");
     expect(await waitFor(() => hostPids(s.id).length === 0, 15_000)).toBe(true);
     expect(existsSync(s.sock)).toBe(false);

@@ -1,0 +1,49 @@
+/**
+ * The session host's keeper role (commands/host.ts). Between two commands no command is attached to the
+ * session's Chrome, and a JavaScript dialog that opens then (a late alert, a page that keeps asking
+ * confirm()) is Chrome's own: no DevTools client can answer it later (Page.handleJavaScriptDialog says "No
+ * dialog is showing"), and it blocks the page's renderer, so the next command would hang while attaching.
+ * The host therefore stays attached to every page for the session's life, leaves each dialog to a running
+ * command for a moment (YIELD_MS), answers it by the session's `--dialog` policy or its stored answer
+ * (`svc dialog`, taken when a dialog opens) if none did, and records it in the session's history.
+ *
+ * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
+ * download finish after the command that started it has exited.
+ */
+import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
+
+/** How long a running command has to answer a dialog itself. */
+const YIELD_MS = 300;
+
+/**
+ * Attaches to every page of the session's Chrome with dialogs watched and downloads recorded; resolves once
+ * that is so (a dialog that opened before, with no command attached, could be answered by nobody). The
+ * returned connection closes when Chrome ends.
+ */
+export async function keepSession(record: SessionRecord, root: string): Promise<CdpConnection> {
+  const connection = await CdpConnection.connect(record.wsEndpoint);
+  const dialogs = new DialogHandler(record.dialog ? { action: record.dialog } : undefined);
+  const stored = sessionDialogAnswer(record.id, root);
+  dialogs.answerFrom(() => stored.take());
+  dialogs.onDialog((d) => {
+    const entry = { method: "dialog", parameters: { type: d.type, message: d.message, url: d.url }, result: { accepted: d.accepted, ...(d.promptText !== undefined ? { promptText: d.promptText } : {}), by: d.by }, timestamp: new Date().toISOString() };
+    try {
+      appendHistory(record.id, [entry], root);
+    } catch {
+      // the history is a record, not a reason to stop answering dialogs
+    }
+  });
+  const enabling: Promise<unknown>[] = [];
+  connection.root.on("Target.attachedToTarget", (e) => {
+    const session = connection.session(e.sessionId);
+    if (!session || e.targetInfo.type !== "page") return;
+    dialogs.watch(session, { yieldMs: YIELD_MS });
+    enabling.push(session.send("Page.enable").catch(() => {}));
+  });
+  // Chrome reports the pages open now before it answers setAutoAttach.
+  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  await Promise.all(enabling);
+  if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
+  return connection;
+}
