@@ -11,6 +11,14 @@ import { type Sandbox, BIN, PTY_DRIVER, assertBuilt, hasPython, sandbox } from "
 
 describe.skipIf(!hasPython)("svc init (interactive)", () => {
   let sb: Sandbox;
+  /** `svc init` in the pty, answering each prompt as it appears; its exit code and what the terminal showed. */
+  const runInit = async (answers: [string, string][]): Promise<{ code: number | null; out: string }> => {
+    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], { env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    return { code, out };
+  };
   beforeEach(() => {
     assertBuilt();
     sb = sandbox();
@@ -30,13 +38,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["executable", "/usr/bin/chromium\r"],
       ["viewport", "800x600\r"],
     ];
-    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], {
-      env: sb.env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
+    const { code, out } = await runInit(answers);
     expect(code, out).toBe(0);
     expect(out).not.toContain(key); // masked while typing and in the summary
     expect(out).toContain("sk-…wxyz");
@@ -62,10 +64,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["executable", "\r"],
       ["viewport", "\r"],
     ];
-    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], { env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
+    const { code, out } = await runInit(answers);
     expect(code, out).toBe(0);
     expect(out).toContain("http://localhost:11434/v1");
     expect(out).toContain("http://localhost:8080/v1");
@@ -88,10 +87,7 @@ describe.skipIf(!hasPython)("svc init (interactive)", () => {
       ["executable", "\r"],
       ["viewport", "\r"],
     ];
-    const child = spawn("python3", ["-c", PTY_DRIVER, JSON.stringify([process.execPath, BIN, "init"]), JSON.stringify(answers)], { env: sb.env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    const code = await new Promise<number | null>((r) => child.on("close", r));
+    const { code, out } = await runInit(answers);
     expect(code, out).toBe(0);
     expect(JSON.parse(readFileSync(join(sb.config, "config.json"), "utf8"))).toMatchObject({
       model: { name: "llama3.1:8b", baseURL: "http://gpu-box.internal:8000/v1" },
