@@ -1,11 +1,23 @@
 /**
  * What must happen before the CLI exits early (Ctrl-C, SIGTERM, a fatal error): close a one-shot browser,
  * disconnect from a session, drop a half-made session. Commands register a cleanup while they hold such a
- * resource and unregister it once released; main.ts runs the remaining ones on a signal.
+ * resource and unregister it once released; main.ts runs the remaining ones on a signal, the session host
+ * when a command's client goes away (and `commandSignal()` tells the command's own work to stop).
  */
 type Cleanup = () => unknown;
 
 const cleanups = new Set<Cleanup>();
+let command = new AbortController();
+
+/** Aborted once the running command is interrupted (its cleanups run): long work stops at its next look. */
+export function commandSignal(): AbortSignal {
+  return command.signal;
+}
+
+/** A new command begins (the session host runs one after another in one process). */
+export function beginCommand(): void {
+  command = new AbortController();
+}
 
 export function registerCleanup(fn: Cleanup): () => void {
   cleanups.add(fn);
@@ -16,6 +28,7 @@ export function registerCleanup(fn: Cleanup): () => void {
 
 /** Run every registered cleanup (latest first), each at most once, bounded by `timeoutMs` overall. */
 export async function runCleanups(timeoutMs = 5000): Promise<void> {
+  command.abort();
   const pending = [...cleanups].reverse();
   cleanups.clear();
   const all = (async () => {

@@ -1,82 +1,67 @@
 /**
- * Starting a session's host (commands/host.ts), the session's one resident Node process besides its reaper:
- * detached, so it outlives the command that starts it. `svc sessions start` starts it and waits until it
- * watches every page (its "ready" line); a full command on a session whose host is gone (killed, crashed)
- * starts a new one, which takes over answering dialogs and recording downloads between commands, and waits
- * for it before it lets go of the page. Its command line names the session and the state dir (for `ps`).
+ * Starting a session's host (commands/host.ts), the session's one resident Node process: detached, so it
+ * outlives the command that starts it. It launches the session's Chrome, saves the session's record and
+ * prints "ready" once it watches every page; `svc sessions start` (and a command that starts a session)
+ * waits for that line, or for the host's error. Its command line names the session and the state dir (for `ps`).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
-import { isCloud, type StoredSession } from "../src/base.js";
-import { hostSocketPath } from "./host-client.js";
+import { ServiceInitError, errorFromCode } from "../src/base.js";
+import type { HostLaunchSpec } from "./host-browser.js";
 
 /** What the host prints on stdout once it watches every page and listens on its socket. */
 export const READY_LINE = "ready";
-/** How long a starter waits for that line. */
-const READY_MS = 30_000;
+/** How long a starter waits for that line: Chrome's own start may take 30 s on a loaded machine. */
+const READY_MS = 60_000;
 
-/** Whether something listens on the socket (the session's host). */
-export function listening(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.on("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on("error", () => resolve(false));
-  });
-}
-
-/** Whether this process is a session's host (which never starts another for its own commands). */
-export function isHostProcess(): boolean {
-  return (globalThis as { svcHost?: boolean }).svcHost === true;
+/** A started host: `stop()` ends it and the Chrome it launched (an interrupted or failed start). */
+export interface StartingHost {
+  ready: Promise<void>;
+  stop(): void;
 }
 
 /**
- * Starts the session's host unless one listens. Resolves "running" (one was there), "started" (a new one
- * is ready), or "unbuilt" (run from sources: no host script); rejects when the new host ended or was not
- * ready within READY_MS (it is killed then).
+ * Starts the session's host with its launch spec. `ready` resolves once the host watches the session's
+ * pages (its record saved); it rejects with the host's own error (its code kept: a missing Chrome is still
+ * BROWSER_NOT_FOUND), or when the host ended or was not ready within READY_MS (it is stopped then).
  */
-export async function ensureHost(session: StoredSession, root: string): Promise<"running" | "started" | "unbuilt"> {
-  if (isCloud(session) || isHostProcess()) return "running";
-  const path = hostSocketPath(root, session.id);
-  if (existsSync(path) && (await listening(path))) return "running";
+export function startHost(spec: HostLaunchSpec, root: string): StartingHost {
   const script = fileURLToPath(new URL("./host.js", import.meta.url));
-  if (!existsSync(script)) return "unbuilt";
-  const child = spawn(process.execPath, [script, session.id, root], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
+  if (!existsSync(script)) throw new ServiceInitError("svc is not built: commands/host.js missing", { hint: "run npm run build" });
+  const child = spawn(process.execPath, [script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
+  // SIGTERM: the host ends what it started (Chrome, its run dir, the record) before it exits.
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+  };
   let timer: NodeJS.Timeout | undefined;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let said = "";
-      child.stdout!.setEncoding("utf8").on("data", (d: string) => {
-        said += d;
-        if (said.split("\n").includes(READY_LINE)) resolve();
-      });
-      child.on("error", reject);
-      child.on("exit", (code) => reject(new Error(`the session's host ended before it watched the session's pages (exit ${code})`)));
-      timer = setTimeout(() => reject(new Error(`the session's host did not watch the session's pages within ${READY_MS / 1000} s`)), READY_MS);
+  const ready = new Promise<void>((resolve, reject) => {
+    let said = "";
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      said += d;
+      const lines = said.split("\n");
+      if (lines.includes(READY_LINE)) return resolve();
+      const error = lines.find((l) => l.startsWith("{"));
+      if (error && said.endsWith("\n")) reject(hostError(error));
     });
-  } catch (e) {
-    child.kill("SIGKILL");
-    throw e;
-  } finally {
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new ServiceInitError(`the session's host ended before it watched the session's pages (exit ${code})`)));
+    timer = setTimeout(() => reject(new ServiceInitError(`the session's host did not watch the session's pages within ${READY_MS / 1000} s`)), READY_MS);
+  }).finally(() => {
     clearTimeout(timer);
     child.stdout!.destroy();
     child.unref();
-  }
-  return "started";
+  });
+  ready.catch(stop);
+  return { ready, stop };
 }
 
-/** Starts a host for the session without waiting for it (a host that ends mid-command starts its successor). */
-export function spawnHost(id: string, root: string): void {
-  const script = fileURLToPath(new URL("./host.js", import.meta.url));
+function hostError(line: string): Error {
   try {
-    const child = spawn(process.execPath, [script, id, root], { detached: true, stdio: "ignore", env: { ...process.env, SVC_STATE_DIR: root } });
-    child.on("error", () => {});
-    child.unref();
+    // The message carries the error's hint already.
+    const { error } = JSON.parse(line) as { error: { message: string; code?: string } };
+    return errorFromCode(error.code, error.message);
   } catch {
-    // the next full command starts one
+    return new ServiceInitError(`the session's host failed: ${line.slice(0, 500)}`);
   }
 }

@@ -1,29 +1,30 @@
 /**
- * The session host: one resident Node process per live local CLI session (besides its reaper), started by
- * `svc sessions start` (commands/host-start.ts; `node host.js <id> <state dir>`). It stays attached to every
- * page for the session's life, answering the dialogs no command answers and recording downloads
- * (host-keeper.ts); it prints "ready" once it does and listens. It keeps the CLI's modules and the library
- * loaded and listens on `<state>/sessions/<id>.sock` (0600); the thin client (commands/host-client.ts) sends
- * it a command line and it runs it with the CLI's own code (main.ts runCommand: the same parsing, errors
- * and exit codes, history and refs), one request at a time (a request arriving while one runs is refused: its
- * client runs the full CLI), its stdout/stderr sent back to the client.
+ * The session host: the one resident Node process of a live local CLI session, started by `svc sessions
+ * start` (commands/host-start.ts; `node host.js <id> <state dir> <launch spec>`). It launches the session's
+ * Chrome and holds its DevTools pipe (host-browser.ts), so Chrome ends with it, kill -9 included; it serves
+ * Chrome's DevTools endpoint on a 0600 socket in Chrome's run dir for every other client. It stays attached
+ * to every page for the session's life, answering the dialogs no command answers and recording downloads
+ * (host-keeper.ts); it saves the session's record, prints "ready" once it watches the pages, and listens.
+ * It keeps the CLI's modules and the library loaded and listens on `<state>/sessions/<id>.sock` (0600); the
+ * thin client (commands/host-client.ts) sends it a command line and it runs it with the CLI's own code
+ * (main.ts runCommand: the same parsing, errors and exit codes, history and refs), one request at a time (a
+ * request arriving while one runs is refused: its client runs the full CLI, attached to the endpoint), its
+ * stdout/stderr sent back to the client.
  *
- * It ends, removing its socket, when the session ends (record gone, Chrome gone, its socket replaced; the
- * session's idle timeout ends Chrome), or when a client leaves mid-command (Ctrl-C: the command's process
- * ends, as a full `svc` would; it starts its successor first, so the session keeps a host). A host killed
- * otherwise is replaced by the next full command on the session (commands/runtime.ts).
+ * It ends Chrome and itself, removing its socket and Chrome's run dir, when the session ends (`svc sessions
+ * end`: record and heartbeat gone), idles out (heartbeat older than the idle timeout), or Chrome ends.
  */
 import { existsSync, rmSync, statSync } from "node:fs";
-import { type Socket, connect, createServer } from "node:net";
-import { getSession, isCloud, pidAlive, resolveStateDir } from "../src/base.js";
-import { runCleanups } from "./cleanup.js";
+import { type Socket, createServer } from "node:net";
+import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
+import { beginCommand, runCleanups } from "./cleanup.js";
+import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec } from "./host-browser.js";
 import { hostSocketPath } from "./host-client.js";
 import { keepSession } from "./host-keeper.js";
-import { READY_LINE, listening, spawnHost } from "./host-start.js";
+import { READY_LINE } from "./host-start.js";
 import { isForwardedEnv } from "./registry/hosted.js";
 import { setPhaseOrigin } from "./phases.js";
 import { redirectOutput } from "./redirect-output.js";
-
 
 interface Request {
   argv: string[];
@@ -54,29 +55,58 @@ function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) if (isForwardedEnv(k)) process.env[k] = v;
 }
 
-async function host(id: string, root: string): Promise<void> {
+/** The host's last word to its starter when it cannot start: the error, with its code, as one JSON line. */
+function failed(e: unknown): void {
+  const err = e as { message?: unknown; code?: unknown };
+  const line = { error: { message: String(err?.message ?? e), ...(typeof err?.code === "string" ? { code: err.code } : {}) } };
+  process.stdout.on("error", () => {});
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function host(id: string, root: string, spec: HostLaunchSpec): Promise<void> {
   const path = hostSocketPath(root, id);
-  const record = getSession(id, root);
-  if (!record || isCloud(record)) return;
-  // Another host of the session listens (a starter raced this one): it watches the pages already.
-  const another = () => {
-    process.stdout.on("error", () => {});
-    process.stdout.write(`${READY_LINE}\n`);
-  };
-  if (await listening(path)) return another();
   (globalThis as { svcEmbedded?: boolean; svcHost?: boolean }).svcEmbedded = true;
   (globalThis as { svcHost?: boolean }).svcHost = true;
-  // Loaded before this host attaches: compiling them blocks the event loop for a while, and a page opened
-  // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
-  const [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
-  // The keeper role before the socket: no command may reach a page it does not watch.
-  const connection = await keepSession(record, root);
-  if (await listening(path)) {
-    await connection.close().catch(() => {});
-    return another();
+  // Until the host is ready, a signal (the starter interrupted) ends the launch and what it started.
+  let interrupted = false;
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(s, () => (interrupted = true));
+  // The starter died mid-start (kill -9) and its heartbeat expired: what this host started goes.
+  const early = setInterval(() => {
+    if (lifelineCut(spec, true)) interrupted = true;
+  }, 500);
+  let started: Awaited<ReturnType<typeof launchSessionBrowser>>;
+  let runCommand: (argv: string[]) => Promise<number>;
+  try {
+    const launching = launchSessionBrowser(spec, root);
+    launching.catch(() => {});
+    // Loaded while Chrome starts: compiling them blocks the event loop for a while, and a page opened
+    // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
+    [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
+    started = await launching;
+  } catch (e) {
+    failed(e);
+    process.exit(1);
+  } finally {
+    clearInterval(early);
   }
-  rmSync(path, { force: true });
-
+  const { record, browser } = started;
+  let connection: Awaited<ReturnType<typeof keepSession>> | undefined;
+  const abandon = async (e?: unknown) => {
+    await connection?.close().catch(() => {});
+    await browser.close().catch(() => {});
+    removeSession(id, root);
+    if (e !== undefined) failed(e);
+    process.exit(1);
+  };
+  try {
+    if (interrupted) return await abandon();
+    // The keeper role before the socket: no command may reach a page it does not watch.
+    connection = await keepSession(record, root);
+    if (interrupted) return await abandon();
+    rmSync(path, { force: true });
+  } catch (e) {
+    return await abandon(e);
+  }
   const sessionFile = hostSocketPath(root, id).replace(/\.sock$/, ".json");
 
   let busy = false;
@@ -88,15 +118,16 @@ async function host(id: string, root: string): Promise<void> {
     let restore: (() => void) | undefined;
     let running = true;
     // The client went away mid-command (Ctrl-C): what the full CLI does on a signal — run the cleanups (the
-    // command's Service disconnects) and end the process running the command, so nothing of it goes on (a
-    // verb typing, a wait polling). A successor takes over the session (its dialogs, the next commands).
+    // command's Service disconnects, so whatever it still does fails at its next call to the page). The
+    // session and this host go on; the next command waits until this one has ended.
     socket.once("close", () => {
-      if (running) void runCleanups().finally(() => stop(true));
+      if (running) void runCleanups();
     });
     try {
       process.chdir(req.cwd);
       applyEnv(req.env);
       setPhaseOrigin(receivedAt - req.at);
+      beginCommand();
       restore = redirectOutput((t, d) => send({ t, d }), { isTTY: { stdout: req.tty }, columns: req.columns });
       const code = await runCommand(req.argv);
       restore();
@@ -141,15 +172,11 @@ async function host(id: string, root: string): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
   } catch (e) {
-    // Another host of the session took the socket meanwhile: it watches the pages.
-    if (!(await listening(path))) throw e;
-    await connection.close().catch(() => {});
-    return another();
+    return await abandon(e);
   } finally {
     process.umask(previous);
   }
   const ino = statSync(path).ino;
-
   const ours = () => {
     try {
       return statSync(path).ino === ino;
@@ -157,45 +184,49 @@ async function host(id: string, root: string): Promise<void> {
       return false;
     }
   };
-  let watchdog: NodeJS.Timeout | undefined;
-  // Ends this process; should anything still hold the event loop, a signal ends it a moment later. With
-  // `successor`, a new host is started once this one's socket is gone.
+  // Ends Chrome, then this process; should anything still hold the event loop, a signal ends it a moment later.
   let stopped = false;
-  const stop = (successor = false) => {
+  const stop = () => {
     if (stopped) return;
     stopped = true;
     if (ours()) rmSync(path, { force: true });
     server.close();
     clearInterval(watchdog);
-    void connection.close().catch(() => {});
-    if (successor && existsSync(sessionFile) && pidAlive(record.pid)) spawnHost(id, root);
-    for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(s);
-    setTimeout(() => process.kill(process.pid, "SIGKILL"), 1000).unref();
+    setTimeout(() => process.kill(process.pid, "SIGKILL"), 5000).unref();
+    void (async () => {
+      await connection?.close().catch(() => {});
+      await browser.close().catch(() => {});
+      process.exit(0);
+    })();
   };
   process.on("exit", () => {
     if (ours()) rmSync(path, { force: true });
   });
-  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, () => stop());
-  // The session ended (`svc sessions end` removes the record and the socket), its Chrome is gone (the
-  // keeper's connection closed), or another host took the socket: this host ends.
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.removeAllListeners(s);
+    process.on(s, () => stop());
+  }
+  // Chrome is gone (the keeper's connection closed): this host ends.
   connection.onClose(() => stop());
-  watchdog = setInterval(() => {
-    if (busy) return; // a command whose session ended meanwhile fails on its own, and says so
-    if (!ours() || !existsSync(sessionFile) || !pidAlive(record.pid)) stop();
+  // The session ended (`svc sessions end` removes the record, the heartbeat and the socket), idled out, or its
+  // Chrome ended: this host ends Chrome and itself.
+  const watchdog = setInterval(() => {
+    if (!ours() || !existsSync(sessionFile) || !pidAlive(record.pid) || lifelineCut(spec, false)) stop();
   }, 500);
   // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.
   process.stdout.on("error", () => {});
   process.stdout.write(`${READY_LINE}\n`);
+  if (interrupted) stop();
 }
 
 const id = process.argv[2];
-if (id && /^[A-Za-z0-9_-]{1,64}$/.test(id)) {
-  // A stray error inside a dependency ends the host (Node's default; the client in flight reports it, the
-  // socket goes on exit). A stray rejection (a CDP reply after a disconnect) is not worth ending it for.
+const spec = parseLaunchSpec(process.argv[4]);
+if (id && /^[A-Za-z0-9_-]{1,64}$/.test(id) && spec?.record.id === id) {
+  // A stray rejection (a CDP reply after a disconnect) is not worth ending the session for. A stray error
+  // inside a dependency ends the host, and Chrome with it (its pipe closes), as it would end a full `svc`.
   process.on("unhandledRejection", () => {});
-  host(id, process.argv[3] ?? resolveStateDir()).catch((e: unknown) =>
-    setImmediate(() => {
-      throw e;
-    }),
-  );
+  host(id, process.argv[3] ?? resolveStateDir(), spec).catch((e: unknown) => {
+    failed(e);
+    process.exit(1);
+  });
 }

@@ -7,11 +7,10 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Service, ServiceOptions } from "../src/index.js";
-import { ServiceBrowserNotFoundError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/base.js";
+import { ServiceBrowserNotFoundError, ServiceError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/base.js";
 import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
 import { withCallUsage } from "./call-usage.js";
-import { registerCleanup } from "./cleanup.js";
-import { ensureHost } from "./host-start.js";
+import { commandSignal, registerCleanup } from "./cleanup.js";
 import { phase } from "./phases.js";
 import { type CloudGlobals, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -220,10 +219,6 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       }, Math.max(1_000, Math.min(30_000, Math.floor(local.idleMs / 3))))
     : undefined;
   heartbeat?.unref();
-  // The session's host answers dialogs and records downloads between commands: one that is gone (killed) is
-  // started again now, and this command keeps answering the page's dialogs until the new one watches them.
-  const hosting = local ? ensureHost(local, root) : undefined;
-  hosting?.catch(() => {});
   const extra: StoredHistoryEntry[] = [];
   let measured: Measured = { before: {}, startedAt: Date.now() };
   // The session's selected tab (svc tabs, or the page the last command ended on) is the page driven here.
@@ -246,7 +241,9 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     }
     restoreSelectedTab(svc, tabs, out);
     measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
-    return await fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
+    // Interrupted (the host's client went away): this command ends now; its work stops at its next call to
+    // the page, whose connection the cleanups closed.
+    return await untilInterrupted(fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) }));
   } finally {
     if (initialized) rememberTabs(svc, tabs, out);
     try {
@@ -257,12 +254,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     phase("done");
     // From here the session's host answers (and records) the page's dialogs: one this command
     // answered after its history was written would be in no record.
-    if (initialized && local) {
-      await hosting?.catch((e: unknown) => {
-        process.stderr.write(`svc: the session's host could not be started again (${errorMessage(e)}): dialogs that open before the next command are not answered\n`);
-      });
-      await svc.context.dialogs.release();
-    }
+    if (initialized && local) await svc.context.dialogs.release();
     if (!attachTimedOut) await record(svc, { logId: session.id, root }, extra, measured, out);
     phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
@@ -378,3 +370,18 @@ export type RunTarget = { session: string; cloud?: undefined } | { session?: und
 
 /** The one URL helper lives in url.ts; re-exported for the commands that import it from here. */
 export { checkUrl } from "./url.js";
+
+/** `work`, or an error as soon as the command is interrupted (commands/cleanup.ts). */
+function untilInterrupted<T>(work: Promise<T>): Promise<T> {
+  const signal = commandSignal();
+  if (signal.aborted) work.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => {
+      work.catch(() => {});
+      reject(new ServiceError("interrupted"));
+    };
+    signal.addEventListener("abort", stop, { once: true });
+    if (signal.aborted) stop();
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", stop));
+  });
+}

@@ -1,8 +1,8 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
 import { rmSync, utimesSync } from "node:fs";
 import { resolve } from "node:path";
-import type { LaunchedBrowser } from "../src/index.js";
-import { ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";
+import { ServiceInitError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";
+import type { HostLaunchSpec } from "./host-browser.js";
 import { checkId, checkSessionName, type CloudSessionRecord, defaultDownloadsDir, ensureDir, errorFromCode, errorMessage, findSession, heartbeatPath, isAlive, isCloud, listSessions, newSessionId, readHistory, readMetrics, removeSession, saveSession, type SessionRecord, sessionsDir, type StoredSession, touchHeartbeat } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CloudGlobals, type CloudStatus, cloudStatus, cloudStatuses, cloudTarget, cloudViewport, platformClient, rejectLocalFlags, resolveEnv } from "./cloud.js";
@@ -89,39 +89,17 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
     const expiresSoon = new Date(Date.now() - idleMs + LAUNCH_GRACE_MS);
     utimesSync(heartbeatFile, expiresSoon, expiresSoon);
   }
-  const { launchBrowser } = await import("../src/index.js");
-
-  let launching: Promise<LaunchedBrowser> | undefined;
-  // Interrupted mid-launch: let the launch settle, then close what it started.
-  const closeLaunched = async () => {
-    const launched = await launching?.catch(() => undefined);
-    await launched?.close();
-  };
-  const unregister = registerCleanup(async () => {
-    await closeLaunched();
-    rmSync(heartbeatFile, { force: true });
-  });
-  let record: SessionRecord;
-  try {
-    launching = launchBrowser(
-      {
-        headless: defaults.headless,
-        ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
-        ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
-        downloadsPath: downloadsDir,
-      },
-      { kind: "idle", heartbeatFile, idleMs },
-    );
-    const launched = await launching;
-    const now = new Date().toISOString();
-    record = {
+  const now = new Date().toISOString();
+  const spec: HostLaunchSpec = {
+    launch: {
+      headless: defaults.headless,
+      ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
+      ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
+      downloadsPath: downloadsDir,
+    },
+    record: {
       id,
       ...(opts.name !== undefined ? { name: opts.name } : {}),
-      wsEndpoint: launched.wsEndpoint,
-      ...(launched.port ? { port: launched.port } : {}),
-      pid: launched.pid,
-      userDataDir: launched.userDataDir,
-      ownsProfile: launched.ownsProfile,
       headless: defaults.headless,
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
@@ -131,15 +109,27 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
       lastUsedAt: now,
       idleMs,
       heartbeatFile,
-    };
-    saveSession(record, root);
-    touchHeartbeat(heartbeatFile);
-    // The session's resident host (host.ts): it answers dialogs that open between commands and records
-    // downloads, and later page commands cost a socket round trip. This returns once it watches every page.
-    await (await import("./host-start.js")).ensureHost(record, root);
+    },
+    ownerPid: process.pid,
+  };
+  // The session's one resident process (host.ts) launches Chrome and holds its pipe, saves the record, answers
+  // dialogs that open between commands, records downloads and runs later commands. This returns once it
+  // watches every page. Interrupted meanwhile: the host ends what it started.
+  const host = (await import("./host-start.js")).startHost(spec, root);
+  const unregister = registerCleanup(async () => {
+    host.stop();
+    await host.ready.catch(() => {});
+    rmSync(heartbeatFile, { force: true });
+  });
+  let record: SessionRecord;
+  try {
+    await host.ready;
+    const saved = findSession(id, root);
+    if (!saved || isCloud(saved)) throw new ServiceInitError(`session ${id} started but its record is missing`);
+    record = saved;
   } catch (e) {
+    host.stop();
     removeSession(id, root);
-    await closeLaunched().catch(() => {});
     rmSync(heartbeatFile, { force: true });
     unregister();
     throw e;

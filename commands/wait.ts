@@ -4,7 +4,8 @@
  * A ref names an element of the session's last snapshot (refs survive between commands); a selector is
  * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible.
  */
-import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
+import { ServiceError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
+import { commandSignal } from "./cleanup.js";
 import { callOn, PageRefs, resolveTarget } from "../src/internal.js";
 import { sessionRefStore, sleep } from "../src/base.js";
 import { parseWaitUntil } from "./goto.js";
@@ -82,7 +83,7 @@ export async function wait(g: GlobalOptions, target: string | undefined, flags: 
       case "ms":
         // A timer may fire a fraction of a millisecond before the wall clock shows the time passed: the
         // reported wait is never shorter than the one asked for.
-        while (Date.now() - started < goal.ms) await sleep(goal.ms - (Date.now() - started));
+        while (Date.now() - started < goal.ms && !commandSignal().aborted) await sleep(Math.min(POLL_MS, goal.ms - (Date.now() - started)));
         check = () => Promise.resolve(true);
         break;
       case "element": {
@@ -120,7 +121,9 @@ export async function wait(g: GlobalOptions, target: string | undefined, flags: 
         };
         break;
     }
+    const interrupted = commandSignal();
     for (;;) {
+      if (interrupted.aborted) throw new ServiceError("wait: interrupted");
       if (await check()) break;
       if (Date.now() >= deadline) throw new ServiceTimeoutError(`wait: no ${describe(goal)} within ${timeout} ms`, { hint: "raise --timeout, or check the page with `svc extract`" });
       await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));

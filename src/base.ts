@@ -10,6 +10,7 @@ export {
   ServiceError,
   ServiceEvalError,
   ServiceFetchError,
+  ServiceInitError,
   ServiceInvalidArgumentError,
   ServiceNavigationError,
   ServiceSearchNotConfiguredError,

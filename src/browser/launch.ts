@@ -11,7 +11,7 @@
  *   died ("parent"), or the heartbeat file went stale ("idle", for CLI sessions that outlive one command).
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -20,7 +20,8 @@ import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
 import { checkDisplay, chromeErrLog, runBase, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
 import { unixWsEndpoint } from "../util/devtools-socket.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
-import { waitForExit } from "../util/process.js";
+import { processAlive, waitForExit } from "../util/process.js";
+import { holdPipe, type HeldPipe } from "./pipe-holder.js";
 
 /**
  * Added before `args` unless `ignoreDefaultArgs` removes them. `--remote-allow-origins=*` matters only with an opted-in `port`: it lets any web page that finds
@@ -46,7 +47,13 @@ const QUIET_ARGS: readonly string[] = [
   "--use-mock-keychain",
 ];
 
-export type Lifeline = { kind: "parent" } | { kind: "idle"; heartbeatFile: string; idleMs: number };
+/**
+ * Who holds Chrome's pipe, and so how long Chrome lives. "parent" and "idle": a detached reaper
+ * (reaper.ts) holds it and ends Chrome when this process dies, or when the heartbeat file goes stale.
+ * "self": this process holds it (pipe-holder.ts) and Chrome ends with it, kill -9 included; a run dir
+ * left by a killed holder is removed by the next launch (sweepRunDirs).
+ */
+export type Lifeline = { kind: "parent" } | { kind: "idle"; heartbeatFile: string; idleMs: number } | { kind: "self" };
 
 export interface LaunchedBrowser {
   /** `ws+unix://<socketPath>:/devtools/browser/<id>`: the browser's DevTools WebSocket on the unix socket. */
@@ -109,7 +116,9 @@ const STARTUP_TIMEOUT_MS = 30_000;
 export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline: Lifeline = { kind: "parent" }): Promise<LaunchedBrowser> {
   const chromePath = resolveExecutable(options);
   checkDisplay(options);
-  const reaperScript = findReaper();
+  const self = lifeline.kind === "self";
+  const reaperScript = self ? "" : findReaper();
+  sweepRunDirs();
   const ownsProfile = !options.userDataDir;
   // Everything svc creates for this Chrome lives under one directory: the profile (unless the caller gave
   // one) and Chrome's TMPDIR (its singleton socket dir would otherwise outlive a killed Chrome). Its path
@@ -164,24 +173,36 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   }
   const { pid } = launched;
   writeFileSync(pidFile, String(pid));
-  // Chrome's fds 3 and 4 (the DevTools pipe) go to the reaper; this process then closes its copies, so the
-  // reaper is the pipe's only holder.
+  // Chrome's fds 3 and 4 (the DevTools pipe) go to the reaper, which becomes their only holder (this
+  // process closes its copies); or, "self", this process keeps them.
   const pipes = [launched.process.stdio[3], launched.process.stdio[4]].filter((p): p is Readable | Writable => !!p);
   let ready: EndpointReady;
+  let held: HeldPipe | undefined;
   try {
-    const reaper = startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline }, pipes);
-    ready = await waitForEndpoint(launched.process, errLog, STARTUP_TIMEOUT_MS, reaperReady(reaper));
+    let endpoint: Promise<EndpointReady>;
+    if (self) {
+      writeFileSync(join(runDir, HOLDER_PID_FILE), String(process.pid));
+      endpoint = holdPipe({ toChrome: pipes[0] as Writable, fromChrome: pipes[1] as Readable, runDir }).then((h) => ((held = h), h));
+    } else {
+      const reaper = startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline: lifeline as Exclude<Lifeline, { kind: "self" }> }, pipes);
+      endpoint = reaperReady(reaper);
+    }
+    ready = await waitForEndpoint(launched.process, errLog, STARTUP_TIMEOUT_MS, endpoint);
   } catch (e) {
     killBrowserProcess(pid);
+    held?.server.close();
     cleanup();
     throw e;
   } finally {
     for (const p of pipes) {
       p.on("error", () => {});
-      p.destroy();
+      if (self) (p as unknown as { unref?: () => void }).unref?.();
+      else p.destroy();
     }
   }
   launched.process.unref();
+  const heldHere = held ? { pid, runDir } : undefined;
+  if (heldHere) heldBrowsers.add(heldHere);
   return {
     wsEndpoint: unixWsEndpoint(ready.socketPath, `/devtools/browser/${ready.browserId}`),
     socketPath: ready.socketPath,
@@ -192,9 +213,47 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     runDir,
     close: async () => {
       await terminate(pid);
+      held?.server.close();
       cleanup();
+      if (heldHere) heldBrowsers.delete(heldHere);
     },
   };
+}
+
+/** In a self-held run dir: the pid of the process holding Chrome's pipe. */
+const HOLDER_PID_FILE = "holder.pid";
+
+/** Chromes whose pipe this process holds: ended with it (an exit that skipped close()). */
+const heldBrowsers = new Set<{ pid: number; runDir: string }>();
+process.on("exit", () => {
+  for (const b of heldBrowsers) killBrowserProcess(b.pid, b.runDir);
+});
+
+/**
+ * Removes the run dirs of self-held Chromes whose holder and Chrome are both gone (a holder killed with -9
+ * ends its Chrome through the pipe, but nothing of it was left to remove the dir). Only this user's dirs.
+ */
+export function sweepRunDirs(): void {
+  const base = runBase();
+  let names: string[];
+  try {
+    names = readdirSync(base).filter((n) => n.startsWith("svc-chrome-"));
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const dir = join(base, name);
+    try {
+      if (uid !== undefined && statSync(dir).uid !== uid) continue;
+      const holder = Number(readFileSync(join(dir, HOLDER_PID_FILE), "utf8"));
+      const chrome = Number(readFileSync(join(dir, "chrome.pid"), "utf8"));
+      if (!(holder > 0) || processAlive(holder) || (chrome > 0 && processAlive(chrome))) continue;
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // not a self-held dir, or not complete yet (its launch is under way)
+    }
+  }
 }
 
 /** The reaper's one line on its stdout: its endpoint is up, or why not. */
@@ -270,7 +329,7 @@ function findReaper(): string {
   return fileURLToPath(found);
 }
 
-function startReaper(script: string, spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Lifeline }, pipes: (Readable | Writable)[]): ChildProcess {
+function startReaper(script: string, spec: { runDir: string; pidFile: string; userDataDir: string; lifeline: Exclude<Lifeline, { kind: "self" }> }, pipes: (Readable | Writable)[]): ChildProcess {
   const payload = JSON.stringify({ ...spec, ownerPid: process.pid });
   const stdio: StdioOptions = ["ignore", "pipe", "ignore", ...pipes];
   const child = spawn(process.execPath, [script, payload], { detached: true, stdio });

@@ -13,11 +13,9 @@
  */
 import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { Socket } from "node:net";
-import { join } from "node:path";
 import { sleep } from "../util/abort.js";
 import { processAlive as alive } from "../util/process.js";
-import { serveDevtoolsEndpoint } from "./pipe-endpoint.js";
-import { PipeMux } from "./pipe-mux.js";
+import { holdPipe } from "./pipe-holder.js";
 
 interface Spec {
   ownerPid: number;
@@ -29,8 +27,6 @@ interface Spec {
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
 const POLL_MS = 250;
-/** The endpoint's socket, beside the pid file in the run dir. */
-const ENDPOINT_SOCKET = "devtools.sock";
 
 /** One line to the launcher, then stdout is closed: the launcher may be long gone later. */
 function tell(message: { ready: { socketPath: string; browserId: string } } | { error: string }): void {
@@ -45,21 +41,13 @@ function tell(message: { ready: { socketPath: string; browserId: string } } | { 
 
 /** Takes the pipe over and serves the endpoint; the launcher hears about the outcome. */
 async function serveEndpoint(): Promise<void> {
-  const toChrome = new Socket({ fd: 3, readable: false, writable: true });
-  const fromChrome = new Socket({ fd: 4, readable: true, writable: false });
-  toChrome.on("error", () => {});
-  const mux = new PipeMux((text) => void toChrome.write(`${text}\0`));
-  fromChrome.on("data", (chunk: Buffer) => mux.feed(chunk));
-  fromChrome.on("error", () => mux.end());
-  fromChrome.on("close", () => mux.end());
   try {
-    const { targetInfo } = (await mux.call("Target.getTargetInfo")) as { targetInfo: { targetId: string } };
-    const socketPath = join(spec.runDir, ENDPOINT_SOCKET);
-    // Never a moment with a socket others could connect to (the run dir is 0700 as well).
+    const toChrome = new Socket({ fd: 3, readable: false, writable: true });
+    const fromChrome = new Socket({ fd: 4, readable: true, writable: false });
+    const held = await holdPipe({ toChrome, fromChrome, runDir: spec.runDir });
+    // Nothing written later by this process needs looser modes than the endpoint's.
     process.umask(0o077);
-    const server = await serveDevtoolsEndpoint({ socketPath, mux, browserId: targetInfo.targetId });
-    fromChrome.on("close", () => server.close());
-    tell({ ready: { socketPath, browserId: targetInfo.targetId } });
+    tell({ ready: { socketPath: held.socketPath, browserId: held.browserId } });
   } catch (e) {
     tell({ error: e instanceof Error ? e.message : String(e) });
   }

@@ -1,8 +1,7 @@
 /**
- * CLI edges (issue 11): a session whose watchdog is killed does not leave its Chrome running, and the next
+ * CLI edges (issue 11): a session whose resident host is killed does not leave its Chrome running, and the next
  * command says the session's browser is gone and how to start a new one; a data: URL with a space is a URL.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, assertBuilt, expectNoProcesses, expectOneLine, json, pidAlive, processesMentioning, sandbox, svc, waitFor } from "./helpers.js";
 
@@ -13,14 +12,15 @@ beforeAll(() => {
 });
 afterAll(() => sb?.cleanup());
 
-describe("a CLI session's watchdog", () => {
+describe("a CLI session's resident host", () => {
   it("killed (-9): its Chrome ends long before the idle timeout; a verb says the browser is gone, goto starts a new session naming the dead one", async () => {
     const started = await svc(["--json", "sessions", "start", "--idle-timeout", "30"], sb.env);
     expect(started.code, started.stderr).toBe(0);
     const { session } = json<{ session: { id: string; pid: number; userDataDir: string } }>(started.stdout);
-    const reapers = processesMentioning(session.userDataDir).filter((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("reaper.js"));
-    expect(reapers).toHaveLength(1);
-    process.kill(reapers[0]!, "SIGKILL");
+    // The host's command line names the session; it holds Chrome's pipe.
+    const hosts = processesMentioning(`host.js\0${session.id}\0`);
+    expect(hosts).toHaveLength(1);
+    process.kill(hosts[0]!, "SIGKILL");
     // Nothing owns this Chrome any more (the command that started it exited): it must end.
     expect(await waitFor(() => !pidAlive(session.pid), 10_000)).toBe(true);
     await expectNoProcesses(session.userDataDir);

@@ -1,12 +1,12 @@
 /**
- * A CLI session's resident processes: after a few commands, one session has two Node processes — its reaper
- * (the only holder of Chrome's DevTools pipe) and its host (which also answers dialogs and records downloads
- * between commands) — and no third. Their RSS is printed for the record.
+ * A CLI session's resident process: after ten commands, one session has one Node process — its host, which
+ * holds Chrome's DevTools pipe, answers dialogs and records downloads between commands and runs the
+ * commands — and no second. Its RSS is printed for the record. Killed with -9, it takes Chrome with it.
  */
 import { readFileSync, readlinkSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { describe, expect, it } from "vitest";
-import { processesMentioning, spawnOnly, svc, useCliWorld } from "./helpers.js";
+import { expectNoProcesses, pidAlive, processesMentioning, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
 
 // The processes are what is counted: every command is a real `node bin/svc.js`.
 spawnOnly();
@@ -36,19 +36,35 @@ function residentNodes(): Resident[] {
 }
 
 describe("a CLI session's resident processes", () => {
-  it("after a few commands: the reaper and the host, no third Node process", async () => {
-    const run = async (...args: string[]) => {
-      const r = await svc(args, world.sb.env);
-      expect(r.code, r.stderr).toBe(0);
-      return r;
-    };
+  const run = async (...args: string[]) => {
+    const r = await svc(args, world.sb.env);
+    expect(r.code, r.stderr).toBe(0);
+    return r;
+  };
+
+  it("after ten commands: the host alone, no second Node process", async () => {
     await run("goto", world.server.url("forms.html"));
-    for (let i = 0; i < 3; i++) await run("snapshot", "-i");
+    for (let i = 0; i < 6; i++) await run("snapshot", "-i");
     await run("fill", "#name", "Ada");
     await run("get", "url");
+    await run("get", "title");
     const nodes = residentNodes();
     const mb = (kb: number) => (kb / 1024).toFixed(0);
     console.log(`resident Node processes: ${nodes.map((n) => `${n.role} ${mb(n.rssKb)} MB`).join(", ")}; total ${mb(nodes.reduce((s, n) => s + n.rssKb, 0))} MB`);
-    expect(nodes.map((n) => n.role).sort()).toEqual(["host.js", "reaper.js"]);
+    expect(nodes.map((n) => n.role)).toEqual(["host.js"]);
   }, 120_000);
+
+  it("its one resident process killed with -9: the session's Chrome ends, and nothing of it runs on", async () => {
+    const { sessions } = JSON.parse((await run("--json", "sessions", "list")).stdout) as { sessions: { id: string; status: string }[] };
+    const id = sessions.find((s) => s.status === "alive")!.id;
+    const { session } = JSON.parse((await run("--json", "sessions", "show", id)).stdout) as { session: { pid: number; userDataDir: string } };
+    const [host] = residentNodes();
+    expect(host?.role).toBe("host.js");
+    expect(pidAlive(session.pid)).toBe(true);
+    process.kill(host!.pid, "SIGKILL");
+    // Chrome's only pipe was the host's: Chrome sees it close and quits, its renderers with it.
+    expect(await waitFor(() => !pidAlive(session.pid), 15_000)).toBe(true);
+    await expectNoProcesses(session.userDataDir);
+    expect(residentNodes()).toEqual([]);
+  }, 60_000);
 });
