@@ -27,8 +27,9 @@ export interface StartingHost {
  * BROWSER_NOT_FOUND), or when the host ended or was not ready within READY_MS (it is stopped then).
  */
 export function startHost(spec: HostLaunchSpec, root: string): StartingHost {
-  const script = fileURLToPath(new URL("./host.js", import.meta.url));
-  if (!existsSync(script)) throw new ServiceInitError("svc is not built: commands/host.js missing", { hint: "run npm run build" });
+  // Built code runs dist/commands/host.js beside this file; from TypeScript sources (tests) the build's.
+  const script = [new URL("./host.js", import.meta.url), new URL("../dist/commands/host.js", import.meta.url)].map((u) => fileURLToPath(u)).find((p) => existsSync(p));
+  if (!script) throw new ServiceInitError("svc is not built: commands/host.js missing", { hint: "run npm run build" });
   const child = spawn(process.execPath, [script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
   // SIGTERM: the host ends what it started (Chrome, its run dir, the record) before it exits.
   const stop = () => {

@@ -17,7 +17,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, createServer } from "node:net";
 import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
-import { beginCommand, runCleanups } from "./cleanup.js";
+import { runCleanups } from "./cleanup.js";
 import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec } from "./host-browser.js";
 import { hostSocketPath } from "./host-client.js";
 import { keepSession } from "./host-keeper.js";
@@ -127,7 +127,6 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
       process.chdir(req.cwd);
       applyEnv(req.env);
       setPhaseOrigin(receivedAt - req.at);
-      beginCommand();
       restore = redirectOutput((t, d) => send({ t, d }), { isTTY: { stdout: req.tty }, columns: req.columns });
       const code = await runCommand(req.argv);
       restore();

@@ -6,7 +6,7 @@
  * module (which may pull in the library, chrome-remote-interface, zod or conf) only inside its action.
  */
 import { readFileSync } from "node:fs";
-import { runCleanups } from "./cleanup.js";
+import { beginCommand, runCleanups } from "./cleanup.js";
 import { addHelp, usageMessage } from "./help.js";
 import type { ServiceErrorCode } from "../src/base.js";
 import { type Verbosity, printError } from "./output.js";
@@ -256,6 +256,7 @@ const embedded = (globalThis as { svcEmbedded?: boolean }).svcEmbedded === true;
 
 /** One command line, run in this process as `svc` would run it; returns its exit code (nothing exits). */
 export async function runCommand(argv: readonly string[]): Promise<number> {
+  beginCommand();
   globals = prescan(argv);
   exitCode = EXIT.OK;
   try {

@@ -85,14 +85,14 @@ export function chromeErrLog(userDataDir: string): { file: string; offset: numbe
   return { file, offset };
 }
 
-/** What the reaper answers once its DevTools endpoint is up (see reaper.ts). */
+/** What the pipe's holder answers once its DevTools endpoint is up (pipe-holder.ts). */
 export interface EndpointReady {
   socketPath: string;
   browserId: string;
 }
 
 /**
- * Waits for the reaper's DevTools endpoint (`ready`). Chrome exiting first, or the deadline passing, is a
+ * Waits for the DevTools endpoint of the pipe's holder (`ready`). Chrome exiting first, or the deadline passing, is a
  * ServiceInitError carrying Chrome's own fatal line.
  */
 export async function waitForEndpoint(child: ChildProcess, log: { file: string; offset: number }, timeoutMs: number, ready: Promise<EndpointReady>): Promise<EndpointReady> {

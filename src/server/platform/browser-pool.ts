@@ -45,7 +45,7 @@ export class BrowserPool {
 
   private fill(): void {
     while (!this.closed && this.ready.length + this.starting.size < this.size) {
-      const start: Promise<void> = launchBrowser(this.options, { kind: "parent" })
+      const start: Promise<void> = launchBrowser(this.options, { kind: "self" })
         .then((b) => void this.ready.push(b))
         .catch((e: unknown) => this.log(`warm browser failed to start: ${e instanceof Error ? e.message : String(e)}`))
         .finally(() => this.starting.delete(start));

@@ -165,7 +165,7 @@ export class PlatformSessions {
     if (features.userDataDir) options.userDataDir = features.userDataDir;
     let browser: LaunchedBrowser;
     try {
-      browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "parent" }));
+      browser = (await this.pool?.take(options)) ?? (await launchBrowser(options, { kind: "self" }));
     } catch (e) {
       await features.ended(undefined);
       throw e;

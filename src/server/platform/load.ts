@@ -6,8 +6,7 @@
  *   process) does most of a session's work, and process.cpuUsage() would see only this Node process.
  *   os.loadavg() was not used: it is a 1-minute average (a burst of starts would all be admitted before
  *   it moves) and counts processes waiting on I/O.
- * - memory: bytes held by this process and every process below it (the Chromes, their renderers, the
- *   reapers), from /proc: each process's proportional set size (smaps_rollup Pss, which shares a page
+ * - memory: bytes held by this process and every process below it (the Chromes and their renderers), from /proc: each process's proportional set size (smaps_rollup Pss, which shares a page
  *   between the processes that map it, so Chrome's shared libraries are not counted once per process),
  *   or its RSS where Pss cannot be read. Off Linux: this process's RSS only.
  */
