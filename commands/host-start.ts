@@ -15,6 +15,12 @@ export const READY_LINE = "ready";
 /** How long a starter waits for that line: Chrome's own start may take 30 s on a loaded machine. */
 const READY_MS = 60_000;
 
+/**
+ * A young generation of 1 MB semi-spaces instead of 16: the host's garbage is short-lived command output,
+ * and its resting RSS drops by ~15 MB (docs/performance.md).
+ */
+const HOST_NODE_FLAGS = ["--max-semi-space-size=1"];
+
 /** A started host: `stop()` ends it and the Chrome it launched (an interrupted or failed start). */
 export interface StartingHost {
   ready: Promise<void>;
@@ -30,7 +36,7 @@ export function startHost(spec: HostLaunchSpec, root: string): StartingHost {
   // Built code runs dist/commands/host.js beside this file; from TypeScript sources (tests) the build's.
   const script = [new URL("./host.js", import.meta.url), new URL("../dist/commands/host.js", import.meta.url)].map((u) => fileURLToPath(u)).find((p) => existsSync(p));
   if (!script) throw new ServiceInitError("svc is not built: commands/host.js missing", { hint: "run npm run build" });
-  const child = spawn(process.execPath, [script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
+  const child = spawn(process.execPath, [...HOST_NODE_FLAGS, script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
   // SIGTERM: the host ends what it started (Chrome, its run dir, the record) before it exits.
   const stop = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -27,7 +27,7 @@ function residentNodes(): Resident[] {
       if (!/^node/.test(basename(readlinkSync(`/proc/${pid}/exe`)))) continue;
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
       const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      out.push({ pid, role: basename(cmd[1] ?? "?"), rssKb: Number(rss?.[1] ?? 0) });
+      out.push({ pid, role: basename(cmd.slice(1).find((a) => a.endsWith(".js")) ?? "?"), rssKb: Number(rss?.[1] ?? 0) });
     } catch {
       // ended meanwhile
     }
