@@ -93,12 +93,9 @@ async function release(srv: RunningServer, id: string, key = KEY): Promise<Json>
   return r.body as Json;
 }
 
-/**
- * Chrome processes launched by this file (their profile and TMPDIR are under `base`). The reaper
- * watchdogs are left out: they exit with this worker (see the report on reaper.ts).
- */
+/** Chrome processes launched by this file (their profile and TMPDIR are under `base`). */
 function chromeProcesses(): number[] {
-  return processesMentioning(base).filter((p) => !commandOf(p).includes("reaper.js"));
+  return processesMentioning(base);
 }
 
 function commandOf(pid: number): string {
@@ -109,7 +106,6 @@ function commandOf(pid: number): string {
   }
 }
 
-/** Chrome browser processes (not renderers, not reapers) launched by this file. */
 /**
  * The browser process of each Chrome launched from this file (one per --user-data-dir). A child Chrome
  * forks has its parent's command line until it execs, so a process whose parent is a browser of the same
@@ -187,6 +183,9 @@ describe("platform sessions", () => {
     expect(session.connectUrl).toMatch(new RegExp(`^${origin}/v1/connect/${session.id}/[A-Za-z0-9_-]{32,}/devtools/browser/[0-9a-f-]+$`));
     expect(session.connectUrl).not.toContain(KEY);
     expect(pidAlive(pid)).toBe(true);
+    // No reaper per session: the server holds its Chrome's pipe itself, so nothing of this file's launches
+    // but Chrome's own processes runs.
+    expect(processesMentioning(base).filter((p) => commandOf(p).includes("reaper.js"))).toEqual([]);
 
     // The create response alone carries the SDK's seleniumRemoteUrl and signingKey (src/server/platform/wire.ts).
     const { seleniumRemoteUrl, signingKey, ...retrievable } = session;
