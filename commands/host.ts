@@ -55,6 +55,15 @@ function applyEnv(env: Record<string, string>): void {
   for (const [k, v] of Object.entries(env)) if (isForwardedEnv(k)) process.env[k] = v;
 }
 
+/**
+ * Ends this process once what it holds is closed: the event loop then drains (its starter reads its lines,
+ * not its exit code); should anything still hold it, a signal ends it a moment later.
+ */
+function quit(): void {
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.removeAllListeners(s);
+  setTimeout(() => process.kill(process.pid, "SIGKILL"), 2000).unref();
+}
+
 /** The host's last word to its starter when it cannot start: the error, with its code, as one JSON line. */
 function failed(e: unknown): void {
   const err = e as { message?: unknown; code?: unknown };
@@ -76,16 +85,18 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   }, 500);
   let started: Awaited<ReturnType<typeof launchSessionBrowser>>;
   let runCommand: (argv: string[]) => Promise<number>;
+  const launching = launchSessionBrowser(spec, root);
+  launching.catch(() => {});
   try {
-    const launching = launchSessionBrowser(spec, root);
-    launching.catch(() => {});
     // Loaded while Chrome starts: compiling them blocks the event loop for a while, and a page opened
     // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
     [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
     started = await launching;
   } catch (e) {
     failed(e);
-    process.exit(1);
+    await launching.then(({ browser }) => browser.close()).catch(() => {});
+    removeSession(id, root);
+    return quit();
   } finally {
     clearInterval(early);
   }
@@ -96,7 +107,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     await browser.close().catch(() => {});
     removeSession(id, root);
     if (e !== undefined) failed(e);
-    process.exit(1);
+    quit();
   };
   try {
     if (interrupted) return await abandon();
@@ -191,11 +202,10 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     if (ours()) rmSync(path, { force: true });
     server.close();
     clearInterval(watchdog);
-    setTimeout(() => process.kill(process.pid, "SIGKILL"), 5000).unref();
     void (async () => {
       await connection?.close().catch(() => {});
       await browser.close().catch(() => {});
-      process.exit(0);
+      quit();
     })();
   };
   process.on("exit", () => {
@@ -226,6 +236,6 @@ if (id && /^[A-Za-z0-9_-]{1,64}$/.test(id) && spec?.record.id === id) {
   process.on("unhandledRejection", () => {});
   host(id, process.argv[3] ?? resolveStateDir(), spec).catch((e: unknown) => {
     failed(e);
-    process.exit(1);
+    quit();
   });
 }
