@@ -10,19 +10,12 @@ import { checkToken, generateToken } from "../src/mcp/index.js";
 import { registerCleanup } from "./cleanup.js";
 import { resolveCliModel } from "./model.js";
 import type { GlobalOptions } from "./output.js";
-import { type LaunchFlags, launchDefaults } from "./runtime.js";
+import { launchDefaults } from "./runtime.js";
+import type { MCP_OPTIONS } from "./registry/server.js";
+import type { FlagsOf } from "./registry/types.js";
 import { openSettings } from "./settings.js";
 
-export interface McpFlags extends LaunchFlags {
-  http?: boolean;
-  port?: string;
-  host?: string;
-  model?: string;
-  cacheDir?: string;
-  idleTimeout?: string;
-  token?: string;
-  allowFileUrls?: boolean;
-}
+export type McpFlags = FlagsOf<typeof MCP_OPTIONS>;
 
 function whole(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
@@ -42,10 +35,17 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
   const searchUrl = settings.effective("search.url").value;
   const [lib, web] = await Promise.all([import("../src/mcp/index.js"), import("../src/index.js")]);
+  let caps: ReturnType<typeof lib.parseCaps>;
+  try {
+    caps = lib.parseCaps(flags.caps);
+  } catch (e) {
+    throw new ServiceInvalidArgumentError((e as Error).message);
+  }
   const verbose = g.verbose ?? 0;
   const options = {
     version,
     allowFileUrls: flags.allowFileUrls === true,
+    caps,
     service: {
       env: "LOCAL" as const,
       model: { ...spec.model },

@@ -29,6 +29,7 @@ export { cleanText } from "./platform/search.js";
 export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { callOn } from "./browser/element.js";
+export type { ElementHandle } from "./browser/resolve.js";
 export { resolveTarget } from "./operations/perform.js";
 export { PageSnapshots } from "./operations/snapshots.js";
 export { type Variables, parseVariables } from "./operations/variables.js";

@@ -7,6 +7,20 @@ const LIMITS: Readonly<Record<string, OptionDecl>> = Object.fromEntries(limitOpt
 
 const BROWSERS = launchOptions({ headed: "show the browser windows", viewport: "viewport size of the browsers", executablePath: "Chrome/Chromium to launch" });
 
+/** The flags of `svc mcp` (commands/mcp.ts). */
+export const MCP_OPTIONS = {
+  http: flag("--http", "streamable HTTP on /mcp instead of stdio"),
+  port: value("--port <port>", "with --http: port to listen on (0: any free port)"),
+  host: value("--host <host>", "with --http: interface to listen on (default 127.0.0.1)"),
+  idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
+  token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)"),
+  allowFileUrls: flag("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)"),
+  caps: value("--caps <list>", "tool sets beside the core (navigate, snapshot, verbs, wait, act/extract/observe…): tabs, forms, devtools, agent, web, or all"),
+  model: value("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)"),
+  cacheDir: value("--cache-dir <dir>", "act/agent cache directory"),
+  ...launchOptions({ headed: "show the browser window (default: headless)", viewport: "viewport, e.g. 1280x720", executablePath: "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)" }),
+} as const;
+
 export const SERVER_COMMANDS = [
   command({
     name: "serve",
@@ -50,18 +64,8 @@ export const SERVER_COMMANDS = [
   command({
     name: "mcp",
     description: "serve svc's browser tools to an MCP host (stdio; or --http): one browser per client, closed when the client goes",
-    options: {
-      http: flag("--http", "streamable HTTP on /mcp instead of stdio"),
-      port: value("--port <port>", "with --http: port to listen on (0: any free port)"),
-      host: value("--host <host>", "with --http: interface to listen on (default 127.0.0.1)"),
-      idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
-      token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)"),
-      allowFileUrls: flag("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)"),
-      model: value("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)"),
-      cacheDir: value("--cache-dir <dir>", "act/agent cache directory"),
-      ...launchOptions({ headed: "show the browser window (default: headless)", viewport: "viewport, e.g. 1280x720", executablePath: "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)" }),
-    },
-    examples: ["svc mcp", "svc mcp --http --port 3100"],
+    options: MCP_OPTIONS,
+    examples: ["svc mcp", "svc mcp --caps tabs,forms,web", "svc mcp --http --port 3100 --caps all"],
     helpAfter: '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
     serving: true,
     run: async (c, _a, o) => (await import("../mcp.js")).mcp(c.globals, o, c.stop, c.version),

@@ -3,6 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { Service, type ServiceOptions, isServiceError } from "../index.js";
+import { type ElementHandle, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -19,14 +20,25 @@ export class McpBrowser {
   private readonly tabs = new WeakMap<object, number>();
   private nextTab = 1;
 
+  /** The refs each page's snapshots issued (the Service keeps them here), so a tool can resolve a ref itself. */
+  private readonly refState = new Map<string, unknown>();
+
   constructor(private readonly options: ServiceOptions) {}
+
+  /** The element a ref of the latest snapshots (or any selector svc accepts) names on the current page. */
+  async resolve(target: string): Promise<ElementHandle> {
+    const svc = await this.service();
+    const page = svc.page;
+    const state = this.refState.get(page.targetId);
+    return resolveTarget(page, target, state === undefined ? undefined : PageRefs.restore(state, `ref map of page ${page.targetId}`));
+  }
 
   /** The session's Service, initialized (its browser launched on first use). */
   async service(): Promise<Service> {
     if (this.closed) throw new Error("this MCP session is closed");
     if (this.svc) return this.svc;
     this.starting ??= (async () => {
-      const svc = new Service(this.options);
+      const svc = new Service({ ...this.options, refStore: { load: (id) => this.refState.get(id), save: (id, state) => void this.refState.set(id, state) } });
       try {
         await svc.init();
       } catch (e) {
@@ -84,6 +96,16 @@ export class McpBrowser {
       const message = e instanceof Error ? e.message : String(e);
       return { isError: true, content: [{ type: "text", text: `${code}: ${this.svc ? this.svc.secrets.text(message) : message}` }] };
     }
+  }
+
+  /** Closes the browser; the next tool call starts a new one (the `close` tool). */
+  async restart(): Promise<void> {
+    const svc = this.svc ?? (await this.starting?.catch(() => undefined));
+    this.svc = undefined;
+    this.starting = undefined;
+    this.last = undefined;
+    this.refState.clear();
+    await svc?.close({ force: true }).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -18,11 +18,16 @@ export { checkToken, generateToken } from "./auth.js";
 import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
+import { registerFormTools } from "./tools-forms.js";
+import type { Cap } from "./tools.js";
+export { CAPS, parseCaps } from "./tools.js";
 
 export interface McpOptions extends ModelToolsOptions {
   /** How each client's Service is made (a local browser launched on first use, by default). */
   service: ServiceOptions;
   version?: string;
+  /** The capability sets whose tools are offered (tools.ts CAPS; default core alone). */
+  caps?: ReadonlySet<Cap>;
   /** `navigate` and `tabs new` may open file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
   allowFileUrls?: boolean;
 }
@@ -31,8 +36,10 @@ export interface McpOptions extends ModelToolsOptions {
 function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   const browser = new McpBrowser(options.service);
-  registerPageTools(server, browser, { allowFileUrls: options.allowFileUrls === true });
-  registerModelTools(server, browser, options);
+  const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
+  registerPageTools(reg, browser, { allowFileUrls: options.allowFileUrls === true });
+  registerFormTools(reg, browser);
+  registerModelTools(reg, browser, options);
   checkArgumentsTheSvcWay(server);
   return { server, browser };
 }

@@ -2,20 +2,19 @@
  * The tools that ask a model or the web: act (an instruction), extract (with an optional JSON Schema),
  * observe, agent, search and fetch. The page-changing ones answer with the page after them.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type SearchBackend, ServiceSearchNotConfiguredError, fetchPage, validateSearch } from "../index.js";
 import { fromJsonSchema } from "../util/json-schema.js";
 import { type McpBrowser, textResult } from "./browser.js";
-import { registerDeclared } from "./register.js";
+import { type Registrar, registerDeclared } from "./register.js";
 
 export interface ModelToolsOptions {
   /** The web search behind the `search` tool; without one it answers SEARCH_NOT_CONFIGURED. */
   search?: SearchBackend | undefined;
 }
 
-export function registerModelTools(server: McpServer, b: McpBrowser, options: ModelToolsOptions): void {
+export function registerModelTools(reg: Registrar, b: McpBrowser, options: ModelToolsOptions): void {
   registerDeclared(
-    server,
+    reg,
     "act",
     ({ instruction, variables }) =>
       b.run(async () => {
@@ -26,7 +25,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
   );
 
   registerDeclared(
-    server,
+    reg,
     "extract",
     ({ instruction, schema, selector }) =>
       b.run(async () => {
@@ -38,7 +37,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
   );
 
   registerDeclared(
-    server,
+    reg,
     "observe",
     ({ instruction }) =>
       b.run(async () => {
@@ -49,7 +48,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
   );
 
   registerDeclared(
-    server,
+    reg,
     "agent",
     ({ instruction, maxSteps }) =>
       b.run(async () => {
@@ -60,7 +59,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
   );
 
   registerDeclared(
-    server,
+    reg,
     "search",
     ({ query, numResults }) =>
       b.run(async () => {
@@ -72,7 +71,7 @@ export function registerModelTools(server: McpServer, b: McpBrowser, options: Mo
   );
 
   registerDeclared(
-    server,
+    reg,
     "fetch",
     ({ url, format }) =>
       b.run(async () => {

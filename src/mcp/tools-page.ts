@@ -3,11 +3,10 @@
  * Each verb is one Action run through service.act (the same actionability and history as `svc act --action`);
  * its result is the page after it — the snapshot, or what changed since the last one.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { checkFetchUrl } from "../internal.js";
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
-import { registerDeclared } from "./register.js";
+import { type Registrar, registerDeclared } from "./register.js";
 import type { ToolName } from "./tools.js";
 
 function action(selector: string, method: Action["method"], args: string[] = []): Action {
@@ -19,11 +18,11 @@ export interface PageToolsOptions {
   allowFileUrls: boolean;
 }
 
-export function registerPageTools(server: McpServer, b: McpBrowser, options: PageToolsOptions): void {
+export function registerPageTools(reg: Registrar, b: McpBrowser, options: PageToolsOptions): void {
   // A URL a client (or a page's prompt injection, through it) asks to open: fetch's scheme check.
   const openable = (url: string) => checkFetchUrl(url, { allowFiles: options.allowFileUrls }).href;
   const verb = (name: ToolName, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
-    registerDeclared(server, name, (args: Record<string, unknown>) =>
+    registerDeclared(reg, name, (args: Record<string, unknown>) =>
       b.run(async () => {
         const svc = await b.service();
         const a = await toAction(args);
@@ -34,7 +33,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
     );
 
   registerDeclared(
-    server,
+    reg,
     "navigate",
     ({ url }) =>
       b.run(async () => {
@@ -46,7 +45,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
   );
 
   registerDeclared(
-    server,
+    reg,
     "snapshot",
     ({ interactive, maxTokens, selector }) =>
       b.run(async () => {
@@ -82,7 +81,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
   );
 
   registerDeclared(
-    server,
+    reg,
     "screenshot",
     ({ fullPage }) =>
       b.run(async (): Promise<ToolResult> => {
@@ -93,7 +92,7 @@ export function registerPageTools(server: McpServer, b: McpBrowser, options: Pag
   );
 
   registerDeclared(
-    server,
+    reg,
     "tabs",
     ({ action: what = "list", url, tab }) =>
       b.run(async () => {

@@ -16,7 +16,15 @@ interface Annotations {
   openWorldHint: boolean;
 }
 
+/**
+ * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
+ * reads stays short); `all` turns every set on.
+ */
+export const CAPS = ["core", "tabs", "forms", "devtools", "agent", "web"] as const;
+export type Cap = (typeof CAPS)[number];
+
 export interface ToolDecl {
+  cap: Cap;
   description: string;
   annotations: Annotations;
   inputSchema: z.ZodRawShape;
@@ -44,61 +52,73 @@ const SHARED = {
 
 export const TOOLS = {
   navigate: {
+    cap: "core",
     description: "Open a URL in the current tab",
     annotations: moves("Open a URL"),
     inputSchema: { url: z.string().min(1).describe("the URL to open (http or https; file: only when the operator allows it)") },
   },
   snapshot: {
+    cap: "core",
     description: "The page outline with refs (e3) for the other tools",
     annotations: readOnly("Page outline"),
     inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector },
   },
   click: {
+    cap: "core",
     description: "Click an element",
     annotations: acts("Click"),
     inputSchema: { target, double: z.boolean().optional().describe("double-click instead") },
   },
   fill: {
+    cap: "core",
     description: "Replace an input's value",
     annotations: acts("Fill a field"),
     inputSchema: { target, value: z.string().describe("the new value (empty clears the field)") },
   },
   type: {
+    cap: "core",
     description: "Type text into an element, key by key",
     annotations: acts("Type text"),
     inputSchema: { target, text: z.string().describe("the text to type") },
   },
   press: {
+    cap: "core",
     description: "Press a key (Enter, Tab, Control+A) on an element or the focused one",
     annotations: acts("Press a key"),
     inputSchema: { key: z.string().min(1).describe("the key, e.g. Enter, Tab or Control+A"), target: target.optional().describe("ref or selector of the element; the focused one when left out") },
   },
   select: {
+    cap: "core",
     description: "Choose an option of a dropdown",
     annotations: acts("Choose an option"),
     inputSchema: { target, option: z.string().describe("the option's text or value") },
   },
   hover: {
+    cap: "core",
     description: "Move the mouse over an element",
     annotations: moves("Hover", true),
     inputSchema: { target },
   },
   check: {
+    cap: "core",
     description: "Check (or uncheck) a checkbox or radio",
     annotations: acts("Check a box"),
     inputSchema: { target, checked: z.boolean().optional().describe("false to uncheck (default true)") },
   },
   scroll: {
+    cap: "core",
     description: "Scroll the page (or an element) down/up a screen, or to a percentage",
     annotations: moves("Scroll"),
     inputSchema: { to: z.string().describe('"down", "up" or "50%"'), target: target.optional().describe("ref or selector of the element to scroll; the page when left out") },
   },
   screenshot: {
+    cap: "core",
     description: "A PNG of the viewport (or the full page)",
     annotations: readOnly("Screenshot"),
     inputSchema: { fullPage: SHARED.fullPage },
   },
   tabs: {
+    cap: "tabs",
     description: "List, open, select or close tabs (by the number list shows)",
     annotations: acts("Tabs"),
     inputSchema: {
@@ -107,7 +127,79 @@ export const TOOLS = {
       tab: z.number().int().min(1).optional().describe("with select or close: the tab's number from the list"),
     },
   },
+  back: {
+    cap: "core",
+    description: "Go back in the current tab's history",
+    annotations: moves("Go back"),
+    inputSchema: {},
+  },
+  wait: {
+    cap: "core",
+    description: "Wait until an element is visible or hidden, text appears, or some time passes",
+    annotations: readOnly("Wait"),
+    inputSchema: {
+      target: target.optional().describe("ref or selector of the element to wait for"),
+      state: z.enum(["visible", "hidden"]).optional().describe("with target: wait until it is visible (default) or hidden/gone"),
+      text: z.string().min(1).max(10_000).optional().describe("wait until the page's text contains this"),
+      time: z.number().int().min(1).max(60_000).optional().describe("wait this many milliseconds"),
+      timeout: z.number().int().min(1).max(120_000).optional().describe("give up after this many milliseconds (default 30000)"),
+    },
+  },
+  close: {
+    cap: "core",
+    description: "Close the browser; the next tool starts a new one",
+    annotations: { title: "Close the browser", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    inputSchema: {},
+  },
+  resize: {
+    cap: "tabs",
+    description: "Resize the current tab's viewport",
+    annotations: moves("Resize the viewport", true),
+    inputSchema: { width: z.number().int().min(100).max(10_000).describe("CSS pixels"), height: z.number().int().min(100).max(10_000).describe("CSS pixels") },
+  },
+  fill_form: {
+    cap: "forms",
+    description: "Fill several fields at once: text fields, checkboxes and dropdowns",
+    annotations: acts("Fill a form"),
+    inputSchema: {
+      fields: z
+        .array(
+          z.strictObject({
+            target,
+            value: z.union([z.string(), z.boolean()]).describe("text for a field, true/false for a checkbox, the option for a dropdown"),
+          }),
+        )
+        .min(1)
+        .max(100)
+        .describe("the fields, in order"),
+    },
+  },
+  upload: {
+    cap: "forms",
+    description: "Set the files of a file input",
+    annotations: acts("Upload files"),
+    inputSchema: { target, files: z.array(z.string().min(1)).min(1).max(20).describe("absolute paths of files on this machine") },
+  },
+  drag: {
+    cap: "forms",
+    description: "Drag one element onto another",
+    annotations: acts("Drag and drop"),
+    inputSchema: { from: target.describe("ref or selector of the element to drag"), to: target.describe("ref or selector of the element to drop it on") },
+  },
+  dialog: {
+    cap: "forms",
+    description: "Answer the page's next dialog (alert, confirm, prompt)",
+    annotations: acts("Answer a dialog"),
+    inputSchema: { accept: z.boolean().describe("accept (OK) or dismiss (Cancel)"), promptText: z.string().max(10_000).optional().describe("with accept: the text a prompt() returns") },
+  },
+  evaluate: {
+    cap: "devtools",
+    description: "Evaluate a JavaScript expression in the page and return its value as JSON",
+    annotations: acts("Evaluate JavaScript"),
+    inputSchema: { expression: z.string().min(1).max(100_000).describe("a JavaScript expression; a promise is awaited") },
+  },
   act: {
+    cap: "core",
     description: "Do one thing on the page, said in words",
     annotations: acts("Act on the page"),
     inputSchema: {
@@ -116,6 +208,7 @@ export const TOOLS = {
     },
   },
   extract: {
+    cap: "core",
     description: "Read data from the page: an instruction, optionally a JSON Schema for the result",
     annotations: readOnly("Extract data"),
     inputSchema: {
@@ -125,21 +218,25 @@ export const TOOLS = {
     },
   },
   observe: {
+    cap: "core",
     description: "List actions possible on the page (for an instruction)",
     annotations: readOnly("Observe actions"),
     inputSchema: { instruction: z.string().optional().describe("what to look for; every actionable element when left out") },
   },
   agent: {
+    cap: "agent",
     description: "Run a multi-step task in the browser",
     annotations: acts("Run a task"),
     inputSchema: { instruction: z.string().min(1).describe("the task, in words"), maxSteps: SHARED.maxSteps },
   },
   search: {
+    cap: "web",
     description: "Search the web",
     annotations: readOnly("Web search"),
     inputSchema: { query: z.string().min(1).describe("the search query"), numResults: SHARED.numResults },
   },
   fetch: {
+    cap: "web",
     description: "Fetch a URL as markdown (no browser)",
     annotations: readOnly("Fetch a URL"),
     inputSchema: { url: z.string().min(1).describe("the http(s) URL to fetch"), format: z.enum(["markdown", "text", "html"]).optional().describe("markdown (readable content, default), text or html") },
@@ -147,3 +244,14 @@ export const TOOLS = {
 } as const satisfies Record<string, ToolDecl>;
 
 export type ToolName = keyof typeof TOOLS;
+
+/** `--caps`: a comma-separated list of CAPS, or `all`; core is always on. */
+export function parseCaps(raw: string | undefined, field = "--caps"): ReadonlySet<Cap> {
+  if (raw === undefined) return new Set<Cap>(["core"]);
+  const names = raw.split(",").map((c) => c.trim()).filter(Boolean);
+  if (names.length === 0) throw new RangeError(`${field}: expected a comma-separated list of ${CAPS.join(", ")} or all`);
+  if (names.includes("all")) return new Set<Cap>(CAPS);
+  const bad = names.filter((n) => !(CAPS as readonly string[]).includes(n));
+  if (bad.length) throw new RangeError(`${field}: unknown capability "${bad[0]}" (known: ${CAPS.join(", ")}, all)`);
+  return new Set<Cap>(["core", ...(names as Cap[])]);
+}

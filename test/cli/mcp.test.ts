@@ -6,6 +6,7 @@
  * going (stdin closed, or the MCP session deleted) ends its Chrome.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -25,7 +26,10 @@ afterAll(async () => {
 
 beforeEach(() => world.fake.reset());
 
-const TOOLS = ["navigate", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "act", "extract", "observe", "agent", "search", "fetch", "screenshot", "tabs"];
+/** The core set, offered by default; each capability set (`--caps`) adds its tools. */
+const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["evaluate"], agent: ["agent"], web: ["search", "fetch"] };
+const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
 type CallResult = { content: Content[]; isError?: boolean };
@@ -48,7 +52,7 @@ function refOf(snapshot: string, role: string, name: string): string {
 /** The whole loop on the forms fixture; returns nothing, asserts as it goes. */
 async function driveForms(client: Client): Promise<void> {
   const tools = await client.listTools();
-  expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+  expect(tools.tools.map((t) => t.name).sort()).toEqual([...ALL].sort());
   for (const t of tools.tools) expect(t.description!.length).toBeLessThan(100);
 
   const nav = await call(client, "navigate", { url: world.server.url("forms.html") });
@@ -145,7 +149,7 @@ function statusWithHost(url: string, host: string, token: string): Promise<numbe
 
 describe("svc mcp", () => {
   it("stdio: the SDK client lists the tools, drives the forms page on refs, gets svc's codes as tool errors; closing stdin ends Chrome", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--caps", "all"], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
     let stderr = "";
     transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: "test", version: "1.0.0" });
@@ -163,7 +167,7 @@ describe("svc mcp", () => {
   }, 120_000);
 
   it("HTTP: a session per client on loopback, driven the same way; deleting the MCP session ends its Chrome, the server stays up", async () => {
-    const child = spawnSvc(["mcp", "--http", "--port", "0"], world.sb.env);
+    const child = spawnSvc(["mcp", "--http", "--port", "0", "--caps", "all"], world.sb.env);
     const done = collect(child, 120_000);
     try {
       let err = "";
@@ -251,7 +255,7 @@ describe("svc mcp", () => {
       const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
-      expect((await client.listTools()).tools.length).toBe(TOOLS.length);
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...CORE].sort()); // no --caps: the core set
       await transport.terminateSession();
       await client.close();
     } finally {
@@ -267,7 +271,7 @@ describe("svc mcp", () => {
       await client.connect(transport);
       return client;
     };
-    const locked = await open([]);
+    const locked = await open(["--caps", "tabs"]);
     try {
       for (const url of ["file:///etc/hostname", "chrome://version", "javascript:alert(1)", "data:text/html,hi"]) {
         const r = await call(locked, "navigate", { url });
@@ -282,7 +286,7 @@ describe("svc mcp", () => {
     } finally {
       await locked.close();
     }
-    const open2 = await open(["--allow-file-urls"]);
+    const open2 = await open(["--allow-file-urls", "--caps", "tabs"]);
     try {
       const r = await call(open2, "navigate", { url: "file:///etc/hostname" });
       expect(r.isError).toBeFalsy();
@@ -294,4 +298,90 @@ describe("svc mcp", () => {
     }
     await expectNoProcesses(world.sb.tmp, 15_000);
   }, 120_000);
+
+  it("--caps: each set adds its tools to the core; every tool beyond the verbs works once; a bad set is a usage error", async () => {
+    const open = async (extra: string[]) => {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
+      const client = new Client({ name: "test", version: "1.0.0" });
+      await client.connect(transport);
+      return client;
+    };
+    const plain = await open([]);
+    try {
+      // No --caps: the core set alone.
+      expect((await plain.listTools()).tools.map((t) => t.name).sort()).toEqual([...CORE].sort());
+    } finally {
+      await plain.close();
+    }
+    for (const [cap, names] of Object.entries(BY_CAP)) {
+      const c = await open(["--caps", cap]);
+      try {
+        expect((await c.listTools()).tools.map((t) => t.name).sort(), cap).toEqual([...CORE, ...names].sort());
+      } finally {
+        await c.close();
+      }
+    }
+    const bad = await collect(spawnSvc(["mcp", "--caps", "core,nope"], world.sb.env), 30_000);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, agent, web, all\)/);
+
+    const c = await open(["--caps", "all"]);
+    try {
+      // back: to the page before, read in the page.
+      await call(c, "navigate", { url: world.server.url("steps.html") });
+      await call(c, "navigate", { url: world.server.url("forms.html") });
+      const back = await call(c, "back");
+      expect(back.isError, text(back)).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "location.pathname" }))).toBe(JSON.stringify("/steps.html"));
+      expect((await call(c, "back")).isError).toBeFalsy(); // the tab's first page, about:blank
+      expect((await call(c, "back")).isError).toBe(true); // nothing before it
+      // fill_form: a text field, a checkbox and a dropdown at once; the page's own reading of them.
+      await call(c, "navigate", { url: world.server.url("forms.html") });
+      const snap = text(await call(c, "snapshot", { interactive: true }));
+      const filled = await call(c, "fill_form", {
+        fields: [
+          { target: refOf(snap, "textbox", "Full name"), value: "Grace" },
+          { target: refOf(snap, "checkbox", "Subscribe"), value: true },
+          { target: refOf(snap, "combobox", "Country"), value: "France" },
+        ],
+      });
+      expect(filled.isError, text(filled)).toBeFalsy();
+      const state = JSON.parse(text(await call(c, "evaluate", { expression: "({ name: document.querySelector('#name').value, sub: document.querySelector('#subscribe').checked, country: document.querySelector('#country').value })" })));
+      expect(state).toEqual({ name: "Grace", sub: true, country: "fr" });
+      // wait: text that is there; text that never comes times out with svc's code.
+      expect((await call(c, "wait", { text: "Full name" })).isError).toBeFalsy();
+      // A ref of the last snapshot: visible; hidden once the page hides it.
+      const nameRef = refOf(snap, "textbox", "Full name");
+      expect((await call(c, "wait", { target: nameRef })).isError).toBeFalsy();
+      await call(c, "evaluate", { expression: "setTimeout(() => (document.querySelector('#name').style.display = 'none'), 100), 0" });
+      const hidden = await call(c, "wait", { target: nameRef, state: "hidden", timeout: 10_000 });
+      expect(hidden.isError, text(hidden)).toBeFalsy();
+      const never = await call(c, "wait", { text: "never on this page", timeout: 300 });
+      expect(text(never)).toMatch(/^TIMEOUT: /);
+      expect(text(await call(c, "wait", { time: 50 }))).toBe("waited 50 ms");
+      // dialog: the next prompt() is answered with the text given.
+      expect((await call(c, "dialog", { accept: true, promptText: "forty-two" })).isError).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "prompt('the answer?')" }))).toBe(JSON.stringify("forty-two"));
+      // resize: the page's own window size.
+      expect(text(await call(c, "resize", { width: 700, height: 500 }))).toBe("viewport 700x500");
+      expect(text(await call(c, "evaluate", { expression: "innerWidth + 'x' + innerHeight" }))).toBe(JSON.stringify("700x500"));
+      // upload and drag on their fixtures, read in the page.
+      await call(c, "navigate", { url: world.server.url("controls.html") });
+      const controls = text(await call(c, "snapshot", { interactive: true }));
+      const up = await call(c, "upload", { target: refOf(controls, "button", "CV"), files: [join(ROOT, "package.json")] });
+      expect(up.isError, text(up)).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "document.querySelector('#chosen').textContent" }))).toMatch(/package\.json \(\d+ bytes\)/);
+      await call(c, "navigate", { url: world.server.url("drag.html") });
+      const drag = text(await call(c, "snapshot", { interactive: true }));
+      const dragged = await call(c, "drag", { from: refOf(drag, "button", "Drag me"), to: refOf(drag, "region", "Drop zone") });
+      expect(dragged.isError, text(dragged)).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "document.querySelector('#result').textContent" }))).toBe(JSON.stringify("dropped: drag-source"));
+      // close: the browser ends; the next tool starts a fresh one (on about:blank).
+      expect((await call(c, "close")).isError).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "location.href" }))).toBe(JSON.stringify("about:blank"));
+    } finally {
+      await c.close();
+    }
+    await expectNoProcesses(world.sb.tmp, 15_000);
+  }, 180_000);
 });

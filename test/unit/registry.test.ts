@@ -60,8 +60,9 @@ describe("command registry", () => {
   });
 
   it("every MCP tool has annotations and a title, every property a description; commands name only real tools", () => {
-    expect(Object.keys(TOOLS).length).toBe(18);
+    expect(Object.keys(TOOLS).length).toBe(27);
     for (const [name, t] of Object.entries(TOOLS)) {
+      expect(CAPS, name).toContain(t.cap);
       expect(t.description.trim(), name).not.toBe("");
       expect(t.annotations.title.trim(), name).not.toBe("");
       for (const hint of ["readOnlyHint", "destructiveHint", "openWorldHint"] as const) expect(typeof t.annotations[hint], `${name}.${hint}`).toBe("boolean");
