@@ -12,7 +12,7 @@ import { HOSTED, isForwardedEnv } from "../../commands/registry/hosted.js";
 import { attributeName } from "../../commands/registry/types.js";
 import { VERB_COMMANDS } from "../../commands/registry/verbs.js";
 import { VERBS } from "../../commands/verbs.js";
-import { TOOLS } from "../../src/mcp/tools.js";
+import { CAPS, TOOLS } from "../../src/mcp/tools.js";
 
 const longFlag = (flags: string) => /--[\w-]+/.exec(flags)?.[0];
 const shortFlag = (flags: string) => /(?:^|\s)(-\w)\b/.exec(flags)?.[1];
