@@ -29,8 +29,11 @@ export async function discardSession(record: StoredSession, root: string): Promi
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
+  const internal = await import("../src/internal.js");
+  // The run dir of a Chrome whose holder (the session's host) was killed: nothing else removes it.
+  internal.sweepRunDirs();
   // Downloaded files outlive the session; a folder that got none goes with it.
-  (await import("../src/internal.js")).pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
+  internal.pruneEmptyDownloads(record.downloadsDir ?? defaultDownloadsDir(root, record.id));
   removeSession(record.id, root);
 }
 

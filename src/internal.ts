@@ -30,6 +30,7 @@ export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { callOn } from "./browser/element.js";
 export type { ElementHandle } from "./browser/resolve.js";
+export { sweepRunDirs } from "./browser/launch.js";
 export { resolveTarget } from "./operations/perform.js";
 export { PageSnapshots } from "./operations/snapshots.js";
 export { type Variables, parseVariables } from "./operations/variables.js";

@@ -3,7 +3,7 @@
  * holds Chrome's DevTools pipe, answers dialogs and records downloads between commands and runs the
  * commands — and no second. Its RSS is printed for the record. Killed with -9, it takes Chrome with it.
  */
-import { readFileSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectNoProcesses, pidAlive, processesMentioning, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
@@ -66,5 +66,9 @@ describe("a CLI session's resident processes", () => {
     expect(await waitFor(() => !pidAlive(session.pid), 15_000)).toBe(true);
     await expectNoProcesses(session.userDataDir);
     expect(residentNodes()).toEqual([]);
+    // Nothing was left to remove Chrome's run dir; forgetting the dead session does.
+    expect(existsSync(dirname(session.userDataDir))).toBe(true);
+    await run("sessions", "end", "--all");
+    expect(existsSync(dirname(session.userDataDir))).toBe(false);
   }, 60_000);
 });
