@@ -6,9 +6,10 @@
  *   no output and no command line. `--user-agent` and `--args` reach Chrome; forbidden flags are refused.
  * - `svc connect PORT`: a session on a Chrome this test launched; `sessions end` ends only the host.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as netServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -86,10 +87,36 @@ describe("--proxy, --user-agent, --args", () => {
     for (const text of [started.stdout, shown, await ok("--json", "sessions", "show", "px"), readFileSync(join(world.sb.state, "sessions", `${s.id}.json`), "utf8")]) {
       expect(text).not.toContain("s3cr3t-pw");
     }
+    expect(readFileSync(`/proc/${s.pid}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["--lang=fr", "--disable-gpu", "--user-agent=ProxyAgent/2.0"]));
     const lines = processesMentioning(s.id).map((p) => readFileSync(`/proc/${p}/cmdline`, "utf8"));
     expect(lines.length).toBeGreaterThan(0);
     for (const l of lines) expect(l).not.toContain("s3cr3t-pw");
     await ok("sessions", "end", "px");
+  });
+
+  it("--ignore-https-errors: a page with a self-signed certificate loads", async () => {
+    const key = join(world.sb.tmp, "tls.key");
+    const cert = join(world.sb.tmp, "tls.crt");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost"], { stdio: "ignore" });
+    const https = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!doctype html><title>self-signed</title>");
+    });
+    await new Promise<void>((r) => https.listen(0, "127.0.0.1", r));
+    try {
+      const url = `https://localhost:${(https.address() as AddressInfo).port}/`;
+      await ok("sessions", "start", "--name", "strict");
+      const refused = await run("--session", "strict", "goto", url);
+      expect(refused.code).toBe(5);
+      await ok("sessions", "end", "strict");
+      await ok("sessions", "start", "--name", "lax", "--ignore-https-errors");
+      await ok("--session", "lax", "goto", url);
+      expect(await page("lax", "document.title")).toBe("self-signed");
+      expect(await ok("sessions", "show", "lax")).toMatch(/https errors\s+ignored/);
+      await ok("sessions", "end", "lax");
+    } finally {
+      https.close();
+    }
   });
 
   it("refuses flags that would cut svc off from Chrome, with one line naming --args", async () => {
