@@ -120,6 +120,8 @@ describe("--proxy, --user-agent, --args", () => {
   });
 
   it("refuses flags that would cut svc off from Chrome, with one line naming --args", async () => {
+    const sessions = async () => json<{ sessions: { id: string }[] }>(await ok("--json", "sessions", "list")).sessions.map((x) => x.id);
+    const before = await sessions();
     for (const [args, message] of [
       [["--args", "--remote-debugging-port=9222"], /invalid --args: --remote-debugging-port is not allowed/],
       [["--args", "--user-data-dir=/tmp/x"], /invalid --args: --user-data-dir is not allowed \(use --profile DIR\)/],
@@ -131,7 +133,7 @@ describe("--proxy, --user-agent, --args", () => {
       expect(r.code, args.join(" ")).toBe(2);
       expect(expectOneLine(r.stderr)).toMatch(message);
     }
-    expect(json<{ sessions: unknown[] }>(await ok("--json", "sessions", "list")).sessions).toEqual([]);
+    expect(await sessions()).toEqual(before);
   });
 });
 
