@@ -92,6 +92,22 @@ describe("svc set", () => {
     expect(await page("devicePixelRatio")).toBe(1);
   });
 
+  it("wins over the session's own --viewport, which comes back once it is unset", async () => {
+    await ok("sessions", "start", "--name", "sized", "--viewport", "1000x700");
+    try {
+      await ok("--session", "sized", "goto", world.server.url("forms.html"));
+      const width = async () => json<{ result: number }>(await ok("--json", "--session", "sized", "eval", "innerWidth")).result;
+      expect(await width()).toBe(1000);
+      await ok("--session", "sized", "set", "viewport", "412x600");
+      expect(await width()).toBe(412);
+      expect(await width()).toBe(412); // a command's own attach does not size the page back
+      await ok("--session", "sized", "set", "viewport", "off");
+      expect(await width()).toBe(1000);
+    } finally {
+      await run("sessions", "end", "sized");
+    }
+  });
+
   it("refuses bad values with one line naming the setting", async () => {
     const cases: [string[], RegExp][] = [
       [["set", "viewport", "wide"], /invalid viewport/],
