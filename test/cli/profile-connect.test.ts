@@ -176,6 +176,12 @@ describe("svc connect", () => {
     expect(await devtoolsAnswers(port)).toBe(true);
     const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { url: string }[];
     expect(targets.some((t) => t.url.endsWith("/forms.html"))).toBe(true);
+
+    // An attached session that idles out ends its host only, too.
+    const idle = json<Started>(await ok("--json", "connect", `http://127.0.0.1:${port}`, "--idle-timeout", "0.05")).session;
+    expect(await waitFor(() => !pidAlive(idle.pid), 30_000)).toBe(true);
+    expect(pidAlive(chrome.pid!)).toBe(true);
+    expect(await devtoolsAnswers(port)).toBe(true);
     chrome.kill("SIGKILL");
   });
 
