@@ -1,20 +1,48 @@
 /**
  * The session host's browser (commands/host.ts): the host launches the session's Chrome itself and holds its
  * DevTools pipe (`{ kind: "self" }`, src/browser/pipe-holder.ts), so Chrome lives exactly as long as the
- * host: killing the host in any way (kill -9 included) ends Chrome. It also keeps the session's lifeline:
+ * host: killing the host in any way (kill -9 included) ends Chrome. Or, for `svc connect`, it attaches to a
+ * Chrome svc did not start, and leaves it running when it ends. It also keeps the session's lifeline:
  * the heartbeat file that every command touches. When it is older than the session's idle timeout, or gone
- * (`svc sessions end`, a wiped state dir), the host ends Chrome and itself.
+ * (`svc sessions end`, a wiped state dir), the host ends Chrome (a launched one) and itself.
  */
 import { statSync } from "node:fs";
-import { type SessionRecord, pidAlive, saveSession, touchHeartbeat } from "../src/base.js";
-import type { LaunchedBrowser, LocalBrowserLaunchOptions } from "../src/index.js";
+import { type SessionRecord, ServiceInitError, pidAlive, saveSession, touchHeartbeat } from "../src/base.js";
+import type { LocalBrowserLaunchOptions } from "../src/index.js";
+import type { ProxyCredentials } from "./host-emulation.js";
 
-/** What `svc sessions start` hands its host: how to launch, and the record's fields known before launch. */
+/** What `svc sessions start` (`launch`) or `svc connect` (`connect`) hands its host, and the record's fields known before. */
 export interface HostLaunchSpec {
-  launch: LocalBrowserLaunchOptions;
+  launch?: LocalBrowserLaunchOptions;
+  /** Attach to this Chrome instead: `http://127.0.0.1:PORT` (its /json/version is asked) or a ws(s):// URL. */
+  connect?: { url: string };
   record: Omit<SessionRecord, "wsEndpoint" | "pid" | "userDataDir" | "ownsProfile" | "port">;
   /** The starting command: while it runs (a slow start on a loaded machine) the session is not idle. */
   ownerPid: number;
+}
+
+/**
+ * The proxy's credentials travel to the host in this variable (never on its command line, which any local
+ * user can read, nor in a file): the host takes them out of its environment at once and keeps them in memory.
+ */
+export const PROXY_AUTH_ENV = "SVC_HOST_PROXY_AUTH";
+
+/** The proxy credentials handed to this process, removed from its environment (Chrome and commands never see them). */
+export function takeProxyCredentials(): ProxyCredentials | undefined {
+  const raw = process.env[PROXY_AUTH_ENV];
+  delete process.env[PROXY_AUTH_ENV];
+  if (raw === undefined || raw.length > 10_000) return undefined;
+  try {
+    const v = JSON.parse(raw) as Partial<ProxyCredentials>;
+    return typeof v.username === "string" && typeof v.password === "string" ? { username: v.username, password: v.password } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The session's browser as the host holds it: `close()` ends a launched Chrome (cleanly when its profile is kept), or only lets go of an attached one. */
+export interface SessionBrowser {
+  close(): Promise<void>;
 }
 
 /** Parses and bounds the spec of the host's command line; undefined when it is not one. */
@@ -23,7 +51,9 @@ export function parseLaunchSpec(text: string | undefined): HostLaunchSpec | unde
   try {
     const s = JSON.parse(text) as Partial<HostLaunchSpec>;
     const r = s.record;
-    if (typeof s.launch !== "object" || s.launch === null || typeof r !== "object" || r === null) return undefined;
+    const launch = typeof s.launch === "object" && s.launch !== null;
+    const connect = typeof s.connect === "object" && s.connect !== null && typeof s.connect.url === "string";
+    if (launch === connect || typeof r !== "object" || r === null) return undefined;
     if (typeof r.id !== "string" || typeof r.heartbeatFile !== "string" || typeof r.idleMs !== "number" || !(r.idleMs > 0)) return undefined;
     if (!Number.isInteger(s.ownerPid)) return undefined;
     return s as HostLaunchSpec;
@@ -32,18 +62,12 @@ export function parseLaunchSpec(text: string | undefined): HostLaunchSpec | unde
   }
 }
 
-/** Launches the session's Chrome held by this process, and saves the session's record. */
-export async function launchSessionBrowser(spec: HostLaunchSpec, root: string): Promise<{ record: SessionRecord; browser: LaunchedBrowser }> {
-  const { launchBrowser } = await import("../src/index.js");
-  const browser = await launchBrowser(spec.launch, { kind: "self" });
-  const record: SessionRecord = {
-    ...spec.record,
-    wsEndpoint: browser.wsEndpoint,
-    ...(browser.port ? { port: browser.port } : {}),
-    pid: browser.pid,
-    userDataDir: browser.userDataDir,
-    ownsProfile: browser.ownsProfile,
-  };
+/** How long a kept profile's Chrome may take to write it out and exit before it is killed. */
+const CLEAN_CLOSE_MS = 10_000;
+
+/** Launches the session's Chrome held by this process (or attaches to the one it was told), and saves the session's record. */
+export async function launchSessionBrowser(spec: HostLaunchSpec, root: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
+  const { record, browser } = spec.connect ? await attach(spec, spec.connect.url) : await launch(spec, spec.launch ?? {});
   try {
     saveSession(record, root);
     touchHeartbeat(record.heartbeatFile, false);
@@ -52,6 +76,44 @@ export async function launchSessionBrowser(spec: HostLaunchSpec, root: string): 
     throw e;
   }
   return { record, browser };
+}
+
+async function launch(spec: HostLaunchSpec, options: LocalBrowserLaunchOptions): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
+  const [{ launchBrowser }, { closeBrowserCleanly }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
+  const launched = await launchBrowser(options, { kind: "self" });
+  const record: SessionRecord = {
+    ...spec.record,
+    wsEndpoint: launched.wsEndpoint,
+    ...(launched.port ? { port: launched.port } : {}),
+    pid: launched.pid,
+    userDataDir: launched.userDataDir,
+    ownsProfile: launched.ownsProfile,
+  };
+  const close = async () => {
+    // A profile that outlives the session: Chrome writes out its cookies and storage on a clean exit only.
+    if (!launched.ownsProfile) await closeBrowserCleanly(launched.wsEndpoint, launched.pid, CLEAN_CLOSE_MS).catch(() => false);
+    await launched.close();
+  };
+  return { record, browser: { close } };
+}
+
+/** `svc connect`: the Chrome's browser endpoint; the record's pid is this host's (the Chrome is not svc's to end). */
+async function attach(spec: HostLaunchSpec, url: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
+  const wsEndpoint = /^wss?:\/\//.test(url) ? url : await browserEndpoint(url);
+  const record: SessionRecord = { ...spec.record, wsEndpoint, pid: process.pid, userDataDir: "", ownsProfile: false };
+  return { record, browser: { close: async () => {} } };
+}
+
+/** The browser WebSocket a DevTools HTTP endpoint names (/json/version), asked with a bound. */
+async function browserEndpoint(httpUrl: string): Promise<string> {
+  try {
+    const res = await fetch(new URL("/json/version", httpUrl), { signal: AbortSignal.timeout(10_000) });
+    const body = (await res.json()) as { webSocketDebuggerUrl?: unknown };
+    if (typeof body.webSocketDebuggerUrl !== "string" || !/^wss?:\/\//.test(body.webSocketDebuggerUrl)) throw new Error("its /json/version names no webSocketDebuggerUrl");
+    return body.webSocketDebuggerUrl;
+  } catch (e) {
+    throw new ServiceInitError(`cannot attach to a Chrome at ${httpUrl}: ${(e as Error).message}`, { hint: "start Chrome with --remote-debugging-port=PORT, or give its ws:// URL", cause: e });
+  }
 }
 
 /**

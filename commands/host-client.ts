@@ -222,3 +222,63 @@ function report(json: boolean, code: string, message: string): void {
   if (json) process.stdout.write(`${JSON.stringify({ schemaVersion: 1, ok: false, error: { code, message } }, null, 2)}\n`);
   else process.stderr.write(`svc: ${message}\n`);
 }
+
+/** A control request: not a command line, answered by the host even while a command runs (commands/host.ts). */
+export interface HostControl {
+  /** `emulation`: read the session's emulation file again and apply it to every page. */
+  control: "emulation";
+}
+
+/** A control request line, checked; undefined when the line is something else. */
+export function parseControl(line: string): HostControl | undefined {
+  if (line.length > 200) return undefined;
+  try {
+    const v = JSON.parse(line) as { control?: unknown } | null;
+    if (!v || typeof v !== "object" || Object.keys(v).length !== 1 || v.control !== "emulation") return undefined;
+    return { control: v.control };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host's answer to a control request. */
+export type ControlReply = { t: "applied"; pages: number; failed: number; error?: string } | { t: "error"; message: string; code?: string };
+
+/**
+ * Sends a control request to the session's host and resolves with its answer; rejects when no host listens,
+ * or it does not answer within `timeoutMs` (a reply longer than 10 kB is a protocol error).
+ */
+export function askHost(root: string, id: string, control: HostControl, timeoutMs = 15_000): Promise<ControlReply> {
+  const path = hostSocketPath(root, id);
+  return new Promise((resolve, reject) => {
+    if (!existsSync(path)) return reject(new Error("the session's host is not listening"));
+    let buffer = "";
+    const socket = connect(path);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(new Error(why));
+    };
+    const timer = setTimeout(() => fail(`the session's host did not answer within ${timeoutMs / 1000} s`), timeoutMs);
+    socket.setEncoding("utf8");
+    socket.on("error", (e) => fail(`the session's host is not listening (${(e as NodeJS.ErrnoException).code ?? e.message})`));
+    socket.on("connect", () => socket.write(`${JSON.stringify(control)}\n`));
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      if (buffer.length > 10_000) return fail("the session's host answered too much");
+      const nl = buffer.indexOf("\n");
+      if (nl < 0) return;
+      clearTimeout(timer);
+      socket.destroy();
+      try {
+        const r = JSON.parse(buffer.slice(0, nl)) as ControlReply;
+        if (r.t === "applied" && typeof r.pages === "number" && typeof r.failed === "number") return resolve(r);
+        if (r.t === "error" && typeof r.message === "string") return resolve(r);
+      } catch {
+        // falls through
+      }
+      reject(new Error("the session's host gave an answer svc does not understand"));
+    });
+    socket.on("close", () => fail("the session's host closed the connection without answering"));
+  });
+}

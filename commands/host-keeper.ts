@@ -8,21 +8,38 @@
  * (`svc dialog`, taken when a dialog opens) if none did, and records it in the session's history.
  *
  * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
- * download finish after the command that started it has exited.
+ * download finish after the command that started it has exited; and it applies the session's emulation and
+ * answers its proxy's authentication (host-emulation.ts). A page opened later is attached paused, and runs
+ * once it is watched and emulated.
  */
 import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
+import { HostEmulation, type ProxyCredentials } from "./host-emulation.js";
 
 /** How long a running command has to answer a dialog itself. */
 const YIELD_MS = 300;
 
+/** The keeper's connection (it closes when Chrome ends) and the session's emulation it applies. */
+export interface KeptSession {
+  connection: CdpConnection;
+  emulation: HostEmulation;
+}
+
 /**
- * Attaches to every page of the session's Chrome with dialogs watched and downloads recorded; resolves once
- * that is so (a dialog that opened before, with no command attached, could be answered by nobody). The
- * returned connection closes when Chrome ends.
+ * Attaches to every page of the session's Chrome with dialogs watched, downloads recorded and the session's
+ * emulation applied; resolves once that is so (a dialog that opened before, with no command attached, could
+ * be answered by nobody).
  */
-export async function keepSession(record: SessionRecord, root: string): Promise<CdpConnection> {
+export async function keepSession(record: SessionRecord, root: string, proxyCredentials?: ProxyCredentials): Promise<KeptSession> {
   const connection = await CdpConnection.connect(record.wsEndpoint);
+  let emulation: HostEmulation;
+  try {
+    const { userAgent } = await connection.root.send("Browser.getVersion");
+    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, proxyCredentials });
+  } catch (e) {
+    await connection.close().catch(() => {});
+    throw e;
+  }
   const dialogs = new DialogHandler(record.dialog ? { action: record.dialog } : undefined);
   const stored = sessionDialogAnswer(record.id, root);
   dialogs.answerFrom(() => stored.take());
@@ -37,13 +54,21 @@ export async function keepSession(record: SessionRecord, root: string): Promise<
   const enabling: Promise<unknown>[] = [];
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
-    if (!session || e.targetInfo.type !== "page") return;
+    if (!session) return;
+    const resume = () => {
+      if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
+    };
+    if (e.targetInfo.type !== "page") return resume();
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    enabling.push(session.send("Page.enable").catch(() => {}));
+    // Whatever failed (a page closing meanwhile), the page must not stay paused.
+    const setup = Promise.all([session.send("Page.enable"), emulation.track(session)]).catch(() => {});
+    enabling.push(setup);
+    void setup.finally(resume);
   });
-  // Chrome reports the pages open now before it answers setAutoAttach.
-  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });
+  connection.root.on("Target.detachedFromTarget", (e) => emulation.forget(e.sessionId));
+  // Chrome reports the pages open now before it answers setAutoAttach; a later one waits for this keeper.
+  await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return connection;
+  return { connection, emulation };
 }

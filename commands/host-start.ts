@@ -2,13 +2,15 @@
  * Starting a session's host (commands/host.ts), the session's one resident Node process: detached, so it
  * outlives the command that starts it. It launches the session's Chrome, saves the session's record and
  * prints "ready" once it watches every page; `svc sessions start` (and a command that starts a session)
- * waits for that line, or for the host's error. Its command line names the session and the state dir (for `ps`).
+ * waits for that line, or for the host's error. Its command line names the session and the state dir (for `ps`);
+ * a proxy's password goes in its environment (readable by this user only), never on its command line.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ServiceInitError, errorFromCode } from "../src/base.js";
-import type { HostLaunchSpec } from "./host-browser.js";
+import { type HostLaunchSpec, PROXY_AUTH_ENV } from "./host-browser.js";
+import type { ProxyCredentials } from "./host-emulation.js";
 
 /** What the host prints on stdout once it watches every page and listens on its socket. */
 export const READY_LINE = "ready";
@@ -33,11 +35,11 @@ export interface StartingHost {
  * pages (its record saved); it rejects with the host's own error (its code kept: a missing Chrome is still
  * BROWSER_NOT_FOUND), or when the host ended or was not ready within READY_MS (it is stopped then).
  */
-export function startHost(spec: HostLaunchSpec, root: string): StartingHost {
+export function startHost(spec: HostLaunchSpec, root: string, secrets: { proxyCredentials?: ProxyCredentials | undefined } = {}): StartingHost {
   // Built code runs dist/commands/host.js beside this file; from TypeScript sources (tests) the build's.
   const script = [new URL("./host.js", import.meta.url), new URL("../dist/commands/host.js", import.meta.url)].map((u) => fileURLToPath(u)).find((p) => existsSync(p));
   if (!script) throw new ServiceInitError("svc is not built: commands/host.js missing", { hint: "run npm run build" });
-  const child = spawn(process.execPath, [...HOST_NODE_FLAGS, script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root } });
+  const child = spawn(process.execPath, [...HOST_NODE_FLAGS, script, spec.record.id, root, JSON.stringify(spec)], { detached: true, stdio: ["ignore", "pipe", "ignore"], env: { ...process.env, SVC_STATE_DIR: root, ...(secrets.proxyCredentials ? { [PROXY_AUTH_ENV]: JSON.stringify(secrets.proxyCredentials) } : {}) } });
   // SIGTERM: the host ends what it started (Chrome, its run dir, the record) before it exits.
   const stop = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");

@@ -9,7 +9,9 @@
  * thin client (commands/host-client.ts) sends it a command line and it runs it with the CLI's own code
  * (main.ts runCommand: the same parsing, errors and exit codes, history and refs), one request at a time (a
  * request arriving while one runs is refused: its client runs the full CLI, attached to the endpoint), its
- * stdout/stderr sent back to the client.
+ * stdout/stderr sent back to the client. A control request (`{"control":"emulation"}`, host-client.ts
+ * askHost) is answered even while a command runs: the host reads the session's emulation file again and applies
+ * it to every page (a `svc set` run as a full process, or by this host itself).
  *
  * It ends Chrome and itself, removing its socket and Chrome's run dir, when the session ends (`svc sessions
  * end`: record and heartbeat gone), idles out (heartbeat older than the idle timeout), or Chrome ends.
@@ -18,9 +20,9 @@ import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, createServer } from "node:net";
 import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
-import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec } from "./host-browser.js";
-import { hostSocketPath } from "./host-client.js";
-import { keepSession } from "./host-keeper.js";
+import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec, takeProxyCredentials } from "./host-browser.js";
+import { type HostControl, hostSocketPath, parseControl } from "./host-client.js";
+import { type KeptSession, keepSession } from "./host-keeper.js";
 import { READY_LINE } from "./host-start.js";
 import { isForwardedEnv } from "./registry/hosted.js";
 import { setPhaseOrigin } from "./phases.js";
@@ -73,6 +75,7 @@ function failed(e: unknown): void {
 }
 
 async function host(id: string, root: string, spec: HostLaunchSpec): Promise<void> {
+  const proxyCredentials = takeProxyCredentials();
   const path = hostSocketPath(root, id);
   (globalThis as { svcEmbedded?: boolean; svcHost?: boolean }).svcEmbedded = true;
   (globalThis as { svcHost?: boolean }).svcHost = true;
@@ -101,9 +104,10 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     clearInterval(early);
   }
   const { record, browser } = started;
-  let connection: Awaited<ReturnType<typeof keepSession>> | undefined;
+  let kept: KeptSession | undefined;
+  const connection = () => kept?.connection;
   const abandon = async (e?: unknown) => {
-    await connection?.close().catch(() => {});
+    await connection()?.close().catch(() => {});
     await browser.close().catch(() => {});
     removeSession(id, root);
     if (e !== undefined) failed(e);
@@ -112,7 +116,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   try {
     if (interrupted) return await abandon();
     // The keeper role before the socket: no command may reach a page it does not watch.
-    connection = await keepSession(record, root);
+    kept = await keepSession(record, root, proxyCredentials);
     if (interrupted) return await abandon();
     rmSync(path, { force: true });
   } catch (e) {
@@ -154,6 +158,16 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     }
   };
 
+  // Answered whatever runs: one reply line, then the connection ends.
+  const answerControl = (control: HostControl, socket: Socket) => {
+    const reply = (f: object) => socket.end(`${JSON.stringify(f)}\n`);
+    if (control.control !== "emulation" || !kept) return reply({ t: "error", message: "unknown control request" });
+    kept.emulation.reload().then(
+      (applied) => reply({ t: "applied", ...applied }),
+      (e: unknown) => reply({ t: "error", message: String((e as Error)?.message ?? e).slice(0, 1000), ...(typeof (e as { code?: unknown })?.code === "string" ? { code: (e as { code: string }).code } : {}) }),
+    );
+  };
+
   const server = createServer((socket) => {
     let buffer = "";
     socket.setEncoding("utf8");
@@ -166,8 +180,10 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
         return;
       }
       const receivedAt = performance.now();
-      const req = parseRequest(buffer.slice(0, nl));
       socket.removeAllListeners("data");
+      const control = parseControl(buffer.slice(0, nl));
+      if (control) return void answerControl(control, socket);
+      const req = parseRequest(buffer.slice(0, nl));
       // Taken only while the client still waits for it (one that gave up runs the command itself), and only
       // when idle: a command sent while another runs (a `svc wait` in the background) runs beside it in a
       // process of its own, as without a host, never queued behind it.
@@ -203,7 +219,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     server.close();
     clearInterval(watchdog);
     void (async () => {
-      await connection?.close().catch(() => {});
+      await connection()?.close().catch(() => {});
       await browser.close().catch(() => {});
       quit();
     })();
@@ -216,7 +232,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     process.on(s, () => stop());
   }
   // Chrome is gone (the keeper's connection closed): this host ends.
-  connection.onClose(() => stop());
+  kept.connection.onClose(() => stop());
   // The session ended (`svc sessions end` removes the record, the heartbeat and the socket), idled out, or its
   // Chrome ended: this host ends Chrome and itself.
   const watchdog = setInterval(() => {

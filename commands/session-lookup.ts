@@ -9,6 +9,11 @@ import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isC
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 
+/** How long `sessions end` waits for an attached session's host to end (it checks every 500 ms). */
+const HOST_END_MS = 5_000;
+/** How long it waits for a kept profile's Chrome to exit cleanly (host-browser.ts allows it 10 s after the host noticed). */
+const CLEAN_END_MS = 12_000;
+
 const START_HINT = "start one with `svc open URL` or `svc sessions start`";
 const NEW_HINT = "start a new one with `svc sessions start`";
 
@@ -19,6 +24,18 @@ const NEW_HINT = "start a new one with `svc sessions start`";
  */
 export async function discardSession(record: StoredSession, root: string): Promise<void> {
   if (isCloud(record)) return removeSession(record.id, root);
+  // `svc connect`: that Chrome is not svc's to end; its host (record.pid) ends once the record is gone.
+  if (record.attached !== undefined) {
+    removeSession(record.id, root);
+    await waitForExit(record.pid, HOST_END_MS);
+    return;
+  }
+  // A kept profile (--profile): the host closes Chrome cleanly, so its cookies and storage are written out,
+  // once the record is gone; only a Chrome still running after that is killed.
+  if (record.ownsProfile === false && pidAlive(record.pid)) {
+    removeSession(record.id, root);
+    await waitForExit(record.pid, CLEAN_END_MS);
+  }
   const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
     const { killBrowserProcess } = await import("../src/index.js");

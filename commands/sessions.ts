@@ -1,10 +1,11 @@
 /** `svc sessions start|list|show|end`: browsers that outlive one command, here or on a cloud platform. */
-import { rmSync, utimesSync } from "node:fs";
+import { utimesSync } from "node:fs";
 import { resolve } from "node:path";
 import { ServiceInitError, ServiceInvalidArgumentError, ServiceSessionNotFoundError } from "../src/base.js";
 import type { HostLaunchSpec } from "./host-browser.js";
 import { checkId, checkSessionName, type CloudSessionRecord, defaultDownloadsDir, ensureDir, errorFromCode, errorMessage, findSession, heartbeatPath, isAlive, isCloud, listSessions, newSessionId, readHistory, readMetrics, removeSession, saveSession, type SessionRecord, sessionsDir, type StoredSession, touchHeartbeat } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
+import { claimProfile, parseLaunchFlags, runHost } from "./session-launch.js";
 import { type CloudGlobals, type CloudStatus, cloudStatus, cloudStatuses, cloudTarget, cloudViewport, platformClient, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -26,10 +27,16 @@ export interface StartOptions {
   name?: string;
   /** A file from `svc state save`: its cookies and storage are applied once the browser runs. */
   state?: string;
+  /** A persistent profile directory (commands/session-launch.ts), and the other launch flags there. */
+  profile?: string;
+  proxy?: string;
+  args?: string;
+  userAgent?: string;
+  ignoreHttpsErrors?: boolean;
 }
 
 /** Refuse a name a live session has; forget dead sessions that had it. */
-async function claimName(name: string, root: string): Promise<void> {
+export async function claimName(name: string, root: string): Promise<void> {
   checkSessionName(name);
   for (const r of listSessions(root)) {
     if (r.name !== name) continue;
@@ -75,69 +82,56 @@ async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: s
     opts.idleTimeout !== undefined ? parseSetting(settingDef("session.idleTimeoutMinutes"), opts.idleTimeout, "--idle-timeout") : undefined;
   const { defaults, value } = await launchDefaults(opts, { "session.idleTimeoutMinutes": idleFlag }, settings);
   const idleMinutes = Number(value("session.idleTimeoutMinutes"));
-  const idleMs = Math.round(idleMinutes * 60_000);
-
-  const id = newSessionId(root);
-  ensureDir(sessionsDir(root));
-  const downloadsDir = g.downloads !== undefined ? resolve(g.downloads) : defaultDownloadsDir(root, id);
-  const heartbeatFile = heartbeatPath(root, id);
-  // The reaper ends Chrome as soon as this file is missing or stale, so it must exist before launch.
-  // Until the record is saved it is back-dated to expire LAUNCH_GRACE_MS from now: if this process dies
-  // mid-launch (SIGKILL), the unrecorded Chrome is reaped within a minute, not after the idle timeout.
-  touchHeartbeat(heartbeatFile);
-  if (idleMs > LAUNCH_GRACE_MS) {
-    const expiresSoon = new Date(Date.now() - idleMs + LAUNCH_GRACE_MS);
-    utimesSync(heartbeatFile, expiresSoon, expiresSoon);
-  }
-  const now = new Date().toISOString();
+  const launch = parseLaunchFlags(opts);
+  const userDataDir = opts.profile !== undefined ? await claimProfile(opts.profile, root) : undefined;
+  const { id, fields } = prepareSession(g, root, idleMinutes);
   const spec: HostLaunchSpec = {
     launch: {
       headless: defaults.headless,
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
-      downloadsPath: downloadsDir,
+      downloadsPath: fields.downloadsDir as string,
+      ...launch.launch,
+      ...(userDataDir !== undefined ? { userDataDir } : {}),
     },
     record: {
-      id,
+      ...fields,
       ...(opts.name !== undefined ? { name: opts.name } : {}),
       headless: defaults.headless,
       ...(defaults.viewport ? { viewport: defaults.viewport } : {}),
       ...(defaults.executablePath ? { executablePath: defaults.executablePath } : {}),
-      downloadsDir,
-      ...(g.dialog ? { dialog: g.dialog } : {}),
-      createdAt: now,
-      lastUsedAt: now,
-      idleMs,
-      heartbeatFile,
+      ...launch.record,
     },
     ownerPid: process.pid,
   };
   // The session's one resident process (host.ts) launches Chrome and holds its pipe, saves the record, answers
   // dialogs that open between commands, records downloads and runs later commands. This returns once it
   // watches every page. Interrupted meanwhile: the host ends what it started.
-  const host = (await import("./host-start.js")).startHost(spec, root);
-  const unregister = registerCleanup(async () => {
-    host.stop();
-    await host.ready.catch(() => {});
-    rmSync(heartbeatFile, { force: true });
-  });
-  let record: SessionRecord;
-  try {
-    await host.ready;
-    const saved = findSession(id, root);
-    if (!saved || isCloud(saved)) throw new ServiceInitError(`session ${id} started but its record is missing`);
-    record = saved;
-  } catch (e) {
-    host.stop();
-    removeSession(id, root);
-    rmSync(heartbeatFile, { force: true });
-    unregister();
-    throw e;
-  }
-  unregister();
+  const record = await runHost(spec, root, { proxyCredentials: launch.proxyCredentials });
+  if (id !== record.id) throw new ServiceInitError(`session ${id} started as ${record.id}`);
   if (how.auto) announceStarted(record, how.auto, how.gone);
   else printStarted(out, record, opts.state);
   return record.id;
+}
+
+/**
+ * A new local session's id and the record fields every start shares (`sessions start`, `svc connect`); its
+ * heartbeat exists before the host starts, back-dated to expire LAUNCH_GRACE_MS from now until the record is
+ * saved: if this process dies mid-launch (SIGKILL), the unrecorded Chrome goes within a minute.
+ */
+export function prepareSession(g: GlobalOptions, root: string, idleMinutes: number): { id: string; fields: Omit<HostLaunchSpec["record"], "headless"> } {
+  const idleMs = Math.round(idleMinutes * 60_000);
+  const id = newSessionId(root);
+  ensureDir(sessionsDir(root));
+  const downloadsDir = g.downloads !== undefined ? resolve(g.downloads) : defaultDownloadsDir(root, id);
+  const heartbeatFile = heartbeatPath(root, id);
+  touchHeartbeat(heartbeatFile);
+  if (idleMs > LAUNCH_GRACE_MS) {
+    const expiresSoon = new Date(Date.now() - idleMs + LAUNCH_GRACE_MS);
+    utimesSync(heartbeatFile, expiresSoon, expiresSoon);
+  }
+  const now = new Date().toISOString();
+  return { id, fields: { id, downloadsDir, ...(g.dialog ? { dialog: g.dialog } : {}), createdAt: now, lastUsedAt: now, idleMs, heartbeatFile } };
 }
 
 /** The one stderr line of a session started by a command: which, and how it ends. */
@@ -172,6 +166,9 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
   const out = output(g);
   const root = stateRoot();
   rejectLocalFlags(opts, "a cloud session");
+  for (const [flag, set] of [["--profile", opts.profile], ["--proxy", opts.proxy], ["--args", opts.args], ["--user-agent", opts.userAgent], ["--ignore-https-errors", opts.ignoreHttpsErrors]] as const) {
+    if (set !== undefined && set !== false) throw new ServiceInvalidArgumentError(`${flag} applies to a local session, not to a cloud session`, { hint: "use --env LOCAL for a browser on this machine" });
+  }
   const timeout = opts.timeout !== undefined ? seconds(opts.timeout, "--timeout") : undefined;
   const viewport = cloudViewport(settings, opts.viewport);
   const target = await cloudTarget(settings);
@@ -235,7 +232,7 @@ export async function list(g: GlobalOptions): Promise<void> {
     records.map(async (r) => {
       if (!isCloud(r)) {
         const alive = await isAlive(r);
-        return { ...r, kind: "local" as const, alive, status: alive ? "alive" : "dead" };
+        return { ...r, kind: r.attached !== undefined ? ("attached" as const) : ("local" as const), alive, status: alive ? "alive" : "dead" };
       }
       const s = statuses.get(r.id);
       // The platform no longer runs it: nothing can use this record again.
@@ -251,7 +248,7 @@ export async function list(g: GlobalOptions): Promise<void> {
           ...rows.map((r) =>
             r.kind === "cloud"
               ? [r.id, r.name ?? "-", "cloud", r.status, "-", new URL(r.platformUrl).host, r.lastUsedAt, "-"]
-              : [r.id, r.name ?? "-", "local", r.status, String(r.pid), r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)],
+              : [r.id, r.name ?? "-", r.attached !== undefined ? "attached" : "local", r.status, String(r.pid), r.attached !== undefined ? "attached" : r.headless ? "headless" : "headed", r.lastUsedAt, idle(r.idleMs)],
           ),
         ]),
   );
@@ -270,7 +267,7 @@ export async function show(g: GlobalOptions, idOrName: string): Promise<void> {
   }
   const cloud = record && isCloud(record) ? await cloudStatus(record, await openSettings()) : undefined;
   const status = !record ? "ended" : cloud ? cloudWord(cloud) : (await isAlive(record as SessionRecord)) ? "alive" : "dead";
-  const kind = record ? (isCloud(record) ? "cloud" : "local") : undefined;
+  const kind = record ? (isCloud(record) ? "cloud" : record.attached !== undefined ? "attached" : "local") : undefined;
   const detail = cloud && cloud.status !== "running" ? { detail: cloud.detail } : {};
   const data = { session: { ...(record ?? { id }), ...(kind ? { kind } : {}), status, ...detail }, metrics: metrics ?? null, historyEntries: historyLength ?? 0 };
   out.result(data, () => {
@@ -282,12 +279,28 @@ export async function show(g: GlobalOptions, idOrName: string): Promise<void> {
 }
 
 function localLines(record: SessionRecord): string[][] {
+  if (record.attached !== undefined) {
+    return [
+      ...(record.name !== undefined ? [["  name", record.name]] : []),
+      ["  kind", "attached (a Chrome svc did not start: ending the session leaves it running)"],
+      ["  attached to", record.attached],
+      ["  endpoint", record.wsEndpoint],
+      ["  host pid", String(record.pid)],
+      ["  created", record.createdAt],
+      ["  last used", record.lastUsedAt],
+      ["  idle timeout", idle(record.idleMs)],
+    ];
+  }
   return [
     ...(record.name !== undefined ? [["  name", record.name]] : []),
     ["  pid", String(record.pid)],
     ["  endpoint", record.wsEndpoint],
-    ["  profile", record.userDataDir],
+    ["  profile", record.ownsProfile === false ? `${record.userDataDir} (kept)` : record.userDataDir],
     ["  mode", record.headless ? "headless" : "headed"],
+    ...(record.proxy !== undefined ? [["  proxy", record.proxy]] : []),
+    ...(record.userAgent !== undefined ? [["  user agent", record.userAgent]] : []),
+    ...(record.args?.length ? [["  chrome args", record.args.join(" ")]] : []),
+    ...(record.ignoreHTTPSErrors ? [["  https errors", "ignored"]] : []),
     ["  created", record.createdAt],
     ["  last used", record.lastUsedAt],
     ["  idle timeout", idle(record.idleMs)],

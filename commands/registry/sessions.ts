@@ -20,8 +20,13 @@ export const SESSION_COMMANDS = [
       timeout: value("--timeout <seconds>", "cloud session: its lifetime (default: the platform's)"),
       name: value("--name <name>", "a name to use wherever a session id is taken (--session NAME); unique among live sessions"),
       state: value("--state <file>", "start signed in: apply cookies and storage saved by `svc state save`"),
+      profile: value("--profile <dir>", "a persistent Chrome profile: cookies and storage outlive the session (created 0700 if missing; never deleted by svc; one live session at a time)"),
+      proxy: value("--proxy <url>", "send the browser's traffic through this proxy: http|https|socks5://[user:pass@]host:port (the password is never stored or shown)"),
+      args: value("--args <flags>", 'extra Chrome flags, e.g. "--lang=de --disable-gpu" (flags svc sets itself, such as --remote-debugging-port or --user-data-dir, are refused)'),
+      userAgent: value("--user-agent <ua>", "the browser's user agent"),
+      ignoreHttpsErrors: flag("--ignore-https-errors", "accept invalid TLS certificates (self-signed, expired)"),
     },
-    examples: ["svc sessions start --name shop", "svc sessions start --state login.state --headed", "svc sessions start --downloads ./dl --dialog accept"],
+    examples: ["svc sessions start --name shop", "svc sessions start --state login.state --headed", "svc sessions start --downloads ./dl --dialog accept", "svc sessions start --profile ~/.svc-profile --proxy http://user:pass@proxy:8080"],
     run: async (c, _a, o) => (await import("../sessions.js")).start(c.globals, o),
   }),
   command({
@@ -40,7 +45,7 @@ export const SESSION_COMMANDS = [
   command({
     name: "sessions end",
     args: "[id]",
-    description: "end a session: kill its Chrome and delete its profile (history and metrics are kept)",
+    description: "end a session: end its Chrome and delete its profile (a --profile dir is kept; a `svc connect` Chrome is left running; history and metrics are kept)",
     options: { all: flag("--all", "end every recorded session") },
     examples: ["svc sessions end", "svc sessions end --all"],
     run: async (c, [id], o) => (await import("../sessions.js")).end(c.globals, id as string | undefined, o),

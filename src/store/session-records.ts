@@ -43,6 +43,19 @@ export interface SessionRecord {
   /** The session ends itself when its heartbeat file is older than this. */
   idleMs: number;
   heartbeatFile: string;
+  /**
+   * `svc connect`: the DevTools endpoint of a Chrome svc did not start (`http://127.0.0.1:PORT` or a ws(s)://
+   * URL). `pid` is then the session host's, and ending the session leaves that Chrome running.
+   */
+  attached?: string;
+  /** `--proxy`: the proxy server, never its password (the host alone holds that, in memory). */
+  proxy?: string;
+  /** `--args`: extra Chrome flags the session was launched with. */
+  args?: string[];
+  /** `--user-agent`: the browser's user agent. */
+  userAgent?: string;
+  /** `--ignore-https-errors`. */
+  ignoreHTTPSErrors?: boolean;
 }
 
 /** A session on a cloud platform (`svc sessions start --cloud`): its id is the platform's session id. */
@@ -191,7 +204,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -199,6 +212,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
+  rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }
@@ -253,6 +267,16 @@ export function pidBelongsToSession(record: Pick<SessionRecord, "pid" | "userDat
   return cmdline.split("\0").some((arg) => arg === `--user-data-dir=${record.userDataDir}`);
 }
 
+/** Whether `record.pid` is this session's host (its command line names the session), not a recycled pid. */
+function hostOfSession(record: SessionRecord): boolean {
+  try {
+    const args = readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0");
+    return args.some((a) => /host\.js$/.test(a)) && args.includes(record.id);
+  } catch {
+    return process.platform !== "linux";
+  }
+}
+
 /** GET /json/version on the session's DevTools endpoint; resolves to its webSocketDebuggerUrl or undefined. */
 function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | undefined> {
   const unix = parseUnixWsEndpoint(wsEndpoint);
@@ -297,6 +321,9 @@ function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | u
  */
 export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<boolean> {
   if (!pidAlive(record.pid)) return false;
+  // An attached Chrome may sit behind a ws(s):// URL with no /json/version: its host is the session, and it
+  // ends when its connection to that Chrome does.
+  if (record.attached !== undefined) return hostOfSession(record);
   const ws = await probeEndpoint(record.wsEndpoint, timeoutMs);
   if (!ws) return false;
   const path = devtoolsPath(ws);

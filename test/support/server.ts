@@ -157,6 +157,9 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       return send(res, release ? 200 : 404, "text/plain", release ? "released" : "no such gate");
     }
 
+    // The request's own headers as JSON (user agent, Accept-Language, extra headers a browser was told to send).
+    if (url.pathname === "/echo-headers") return send(res, 200, "application/json", JSON.stringify(req.headers));
+
     if (url.pathname === "/redirect") {
       const to = url.searchParams.get("to");
       if (!to) return send(res, 400, "text/plain", "missing ?to=");
