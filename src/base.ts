@@ -35,6 +35,7 @@ export { sessionDialogAnswer } from "./store/dialog-answer.js";
 export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
+export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
 export { sessionSecretStore } from "./store/secrets.js";
 export {
