@@ -8,6 +8,7 @@ export {
   MissingLLMConfigurationError,
   ServiceBrowserNotFoundError,
   ServiceError,
+  ServiceElementNotFoundError,
   ServiceEvalError,
   ServiceFetchError,
   ServiceInitError,

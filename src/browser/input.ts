@@ -73,12 +73,15 @@ export class Input {
     private readonly beforeText?: (text: string) => Promise<void>,
   ) {}
 
-  async move(to: Point, steps = 1): Promise<void> {
+  /** `held`: buttons already down (a drag across calls): the moves carry them, as a real drag's do. */
+  async move(to: Point, steps = 1, held?: { buttons: number; modifiers?: number }): Promise<void> {
     const from = this.mouse;
+    const pressed = held?.buttons ? { buttons: held.buttons, button: held.buttons & 1 ? "left" : held.buttons & 2 ? "right" : "middle" } as const : {};
+    const modifiers = held?.modifiers ? { modifiers: held.modifiers } : {};
     for (let i = 1; i <= steps; i++) {
       const x = from.x + ((to.x - from.x) * i) / steps;
       const y = from.y + ((to.y - from.y) * i) / steps;
-      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, ...pressed, ...modifiers });
     }
     this.mouse = to;
   }
