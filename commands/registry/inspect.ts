@@ -10,7 +10,7 @@ export const INSPECT_COMMANDS = [
     name: "is",
     args: "<state> <target>",
     usage: "visible|enabled|checked <ref|selector>",
-    description: "print true or false (exit 0 either way): is the element visible, enabled, checked; a target that names no element fails (exit 4)",
+    description: "print true or false (exit 0 either way): is the element visible, enabled, checked; a target that names no element fails (exit 6)",
     examples: ["svc is visible e4", 'svc --json is checked "#terms"'],
     hosted: true,
     run: async (c, [state, target]) => (await import("../inspect.js")).is(c.globals, state as string, target as string | undefined),
