@@ -1,12 +1,13 @@
 /**
  * Finding elements the way a person names them (`svc find`): by accessible role (and name), by visible
  * text, by label, by placeholder, by `data-testid`. Every frame of the page is searched (OOPIFs included,
- * each on its own session), in document order, in svc's isolated world (frames.ts) so the page's own patches
- * do not reach the search. Roles come from Chrome's accessibility tree (`Accessibility.queryAXTree`: the flat
+ * each on its own session): the main frame's matches in document order, then each child frame's in the order
+ * of its <iframe>. In svc's isolated world (frames.ts), so the page's own patches do not reach the search. Roles come from Chrome's accessibility tree (`Accessibility.queryAXTree`: the flat
  * tree, so shadow roots are in it; hidden elements are not); the rest from the DOM, open shadow roots included.
  * Matching is case-insensitive on whitespace-collapsed text: contains, or equals with `exact`.
  */
 import type { CdpSession } from "./cdp/connection.js";
+import { callOn } from "./element.js";
 import { OBJECT_GROUP, utilityContext, type Frame, type FrameTree } from "./frames.js";
 import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
@@ -118,12 +119,39 @@ async function roleFind(frame: Frame, query: FindQuery, seen: Map<CdpSession, Se
   return out;
 }
 
-/** Every frame's matches, in frame order (parents before children); a frame that is between documents is skipped. */
+/** Where a child frame's <iframe> is among its parent document's frame owners (0 first); -1 when unknown. */
+async function ownerIndex(frames: FrameTree, frame: Frame): Promise<number> {
+  const parent = frame.parentId ? frames.get(frame.parentId) : undefined;
+  if (!parent) return -1;
+  const owner = await parent.session.send("DOM.getFrameOwner", { frameId: frame.id });
+  return callOn<number>(await elementFromNode(parent, owner.backendNodeId), function (this: Element) {
+    return Array.from(this.ownerDocument.querySelectorAll("iframe, frame")).indexOf(this);
+  });
+}
+
+/**
+ * The frames in a stable order: each frame, then its child frames in the order their <iframe>s appear in its
+ * document (the frame tree's own order is the order Chrome attached them, which differs between runs).
+ */
+async function framesInOrder(frames: FrameTree): Promise<Frame[]> {
+  const all = frames.ordered();
+  const index = new Map<Frame, number>(await Promise.all(all.map(async (f) => [f, await ownerIndex(frames, f).catch(() => -1)] as const)));
+  const out: Frame[] = [];
+  const visit = (f: Frame) => {
+    out.push(f);
+    for (const c of all.filter((x) => x.parentId === f.id).sort((a, b) => index.get(a)! - index.get(b)!)) visit(c);
+  };
+  const main = frames.main;
+  visit(main);
+  return out;
+}
+
+/** Every frame's matches, frame by frame (framesInOrder); a child frame that is between documents is skipped. */
 export async function findElements(frames: FrameTree, query: FindQuery, limit: number): Promise<Found> {
   const elements: ElementHandle[] = [];
   let total = 0;
   const seen = new Map<CdpSession, Set<number>>();
-  for (const frame of frames.ordered()) {
+  for (const frame of await framesInOrder(frames)) {
     try {
       if (query.kind === "role") {
         const found = await roleFind(frame, query, seen);

@@ -130,3 +130,31 @@ describe("svc find", () => {
     expect(await fails(2, "find", "label", "Email", "explode")).toMatch(/unknown action "explode"/);
   });
 });
+
+describe("across frames (iframes.html: a same-origin and a cross-origin frame)", () => {
+  it("counts inside a frame, gives a box in the top viewport, finds in every frame", async () => {
+    await ok("goto", world.server.url("iframes.html"));
+    expect(await ok("get", "count", "button")).toBe("1");
+    expect(await ok("get", "count", "#cross-frame >> button")).toBe("1");
+    expect(await ok("get", "count", "#cross-frame >> li")).toBe("0");
+
+    // The box is where the top page shows the button: a press at its centre reaches it (same-origin frame), and
+    // the cross-origin frame's button sits at the same place within its frame.
+    type Box = { x: number; y: number; width: number; height: number };
+    const box = async (sel: string) => json<Box>(await ok("get", "box", sel));
+    const [same, sameButton, cross, crossButton] = [await box("#same-frame"), await box("#same-frame >> #child-button"), await box("#cross-frame"), await box("#cross-frame >> #child-button")];
+    expect(sameButton.y).toBeGreaterThan(same.y);
+    expect(sameButton.y + sameButton.height).toBeLessThan(same.y + same.height);
+    expect(cross.y).toBeGreaterThan(same.y + same.height);
+    expect([crossButton.x - cross.x, crossButton.y - cross.y]).toEqual([sameButton.x - same.x, sameButton.y - same.y]);
+    await ok("mouse", "move", String(Math.round(sameButton.x + sameButton.width / 2)), String(Math.round(sameButton.y + sameButton.height / 2)));
+    await ok("mouse", "down");
+    await ok("mouse", "up");
+    expect(await ok("get", "text", "#same-frame >> #child-result")).toBe("clicked: child-button");
+
+    expect(json<FindJson>(await ok("--json", "find", "role", "button", "--name", "child button")).total).toBe(2);
+    await ok("find", "label", "Child input", "--nth", "2", "fill", "from find");
+    expect(await ok("get", "value", "#cross-frame >> #child-input")).toBe("from find");
+    expect(await ok("get", "value", "#same-frame >> #child-input")).toBe("");
+  });
+});
