@@ -29,9 +29,9 @@ type State = (typeof STATES)[number];
 function pageState(this: Node, state: string): boolean | null {
   const el = this.nodeType === Node.ELEMENT_NODE ? (this as Element) : this.parentElement!;
   if (state === "visible") {
+    // The same test as `svc wait TARGET` (a box, not visibility: hidden), so the two always agree.
     const r = el.getBoundingClientRect();
-    const s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none" && Number(s.opacity) !== 0;
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden";
   }
   if (state === "enabled") {
     if (el.matches(":disabled")) return false;
