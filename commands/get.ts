@@ -1,14 +1,18 @@
 /**
- * `svc get text|value|attr NAME|url|title [<ref|selector>]`: read from the page or one element, no action.
- * `text` without a target is the page's visible text; `value` and `attr` need one.
+ * `svc get text|value|attr NAME|url|title|html|count|box|styles [<ref|selector>]`: read from the page or one
+ * element, no action. `text` without a target is the page's visible text; the others need one. `html` is the
+ * element's outerHTML, `count` how many elements the selector matches, `box` its {x, y, width, height} (CSS px,
+ * the top page's viewport), `styles` its computed styles (`--prop NAME`, repeatable, else a fixed useful set).
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import { callOn, resolveTarget } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
+import { type ElementField, elementField, parseProps } from "./inspect.js";
 import { withSession } from "./runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
 
-const WHAT = ["text", "value", "attr", "url", "title"] as const;
+const WHAT = ["text", "value", "attr", "url", "title", "html", "count", "box", "styles"] as const;
+const ELEMENT_FIELDS: readonly What[] = ["html", "count", "box", "styles"];
 type What = (typeof WHAT)[number];
 
 interface Query {
@@ -26,14 +30,22 @@ function parseGet(what: string, args: readonly string[]): Query {
   const most = w === "url" || w === "title" ? 0 : 1;
   if (rest.length > most) throw new ServiceInvalidArgumentError(`get ${w}: unexpected argument "${rest[most]}"`);
   const target = rest[0];
-  if ((w === "value" || w === "attr") && !target?.trim()) throw new ServiceInvalidArgumentError(`get ${w}: the target is missing`, { hint: `svc get ${w}${name ? ` ${name}` : ""} e3` });
+  if (w !== "text" && most === 1 && !target?.trim()) throw new ServiceInvalidArgumentError(`get ${w}: the target is missing`, { hint: `svc get ${w}${name ? ` ${name}` : ""} e3` });
   return { what: w, ...(name !== undefined ? { name } : {}), ...(target !== undefined ? { target } : {}) };
 }
 
-export async function get(g: GlobalOptions, what: string, args: readonly string[]): Promise<void> {
+export async function get(g: GlobalOptions, what: string, args: readonly string[], flags: { prop?: string[] } = {}): Promise<void> {
   const q = parseGet(what, args);
+  if (flags.prop !== undefined && q.what !== "styles") throw new ServiceInvalidArgumentError(`--prop applies to get styles, not get ${q.what}`);
+  const props = q.what === "styles" ? parseProps(flags.prop) : [];
   await withSession(g, async ({ svc, out, session }) => {
     const page = svc.page;
+    if (ELEMENT_FIELDS.includes(q.what)) {
+      const found = await elementField(page, session, q.what as ElementField, q.target!, props);
+      const text = typeof found === "string" ? found : typeof found === "number" ? String(found) : JSON.stringify(found);
+      out.result({ session: session?.id, field: q.what, target: q.target, value: found }, () => text);
+      return;
+    }
     let value: string | null;
     if (q.what === "url") value = page.url();
     else if (q.what === "title") value = await page.title();

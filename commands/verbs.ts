@@ -11,6 +11,7 @@ import { ActFailedError } from "./act.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";
+import { PIXEL_SCROLL, scrollBy } from "./scroll.js";
 import { rememberTabs } from "./tabs.js";
 
 type Verb = "click" | "dblclick" | "hover" | "fill" | "type" | "press" | "select" | "check" | "uncheck" | "scroll" | "drag" | "upload" | "focus";
@@ -24,7 +25,7 @@ interface VerbSpec {
   optionalTarget?: boolean;
 }
 
-const SCROLL = /^(up|down|top|bottom|-?\d+(\.\d+)?%?)$/i;
+const SCROLL = /^(up|down|top|bottom|left|right|-?\d+(\.\d+)?(%|px)?)$/i;
 
 /** The one table: verb → Action. */
 export const VERBS: Readonly<Record<Verb, VerbSpec>> = {
@@ -87,6 +88,12 @@ export function actionFor(verb: Verb, positional: readonly string[]): Action {
 
 export async function runVerb(g: GlobalOptions, verb: string, positional: readonly string[], flags: { timeout?: string }): Promise<void> {
   if (!isVerb(verb)) throw new ServiceInvalidArgumentError(`unknown verb "${verb}"`);
+  // Sideways and pixel scrolls have no Action method: commands/scroll.ts does them and reads the result back.
+  const where = verb === "scroll" ? positional[positional.length - 1] : undefined;
+  if (where !== undefined && PIXEL_SCROLL.test(where)) {
+    if (positional.length > 2) throw new ServiceInvalidArgumentError(`scroll: unexpected argument "${positional[2]}"`);
+    return scrollBy(g, positional.length === 2 ? positional[0] : undefined, where);
+  }
   const action = actionFor(verb, positional);
   const timeout = parseTimeout(flags.timeout);
   await withSession(g, async ({ svc, out, session }) => {

@@ -1,10 +1,12 @@
 /**
- * `svc wait <ref|selector|ms> | --text T | --url PATTERN | --load [state]` with `--timeout MS`
+ * `svc wait <ref|selector|ms> | --text T | --url PATTERN | --load [state] | --fn JS` with `--timeout MS`
  * (default 30000): returns once the thing is there; a wait that runs out is a TIMEOUT error (exit 7).
  * A ref names an element of the session's last snapshot (refs survive between commands); a selector is
- * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible.
+ * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible, or with
+ * `--state`: hidden (not visible, or gone), attached (in the document), detached (gone). `--fn`: the
+ * expression is evaluated in the page every 100 ms until its value is truthy; one that throws fails the wait.
  */
-import { ServiceError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
+import { ServiceError, ServiceEvalError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
 import { commandSignal } from "./cleanup.js";
 import { callOn, PageRefs, resolveTarget } from "../src/internal.js";
 import { sessionRefStore, sleep } from "../src/base.js";
@@ -18,11 +20,16 @@ import type { FlagsOf } from "./registry/types.js";
 export type WaitFlags = FlagsOf<typeof WAIT_OPTIONS>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The longest `--fn` expression accepted. */
+const MAX_FN_CHARS = 10_000;
+
+type ElementState = "visible" | "hidden" | "attached" | "detached";
 const POLL_MS = 100;
 
 type Goal =
   | { kind: "ms"; ms: number }
-  | { kind: "element"; selector: string }
+  | { kind: "element"; selector: string; state: ElementState }
+  | { kind: "fn"; js: string }
   | { kind: "text"; text: string }
   | { kind: "url"; pattern: string; test: (url: string) => boolean }
   | { kind: "load"; state: "load" | "domcontentloaded" | "networkidle" };
@@ -39,8 +46,14 @@ function urlMatcher(pattern: string): (url: string) => boolean {
 }
 
 function goalOf(target: string | undefined, flags: WaitFlags): Goal {
-  const given = [target !== undefined, flags.text !== undefined, flags.url !== undefined, flags.load !== undefined && flags.load !== false].filter(Boolean).length;
-  if (given !== 1) throw new ServiceInvalidArgumentError("wait: give exactly one of <ref|selector|ms>, --text, --url, --load", { hint: 'svc wait e3 | svc wait 500 | svc wait --text "Saved"' });
+  const given = [target !== undefined, flags.text !== undefined, flags.url !== undefined, flags.load !== undefined && flags.load !== false, flags.fn !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new ServiceInvalidArgumentError("wait: give exactly one of <ref|selector|ms>, --text, --url, --load, --fn", { hint: 'svc wait e3 | svc wait 500 | svc wait --text "Saved"' });
+  if (flags.state !== undefined && (target === undefined || /^\d+$/.test(target.trim()))) throw new ServiceInvalidArgumentError("--state applies to a ref or selector", { hint: 'svc wait "#spinner" --state hidden' });
+  if (flags.fn !== undefined) {
+    if (!flags.fn.trim()) throw new ServiceInvalidArgumentError("--fn: the expression is empty");
+    if (flags.fn.length > MAX_FN_CHARS) throw new ServiceInvalidArgumentError(`--fn: the expression is longer than ${MAX_FN_CHARS} characters`);
+    return { kind: "fn", js: flags.fn };
+  }
   if (flags.text !== undefined) {
     if (!flags.text) throw new ServiceInvalidArgumentError("--text: the text is empty");
     return { kind: "text", text: flags.text };
@@ -53,7 +66,7 @@ function goalOf(target: string | undefined, flags: WaitFlags): Goal {
   const t = target!.trim();
   if (!t) throw new ServiceInvalidArgumentError("wait: the target is empty");
   if (/^\d+$/.test(t)) return { kind: "ms", ms: Number(t) };
-  return { kind: "element", selector: t };
+  return { kind: "element", selector: t, state: flags.state ?? "visible" };
 }
 
 function describe(goal: Goal): string {
@@ -61,7 +74,9 @@ function describe(goal: Goal): string {
     case "ms":
       return `${goal.ms} ms`;
     case "element":
-      return `${goal.selector} visible`;
+      return `${goal.selector} ${goal.state}`;
+    case "fn":
+      return `${goal.js.length > 60 ? `${goal.js.slice(0, 57)}...` : goal.js} truthy`;
     case "text":
       return `text "${goal.text}"`;
     case "url":
@@ -89,21 +104,40 @@ export async function wait(g: GlobalOptions, target: string | undefined, flags: 
       case "element": {
         const stored = session ? sessionRefStore(session.id, stateRoot()).load(page.targetId) : undefined;
         const refs = stored === undefined ? undefined : PageRefs.restore(stored, `ref map of page ${page.targetId}`);
+        const gone = goal.state === "hidden" || goal.state === "detached";
         check = async () => {
           try {
             const el = await resolveTarget(page, goal.selector, refs);
-            return await callOn<boolean>(el, function (this: Element) {
-              const r = this.getBoundingClientRect();
-              return r.width > 0 && r.height > 0 && getComputedStyle(this).visibility !== "hidden";
+            if (goal.state === "attached") return true;
+            if (goal.state === "detached") return false;
+            const visible = await callOn<boolean>(el, function (this: Node) {
+              const e = this.nodeType === Node.ELEMENT_NODE ? (this as Element) : this.parentElement;
+              if (!e?.isConnected) return false;
+              const r = e.getBoundingClientRect();
+              return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
             });
+            return goal.state === "visible" ? visible : !visible;
           } catch (e) {
-            // Not there yet: keep waiting. A bad selector or a stale ref will not fix itself.
-            if ((e as { code?: unknown }).code === "ELEMENT_NOT_FOUND") return false;
+            // Not there yet (or gone, which is what hidden and detached wait for). A bad selector will not fix itself;
+            // a ref whose element was removed is gone.
+            const code = (e as { code?: unknown }).code;
+            if (code === "ELEMENT_NOT_FOUND" || code === "XPATH_UNRESOLVED") return gone;
+            if (code === "STALE_REF" && gone && /removed from the page|is gone|navigated/.test((e as Error).message)) return true;
             throw e;
           }
         };
         break;
       }
+      case "fn":
+        check = async () => {
+          // A script error fails the wait at once (it will not fix itself); a page between documents is not yet.
+          const value = await page.evaluate<boolean>(`(async () => !!(await (${goal.js}\n)))()`).catch((e: unknown) => {
+            if (e instanceof ServiceEvalError) throw new ServiceEvalError(`--fn: ${e.message}`);
+            return false;
+          });
+          return value === true;
+        };
+        break;
       case "text":
         check = async () => (await page.evaluate<boolean>((t: string) => (document.body?.innerText ?? "").includes(t), goal.text).catch(() => false)) === true;
         break;

@@ -8,6 +8,7 @@ export {
   MissingLLMConfigurationError,
   ServiceBrowserNotFoundError,
   ServiceError,
+  ServiceElementNotFoundError,
   ServiceEvalError,
   ServiceFetchError,
   ServiceInitError,
@@ -36,6 +37,7 @@ export { type EmulatedDevice, type EmulationField, type SessionEmulation, EMULAT
 export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
+export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
 export { sessionSecretStore } from "./store/secrets.js";
 export {

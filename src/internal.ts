@@ -31,6 +31,10 @@ export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from 
 export { callOn } from "./browser/element.js";
 export type { ElementHandle } from "./browser/resolve.js";
 export { sweepRunDirs } from "./browser/launch.js";
+export { FIND_KINDS, type FindKind, type FindQuery, findElements } from "./browser/find.js";
+export { type Box, countMatches, elementBox } from "./browser/inspect.js";
+export { modifierBit } from "./browser/input.js";
+export { selectorOf } from "./browser/resolve.js";
 export { resolveTarget } from "./operations/perform.js";
 export { PageSnapshots } from "./operations/snapshots.js";
 export { type Variables, parseVariables } from "./operations/variables.js";

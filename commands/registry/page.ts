@@ -1,6 +1,6 @@
 /** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
-import { ONE_SHOT, choice, command, flag, optionalValue, value } from "./types.js";
+import { ONE_SHOT, choice, command, flag, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
 
@@ -15,6 +15,8 @@ export const WAIT_OPTIONS = {
   text: value("--text <text>", "wait until the page's text contains this"),
   url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
   load: optionalValue("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle"),
+  fn: value("--fn <js>", "wait until this JavaScript expression is truthy in the page (a promise is awaited)"),
+  state: choice("--state <state>", "with a target: wait until it is visible (default), hidden, attached or detached", ["visible", "hidden", "attached", "detached"]),
   timeout,
 } as const;
 
@@ -61,10 +63,11 @@ export const PAGE_COMMANDS = [
   command({
     name: "wait",
     args: "[target]",
-    usage: "<ref|selector|ms> | --text T | --url PATTERN | --load [state]",
-    description: "wait until an element (a ref from the last snapshot, or a selector) is visible, some time passes, text appears, the URL matches or the page loads; a wait that runs out exits 7 (TIMEOUT)",
+    usage: "<ref|selector> [--state visible|hidden|attached|detached] | <ms> | --text T | --url PATTERN | --load [state] | --fn JS",
+    description:
+      "wait until an element (a ref from the last snapshot, or a selector) is visible (or --state hidden, attached, detached), some time passes, text appears, the URL matches, the page loads or a JS expression is truthy; a wait that runs out exits 7 (TIMEOUT)",
     options: WAIT_OPTIONS,
-    examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000'],
+    examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000', 'svc wait "#spinner" --state hidden', 'svc wait --fn "window.appReady === true"'],
     hosted: true,
     run: async (c, [target], o) => (await import("../wait.js")).wait(c.globals, target as string | undefined, o),
   }),
@@ -114,11 +117,13 @@ export const PAGE_COMMANDS = [
   command({
     name: "get",
     args: "<what> [args...]",
-    usage: "text|value|attr NAME|url|title [ref|selector]",
-    description: "print the page's url or title, or an element's text, value or attribute (text without a target: the page's)",
-    examples: ["svc get title", "svc get value e1"],
+    usage: "text|value|attr NAME|url|title|html|count|box|styles [ref|selector]",
+    description:
+      "print the page's url or title, or an element's text, value, attribute, outerHTML (html), box ({x, y, width, height}, CSS px, viewport) or computed styles; count: how many elements a selector matches (text without a target: the page's)",
+    options: { prop: list("--prop <name>", "get styles: only this CSS property (repeatable; default: display, visibility, position, size, colours, font and a few more)") },
+    examples: ["svc get title", "svc get value e1", 'svc get count "li.item"', "svc get styles e3 --prop color"],
     hosted: true,
-    run: async (c, [what, args]) => (await import("../get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? []),
+    run: async (c, [what, args], o) => (await import("../get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? [], o),
   }),
   command({
     name: "screenshot",

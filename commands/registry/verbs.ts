@@ -29,7 +29,7 @@ const VERB_DECLS: readonly VerbDecl[] = [
   { name: "select", args: "<target> <option>", description: "choose an option of a <select> by its text or value", examples: ["svc select e6 Norway"], mcpTool: "select" },
   { name: "check", args: "<target>", description: "check a checkbox or radio button (nothing if already checked)", examples: ["svc check e5"], mcpTool: "check" },
   { name: "uncheck", args: "<target>", description: "uncheck a checkbox (nothing if already unchecked)", examples: ["svc uncheck e5"], mcpTool: "check" },
-  { name: "scroll", args: "[target] [where]", description: "scroll the page or the element: down (default), up, top, bottom or N%", examples: ["svc scroll down", "svc scroll e9 bottom"], mcpTool: "scroll" },
+  { name: "scroll", args: "[target] [where]", description: "scroll the page or the element: down (default), up, top, bottom, N%, left, right (one visible width) or Npx (down; -Npx up)", examples: ["svc scroll down", "svc scroll e9 bottom", "svc scroll right", "svc scroll 300px"], mcpTool: "scroll" },
   { name: "drag", args: "<from> <to>", description: "drag one element onto another", examples: ["svc drag e3 e8"] },
   { name: "upload", args: "<target> <files...>", description: "set the files of an <input type=file>", examples: ["svc upload e5 ./cv.pdf"] },
 ];

@@ -36,6 +36,15 @@ const NAMED: Record<string, KeyDef> = {
 const ALIASES: Record<string, string> = { Return: "Enter", Esc: "Escape", Ctrl: "Control", Cmd: "Meta", Command: "Meta", Up: "ArrowUp", Down: "ArrowDown", Left: "ArrowLeft", Right: "ArrowRight", " ": "Space", Option: "Alt" };
 const MODIFIER_BITS: Record<string, number> = { Alt: 1, Control: 2, Meta: 4, Shift: 8 };
 
+/** The Input domain's modifier bit of a key name (`Shift`, `Ctrl`, …), 0 for any other key. */
+export function modifierBit(name: string): number {
+  try {
+    return MODIFIER_BITS[keyDef(name).key] ?? 0;
+  } catch {
+    return 0;
+  }
+}
+
 function keyDef(name: string): KeyDef {
   const canonical = ALIASES[name] ?? (name.length > 1 ? name[0]!.toUpperCase() + name.slice(1) : name);
   const named = NAMED[canonical] ?? NAMED[name];
@@ -64,12 +73,15 @@ export class Input {
     private readonly beforeText?: (text: string) => Promise<void>,
   ) {}
 
-  async move(to: Point, steps = 1): Promise<void> {
+  /** `held`: buttons already down (a drag across calls): the moves carry them, as a real drag's do. */
+  async move(to: Point, steps = 1, held?: { buttons: number; modifiers?: number }): Promise<void> {
     const from = this.mouse;
+    const pressed = held?.buttons ? { buttons: held.buttons, button: held.buttons & 1 ? "left" : held.buttons & 2 ? "right" : "middle" } as const : {};
+    const modifiers = held?.modifiers ? { modifiers: held.modifiers } : {};
     for (let i = 1; i <= steps; i++) {
       const x = from.x + ((to.x - from.x) * i) / steps;
       const y = from.y + ((to.y - from.y) * i) / steps;
-      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y });
+      await this.session.send("Input.dispatchMouseEvent", { type: "mouseMoved", x, y, ...pressed, ...modifiers });
     }
     this.mouse = to;
   }
@@ -119,6 +131,31 @@ export class Input {
     }
     await this.session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: to.x, y: to.y, button: "left", clickCount: 1 });
     this.mouse = to;
+  }
+
+  /** Where the pointer is (as this Input last moved it, or as told by `placePointer`). */
+  get pointer(): Point {
+    return this.mouse;
+  }
+
+  /** Tells this Input where the pointer already is (a move an earlier process made), without moving it. */
+  placePointer(at: Point): void {
+    this.mouse = at;
+  }
+
+  /**
+   * One button event where the pointer is: `down` or `up` alone (a press held across calls). `held`: the
+   * buttons down after this event (the DOM `buttons` bit mask); `modifiers`: the Input domain's bits.
+   */
+  async button(type: "down" | "up", button: "left" | "right" | "middle", held: number, modifiers = 0): Promise<void> {
+    const at = this.mouse;
+    await this.session.send("Input.dispatchMouseEvent", { type: type === "down" ? "mousePressed" : "mouseReleased", x: at.x, y: at.y, button, buttons: held, clickCount: 1, modifiers });
+  }
+
+  /** One key going down (typing its character when it has one and no Ctrl/Alt/Meta is held) or up. */
+  async keyEvent(type: "down" | "up", name: string, modifiers = 0): Promise<void> {
+    const d = keyDef(name === "+" ? "+" : name);
+    await this.key(type === "down" ? "keyDown" : "keyUp", modifiers & ~8 ? { ...d, text: undefined } : d, modifiers);
   }
 
   async wheel(at: Point, deltaX: number, deltaY: number): Promise<void> {

@@ -113,6 +113,11 @@ export function dialogAnswerPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.dialog`);
 }
 
+/** Where the pointer is and what is held down (`svc mouse`, `svc keyboard`, store/input-state.ts): removed with the session. */
+export function inputStatePath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.input`);
+}
+
 /** Where a session's downloads go unless `--downloads` chose: `<state>/downloads/<id>` (one-shot runs: `one-shot`). */
 export function defaultDownloadsDir(root: string, id: string | undefined): string {
   return join(root, "downloads", id === undefined ? "one-shot" : checkId(id));
@@ -204,7 +209,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, input state and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -213,6 +218,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(tabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
+  rmSync(inputStatePath(root, id), { force: true });
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }

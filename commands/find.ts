@@ -1,0 +1,114 @@
+/**
+ * `svc find role|text|label|placeholder|testid VALUE [--name N] [--exact] [--first | --nth N] [ACTION [ARG]]`:
+ * finds elements the way a person names them (src/browser/find.ts). Without ACTION it prints each match with
+ * a target later commands take: its ref when the session's snapshot shows the element (find takes one, so the
+ * refs are the session's, stored like `svc snapshot`'s), else its XPath selector. With ACTION (a verb: click,
+ * fill VALUE, check, hover, focus, …) it runs that verb on the one match, as `svc <verb>` runs it; several
+ * matches fail naming how many, unless `--first` or `--nth N` (1 = the first) picks one.
+ */
+import type { Page } from "../src/index.js";
+import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } from "../src/base.js";
+import { FIND_KINDS, type FindKind, type FindQuery, callOn, findElements, selectorOf } from "../src/internal.js";
+import { ActFailedError } from "./act.js";
+import type { GlobalOptions } from "./output.js";
+import { withSession } from "./runtime.js";
+import { sessionSnapshots } from "./snapshot.js";
+import { actionFor } from "./verbs.js";
+
+export interface FindFlags {
+  name?: string;
+  exact?: boolean;
+  first?: boolean;
+  nth?: string;
+}
+
+/** The verbs find may run on its match, and whether each takes a value. */
+const ACTIONS: Readonly<Record<string, "value" | "none">> = {
+  click: "none", dblclick: "none", hover: "none", focus: "none", check: "none", uncheck: "none",
+  fill: "value", type: "value", select: "value",
+};
+
+/** Matches listed without --first/--nth (the total is always said). */
+const LIST_LIMIT = 20;
+const MAX_NTH = 1000;
+const MAX_VALUE_CHARS = 1000;
+
+interface Parsed {
+  query: FindQuery;
+  /** 1-based, when one match is picked. */
+  nth?: number;
+  action?: { verb: string; arg?: string };
+}
+
+function parse(by: string, value: string | undefined, rest: readonly string[], flags: FindFlags): Parsed {
+  if (!(FIND_KINDS as readonly string[]).includes(by)) throw new ServiceInvalidArgumentError(`find: unknown locator "${by}"`, { hint: `one of ${FIND_KINDS.join(", ")}` });
+  if (!value?.trim()) throw new ServiceInvalidArgumentError(`find ${by}: the value is missing`, { hint: `svc find ${by} ${by === "role" ? "button --name Save" : '"Save"'}` });
+  if (value.length > MAX_VALUE_CHARS) throw new ServiceInvalidArgumentError(`find ${by}: the value is longer than ${MAX_VALUE_CHARS} characters`);
+  if (flags.name !== undefined && by !== "role") throw new ServiceInvalidArgumentError(`--name applies to find role, not find ${by}`);
+  if (flags.name !== undefined && !flags.name.trim()) throw new ServiceInvalidArgumentError("--name is empty");
+  if (flags.first && flags.nth !== undefined) throw new ServiceInvalidArgumentError("--first and --nth: give one");
+  let nth: number | undefined = flags.first ? 1 : undefined;
+  if (flags.nth !== undefined) {
+    nth = Number(flags.nth);
+    if (!/^\d+$/.test(flags.nth.trim()) || nth < 1 || nth > MAX_NTH) throw new ServiceInvalidArgumentError(`--nth must be a whole number from 1 to ${MAX_NTH}, got "${flags.nth}"`);
+  }
+  const query: FindQuery = { kind: by as FindKind, value, ...(flags.name !== undefined ? { name: flags.name } : {}), ...(flags.exact ? { exact: true } : {}) };
+  const [verb, ...args] = rest;
+  if (verb === undefined) return { query, ...(nth !== undefined ? { nth } : {}) };
+  const takes = ACTIONS[verb];
+  if (!takes) throw new ServiceInvalidArgumentError(`find: unknown action "${verb}"`, { hint: `one of ${Object.keys(ACTIONS).join(", ")}` });
+  if (takes === "value" && args.length === 0) throw new ServiceInvalidArgumentError(`find … ${verb}: the value is missing`, { hint: `svc find label Email ${verb} "ada@example.com"` });
+  const most = takes === "value" ? 1 : 0;
+  if (args.length > most) throw new ServiceInvalidArgumentError(`find … ${verb}: unexpected argument "${args[most]}"`, { hint: "quote a value that has spaces" });
+  return { query, ...(nth !== undefined ? { nth } : {}), action: { verb, ...(args[0] !== undefined ? { arg: args[0] } : {}) } };
+}
+
+interface Match {
+  /** What later commands take: the ref, else the XPath selector. */
+  target: string;
+  ref?: string;
+  tag: string;
+  text: string;
+}
+
+function describe(q: FindQuery): string {
+  return `${q.kind} "${q.value}"${q.name !== undefined ? ` --name "${q.name}"` : ""}`;
+}
+
+export async function find(g: GlobalOptions, by: string, value: string | undefined, rest: readonly string[], flags: FindFlags): Promise<void> {
+  const p = parse(by, value, rest, flags);
+  await withSession(g, async ({ svc, out, session }) => {
+    const page: Page = svc.page;
+    // The session's snapshot issues (and stores) the refs a match is named by; a cloud session has none.
+    const snap = session && !isCloud(session) ? await sessionSnapshots(session).take(page, { interactiveOnly: true }) : undefined;
+    const found = await findElements(page.frames, p.query, Math.max(LIST_LIMIT, p.nth ?? 0));
+    if (found.total === 0) throw new ServiceElementNotFoundError(`find ${describe(p.query)}: no element matches`, { hint: "look at the page with `svc snapshot`" });
+    if (p.nth !== undefined && p.nth > found.total) throw new ServiceElementNotFoundError(`find ${describe(p.query)}: --nth ${p.nth}, but only ${found.total} match`);
+    if (p.action && p.nth === undefined && found.total > 1) {
+      throw new ServiceInvalidArgumentError(`find ${describe(p.query)}: ${found.total} elements match, ${p.action.verb} needs one`, { hint: "add --first or --nth N, --exact, or narrow the value" });
+    }
+    const picked = p.nth !== undefined ? [found.elements[p.nth - 1]!] : found.elements;
+    const matches: Match[] = [];
+    for (const el of picked) {
+      const ref = snap?.refs.findByNode(el.frame.id, el.backendNodeId)?.ref;
+      const about = await callOn<{ tag: string; text: string }>(el, function (this: Element) {
+        const t = (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement ? this.value || this.placeholder : (this as HTMLElement).innerText ?? this.textContent ?? "").replace(/\s+/g, " ").trim();
+        return { tag: this.localName, text: t.length > 80 ? `${t.slice(0, 77)}...` : t };
+      });
+      matches.push({ target: ref ?? (await selectorOf(page.frames, el)), ...(ref ? { ref } : {}), ...about });
+    }
+    if (!p.action) {
+      const more = found.total > matches.length && p.nth === undefined ? [`(${found.total - matches.length} more not listed; use --nth N)`] : [];
+      out.result({ session: session?.id, by: p.query.kind, value: p.query.value, total: found.total, matches }, () => [
+        ...matches.map((m) => `${m.target}  ${m.tag}${m.text ? ` "${m.text}"` : ""}`),
+        ...more,
+      ]);
+      return;
+    }
+    const match = matches[0]!;
+    const action = actionFor(p.action.verb as Parameters<typeof actionFor>[0], [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])]);
+    const result = await svc.act(action);
+    if (!result.success) throw new ActFailedError(`find ${describe(p.query)} ${p.action.verb} failed: ${result.message}`);
+    out.result({ session: session?.id, by: p.query.kind, value: p.query.value, total: found.total, match, result }, () => `done: ${p.action!.verb} ${match.target} (${match.tag}${match.text ? ` "${match.text}"` : ""})`);
+  });
+}

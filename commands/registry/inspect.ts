@@ -1,0 +1,60 @@
+/**
+ * Inspecting the page and low-level input on the session's selected tab: `is`, `find`, `scrollintoview`,
+ * `keyboard`, `mouse` (commands/inspect.ts, find.ts, scroll.ts, input-low.ts). All hosted: they drive the
+ * session's page and never ask a model. `get html|count|box|styles` is `get`'s (page.ts).
+ */
+import { command, flag, value } from "./types.js";
+
+export const INSPECT_COMMANDS = [
+  command({
+    name: "is",
+    args: "<state> <target>",
+    usage: "visible|enabled|checked <ref|selector>",
+    description: "print true or false (exit 0 either way): is the element visible, enabled, checked; a target that names no element fails (exit 6)",
+    examples: ["svc is visible e4", 'svc --json is checked "#terms"'],
+    hosted: true,
+    run: async (c, [state, target]) => (await import("../inspect.js")).is(c.globals, state as string, target as string | undefined),
+  }),
+  command({
+    name: "find",
+    args: "<by> <value> [action...]",
+    usage: "role|text|label|placeholder|testid VALUE [--name N] [--exact] [--first | --nth N] [ACTION [ARG]]",
+    description:
+      "find elements by accessible role (--name: its accessible name), visible text, label, placeholder or data-testid; prints each match's ref (or XPath) for later commands, or runs ACTION (click, dblclick, hover, focus, check, uncheck, fill V, type V, select V) on the one match",
+    options: {
+      name: value("--name <name>", "find role: the accessible name contains this (case-insensitive)"),
+      exact: flag("--exact", "the text, label, placeholder or name must equal the value (case-insensitive), not just contain it"),
+      first: flag("--first", "take the first match when several match"),
+      nth: value("--nth <n>", "take the n-th match (1 = the first)"),
+    },
+    examples: ["svc find role button --name Submit click", 'svc find label Email fill "ada@example.com"', 'svc find text "Read more" --nth 2'],
+    hosted: true,
+    run: async (c, [by, val, rest], o) => (await import("../find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
+  }),
+  command({
+    name: "scrollintoview",
+    args: "<target>",
+    description: "scroll the element to the middle of the viewport (every scroller on the way) and print where it is now",
+    examples: ["svc scrollintoview e12", 'svc scrollintoview "#footer"'],
+    hosted: true,
+    run: async (c, [target]) => (await import("../scroll.js")).scrollIntoView(c.globals, target as string | undefined),
+  }),
+  command({
+    name: "keyboard",
+    args: "<action> [args...]",
+    usage: "type TEXT | press KEY | down KEY | up KEY",
+    description: "low-level keys to whatever has focus: type text, press a key or combination (Control+A), hold a key down or let it up (a held Shift makes later clicks shift-clicks)",
+    examples: ['svc keyboard type "hello"', "svc keyboard press Control+A", "svc keyboard down Shift"],
+    hosted: true,
+    run: async (c, [action, args]) => (await import("../input-low.js")).keyboard(c.globals, action as string, (args as string[] | undefined) ?? []),
+  }),
+  command({
+    name: "mouse",
+    args: "<action> [args...]",
+    usage: "move X Y | down [left|right|middle] | up [left|right|middle] | wheel DX DY",
+    description: "low-level mouse at the pointer (viewport CSS px): move it, press or release a button, turn the wheel; the pointer and held buttons carry over to the next command",
+    examples: ["svc mouse move 120 80", "svc mouse down", "svc mouse wheel 0 400"],
+    hosted: true,
+    run: async (c, [action, args]) => (await import("../input-low.js")).mouse(c.globals, action as string, (args as string[] | undefined) ?? []),
+  }),
+];
