@@ -192,6 +192,17 @@ export const TOOLS = {
     annotations: acts("Answer a dialog"),
     inputSchema: { accept: z.boolean().describe("accept (OK) or dismiss (Cancel)"), promptText: z.string().max(10_000).optional().describe("with accept: the text a prompt() returns") },
   },
+  find: {
+    cap: "devtools",
+    description: "Find elements by role (and name), visible text, label, placeholder or test id; their selectors",
+    annotations: readOnly("Find elements"),
+    inputSchema: {
+      by: z.enum(["role", "text", "label", "placeholder", "testid"]).describe("how to find: role, text, label, placeholder or testid"),
+      value: z.string().min(1).max(1000).describe("the role (button, link…), text, label, placeholder or test id"),
+      name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
+      exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
+    },
+  },
   evaluate: {
     cap: "devtools",
     description: "Evaluate a JavaScript expression in the page and return its value as JSON",

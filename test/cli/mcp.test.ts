@@ -28,7 +28,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["evaluate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
@@ -348,6 +348,15 @@ describe("svc mcp", () => {
       expect(filled.isError, text(filled)).toBeFalsy();
       const state = JSON.parse(text(await call(c, "evaluate", { expression: "({ name: document.querySelector('#name').value, sub: document.querySelector('#subscribe').checked, country: document.querySelector('#country').value })" })));
       expect(state).toEqual({ name: "Grace", sub: true, country: "fr" });
+      // find: by label, its selector usable as a target; by role with a name.
+      const found = text(await call(c, "find", { by: "label", value: "Full name" }));
+      expect(found).toMatch(/^1 match; /);
+      const sel = found.split("\n")[1]!.split("  ")[0]!;
+      expect(text(await call(c, "evaluate", { expression: "document.querySelector('#name').value" }))).toBe(JSON.stringify("Grace"));
+      expect((await call(c, "fill", { target: sel, value: "Hopper" })).isError).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "document.querySelector('#name').value" }))).toBe(JSON.stringify("Hopper"));
+      expect(text(await call(c, "find", { by: "role", value: "button", name: "Submit" }))).toMatch(/^1 match; [\s\S]*button "Submit"/);
+      expect(text(await call(c, "find", { by: "text", value: "nothing like this" }))).toBe('no element matches text "nothing like this"');
       // wait: text that is there; text that never comes times out with svc's code.
       expect((await call(c, "wait", { text: "Full name" })).isError).toBeFalsy();
       // A ref of the last snapshot: visible; hidden once the page hides it.
