@@ -8,16 +8,18 @@
  * (`svc dialog`, taken when a dialog opens) if none did, and records it in the session's history.
  *
  * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
- * download finish after the command that started it has exited.
+ * download finish after the command that started it has exited; and what the pages log and throw
+ * (host-page-log.ts: `svc console`, `svc errors`), between commands too.
  */
 import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
+import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
 const YIELD_MS = 300;
 
 /**
- * Attaches to every page of the session's Chrome with dialogs watched and downloads recorded; resolves once
+ * Attaches to every page of the session's Chrome with dialogs watched, downloads and the page log recorded; resolves once
  * that is so (a dialog that opened before, with no command attached, could be answered by nobody). The
  * returned connection closes when Chrome ends.
  */
@@ -34,12 +36,15 @@ export async function keepSession(record: SessionRecord, root: string): Promise<
       // the history is a record, not a reason to stop answering dialogs
     }
   });
+  const pageLog = new PageLogRecorder({ id: record.id, root });
+  connection.onClose(() => pageLog.close());
   const enabling: Promise<unknown>[] = [];
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
     if (!session || e.targetInfo.type !== "page") return;
     dialogs.watch(session, { yieldMs: YIELD_MS });
     enabling.push(session.send("Page.enable").catch(() => {}));
+    enabling.push(pageLog.watch(session, e.targetInfo.targetId).catch(() => {}));
   });
   // Chrome reports the pages open now before it answers setAutoAttach.
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true });

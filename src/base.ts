@@ -36,6 +36,7 @@ export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./s
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
 export { sessionRefStore } from "./store/refs.js";
+export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, sessionPageLog } from "./store/page-log.js";
 export { sessionSecretStore } from "./store/secrets.js";
 export {
   type CloudSessionRecord,

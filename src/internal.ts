@@ -3,7 +3,7 @@
  * library that a library user has no business with, exported here so the faces never reach into the
  * library's folders directly. Explicit named exports only.
  */
-export { CdpConnection } from "./browser/cdp/connection.js";
+export { CdpConnection, type CdpSession } from "./browser/cdp/connection.js";
 export { checkFetchUrl } from "./fetch/index.js";
 
 // Server-only helpers (src/server/): what `svc serve` does to its sessions' Chromes and model gateway.

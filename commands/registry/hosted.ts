@@ -8,7 +8,7 @@
 /** The commands a host runs: they drive the session's page and never ask a model. */
 export const HOSTED: ReadonlySet<string> = new Set([
   "snapshot", "click", "dblclick", "hover", "focus", "fill", "type", "press", "select", "check", "uncheck", "scroll", "drag", "upload",
-  "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot",
+  "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot", "pdf", "console", "errors",
 ]);
 
 /** The environment a command may read besides SVC_*: sent with each request, applied by the host while it runs. */

@@ -100,6 +100,11 @@ export function dialogAnswerPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.dialog`);
 }
 
+/** What the session's pages logged or threw (store/page-log.ts), and `<file>.cleared`: removed with the session. */
+export function pageLogPath(root: string, id: string, kind: "console" | "errors"): string {
+  return join(sessionsDir(root), `${checkId(id)}.${kind}`);
+}
+
 /** Where a session's downloads go unless `--downloads` chose: `<state>/downloads/<id>` (one-shot runs: `one-shot`). */
 export function defaultDownloadsDir(root: string, id: string | undefined): string {
   return join(root, "downloads", id === undefined ? "one-shot" : checkId(id));
@@ -191,7 +196,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, page logs and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -199,6 +204,10 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
+  for (const kind of ["console", "errors"] as const) {
+    rmSync(pageLogPath(root, id, kind), { force: true });
+    rmSync(`${pageLogPath(root, id, kind)}.cleared`, { force: true });
+  }
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }
