@@ -1,8 +1,8 @@
 /**
  * The session host's page log (part of its keeper role, host-keeper.ts): with Runtime enabled on the host's
  * own session of each page, it records console API calls and uncaught exceptions / unhandled rejections
- * into bounded buffers, written to the session's files (store/page-log.ts) in batches at most every
- * FLUSH_MS, so `svc console` and `svc errors` list what the pages did between commands too.
+ * into bounded buffers, written to the session's files (store/page-log.ts) in batches (QUIET_FLUSH_MS,
+ * BUSY_FLUSH_MS), so `svc console` and `svc errors` list what the pages did between commands too.
  *
  * Kept cheap for the page: nothing is asked of the page per message; the objects Chrome keeps alive for
  * this session's console arguments are released after each batch (Runtime.releaseObjectGroup "console").
@@ -11,8 +11,12 @@ import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../src/internal.js";
 import { type ConsoleEntry, type ErrorEntry, PAGE_LOG_LIMITS, type PageLogKind, boundedPageLog, clipPageText, onPageLogFlush, sessionPageLog } from "../src/base.js";
 
-/** The longest a logged message waits before it reaches the session's files. */
-export const FLUSH_MS = 200;
+/**
+ * How long a logged message waits before it reaches the session's files: QUIET_FLUSH_MS when nothing was
+ * written for a second, else BUSY_FLUSH_MS (a page that keeps logging costs at most two writes a second).
+ */
+export const QUIET_FLUSH_MS = 50;
+export const BUSY_FLUSH_MS = 500;
 
 type RemoteObject = Protocol.Runtime.RemoteObject;
 
@@ -65,6 +69,7 @@ export class PageLogRecorder {
   private readonly dirty = new Set<PageLogKind>();
   private readonly sessions = new Set<CdpSession>();
   private timer: NodeJS.Timeout | undefined;
+  private lastFlush = 0;
   private readonly store;
 
   constructor(options: { id: string; root: string }) {
@@ -122,7 +127,7 @@ export class PageLogRecorder {
 
   private schedule(kind: PageLogKind): void {
     this.dirty.add(kind);
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    this.timer ??= setTimeout(() => this.flush(), Date.now() - this.lastFlush > 1000 ? QUIET_FLUSH_MS : BUSY_FLUSH_MS);
   }
 
   /** Writes the pending batch now. */
@@ -130,6 +135,7 @@ export class PageLogRecorder {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.dirty.size === 0) return;
+    this.lastFlush = Date.now();
     for (const kind of this.dirty) {
       try {
         const write = this.store.write as (k: PageLogKind, list: readonly unknown[]) => unknown[];
