@@ -300,13 +300,19 @@ function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | u
   });
 }
 
+/** The second chance of a running Chrome's endpoint to answer (isAlive). */
+const BUSY_PROBE_MS = 5000;
+
 /**
  * A session is alive when its Chrome process exists and its DevTools endpoint answers with the same
  * browser id (a different Chrome on a reused port is not our session).
  */
 export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<boolean> {
   if (!pidAlive(record.pid)) return false;
-  const ws = await probeEndpoint(record.wsEndpoint, timeoutMs);
+  // Chrome runs: an endpoint slow to answer may be a busy holder (a session's host reading a page that logs
+  // thousands of messages on a loaded machine), so it gets a second, longer chance before the session is
+  // called gone (and ended).
+  const ws = (await probeEndpoint(record.wsEndpoint, timeoutMs)) ?? (pidAlive(record.pid) ? await probeEndpoint(record.wsEndpoint, BUSY_PROBE_MS) : undefined);
   if (!ws) return false;
   const path = devtoolsPath(ws);
   return path !== undefined && path === devtoolsPath(record.wsEndpoint);
