@@ -7,7 +7,6 @@
  * Kept cheap for the page: nothing is asked of the page per message; the objects Chrome keeps alive for
  * this session's console arguments are released after each batch (Runtime.releaseObjectGroup "console").
  */
-import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "../src/internal.js";
 import { type ConsoleEntry, type ErrorEntry, PAGE_LOG_LIMITS, type PageLogKind, boundedPageLog, clipPageText, onPageLogFlush, sessionPageLog } from "../src/base.js";
 
@@ -18,10 +17,32 @@ import { type ConsoleEntry, type ErrorEntry, PAGE_LOG_LIMITS, type PageLogKind, 
 export const QUIET_FLUSH_MS = 50;
 export const BUSY_FLUSH_MS = 500;
 
-type RemoteObject = Protocol.Runtime.RemoteObject;
+/** What this file reads of CDP's Runtime.RemoteObject and its previews. */
+interface PropertyPreview {
+  name: string;
+  type: string;
+  value?: string;
+}
+interface ObjectPreview {
+  subtype?: string;
+  description?: string;
+  overflow: boolean;
+  properties: PropertyPreview[];
+}
+interface RemoteObject {
+  type: string;
+  subtype?: string;
+  value?: unknown;
+  unserializableValue?: string;
+  description?: string;
+  preview?: ObjectPreview;
+}
+interface StackTrace {
+  callFrames: Array<{ functionName: string; url: string; lineNumber: number; columnNumber: number }>;
+}
 
-function previewText(p: Protocol.Runtime.ObjectPreview): string {
-  const value = (v: Protocol.Runtime.PropertyPreview) => (v.type === "string" ? JSON.stringify(v.value ?? "") : (v.value ?? v.type));
+function previewText(p: ObjectPreview): string {
+  const value = (v: PropertyPreview) => (v.type === "string" ? JSON.stringify(v.value ?? "") : (v.value ?? v.type));
   const more = p.overflow ? ", …" : "";
   if (p.subtype === "array") return `[${p.properties.map(value).join(", ")}${more}]`;
   const head = p.description && p.description !== "Object" ? `${p.description} ` : "";
@@ -58,7 +79,7 @@ export function consoleText(args: readonly RemoteObject[]): string {
   return [head, ...rest.map(show)].filter((s, i) => i > 0 || s !== "").join(" ");
 }
 
-function frames(trace: Protocol.Runtime.StackTrace | undefined): string[] {
+function frames(trace: StackTrace | undefined): string[] {
   return (trace?.callFrames ?? []).slice(0, PAGE_LOG_LIMITS.frames).map((f) => clipPageText(`${f.functionName || "(anonymous)"} (${f.url}:${f.lineNumber + 1}:${f.columnNumber + 1})`, 500));
 }
 
