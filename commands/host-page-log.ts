@@ -169,8 +169,11 @@ export class PageLogRecorder {
     for (const s of this.sessions) s.send("Runtime.releaseObjectGroup", { objectGroup: "console" }).catch(() => {});
   }
 
+  /** Chrome is gone: the session is ending and its files go with it, so nothing more is written. */
   close(): void {
-    this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dirty.clear();
     onPageLogFlush(undefined);
   }
 }
