@@ -65,7 +65,7 @@ function hostable(argv: readonly string[]): Parsed | undefined {
   }
   if (command === undefined || !HOSTED.has(command)) return undefined;
   // `svc screenshot URL` may open a one-shot browser; only the page's own screenshot is hosted.
-  if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
+  if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--format|--quality|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
     return undefined;
   }
   // `svc snapshot URL` may open a one-shot browser too.

@@ -9,12 +9,14 @@
  *
  * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
  * download finish after the command that started it has exited; and it applies the session's emulation and
- * answers its proxy's authentication (host-emulation.ts). A page opened later is attached paused, and runs
- * once it is watched and emulated.
+ * answers its proxy's authentication (host-emulation.ts); and what the pages log and throw (host-page-log.ts:
+ * `svc console`, `svc errors`), between commands too. A page opened later is attached paused, and runs once
+ * it is watched, logged and emulated.
  */
 import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
 import { HostEmulation, type ProxyCredentials } from "./host-emulation.js";
+import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
 const YIELD_MS = 300;
@@ -26,9 +28,9 @@ export interface KeptSession {
 }
 
 /**
- * Attaches to every page of the session's Chrome with dialogs watched, downloads recorded and the session's
- * emulation applied; resolves once that is so (a dialog that opened before, with no command attached, could
- * be answered by nobody).
+ * Attaches to every page of the session's Chrome with dialogs watched, downloads and the page log recorded and
+ * the session's emulation applied; resolves once that is so (a dialog that opened before, with no command
+ * attached, could be answered by nobody).
  */
 export async function keepSession(record: SessionRecord, root: string, proxyCredentials?: ProxyCredentials): Promise<KeptSession> {
   const connection = await CdpConnection.connect(record.wsEndpoint);
@@ -51,6 +53,8 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
       // the history is a record, not a reason to stop answering dialogs
     }
   });
+  const pageLog = new PageLogRecorder({ id: record.id, root });
+  connection.onClose(() => pageLog.close());
   const enabling: Promise<unknown>[] = [];
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
@@ -61,7 +65,7 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     if (e.targetInfo.type !== "page") return resume();
     dialogs.watch(session, { yieldMs: YIELD_MS });
     // Whatever failed (a page closing meanwhile), the page must not stay paused.
-    const setup = Promise.all([session.send("Page.enable"), emulation.track(session)]).catch(() => {});
+    const setup = Promise.all([session.send("Page.enable"), emulation.track(session), pageLog.watch(session, e.targetInfo.targetId)]).catch(() => {});
     enabling.push(setup);
     void setup.finally(resume);
   });

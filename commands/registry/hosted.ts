@@ -8,7 +8,7 @@
 /** The commands a host runs: they drive the session's page and never ask a model. */
 export const HOSTED: ReadonlySet<string> = new Set([
   "snapshot", "click", "dblclick", "hover", "focus", "fill", "type", "press", "select", "check", "uncheck", "scroll", "drag", "upload",
-  "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot", "set", "is", "find", "scrollintoview", "keyboard", "mouse",
+  "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot", "pdf", "console", "errors", "set", "is", "find", "scrollintoview", "keyboard", "mouse",
 ]);
 
 /** The environment a command may read besides SVC_*: sent with each request, applied by the host while it runs. */

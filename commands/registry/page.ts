@@ -1,6 +1,6 @@
 /** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
-import { ONE_SHOT, choice, command, flag, list, optionalValue, value } from "./types.js";
+import { choice, command, flag, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
 
@@ -124,19 +124,5 @@ export const PAGE_COMMANDS = [
     examples: ["svc get title", "svc get value e1", 'svc get count "li.item"', "svc get styles e3 --prop color"],
     hosted: true,
     run: async (c, [what, args], o) => (await import("../get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? [], o),
-  }),
-  command({
-    name: "screenshot",
-    args: "[url]",
-    description: "save a PNG of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
-    options: {
-      output: value("-o, --output <file>", "where to write the PNG (default: screenshot-<time>.png in the current folder)"),
-      fullPage: flag("--full-page", SHARED.fullPage),
-      ...ONE_SHOT,
-    },
-    examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page"],
-    hosted: true,
-    mcpTool: "screenshot",
-    run: async (c, [url], o) => (await import("../screenshot.js")).screenshot(c.globals, url as string | undefined, o),
   }),
 ];

@@ -396,7 +396,7 @@ export class Page {
     }
     const { data } = await this.mainSession.send("Page.captureScreenshot", {
       format,
-      ...(format === "jpeg" && options.quality ? { quality: options.quality } : {}),
+      ...(format === "jpeg" && options.quality !== undefined ? { quality: options.quality } : {}),
       ...(clip ? { clip, captureBeyondViewport: true } : {}),
     });
     return Buffer.from(data, "base64");

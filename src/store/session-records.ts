@@ -118,6 +118,11 @@ export function inputStatePath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.input`);
 }
 
+/** What the session's pages logged or threw (store/page-log.ts), and `<file>.cleared`: removed with the session. */
+export function pageLogPath(root: string, id: string, kind: "console" | "errors"): string {
+  return join(sessionsDir(root), `${checkId(id)}.${kind}`);
+}
+
 /** Where a session's downloads go unless `--downloads` chose: `<state>/downloads/<id>` (one-shot runs: `one-shot`). */
 export function defaultDownloadsDir(root: string, id: string | undefined): string {
   return join(root, "downloads", id === undefined ? "one-shot" : checkId(id));
@@ -209,7 +214,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, input state and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, input state, page logs and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -219,6 +224,12 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(dialogAnswerPath(root, id), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
   rmSync(inputStatePath(root, id), { force: true });
+}
+
+  for (const kind of ["console", "errors"] as const) {
+    rmSync(pageLogPath(root, id, kind), { force: true });
+    rmSync(`${pageLogPath(root, id, kind)}.cleared`, { force: true });
+  }
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }
@@ -323,7 +334,8 @@ function probeEndpoint(wsEndpoint: string, timeoutMs = 1500): Promise<string | u
 
 /**
  * A session is alive when its Chrome process exists and its DevTools endpoint answers with the same
- * browser id (a different Chrome on a reused port is not our session).
+ * browser id (a different Chrome on a reused port is not our session), or, when the endpoint is slow to
+ * answer, when that process provably is this session's Chrome (its command line names the profile).
  */
 export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<boolean> {
   if (!pidAlive(record.pid)) return false;
@@ -331,7 +343,10 @@ export async function isAlive(record: SessionRecord, timeoutMs = 1500): Promise<
   // ends when its connection to that Chrome does.
   if (record.attached !== undefined) return hostOfSession(record);
   const ws = await probeEndpoint(record.wsEndpoint, timeoutMs);
-  if (!ws) return false;
+  // Chrome runs with this session's profile but its endpoint did not answer in time: a busy holder (the
+  // session's host reading a page that logs thousands of messages on a loaded machine), not a gone session
+  // — calling it gone would end it. A command then fails on its own bounded attach if it truly is stuck.
+  if (!ws) return pidBelongsToSession(record) === true;
   const path = devtoolsPath(ws);
   return path !== undefined && path === devtoolsPath(record.wsEndpoint);
 }

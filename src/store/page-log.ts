@@ -1,0 +1,139 @@
+/**
+ * What a CLI session's pages logged (console API calls) and threw (uncaught exceptions, unhandled
+ * rejections): `sessions/<id>.console` and `sessions/<id>.errors`, written atomically (0600) by the
+ * session's host, which stays attached to every page (commands/host-keeper.ts), in batches. Bounded per
+ * kind: the last PAGE_LOG_LIMITS.entries entries and at most PAGE_LOG_LIMITS.bytes of JSON; one entry's text
+ * at most PAGE_LOG_LIMITS.textChars characters. `svc console --clear` never rewrites the host's file: it
+ * writes `<file>.cleared` (when), and both the reader and the host's next batch drop what came before.
+ * Every string is masked with the session's secrets (store/secrets.ts) when written and again when read.
+ */
+import { Secrets } from "../util/secrets.js";
+import { ServiceStateError } from "../errors.js";
+import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
+import { sessionSecretStore } from "./secrets.js";
+import { pageLogPath, sessionsDir } from "./session-records.js";
+
+export type PageLogKind = "console" | "errors";
+
+/** The bounds of one kind's buffer. */
+export const PAGE_LOG_LIMITS = { entries: 1000, bytes: 1_000_000, textChars: 4000, frames: 5 } as const;
+
+interface Common {
+  /** When the host received it (epoch ms): what `--clear` compares with. */
+  received: number;
+  /** When the page logged or threw it (ISO). */
+  at: string;
+  /** The page's DevTools target id (its tab number comes from store/tabs.ts). */
+  target: string;
+  url?: string;
+  line?: number;
+}
+
+export interface ConsoleEntry extends Common {
+  level: string;
+  text: string;
+}
+
+export interface ErrorEntry extends Common {
+  kind: "exception" | "rejection";
+  message: string;
+  /** The stack's first frames, `fn (url:line:col)`. */
+  stack: string[];
+  /** Chrome's id, to drop a rejection handled later (Runtime.exceptionRevoked). */
+  exceptionId?: number;
+}
+
+export interface PageLogEntries {
+  console: ConsoleEntry[];
+  errors: ErrorEntry[];
+}
+
+function clearedPath(root: string, id: string, kind: PageLogKind): string {
+  return `${pageLogPath(root, id, kind)}.cleared`;
+}
+
+/** A string cut to `max` characters (with … when cut). */
+export function clip(s: string, max: number = PAGE_LOG_LIMITS.textChars): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+/** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
+export function bounded<T>(entries: readonly T[]): T[] {
+  const out: T[] = [];
+  let bytes = 2;
+  for (let i = entries.length - 1; i >= 0 && out.length < PAGE_LOG_LIMITS.entries; i--) {
+    bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
+    if (bytes > PAGE_LOG_LIMITS.bytes) break;
+    out.push(entries[i]!);
+  }
+  return out.reverse();
+}
+
+function masker(id: string, root: string): Secrets {
+  const secrets = new Secrets();
+  for (const s of sessionSecretStore(id, root).load()) secrets.add(s.name, s.value);
+  return secrets;
+}
+
+/** When the kind was last cleared (epoch ms; 0: never). */
+export function clearedAt(id: string, kind: PageLogKind, root: string = resolveStateDir()): number {
+  const text = readIfExists(clearedPath(root, id, kind));
+  if (text === undefined) return 0;
+  try {
+    const at = Number((JSON.parse(text) as { at?: unknown }).at);
+    return Number.isFinite(at) ? at : 0;
+  } catch {
+    return 0; // cut short by a crash: as if never cleared
+  }
+}
+
+export interface PageLogStore {
+  /** Entries after the last clear, masked with the session's secrets now. */
+  read<K extends PageLogKind>(kind: K): PageLogEntries[K];
+  /** Replaces the kind's file with these entries (bounded, masked; the cleared ones dropped): the host's batch. */
+  write<K extends PageLogKind>(kind: K, entries: readonly PageLogEntries[K][number][]): PageLogEntries[K];
+  /** Empties the kind: entries received until now are dropped by readers and by the host's next batch. */
+  clear(kind: PageLogKind): void;
+}
+
+export function sessionPageLog(id: string, root: string = resolveStateDir()): PageLogStore {
+  return {
+    read<K extends PageLogKind>(kind: K) {
+      const path = pageLogPath(root, id, kind);
+      const text = readIfExists(path);
+      if (text === undefined) return [] as unknown as PageLogEntries[K];
+      let list: unknown;
+      try {
+        list = (JSON.parse(text) as { entries?: unknown }).entries;
+      } catch (e) {
+        throw new ServiceStateError(`corrupt page log ${path}: not JSON`, { cause: e, hint: "delete the file" });
+      }
+      if (!Array.isArray(list)) throw new ServiceStateError(`corrupt page log ${path}: entries: expected an array`, { hint: "delete the file" });
+      const since = clearedAt(id, kind, root);
+      return masker(id, root).deep(list.filter((e: Common) => e && typeof e === "object" && typeof e.received === "number" && e.received > since)) as PageLogEntries[K];
+    },
+    write<K extends PageLogKind>(kind: K, entries: readonly PageLogEntries[K][number][]) {
+      const since = clearedAt(id, kind, root);
+      const kept = masker(id, root).deep(bounded(entries.filter((e) => e.received > since))) as PageLogEntries[K];
+      ensureDir(sessionsDir(root));
+      writeStateFile(pageLogPath(root, id, kind), `${JSON.stringify({ entries: kept })}\n`, 0o600);
+      return kept;
+    },
+    clear(kind) {
+      ensureDir(sessionsDir(root));
+      writeStateFile(clearedPath(root, id, kind), `${JSON.stringify({ at: Date.now() })}\n`, 0o600);
+    },
+  };
+}
+
+/** The host's recorder registers how to write its pending batch now, so a command it runs reads everything. */
+let flushHook: (() => void) | undefined;
+
+export function onPageLogFlush(fn: (() => void) | undefined): void {
+  flushHook = fn;
+}
+
+/** Writes the host's pending batch (in the host; nothing to do in another process). */
+export function flushPageLog(): void {
+  flushHook?.();
+}

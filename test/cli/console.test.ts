@@ -1,0 +1,180 @@
+/**
+ * `svc console` and `svc errors` through the built `svc`, run by the session's host (a spawned thin client)
+ * and by a full process (SVC_NO_HOST=1): what the pages logged and threw, recorded by the host, which stays
+ * attached between commands — an entry logged after the last command ended is listed by the next one —
+ * bounded files, `--clear`, the selected tab vs `--all`, and secrets masked in the text and on disk.
+ */
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { type Server, createServer } from "node:http";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, type RunResult, collect, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
+
+const world = useCliWorld({ session: true });
+
+/** The fixture's 1-based line holding `needle` (what url:line must say). */
+function lineOf(needle: string): number {
+  const lines = readFileSync(join(ROOT, "fixtures", "pages", "console.html"), "utf8").split("\n");
+  const i = lines.findIndex((l) => l.includes(needle));
+  if (i < 0) throw new Error(`${needle} is not in console.html`);
+  return i + 1;
+}
+
+/** A server that only counts the beacons the page sends once it logged (an event the test can wait on). */
+let beacons: Server;
+const hits = new Map<string, number>();
+beforeAll(async () => {
+  beacons = createServer((req, res) => {
+    hits.set(req.url ?? "", (hits.get(req.url ?? "") ?? 0) + 1);
+    res.setHeader("access-control-allow-origin", "*");
+    res.end("ok");
+  });
+  await new Promise<void>((r) => beacons.listen(0, "127.0.0.1", r));
+});
+afterAll(() => new Promise<void>((r) => beacons.close(() => r())));
+const beaconUrl = (name: string) => `http://127.0.0.1:${(beacons.address() as { port: number }).port}/${name}`;
+
+async function beaconed(name: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!hits.has(`/${name}`)) {
+    if (Date.now() > deadline) throw new Error(`the page never sent beacon ${name}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+interface ConsoleRow {
+  at: string;
+  level: string;
+  text: string;
+  url?: string;
+  line?: number;
+  tab: number | null;
+}
+interface ErrorRow {
+  kind: string;
+  message: string;
+  stack: string[];
+  url?: string;
+  line?: number;
+  tab: number | null;
+}
+
+/** A command line's result; `key`: in the host mode it must be served by the host (asked again if the busy host left it to the client). */
+type Run = (args: string[], options?: { key?: boolean }) => Promise<RunResult>;
+
+const MODES: Array<{ mode: string; run: Run }> = [
+  {
+    mode: "in the session's host",
+    run: async (args, options = {}) => {
+      for (let attempt = 1; ; attempt++) {
+        const r = await collect(spawnSvc(args, { ...world.sb.env, SVC_PHASES: "1" }));
+        const hosted = /^svc\[phase\] hosted \d+$/m.test(r.stderr);
+        // A loaded machine may keep the host from taking a command within the client's wait: asked again.
+        if (options.key && !hosted && attempt < 3) continue;
+        if (options.key) expect(hosted, `${args.join(" ")} was not run by the host`).toBe(true);
+        return { ...r, stderr: r.stderr.replace(/^svc\[phase\].*\n/gm, "") };
+      }
+    },
+  },
+  { mode: "in a full svc process (SVC_NO_HOST=1)", run: (args) => svc(args, { ...world.sb.env, SVC_NO_HOST: "1" }) },
+];
+
+describe.each(MODES)("svc console / svc errors $mode", ({ mode, run }) => {
+  const ok = async (...args: string[]) => {
+    // The commands under test must be the host's in the host mode; the others may be run either way.
+    const r = await run(args, { key: ["console", "errors", "pdf", "screenshot"].includes(args.find((a) => !a.startsWith("-")) ?? "") });
+    expect(r.stderr, args.join(" ")).toBe("");
+    expect(r.code, args.join(" ")).toBe(0);
+    return r.stdout;
+  };
+  const consoleRows = async (...flags: string[]) => json<{ console: ConsoleRow[]; tab: number | "all" }>(await ok("--json", "console", ...flags));
+  const errorRows = async (...flags: string[]) => json<{ errors: ErrorRow[] }>(await ok("--json", "errors", ...flags));
+  const tag = mode.includes("host") ? "hosted" : "full";
+  /**
+   * The rows once `check` holds: a full process reads the host's files, which it writes within 50 ms of a
+   * message (the host itself writes what it holds before it runs a command), so it may ask twice.
+   */
+  const rowsWhen = async <T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> => {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const v = await read();
+      if (check(v) || Date.now() > deadline) return v;
+      if (tag === "hosted") return v;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const texts = (rows: ConsoleRow[]) => rows.map((r) => r.text);
+
+  it("lists what the page logged at load and after the command ended, one line each, with url:line and tab", async () => {
+    await ok("console", "--clear");
+    await ok("errors", "--clear");
+    const beacon = `timer-${tag}`;
+    const page = world.server.url(`console.html?after=1500&beacon=${encodeURIComponent(beaconUrl(beacon))}`);
+    await ok("goto", page);
+    // Logged 1.5 s after load, when no command is attached to the page: only the host sees it.
+    await beaconed(beacon);
+    const { console: rows, tab } = await rowsWhen(() => consoleRows(), (d) => texts(d.console).includes("svc-timer-marker"));
+    expect(tab).toBe(1);
+    const load = rows.find((r) => r.text.startsWith("svc-load-marker"));
+    expect(load).toMatchObject({ level: "log", text: 'svc-load-marker text 42 {a: 1, b: "two"}', url: page, line: lineOf("svc-load-marker"), tab: 1 });
+    expect(Date.parse(load!.at)).toBeGreaterThan(Date.now() - 120_000);
+    expect(rows.find((r) => r.text === "svc-warn-marker")).toMatchObject({ level: "warn", line: lineOf("svc-warn-marker") });
+    expect(rows.find((r) => r.text === "svc-timer-marker")).toMatchObject({ level: "error", url: page, line: lineOf('console.error("svc-timer-marker")'), tab: 1 });
+
+    const text = (await ok("console")).trimEnd().split("\n");
+    expect(text.length).toBe(rows.length);
+    expect(text.find((l) => l.includes("svc-timer-marker"))).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z tab 1 error svc-timer-marker \\(.+console\\.html.*:${lineOf('console.error("svc-timer-marker")')}\\)$`));
+
+    const { errors } = await errorRows();
+    expect(errors.find((e) => e.kind === "exception")).toMatchObject({ message: "Error: svc-uncaught-marker", url: page, line: lineOf("throw new Error"), tab: 1 });
+    expect(errors.find((e) => e.kind === "exception")!.stack[0]).toMatch(/^thrower \(.+console\.html.*:\d+:\d+\)$/);
+    expect(errors.find((e) => e.kind === "rejection")).toMatchObject({ message: "Error: svc-rejection-marker", line: lineOf("svc-rejection-marker") });
+    expect(await ok("errors")).toMatch(/^\S+ tab 1 uncaught: Error: svc-uncaught-marker at thrower \(/m);
+  });
+
+  it("--clear empties the buffer; later entries come in again", async () => {
+    expect((await consoleRows()).console.length).toBeGreaterThan(0);
+    expect((await ok("console", "--clear")).trimEnd()).toMatch(/cleared$/);
+    expect((await consoleRows()).console).toEqual([]);
+    expect(await ok("console")).toBe("no console messages in the selected tab (--all: every tab)\n");
+    await ok("eval", `console.log("svc-after-clear-${tag}"), 1`);
+    expect(texts((await rowsWhen(() => consoleRows(), (d) => d.console.length > 0)).console)).toContain(`svc-after-clear-${tag}`);
+    await ok("errors", "--clear");
+    expect((await errorRows()).errors).toEqual([]);
+  });
+
+  it("lists the selected tab's entries, --all every tab's", async () => {
+    await ok("console", "--clear");
+    await ok("eval", `console.log("svc-tab1-${tag}"), 1`);
+    // Tab numbers are never reused: the other mode's tab 2 was closed.
+    const opened = json<{ selected: number }>(await ok("--json", "tabs", "new", world.server.url("console.html"))).selected;
+    expect(opened).toBeGreaterThan(1);
+    const selected = await rowsWhen(() => consoleRows(), (d) => texts(d.console).includes("svc-warn-marker"));
+    expect(selected.tab).toBe(opened);
+    expect(selected.console.map((r) => r.text)).toContain("svc-load-marker text 42 {a: 1, b: \"two\"}");
+    expect(selected.console.map((r) => r.text)).not.toContain(`svc-tab1-${tag}`);
+    const all = await consoleRows("--all");
+    expect(all.tab).toBe("all");
+    expect(all.console.find((r) => r.text === `svc-tab1-${tag}`)?.tab).toBe(1);
+    expect(all.console.filter((r) => r.tab === opened).length).toBe(selected.console.length);
+    await ok("tabs", "close");
+    expect((await consoleRows()).tab).toBe(1);
+  });
+
+  it("masks the session's secrets in the text, the url and the file on disk", async () => {
+    const secret = `Hunter2${tag}Secret`;
+    await ok("goto", world.server.url("forms.html"));
+    await ok("fill", "#password", secret);
+    await ok("console", "--clear");
+    await ok("goto", world.server.url(`console.html?secret=${secret}`));
+    const rows = (await rowsWhen(() => consoleRows(), (d) => d.console.some((r) => r.text.startsWith("the secret is")))).console;
+    // The second password of a session is password_2 (the other mode typed one first).
+    expect(rows.find((r) => r.text.startsWith("the secret is"))?.text).toMatch(/^the secret is %password(_\d+)?%$/);
+    expect(JSON.stringify(rows)).not.toContain(secret);
+    const dir = join(world.sb.state, "sessions");
+    for (const f of readdirSync(dir).filter((n) => /\.(console|errors)$/.test(n))) {
+      expect(readFileSync(join(dir, f), "utf8")).not.toContain(secret);
+      expect(statSync(join(dir, f)).mode & 0o777).toBe(0o600);
+    }
+  });
+});
