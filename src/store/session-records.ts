@@ -224,8 +224,6 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(dialogAnswerPath(root, id), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
   rmSync(inputStatePath(root, id), { force: true });
-}
-
   for (const kind of ["console", "errors"] as const) {
     rmSync(pageLogPath(root, id, kind), { force: true });
     rmSync(`${pageLogPath(root, id, kind)}.cleared`, { force: true });
