@@ -1,10 +1,26 @@
-/** Is a process alive? (signal 0: no signal is sent; EPERM means it exists under another user.) */
+import { readFileSync } from "node:fs";
+
+/**
+ * Is a process alive? (signal 0: no signal is sent; EPERM means it exists under another user.) A zombie —
+ * ended, waiting for a parent that may never reap it (a Chrome whose holder was killed, reparented to an init
+ * that does not reap) — is not.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !zombie(pid);
+}
+
+function zombie(pid: number): boolean {
+  if (process.platform !== "linux") return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false; // gone meanwhile, or no /proc: kill(0) said it exists
   }
 }
 
