@@ -105,13 +105,15 @@ describe("act(action)", () => {
 
   it("a field enabled only after something else happens: fill waits; never enabled → a clear error", async () => {
     await open("enable.html?case=action");
-    const never = await rejection(env.svc.act(action("fill", "#code", ["1234"]), { timeout: 800 }));
+    // Timeouts long enough for one whole actionability check on a loaded machine: the error names what the
+    // last check saw.
+    const never = await rejection(env.svc.act(action("fill", "#code", ["1234"]), { timeout: 2000 }));
     expect(never).toBeInstanceOf(ServiceClickError);
     expect(never.message).toMatch(/^cannot fill <input id="code">: the element is not enabled \(waited \d+ ms\)/);
     expect(await inPage(page(), `document.getElementById("code").value`)).toBe("");
-    const sendNever = await rejection(env.svc.act(click("#send"), { timeout: 500 }));
+    const sendNever = await rejection(env.svc.act(click("#send"), { timeout: 2000 }));
     expect(sendNever.message).toMatch(/cannot click <button id="send">: the element is not enabled/);
-    expect((await rejection(env.svc.act(action("fill", "#fixed", ["x"]), { timeout: 500 }))).message).toMatch(/not editable \(read-only\)/);
+    expect((await rejection(env.svc.act(action("fill", "#fixed", ["x"]), { timeout: 2000 }))).message).toMatch(/not editable \(read-only\)/);
 
     await env.svc.act(click("#agree")); // enables #code 300 ms later
     await env.svc.act(action("fill", "#code", ["1234"]), { timeout: 5000 });
