@@ -20,6 +20,8 @@ import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
 const YIELD_MS = 300;
+/** The longest a new tab waits, paused, for this keeper to watch it. */
+const RESUME_BOUND_MS = 2000;
 
 /** The keeper's connection (it closes when Chrome ends) and the session's emulation it applies. */
 export interface KeptSession {
@@ -64,10 +66,14 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     };
     if (e.targetInfo.type !== "page") return resume();
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    // Whatever failed (a page closing meanwhile), the page must not stay paused.
-    const setup = Promise.all([session.send("Page.enable"), emulation.track(session), pageLog.watch(session, e.targetInfo.targetId)]).catch(() => {});
-    enabling.push(setup);
-    void setup.finally(resume);
+    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable is sent before
+    // the page resumes (Chrome takes a session's messages in order) but not waited for: on a tab paused before
+    // its first document, Chrome may answer it only once the page runs. Whatever fails or stalls (a page
+    // closing meanwhile), the page does not stay paused longer than RESUME_BOUND_MS.
+    const watched = Promise.all([session.send("Page.enable"), emulation.track(session)]).catch(() => {});
+    const logging = pageLog.watch(session, e.targetInfo.targetId).catch(() => {});
+    enabling.push(watched, logging);
+    void Promise.race([watched, new Promise((r) => setTimeout(r, RESUME_BOUND_MS).unref())]).then(resume);
   });
   connection.root.on("Target.detachedFromTarget", (e) => emulation.forget(e.sessionId));
   // Chrome reports the pages open now before it answers setAutoAttach; a later one waits for this keeper.
