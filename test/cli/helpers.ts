@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { standIn, useResource } from "../support/use-resource.js";
 import { inProcessBusy, runInProcess } from "./in-process.js";
 export { pidAlive } from "../support/process.js";
@@ -342,4 +342,24 @@ export function useCliWorld(options: { session?: boolean } = {}): { readonly ser
       return ready(sb, "the sandbox");
     },
   };
+}
+
+/**
+ * A test file's shorthands on its sandbox: `run` a command, `ok` (exit 0, nothing on stderr: its stdout) and
+ * `fails` (that exit code and one stderr line: the line).
+ */
+export function sessionRunners(env: () => NodeJS.ProcessEnv) {
+  const run = (...args: string[]) => svc(args, env());
+  const ok = async (...args: string[]): Promise<string> => {
+    const r = await run(...args);
+    expect(r.stderr, args.join(" ")).toBe("");
+    expect(r.code, args.join(" ")).toBe(0);
+    return r.stdout.trim();
+  };
+  const fails = async (code: number, ...args: string[]): Promise<string> => {
+    const r = await run(...args);
+    expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(code);
+    return expectOneLine(r.stderr);
+  };
+  return { run, ok, fails };
 }

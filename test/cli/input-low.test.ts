@@ -4,23 +4,10 @@
  * each input event it receives into #log; scroll positions and element boxes are read back from the page.
  */
 import { describe, expect, it } from "vitest";
-import { expectOneLine, json, svc, useCliWorld } from "./helpers.js";
+import { json, sessionRunners, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
-const run = (...args: string[]) => svc(args, world.sb.env);
-
-async function ok(...args: string[]): Promise<string> {
-  const r = await run(...args);
-  expect(r.stderr, args.join(" ")).toBe("");
-  expect(r.code, args.join(" ")).toBe(0);
-  return r.stdout.trim();
-}
-
-async function fails(code: number, ...args: string[]): Promise<string> {
-  const r = await run(...args);
-  expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(code);
-  return expectOneLine(r.stderr);
-}
+const { run, ok, fails } = sessionRunners(() => world.sb.env);
 
 const open = async () => ok("goto", world.server.url("inspect.html"));
 const evaluate = async <T>(js: string) => JSON.parse(await ok("eval", js)) as T;
