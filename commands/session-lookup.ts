@@ -2,7 +2,7 @@
  * Finding the session a command uses: `--session ID|NAME`, else the most recently used live one; and
  * forgetting one whose browser is gone (its leftovers removed). Split from runtime.ts, which re-exports it.
  */
-import { existsSync, readlinkSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ServiceSessionNotFoundError } from "../src/base.js";
 import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isCloud, listSessions, pidAlive, pidBelongsToSession, removeSession, type StoredSession, waitForExit } from "../src/base.js";
@@ -46,6 +46,10 @@ export async function discardSession(record: StoredSession, root: string): Promi
     rmSync(record.userDataDir, { recursive: true, force: true, maxRetries: 3 });
   }
   if (singleton && !pidAlive(record.pid)) rmSync(singleton, { recursive: true, force: true });
+  // The session's host (holder.pid in Chrome's run dir) removes that dir once it sees Chrome gone: wait for
+  // it, so nothing of the session is left when this returns.
+  const holder = record.ownsProfile === false ? undefined : holderOf(record.userDataDir);
+  if (holder !== undefined && holder !== process.pid) await waitForExit(holder, HOST_END_MS);
   const internal = await import("../src/internal.js");
   // The run dir of a Chrome whose holder (the session's host) was killed: nothing else removes it.
   internal.sweepRunDirs();
@@ -133,4 +137,14 @@ export async function resolveSession(root: string, id: string | undefined): Prom
     });
   }
   throw new ServiceSessionNotFoundError("no running session", { hint: START_HINT });
+}
+
+/** The pid of the process holding the pipe of the Chrome whose profile is `<run dir>/profile`, if recorded. */
+function holderOf(userDataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(dirname(userDataDir), "holder.pid"), "utf8"));
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
