@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, type RunResult, collect, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
+import { ROOT, collect, hostAndFullModes, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
 
@@ -59,25 +59,7 @@ interface ErrorRow {
   tab: number | null;
 }
 
-/** A command line's result; `key`: in the host mode it must be served by the host (asked again if the busy host left it to the client). */
-type Run = (args: string[], options?: { key?: boolean }) => Promise<RunResult>;
-
-const MODES: Array<{ mode: string; run: Run }> = [
-  {
-    mode: "in the session's host",
-    run: async (args, options = {}) => {
-      for (let attempt = 1; ; attempt++) {
-        const r = await collect(spawnSvc(args, { ...world.sb.env, SVC_PHASES: "1" }));
-        const hosted = /^svc\[phase\] hosted \d+$/m.test(r.stderr);
-        // A loaded machine may keep the host from taking a command within the client's wait: asked again.
-        if (options.key && !hosted && attempt < 3) continue;
-        if (options.key) expect(hosted, `${args.join(" ")} was not run by the host`).toBe(true);
-        return { ...r, stderr: r.stderr.replace(/^svc\[phase\].*\n/gm, "") };
-      }
-    },
-  },
-  { mode: "in a full svc process (SVC_NO_HOST=1)", run: (args) => svc(args, { ...world.sb.env, SVC_NO_HOST: "1" }) },
-];
+const MODES = hostAndFullModes(() => world.sb.env);
 
 describe.each(MODES)("svc console / svc errors $mode", ({ mode, run }) => {
   const ok = async (...args: string[]) => {

@@ -8,29 +8,11 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodePng } from "../support/png.js";
-import { type RunResult, collect, expectOneLine, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
+import { collect, expectOneLine, hostAndFullModes, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
 
-/** A command line's result; `key`: in the host mode it must be served by the host (asked again if the busy host left it to the client). */
-type Run = (args: string[], options?: { key?: boolean }) => Promise<RunResult>;
-
-const MODES: Array<{ mode: string; run: Run }> = [
-  {
-    mode: "in the session's host",
-    run: async (args, options = {}) => {
-      for (let attempt = 1; ; attempt++) {
-        const r = await collect(spawnSvc(args, { ...world.sb.env, SVC_PHASES: "1" }));
-        const hosted = /^svc\[phase\] hosted \d+$/m.test(r.stderr);
-        // A loaded machine may keep the host from taking a command within the client's wait: asked again.
-        if (options.key && !hosted && attempt < 3) continue;
-        if (options.key) expect(hosted, `${args.join(" ")} was not run by the host`).toBe(true);
-        return { ...r, stderr: r.stderr.replace(/^svc\[phase\].*\n/gm, "") };
-      }
-    },
-  },
-  { mode: "in a full svc process (SVC_NO_HOST=1)", run: (args) => svc(args, { ...world.sb.env, SVC_NO_HOST: "1" }) },
-];
+const MODES = hostAndFullModes(() => world.sb.env);
 
 /** The page boxes of a PDF (`/MediaBox [0 0 W H]`), in points. */
 function mediaBoxes(pdf: Buffer): Array<[number, number]> {
