@@ -123,6 +123,14 @@ async function driveForms(client: Client): Promise<void> {
   expect(text(unknown)).toMatch(/^INVALID_ARGUMENT: name: no tool "clik" \(tools: .*\bclick\b.*\)$/);
 }
 
+/** An SDK client of `svc mcp` with these flags, over stdio. */
+async function open(extra: string[]): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
 /** The URL and generated token `svc mcp --http` printed on its one stderr line. */
 function served(stderr: string): { url: string; token: string } {
   const m = /MCP server at (\S+) \(bearer token: (\S+)\)/.exec(stderr);
@@ -265,12 +273,6 @@ describe("svc mcp", () => {
   }, 120_000);
 
   it("navigate and tabs refuse file: and other non-web schemes (as fetch does) unless the operator starts with --allow-file-urls", async () => {
-    const open = async (extra: string[]) => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
-      const client = new Client({ name: "test", version: "1.0.0" });
-      await client.connect(transport);
-      return client;
-    };
     const locked = await open(["--caps", "tabs"]);
     try {
       for (const url of ["file:///etc/hostname", "chrome://version", "javascript:alert(1)", "data:text/html,hi"]) {
@@ -300,12 +302,6 @@ describe("svc mcp", () => {
   }, 120_000);
 
   it("--caps: each set adds its tools to the core; every tool beyond the verbs works once; a bad set is a usage error", async () => {
-    const open = async (extra: string[]) => {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
-      const client = new Client({ name: "test", version: "1.0.0" });
-      await client.connect(transport);
-      return client;
-    };
     const plain = await open([]);
     try {
       // No --caps: the core set alone.
