@@ -9,9 +9,9 @@
  * thin client (commands/host-client.ts) sends it a command line and it runs it with the CLI's own code
  * (main.ts runCommand: the same parsing, errors and exit codes, history and refs), one request at a time (a
  * request arriving while one runs is refused: its client runs the full CLI, attached to the endpoint), its
- * stdout/stderr sent back to the client. A control request (`{"control":"emulation"}`, host-client.ts
- * askHost) is answered even while a command runs: the host reads the session's emulation file again and applies
- * it to every page (a `svc set` run as a full process, or by this host itself).
+ * stdout/stderr sent back to the client. A control request (`{"control":"emulation"}`, host-ask.ts; declared in
+ * host-control.ts) is answered even while a command runs: what only the host can do, over the DevTools sessions
+ * it keeps (apply the session's emulation to every page again, …).
  *
  * It ends Chrome and itself, removing its socket and Chrome's run dir, when the session ends (`svc sessions
  * end`: record and heartbeat gone), idles out (heartbeat older than the idle timeout), or Chrome ends.
@@ -21,7 +21,9 @@ import { type Socket, createServer } from "node:net";
 import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
 import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec, takeProxyCredentials } from "./host-browser.js";
-import { type HostControl, hostSocketPath, parseControl } from "./host-client.js";
+import { CONTROL_LINE_BYTES } from "./host-ask.js";
+import { hostSocketPath } from "./host-client.js";
+import { type ParsedControl, parseControl, runControl } from "./host-control.js";
 import { type KeptSession, keepSession } from "./host-keeper.js";
 import { READY_LINE } from "./host-start.js";
 import { isForwardedEnv } from "./registry/hosted.js";
@@ -159,13 +161,10 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   };
 
   // Answered whatever runs: one reply line, then the connection ends.
-  const answerControl = (control: HostControl, socket: Socket) => {
+  const answerControl = (control: ParsedControl, socket: Socket) => {
     const reply = (f: object) => socket.end(`${JSON.stringify(f)}\n`);
-    if (control.control !== "emulation" || !kept) return reply({ t: "error", message: "unknown control request" });
-    kept.emulation.reload().then(
-      (applied) => reply({ t: "applied", ...applied }),
-      (e: unknown) => reply({ t: "error", message: String((e as Error)?.message ?? e).slice(0, 1000), ...(typeof (e as { code?: unknown })?.code === "string" ? { code: (e as { code: string }).code } : {}) }),
-    );
+    if (!kept) return reply({ t: "error", message: "the session is not ready" });
+    void runControl(control, { kept, id, root }).then(reply);
   };
 
   const server = createServer((socket) => {
@@ -176,7 +175,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
       buffer += chunk;
       const nl = buffer.indexOf("\n");
       if (nl < 0) {
-        if (buffer.length > 1_000_000) socket.destroy();
+        if (buffer.length > CONTROL_LINE_BYTES) socket.destroy();
         return;
       }
       const receivedAt = performance.now();

@@ -7,7 +7,7 @@
  */
 import { ServiceInvalidArgumentError, ServiceStateError, type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
 import { DEVICES, findDevice } from "./devices.js";
-import { askHost } from "./host-client.js";
+import { askHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -138,7 +138,7 @@ export async function set(g: GlobalOptions, name: string | undefined, values: re
   }
   for (const k of Object.keys(next) as EmulationField[]) if (next[k] === undefined) delete next[k];
   store.save(next);
-  const reply = await askHost(root, session.id, { control: "emulation" }).catch((e: unknown) => {
+  const reply = await askHost<{ pages: number; failed: number; error?: string }>(root, session.id, { control: "emulation" }).catch((e: unknown) => {
     throw new ServiceStateError(`saved for session ${session.id}, but not applied: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
   });
   if (reply.t === "error") throw new ServiceStateError(`saved for session ${session.id}, but its host could not apply it: ${reply.message}`);

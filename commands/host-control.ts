@@ -1,0 +1,64 @@
+/**
+ * The session host's control requests (commands/host.ts; sent by host-ask.ts): one declaration per
+ * control — its arguments as a zod schema and what the host does — answered even while a command runs.
+ * A line that is not a known control with valid arguments is not a control request (the host then reads it
+ * as a command line, and refuses it if it is not one either).
+ */
+import { z } from "zod";
+import { CONTROL_LINE_BYTES } from "./host-ask.js";
+import type { KeptSession } from "./host-keeper.js";
+
+/** What a control runs against: the keeper's connection and what it applies to the pages. */
+export interface ControlContext {
+  kept: KeptSession;
+  id: string;
+  root: string;
+}
+
+interface ControlDef<S extends z.ZodObject<z.ZodRawShape>> {
+  args: S;
+  run(args: z.infer<S>, ctx: ControlContext): Promise<Record<string, unknown>>;
+}
+
+function control<S extends z.ZodObject<z.ZodRawShape>>(args: S, run: ControlDef<S>["run"]): ControlDef<S> {
+  return { args: args.strict() as unknown as S, run };
+}
+
+const CONTROLS = {
+  /** Reads the session's emulation file again and applies it to every page. */
+  emulation: control(z.object({}), async (_args, ctx) => ({ ...(await ctx.kept.emulation.reload()) })),
+} satisfies Record<string, ControlDef<z.ZodObject<z.ZodRawShape>>>;
+
+export type ControlName = keyof typeof CONTROLS;
+
+export interface ParsedControl {
+  name: ControlName;
+  args: Record<string, unknown>;
+}
+
+/** A control request line, checked; undefined when the line is something else. */
+export function parseControl(line: string): ParsedControl | undefined {
+  if (line.length > CONTROL_LINE_BYTES) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const { control: name, ...rest } = v as Record<string, unknown>;
+  if (typeof name !== "string" || !Object.hasOwn(CONTROLS, name)) return undefined;
+  const parsed = CONTROLS[name as ControlName].args.safeParse(rest);
+  return parsed.success ? { name: name as ControlName, args: parsed.data as Record<string, unknown> } : undefined;
+}
+
+/** Runs a parsed control: its reply line's object (`t: "ok"` with its fields, or `t: "error"` with a code). */
+export async function runControl(control: ParsedControl, ctx: ControlContext): Promise<object> {
+  try {
+    const def = CONTROLS[control.name] as ControlDef<z.ZodObject<z.ZodRawShape>>;
+    return { ...(await def.run(control.args, ctx)), t: "ok" };
+  } catch (e) {
+    const err = e as { message?: unknown; code?: unknown };
+    return { t: "error", message: String(err?.message ?? e).slice(0, 1000), ...(typeof err?.code === "string" ? { code: err.code } : {}) };
+  }
+}
