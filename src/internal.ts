@@ -27,6 +27,9 @@ export { PlatformSessions } from "./platform/session-client.js";
 export { cleanText } from "./platform/search.js";
 // A live session's page, reached from a CLI command: dialogs, downloads, element calls, refs, snapshots.
 export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
+export { ConsoleRecorder } from "./browser/console-recorder.js";
+export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
+export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { callOn } from "./browser/element.js";
 export type { ElementHandle } from "./browser/resolve.js";

@@ -5,7 +5,7 @@
  * descriptions.ts, so a property and its flag say the same thing. zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
-import { SHARED_DESCRIPTIONS as D } from "./descriptions.js";
+import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -16,12 +16,7 @@ interface Annotations {
   openWorldHint: boolean;
 }
 
-/**
- * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
- * reads stays short); `all` turns every set on.
- */
-export const CAPS = ["core", "tabs", "forms", "devtools", "agent", "web"] as const;
-export type Cap = (typeof CAPS)[number];
+export { CAPS, type Cap } from "./descriptions.js";
 
 export interface ToolDecl {
   cap: Cap;
@@ -208,6 +203,34 @@ export const TOOLS = {
     description: "Evaluate a JavaScript expression in the page and return its value as JSON",
     annotations: acts("Evaluate JavaScript"),
     inputSchema: { expression: z.string().min(1).max(100_000).describe("a JavaScript expression; a promise is awaited") },
+  },
+  console: {
+    cap: "devtools",
+    description: "What the current tab logged to its console since the browser started (newest last)",
+    annotations: readOnly("Console messages"),
+    inputSchema: {
+      all: z.boolean().optional().describe("every tab's messages, not only the current tab's"),
+      level: z.enum(["log", "info", "warn", "error", "debug"]).optional().describe("only messages of this level"),
+      clear: z.boolean().optional().describe("empty the list after reading it"),
+    },
+  },
+  errors: {
+    cap: "devtools",
+    description: "The uncaught exceptions and unhandled promise rejections of the current tab (newest last)",
+    annotations: readOnly("Page errors"),
+    inputSchema: {
+      all: z.boolean().optional().describe("every tab's errors, not only the current tab's"),
+      clear: z.boolean().optional().describe("empty the list after reading it"),
+    },
+  },
+  pdf: {
+    cap: "pdf",
+    description: "Print the current tab to PDF (returned as an embedded application/pdf resource)",
+    annotations: readOnly("Save as PDF"),
+    inputSchema: {
+      format: z.enum(["A4", "Letter"]).optional().describe("paper size (default A4)"),
+      landscape: z.boolean().optional().describe("landscape orientation"),
+    },
   },
   act: {
     cap: "core",
