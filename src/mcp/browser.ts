@@ -3,7 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
-import { ConsoleRecorder, type ElementHandle, PageRefs, resolveTarget } from "../internal.js";
+import { ConsoleRecorder, type ElementHandle, PageEmulation, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -25,6 +25,7 @@ export class McpBrowser {
 
   /** What the browser's pages logged and threw since it started (the `console` and `errors` tools). */
   pageLog = new ConsoleRecorder();
+  private emulating: Promise<PageEmulation> | undefined;
 
   constructor(private readonly options: ServiceOptions) {}
 
@@ -57,6 +58,21 @@ export class McpBrowser {
       return svc;
     })();
     return this.starting;
+  }
+
+  /** The browser's emulation (the `emulate` tool), applied to every tab, later ones too, from its first use. */
+  emulation(): Promise<PageEmulation> {
+    this.emulating ??= (async () => {
+      const svc = await this.service();
+      const root = svc.context.connection.root;
+      const { userAgent } = await root.send("Browser.getVersion");
+      const emulation = new PageEmulation({ root, browserUserAgent: userAgent });
+      for (const p of svc.context.pages()) await emulation.track(p.mainSession);
+      svc.context.onPage((p) => void emulation.track(p.mainSession).catch(() => {}));
+      return emulation;
+    })();
+    this.emulating.catch(() => (this.emulating = undefined));
+    return this.emulating;
   }
 
   /** The tab's stable number. */
@@ -113,6 +129,7 @@ export class McpBrowser {
     this.last = undefined;
     this.refState.clear();
     this.pageLog = new ConsoleRecorder();
+    this.emulating = undefined;
     await svc?.close({ force: true }).catch(() => {});
   }
 

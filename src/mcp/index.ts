@@ -19,7 +19,7 @@ import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
 import { registerFormTools } from "./tools-forms.js";
-import { registerDevtoolsTools } from "./tools-devtools.js";
+import { registerDevtoolsTools, registerEmulationTool } from "./tools-devtools.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
 
@@ -41,6 +41,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   registerPageTools(reg, browser, { allowFileUrls: options.allowFileUrls === true });
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
+  registerEmulationTool(reg, browser);
   registerModelTools(reg, browser, options);
   checkArgumentsTheSvcWay(server);
   return { server, browser };

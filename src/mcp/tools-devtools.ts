@@ -1,9 +1,10 @@
 /**
  * The MCP tools for what a developer looks at: the console and page errors recorded since the browser started
- * (McpBrowser.pageLog, the library's ConsoleRecorder, the same record as `svc console` / `svc errors`), and
- * the page as a PDF. Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
+ * (McpBrowser.pageLog, the library's ConsoleRecorder, the same record as `svc console` / `svc errors`), the
+ * page as a PDF, and emulation (the library's PageEmulation, as `svc set` applies it in a CLI session). Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
  */
-import { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine, printPdf } from "../internal.js";
+import { type ConsoleEntry, DEVICES, type ErrorEntry, type PageLogKind, checkEmulation, findDevice, pageLogLine, printPdf } from "../internal.js";
+import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
 
@@ -44,6 +45,40 @@ export function registerDevtoolsTools(reg: Registrar, b: McpBrowser): void {
           { type: "resource", resource: { uri: `svc://pdf/${Date.now()}.pdf`, mimeType: "application/pdf", blob: data.toString("base64") } },
         ],
       };
+    }),
+  );
+}
+
+/** The settings an `emulate` call gave; null clears one. */
+type EmulateArgs = Partial<Record<"device" | "viewport" | "geo" | "media" | "headers" | "userAgent" | "timezone" | "locale", unknown>> & { offline?: boolean | undefined; reset?: boolean | undefined };
+
+/** What the page reports of the settings: read after they are applied. */
+const PAGE_VIEW = `({ screen: screen.width + "x" + screen.height, viewport: innerWidth + "x" + innerHeight, scale: devicePixelRatio, touch: navigator.maxTouchPoints > 0, userAgent: navigator.userAgent,
+  language: navigator.language, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia("(prefers-color-scheme: dark)").matches, online: navigator.onLine })`;
+
+export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
+  registerDeclared(reg, "emulate", (args) =>
+    b.run(async () => {
+      const a = args as EmulateArgs;
+      const emulation = await b.emulation();
+      const next: Record<string, unknown> = a.reset ? {} : { ...emulation.current };
+      for (const [k, v] of Object.entries(a)) {
+        if (k === "reset" || v === undefined) continue;
+        if (v === null || (k === "offline" && v === false)) delete next[k];
+        else if (k === "device") {
+          const device = findDevice(String(v));
+          if (!device) throw new ServiceInvalidArgumentError(`device: unknown device ${JSON.stringify(String(v).slice(0, 60))}; known: ${DEVICES.map((d) => d.name).join(", ")}`);
+          next.device = device;
+        } else next[k] = v;
+      }
+      const applied = await emulation.set(checkEmulation(next));
+      if (applied.failed > 0 && applied.pages === 0) throw new ServiceInvalidArgumentError(`no tab took the settings: ${applied.error ?? "unknown error"}`);
+      const svc = await b.service();
+      const seen = await svc.page.evaluate<Record<string, unknown>>(PAGE_VIEW);
+      const settings = Object.keys(emulation.current);
+      return textResult(
+        `${settings.length ? `emulating ${settings.join(", ")}` : "emulating nothing"} in ${applied.pages} tab${applied.pages === 1 ? "" : "s"}${applied.failed ? ` (${applied.failed} failed: ${applied.error})` : ""}\nthe current tab reports: ${JSON.stringify(seen)}`,
+      );
     }),
   );
 }

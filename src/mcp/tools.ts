@@ -232,6 +232,24 @@ export const TOOLS = {
       landscape: z.boolean().optional().describe("landscape orientation"),
     },
   },
+  emulate: {
+    cap: "emulation",
+    description:
+      "Emulate a device, viewport, geolocation, colour scheme, offline mode, extra request headers, user agent, time zone or locale in every tab, later ones too; kept until changed. null clears one setting, reset clears all. Answers with what the page now reports",
+    annotations: moves("Emulate", true),
+    inputSchema: {
+      device: z.string().min(1).max(64).nullable().optional().describe("a device by name: iPhone SE, iPhone 14, Pixel 7, Galaxy S20, iPad Mini, iPad Pro, Laptop, Desktop HD…"),
+      viewport: z.object({ width: z.number().int(), height: z.number().int() }).nullable().optional().describe("the viewport in CSS pixels (wins over the device's size)"),
+      geo: z.object({ latitude: z.number(), longitude: z.number(), accuracy: z.number().optional() }).nullable().optional().describe("the position the page's geolocation reports (permission granted)"),
+      media: z.enum(["dark", "light"]).nullable().optional().describe("prefers-color-scheme"),
+      offline: z.boolean().optional().describe("true: every request of the tabs fails as offline"),
+      headers: z.record(z.string(), z.string()).nullable().optional().describe("extra HTTP headers sent with every request"),
+      userAgent: z.string().min(1).max(1024).nullable().optional().describe("the user agent (wins over the device's)"),
+      timezone: z.string().min(1).max(64).nullable().optional().describe("an IANA time zone, e.g. Europe/Berlin"),
+      locale: z.string().min(1).max(35).nullable().optional().describe("a language tag, e.g. de-DE: navigator.language, Intl and Accept-Language"),
+      reset: z.boolean().optional().describe("clear every setting first"),
+    },
+  },
   act: {
     cap: "core",
     description: "Do one thing on the page, said in words",
