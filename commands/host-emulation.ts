@@ -5,18 +5,10 @@
  * page opened later gets them before its first script runs (the keeper attaches with the page paused). A
  * `svc set` asks the host to read the file again (`reload`), and every page is brought to the new state,
  * settings taken away cleared. Pages inside out-of-process iframes keep the browser's own settings.
- *
- * It also answers proxy authentication (`svc sessions start --proxy user:pass@…`): Chrome takes no
- * credentials in --proxy-server, so every request of the session's pages passes the keeper's Fetch domain and a
- * proxy's challenge is answered with them (once per request: wrong credentials fail, never loop).
+ * (Proxy authentication is host-fetch.ts's, the one owner of each page's Fetch domain.)
  */
 import type { CdpSession } from "../src/internal.js";
 import { type SessionEmulation, sessionEmulationStore } from "../src/base.js";
-
-export interface ProxyCredentials {
-  username: string;
-  password: string;
-}
 
 /** What a reload did: how many pages have the new state, and the first failure (a page closing meanwhile is none). */
 export interface EmulationApplied {
@@ -33,7 +25,7 @@ export class HostEmulation {
   private permissionsGranted = false;
 
   constructor(
-    private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string; proxyCredentials?: ProxyCredentials | undefined },
+    private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string },
   ) {
     this.current = this.read();
   }
@@ -42,12 +34,10 @@ export class HostEmulation {
     return sessionEmulationStore(this.config.sessionId, this.config.stateRoot).load();
   }
 
-  /** A page attached: the session's settings (and proxy credentials) before it runs. */
+  /** A page attached: the session's settings before it runs. */
   async track(session: CdpSession): Promise<void> {
     this.pages.set(session.sessionId ?? "", session);
-    const setup: Promise<unknown>[] = [this.apply(session, this.current)];
-    if (this.config.proxyCredentials) setup.push(this.answerProxyAuth(session, this.config.proxyCredentials));
-    await Promise.all(setup);
+    await this.apply(session, this.current);
   }
 
   forget(sessionId: string): void {
@@ -101,19 +91,5 @@ export class HostEmulation {
     if (this.permissionsGranted) return;
     await this.config.root.send("Browser.grantPermissions", { permissions: ["geolocation"] });
     this.permissionsGranted = true;
-  }
-
-  private async answerProxyAuth(session: CdpSession, creds: ProxyCredentials): Promise<void> {
-    const answered = new Set<string>();
-    session.on("Fetch.requestPaused", (e) => void session.send("Fetch.continueRequest", { requestId: e.requestId }).catch(() => {}));
-    session.on("Fetch.authRequired", (e) => {
-      // Asked again for the same request: the credentials were refused; the page gets the proxy's 407.
-      const again = answered.has(e.requestId);
-      answered.add(e.requestId);
-      if (answered.size > 1000) answered.clear();
-      const response = e.authChallenge.source !== "Proxy" ? "Default" : again ? "CancelAuth" : "ProvideCredentials";
-      void session.send("Fetch.continueWithAuth", { requestId: e.requestId, authChallengeResponse: { response, ...(response === "ProvideCredentials" ? creds : {}) } }).catch(() => {});
-    });
-    await session.send("Fetch.enable", { handleAuthRequests: true });
   }
 }
