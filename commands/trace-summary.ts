@@ -1,17 +1,17 @@
 /**
  * What `svc trace stop` prints of a Chrome trace (the JSON object with `traceEvents`): each main-frame page
- * load's timings from its navigationStart (DOMContentLoaded, the load event, the largest contentful paint), and
- * the long tasks — tasks over 50 ms on a renderer's main thread (CrRendererMain), as the Performance panel
- * marks them.
+ * load's timings from its navigationStart to the Performance panel's own markers (MarkDOMContent, MarkLoad, the
+ * last largestContentfulPaint candidate of that navigation), and the long tasks — tasks over 50 ms on the main
+ * thread (CrRendererMain) of a page renderer (Chrome's own WebUI renderers left out).
  */
 
 export const LONG_TASK_MS = 50;
 
 export interface PageLoad {
   url: string;
-  /** navigationStart → the end of DOMContentLoaded, in ms (absent: not reached while tracing). */
+  /** navigationStart → DOMContentLoaded, in ms (absent: not reached while tracing). */
   domContentLoadedMs?: number;
-  /** navigationStart → the end of the load event, in ms. */
+  /** navigationStart → the load event, in ms. */
   loadMs?: number;
   /** navigationStart → the last largest-contentful-paint candidate, in ms. */
   largestContentfulPaintMs?: number;
@@ -32,7 +32,7 @@ interface TraceEvent {
   dur?: number;
   pid?: number;
   tid?: number;
-  args?: { name?: string; frame?: string; data?: { documentLoaderURL?: string; isLoadingMainFrame?: boolean; isOutermostMainFrame?: boolean } };
+  args?: { name?: string; frame?: string; data?: { documentLoaderURL?: string; isLoadingMainFrame?: boolean; isOutermostMainFrame?: boolean; navigationId?: string; frame?: string } };
 }
 
 const ms = (us: number) => Math.round(us / 100) / 10;
@@ -41,34 +41,35 @@ const ms = (us: number) => Math.round(us / 100) / 10;
 export function summarizeTrace(trace: unknown): TraceSummary {
   const events = (Array.isArray(trace) ? trace : (trace as { traceEvents?: unknown } | null)?.traceEvents) as TraceEvent[] | undefined;
   if (!Array.isArray(events)) throw new Error("no traceEvents in it");
+  const renderers = new Set<number | undefined>();
+  for (const e of events) if (e.ph === "M" && e.name === "process_name" && e.args?.name === "Renderer") renderers.add(e.pid);
   const mainThreads = new Set<string>();
-  for (const e of events) if (e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain") mainThreads.add(`${e.pid}:${e.tid}`);
+  for (const e of events) if (e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain" && renderers.has(e.pid)) mainThreads.add(`${e.pid}:${e.tid}`);
   let first = Infinity;
   let last = -Infinity;
   const longTasks: number[] = [];
-  const starts: Array<{ frame: string; ts: number; load: PageLoad }> = [];
-  const marks: Array<{ name: string; frame: string; ts: number }> = [];
+  const starts: Array<{ frame: string; ts: number; id?: string; load: PageLoad }> = [];
+  const marks: Array<{ name: string; frame?: string; id?: string; ts: number }> = [];
   for (const e of events) {
     if (typeof e.ts !== "number" || e.ph === "M") continue;
     if (e.ts > 0) first = Math.min(first, e.ts);
     last = Math.max(last, e.ts + (e.dur ?? 0));
     if (e.name === "RunTask" && e.ph === "X" && (e.dur ?? 0) > LONG_TASK_MS * 1000 && mainThreads.has(`${e.pid}:${e.tid}`)) longTasks.push(e.dur!);
-    const frame = e.args?.frame;
-    if (!frame) continue;
+    const data = e.args?.data;
     if (e.name === "navigationStart") {
-      const data = e.args?.data;
       const url = data?.documentLoaderURL ?? "";
-      if ((data?.isLoadingMainFrame ?? data?.isOutermostMainFrame) && url && url !== "about:blank") starts.push({ frame, ts: e.ts, load: { url } });
-    } else if (e.name === "domContentLoadedEventEnd" || e.name === "loadEventEnd" || e.name === "largestContentfulPaint::Candidate") marks.push({ name: e.name, frame, ts: e.ts });
+      if (e.args?.frame && (data?.isOutermostMainFrame ?? data?.isLoadingMainFrame) && url && url !== "about:blank") starts.push({ frame: e.args.frame, ts: e.ts, id: data?.navigationId, load: { url } });
+    } else if ((e.name === "MarkDOMContent" || e.name === "MarkLoad") && data?.isOutermostMainFrame !== false) marks.push({ name: e.name, frame: data?.frame, ts: e.ts });
+    else if (e.name === "largestContentfulPaint::Candidate") marks.push({ name: e.name, id: data?.navigationId, frame: e.args?.frame, ts: e.ts });
   }
   starts.sort((a, b) => a.ts - b.ts);
   for (const m of marks.sort((a, b) => a.ts - b.ts)) {
-    // The mark is the load of the latest navigation of its frame that started before it.
-    const nav = starts.filter((s) => s.frame === m.frame && s.ts <= m.ts).pop();
+    // A candidate names its navigation; a marker is the latest navigation of its frame that started before it.
+    const nav = (m.id && starts.find((s) => s.id === m.id)) || starts.filter((s) => s.frame === m.frame && s.ts <= m.ts).pop();
     if (!nav) continue;
     const at = ms(m.ts - nav.ts);
-    if (m.name === "domContentLoadedEventEnd") nav.load.domContentLoadedMs ??= at;
-    else if (m.name === "loadEventEnd") nav.load.loadMs ??= at;
+    if (m.name === "MarkDOMContent") nav.load.domContentLoadedMs ??= at;
+    else if (m.name === "MarkLoad") nav.load.loadMs ??= at;
     else nav.load.largestContentfulPaintMs = at;
   }
   return {
