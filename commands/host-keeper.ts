@@ -14,7 +14,7 @@
  * `svc console`, `svc errors`), between commands too. A page opened later is attached paused, and runs once
  * it is watched, logged and emulated.
  */
-import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
@@ -65,6 +65,7 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   const pageLog = new PageLogRecorder({ id: record.id, root });
   connection.onClose(() => pageLog.close());
   const enabling: Promise<unknown>[] = [];
+  const pages = new Map<string, CdpSession>();
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
     if (!session) return;
@@ -72,6 +73,7 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
       if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
     };
     if (e.targetInfo.type !== "page") return resume();
+    pages.set(e.sessionId, session);
     dialogs.watch(session, { yieldMs: YIELD_MS });
     // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable is sent before
     // the page resumes (Chrome takes a session's messages in order) but not waited for: on a tab paused before
@@ -83,6 +85,7 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     void Promise.race([watched, new Promise((r) => setTimeout(r, RESUME_BOUND_MS).unref())]).then(resume);
   });
   connection.root.on("Target.detachedFromTarget", (e) => {
+    pages.delete(e.sessionId);
     emulation.forget(e.sessionId);
     fetch.forget(e.sessionId);
   });
@@ -90,5 +93,5 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return { connection, emulation, fetch, trace: new HostTrace(connection.root) };
+  return { connection, emulation, fetch, trace: new HostTrace({ root: connection.root, pages: () => pages.values() }) };
 }

@@ -1,7 +1,8 @@
 /**
  * The session's Chrome trace (`svc trace start|stop`), held by the session host on the browser's root session
  * of its keeper (commands/host-keeper.ts): Chrome's tracing covers every process of the browser, so every tab
- * of the session is in it. One trace at a time; Chrome's buffer is bounded (recordUntilFull: once full, later
+ * of the session is in it. Screenshots (the filmstrip) are recorded only by a page's own Tracing domain, so a
+ * trace with them is held on that tab's keeper session instead (closing that tab ends it). One trace at a time; Chrome's buffer is bounded (recordUntilFull: once full, later
  * events are dropped and the stop says so). Stopped, the trace is streamed (ReturnAsStream, IO.read) into the
  * file, written atomically (a temp file beside it, then renamed): the JSON object with `traceEvents` the
  * DevTools Performance panel opens. A trace still running when the session ends ends with its Chrome.
@@ -47,22 +48,31 @@ export interface TraceWritten {
 }
 
 export class HostTrace {
-  private state: { kind: "idle" } | { kind: "running" | "stopping"; startedAt: string } = { kind: "idle" };
+  private state: { kind: "idle" } | { kind: "running" | "stopping"; startedAt: string; on: CdpSession } = { kind: "idle" };
 
-  constructor(private readonly root: CdpSession) {}
+  /** `pages`: the keeper's session of each page, by target id. */
+  constructor(private readonly config: { root: CdpSession; pages: () => Iterable<CdpSession> }) {}
 
   get running(): boolean {
     return this.state.kind !== "idle";
   }
 
-  async start(categories: readonly string[]): Promise<TraceStarted> {
+  /** Starts the trace: on the browser, or with screenshots on the page `target` (else the first page). */
+  async start(categories: readonly string[], screenshotsOf?: { target?: string | undefined }): Promise<TraceStarted> {
     if (this.state.kind !== "idle") throw new ServiceStateError(`a trace is already ${this.state.kind} in this session (since ${this.state.startedAt})`, { hint: "svc trace stop FILE" });
+    let on = this.config.root;
+    if (screenshotsOf) {
+      const pages = [...this.config.pages()].filter((p) => !p.closed);
+      const page = pages.find((p) => p.targetId === screenshotsOf.target) ?? pages[0];
+      if (!page) throw new ServiceStateError("--screenshots records a tab's frames, and the session has no tab open", { hint: "svc tabs new URL" });
+      on = page;
+    }
     const startedAt = new Date().toISOString();
-    this.state = { kind: "running", startedAt };
+    this.state = { kind: "running", startedAt, on };
     const included = categories.filter((c) => !c.startsWith("-"));
     const excluded = categories.filter((c) => c.startsWith("-")).map((c) => c.slice(1));
     try {
-      await this.root.send("Tracing.start", {
+      await on.send("Tracing.start", {
         transferMode: "ReturnAsStream",
         streamFormat: "json",
         traceConfig: { recordMode: "recordUntilFull", traceBufferSizeInKb: TRACE_BUFFER_KB, includedCategories: included, excludedCategories: excluded },
@@ -79,18 +89,22 @@ export class HostTrace {
     if (this.state.kind !== "running") {
       throw new ServiceStateError(this.state.kind === "idle" ? "no trace is running in this session" : "the trace is already being stopped", { hint: this.state.kind === "idle" ? "svc trace start" : undefined });
     }
-    const { startedAt } = this.state;
-    this.state = { kind: "stopping", startedAt };
+    const { startedAt, on } = this.state;
+    if (on.closed) {
+      this.state = { kind: "idle" };
+      throw new ServiceStateError("the tab the trace recorded screenshots of was closed: its trace is gone", { hint: "svc trace start" });
+    }
+    this.state = { kind: "stopping", startedAt, on };
     try {
       let timer: NodeJS.Timeout | undefined;
-      const complete = this.root.once("Tracing.tracingComplete");
+      const complete = on.once("Tracing.tracingComplete");
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new ServiceTimeoutError(`Chrome did not hand over the trace within ${COMPLETE_TIMEOUT_MS / 1000} s`)), COMPLETE_TIMEOUT_MS);
       });
-      await this.root.send("Tracing.end");
+      await on.send("Tracing.end");
       const done = await Promise.race([complete, late]).finally(() => clearTimeout(timer));
       if (!done.stream) throw new ServiceStateError("Chrome ended the trace without a stream");
-      const bytes = await this.copy(done.stream, path);
+      const bytes = await this.copy(on, done.stream, path);
       return { path, bytes, dataLoss: !!done.dataLossOccurred, startedAt };
     } finally {
       this.state = { kind: "idle" };
@@ -98,14 +112,14 @@ export class HostTrace {
   }
 
   /** IO.read until the end, into a temp file beside `path`, renamed to it once whole; the stream is closed. */
-  private async copy(stream: string, path: string): Promise<number> {
+  private async copy(on: CdpSession, stream: string, path: string): Promise<number> {
     const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
     const fd = openSync(temp, "wx", 0o644);
     let bytes = 0;
     let closed = false;
     try {
       for (;;) {
-        const chunk = await this.root.send("IO.read", { handle: stream, size: READ_CHUNK });
+        const chunk = await on.send("IO.read", { handle: stream, size: READ_CHUNK });
         const data = chunk.base64Encoded ? Buffer.from(chunk.data, "base64") : Buffer.from(chunk.data, "utf8");
         if (data.length) writeSync(fd, data);
         bytes += data.length;
@@ -118,7 +132,7 @@ export class HostTrace {
     } finally {
       if (!closed) closeSync(fd);
       rmSync(temp, { force: true });
-      await this.root.send("IO.close", { handle: stream }).catch(() => {});
+      await on.send("IO.close", { handle: stream }).catch(() => {});
     }
   }
 }

@@ -6,7 +6,7 @@
  */
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, touchSession } from "../src/base.js";
+import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, sessionTabStore, touchSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
 import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./host-trace.js";
 import { checkOutputPath } from "./output-file.js";
@@ -52,7 +52,9 @@ export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolea
   const out = output(g);
   const categories = parseCategories(flags.categories, !!flags.screenshots);
   const { root, id } = await hostOf(g);
-  await ask(root, id, { control: "trace-start", categories });
+  // Screenshots are the selected tab's (the one later commands drive).
+  const screenshotsOf = flags.screenshots ? { target: sessionTabStore(id, root).load().selected } : undefined;
+  await ask(root, id, { control: "trace-start", categories, ...(screenshotsOf ? { screenshotsOf } : {}) });
   out.result({ session: id, tracing: true, categories }, () => [`tracing session ${id} (${categories.filter((c) => !c.startsWith("-")).length} categories); svc trace stop FILE writes it`]);
 }
 
