@@ -4,8 +4,6 @@
  * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
  * (trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
  */
-import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, sessionTabStore, touchSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
 import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./host-trace.js";
@@ -13,10 +11,8 @@ import { checkOutputPath } from "./output-file.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
 import { resolveSession } from "./session-lookup.js";
-import { type TraceSummary, summaryLines, summarizeTrace } from "./trace-summary.js";
+import { type TraceSummary, summaryLines, summarizeTraceFile } from "./trace-summary.js";
 
-/** The largest trace file the summary reads (Chrome's buffer is bounded well below; a bigger file is summarized by nobody). */
-const SUMMARY_MAX_BYTES = 512 * 1024 * 1024;
 /** The longest a stop may take: Chrome hands the buffer over and the host writes it. */
 const STOP_TIMEOUT_MS = 180_000;
 
@@ -65,13 +61,10 @@ export async function traceStop(g: GlobalOptions, file: string): Promise<void> {
   const written = await ask<TraceWritten>(root, id, { control: "trace-stop", path }, STOP_TIMEOUT_MS);
   let summary: TraceSummary | undefined;
   let why: string | undefined;
-  if (statSync(path).size > SUMMARY_MAX_BYTES) why = `the trace is larger than ${SUMMARY_MAX_BYTES} bytes`;
-  else {
-    try {
-      summary = summarizeTrace(JSON.parse(await readFile(path, "utf8")));
-    } catch (e) {
-      why = `the trace could not be read: ${(e as Error).message}`;
-    }
+  try {
+    summary = await summarizeTraceFile(path);
+  } catch (e) {
+    why = `the trace could not be read: ${(e as Error).message}`;
   }
   const head = `wrote ${file} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled: the later events are missing" : ""})`;
   out.result({ session: id, file: path, bytes: written.bytes, dataLoss: written.dataLoss, startedAt: written.startedAt, summary: summary ?? null, ...(why ? { summaryError: why } : {}) }, () => [head, ...(summary ? summaryLines(summary) : [`no summary: ${why}`])]);
