@@ -77,13 +77,14 @@ describe("--proxy, --user-agent, --args", () => {
     const s = json<Started>(started.stdout).session;
     expect(s.proxy).toBe(`http://ada@127.0.0.1:${port}`);
 
+    await ok("--session", "px", "network", "route", "**/api/*", "--body", '{"routed":true}');
     await ok("--session", "px", "goto", "http://svc-proxy.test/");
     expect(await page("px", "[document.title, document.getElementById('ua')?.textContent, navigator.userAgent]")).toEqual(["via proxy", "ProxyAgent/2.0", "ProxyAgent/2.0"]);
     expect(asked.some((a) => a.startsWith("http://svc-proxy.test/ Basic "))).toBe(true);
 
     // Routes and the proxy's authentication share each page's Fetch domain (commands/host-fetch.ts): a routed
-    // request is answered by its route (the proxy never sees it), any other still passes the proxy, authenticated.
-    await ok("--session", "px", "network", "route", "**/api/*", "--body", '{"routed":true}');
+    // request is answered by its route (the proxy never sees it), any other still passes the proxy, authenticated
+    // (the route was set before the first challenge, so the challenge was answered with routes in place).
     const seen = asked.length;
     expect(await page("px", "Promise.all([fetch('/api/x').then((r) => r.text()), fetch('/other').then((r) => r.status)])")).toEqual(['{"routed":true}', 200]);
     expect(asked.slice(seen).filter((a) => a.includes("/api/"))).toEqual([]);
