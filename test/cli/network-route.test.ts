@@ -62,13 +62,17 @@ describe("svc network route", () => {
     expect(json<{ routes: unknown[] }>(await ok("--json", "network", "routes")).routes).toEqual([]);
   });
 
-  it("a glob matches the whole URL (* stays within a path segment); a body comes from a file", async () => {
+  it("a glob matches the whole URL (* stays within a path segment); a body comes from a file; documents are routed", async () => {
     await ok("network", "route", "*/data.json", "--body", "never");
     expect(await shown()).toMatch(REAL);
     const file = join(dir, "body.json");
     writeFileSync(file, '{"from":"file"}');
     await ok("network", "route", "http://*/fetch/data.json", "--body", `@${file}`);
     expect(await shown()).toBe('200 {"from":"file"}');
+    // A document too: a page that does not exist on the server is served by its route.
+    await ok("network", "route", "**/made-up.html", "--body", "<title>made up</title><p id=p>from a route</p>", "--content-type", "text/html");
+    await ok("goto", world.server.url("made-up.html"));
+    expect(await page("[document.title, document.getElementById('p').textContent]")).toEqual(["made up", "from a route"]);
     await ok("network", "unroute");
     expect(await shown()).toMatch(REAL);
   });
