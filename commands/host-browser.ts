@@ -9,7 +9,7 @@
 import { statSync } from "node:fs";
 import { type SessionRecord, ServiceInitError, pidAlive, saveSession, touchHeartbeat } from "../src/base.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
-import type { ProxyCredentials } from "./host-emulation.js";
+import type { ProxyCredentials } from "./host-fetch.js";
 
 /** What `svc sessions start` (`launch`) or `svc connect` (`connect`) hands its host, and the record's fields known before. */
 export interface HostLaunchSpec {

@@ -27,6 +27,15 @@ function control<S extends z.ZodObject<z.ZodRawShape>>(args: S, run: ControlDef<
 const CONTROLS = {
   /** Reads the session's emulation file again and applies it to every page. */
   emulation: control(z.object({}), async (_args, ctx) => ({ ...(await ctx.kept.emulation.reload()) })),
+  /** Reads the session's routes file again and applies it to every page. */
+  routes: control(z.object({}), async (_args, ctx) => ({ ...(await ctx.kept.fetch.reload()) })),
+  /** Starts the session's trace (one at a time). */
+  "trace-start": control(
+    z.object({ categories: z.array(z.string().min(1).max(200)).min(1).max(100), screenshotsOf: z.object({ target: z.string().max(100).optional() }).strict().optional() }),
+    async (args, ctx) => ({ ...(await ctx.kept.trace.start(args.categories, args.screenshotsOf)) }),
+  ),
+  /** Stops it and writes it to an absolute path. */
+  "trace-stop": control(z.object({ path: z.string().min(2).max(4096).startsWith("/") }), async (args, ctx) => ({ ...(await ctx.kept.trace.stop(args.path)) })),
 } satisfies Record<string, ControlDef<z.ZodObject<z.ZodRawShape>>>;
 
 export type ControlName = keyof typeof CONTROLS;

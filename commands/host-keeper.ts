@@ -9,13 +9,16 @@
  *
  * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
  * download finish after the command that started it has exited; and it applies the session's emulation and
- * answers its proxy's authentication (host-emulation.ts); and what the pages log and throw (host-page-log.ts:
+ * its routes and answers its proxy's authentication (host-emulation.ts, host-fetch.ts: one owner of each page's
+ * Fetch domain); and holds the session's trace (host-trace.ts); and what the pages log and throw (host-page-log.ts:
  * `svc console`, `svc errors`), between commands too. A page opened later is attached paused, and runs once
  * it is watched, logged and emulated.
  */
-import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
-import { HostEmulation, type ProxyCredentials } from "./host-emulation.js";
+import { HostEmulation } from "./host-emulation.js";
+import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
+import { HostTrace } from "./host-trace.js";
 import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
@@ -23,10 +26,12 @@ const YIELD_MS = 300;
 /** The longest a new tab waits, paused, for this keeper to watch it. */
 const RESUME_BOUND_MS = 2000;
 
-/** The keeper's connection (it closes when Chrome ends) and the session's emulation it applies. */
+/** The keeper's connection (it closes when Chrome ends), the session's emulation and routes it applies, its trace. */
 export interface KeptSession {
   connection: CdpConnection;
   emulation: HostEmulation;
+  fetch: HostFetch;
+  trace: HostTrace;
 }
 
 /**
@@ -37,9 +42,11 @@ export interface KeptSession {
 export async function keepSession(record: SessionRecord, root: string, proxyCredentials?: ProxyCredentials): Promise<KeptSession> {
   const connection = await CdpConnection.connect(record.wsEndpoint);
   let emulation: HostEmulation;
+  let fetch: HostFetch;
   try {
     const { userAgent } = await connection.root.send("Browser.getVersion");
-    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, proxyCredentials });
+    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root });
+    fetch = new HostFetch({ sessionId: record.id, stateRoot: root, proxyCredentials });
   } catch (e) {
     await connection.close().catch(() => {});
     throw e;
@@ -58,6 +65,7 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   const pageLog = new PageLogRecorder({ id: record.id, root });
   connection.onClose(() => pageLog.close());
   const enabling: Promise<unknown>[] = [];
+  const pages = new Map<string, CdpSession>();
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
     if (!session) return;
@@ -65,20 +73,25 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
       if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
     };
     if (e.targetInfo.type !== "page") return resume();
+    pages.set(e.sessionId, session);
     dialogs.watch(session, { yieldMs: YIELD_MS });
     // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable is sent before
     // the page resumes (Chrome takes a session's messages in order) but not waited for: on a tab paused before
     // its first document, Chrome may answer it only once the page runs. Whatever fails or stalls (a page
     // closing meanwhile), the page does not stay paused longer than RESUME_BOUND_MS.
-    const watched = Promise.all([session.send("Page.enable"), emulation.track(session)]).catch(() => {});
+    const watched = Promise.all([session.send("Page.enable"), emulation.track(session), fetch.track(session)]).catch(() => {});
     const logging = pageLog.watch(session, e.targetInfo.targetId).catch(() => {});
     enabling.push(watched, logging);
     void Promise.race([watched, new Promise((r) => setTimeout(r, RESUME_BOUND_MS).unref())]).then(resume);
   });
-  connection.root.on("Target.detachedFromTarget", (e) => emulation.forget(e.sessionId));
+  connection.root.on("Target.detachedFromTarget", (e) => {
+    pages.delete(e.sessionId);
+    emulation.forget(e.sessionId);
+    fetch.forget(e.sessionId);
+  });
   // Chrome reports the pages open now before it answers setAutoAttach; a later one waits for this keeper.
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return { connection, emulation };
+  return { connection, emulation, fetch, trace: new HostTrace({ root: connection.root, pages: () => pages.values() }) };
 }

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ServiceInitError, errorFromCode } from "../src/base.js";
 import { type HostLaunchSpec, PROXY_AUTH_ENV } from "./host-browser.js";
-import type { ProxyCredentials } from "./host-emulation.js";
+import type { ProxyCredentials } from "./host-fetch.js";
 
 /** What the host prints on stdout once it watches every page and listens on its socket. */
 export const READY_LINE = "ready";

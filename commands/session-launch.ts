@@ -11,7 +11,7 @@ import { ServiceInitError, ServiceInvalidArgumentError, checkUserAgent, findSess
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
 import { registerCleanup } from "./cleanup.js";
 import type { HostLaunchSpec } from "./host-browser.js";
-import type { ProxyCredentials } from "./host-emulation.js";
+import type { ProxyCredentials } from "./host-fetch.js";
 
 export interface LaunchFlags {
   profile?: string;

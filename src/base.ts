@@ -40,6 +40,7 @@ export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds,
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
 export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
+export { type SessionRoute, ROUTE_LIMITS, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkStatus as checkRouteStatus, fetchUrlPattern, routeMatcher, sessionRouteStore } from "./store/routes.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
 export { sessionSecretStore } from "./store/secrets.js";
 export {

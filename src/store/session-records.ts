@@ -214,7 +214,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, input state, page logs and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -223,6 +223,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(tabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
+  rmSync(join(sessionsDir(root), `${checkId(id)}.routes`), { force: true });
   rmSync(inputStatePath(root, id), { force: true });
   for (const kind of ["console", "errors"] as const) {
     rmSync(pageLogPath(root, id, kind), { force: true });

@@ -3,7 +3,8 @@
  * - `--profile DIR`: a cookie set in one session is there in the next session started with the same DIR; a
  *   second live session on it is refused; the dir is kept.
  * - `--proxy` with credentials: the session's host answers the proxy's challenge; the password is in no record,
- *   no output and no command line. `--user-agent` and `--args` reach Chrome; forbidden flags are refused.
+ *   no output and no command line; routes share the Fetch domain with it. `--user-agent` and `--args` reach
+ *   Chrome; forbidden flags are refused.
  * - `svc connect PORT`: a session on a Chrome this test launched; `sessions end` ends only the host.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
@@ -76,9 +77,18 @@ describe("--proxy, --user-agent, --args", () => {
     const s = json<Started>(started.stdout).session;
     expect(s.proxy).toBe(`http://ada@127.0.0.1:${port}`);
 
+    await ok("--session", "px", "network", "route", "**/api/*", "--body", '{"routed":true}');
     await ok("--session", "px", "goto", "http://svc-proxy.test/");
     expect(await page("px", "[document.title, document.getElementById('ua')?.textContent, navigator.userAgent]")).toEqual(["via proxy", "ProxyAgent/2.0", "ProxyAgent/2.0"]);
     expect(asked.some((a) => a.startsWith("http://svc-proxy.test/ Basic "))).toBe(true);
+
+    // Routes and the proxy's authentication share each page's Fetch domain (commands/host-fetch.ts): a routed
+    // request is answered by its route (the proxy never sees it), any other still passes the proxy, authenticated
+    // (the route was set before the first challenge, so the challenge was answered with routes in place).
+    const seen = asked.length;
+    expect(await page("px", "Promise.all([fetch('/api/x').then((r) => r.text()), fetch('/other').then((r) => r.status)])")).toEqual(['{"routed":true}', 200]);
+    expect(asked.slice(seen).filter((a) => a.includes("/api/"))).toEqual([]);
+    expect(asked.slice(seen).some((a) => a.startsWith("http://svc-proxy.test/other Basic "))).toBe(true);
 
     // The password is nowhere svc writes or shows it, nor on a command line another user could read.
     const shown = await ok("sessions", "show", "px");

@@ -1,0 +1,71 @@
+/**
+ * `svc trace start [--screenshots] [--categories LIST]` and `svc trace stop FILE`: a Chrome trace of the
+ * session, held by its host (commands/host-trace.ts; asked with control requests, so a full `svc` process
+ * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
+ * (trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
+ */
+import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, sessionTabStore, touchSession } from "../src/base.js";
+import { askHost } from "./host-ask.js";
+import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./host-trace.js";
+import { checkOutputPath } from "./output-file.js";
+import type { GlobalOptions } from "./output.js";
+import { output, stateRoot } from "./runtime.js";
+import { resolveSession } from "./session-lookup.js";
+import { type TraceSummary, summaryLines, summarizeTraceFile } from "./trace-summary.js";
+
+/** The longest a stop may take: Chrome hands the buffer over and the host writes it. */
+const STOP_TIMEOUT_MS = 180_000;
+
+/** `--categories a,b,-c`: checked, at most 100, each a category name or a pattern with `*`. */
+export function parseCategories(raw: string | undefined, screenshots: boolean): string[] {
+  let categories: string[] = [...DEFAULT_TRACE_CATEGORIES];
+  if (raw !== undefined) {
+    categories = raw.split(",").map((c) => c.trim()).filter(Boolean);
+    if (!categories.length || categories.length > 100) throw new ServiceInvalidArgumentError("invalid --categories: expected 1 to 100 comma-separated category names");
+    const wrong = categories.find((c) => !/^-?[A-Za-z0-9_.*:-]{1,200}$/.test(c));
+    if (wrong !== undefined) throw new ServiceInvalidArgumentError(`invalid --categories: ${JSON.stringify(wrong.slice(0, 60))} is not a category name`);
+  }
+  if (screenshots && !categories.includes(SCREENSHOT_CATEGORY)) categories.push(SCREENSHOT_CATEGORY);
+  return categories;
+}
+
+async function hostOf(g: GlobalOptions): Promise<{ root: string; id: string }> {
+  const root = stateRoot();
+  const session = touchSession(await resolveSession(root, g.session), root);
+  if (isCloud(session)) throw new ServiceInvalidArgumentError("svc trace records a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+  return { root, id: session.id };
+}
+
+async function ask<T>(root: string, id: string, control: { control: string; [k: string]: unknown }, timeoutMs?: number): Promise<T> {
+  const reply = await askHost<T>(root, id, control, timeoutMs).catch((e: unknown) => {
+    throw new ServiceStateError(`session ${id}: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
+  });
+  if (reply.t === "error") throw errorFromCode(reply.code, reply.message);
+  return reply;
+}
+
+export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolean; categories?: string }): Promise<void> {
+  const out = output(g);
+  const categories = parseCategories(flags.categories, !!flags.screenshots);
+  const { root, id } = await hostOf(g);
+  // Screenshots are the selected tab's (the one later commands drive).
+  const screenshotsOf = flags.screenshots ? { target: sessionTabStore(id, root).load().selected } : undefined;
+  await ask(root, id, { control: "trace-start", categories, ...(screenshotsOf ? { screenshotsOf } : {}) });
+  out.result({ session: id, tracing: true, categories }, () => [`tracing session ${id} (${categories.filter((c) => !c.startsWith("-")).length} categories); svc trace stop FILE writes it`]);
+}
+
+export async function traceStop(g: GlobalOptions, file: string): Promise<void> {
+  const out = output(g);
+  const path = checkOutputPath(file);
+  const { root, id } = await hostOf(g);
+  const written = await ask<TraceWritten>(root, id, { control: "trace-stop", path }, STOP_TIMEOUT_MS);
+  let summary: TraceSummary | undefined;
+  let why: string | undefined;
+  try {
+    summary = await summarizeTraceFile(path);
+  } catch (e) {
+    why = `the trace could not be read: ${(e as Error).message}`;
+  }
+  const head = `wrote ${file} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled: the later events are missing" : ""})`;
+  out.result({ session: id, file: path, bytes: written.bytes, dataLoss: written.dataLoss, startedAt: written.startedAt, summary: summary ?? null, ...(why ? { summaryError: why } : {}) }, () => [head, ...(summary ? summaryLines(summary) : [`no summary: ${why}`])]);
+}
