@@ -1,151 +1,34 @@
 /**
- * The session host's one owner of the Fetch domain on each page (commands/host-keeper.ts). Two users of Fetch
- * on one DevTools session would break each other (Fetch.enable replaces the patterns, and each paused request
- * must be answered exactly once), so both of its users are served here:
- *
- * - routes (`svc network route`, src/store/routes.ts): a request a route matches is fulfilled with the route's
- *   status, headers and body, or failed as blocked by the client (`--abort`); every other request continues
- *   untouched. Only requests the routes' patterns may match are paused (Chrome's urlPattern, wider than a glob;
- *   matched exactly here), so with no routes and no proxy credentials Fetch stays disabled and costs nothing.
- * - proxy authentication (`svc sessions start --proxy user:pass@…`): Chrome takes no credentials in
- *   --proxy-server, so every request pauses and a proxy's challenge is answered with them (once per request:
- *   wrong credentials fail, never loop).
- *
- * A `svc network route` writes the session's file and asks the host to read it again (`reload`). Pages inside
- * out-of-process iframes are not the keeper's: their requests are not routed.
+ * The session host's routes and proxy authentication (commands/host-keeper.ts): the library's PageFetch, the one
+ * owner of each page's Fetch domain, fed from the session's routes file (src/store/routes.ts). A `svc network
+ * route` writes the file and asks the host to read it again (`reload`).
  */
-import type { CdpSession } from "../src/internal.js";
-import { type SessionRoute, fetchUrlPattern, routeMatcher, sessionRouteStore } from "../src/base.js";
+import { type FetchApplied, PageFetch, type ProxyCredentials } from "../src/internal.js";
+import { sessionRouteStore } from "../src/base.js";
 
-export interface ProxyCredentials {
-  username: string;
-  password: string;
-}
-
-/** What a reload did: how many pages have the new routes, and the first failure (a page closing meanwhile is none). */
-export interface FetchApplied {
-  routes: number;
-  pages: number;
-  failed: number;
-  error?: string;
-}
-
-/** Fetch.enable's parameters as svc uses them. */
-interface FetchParams {
-  handleAuthRequests?: boolean;
-  patterns: { urlPattern: string; requestStage: "Request" }[];
-}
-
-/** What svc reads of a Fetch.requestPaused event. */
-interface PausedRequest {
-  requestId: string;
-  request: { url: string };
-  responseStatusCode?: number;
-  responseErrorReason?: string;
-}
-
-interface CompiledRoute {
-  route: SessionRoute;
-  matches: (url: string) => boolean;
-}
+export type { ProxyCredentials };
 
 export class HostFetch {
-  private readonly pages = new Map<string, CdpSession>();
-  /** The Fetch.enable parameters each page has now (absent: Fetch is disabled there). */
-  private readonly enabled = new WeakMap<CdpSession, string>();
-  /** Newest first: a later route wins over an older one that matches too. */
-  private routes: CompiledRoute[] = [];
+  private readonly fetch: PageFetch;
 
   constructor(private readonly config: { sessionId: string; stateRoot: string; proxyCredentials?: ProxyCredentials | undefined }) {
-    this.routes = this.read();
+    this.fetch = new PageFetch({ proxyCredentials: config.proxyCredentials }, this.read());
   }
 
-  private read(): CompiledRoute[] {
-    return sessionRouteStore(this.config.sessionId, this.config.stateRoot)
-      .load()
-      .reverse()
-      .map((route) => ({ route, matches: routeMatcher(route.pattern) }));
+  private read() {
+    return sessionRouteStore(this.config.sessionId, this.config.stateRoot).load();
   }
 
-  /** A page attached: its paused requests answered from now on, Fetch enabled if anything needs it. */
-  async track(session: CdpSession): Promise<void> {
-    this.pages.set(session.sessionId ?? "", session);
-    session.on("Fetch.requestPaused", (e) => void this.answer(session, e).catch(() => {}));
-    const creds = this.config.proxyCredentials;
-    if (creds) {
-      const answered = new Set<string>();
-      session.on("Fetch.authRequired", (e) => {
-        // Asked again for the same request: the credentials were refused; the page gets the proxy's 407.
-        const again = answered.has(e.requestId);
-        answered.add(e.requestId);
-        if (answered.size > 1000) answered.clear();
-        const response = e.authChallenge.source !== "Proxy" ? "Default" : again ? "CancelAuth" : "ProvideCredentials";
-        void session.send("Fetch.continueWithAuth", { requestId: e.requestId, authChallengeResponse: { response, ...(response === "ProvideCredentials" ? creds : {}) } }).catch(() => {});
-      });
-    }
-    await this.apply(session);
+  track(session: Parameters<PageFetch["track"]>[0]): Promise<void> {
+    return this.fetch.track(session);
   }
 
   forget(sessionId: string): void {
-    this.pages.delete(sessionId);
+    this.fetch.forget(sessionId);
   }
 
   /** Reads the session's routes again and brings every page to them. */
-  async reload(): Promise<FetchApplied> {
-    this.routes = this.read();
-    const results = await Promise.allSettled([...this.pages.values()].map((s) => this.apply(s)));
-    const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
-    const first = failures[0]?.reason as Error | undefined;
-    return { routes: this.routes.length, pages: results.length - failures.length, failed: failures.length, ...(first ? { error: first.message } : {}) };
-  }
-
-  /** Fetch.enable's parameters now; undefined when nothing needs Fetch. */
-  private params(): FetchParams | undefined {
-    if (this.config.proxyCredentials) return { handleAuthRequests: true, patterns: [{ urlPattern: "*", requestStage: "Request" }] };
-    if (!this.routes.length) return undefined;
-    const patterns = [...new Set(this.routes.map((r) => fetchUrlPattern(r.route.pattern)))];
-    return { patterns: patterns.map((urlPattern) => ({ urlPattern, requestStage: "Request" as const })) };
-  }
-
-  private async apply(session: CdpSession): Promise<void> {
-    const params = this.params();
-    const key = params ? JSON.stringify(params) : undefined;
-    const before = this.enabled.get(session);
-    if (key === before) return;
-    if (params) {
-      this.enabled.set(session, key!);
-      await session.send("Fetch.enable", params);
-    } else {
-      this.enabled.delete(session);
-      await session.send("Fetch.disable");
-    }
-  }
-
-  /** Every paused request is answered exactly once: by its route, or continued untouched. */
-  private async answer(session: CdpSession, e: PausedRequest): Promise<void> {
-    const route = e.responseStatusCode === undefined && e.responseErrorReason === undefined ? this.routes.find((r) => r.matches(e.request.url))?.route : undefined;
-    if (!route) return void (await session.send("Fetch.continueRequest", { requestId: e.requestId }));
-    if (route.abort) return void (await session.send("Fetch.failRequest", { requestId: e.requestId, errorReason: "BlockedByClient" }));
-    const body = route.body ?? "";
-    const given = Object.entries(route.headers ?? {}).filter(([name]) => !(route.contentType && name.toLowerCase() === "content-type"));
-    const typed = given.some(([name]) => name.toLowerCase() === "content-type");
-    const headers = typed ? given : [...given, ["content-type", route.contentType ?? defaultContentType(body)]];
-    await session.send("Fetch.fulfillRequest", {
-      requestId: e.requestId,
-      responseCode: route.status ?? 200,
-      responseHeaders: headers.map(([name, value]) => ({ name, value })),
-      body,
-    });
-  }
-}
-
-/** A body that is JSON is served as JSON; anything else as text. */
-function defaultContentType(base64: string): string {
-  const text = Buffer.from(base64, "base64").toString("utf8");
-  try {
-    JSON.parse(text);
-    return "application/json";
-  } catch {
-    return "text/plain; charset=utf-8";
+  reload(): Promise<FetchApplied> {
+    return this.fetch.setRoutes(this.read());
   }
 }

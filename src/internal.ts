@@ -30,6 +30,8 @@ export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
 export { ConsoleRecorder } from "./browser/console-recorder.js";
 export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
 export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.js";
+export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";
+export { type SessionRoute, ROUTE_LIMITS, checkRoutes } from "./store/routes.js";
 export { DEVICES, findDevice } from "./store/devices.js";
 export { type SessionEmulation, checkEmulation } from "./store/emulation.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";

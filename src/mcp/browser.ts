@@ -3,7 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
-import { ConsoleRecorder, type ElementHandle, PageEmulation, PageRefs, resolveTarget } from "../internal.js";
+import { ConsoleRecorder, type ElementHandle, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -26,6 +26,7 @@ export class McpBrowser {
   /** What the browser's pages logged and threw since it started (the `console` and `errors` tools). */
   pageLog = new ConsoleRecorder();
   private emulating: Promise<PageEmulation> | undefined;
+  private fetching: Promise<PageFetch> | undefined;
 
   constructor(private readonly options: ServiceOptions) {}
 
@@ -73,6 +74,19 @@ export class McpBrowser {
     })();
     this.emulating.catch(() => (this.emulating = undefined));
     return this.emulating;
+  }
+
+  /** The browser's routes (the `route` tool), on every tab, later ones too, from its first use. */
+  routes(): Promise<PageFetch> {
+    this.fetching ??= (async () => {
+      const svc = await this.service();
+      const fetch = new PageFetch({});
+      for (const p of svc.context.pages()) await fetch.track(p.mainSession);
+      svc.context.onPage((p) => void fetch.track(p.mainSession).catch(() => {}));
+      return fetch;
+    })();
+    this.fetching.catch(() => (this.fetching = undefined));
+    return this.fetching;
   }
 
   /** The tab's stable number. */
@@ -130,6 +144,7 @@ export class McpBrowser {
     this.refState.clear();
     this.pageLog = new ConsoleRecorder();
     this.emulating = undefined;
+    this.fetching = undefined;
     await svc?.close({ force: true }).catch(() => {});
   }
 

@@ -20,6 +20,7 @@ import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerDevtoolsTools, registerEmulationTool } from "./tools-devtools.js";
+import { registerNetworkTools } from "./tools-network.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
 
@@ -42,6 +43,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
   registerEmulationTool(reg, browser);
+  registerNetworkTools(reg, browser);
   registerModelTools(reg, browser, options);
   checkArgumentsTheSvcWay(server);
   return { server, browser };

@@ -232,6 +232,26 @@ export const TOOLS = {
       landscape: z.boolean().optional().describe("landscape orientation"),
     },
   },
+  route: {
+    cap: "network",
+    description:
+      "Answer (or fail) the requests of every tab whose URL matches a pattern, later tabs too, until unrouted: a made-up response (status, headers, body) or, with abort, a network error. A pattern with * is a glob over the whole URL (** any characters); any other pattern matches URLs containing it",
+    annotations: moves("Mock requests", true),
+    inputSchema: {
+      pattern: z.string().min(1).max(2048).describe("e.g. **/api/items* or /api/data"),
+      status: z.number().int().min(100).max(599).optional().describe("the response's status (default 200)"),
+      body: z.string().max(1_000_000).optional().describe("the response's body (text or JSON)"),
+      contentType: z.string().min(1).max(256).optional().describe("its content type (default: JSON when the body parses, else text)"),
+      headers: z.record(z.string(), z.string()).optional().describe("more response headers"),
+      abort: z.boolean().optional().describe("fail the request as blocked instead of answering it"),
+    },
+  },
+  unroute: {
+    cap: "network",
+    description: "Remove the route of this pattern, or every route; answers with the routes left",
+    annotations: moves("Remove mocks", true),
+    inputSchema: { pattern: z.string().min(1).max(2048).optional().describe("the pattern given to route; every route when left out") },
+  },
   emulate: {
     cap: "emulation",
     description:

@@ -28,7 +28,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors"], network: ["route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
@@ -319,7 +319,7 @@ describe("svc mcp", () => {
     }
     const bad = await collect(spawnSvc(["mcp", "--caps", "core,nope"], world.sb.env), 30_000);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, pdf, emulation, agent, web, all\)/);
+    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, network, pdf, emulation, agent, web, all\)/);
 
     const c = await open(["--caps", "all"]);
     try {
@@ -398,6 +398,17 @@ describe("svc mcp", () => {
       const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;
       expect(pdfRes?.mimeType).toBe("application/pdf");
       expect(Buffer.from(pdfRes!.blob, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      // route / unroute: the page's own fetch gets the made-up answer, then a failure, then the real file again.
+      expect(text(await call(c, "route", { pattern: "**/fetch/data.json", status: 201, body: '{"mocked":true}' }))).toMatch(/^routed \*\*\/fetch\/data\.json → 201, 15 byte body in \d+ tabs?; routes now:\n/);
+      await call(c, "navigate", { url: world.server.url("routed.html") });
+      expect(text(await call(c, "evaluate", { expression: "loaded" }))).toBe(JSON.stringify('201 {"mocked":true}'));
+      await call(c, "route", { pattern: "**/fetch/data.json", abort: true });
+      await call(c, "navigate", { url: world.server.url("routed.html") });
+      expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^failed: TypeError/);
+      expect(text(await call(c, "route", { pattern: "x", abort: true, status: 200 }))).toMatch(/^INVALID_ARGUMENT: abort: goes alone/);
+      expect(text(await call(c, "unroute", {}))).toMatch(/^removed 1 route; routes now:\n {2}\(none\)$/);
+      await call(c, "navigate", { url: world.server.url("routed.html") });
+      expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^200 /);
       // emulate: a device, dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
       const emulated = text(await call(c, "emulate", { device: "iPhone 14", media: "dark", timezone: "Asia/Tokyo", locale: "de-DE" }));
       expect(emulated).toMatch(/^emulating device, media, timezone, locale in \d+ tabs?\n/);
