@@ -10,15 +10,15 @@
  * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
  * download finish after the command that started it has exited; and it applies the session's emulation and
  * its routes and answers its proxy's authentication (host-emulation.ts, host-fetch.ts: one owner of each page's
- * Fetch domain); and holds the session's trace (host-trace.ts); and what the pages log and throw (host-page-log.ts:
+ * Fetch domain); and holds the session's trace (the library's BrowserTrace); and what the pages log and throw (host-page-log.ts:
  * `svc console`, `svc errors`), between commands too. A page opened later is attached paused, and runs once
  * it is watched, logged and emulated.
  */
-import { CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
-import { HostTrace } from "./host-trace.js";
+
 import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
@@ -31,7 +31,7 @@ export interface KeptSession {
   connection: CdpConnection;
   emulation: HostEmulation;
   fetch: HostFetch;
-  trace: HostTrace;
+  trace: BrowserTrace;
 }
 
 /**
@@ -93,5 +93,5 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return { connection, emulation, fetch, trace: new HostTrace({ root: connection.root, pages: () => pages.values() }) };
+  return { connection, emulation, fetch, trace: new BrowserTrace({ root: connection.root, pages: () => pages.values() }) };
 }

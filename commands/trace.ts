@@ -1,17 +1,16 @@
 /**
  * `svc trace start [--screenshots] [--categories LIST]` and `svc trace stop FILE`: a Chrome trace of the
- * session, held by its host (commands/host-trace.ts; asked with control requests, so a full `svc` process
+ * session, held by its host (src/browser/trace.ts; asked with control requests, so a full `svc` process
  * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
- * (trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
+ * (src/browser/trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
  */
 import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, sessionTabStore, touchSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
-import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./host-trace.js";
+import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceSummary, type TraceWritten, summaryLines, summarizeTraceFile } from "../src/internal.js";
 import { checkOutputPath } from "./output-file.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
 import { resolveSession } from "./session-lookup.js";
-import { type TraceSummary, summaryLines, summarizeTraceFile } from "./trace-summary.js";
 
 /** The longest a stop may take: Chrome hands the buffer over and the host writes it. */
 const STOP_TIMEOUT_MS = 180_000;

@@ -31,6 +31,8 @@ export { ConsoleRecorder } from "./browser/console-recorder.js";
 export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
 export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.js";
 export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";
+export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./browser/trace.js";
+export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
 export { type SessionRoute, ROUTE_LIMITS, checkRoutes } from "./store/routes.js";
 export { DEVICES, findDevice } from "./store/devices.js";
 export { type SessionEmulation, checkEmulation } from "./store/emulation.js";

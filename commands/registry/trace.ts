@@ -1,4 +1,4 @@
-/** The session's Chrome trace: `svc trace start|stop` (commands/trace.ts; held by the session's host, host-trace.ts). */
+/** The session's Chrome trace: `svc trace start|stop` (commands/trace.ts; held by the session's host, src/browser/trace.ts). */
 import { type GroupDecl, command, flag, value } from "./types.js";
 
 export const TRACE_GROUP: GroupDecl = { name: "trace", description: "record a Chrome performance trace of the session (DevTools Performance panel)" };

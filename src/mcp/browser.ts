@@ -3,7 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
-import { ConsoleRecorder, type ElementHandle, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
+import { BrowserTrace, ConsoleRecorder, type ElementHandle, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -27,6 +27,7 @@ export class McpBrowser {
   pageLog = new ConsoleRecorder();
   private emulating: Promise<PageEmulation> | undefined;
   private fetching: Promise<PageFetch> | undefined;
+  private tracing: BrowserTrace | undefined;
 
   constructor(private readonly options: ServiceOptions) {}
 
@@ -89,6 +90,13 @@ export class McpBrowser {
     return this.fetching;
   }
 
+  /** The browser's trace (the `trace_start` / `trace_stop` tools). */
+  async trace(): Promise<BrowserTrace> {
+    const svc = await this.service();
+    this.tracing ??= new BrowserTrace({ root: svc.context.connection.root, pages: () => svc.context.pages().map((p) => p.mainSession) });
+    return this.tracing;
+  }
+
   /** The tab's stable number. */
   tabNumber(page: object): number {
     let n = this.tabs.get(page);
@@ -145,6 +153,7 @@ export class McpBrowser {
     this.pageLog = new ConsoleRecorder();
     this.emulating = undefined;
     this.fetching = undefined;
+    this.tracing = undefined;
     await svc?.close({ force: true }).catch(() => {});
   }
 

@@ -19,7 +19,7 @@ import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
 import { registerFormTools } from "./tools-forms.js";
-import { registerDevtoolsTools, registerEmulationTool } from "./tools-devtools.js";
+import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
 import { registerNetworkTools } from "./tools-network.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
@@ -43,6 +43,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
   registerEmulationTool(reg, browser);
+  registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser, options);
   checkArgumentsTheSvcWay(server);

@@ -1,9 +1,12 @@
 /**
  * The MCP tools for what a developer looks at: the console and page errors recorded since the browser started
  * (McpBrowser.pageLog, the library's ConsoleRecorder, the same record as `svc console` / `svc errors`), the
- * page as a PDF, and emulation (the library's PageEmulation, as `svc set` applies it in a CLI session). Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
+ * page as a PDF, a performance trace (the library's BrowserTrace and its summary, as `svc trace`), and emulation (the library's PageEmulation, as `svc set` applies it in a CLI session). Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
  */
-import { type ConsoleEntry, DEVICES, type ErrorEntry, type PageLogKind, checkEmulation, findDevice, pageLogLine, printPdf } from "../internal.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, DEVICES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, checkEmulation, findDevice, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -79,6 +82,30 @@ export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
       return textResult(
         `${settings.length ? `emulating ${settings.join(", ")}` : "emulating nothing"} in ${applied.pages} tab${applied.pages === 1 ? "" : "s"}${applied.failed ? ` (${applied.failed} failed: ${applied.error})` : ""}\nthe current tab reports: ${JSON.stringify(seen)}`,
       );
+    }),
+  );
+}
+
+/** Where trace_stop saves traces: one folder per server process, kept (a trace is what the user asked for). */
+let traceDir: string | undefined;
+
+export function registerTraceTools(reg: Registrar, b: McpBrowser): void {
+  registerDeclared(reg, "trace_start", ({ screenshots }) =>
+    b.run(async () => {
+      const trace = await b.trace();
+      const svc = await b.service();
+      const categories = screenshots ? [...DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY] : [...DEFAULT_TRACE_CATEGORIES];
+      await trace.start(categories, screenshots ? { target: svc.page.targetId } : undefined);
+      return textResult(`tracing${screenshots ? " with screenshots of the current tab" : " every tab"}; trace_stop ends it`);
+    }),
+  );
+  registerDeclared(reg, "trace_stop", () =>
+    b.run(async () => {
+      const trace = await b.trace();
+      traceDir ??= mkdtempSync(join(tmpdir(), "svc-mcp-traces-"));
+      const written = await trace.stop(join(traceDir, `trace-${new Date().toISOString().replace(/[:.]/g, "-")}.json`));
+      const summary = await summarizeTraceFile(written.path);
+      return textResult([`trace saved: ${written.path} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled, later events are missing" : ""}; open it in the DevTools Performance panel)`, ...summaryLines(summary)].join("\n"));
     }),
   );
 }

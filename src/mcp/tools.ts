@@ -223,6 +223,18 @@ export const TOOLS = {
       clear: z.boolean().optional().describe("empty the list after reading it"),
     },
   },
+  trace_start: {
+    cap: "devtools",
+    description: "Start recording a Chrome performance trace of the browser (every tab); trace_stop ends it and summarises it",
+    annotations: moves("Start a trace", false),
+    inputSchema: { screenshots: z.boolean().optional().describe("also record the current tab's frames (a filmstrip)") },
+  },
+  trace_stop: {
+    cap: "devtools",
+    description: "Stop the trace: it is saved as a file the DevTools Performance panel opens; answers with its path, page-load timings, long tasks and largest contentful paint",
+    annotations: moves("Stop the trace", false),
+    inputSchema: {},
+  },
   pdf: {
     cap: "pdf",
     description: "Print the current tab to PDF (returned as an embedded application/pdf resource)",

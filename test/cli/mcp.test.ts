@@ -5,8 +5,8 @@
  * extract, the fake model answering); a failure is an MCP tool error carrying svc's code; and the client
  * going (stdin closed, or the MCP session deleted) ends its Chrome.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { request } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -28,7 +28,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors"], network: ["route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
@@ -393,6 +393,17 @@ describe("svc mcp", () => {
       expect(text(await call(c, "console", { level: "warn" }))).toMatch(/^\S+ tab \d+ warn {2}svc-warn-marker \(/);
       expect(text(await call(c, "console", { level: "warn", clear: true }))).toMatch(/cleared$/);
       expect(text(await call(c, "console", {}))).toBe("no console messages in the current tab");
+      // trace_start / trace_stop: a file the Performance panel opens, and its summary with the page's long task.
+      expect(text(await call(c, "trace_start", {}))).toBe("tracing every tab; trace_stop ends it");
+      expect(text(await call(c, "trace_start", {}))).toMatch(/^STATE_ERROR: a trace is already running/);
+      await call(c, "navigate", { url: world.server.url("long-task.html") });
+      expect((await call(c, "wait", { target: "#big[data-done=yes]", state: "visible" })).isError).toBeFalsy();
+      const traced = text(await call(c, "trace_stop", {}));
+      expect(traced).toMatch(/long tasks \(> 50 ms\): [1-9]\d*, longest [\d.]+ ms/);
+      const tracePath = /^trace saved: (\S+) \(/.exec(traced)![1]!;
+      expect(Array.isArray(JSON.parse(readFileSync(tracePath, "utf8")).traceEvents)).toBe(true);
+      rmSync(dirname(tracePath), { recursive: true, force: true });
+      expect(text(await call(c, "trace_stop", {}))).toMatch(/^STATE_ERROR: no trace is running/);
       // pdf: an embedded application/pdf resource.
       const printed = (await call(c, "pdf", { format: "Letter" })) as { content: Array<{ type: string; resource?: { mimeType: string; blob: string } }> };
       const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;

@@ -1,9 +1,9 @@
-/** The summary `svc trace stop` prints (commands/trace-summary.ts), from a trace file in Chrome's layout and in a compact one. */
+/** The summary `svc trace stop` prints (src/browser/trace-summary.ts), from a trace file in Chrome's layout and in a compact one. */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { summarizeTrace, summarizeTraceFile } from "../../commands/trace-summary.js";
+import { summarizeTrace, summarizeTraceFile } from "../../src/browser/trace-summary.js";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-trace-summary-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 /**
- * The session's Chrome trace (`svc trace start|stop`), held by the session host on the browser's root session
- * of its keeper (commands/host-keeper.ts): Chrome's tracing covers every process of the browser, so every tab
- * of the session is in it. Screenshots (the filmstrip) are recorded only by a page's own Tracing domain, so a
+ * A browser's Chrome trace (`svc trace start|stop`, held by the CLI session host on its keeper's root session,
+ * commands/host-keeper.ts; the MCP `trace_start`/`trace_stop` tools on their Service's): Chrome's tracing covers
+ * every process of the browser, so every tab is in it. Screenshots (the filmstrip) are recorded only by a page's own Tracing domain, so a
  * trace with them is held on that tab's keeper session instead (closing that tab ends it). One trace at a time; Chrome's buffer is bounded (recordUntilFull: once full, later
  * events are dropped and the stop says so). Stopped, the trace is streamed (ReturnAsStream, IO.read) into the
  * file, written atomically (a temp file beside it, then renamed): the JSON object with `traceEvents` the
@@ -9,8 +9,8 @@
  */
 import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { CdpSession } from "../src/internal.js";
-import { ServiceStateError, ServiceTimeoutError } from "../src/base.js";
+import { ServiceStateError, ServiceTimeoutError } from "../errors.js";
+import type { CdpSession } from "./cdp/connection.js";
 
 /** What the DevTools Performance panel records (Puppeteer's set, plus `loading` for the largest contentful paint). */
 export const DEFAULT_TRACE_CATEGORIES: readonly string[] = [
@@ -47,7 +47,7 @@ export interface TraceWritten {
   startedAt: string;
 }
 
-export class HostTrace {
+export class BrowserTrace {
   private state: { kind: "idle" } | { kind: "running" | "stopping"; startedAt: string; on: CdpSession } = { kind: "idle" };
 
   /** `pages`: the keeper's session of each page, by target id. */

@@ -1,5 +1,5 @@
 /**
- * What `svc trace stop` prints of a Chrome trace (the JSON object with `traceEvents`): each main-frame page
+ * What `svc trace stop` (and the MCP `trace_stop` tool) prints of a Chrome trace (the JSON object with `traceEvents`): each main-frame page
  * load's timings from its navigationStart to the Performance panel's own markers (MarkDOMContent, MarkLoad, the
  * last largestContentfulPaint candidate of that navigation), and the long tasks — tasks over 50 ms on the main
  * thread (CrRendererMain) of a page renderer (Chrome's own WebUI renderers left out).
