@@ -4,7 +4,7 @@
  * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
  * URL (the capability). Chrome itself has no TCP port: the server reaches it over its 0600 unix socket.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../../index.js";
 import { type BrowserEmulation, emulates } from "../../internal.js";
@@ -285,12 +285,19 @@ export class PlatformSessions {
     return `${this.connectBase(session).replace(/^http/, "ws")}${e.browserPath}`;
   }
 
-  /** Checks a proxied request's id + token (constant-time on the token). */
-  connectTarget(id: string, token: string): ConnectTarget {
+  /** A token for `purpose` derived from the session's own (HMAC): a capability that is not connectUrl's raw CDP. */
+  derivedToken(session: PlatformSession, purpose: string): string {
+    const e = this.entries.get(session.id);
+    if (!e) throw new NotFoundError(`session ${session.id} not found`);
+    return derive(e.token, purpose);
+  }
+
+  /** Checks a proxied request's id + token (constant-time); `purpose`: the token derived for it instead. */
+  connectTarget(id: string, token: string, purpose?: string): ConnectTarget {
     const e = this.entries.get(id);
     if (!e) return { ok: false, error: new NotFoundError("session not found") };
     const a = Buffer.from(token);
-    const b = Buffer.from(e.token);
+    const b = Buffer.from(purpose === undefined ? e.token : derive(e.token, purpose));
     if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, error: new UnauthorizedError("invalid session token") };
     if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, error: new GoneError(`session is ${e.session.status}`) };
     return { ok: true, socketPath: e.browser.socketPath, session: e.session };
@@ -396,4 +403,8 @@ export class PlatformSessions {
       for (const e of ended.slice(0, ended.length - ENDED_MAX)) this.entries.delete(e.session.id);
     }
   }
+}
+
+function derive(token: string, purpose: string): string {
+  return createHmac("sha256", token).update(purpose).digest("base64url");
 }
