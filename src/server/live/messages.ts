@@ -63,6 +63,8 @@ export const ViewerMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("navigate"), url: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal("history"), action: z.enum(["back", "forward", "reload"]) }),
   z.strictObject({ type: z.literal("tab"), id: z.string().min(1).max(128) }),
+  /** Answered with a pong once every command the earlier messages sent the tab was answered by Chrome. */
+  z.strictObject({ type: z.literal("ping"), n: z.number().int().min(0).max(2 ** 31) }),
 ]);
 
 export type ViewerMessage = z.infer<typeof ViewerMessageSchema>;
@@ -96,5 +98,6 @@ export type ServerMessage =
   | { type: "hello"; interactive: boolean; limits: { maxMessagesPerSecond: number } }
   | { type: "frame"; width: number; height: number; offsetTop: number; pageScaleFactor: number }
   | { type: "tabs"; tabs: LiveTab[]; selected: string | undefined }
+  | { type: "pong"; n: number }
   | { type: "error"; message: string }
   | { type: "ended"; status: string };

@@ -30,6 +30,8 @@ export class PageCdp {
   private closed = false;
   /** The last command's way to Chrome (each waits for the one before it). */
   private chain: Promise<void> = Promise.resolve();
+  /** Settles once every command sent so far was answered (or failed). */
+  private answered: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly ws: WebSocket,
@@ -85,12 +87,18 @@ export class PageCdp {
       this.ws.send(verdict.forward);
     });
     this.chain = sent.catch(() => {});
+    this.answered = Promise.allSettled([this.answered, answer]);
     sent.catch((e: unknown) => {
       const p = this.pending.get(id);
       this.pending.delete(id);
       p?.reject(e instanceof Error ? e : new Error(String(e)));
     });
     return answer;
+  }
+
+  /** Resolves once every command sent before was answered by Chrome (or failed). */
+  async settled(): Promise<void> {
+    await this.answered;
   }
 
   /** Sends a command whose answer nobody waits for; dropped when too many are in flight. */

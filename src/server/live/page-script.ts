@@ -49,6 +49,7 @@ export const LIVE_SCRIPT = String.raw`(() => {
     screen.onload = () => {
       if (previous) URL.revokeObjectURL(previous);
       meta = m;
+      if (m) { screen.dataset.pageWidth = String(m.width); screen.dataset.pageHeight = String(m.height); }
       screen.dataset.frames = String(++frames);
       if (frames === 1) show("");
       send({ type: "ack" });

@@ -121,6 +121,9 @@ export class LiveViewer {
         if (page) await this.startScreencast(page);
         return;
       }
+      case "ping":
+        await page?.settled();
+        return this.send({ type: "pong", n: m.n });
       case "tab":
         if (!this.tabs.some((t) => t.id === m.id)) throw new Error("tab: no such tab in this session");
         return this.select(m.id);
