@@ -125,6 +125,12 @@ describe("live view", () => {
       await waitFor(() => page.evaluate(() => document.activeElement?.id === "name"), 10_000);
       await view.keyboard.type("Ada Lovelace");
       await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelace", 10_000);
+      // Keys that type nothing: Backspace edits, a shortcut (Shift+Home) selects, typing replaces the selection.
+      await view.keyboard.press("Backspace");
+      await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelac", 10_000);
+      await view.keyboard.press("Shift+Home");
+      await view.keyboard.type("Grace");
+      await waitFor(async () => (await page.locator("#name").inputValue()) === "Grace", 10_000);
       const button = await viewPoint(view, page, "#subscribe");
       await view.mouse.click(button.x, button.y);
       await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
@@ -150,6 +156,32 @@ describe("live view", () => {
       await view.close();
     } finally {
       await cdp.close().catch(() => {});
+    }
+  });
+
+  it("pages[].debuggerUrl shows that tab; the tab strip switches tabs", async () => {
+    const { session, page, cdp } = await sessionWithForm();
+    try {
+      const second = await cdp.contexts()[0]!.newPage();
+      await second.goto(fixtures.url("clickable.html"));
+      const debug = (await api("GET", `/v1/sessions/${session.id}/debug`)).body as Json;
+      const clickable = (debug.pages as Json[]).find((p) => p.title === "Clickable")!;
+      const view = await openView(clickable.debuggerUrl as string);
+      await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Clickable");
+      expect(await view.locator("#tabs button").count()).toBe(2);
+      const frames = Number(await view.locator("img[data-svc-live]").getAttribute("data-frames"));
+      await view.locator("#tabs button", { hasText: "Forms" }).click();
+      await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Forms");
+      await view.waitForFunction((n) => Number(document.querySelector("img[data-svc-live]")!.getAttribute("data-frames")) > n, frames);
+      // Input now goes to the selected tab.
+      await view.waitForFunction(() => (document.getElementById("url") as HTMLInputElement).value.endsWith("/forms.html"));
+      const box = await viewPoint(view, page, "#subscribe");
+      await view.mouse.click(box.x, box.y);
+      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      await view.close();
+    } finally {
+      await cdp.close().catch(() => {});
+      await api("POST", `/v1/sessions/${session.id}`, { status: "REQUEST_RELEASE" });
     }
   });
 

@@ -37,6 +37,8 @@ const MOUSE_TYPES = { move: "mouseMoved", down: "mousePressed", up: "mouseReleas
 
 export class LiveViewer {
   private page: PageCdp | undefined;
+  /** The tab being attached to, until it is. */
+  private selecting: string | undefined;
   private tabs: LiveTab[] = [];
   private tabsSent = "";
   private size = { width: 1280, height: 720 };
@@ -151,9 +153,11 @@ export class LiveViewer {
 
   /** Attaches to tab `id` (leaving the current one) and starts its screencast. */
   private async select(id: string): Promise<void> {
-    if (this.page?.targetId === id || this.closed) return;
-    this.page?.close();
+    if (this.page?.targetId === id || this.selecting === id || this.closed) return;
+    this.selecting = id;
+    const old = this.page;
     this.page = undefined;
+    old?.close();
     this.held = undefined;
     this.owed = [];
     const page = await PageCdp.open({
@@ -166,8 +170,13 @@ export class LiveViewer {
         this.page = undefined;
         void this.refreshTabs();
       },
+    }).catch((e: unknown) => {
+      if (this.selecting === id) this.selecting = undefined;
+      throw e;
     });
-    if (this.closed) return page.close();
+    // Another selection (or the end) came while this tab was opening: the latest one wins.
+    if (this.closed || this.selecting !== id) return page.close();
+    this.selecting = undefined;
     this.page = page;
     this.sendTabs(true);
     await page.send("Page.enable");
@@ -233,7 +242,7 @@ export class LiveViewer {
       .slice(0, 100)
       .map((t) => ({ id: String(t.id), title: String(t.title ?? "").slice(0, 300), url: String(t.url ?? "").slice(0, 2000) }));
     this.sendTabs(false);
-    if (!this.page && this.tabs[0]) await this.select(this.tabs[0].id).catch(() => {});
+    if (!this.page && !this.selecting && this.tabs[0]) await this.select(this.tabs[0].id).catch(() => {});
   }
 
   private sendTabs(force: boolean): void {
