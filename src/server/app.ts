@@ -32,6 +32,7 @@ import { sessionArtifactRoutes } from "./features/routes-artifacts.js";
 import type { SessionRecorders } from "./features/recorder-feature.js";
 import { webRoutes } from "./platform/routes-web.js";
 import { liveRoutes } from "./live/routes-live.js";
+import { replayRoutes } from "./live/routes-replay.js";
 import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
@@ -113,6 +114,7 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
   app.route("/v1", liveRoutes(deps.platform));
+  app.route("/v1", replayRoutes(deps.platform, deps.recorders));
   app.route("/v1", sessionArtifactRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));

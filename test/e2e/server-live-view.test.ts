@@ -153,6 +153,15 @@ describe("live view", () => {
       // The view learns of the session's end.
       expect((await api("POST", `/v1/sessions/${session.id}`, { status: "REQUEST_RELEASE" })).body.status).toBe("COMPLETED");
       await view.waitForSelector("body[data-ended]");
+      // The ended view links the replay: rrweb's player on the recording, the session's log beside it.
+      await view.click("#replay");
+      await view.waitForSelector("body[data-ready] [data-svc-replay] iframe", { timeout: 20_000 });
+      await view.waitForFunction((u) => Array.from(document.querySelectorAll("#log li")).some((li) => li.textContent!.includes(`navigated to ${u}`)), fixtures.url("forms.html"));
+      expect(view.url()).toBe(`${debug.debuggerFullscreenUrl as string}/replay`);
+      // The live URL of an ended session leads there too.
+      const ended = await fetch(debug.debuggerFullscreenUrl as string, { redirect: "manual" });
+      expect(ended.status).toBe(302);
+      expect(ended.headers.get("location")).toBe(new URL(`${debug.debuggerFullscreenUrl as string}/replay`).pathname);
       await view.close();
     } finally {
       await cdp.close().catch(() => {});

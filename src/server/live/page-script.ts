@@ -38,7 +38,16 @@ export const LIVE_SCRIPT = String.raw`(() => {
     if (m.type === "frame") nextMeta = m;
     else if (m.type === "tabs") renderTabs(m.tabs, m.selected);
     else if (m.type === "error") show(m.message);
-    else if (m.type === "ended") { document.body.dataset.ended = m.status; show("The session ended (" + m.status + ")."); }
+    else if (m.type === "ended") {
+      document.body.dataset.ended = m.status;
+      show("The session ended (" + m.status + "). ");
+      const a = document.createElement("a");
+      a.href = location.pathname.replace(/\/+$/, "") + "/replay";
+      a.target = "_top";
+      a.id = "replay";
+      a.textContent = "Watch its replay";
+      status.append(a);
+    }
   });
 
   function paint(blob) {

@@ -2,9 +2,10 @@
  * The live view page, `/v1/live/{id}/{token}[?tab=…&interactive=false]`: a self-contained HTML page (its
  * script inline, no outside resource) that shows a session's tab and forwards a person's input over its
  * WebSocket (live/routes-live-socket.ts). Exempt from the API key like the CDP proxy: the token authorises
- * (401 when wrong, 404 for an unknown session, 410 once it ended). It is made to be embedded: no
+ * (401 when wrong, 404 for an unknown session). It is made to be embedded: no
  * X-Frame-Options, `frame-ancestors *`; its CSP otherwise allows only its own inline script and style
  * (by nonce), its frames (blob:) and its own origin's socket; no referrer leaves it (the URL holds the token).
+ * Once the session ended the URL redirects to its replay.
  */
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";
@@ -22,8 +23,10 @@ export function liveViewUrl(platform: PlatformSessions, publicUrl: string, sessi
 export function liveRoutes(platform: PlatformSessions): Hono<Env> {
   const app = new Hono<Env>();
   app.get("/live/:id/:token", (c) => {
-    const target = platform.connectTarget(c.req.param("id"), c.req.param("token"), LIVE_PURPOSE);
-    if (!target.ok) throw target.error;
+    const session = platform.sessionByToken(c.req.param("id"), c.req.param("token"), LIVE_PURPOSE);
+    if (session instanceof Error) throw session;
+    // An ended session has a replay instead (live/routes-replay.ts).
+    if (session.status !== "RUNNING") return c.redirect(`${new URL(c.req.url).pathname}/replay`, 302);
     const nonce = randomBytes(16).toString("base64");
     return c.html(page(nonce), 200, {
       "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors *`,

@@ -292,15 +292,22 @@ export class PlatformSessions {
     return derive(e.token, purpose);
   }
 
-  /** Checks a proxied request's id + token (constant-time); `purpose`: the token derived for it instead. */
-  connectTarget(id: string, token: string, purpose?: string): ConnectTarget {
+  /** The session `token` opens (its own, or the one derived for `purpose`), running or ended; constant-time. */
+  sessionByToken(id: string, token: string, purpose?: string): PlatformSession | NotFoundError | UnauthorizedError {
     const e = this.entries.get(id);
-    if (!e) return { ok: false, error: new NotFoundError("session not found") };
+    if (!e) return new NotFoundError("session not found");
     const a = Buffer.from(token);
     const b = Buffer.from(purpose === undefined ? e.token : derive(e.token, purpose));
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, error: new UnauthorizedError("invalid session token") };
-    if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, error: new GoneError(`session is ${e.session.status}`) };
-    return { ok: true, socketPath: e.browser.socketPath, session: e.session };
+    return a.length === b.length && timingSafeEqual(a, b) ? e.session : new UnauthorizedError("invalid session token");
+  }
+
+  /** Checks a proxied request's id + token (`purpose`: the token derived for it instead); the session must run. */
+  connectTarget(id: string, token: string, purpose?: string): ConnectTarget {
+    const s = this.sessionByToken(id, token, purpose);
+    if (s instanceof Error) return { ok: false, error: s };
+    const e = this.entries.get(id);
+    if (s.status !== "RUNNING" || !e?.browser) return { ok: false, error: new GoneError(`session is ${s.status}`) };
+    return { ok: true, socketPath: e.browser.socketPath, session: s };
   }
 
   /**
