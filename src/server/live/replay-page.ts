@@ -18,7 +18,7 @@ body{display:flex}#main{flex:1;display:flex;flex-direction:column;min-width:0}
 #log li{padding:3px 6px;border-bottom:1px solid #2a2a2a;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 #log li button{background:none;border:0;color:#8ab4f8;cursor:pointer;font:inherit;padding:0 6px 0 0}
 #log li[data-kind=error]{color:#f28b82}#log li[data-kind=console]{color:#ccc}
-#status{padding:8px}
+#status{padding:8px}#stage iframe{background:#fff}
 </style></head>
 <body><div id="main"><div id="bar"><button id="play" type="button">Play</button><button id="pause" type="button">Pause</button><span id="time"></span></div>
 <div id="stage" data-svc-replay></div><div id="status">Loading the recording…</div></div>
