@@ -267,6 +267,18 @@ describe("live view", () => {
       const theirsView = await rawSocket(theirs.debug.debuggerUrl as string);
       await waitFor(() => theirsView.messages.some((m) => m.type === "tabs" && m.selected));
       theirsView.ws.close();
+      // Viewer messages are bounded: too large (1009), binary, too many per second (1008, naming why).
+      const large = await rawSocket(theirs.debug.debuggerUrl as string);
+      large.ws.send(JSON.stringify({ type: "navigate", url: `https://example.com/${"x".repeat(9000)}` }));
+      expect(await large.closed).toBe(1009);
+      const binary = await rawSocket(theirs.debug.debuggerUrl as string);
+      binary.ws.send(Buffer.from([1, 2, 3]));
+      expect(await binary.closed).toBe(1008);
+      expect(binary.messages.at(-1)!.message).toBe("message: binary messages are not accepted");
+      const flood = await rawSocket(theirs.debug.debuggerUrl as string);
+      for (let i = 0; i < 400; i++) flood.ws.send(JSON.stringify({ type: "ack" }));
+      expect(await flood.closed).toBe(1008);
+      expect(flood.messages.at(-1)!.message).toMatch(/more than 200 messages per second/);
     } finally {
       for (const s of [mine, theirs]) await s.cdp.close().catch(() => {});
       await api("POST", `/v1/sessions/${mine.session.id}`, { status: "REQUEST_RELEASE" });
