@@ -32,6 +32,8 @@ import { sessionArtifactRoutes } from "./features/routes-artifacts.js";
 import type { SessionRecorders } from "./features/recorder-feature.js";
 import { webRoutes } from "./platform/routes-web.js";
 import { uiRoutes } from "./ui/routes.js";
+import { liveRoutes } from "./live/routes-live.js";
+import { replayRoutes } from "./live/routes-replay.js";
 import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
@@ -98,7 +100,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // clients (Playwright, Puppeteer, DevTools) cannot send our header.
   const auth = apiKeyAuth(deps.config.apiKeys);
   // The contexts' placeholder upload URL answers 501 to anyone (an uploader sends no key, as to a presigned URL).
-  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/connect/") || CONTEXT_UPLOAD_PATH.test(c.req.path) ? next() : auth(c, next)));
+  // The live view (/v1/live/{id}/{token}) is authorised by a token derived from the session's, the same way.
+  app.use("/v1/*", (c, next) => (c.req.path.startsWith("/v1/connect/") || c.req.path.startsWith("/v1/live/") || CONTEXT_UPLOAD_PATH.test(c.req.path) ? next() : auth(c, next)));
   app.use("/v1/*", async (c, next) => {
     const q = c.req.url.indexOf("?");
     if (q >= 0 && c.req.url.length - q - 1 > MAX_QUERY_LENGTH) throw new HttpError(414, `query: longer than ${MAX_QUERY_LENGTH} characters`);
@@ -111,6 +114,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
+  app.route("/v1", liveRoutes(deps.platform));
+  app.route("/v1", replayRoutes(deps.platform, deps.recorders));
   app.route("/v1", sessionArtifactRoutes(deps));
   app.route("/v1", webRoutes(deps));
   app.route("/v1", pressureRoutes(deps));

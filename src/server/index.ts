@@ -12,6 +12,7 @@ import { Admission } from "./platform/admission.js";
 import { ApiSessions } from "./session-api/service-sessions.js";
 import { createApp, handleClientErrors, type ServerDeps } from "./app.js";
 import { attachCdpProxy } from "./cdp/proxy.js";
+import { liveSocketHandler } from "./live/routes-live-socket.js";
 import { startCluster } from "./cluster/index.js";
 import { dataDirOf, isolated, resolveServerOptions, type ServerConfig, type ServerOptions, tenantPolicy } from "./config.js";
 import { startEgressProxy } from "./isolation/egress-proxy.js";
@@ -110,7 +111,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const host = config.host.includes(":") ? `[${config.host}]` : config.host === "0.0.0.0" ? "127.0.0.1" : config.host;
   listenUrl = `http://${host}:${port}`;
   url ||= listenUrl;
-  attachCdpProxy(server, platform, config, cluster?.upgrade, { ownExtensions: (id) => extensionsFeature.chromeIds(id), watchOf: (id) => targetWatches.watchOf(id) });
+  const tenants = { ownExtensions: (id: string) => extensionsFeature.chromeIds(id), watchOf: (id: string) => targetWatches.watchOf(id) };
+  attachCdpProxy(server, platform, config, { forward: cluster?.upgrade, tenants, live: liveSocketHandler({ platform, config, tenants, log }) });
   handleClientErrors(server, log);
   log(`listening on ${url}`);
   if (cluster) log(`cluster: replica ${cluster.cluster.replica} at ${cluster.cluster.advertiseUrl}`);

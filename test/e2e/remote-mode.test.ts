@@ -189,8 +189,8 @@ describe("one cloud session: init, the session API's limits, logs, close", () =>
     expect(init.sessionId).toBe(session.browserbaseSessionID);
     expect(init.sessionUrl).toBe(`${server.url}/v1/sessions/${init.sessionId}`);
     expect(session.browserbaseSessionURL).toBe(init.sessionUrl);
-    // The DevTools frontend for the session's page, connected through svc's proxy (Chrome serves no frontend over its pipe).
-    expect(init.debugUrl).toMatch(/inspector\.html\?wss?=127\.0\.0\.1:\d+\/v1\/connect\/[^/]+\/[^/]+\/devtools\/page\//);
+    // svc's live view of the session (its token derived from the session's, not connectUrl's).
+    expect(init.debugUrl).toMatch(new RegExp(`^${server.url}/v1/live/${init.sessionId}/[A-Za-z0-9_-]{43}$`));
     expect(session.browserbaseDebugURL).toBe(init.debugUrl);
     expect((await platformSession(init.sessionId)).body.status).toBe("RUNNING");
   });

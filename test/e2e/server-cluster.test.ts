@@ -162,6 +162,30 @@ describe("a session started through A, driven through B and C", () => {
     await expect(chromium.connectOverCDP(bad, { timeout: 10_000 })).rejects.toThrow(/401/);
   });
 
+  it("the live view of A's session, through C: its page, and frames on its socket", async () => {
+    const debug = await json(B, "GET", `/sessions/${id}/debug`);
+    expect(debug.status, JSON.stringify(debug.body)).toBe(200);
+    const live = new URL(debug.body.debuggerFullscreenUrl as string);
+    expect(live.origin).toBe(A.url);
+    const page = await fetch(`${C.url}${live.pathname}`, { signal: AbortSignal.timeout(10_000) });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("data-svc-live");
+    const ws = new WebSocket(`${C.url.replace(/^http/, "ws")}${live.pathname}/socket`);
+    try {
+      const frame = await new Promise<Buffer>((resolve, reject) => {
+        ws.on("message", (data, isBinary) => (isBinary ? resolve(data as Buffer) : undefined));
+        ws.once("error", reject);
+        setTimeout(() => reject(new Error("no frame within 20 s")), 20_000).unref();
+      });
+      // A JPEG (FF D8) of the session's tab.
+      expect(frame.subarray(0, 2).toString("hex")).toBe("ffd8");
+    } finally {
+      ws.close();
+    }
+    const wrong = await fetch(`${C.url}${live.pathname.replace(/[^/]+$/, "wrong-token")}`, { signal: AbortSignal.timeout(10_000) });
+    expect(wrong.status).toBe(401);
+  });
+
   it("GET /v1/sessions through any replica lists the key's sessions on every replica; another key sees none", async () => {
     const second = await start(C);
     for (const srv of [A, B, C]) {

@@ -323,7 +323,7 @@ describe("CDP proxy", () => {
     expect(logs.join("\n")).not.toContain(KEY);
   });
 
-  it("debug: live URLs of every page (Chrome's hosted frontend of its revision, its WebSocket through the proxy)", async () => {
+  it("debug: live view URLs of the session and of every page (svc's own page, a token derived from the session's)", async () => {
     const browser = await chromium.connectOverCDP(session.connectUrl);
     // A page of its own: the page found below is this test's.
     await (await browser.contexts()[0]!.newPage()).goto(fixtures.url("forms.html?debug"));
@@ -335,12 +335,15 @@ describe("CDP proxy", () => {
     const page = (debug.pages as Json[]).find((p) => p.url === fixtures.url("forms.html?debug"))!;
     expect(page).toBeTruthy();
     expect(page.title).toBe("Forms");
-    expect(page.debuggerUrl).toMatch(/^https:\/\/chrome-devtools-frontend\.appspot\.com\/serve_rev\/@[0-9a-f]{40}\/inspector\.html\?ws=/);
-    expect(page.debuggerUrl).toContain(`ws=${server.url.replace(/^http:\/\//, "")}/v1/connect/${session.id}/`);
-    expect(debug.debuggerUrl).toBe((debug.pages as Json[])[0]!.debuggerUrl);
-    const wsParam = new URL(page.debuggerUrl).searchParams.get("ws")!;
-    expect(wsParam).toMatch(new RegExp(`/devtools/page/${page.id}$`));
-    expect(await handshake(`ws://${wsParam}`)).toBe(101);
+    expect(debug.debuggerUrl).toMatch(new RegExp(`^${server.url}/v1/live/${session.id}/[A-Za-z0-9_-]{43}$`));
+    expect(debug.debuggerFullscreenUrl).toBe(debug.debuggerUrl);
+    expect(page.debuggerUrl).toBe(`${debug.debuggerUrl}?tab=${page.id}`);
+    // The live view's token is not connectUrl's: the page it opens never grants raw CDP.
+    const connectToken = new URL(session.connectUrl).pathname.split("/")[4]!;
+    expect(debug.debuggerUrl).not.toContain(connectToken);
+    const view = await fetch(page.debuggerUrl);
+    expect(view.status).toBe(200);
+    expect(await view.text()).toContain("data-svc-live");
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * `/ui`, the dashboard of `svc serve`, in real Chrome through playwright-core: signing in with a key keeps it in
  * an HttpOnly, SameSite=Strict cookie (never in the page); the page lists that key's sessions only, live and
- * ended, with a live-view link that leads to the session's debuggerFullscreenUrl; a wrong key, a form posted
+ * ended, with a live-view link that leads to the session's debuggerFullscreenUrl and a replay link to its player; a wrong key, a form posted
  * from another origin and a signed-out visitor get nothing of the sessions.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -79,6 +79,14 @@ describe("svc serve /ui", () => {
       const hop = await context.request.get(`${server.url}/ui/sessions/${mine.id}/live`, { maxRedirects: 0 });
       expect(hop.status()).toBe(303);
       expect(hop.headers().location).toBe(debug.debuggerFullscreenUrl);
+      // The replay link of the ended session leads to its replay page (the player).
+      const replay = await context.request.get(`${server.url}/ui/sessions/${ended.id}/replay`, { maxRedirects: 0 });
+      expect(replay.status()).toBe(303);
+      expect(replay.headers().location).toMatch(new RegExp(`/v1/live/${ended.id}/[^/]+/replay$`));
+      const player = await context.newPage();
+      await player.goto(`${server.url}/ui/sessions/${ended.id}/replay`);
+      await player.waitForSelector("[data-svc-replay]");
+      await player.close();
       // Another key's session: the API's own 404.
       const foreign = await context.request.get(`${server.url}/ui/sessions/${theirs.id}/live`, { maxRedirects: 0 });
       expect(foreign.status()).toBe(404);

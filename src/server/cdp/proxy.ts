@@ -28,7 +28,7 @@ const CONNECT_PATH = /^\/v1\/connect\/([^/]+)\/([^/]+)(\/.*)?$/;
 const ALLOWED = /^\/(json(\/.*)?|devtools\/.*)$/;
 /** The WebSocket endpoints of Chrome's DevTools (the only ones an isolated tenant may open). */
 const CDP_SOCKET = /^\/devtools\/(browser|page)\/([^/]+)$/;
-const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
+const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 410: "Gone", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable" };
 
 /** A cluster's hook: takes over an upgrade for a session another replica owns (true), else false. */
 export type UpgradeForward = (req: IncomingMessage, socket: Duplex, head: Buffer, wss: WebSocketServer) => Promise<boolean>;
@@ -41,7 +41,17 @@ export interface TenantHooks {
   watchOf(sessionId: string): TargetPlaces | undefined;
 }
 
-export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, forward?: UpgradeForward, tenants?: TenantHooks): void {
+/** What else shares the server's upgrade path. */
+export interface ProxyParts {
+  /** A cluster's hook for sessions other replicas own. */
+  forward?: UpgradeForward | undefined;
+  tenants?: TenantHooks | undefined;
+  /** The live view's sockets (/v1/live/…): true when it took the upgrade. */
+  live?: ((req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => Promise<boolean>) | undefined;
+}
+
+export function attachCdpProxy(server: Server, platform: PlatformSessions, config: ServerConfig, parts: ProxyParts = {}): void {
+  const { forward, tenants, live } = parts;
   const log = (line: string) => {
     try {
       config.log?.(line);
@@ -65,6 +75,7 @@ export function attachCdpProxy(server: Server, platform: PlatformSessions, confi
     if (String(req.headers.upgrade).toLowerCase() !== "websocket") throw new HttpError(400, "only WebSocket upgrades are served here");
     if (forward && (await forward(req, socket, head, wss))) return;
     const url = parseTarget(req.url);
+    if (live && (await live(req, socket, head, url))) return;
     const m = CONNECT_PATH.exec(url.pathname);
     if (!m) throw new HttpError(404, "not found");
     const [, rawId = "", rawToken = "", rest = "/"] = m;

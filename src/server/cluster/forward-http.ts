@@ -25,7 +25,7 @@ const PLATFORM_ACTIONS = new Set(["debug", "logs", "recording", "downloads"]);
 
 /** Which session a path addresses, and of which kind; undefined for paths that address none. */
 export function sessionOfPath(method: string, path: string): { kind: SessionKind; id: string } | undefined {
-  const connect = /^\/v1\/connect\/([^/]+)\//.exec(path);
+  const connect = /^\/v1\/(?:connect|live)\/([^/]+)\//.exec(path);
   if (connect) return { kind: "platform", id: safeDecode(connect[1]!) };
   const m = /^\/v1\/sessions\/([^/]+)(?:\/([^/]+))?\/?$/.exec(path);
   if (!m) return undefined;

@@ -169,7 +169,7 @@ export function parseWith<T>(schema: ZodType<T>, value: unknown, where = ""): T 
 
 /** A path as a log line shows it: the CDP proxy's capability token masked, the length bounded. */
 export function safePath(path: string): string {
-  const masked = path.replace(/^(\/v1\/connect\/[^/]+\/)[^/]+/, "$1***");
+  const masked = path.replace(/^(\/v1\/(?:connect|live)\/[^/]+\/)[^/]+/, "$1***");
   return masked.length > 200 ? `${masked.slice(0, 200)}…` : masked;
 }
 

@@ -4,7 +4,7 @@
  * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
  * URL (the capability). Chrome itself has no TCP port: the server reaches it over its 0600 unix socket.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../../index.js";
 import { type BrowserEmulation, emulates } from "../../internal.js";
@@ -285,15 +285,29 @@ export class PlatformSessions {
     return `${this.connectBase(session).replace(/^http/, "ws")}${e.browserPath}`;
   }
 
-  /** Checks a proxied request's id + token (constant-time on the token). */
-  connectTarget(id: string, token: string): ConnectTarget {
+  /** A token for `purpose` derived from the session's own (HMAC): a capability that is not connectUrl's raw CDP. */
+  derivedToken(session: PlatformSession, purpose: string): string {
+    const e = this.entries.get(session.id);
+    if (!e) throw new NotFoundError(`session ${session.id} not found`);
+    return derive(e.token, purpose);
+  }
+
+  /** The session `token` opens (its own, or the one derived for `purpose`), running or ended; constant-time. */
+  sessionByToken(id: string, token: string, purpose?: string): PlatformSession | NotFoundError | UnauthorizedError {
     const e = this.entries.get(id);
-    if (!e) return { ok: false, error: new NotFoundError("session not found") };
+    if (!e) return new NotFoundError("session not found");
     const a = Buffer.from(token);
-    const b = Buffer.from(e.token);
-    if (a.length !== b.length || !timingSafeEqual(a, b)) return { ok: false, error: new UnauthorizedError("invalid session token") };
-    if (e.session.status !== "RUNNING" || !e.browser) return { ok: false, error: new GoneError(`session is ${e.session.status}`) };
-    return { ok: true, socketPath: e.browser.socketPath, session: e.session };
+    const b = Buffer.from(purpose === undefined ? e.token : derive(e.token, purpose));
+    return a.length === b.length && timingSafeEqual(a, b) ? e.session : new UnauthorizedError("invalid session token");
+  }
+
+  /** Checks a proxied request's id + token (`purpose`: the token derived for it instead); the session must run. */
+  connectTarget(id: string, token: string, purpose?: string): ConnectTarget {
+    const s = this.sessionByToken(id, token, purpose);
+    if (s instanceof Error) return { ok: false, error: s };
+    const e = this.entries.get(id);
+    if (s.status !== "RUNNING" || !e?.browser) return { ok: false, error: new GoneError(`session is ${s.status}`) };
+    return { ok: true, socketPath: e.browser.socketPath, session: s };
   }
 
   /**
@@ -396,4 +410,8 @@ export class PlatformSessions {
       for (const e of ended.slice(0, ended.length - ENDED_MAX)) this.entries.delete(e.session.id);
     }
   }
+}
+
+function derive(token: string, purpose: string): string {
+  return createHmac("sha256", token).update(purpose).digest("base64url");
 }

@@ -5,9 +5,6 @@
  */
 import { Hono } from "hono";
 import { devtoolsJson } from "../../util/devtools-socket.js";
-
-/** Where Chrome's DevTools frontend is hosted, by revision. */
-const FRONTEND = "https://chrome-devtools-frontend.appspot.com";
 import { z } from "zod";
 import type { Env, ServerDeps } from "../app.js";
 import { parseBody } from "../http/body.js";
@@ -15,6 +12,7 @@ import { proxyCdpHttp } from "../cdp/proxy.js";
 import { remoteSessionList } from "../cluster/index.js";
 import { HttpError, parseWith } from "../http/errors.js";
 import { createOnlyFields } from "./wire.js";
+import { liveViewUrl } from "../live/routes-live.js";
 import { SESSION_STATUSES, SessionCreateParamsSchema, type PlatformSession } from "./chrome-sessions.js";
 
 const UpdateSchema = z.looseObject({
@@ -65,36 +63,33 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
     return c.json(platform.toWire(platform.release(owner, id)));
   });
 
+  // The live view (live/routes-live.ts) of the session's first tab, and of each tab; of an ended session, its replay.
   app.get("/sessions/:id/debug", async (c) => {
     const owner = c.get("owner");
     const session = platform.get(owner, c.req.param("id"));
+    const publicUrl = deps.publicUrl();
+    // An ended session has no tabs; its live view URL leads to its replay.
+    if (session.status !== "RUNNING") {
+      const url = liveViewUrl(platform, publicUrl, session);
+      return c.json({ debuggerUrl: url, debuggerFullscreenUrl: url, wsUrl: platform.connectUrl(session), pages: [] });
+    }
     const socketPath = platform.chromeSocket(owner, session.id);
     let targets: ChromeTarget[];
-    let revision: string;
     try {
-      const [list, version] = await Promise.all([devtoolsJson(socketPath, "/json/list"), devtoolsJson(socketPath, "/json/version")]);
+      const list = await devtoolsJson(socketPath, "/json/list");
       if (!Array.isArray(list.body)) throw new Error("not a list");
       targets = list.body as ChromeTarget[];
-      revision = /@[0-9a-f]{7,64}/.exec(String((version.body as Record<string, unknown>)["WebKit-Version"]))?.[0] ?? "";
-      if (!revision) throw new Error("no revision");
     } catch {
       throw new HttpError(502, "the session's browser did not answer");
     }
-    const base = platform.connectBase(session);
-    const hostBase = base.replace(/^https?:\/\//, "");
-    const wsParam = base.startsWith("https:") ? "wss" : "ws";
-    // Chrome serves its DevTools frontend only on a TCP port, which svc's Chromes do not open: the
-    // frontend of the same revision is the one Chrome itself names for remote use (devtoolsFrontendUrlCompat).
-    const inspector = (path: string) => `${FRONTEND}/serve_rev/${revision}/inspector.html?${wsParam}=${hostBase}${path}`;
     const pages = targets
       .filter((t) => t.type === "page")
       .map((t) => {
-        const url = inspector(`/devtools/page/${t.id}`);
+        const url = liveViewUrl(platform, publicUrl, session, t.id);
         return { id: t.id, url: t.url, title: t.title, faviconUrl: t.faviconUrl ?? "", debuggerUrl: url, debuggerFullscreenUrl: url };
       });
-    const wsUrl = platform.connectUrl(session);
-    const debuggerUrl = pages[0]?.debuggerUrl ?? inspector(new URL(wsUrl).pathname.slice(new URL(base).pathname.length));
-    return c.json({ debuggerUrl, debuggerFullscreenUrl: debuggerUrl, wsUrl, pages });
+    const debuggerUrl = liveViewUrl(platform, publicUrl, session);
+    return c.json({ debuggerUrl, debuggerFullscreenUrl: debuggerUrl, wsUrl: platform.connectUrl(session), pages });
   });
 
   // The CDP proxy's HTTP side; app.ts exempts /v1/connect/ from the API key (the token authorises).

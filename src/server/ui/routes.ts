@@ -4,7 +4,7 @@
  * for this origin (HttpOnly, SameSite=Strict, path /ui; Secure behind https), never in a page.
  *
  * The dashboard is a client of the server's own API: each page asks the app itself (`self.request`) for
- * `GET /v1/sessions`, `/v1/projects/{id}/usage` or `/v1/sessions/{id}/debug` with the cookie's key in the
+ * `GET /v1/sessions`, `/v1/projects/{id}/usage` or `/v1/sessions/{id}/debug` (the live view and replay URLs) with the cookie's key in the
  * x-bb-api-key header, so the key check, tenancy, rate limits and cluster forwarding are the API's own:
  * this file decides nothing about who sees what.
  */
@@ -84,13 +84,15 @@ export function uiRoutes(options: { self: SelfRequester; publicUrl(): string }):
     return c.redirect(body.debuggerFullscreenUrl, 303);
   });
 
-  // A session's replay: its recording, asked of the API with the cookie's key.
+  // A session's replay: the replay page beside its live view (same token), asked of the API when followed.
   app.get("/sessions/:id/replay", async (c) => {
     const key = getCookie(c, UI_COOKIE);
     if (!key) return c.redirect("/ui", 303);
-    const res = await api(key, `/v1/sessions/${encodeURIComponent(c.req.param("id"))}/recording`);
+    const res = await api(key, `/v1/sessions/${encodeURIComponent(c.req.param("id"))}/debug`);
     if (!res.ok) return passError(res);
-    return new Response(res.body, { status: 200, headers: { "content-type": res.headers.get("content-type") ?? "application/json", "cache-control": "no-store" } });
+    const body = (await res.json()) as { debuggerFullscreenUrl?: unknown };
+    if (typeof body.debuggerFullscreenUrl !== "string") throw new HttpError(502, "the session's debug URLs have no debuggerFullscreenUrl");
+    return c.redirect(`${body.debuggerFullscreenUrl.replace(/\?.*$/, "")}/replay`, 303);
   });
 
   return app;

@@ -1,0 +1,124 @@
+/**
+ * The live view's stream cost (issue 26): `svc serve --isolate` as built (dist/, its own process), one
+ * session showing a page that repaints every animation frame (a counter and a moving box), one viewer (the
+ * live view page in a Playwright-driven headless Chromium). Over BENCH_LIVE_SECONDS (default 10) it reports
+ * the frames the viewer painted per second, and the CPU (percent of one core, from /proc utime+stime) of the
+ * svc process, of the session's Chrome (all its processes) and of the viewer's Chromium; then the same with
+ * no viewer (the cost of the session alone) and with the view on a static page.
+ *
+ *   npm run build && node --import tsx bench/live-view.ts
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { CHROME } from "./tool.js";
+
+const SECONDS = Math.max(1, Number(process.env.BENCH_LIVE_SECONDS ?? 10));
+const KEY = "bench-live-key-0001";
+const TICKS = 100; // USER_HZ on Linux
+const ANIMATED = `data:text/html,${encodeURIComponent(
+  `<title>animated</title><body style="margin:0;font:40px sans-serif"><div id=n></div><div id=b style="position:absolute;width:80px;height:80px;background:teal"></div><script>let i=0;(function f(){i++;n.textContent=i;b.style.left=(i*4%1000)+"px";b.style.top=(100+(i%200))+"px";requestAnimationFrame(f)})()</script>`,
+)}`;
+const STATIC = `data:text/html,${encodeURIComponent("<title>static</title><h1>A static page</h1><p>Nothing moves here.</p>")}`;
+
+async function ppids(): Promise<Map<number, number[]>> {
+  const children = new Map<number, number[]>();
+  for (const e of await readdir("/proc")) {
+    if (!/^\d+$/.test(e)) continue;
+    const stat = await readFile(`/proc/${e}/stat`, "utf8").catch(() => "");
+    if (!stat) continue;
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(e)]);
+  }
+  return children;
+}
+
+async function tree(root: number): Promise<number[]> {
+  const children = await ppids();
+  const out: number[] = [];
+  for (const q = [root]; q.length; ) {
+    const p = q.shift()!;
+    out.push(p);
+    q.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+/** CPU ticks (user + system) of `pids`. */
+async function ticks(pids: number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    if (!stat) continue;
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    total += Number(f[11]) + Number(f[12]);
+  }
+  return total;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-live-"));
+  const svc = spawn(process.execPath, ["bin/svc.js", "serve", "--port", "0", "--isolate", "--api-key", KEY, "--warm-browsers", "0", "--cache-dir", join(dir, "cache"), "--data-dir", join(dir, "data")], {
+    env: { ...process.env, SVC_STATE_DIR: join(dir, "state"), CHROME_PATH: CHROME },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+?)[;\s]/.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    svc.stdout.on("data", onData);
+    svc.stderr.on("data", onData);
+    svc.once("exit", (code) => reject(new Error(`svc serve exited (${code}): ${out.slice(-500)}`)));
+  });
+  const api = async (method: string, path: string, body?: unknown) =>
+    (await fetch(`${url}${path}`, { method, headers: { "x-bb-api-key": KEY, "content-type": "application/json" }, ...(body ? { body: JSON.stringify(body) } : {}) })).json() as Promise<Record<string, any>>;
+  const viewer = await chromium.launch({ executablePath: CHROME, args: ["--no-sandbox"] });
+  try {
+    const session = await api("POST", "/v1/sessions", { keepAlive: true });
+    const cdp = await chromium.connectOverCDP(session.connectUrl as string);
+    const page = cdp.contexts()[0]!.pages()[0] ?? (await cdp.contexts()[0]!.newPage());
+    const debug = await api("GET", `/v1/sessions/${session.id}/debug`);
+    const measure = async (label: string, withViewer: boolean) => {
+      const view = withViewer ? await viewer.newPage({ viewport: { width: 1280, height: 800 } }) : undefined;
+      if (view) {
+        await view.goto(debug.debuggerFullscreenUrl as string);
+        await view.waitForSelector("img[data-svc-live][data-frames]", { timeout: 30_000 });
+      }
+      const frames = async () => (view ? Number(await view.locator("img[data-svc-live]").getAttribute("data-frames")) : 0);
+      const svcPids = [svc.pid!];
+      const svcTree = await tree(svc.pid!);
+      const chromePids = svcTree.filter((p) => p !== svc.pid);
+      // This process's other descendants: the viewer's Chromium (Playwright runs in this process).
+      const viewerPids = (await tree(process.pid)).filter((p) => p !== process.pid && !svcTree.includes(p));
+      const before = { f: await frames(), s: await ticks(svcPids), c: await ticks(chromePids), v: await ticks(viewerPids), t: performance.now() };
+      await new Promise((r) => setTimeout(r, SECONDS * 1000));
+      const after = { f: await frames(), s: await ticks(svcPids), c: await ticks(chromePids), v: await ticks(viewerPids), t: performance.now() };
+      const s = (after.t - before.t) / 1000;
+      const pct = (d: number) => `${((d / TICKS / s) * 100).toFixed(0)}%`;
+      console.log(`| ${label} | ${withViewer ? ((after.f - before.f) / s).toFixed(1) : "–"} | ${pct(after.s - before.s)} | ${pct(after.c - before.c)} | ${withViewer ? pct(after.v - before.v) : "–"} |`);
+      await view?.close();
+    };
+    console.log(`live view stream cost over ${SECONDS} s (CPU: percent of one core; ${(await import("node:os")).cpus().length} cores, shared)\n`);
+    console.log("| page, viewers | frames/s painted | svc serve | session Chrome | viewer Chromium |\n|---|---|---|---|---|");
+    await page.goto(ANIMATED);
+    await measure("animated, no viewer", false);
+    await measure("animated, 1 viewer", true);
+    await page.goto(STATIC);
+    await measure("static, 1 viewer", true);
+    await cdp.close();
+    await api("POST", `/v1/sessions/${session.id}`, { status: "REQUEST_RELEASE" });
+  } finally {
+    await viewer.close();
+    svc.kill("SIGTERM");
+    await new Promise((r) => svc.once("exit", r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

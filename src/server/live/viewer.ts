@@ -1,0 +1,285 @@
+/**
+ * One live view viewer: its WebSocket on one side, the selected tab of its session's Chrome on the other
+ * (live/page-cdp.ts). The tab's screen is streamed with Page.startScreencast; a frame goes to the viewer
+ * only when the viewer acknowledged the one before (it says so once it painted it), and Chrome's frame is
+ * acknowledged (Page.screencastFrameAck) only then, so a slow viewer slows Chrome's capture instead of
+ * queueing frames: while the viewer is busy the newest frame waits in one slot, an older one there is dropped.
+ * The tab list (titles, URLs) is read from Chrome's /json/list after navigations and every
+ * LIVE_LIMITS.tabsRefreshMs. A view-only viewer's input messages are ignored here, whatever the page sends.
+ */
+import type { WebSocket } from "ws";
+import { devtoolsJson } from "../../util/devtools-socket.js";
+import type { TenantCdpFilter } from "../cdp/filter.js";
+import { PageCdp } from "./page-cdp.js";
+import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
+
+export interface LiveViewerOptions {
+  socket: WebSocket;
+  /** The unix socket of the session's Chrome (its DevTools endpoint). */
+  socketPath: string;
+  interactive: boolean;
+  /** The tab asked for in the URL (`?tab=`), if any. */
+  tab: string | undefined;
+  /** Whether the tenant may drive tab `id` (isolated servers ask svc's target watch). */
+  tabAllowed: (id: string) => boolean;
+  /** A tenant filter for a connection to tab `id` (isolated servers), else undefined. */
+  filterFor: (id: string) => TenantCdpFilter | undefined;
+  log: (line: string) => void;
+}
+
+interface Frame {
+  data: string;
+  sessionId: number;
+  metadata: { deviceWidth?: number; deviceHeight?: number; offsetTop?: number; pageScaleFactor?: number };
+}
+
+const MOUSE_TYPES = { move: "mouseMoved", down: "mousePressed", up: "mouseReleased", wheel: "mouseWheel" } as const;
+
+export class LiveViewer {
+  private page: PageCdp | undefined;
+  /** The tab being attached to, until it is. */
+  private selecting: string | undefined;
+  private tabs: LiveTab[] = [];
+  private tabsSent = "";
+  private size = { width: 1280, height: 720 };
+  /** A frame was sent and the viewer has not acknowledged it yet. */
+  private viewerBusy = false;
+  /** The newest frame not sent yet (one slot: a newer one replaces it). */
+  private held: Frame | undefined;
+  /** Chrome's frames not acknowledged yet (their screencast session ids). */
+  private owed: number[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private tokens: number = LIVE_LIMITS.maxMessagesPerSecond;
+  private refilled = Date.now();
+  private closed = false;
+  /** Frames sent to the viewer (for tests and measurements). */
+  framesSent = 0;
+
+  constructor(private readonly o: LiveViewerOptions) {
+    this.timer = setInterval(() => void this.refreshTabs(), LIVE_LIMITS.tabsRefreshMs);
+    this.timer.unref();
+    o.socket.on("message", (raw, isBinary) => this.onMessage(raw as Buffer, isBinary));
+    o.socket.on("close", () => this.close());
+    o.socket.on("error", () => this.close());
+  }
+
+  /** Sends the greeting, reads the tabs and attaches to the asked one (or the first). */
+  async start(): Promise<void> {
+    this.send({ type: "hello", interactive: this.o.interactive, limits: { maxMessagesPerSecond: LIVE_LIMITS.maxMessagesPerSecond } });
+    await this.refreshTabs();
+    const first = this.tabs.find((t) => t.id === this.o.tab) ?? this.tabs[0];
+    if (first) await this.select(first.id);
+  }
+
+  /** The session ended: tells the viewer, then closes. */
+  ended(status: string): void {
+    this.send({ type: "ended", status });
+    this.o.socket.close(1000, "session ended");
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.page?.close();
+    this.page = undefined;
+  }
+
+  private send(m: ServerMessage): void {
+    if (this.o.socket.readyState === this.o.socket.OPEN) this.o.socket.send(JSON.stringify(m));
+  }
+
+  private onMessage(raw: Buffer, isBinary: boolean): void {
+    if (this.closed) return;
+    const now = Date.now();
+    this.tokens = Math.min(LIVE_LIMITS.maxMessagesPerSecond, this.tokens + ((now - this.refilled) / 1000) * LIVE_LIMITS.maxMessagesPerSecond);
+    this.refilled = now;
+    if (--this.tokens < 0) return this.refuse(`message: more than ${LIVE_LIMITS.maxMessagesPerSecond} messages per second`);
+    if (isBinary) return this.refuse("message: binary messages are not accepted");
+    const parsed = parseViewerMessage(raw);
+    if (!parsed.ok) return this.refuse(parsed.reason);
+    const m = parsed.message;
+    if (INPUT_TYPES.has(m.type) && !this.o.interactive) return; // view-only: input is ignored
+    this.handle(m).catch((e: unknown) => this.send({ type: "error", message: String(e instanceof Error ? e.message : e).slice(0, 300) }));
+  }
+
+  private refuse(reason: string): void {
+    this.send({ type: "error", message: reason });
+    this.o.socket.close(1008, reason.slice(0, 120));
+    this.close();
+  }
+
+  private async handle(m: ViewerMessage): Promise<void> {
+    const page = this.page;
+    switch (m.type) {
+      case "ack":
+        return this.viewerAck();
+      case "size": {
+        const width = clamp(m.width);
+        const height = clamp(m.height);
+        if (width === this.size.width && height === this.size.height) return;
+        this.size = { width, height };
+        if (page) await this.startScreencast(page);
+        return;
+      }
+      case "ping":
+        await page?.settled();
+        return this.send({ type: "pong", n: m.n });
+      case "tab":
+        if (!this.tabs.some((t) => t.id === m.id)) throw new Error("tab: no such tab in this session");
+        return this.select(m.id);
+      default:
+        if (!page) throw new Error("no tab to send this to");
+        if (m.type === "mouse") return page.fire("Input.dispatchMouseEvent", mouseParams(m));
+        if (m.type === "key") return page.fire("Input.dispatchKeyEvent", keyParams(m));
+        if (m.type === "navigate") return this.navigate(page, m.url);
+        return this.history(page, m.action);
+    }
+  }
+
+  private async navigate(page: PageCdp, raw: string): Promise<void> {
+    const url = /^[a-z][a-z0-9+.-]*:/i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
+    const r = await page.send("Page.navigate", { url });
+    if (typeof r.errorText === "string" && r.errorText) throw new Error(`navigation to ${url.slice(0, 200)} failed: ${r.errorText}`);
+  }
+
+  private async history(page: PageCdp, action: "back" | "forward" | "reload"): Promise<void> {
+    if (action === "reload") return void (await page.send("Page.reload"));
+    const h = (await page.send("Page.getNavigationHistory")) as { currentIndex?: number; entries?: { id: number }[] };
+    const entry = h.entries?.[(h.currentIndex ?? 0) + (action === "back" ? -1 : 1)];
+    if (entry) await page.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+  }
+
+  /** Attaches to tab `id` (leaving the current one) and starts its screencast. */
+  private async select(id: string): Promise<void> {
+    if (this.page?.targetId === id || this.selecting === id || this.closed) return;
+    this.selecting = id;
+    const old = this.page;
+    this.page = undefined;
+    old?.close();
+    this.held = undefined;
+    this.owed = [];
+    const page = await PageCdp.open({
+      socketPath: this.o.socketPath,
+      targetId: id,
+      filter: this.o.filterFor(id),
+      onEvent: (method, params) => this.onEvent(page, method, params),
+      onClose: () => {
+        if (this.page !== page) return;
+        this.page = undefined;
+        void this.refreshTabs();
+      },
+    }).catch((e: unknown) => {
+      if (this.selecting === id) this.selecting = undefined;
+      throw e;
+    });
+    // Another selection (or the end) came while this tab was opening: the latest one wins.
+    if (this.closed || this.selecting !== id) return page.close();
+    this.selecting = undefined;
+    this.page = page;
+    this.sendTabs(true);
+    await page.send("Page.enable");
+    await page.send("Page.bringToFront").catch(() => {});
+    await this.startScreencast(page);
+  }
+
+  private async startScreencast(page: PageCdp): Promise<void> {
+    await page.send("Page.stopScreencast").catch(() => {});
+    this.owed = [];
+    this.held = undefined;
+    await page.send("Page.startScreencast", { format: "jpeg", quality: LIVE_LIMITS.jpegQuality, maxWidth: this.size.width, maxHeight: this.size.height, everyNthFrame: 1 });
+  }
+
+  private onEvent(page: PageCdp, method: string, params: Record<string, unknown>): void {
+    if (page !== this.page) return;
+    if (method === "Page.screencastFrame") return this.onFrame(params as unknown as Frame);
+    const mainFrame = method === "Page.frameNavigated" && !(params.frame as { parentId?: string } | undefined)?.parentId;
+    if (mainFrame || method === "Page.loadEventFired" || method === "Page.navigatedWithinDocument") void this.refreshTabs();
+  }
+
+  private onFrame(frame: Frame): void {
+    this.owed.push(frame.sessionId);
+    if (this.viewerBusy) {
+      this.held = frame; // an older held frame is dropped
+      return;
+    }
+    this.sendFrame(frame);
+  }
+
+  private sendFrame(frame: Frame): void {
+    const socket = this.o.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    const m = frame.metadata;
+    this.send({ type: "frame", width: m.deviceWidth ?? 0, height: m.deviceHeight ?? 0, offsetTop: m.offsetTop ?? 0, pageScaleFactor: m.pageScaleFactor ?? 1 });
+    socket.send(Buffer.from(frame.data, "base64"), { binary: true });
+    this.viewerBusy = true;
+    this.framesSent++;
+  }
+
+  /** The viewer painted its frame: the held one goes next, and Chrome may capture again. */
+  private viewerAck(): void {
+    if (!this.viewerBusy) return;
+    this.viewerBusy = false;
+    const held = this.held;
+    this.held = undefined;
+    if (held) this.sendFrame(held);
+    const page = this.page;
+    for (const sessionId of this.owed.splice(0)) page?.fire("Page.screencastFrameAck", { sessionId });
+  }
+
+  private async refreshTabs(): Promise<void> {
+    if (this.closed) return;
+    let list: unknown;
+    try {
+      list = (await devtoolsJson(this.o.socketPath, "/json/list", { timeoutMs: 5000 })).body;
+    } catch {
+      return;
+    }
+    if (this.closed || !Array.isArray(list)) return;
+    this.tabs = (list as { id?: unknown; type?: unknown; title?: unknown; url?: unknown }[])
+      .filter((t) => t.type === "page" && typeof t.id === "string" && this.o.tabAllowed(t.id))
+      .slice(0, 100)
+      .map((t) => ({ id: String(t.id), title: String(t.title ?? "").slice(0, 300), url: String(t.url ?? "").slice(0, 2000) }));
+    this.sendTabs(false);
+    if (!this.page && !this.selecting && this.tabs[0]) await this.select(this.tabs[0].id).catch(() => {});
+  }
+
+  private sendTabs(force: boolean): void {
+    const m: ServerMessage = { type: "tabs", tabs: this.tabs, selected: this.page?.targetId };
+    const text = JSON.stringify(m);
+    if (!force && text === this.tabsSent) return;
+    this.tabsSent = text;
+    this.send(m);
+  }
+}
+
+function clamp(side: number): number {
+  return Math.max(LIVE_LIMITS.minFrameSide, Math.min(LIVE_LIMITS.maxFrameSide, Math.round(side)));
+}
+
+function mouseParams(m: MouseMessage): Record<string, unknown> {
+  const wheel = m.action === "wheel";
+  return {
+    type: MOUSE_TYPES[m.action],
+    x: m.x,
+    y: m.y,
+    button: wheel ? "none" : (m.button ?? "none"),
+    clickCount: m.clickCount ?? (m.action === "down" || m.action === "up" ? 1 : 0),
+    modifiers: m.modifiers ?? 0,
+    ...(wheel ? { deltaX: m.deltaX ?? 0, deltaY: m.deltaY ?? 0 } : {}),
+  };
+}
+
+function keyParams(m: KeyMessage): Record<string, unknown> {
+  const type = m.action === "up" ? "keyUp" : m.text ? "keyDown" : "rawKeyDown";
+  return {
+    type,
+    key: m.key,
+    code: m.code ?? "",
+    windowsVirtualKeyCode: m.keyCode ?? 0,
+    nativeVirtualKeyCode: m.keyCode ?? 0,
+    modifiers: m.modifiers ?? 0,
+    ...(m.text && m.action === "down" ? { text: m.text, unmodifiedText: m.text } : {}),
+  };
+}
