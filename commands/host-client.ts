@@ -63,7 +63,8 @@ function hostable(argv: readonly string[]): Parsed | undefined {
       if (!a.startsWith("-")) command = a;
     } else if (!a.startsWith("-")) positional.push(a);
   }
-  if (command === undefined || !HOSTED.has(command)) return undefined;
+  // A subcommand (`network requests`) is hosted by its path.
+  if (command === undefined || !(HOSTED.has(command) || HOSTED.has(`${command} ${positional[0] ?? ""}`))) return undefined;
   // `svc screenshot URL` may open a one-shot browser; only the page's own screenshot is hosted.
   if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--format|--quality|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
     return undefined;

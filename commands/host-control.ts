@@ -27,6 +27,14 @@ function control<S extends z.ZodObject<z.ZodRawShape>>(args: S, run: ControlDef<
 const CONTROLS = {
   /** Reads the session's emulation file again and applies it to every page. */
   emulation: control(z.object({}), async (_args, ctx) => ({ ...(await ctx.kept.emulation.reload()) })),
+  /** Writes the network log's pending batch now (`svc network requests` then reads the file). */
+  networkFlush: control(z.object({}), async (_args, ctx) => ({ entries: ctx.kept.network.flush() })),
+  /** A response body, asked of the page's session where Chrome keeps it. */
+  networkBody: control(z.object({ id: z.string().regex(/^r\d{1,12}$/) }), async ({ id }, ctx) => ({ ...(await ctx.kept.network.body(id)) })),
+  /** `svc har start`. */
+  harStart: control(z.object({}), async (_args, ctx) => ctx.kept.network.harStart()),
+  /** `svc har stop FILE` (an absolute path, checked by the command and again here). */
+  harStop: control(z.object({ file: z.string().min(1).max(4096), version: z.string().max(100) }), async ({ file, version }, ctx) => ({ ...(await ctx.kept.network.harStop(file, { name: "svc", version })) })),
 } satisfies Record<string, ControlDef<z.ZodObject<z.ZodRawShape>>>;
 
 export type ControlName = keyof typeof CONTROLS;

@@ -40,7 +40,8 @@ export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
 export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, sessionPageLog } from "./store/page-log.js";
-export { sessionSecretStore } from "./store/secrets.js";
+export { sessionMasker, sessionSecretStore } from "./store/secrets.js";
+export { type NetworkEntry, type NetworkLogStore, type ResourceTiming, NETWORK_LOG_LIMITS, boundedNetworkLog, entryDuration, networkClearedAt, sessionNetworkLog } from "./store/network-log.js";
 export {
   type CloudSessionRecord,
   type SessionRecord,

@@ -28,6 +28,8 @@ export { cleanText } from "./platform/search.js";
 // A live session's page, reached from a CLI command: dialogs, downloads, element calls, refs, snapshots.
 export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
+export { NETWORK_BODY_LIMIT, type NetworkBody, type NetworkPage, NetworkRecorder, type NetworkRecorderOptions } from "./browser/network-recorder.js";
+export { type Har, type HarBody, type HarEntry, buildHar, harTimings } from "./browser/har.js";
 export { callOn } from "./browser/element.js";
 export type { ElementHandle } from "./browser/resolve.js";
 export { sweepRunDirs } from "./browser/launch.js";
