@@ -8,7 +8,7 @@
  *
  * Kept cheap for the page: events only, nothing is asked of the page per request.
  */
-import { NETWORK_LOG_LIMITS, type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, networkClearedAt, sessionMasker, sessionNetworkLog } from "../src/base.js";
+import { NETWORK_LOG_LIMITS, type NetworkEntry, ServiceInvalidArgumentError, networkClearedAt, sessionMasker, sessionNetworkLog } from "../src/base.js";
 import { type CdpSession, type HarBody, NetworkRecorder, buildHar } from "../src/internal.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
 
@@ -80,7 +80,7 @@ export class HostNetwork {
 
   /** `svc har start`. */
   harStart(): { startedAt: string } {
-    if (this.recorder.capturing) throw new ServiceStateError(`a HAR is already being recorded (since ${this.harStartedAt})`, { hint: "svc har stop FILE writes it" });
+    if (this.recorder.capturing) throw new ServiceInvalidArgumentError(`a HAR is already being recorded (since ${this.harStartedAt})`, { hint: "svc har stop FILE writes it" });
     this.recorder.startCapture(HAR_LIMITS.entries);
     this.harStartedAt = new Date().toISOString();
     return { startedAt: this.harStartedAt };
@@ -88,7 +88,7 @@ export class HostNetwork {
 
   /** `svc har stop FILE`: the HAR of the requests since `svc har start`, written to FILE (absolute) atomically. */
   async harStop(file: string, creator: { name: string; version: string }): Promise<HarWritten> {
-    if (!this.recorder.capturing) throw new ServiceStateError("no HAR is being recorded", { hint: "svc har start, then load pages, then svc har stop FILE" });
+    if (!this.recorder.capturing) throw new ServiceInvalidArgumentError("no HAR is being recorded", { hint: "svc har start, then load pages, then svc har stop FILE" });
     if (!file.startsWith("/")) throw new ServiceInvalidArgumentError("har stop: file: expected an absolute path");
     const path = checkOutputPath(file);
     const { entries, pages, dropped } = this.recorder.stopCapture();

@@ -5,7 +5,7 @@
  * holds first (a control request it answers even while a command runs), then the session's file is read; a
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
-import { type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, entryDuration, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, entryDuration, errorFromCode, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -27,10 +27,8 @@ export async function ask<T>(root: string, session: StoredSession, control: { co
   const reply = await askHost<T>(root, session.id, control, timeoutMs).catch((e: unknown) => {
     throw new ServiceStateError(`session ${session.id}: ${(e as Error).message}`, { hint: "the session may have ended; svc sessions list" });
   });
-  if (reply.t === "error") {
-    const code = reply.code === "INVALID_ARGUMENT" ? ServiceInvalidArgumentError : ServiceStateError;
-    throw new code(reply.message);
-  }
+  // The host's error, rebuilt by its code (one without a known code is the session's state).
+  if (reply.t === "error") throw errorFromCode(reply.code ?? "STATE_ERROR", reply.message);
   return reply as T;
 }
 

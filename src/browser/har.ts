@@ -157,7 +157,10 @@ function httpVersion(protocol: string | undefined): string {
 const leastNonNegative = (values: number[]) => values.reduce((m, v) => (v >= 0 && v < m ? v : m), Infinity);
 const ms = (v: number) => Math.round(v * 1000) / 1000;
 
-/** HAR timings from Chrome's ResourceTiming (DevTools' HAR export's derivation); `end` in Chrome's seconds. */
+/**
+ * HAR timings from Chrome's ResourceTiming (as DevTools' HAR export derives them): each phase runs from the end of
+ * the one before, so the phases add up to the request's whole time; `end` in Chrome's seconds.
+ */
 export function harTimings(e: Pick<NetworkEntry, "start" | "end" | "timing">, now = e.end ?? e.start): HarTimings {
   const t: ResourceTiming | undefined = e.timing;
   const end = e.end ?? now;
@@ -173,7 +176,7 @@ export function harTimings(e: Pick<NetworkEntry, "start" | "end" | "timing">, no
   const sslEnd = t.sslEnd > 0 ? t.sslEnd : -1;
   const ssl = t.sslEnd > 0 ? t.sslEnd - t.sslStart : -1;
   const connectEnd = t.connectEnd >= 0 ? t.connectEnd : -1;
-  const connect = t.connectEnd >= 0 ? t.connectEnd - leastNonNegative([dnsEnd, start]) : -1;
+  const connect = t.connectEnd >= 0 ? t.connectEnd - Math.max(dnsEnd, start) : -1;
   const sendStart = t.sendEnd >= 0 ? Math.max(connectEnd, dnsEnd, start) : 0;
   const sendEnd = t.sendEnd >= 0 ? t.sendEnd : 0;
   const send = Math.max(0, sendEnd - sendStart);
