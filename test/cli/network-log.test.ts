@@ -25,6 +25,7 @@ interface Row {
   url: string;
   duration: number | null;
   failure?: string;
+  redirectedTo?: string;
   tab: number | null;
 }
 
@@ -105,8 +106,15 @@ describe.each(MODES)("svc network requests / request $mode", ({ mode, run }) => 
 });
 
 describe("svc network and svc har", () => {
-  it("request ID: unknown id, a failed request's body, a malformed id", async () => {
-    const rows = await rowsWhen((a) => ok(...a), (r) => r.some((x) => x.state === "failed"));
+  it("request ID: each hop of a redirect, unknown id, a failed request's body, a malformed id", async () => {
+    await ok("eval", "fetch('/redirect?to=' + encodeURIComponent('/fetch/data.json?via=redirect')).then((r) => r.text())");
+    const rows = await rowsWhen((a) => ok(...a), (r) => r.some((x) => x.url.endsWith("?via=redirect") && x.state === "finished") && r.some((x) => x.state === "failed"));
+    const hop = rows.find((r) => r.url.includes("/redirect?to="))!;
+    const next = rows.find((r) => r.url.endsWith("/fetch/data.json?via=redirect"))!;
+    expect(hop).toMatchObject({ status: 302, state: "finished", redirectedTo: next.id });
+    expect(next).toMatchObject({ status: 200, type: "Fetch" });
+    expect(await fails(8, "network", "request", hop.id, "--body")).toMatch(new RegExp(`was redirected \\(to ${next.id}\\): a redirect has no body`));
+    expect(JSON.parse(json<{ body: { text: string } }>(await ok("--json", "network", "request", next.id, "--body")).body.text)).toEqual(DATA);
     const failed = rows.find((r) => r.url === refused)!;
     expect(await fails(8, "network", "request", failed.id, "--body")).toMatch(/failed \(net::ERR_CONNECTION_REFUSED\): it has no body/);
     expect(await fails(2, "network", "request", "r999999")).toMatch(/^svc: no request r999999 in session \S+'s network log/);
