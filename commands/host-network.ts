@@ -4,13 +4,13 @@
  * batches (QUIET_FLUSH_MS, BUSY_FLUSH_MS), so `svc network requests` lists what the pages asked for between
  * commands too. It answers the control requests only the host can (host-control.ts): a response body (asked of
  * the page's own session, where Chrome keeps it), and a HAR of the requests between `svc har start` and
- * `svc har stop FILE`, which it writes to FILE atomically (masked with the session's secrets).
+ * `svc har stop FILE`, which it writes to FILE atomically (0600, masked with the session's secrets).
  *
  * Kept cheap for the page: events only, nothing is asked of the page per request.
  */
-import { NETWORK_LOG_LIMITS, type NetworkEntry, ServiceInvalidArgumentError, networkClearedAt, sessionMasker, sessionNetworkLog } from "../src/base.js";
+import { NETWORK_LOG_LIMITS, type NetworkEntry, ServiceInvalidArgumentError, describeFsError, networkClearedAt, writeFileAtomic, sessionMasker, sessionNetworkLog } from "../src/base.js";
 import { type CdpSession, type HarBody, NetworkRecorder, buildHar } from "../src/internal.js";
-import { checkOutputPath, writeOutputFile } from "./output-file.js";
+import { checkOutputPath } from "./output-file.js";
 
 /** A request waits QUIET_FLUSH_MS before it reaches the file when nothing was written for a second, else BUSY_FLUSH_MS. */
 export const QUIET_FLUSH_MS = 50;
@@ -103,7 +103,12 @@ export class HostNetwork {
       comment: `recorded by svc from ${startedAt} to ${new Date().toISOString()}${dropped ? `; the ${dropped} oldest requests were dropped (at most ${HAR_LIMITS.entries} are kept)` : ""}`,
     });
     const text = `${JSON.stringify(sessionMasker(this.options.id, this.options.root).deep(har), null, 1)}\n`;
-    writeOutputFile(path, text);
+    // 0600: a HAR holds cookies and authorization headers.
+    try {
+      writeFileAtomic(path, text, 0o600);
+    } catch (e) {
+      throw new ServiceInvalidArgumentError(`cannot write ${path}: ${describeFsError(e)}`, { cause: e });
+    }
     return { file: path, entries: har.log.entries.length, pages: har.log.pages.length, bodies: bodies.size, dropped, bytes: Buffer.byteLength(text) };
   }
 

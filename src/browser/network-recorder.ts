@@ -51,6 +51,9 @@ const OPEN_KEPT = 2000;
 /** The largest body `body()` hands out (characters as Chrome gives them: text, or base64 for binary). */
 export const NETWORK_BODY_LIMIT = 10_000_000;
 
+/** What Chrome keeps of the bodies for a recorder's session: 50 MB in all, 10 MB for one (a larger one is not kept). */
+const CHROME_BUFFER = { total: 50_000_000, resource: NETWORK_BODY_LIMIT } as const;
+
 /** What one Chrome request id (all its hops) gathered: the hops, and the extra-info headers of each, in order. */
 interface Open {
   hops: NetworkEntry[];
@@ -137,7 +140,8 @@ export class NetworkRecorder {
     });
     session.on("Page.domContentEventFired", (e) => this.pageEvent(target, "onContentLoad", e.timestamp));
     session.on("Page.loadEventFired", (e) => this.pageEvent(target, "onLoad", e.timestamp));
-    return session.send("Network.enable");
+    // Chrome keeps the bodies for this session within these bounds (the oldest dropped first).
+    return session.send("Network.enable", { maxTotalBufferSize: CHROME_BUFFER.total, maxResourceBufferSize: CHROME_BUFFER.resource });
   }
 
   /** The requests held, oldest first (live objects: pending ones change). */
