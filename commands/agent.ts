@@ -43,6 +43,8 @@ export interface AgentFlags extends LaunchFlags {
   loopWarnings?: string;
   /** false: --no-loop-detection. */
   loopDetection?: boolean;
+  askHuman?: boolean;
+  askHumanTimeout?: string;
 }
 
 /** The run ended without success: completed false (a budget) or `done` with success false. */
@@ -109,6 +111,9 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   const timeoutMs = positiveInt(flags.timeout, "--timeout", " (milliseconds)");
   const toolTimeout = positiveInt(flags.toolTimeout, "--tool-timeout", " (milliseconds)");
   const loopDetection = loopFlags(flags);
+  const askSeconds = positiveInt(flags.askHumanTimeout, "--ask-human-timeout", " (seconds)");
+  if (askSeconds !== undefined && !flags.askHuman) throw new ServiceInvalidArgumentError("--ask-human-timeout goes with --ask-human");
+  if (askSeconds !== undefined && askSeconds > 3600) throw new ServiceInvalidArgumentError(`--ask-human-timeout must be at most 3600 (seconds), got ${askSeconds}`);
   if (flags.mode !== undefined && !(MODES as readonly string[]).includes(flags.mode)) throw new ServiceInvalidArgumentError(`--mode must be one of ${MODES.join(", ")}, got "${flags.mode}"`);
   const url = flags.url !== undefined ? checkUrl(flags.url) : undefined;
   for (const pair of flags.var ?? []) {
@@ -121,6 +126,8 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   const recorder = flags.record !== undefined ? createRecorder(flags.record, () => (screenshot ? screenshot() : Promise.reject(new Error("no page")))) : undefined;
   const live = !g.json && !!process.stdout.isTTY;
   let view: AgentScreen | undefined;
+  // The live view shows the question itself; otherwise it goes to stderr.
+  const asker = flags.askHuman ? (await import("./ask-human.js")).terminalAsker({ quiet: live }) : undefined;
 
   const run = async ({ svc, session }: RunContext) => {
     screenshot = () => svc.page.screenshot();
@@ -147,11 +154,14 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
           ...(toolTimeout !== undefined ? { toolTimeout } : {}),
           ...(flags.search ? { useSearch: true } : {}),
           ...(loopDetection !== undefined ? { loopDetection } : {}),
+          ...(asker ? { askHuman: asker.ask, ...(askSeconds !== undefined ? { askHumanTimeoutMs: askSeconds * 1000 } : {}) } : {}),
           // Each step's screenshot is taken before the next step starts (the run awaits it).
           ...(recorder ? { onStepEnd: (step: { step: number }) => recorder.stepEnd(step) } : {}),
         });
       } catch (e) {
         error = e;
+      } finally {
+        asker?.close();
       }
       await view?.close();
       let report: string | undefined;

@@ -5,7 +5,7 @@
  * files, so it works the same in the host and in a full `svc` process; it does not attach to the page (a page
  * stuck in a loop still shows its errors). Default: the selected tab's entries; `--all`: every tab's.
  */
-import { type ConsoleEntry, type ErrorEntry, type PageLogKind, ServiceInvalidArgumentError, flushPageLog, isCloud, sessionPageLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type ConsoleEntry, type ErrorEntry, type PageLogKind, ServiceInvalidArgumentError, flushPageLog, pageLogLine, isCloud, sessionPageLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";
 
@@ -23,19 +23,6 @@ interface Tabs {
 function tabsOf(session: StoredSession, root: string): Tabs {
   const file = sessionTabStore(session.id, root).load();
   return { number: (t) => file.ids[t], selected: file.selected };
-}
-
-const where = (e: { url?: string; line?: number }) => (e.url ? `${e.url}${e.line ? `:${e.line}` : ""}` : "-");
-const tabWord = (n: number | undefined) => (n === undefined ? "tab -" : `tab ${n}`);
-const oneLine = (s: string) => s.replace(/\r?\n/g, "\\n");
-
-function consoleLine(e: ConsoleEntry, tab: number | undefined): string {
-  return `${e.at} ${tabWord(tab)} ${e.level.padEnd(5)} ${oneLine(e.text)} (${where(e)})`;
-}
-
-function errorLine(e: ErrorEntry, tab: number | undefined): string {
-  const first = e.stack[0] ? ` at ${e.stack[0]}` : "";
-  return `${e.at} ${tabWord(tab)} ${e.kind === "rejection" ? "unhandled rejection" : "uncaught"}: ${oneLine(e.message)}${first} (${where(e)})`;
 }
 
 export async function pageLog(g: GlobalOptions, kind: PageLogKind, flags: PageLogFlags): Promise<void> {
@@ -60,7 +47,7 @@ export async function pageLog(g: GlobalOptions, kind: PageLogKind, flags: PageLo
   });
   const what = kind === "console" ? "console messages" : "errors";
   out.result({ session: session.id, tab: only === undefined ? "all" : (tabs.number(only) ?? null), [kind]: rows, ...(flags.clear ? { cleared: true } : {}) }, () => {
-    const lines = entries.map((e, i) => (kind === "console" ? consoleLine(e as ConsoleEntry, rows[i]!.tab ?? undefined) : errorLine(e as ErrorEntry, rows[i]!.tab ?? undefined)));
+    const lines = entries.map((e, i) => pageLogLine(kind, e, rows[i]!.tab ?? undefined));
     if (flags.clear) lines.push(`cleared ${entries.length === 0 ? "(it was empty)" : ""}`.trim());
     return lines.length ? lines : `no ${what}${only === undefined ? "" : " in the selected tab (--all: every tab)"}`;
   });

@@ -5,8 +5,7 @@
  * one setting, `svc set --clear` all of them. The file is written first, then the host is asked to apply it
  * (a control request it answers even while a command runs), and the answer says on how many tabs it took.
  */
-import { ServiceInvalidArgumentError, ServiceStateError, type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
-import { DEVICES, findDevice } from "./devices.js";
+import { DEVICES, ServiceInvalidArgumentError, ServiceStateError, type EmulationField, findDevice, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";

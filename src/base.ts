@@ -33,13 +33,14 @@ export { describeIssue } from "./util/zod.js";
 // The CLI's state directory: files, sessions, refs, tabs, dialogs, history, metrics, secrets, saved state.
 export { configDir } from "./store/config-file.js";
 export { sessionDialogAnswer } from "./store/dialog-answer.js";
+export { DEVICES, findDevice } from "./store/devices.js";
 export { type EmulatedDevice, type EmulationField, type SessionEmulation, EMULATION_FIELDS, checkEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, sessionEmulationStore } from "./store/emulation.js";
 export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
 export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
-export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, sessionPageLog } from "./store/page-log.js";
+export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
 export { sessionMasker, sessionSecretStore } from "./store/secrets.js";
 export { type NetworkEntry, type NetworkLogStore, type ResourceTiming, NETWORK_LOG_LIMITS, boundedNetworkLog, entryDuration, networkClearedAt, sessionNetworkLog } from "./store/network-log.js";
 export {

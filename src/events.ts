@@ -75,6 +75,10 @@ export type RunEvent = EventBase &
      * warning number `warning`; `stopped`: the run ends here (stopReason "loop"). `message` says it in words.
      */
     | { type: "loop"; step: number; tool: string; args: unknown; count: number; warning: number; stopped: boolean; message: string }
+    /** The agent asks the person watching to do something (askHuman): the run waits up to `timeoutMs` for the answer. */
+    | { type: "ask_human"; step: number; message: string; timeoutMs: number }
+    /** The person answered (`answered`, with their optional reply) or nobody did within the time. */
+    | { type: "human_reply"; step: number; answered: boolean; reply?: string }
     | { type: "run_end"; result: AgentResultData }
   );
 

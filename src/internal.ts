@@ -27,6 +27,12 @@ export { PlatformSessions } from "./platform/session-client.js";
 export { cleanText } from "./platform/search.js";
 // A live session's page, reached from a CLI command: dialogs, downloads, element calls, refs, snapshots.
 export { DialogHandler, type HandledDialog } from "./browser/dialogs.js";
+export { ConsoleRecorder } from "./browser/console-recorder.js";
+export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
+export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.js";
+export { DEVICES, findDevice } from "./store/devices.js";
+export { type SessionEmulation, checkEmulation } from "./store/emulation.js";
+export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { NETWORK_BODY_LIMIT, type NetworkBody, type NetworkPage, NetworkRecorder, type NetworkRecorderOptions } from "./browser/network-recorder.js";
 export { type Har, type HarBody, type HarEntry, buildHar, harTimings } from "./browser/har.js";

@@ -113,6 +113,8 @@ export const MODEL_COMMANDS = [
       loopWarnings: value("--loop-warnings <n>", "loop warnings before the run stops with completed false (default 2)"),
       loopDetection: negated("--no-loop-detection", "never warn about or stop a looping agent"),
       record: value("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory"),
+      askHuman: flag("--ask-human", "let the agent pause and ask you to do what it cannot (log in, solve a check): a line on stdin (Enter) continues"),
+      askHumanTimeout: value("--ask-human-timeout <seconds>", "with --ask-human: how long the agent waits for you (default 600, at most 3600)"),
       ...ONE_SHOT,
     },
     examples: ['svc agent "find the cheapest flight to Oslo" --url https://example.com --max-steps 20'],

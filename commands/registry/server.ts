@@ -1,4 +1,5 @@
 /** The long-running commands (serve, mcp, worker) and batches: they start browsers of their own. */
+import { CAPS } from "../../src/mcp/descriptions.js";
 import { limitOptionSpecs } from "../serve-limits.js";
 import { type OptionDecl, attributeName, command, defaulted, flag, launchOptions, list, value } from "./types.js";
 
@@ -15,7 +16,7 @@ export const MCP_OPTIONS = {
   idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
   token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)"),
   allowFileUrls: flag("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)"),
-  caps: value("--caps <list>", "tool sets beside the core (navigate, snapshot, verbs, wait, act/extract/observe…): tabs, forms, devtools, agent, web, or all"),
+  caps: value("--caps <list>", `tool sets beside the core (navigate, snapshot, verbs, wait, act/extract/observe…): ${CAPS.filter((c) => c !== "core").join(", ")}, or all`),
   model: value("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)"),
   cacheDir: value("--cache-dir <dir>", "act/agent cache directory"),
   ...launchOptions({ headed: "show the browser window (default: headless)", viewport: "viewport, e.g. 1280x720", executablePath: "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)" }),

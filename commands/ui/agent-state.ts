@@ -96,6 +96,10 @@ export function reduce(state: AgentViewState, event: RunEvent, sinceViewStartMs?
       return event.level === "warn" || event.level === "error" ? { ...s, logs: [...s.logs, `${event.level}: ${event.message}`].slice(-3) } : s;
     case "loop":
       return { ...s, logs: [...s.logs, `warn: ${event.message}`].slice(-3) };
+    case "ask_human":
+      return { ...s, logs: [...s.logs, `the agent asks you: ${event.message} (press Enter to continue)`].slice(-3) };
+    case "human_reply":
+      return { ...s, logs: [...s.logs, event.answered ? "you answered; the agent goes on" : "nobody answered in time; the agent goes on"].slice(-3) };
     case "run_end": {
       const u = event.result.usage;
       return { ...s, current: undefined, result: event.result, ...(u ? { tokens: { input: u.input_tokens, output: u.output_tokens } } : {}) };

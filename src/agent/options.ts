@@ -29,6 +29,20 @@ export interface AgentStepEnd {
 }
 export type StepEndHook = (step: AgentStepEnd) => void | Promise<void>;
 
+/** What the agent asks of a person, and how the wait for them ends. */
+export interface AskHumanRequest {
+  message: string;
+  step: number;
+  timeoutMs: number;
+  /** Aborted when the wait ends (answered elsewhere, timed out, or the run stopped). */
+  signal: AbortSignal;
+}
+/** Resolves when the person answered: `reply` is what they typed, if anything. */
+export type AskHumanHandler = (request: AskHumanRequest) => Promise<{ reply?: string | undefined } | void>;
+
+/** How long askHuman waits for a person by default. */
+export const DEFAULT_ASK_HUMAN_TIMEOUT_MS = 600_000;
+
 /** The legacy `provider` field: combined with a bare `model` name as `provider/model`. */
 const AGENT_PROVIDERS = ["openai", "anthropic", "google", "microsoft", "bedrock"] as const;
 
@@ -72,6 +86,14 @@ export const AgentExecuteOptionsSchema = z.strictObject({
    * Stuck-agent detection (loop-detect.ts): `repeats` identical steps on an unchanged page warn the model,
    * and after `maxWarnings` warnings the run stops (stopReason "loop"). Default { repeats: 3, maxWarnings: 2 }; false: off.
    */
+  /**
+   * Gives the agent the askHuman tool: with it the agent pauses and says what it needs of a person (log in,
+   * solve a check), and the run waits until this handler resolves (the person pressed Continue, with an
+   * optional reply) or askHumanTimeoutMs passes. The handler's signal aborts when the wait ends either way.
+   */
+  askHuman: z.custom<AskHumanHandler>((v) => typeof v === "function", "expected a function").optional(),
+  /** How long askHuman waits for a person (ms; default 10 minutes, at most 1 hour). */
+  askHumanTimeoutMs: z.number().int().min(1000).max(3_600_000).optional(),
   loopDetection: z
     .union([z.literal(false), z.strictObject({ repeats: z.number().int().min(2).max(100).optional(), maxWarnings: z.number().int().min(0).max(100).optional() })])
     .optional(),
@@ -79,7 +101,7 @@ export const AgentExecuteOptionsSchema = z.strictObject({
 export type AgentExecuteOptions = z.input<typeof AgentExecuteOptionsSchema>;
 
 /** AgentExecuteOptions as JSON carries them (docs/wire-formats.md "Agent request"): no signal, zod schema or svc-only switches. */
-export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true, loopDetection: true });
+export const AgentExecuteOptionsWireSchema = AgentExecuteOptionsSchema.omit({ signal: true, output: true, cache: true, onStepEnd: true, loopDetection: true, askHuman: true, askHumanTimeoutMs: true });
 
 /** AgentExecuteRequest (docs/wire-formats.md "Agent request"): the body of POST /v1/sessions/{id}/agentExecute. */
 export const AgentExecuteRequestSchema = z.strictObject({
@@ -115,6 +137,8 @@ export interface ResolvedExecuteOptions {
   onStepEnd: StepEndHook | undefined;
   /** false: off. */
   loopDetection: LoopDetectionOptions | false;
+  askHuman: AskHumanHandler | undefined;
+  askHumanTimeoutMs: number;
 }
 
 function withProvider(model: unknown, provider: string | undefined): unknown {
@@ -158,6 +182,8 @@ export function resolveExecuteOptions(input: unknown): ResolvedExecuteOptions {
     timeoutMs: o.timeoutMs,
     output: o.output,
     cache: o.cache ?? true,
+    askHuman: o.askHuman,
+    askHumanTimeoutMs: o.askHumanTimeoutMs ?? DEFAULT_ASK_HUMAN_TIMEOUT_MS,
     onStepEnd: o.onStepEnd,
     loopDetection: o.loopDetection === false ? false : { ...DEFAULT_LOOP_DETECTION, ...o.loopDetection },
   };

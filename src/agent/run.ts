@@ -31,6 +31,7 @@ import { domTools } from "./tools-dom.js";
 import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
 import { dialogTool, type DialogControl } from "./tools-dialog.js";
+import { askHumanTool, humanAsker } from "./tools-human.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
@@ -64,7 +65,14 @@ export function toolsFor(config: ResolvedAgentConfig, options: ResolvedExecuteOp
   if (config.mode === "cua") return cuaTools();
   const tools = domTools(options.output);
   const done = tools.pop()!;
-  return [...tools, ...(config.mode === "hybrid" ? hybridTools() : []), ...(search && options.useSearch ? [searchTool(search)] : []), ...(dialogs ? [dialogTool] : []), done];
+  return [
+    ...tools,
+    ...(config.mode === "hybrid" ? hybridTools() : []),
+    ...(search && options.useSearch ? [searchTool(search)] : []),
+    ...(dialogs ? [dialogTool] : []),
+    ...(options.askHuman ? [askHumanTool] : []),
+    done,
+  ];
 }
 
 export interface RunSetup {
@@ -135,6 +143,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     ...(host.onInference ? { onInference: (r: InferenceRecord) => host.onInference!({ ...r, messages: r.messages.map(({ images: _images, ...m }) => m) }) } : {}),
     signal,
   });
+  const ask = options.askHuman && humanAsker(options.askHuman, options.askHumanTimeoutMs, emit);
   const env = (page: Page, refs: ToolEnv["refs"], signal: AbortSignal, deadline: number): ToolEnv => ({
     page,
     refs,
@@ -146,6 +155,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     selfHeal: host.selfHeal,
     highlightCursor: options.highlightCursor,
     dialogs: host.dialogs,
+    askHuman: ask && ((message, s) => ask(message, step, s)),
     operation: (op): OperationContext => ({
       page,
       snapshots: host.snapshots,
@@ -170,9 +180,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
    * waits at once — before the model hears that it was stopped.
    */
   const runTool = async (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> => {
-    const cancel = new Cancellation({ signal: controller.signal, timeout: options.toolTimeout, what: tool.name });
+    const limit = tool.timeoutMs?.(options) ?? options.toolTimeout;
+    const cancel = new Cancellation({ signal: controller.signal, timeout: limit, what: tool.name });
     // Element waits end a little before the tool is stopped, so their error (what covers it) reaches the model.
-    const deadline = Date.now() + options.toolTimeout - Math.min(500, options.toolTimeout / 10);
+    const deadline = Date.now() + limit - Math.min(500, limit / 10);
     const navigation = watchNavigation(page);
     try {
       return await cancel.run(async (signal) => {
@@ -186,7 +197,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       // What the stopped work had done (e.g. "typed 3 of 40 characters") follows the timeout's own words.
       const reason = abortError(cancel.signal).message;
       const done = e instanceof Error && e.message.startsWith(reason) ? e.message.slice(reason.length) : "";
-      return { ok: false, summary: `${tool.name} did not finish within ${options.toolTimeout} ms (toolTimeout) and was stopped${done}` };
+      return { ok: false, summary: `${tool.name} did not finish within ${limit} ms (${tool.timeoutMs ? "its own limit" : "toolTimeout"}) and was stopped${done}` };
     } finally {
       navigation.stop();
     }

@@ -13,6 +13,8 @@ import type { SecretLookup, Variables } from "../operations/variables.js";
 import type { ModelImage, StructuredOutput } from "../model/types.js";
 import type { RefMap } from "../snapshot/index.js";
 import type { DialogControl } from "./tools-dialog.js";
+import type { HumanAnswer } from "./tools-human.js";
+import type { ResolvedExecuteOptions } from "./options.js";
 
 /** What a tool works with during one step. */
 export interface ToolEnv {
@@ -33,6 +35,8 @@ export interface ToolEnv {
   highlightCursor: boolean;
   /** How the next JavaScript dialog is answered (the dialog tool). */
   dialogs?: DialogControl | undefined;
+  /** Asks the person watching and waits for them (the askHuman tool; tools-human.ts). */
+  askHuman?: ((message: string, signal: AbortSignal) => Promise<HumanAnswer>) | undefined;
 }
 
 /** A step as the agent cache stores it: the tool and its arguments, refs replaced by XPaths. */
@@ -65,6 +69,8 @@ export interface AgentTool<A = any> {
   /** What is being done, one line (`click e5 link "Boston Fern"`). */
   describe?(args: A, refs: RefMap | undefined): string;
   run(env: ToolEnv, args: A): Promise<ToolOutcome>;
+  /** This tool's own time limit, when not toolTimeout (askHuman waits for a person). */
+  timeoutMs?(options: ResolvedExecuteOptions): number;
 }
 
 export function defineTool<S extends z.ZodType>(tool: Omit<AgentTool<z.output<S>>, "input"> & { input: S }): AgentTool<z.output<S>> {

@@ -2,12 +2,12 @@
  * One MCP client's browser: one Service, started on the first tool call that needs it and closed when the
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
-import { Service, type ServiceOptions, isServiceError } from "../index.js";
-import { type ElementHandle, PageRefs, resolveTarget } from "../internal.js";
+import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
+import { ConsoleRecorder, type ElementHandle, PageEmulation, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
-  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string })[];
+  content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string } | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } })[];
   isError?: boolean;
 };
 
@@ -22,6 +22,10 @@ export class McpBrowser {
 
   /** The refs each page's snapshots issued (the Service keeps them here), so a tool can resolve a ref itself. */
   private readonly refState = new Map<string, unknown>();
+
+  /** What the browser's pages logged and threw since it started (the `console` and `errors` tools). */
+  pageLog = new ConsoleRecorder();
+  private emulating: Promise<PageEmulation> | undefined;
 
   constructor(private readonly options: ServiceOptions) {}
 
@@ -46,10 +50,29 @@ export class McpBrowser {
         this.starting = undefined;
         throw e;
       }
+      const log = this.pageLog;
+      const watch = (p: Page) => void log.watch(p.mainSession, p.targetId).catch(() => {});
+      for (const p of svc.context.pages()) watch(p);
+      svc.context.onPage(watch);
       this.svc = svc;
       return svc;
     })();
     return this.starting;
+  }
+
+  /** The browser's emulation (the `emulate` tool), applied to every tab, later ones too, from its first use. */
+  emulation(): Promise<PageEmulation> {
+    this.emulating ??= (async () => {
+      const svc = await this.service();
+      const root = svc.context.connection.root;
+      const { userAgent } = await root.send("Browser.getVersion");
+      const emulation = new PageEmulation({ root, browserUserAgent: userAgent });
+      for (const p of svc.context.pages()) await emulation.track(p.mainSession);
+      svc.context.onPage((p) => void emulation.track(p.mainSession).catch(() => {}));
+      return emulation;
+    })();
+    this.emulating.catch(() => (this.emulating = undefined));
+    return this.emulating;
   }
 
   /** The tab's stable number. */
@@ -105,6 +128,8 @@ export class McpBrowser {
     this.starting = undefined;
     this.last = undefined;
     this.refState.clear();
+    this.pageLog = new ConsoleRecorder();
+    this.emulating = undefined;
     await svc?.close({ force: true }).catch(() => {});
   }
 

@@ -11,3 +11,10 @@ export const SHARED_DESCRIPTIONS = {
   extractSelector: "only read inside this element",
   maxSteps: "stop after n steps (default 20)",
 } as const;
+
+/**
+ * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
+ * reads stays short); `all` turns every set on.
+ */
+export const CAPS = ["core", "tabs", "forms", "devtools", "pdf", "emulation", "agent", "web"] as const;
+export type Cap = (typeof CAPS)[number];

@@ -19,6 +19,7 @@ import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
 import { registerFormTools } from "./tools-forms.js";
+import { registerDevtoolsTools, registerEmulationTool } from "./tools-devtools.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
 
@@ -39,6 +40,8 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerPageTools(reg, browser, { allowFileUrls: options.allowFileUrls === true });
   registerFormTools(reg, browser);
+  registerDevtoolsTools(reg, browser);
+  registerEmulationTool(reg, browser);
   registerModelTools(reg, browser, options);
   checkArgumentsTheSvcWay(server);
   return { server, browser };

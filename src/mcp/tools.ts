@@ -5,7 +5,7 @@
  * descriptions.ts, so a property and its flag say the same thing. zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
-import { SHARED_DESCRIPTIONS as D } from "./descriptions.js";
+import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -16,12 +16,7 @@ interface Annotations {
   openWorldHint: boolean;
 }
 
-/**
- * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
- * reads stays short); `all` turns every set on.
- */
-export const CAPS = ["core", "tabs", "forms", "devtools", "agent", "web"] as const;
-export type Cap = (typeof CAPS)[number];
+export { CAPS, type Cap } from "./descriptions.js";
 
 export interface ToolDecl {
   cap: Cap;
@@ -208,6 +203,52 @@ export const TOOLS = {
     description: "Evaluate a JavaScript expression in the page and return its value as JSON",
     annotations: acts("Evaluate JavaScript"),
     inputSchema: { expression: z.string().min(1).max(100_000).describe("a JavaScript expression; a promise is awaited") },
+  },
+  console: {
+    cap: "devtools",
+    description: "What the current tab logged to its console since the browser started (newest last)",
+    annotations: readOnly("Console messages"),
+    inputSchema: {
+      all: z.boolean().optional().describe("every tab's messages, not only the current tab's"),
+      level: z.enum(["log", "info", "warn", "error", "debug"]).optional().describe("only messages of this level"),
+      clear: z.boolean().optional().describe("empty the list after reading it"),
+    },
+  },
+  errors: {
+    cap: "devtools",
+    description: "The uncaught exceptions and unhandled promise rejections of the current tab (newest last)",
+    annotations: readOnly("Page errors"),
+    inputSchema: {
+      all: z.boolean().optional().describe("every tab's errors, not only the current tab's"),
+      clear: z.boolean().optional().describe("empty the list after reading it"),
+    },
+  },
+  pdf: {
+    cap: "pdf",
+    description: "Print the current tab to PDF (returned as an embedded application/pdf resource)",
+    annotations: readOnly("Save as PDF"),
+    inputSchema: {
+      format: z.enum(["A4", "Letter"]).optional().describe("paper size (default A4)"),
+      landscape: z.boolean().optional().describe("landscape orientation"),
+    },
+  },
+  emulate: {
+    cap: "emulation",
+    description:
+      "Emulate a device, viewport, geolocation, colour scheme, offline mode, extra request headers, user agent, time zone or locale in every tab, later ones too; kept until changed. null clears one setting, reset clears all. Answers with what the page now reports",
+    annotations: moves("Emulate", true),
+    inputSchema: {
+      device: z.string().min(1).max(64).nullable().optional().describe("a device by name: iPhone SE, iPhone 14, Pixel 7, Galaxy S20, iPad Mini, iPad Pro, Laptop, Desktop HD…"),
+      viewport: z.object({ width: z.number().int(), height: z.number().int() }).nullable().optional().describe("the viewport in CSS pixels (wins over the device's size)"),
+      geo: z.object({ latitude: z.number(), longitude: z.number(), accuracy: z.number().optional() }).nullable().optional().describe("the position the page's geolocation reports (permission granted)"),
+      media: z.enum(["dark", "light"]).nullable().optional().describe("prefers-color-scheme"),
+      offline: z.boolean().optional().describe("true: every request of the tabs fails as offline"),
+      headers: z.record(z.string(), z.string()).nullable().optional().describe("extra HTTP headers sent with every request"),
+      userAgent: z.string().min(1).max(1024).nullable().optional().describe("the user agent (wins over the device's)"),
+      timezone: z.string().min(1).max(64).nullable().optional().describe("an IANA time zone, e.g. Europe/Berlin"),
+      locale: z.string().min(1).max(35).nullable().optional().describe("a language tag, e.g. de-DE: navigator.language, Intl and Accept-Language"),
+      reset: z.boolean().optional().describe("clear every setting first"),
+    },
   },
   act: {
     cap: "core",

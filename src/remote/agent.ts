@@ -54,6 +54,7 @@ export function createRemoteAgent(deps: RemoteAgentDeps, configInput?: unknown):
     const loop = o.loopDetection;
     if (loop === false || loop.repeats !== DEFAULT_LOOP_DETECTION.repeats || loop.maxWarnings !== DEFAULT_LOOP_DETECTION.maxWarnings)
       throw new ServiceInvalidArgumentError("execute.loopDetection: cannot be sent over the session API (the server's agent detects loops with the defaults)", { hint: 'leave it out, or use env "LOCAL"' });
+    if (o.askHuman) throw new ServiceInvalidArgumentError("execute.askHuman: a person cannot be asked over the session API (the agent runs on the server)", { hint: 'use env "LOCAL"' });
     const main = wireModel(deps.models, config.model, "agent.model");
     const agentConfig = {
       mode: config.mode,

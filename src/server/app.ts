@@ -31,6 +31,7 @@ import { sessionRoutes } from "./session-api/routes.js";
 import { sessionArtifactRoutes } from "./features/routes-artifacts.js";
 import type { SessionRecorders } from "./features/recorder-feature.js";
 import { webRoutes } from "./platform/routes-web.js";
+import { uiRoutes } from "./ui/routes.js";
 import { clip } from "../util/zod.js";
 
 export type Env = { Variables: { owner: Owner } };
@@ -117,6 +118,9 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   if (deps.extensions) app.route("/v1", extensionRoutes(deps.extensions));
   app.route("/v1", projectRoutes(deps, deps.usage));
   app.route("/v1", stagehandRoutes(deps, deps.stagehandCache));
+
+  // The dashboard asks this app itself, with the key its cookie holds (ui/routes.ts).
+  app.route("/ui", uiRoutes({ self: app, publicUrl: deps.publicUrl }));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

@@ -68,6 +68,21 @@ export function bounded<T>(entries: readonly T[]): T[] {
   return out.reverse();
 }
 
+const where = (e: { url?: string; line?: number }) => (e.url ? `${e.url}${e.line ? `:${e.line}` : ""}` : "-");
+const tabWord = (n: number | undefined) => (n === undefined ? "tab -" : `tab ${n}`);
+const oneLine = (s: string) => s.replace(/\r?\n/g, "\\n");
+
+/** One entry as one line of text: when, the tab's number, the level or kind, the text, where. */
+export function pageLogLine(kind: PageLogKind, e: ConsoleEntry | ErrorEntry, tab: number | undefined): string {
+  if (kind === "console") {
+    const c = e as ConsoleEntry;
+    return `${c.at} ${tabWord(tab)} ${c.level.padEnd(5)} ${oneLine(c.text)} (${where(c)})`;
+  }
+  const x = e as ErrorEntry;
+  const first = x.stack[0] ? ` at ${x.stack[0]}` : "";
+  return `${x.at} ${tabWord(tab)} ${x.kind === "rejection" ? "unhandled rejection" : "uncaught"}: ${oneLine(x.message)}${first} (${where(x)})`;
+}
+
 /** When the kind was last cleared (epoch ms; 0: never). */
 export function clearedAt(id: string, kind: PageLogKind, root: string = resolveStateDir()): number {
   const text = readIfExists(clearedPath(root, id, kind));

@@ -28,7 +28,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
@@ -319,7 +319,7 @@ describe("svc mcp", () => {
     }
     const bad = await collect(spawnSvc(["mcp", "--caps", "core,nope"], world.sb.env), 30_000);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, agent, web, all\)/);
+    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, pdf, emulation, agent, web, all\)/);
 
     const c = await open(["--caps", "all"]);
     try {
@@ -381,6 +381,38 @@ describe("svc mcp", () => {
       const dragged = await call(c, "drag", { from: refOf(drag, "button", "Drag me"), to: refOf(drag, "region", "Drop zone") });
       expect(dragged.isError, text(dragged)).toBeFalsy();
       expect(text(await call(c, "evaluate", { expression: "document.querySelector('#result').textContent" }))).toBe(JSON.stringify("dropped: drag-source"));
+      // console and errors: what the console fixture logged and threw at load, read from its tab.
+      await call(c, "navigate", { url: world.server.url("console.html") });
+      await call(c, "wait", { text: "Console" });
+      let logged = "";
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && !/svc-uncaught-marker/.test(logged); ) logged = text(await call(c, "errors", {}));
+      expect(logged).toMatch(/uncaught: Error: svc-uncaught-marker at thrower/);
+      expect(logged).toMatch(/unhandled rejection: Error: svc-rejection-marker/);
+      const consoled = text(await call(c, "console", {}));
+      expect(consoled).toMatch(/log {3}svc-load-marker text 42 \{a: 1, b: "two"\}/);
+      expect(text(await call(c, "console", { level: "warn" }))).toMatch(/^\S+ tab \d+ warn {2}svc-warn-marker \(/);
+      expect(text(await call(c, "console", { level: "warn", clear: true }))).toMatch(/cleared$/);
+      expect(text(await call(c, "console", {}))).toBe("no console messages in the current tab");
+      // pdf: an embedded application/pdf resource.
+      const printed = (await call(c, "pdf", { format: "Letter" })) as { content: Array<{ type: string; resource?: { mimeType: string; blob: string } }> };
+      const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;
+      expect(pdfRes?.mimeType).toBe("application/pdf");
+      expect(Buffer.from(pdfRes!.blob, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      // emulate: a device, dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
+      const emulated = text(await call(c, "emulate", { device: "iPhone 14", media: "dark", timezone: "Asia/Tokyo", locale: "de-DE" }));
+      expect(emulated).toMatch(/^emulating device, media, timezone, locale in \d+ tabs?\n/);
+      const seen = JSON.parse(emulated.split("the current tab reports: ")[1]!);
+      // (a page without a viewport meta tag lays out 980 px wide on a phone, as on the real one)
+      expect(seen).toMatchObject({ screen: "390x844", scale: 3, touch: true, language: "de-DE", timezone: "Asia/Tokyo", dark: true });
+      expect(seen.userAgent).toMatch(/iPhone/);
+      await call(c, "tabs", { action: "new", url: world.server.url("steps.html") });
+      expect(JSON.parse(text(await call(c, "evaluate", { expression: "({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia('(prefers-color-scheme: dark)').matches, w: screen.width })" })))).toEqual({ tz: "Asia/Tokyo", dark: true, w: 390 });
+      const lighter = JSON.parse(text(await call(c, "emulate", { media: null })).split("the current tab reports: ")[1]!);
+      expect(lighter).toMatchObject({ dark: false, timezone: "Asia/Tokyo" });
+      expect(text(await call(c, "emulate", { device: "Nokia 3310" }))).toMatch(/^INVALID_ARGUMENT: device: unknown device "Nokia 3310"; known: iPhone SE/);
+      const reset = text(await call(c, "emulate", { reset: true }));
+      expect(reset).toMatch(/^emulating nothing/);
+      expect(JSON.parse(reset.split("the current tab reports: ")[1]!)).toMatchObject({ touch: false, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
       // close: the browser ends; the next tool starts a fresh one (on about:blank).
       expect((await call(c, "close")).isError).toBeFalsy();
       expect(text(await call(c, "evaluate", { expression: "location.href" }))).toBe(JSON.stringify("about:blank"));

@@ -2,8 +2,9 @@
  * `svc network requests|request` and `svc har start|stop` through the built `svc`, on a real Chrome: the session's
  * host records every request of its pages (fixtures/pages/network.html fetches JSON, a missing file, a refused
  * port, and posts JSON), in the host and in a full process (SVC_NO_HOST=1); `--filter`, `--body` (the JSON the page
- * fetched), `--clear`, a HAR 1.2 file (every required field, importable) of what loaded between start and stop, and
- * the bound (a page making more requests than the log keeps: the newest are kept).
+ * fetched; a binary one as base64), `--clear`, a HAR 1.2 file (every required field, importable) of what loaded
+ * between start and stop, the session's secrets masked everywhere, and the bound (a page making more requests than
+ * the log keeps: the newest are kept).
  */
 import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
@@ -182,6 +183,29 @@ describe("svc network and svc har", () => {
     expect(har.log.entries.find((e) => e.request.method === "POST")!.request.postData).toEqual({ mimeType: "application/json", text: '{"posted":"svc-post-body"}' });
     // Stopped: a second stop has nothing to write.
     expect(await fails(2, "har", "stop", file)).toMatch(/no HAR is being recorded/);
+  });
+
+  it("masks the session's secrets in the log, its file, a body and the HAR", async () => {
+    const secret = "Hunter2NetSecret";
+    await ok("goto", world.server.url("forms.html"));
+    await ok("fill", "#password", secret);
+    await ok("har", "start");
+    await ok("eval", `fetch('/echo-headers?t=${secret}', { headers: { 'x-token': '${secret}' } }).then((r) => r.text())`);
+    const rows = await rowsWhen((a) => ok(...a), (r) => r.some((x) => x.url.includes("/echo-headers") && x.state === "finished"));
+    const echo = rows.find((r) => r.url.includes("/echo-headers"))!;
+    expect(echo.url).toMatch(/\/echo-headers\?t=%password(_\d+)?%$/);
+    const shown = await ok("--json", "network", "request", echo.id, "--body");
+    expect(shown).not.toContain(secret);
+    const detail = json<{ request: { requestHeaders: Record<string, string> }; body: { text: string } }>(shown);
+    expect(detail.request.requestHeaders["x-token"]).toMatch(/^%password(_\d+)?%$/);
+    expect((JSON.parse(detail.body.text) as Record<string, string>)["x-token"]).toMatch(/^%password(_\d+)?%$/);
+    const file = join(world.sb.state, "..", "masked.har");
+    await ok("har", "stop", file);
+    const har = readFileSync(file, "utf8");
+    expect(har).toContain("/echo-headers?t=%password");
+    expect(har).not.toContain(secret);
+    const dir = join(world.sb.state, "sessions");
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".network"))) expect(readFileSync(join(dir, f), "utf8")).not.toContain(secret);
   });
 
   it("keeps the newest 1,000 requests of a page that makes more", async () => {

@@ -13,7 +13,7 @@
  *   only the tiny modules they name (LIGHT_IMPORTS);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
  * - inside src/server/ (closed world: every folder has a role): http/ ← the areas (session-api, platform,
- *   features, cdp, isolation, stagehand, cluster) ← the composition root (index.ts, app.ts); no area file
+ *   features, cdp, isolation, stagehand, cluster, ui) ← the composition root (index.ts, app.ts); no area file
  *   imports a route file (an area's index.ts may assemble its own); only http/, app.ts and the route files
  *   construct HttpError (they alone choose statuses; domain code throws failures.ts's errors or library errors).
  */
@@ -88,6 +88,7 @@ const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   "commands/registry/model.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/page.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/devtools.ts": ["src/mcp/descriptions.ts"],
+  "commands/registry/server.ts": ["src/mcp/descriptions.ts"],
 };
 
 function commandsImportViolation(from: string, to: string): string | undefined {
@@ -119,7 +120,7 @@ const VENDOR_RULES: VendorRule[] = [
 // --- inside the server ------------------------------------------------------------------------------
 /** src/server/'s folders: http/ (the HTTP layer every area may use) and the areas. */
 const SERVER_HTTP = "http";
-const SERVER_AREAS = ["session-api", "platform", "features", "cdp", "isolation", "stagehand", "cluster"] as const;
+const SERVER_AREAS = ["session-api", "platform", "features", "cdp", "isolation", "stagehand", "cluster", "ui"] as const;
 /** src/server/'s own top-level files: the composition root (index.ts, app.ts), settings, and the failures domain code throws. */
 const SERVER_ROOT = { composition: ["index.ts", "app.ts"], shared: ["config.ts", "limits.ts", "failures.ts"] } as const;
 /** Request handlers that are not Hono routes but answer requests themselves (the CDP proxy's upgrades, the cluster's forwarding). */

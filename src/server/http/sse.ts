@@ -143,6 +143,10 @@ function describeRunEvent(e: RunEvent): string {
       return e.message;
     case "loop":
       return `step ${e.step}: ${e.message}`;
+    case "ask_human":
+      return `step ${e.step}: the agent asks a person: ${e.message}`;
+    case "human_reply":
+      return `step ${e.step}: ${e.answered ? `the person answered${e.reply ? `: ${e.reply}` : ""}` : "nobody answered in time"}`;
     case "run_end":
       return `agent finished (${e.result.completed ? "completed" : "not completed"}): ${e.result.message}`;
   }

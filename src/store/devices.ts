@@ -1,8 +1,8 @@
 /**
- * The devices `svc set device NAME` knows: CSS viewport, device scale factor, mobile, touch and user agent,
+ * The devices `svc set device NAME` (and the MCP `emulate` tool) know: CSS viewport, device scale factor, mobile, touch and user agent,
  * as the browsers' own device toolbars describe them. Names are matched without case, spaces or dashes.
  */
-import type { EmulatedDevice } from "../src/base.js";
+import type { EmulatedDevice } from "./emulation.js";
 
 const IPHONE_UA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 const IPAD_UA = "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";

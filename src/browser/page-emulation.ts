@@ -1,0 +1,94 @@
+/**
+ * A session's emulation (device, viewport, geolocation, colour scheme, offline, extra headers, user agent,
+ * time zone, locale) applied to every page it is given, over DevTools sessions that live as long as the
+ * emulation should: Emulation.* and Network.* overrides last as long as the DevTools session that set them.
+ * `set` brings every tracked page to a new state; a setting taken away is cleared there. Used by the CLI
+ * session's host (its keeper's sessions) and the MCP server (its Service's page sessions). Pages inside
+ * out-of-process iframes keep the browser's own settings.
+ */
+import type { SessionEmulation } from "../store/emulation.js";
+import type { CdpSession } from "./cdp/connection.js";
+
+/** What a `set` did: how many pages have the new state, and the first failure (a page closing meanwhile is none). */
+export interface EmulationApplied {
+  pages: number;
+  failed: number;
+  error?: string;
+}
+
+export class PageEmulation {
+  private readonly pages = new Map<string, CdpSession>();
+  /** What each page got, so a setting taken away is cleared there. */
+  private readonly applied = new WeakMap<CdpSession, SessionEmulation>();
+  private permissionsGranted = false;
+
+  constructor(
+    private readonly config: { root: CdpSession; browserUserAgent: string },
+    private state: SessionEmulation = {},
+  ) {}
+
+  get current(): SessionEmulation {
+    return this.state;
+  }
+
+  /** A page attached: the current settings, applied now. */
+  track(session: CdpSession): Promise<void> {
+    const id = session.sessionId ?? "";
+    this.pages.set(id, session);
+    session.on("svc.detached" as never, () => this.forget(id));
+    return this.apply(session, this.state);
+  }
+
+  forget(sessionId: string): void {
+    this.pages.delete(sessionId);
+  }
+
+  /** Brings every tracked page to `next`. */
+  async set(next: SessionEmulation): Promise<EmulationApplied> {
+    this.state = next;
+    const results = await Promise.allSettled([...this.pages.values()].map((s) => this.apply(s, next)));
+    const failures = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    const first = failures[0]?.reason as Error | undefined;
+    return { pages: results.length - failures.length, failed: failures.length, ...(first ? { error: first.message } : {}) };
+  }
+
+  private async apply(session: CdpSession, e: SessionEmulation): Promise<void> {
+    const before = this.applied.get(session) ?? {};
+    this.applied.set(session, e);
+    const calls: Promise<unknown>[] = [];
+    const send = (method: string, params: object) => calls.push((session.send as (m: string, p: object) => Promise<unknown>)(method, params));
+    const size = e.viewport ?? e.device;
+    if (size) send("Emulation.setDeviceMetricsOverride", { width: size.width, height: size.height, deviceScaleFactor: e.device?.deviceScaleFactor ?? 1, mobile: e.device?.mobile ?? false });
+    else if (before.viewport ?? before.device) send("Emulation.clearDeviceMetricsOverride", {});
+    if (e.device?.touch) send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
+    else if (before.device?.touch) send("Emulation.setTouchEmulationEnabled", { enabled: false });
+    const userAgent = e.userAgent ?? e.device?.userAgent;
+    // navigator.language(s) and Accept-Language follow the user-agent override's language.
+    if (userAgent !== undefined || e.locale !== undefined) send("Network.setUserAgentOverride", { userAgent: userAgent ?? this.config.browserUserAgent, ...(e.locale ? { acceptLanguage: e.locale } : {}) });
+    else if (before.userAgent ?? before.device ?? before.locale) send("Network.setUserAgentOverride", { userAgent: "" });
+    if (e.locale !== undefined) send("Emulation.setLocaleOverride", { locale: e.locale });
+    else if (before.locale !== undefined) send("Emulation.setLocaleOverride", {});
+    if (e.timezone !== undefined) send("Emulation.setTimezoneOverride", { timezoneId: e.timezone });
+    else if (before.timezone !== undefined) send("Emulation.setTimezoneOverride", { timezoneId: "" });
+    if (e.geo) {
+      await this.grantGeolocation();
+      send("Emulation.setGeolocationOverride", e.geo);
+    } else if (before.geo) send("Emulation.clearGeolocationOverride", {});
+    if (e.media) send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-color-scheme", value: e.media }] });
+    else if (before.media) send("Emulation.setEmulatedMedia", { features: [] });
+    // The Network domain only while a network setting needs it: enabled, every request's events reach the host.
+    const network = e.offline || e.headers;
+    if (network && !(before.offline || before.headers)) await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+    if (e.offline || before.offline) send("Network.emulateNetworkConditions", { offline: !!e.offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    if (e.headers || before.headers) send("Network.setExtraHTTPHeaders", { headers: e.headers ?? {} });
+    await Promise.all(calls);
+    if (!network && (before.offline || before.headers)) await session.send("Network.disable");
+  }
+
+  /** Geolocation needs the permission too (browser-wide, for every origin), granted once. */
+  private async grantGeolocation(): Promise<void> {
+    if (this.permissionsGranted) return;
+    await this.config.root.send("Browser.grantPermissions", { permissions: ["geolocation"] });
+    this.permissionsGranted = true;
+  }
+}

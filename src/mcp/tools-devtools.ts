@@ -1,0 +1,84 @@
+/**
+ * The MCP tools for what a developer looks at: the console and page errors recorded since the browser started
+ * (McpBrowser.pageLog, the library's ConsoleRecorder, the same record as `svc console` / `svc errors`), the
+ * page as a PDF, and emulation (the library's PageEmulation, as `svc set` applies it in a CLI session). Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
+ */
+import { type ConsoleEntry, DEVICES, type ErrorEntry, type PageLogKind, checkEmulation, findDevice, pageLogLine, printPdf } from "../internal.js";
+import { ServiceInvalidArgumentError } from "../index.js";
+import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
+import { type Registrar, registerDeclared } from "./register.js";
+
+/** The most entries one `console` or `errors` result lists. */
+const MAX_LINES = 200;
+/** The largest PDF the `pdf` tool returns. */
+const MAX_PDF_BYTES = 20 * 1024 * 1024;
+
+async function listed(b: McpBrowser, kind: PageLogKind, options: { all?: boolean | undefined; clear?: boolean | undefined; level?: string | undefined }): Promise<ToolResult> {
+  const svc = await b.service();
+  const current = svc.page.targetId;
+  const tabOf = (target: string) => {
+    const page = svc.context.pages().find((p) => p.targetId === target);
+    return page ? b.tabNumber(page) : undefined;
+  };
+  const entries = (b.pageLog.entries(kind) as Array<ConsoleEntry | ErrorEntry>).filter(
+    (e) => (options.all || e.target === current) && (options.level === undefined || (e as ConsoleEntry).level === options.level),
+  );
+  if (options.clear) b.pageLog.clear(kind);
+  const what = kind === "console" ? "console messages" : "errors";
+  if (entries.length === 0) return textResult(`no ${what}${options.all ? "" : " in the current tab"}${options.clear ? " (cleared)" : ""}`);
+  const shown = entries.slice(-MAX_LINES);
+  const lines = shown.map((e) => svc.secrets.text(pageLogLine(kind, e, tabOf(e.target))));
+  const head = entries.length > shown.length ? [`${entries.length - shown.length} older ${what} not shown`] : [];
+  return textResult([...head, ...lines, ...(options.clear ? ["cleared"] : [])].join("\n"));
+}
+
+export function registerDevtoolsTools(reg: Registrar, b: McpBrowser): void {
+  registerDeclared(reg, "console", ({ all, level, clear }) => b.run(() => listed(b, "console", { all, level, clear })));
+  registerDeclared(reg, "errors", ({ all, clear }) => b.run(() => listed(b, "errors", { all, clear })));
+  registerDeclared(reg, "pdf", ({ format, landscape }) =>
+    b.run(async (): Promise<ToolResult> => {
+      const svc = await b.service();
+      const data = await printPdf(svc.page, { format, landscape, maxBytes: MAX_PDF_BYTES });
+      return {
+        content: [
+          { type: "text", text: `PDF of ${svc.page.url()}: ${data.length} bytes, ${format ?? "A4"}${landscape ? " landscape" : ""}` },
+          { type: "resource", resource: { uri: `svc://pdf/${Date.now()}.pdf`, mimeType: "application/pdf", blob: data.toString("base64") } },
+        ],
+      };
+    }),
+  );
+}
+
+/** The settings an `emulate` call gave; null clears one. */
+type EmulateArgs = Partial<Record<"device" | "viewport" | "geo" | "media" | "headers" | "userAgent" | "timezone" | "locale", unknown>> & { offline?: boolean | undefined; reset?: boolean | undefined };
+
+/** What the page reports of the settings: read after they are applied. */
+const PAGE_VIEW = `({ screen: screen.width + "x" + screen.height, viewport: innerWidth + "x" + innerHeight, scale: devicePixelRatio, touch: navigator.maxTouchPoints > 0, userAgent: navigator.userAgent,
+  language: navigator.language, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia("(prefers-color-scheme: dark)").matches, online: navigator.onLine })`;
+
+export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
+  registerDeclared(reg, "emulate", (args) =>
+    b.run(async () => {
+      const a = args as EmulateArgs;
+      const emulation = await b.emulation();
+      const next: Record<string, unknown> = a.reset ? {} : { ...emulation.current };
+      for (const [k, v] of Object.entries(a)) {
+        if (k === "reset" || v === undefined) continue;
+        if (v === null || (k === "offline" && v === false)) delete next[k];
+        else if (k === "device") {
+          const device = findDevice(String(v));
+          if (!device) throw new ServiceInvalidArgumentError(`device: unknown device ${JSON.stringify(String(v).slice(0, 60))}; known: ${DEVICES.map((d) => d.name).join(", ")}`);
+          next.device = device;
+        } else next[k] = v;
+      }
+      const applied = await emulation.set(checkEmulation(next));
+      if (applied.failed > 0 && applied.pages === 0) throw new ServiceInvalidArgumentError(`no tab took the settings: ${applied.error ?? "unknown error"}`);
+      const svc = await b.service();
+      const seen = await svc.page.evaluate<Record<string, unknown>>(PAGE_VIEW);
+      const settings = Object.keys(emulation.current);
+      return textResult(
+        `${settings.length ? `emulating ${settings.join(", ")}` : "emulating nothing"} in ${applied.pages} tab${applied.pages === 1 ? "" : "s"}${applied.failed ? ` (${applied.failed} failed: ${applied.error})` : ""}\nthe current tab reports: ${JSON.stringify(seen)}`,
+      );
+    }),
+  );
+}
