@@ -157,7 +157,12 @@ export class NetworkRecorder {
     return this.pages.get(id);
   }
 
-  /** Forgets the requests it received before `received` (epoch ms): a clear. */
+  /** Forgets every request held (a capture in progress keeps its own). */
+  clear(): void {
+    this.list.length = 0;
+  }
+
+  /** Forgets the requests it received before `received` (epoch ms): a clear another process asked for. */
   dropBefore(received: number): void {
     const i = this.list.findIndex((e) => e.received > received);
     this.list.splice(0, i < 0 ? this.list.length : i);
