@@ -4,13 +4,14 @@
  * timings derived from Chrome's ResourceTiming, cookies, query string, postData, redirects, failures; the store's
  * bounds, `--clear` and masking.
  */
-import { mkdtempSync, rmSync, statSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildHar, harTimings, requestCookies, responseCookies } from "../../src/browser/har.js";
 import { NETWORK_LOG_LIMITS, type NetworkEntry, boundedNetworkLog, sessionNetworkLog } from "../../src/store/network-log.js";
 import { sessionSecretStore } from "../../src/store/secrets.js";
+import { removeSession } from "../../src/store/session-records.js";
 import { harProblems } from "../support/har-check.js";
 
 const T0 = 1000; // Chrome's monotonic clock, seconds
@@ -142,5 +143,9 @@ describe("the network log store", () => {
     const file = join(r, "sessions", "s1.network");
     expect(readFileSync(file, "utf8")).not.toContain("Tok3nSecret");
     expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Gone with the session, its clear mark too.
+    removeSession("s1", r);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.cleared`)).toBe(false);
   });
 });
