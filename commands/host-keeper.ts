@@ -11,8 +11,7 @@
  * download finish after the command that started it has exited; and it applies the session's emulation and
  * answers its proxy's authentication (host-emulation.ts); and what the pages log and throw (host-page-log.ts:
  * `svc console`, `svc errors`), between commands too; and every request they make (host-network.ts: `svc network`,
- * `svc har`). A page opened later is attached paused, and runs once
- * it is watched, logged and emulated.
+ * `svc har`). A page opened later is attached paused, and runs once it is watched, logged and emulated.
  */
 import { CdpConnection, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
@@ -70,10 +69,9 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     };
     if (e.targetInfo.type !== "page") return resume();
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable (and the network
-    // log's Network.enable) is sent before
-    // the page resumes (Chrome takes a session's messages in order) but not waited for: on a tab paused before
-    // its first document, Chrome may answer it only once the page runs. Whatever fails or stalls (a page
+    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable and the network
+    // log's Network.enable are sent before the page resumes (Chrome takes a session's messages in order) but not
+    // waited for: on a tab paused before its first document, Chrome may answer them only once the page runs. Whatever fails or stalls (a page
     // closing meanwhile), the page does not stay paused longer than RESUME_BOUND_MS.
     const watched = Promise.all([session.send("Page.enable"), emulation.track(session)]).catch(() => {});
     const logging = pageLog.watch(session, e.targetInfo.targetId).catch(() => {});

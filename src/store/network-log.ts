@@ -7,7 +7,7 @@
  * batch drop what came before. Every string is masked with the session's secrets when written and when read.
  */
 import { ServiceStateError } from "../errors.js";
-import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
+import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
 import { sessionMasker } from "./secrets.js";
 import { networkLogPath, sessionsDir } from "./session-records.js";
 
@@ -89,10 +89,6 @@ export function entryDuration(e: NetworkEntry): number | undefined {
   return e.end === undefined ? undefined : Math.max(0, Math.round((e.end - e.start) * 1000));
 }
 
-function clearedPath(root: string, id: string): string {
-  return `${networkLogPath(root, id)}.cleared`;
-}
-
 /** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
 export function boundedNetworkLog(entries: readonly NetworkEntry[]): NetworkEntry[] {
   const out: NetworkEntry[] = [];
@@ -107,14 +103,7 @@ export function boundedNetworkLog(entries: readonly NetworkEntry[]): NetworkEntr
 
 /** When the network log was last cleared (epoch ms; 0: never). */
 export function networkClearedAt(id: string, root: string = resolveStateDir()): number {
-  const text = readIfExists(clearedPath(root, id));
-  if (text === undefined) return 0;
-  try {
-    const at = Number((JSON.parse(text) as { at?: unknown }).at);
-    return Number.isFinite(at) ? at : 0;
-  } catch {
-    return 0; // cut short by a crash: as if never cleared
-  }
+  return clearedMark(networkLogPath(root, id));
 }
 
 export interface NetworkLogStore {
@@ -150,8 +139,7 @@ export function sessionNetworkLog(id: string, root: string = resolveStateDir()):
       writeStateFile(path, `${JSON.stringify({ entries: kept })}\n`, 0o600);
     },
     clear() {
-      ensureDir(sessionsDir(root));
-      writeStateFile(clearedPath(root, id), `${JSON.stringify({ at: Date.now() })}\n`, 0o600);
+      writeClearedMark(path);
     },
   };
 }

@@ -8,7 +8,7 @@
  * Every string is masked with the session's secrets (store/secrets.ts) when written and again when read.
  */
 import { ServiceStateError } from "../errors.js";
-import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
+import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
 import { sessionMasker } from "./secrets.js";
 import { pageLogPath, sessionsDir } from "./session-records.js";
 
@@ -47,10 +47,6 @@ export interface PageLogEntries {
   errors: ErrorEntry[];
 }
 
-function clearedPath(root: string, id: string, kind: PageLogKind): string {
-  return `${pageLogPath(root, id, kind)}.cleared`;
-}
-
 /** A string cut to `max` characters (with … when cut). */
 export function clip(s: string, max: number = PAGE_LOG_LIMITS.textChars): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
@@ -85,14 +81,7 @@ export function pageLogLine(kind: PageLogKind, e: ConsoleEntry | ErrorEntry, tab
 
 /** When the kind was last cleared (epoch ms; 0: never). */
 export function clearedAt(id: string, kind: PageLogKind, root: string = resolveStateDir()): number {
-  const text = readIfExists(clearedPath(root, id, kind));
-  if (text === undefined) return 0;
-  try {
-    const at = Number((JSON.parse(text) as { at?: unknown }).at);
-    return Number.isFinite(at) ? at : 0;
-  } catch {
-    return 0; // cut short by a crash: as if never cleared
-  }
+  return clearedMark(pageLogPath(root, id, kind));
 }
 
 export interface PageLogStore {
@@ -128,8 +117,7 @@ export function sessionPageLog(id: string, root: string = resolveStateDir()): Pa
       return kept;
     },
     clear(kind) {
-      ensureDir(sessionsDir(root));
-      writeStateFile(clearedPath(root, id, kind), `${JSON.stringify({ at: Date.now() })}\n`, 0o600);
+      writeClearedMark(pageLogPath(root, id, kind));
     },
   };
 }
