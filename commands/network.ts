@@ -66,6 +66,7 @@ function row(e: NetworkEntry, tab: number | null) {
     ...(e.failure ? { failure: e.failure } : {}),
     ...(e.redirectedTo ? { redirectedTo: e.redirectedTo } : {}),
     tab,
+    target: e.target,
   };
 }
 
