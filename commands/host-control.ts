@@ -36,6 +36,14 @@ const CONTROLS = {
   ),
   /** Stops it and writes it to an absolute path. */
   "trace-stop": control(z.object({ path: z.string().min(2).max(4096).startsWith("/") }), async (args, ctx) => ({ ...(await ctx.kept.trace.stop(args.path)) })),
+  /** Writes the network log's pending batch now (`svc network requests` then reads the file). */
+  networkFlush: control(z.object({}), async (_args, ctx) => ({ entries: ctx.kept.network.flush() })),
+  /** A response body, asked of the page's session where Chrome keeps it. */
+  networkBody: control(z.object({ id: z.string().regex(/^r\d{1,12}$/) }), async ({ id }, ctx) => ({ ...(await ctx.kept.network.body(id)) })),
+  /** `svc har start`. */
+  harStart: control(z.object({}), async (_args, ctx) => ctx.kept.network.harStart()),
+  /** `svc har stop FILE` (an absolute path, checked by the command and again here). */
+  harStop: control(z.object({ file: z.string().min(1).max(4096), version: z.string().max(100) }), async ({ file, version }, ctx) => ({ ...(await ctx.kept.network.harStop(file, { name: "svc", version })) })),
 } satisfies Record<string, ControlDef<z.ZodObject<z.ZodRawShape>>>;
 
 export type ControlName = keyof typeof CONTROLS;

@@ -6,14 +6,14 @@
  * again (`reload`), and every page is brought to the new state, settings taken away cleared.
  * (Proxy authentication is host-fetch.ts's, the one owner of each page's Fetch domain.)
  */
-import { type CdpSession, type EmulationApplied, PageEmulation } from "../src/internal.js";
+import { type CdpSession, type EmulationApplied, NETWORK_ENABLE_PARAMS, PageEmulation } from "../src/internal.js";
 import { type SessionEmulation, sessionEmulationStore } from "../src/base.js";
 
 export class HostEmulation {
   private readonly pages: PageEmulation;
 
   constructor(private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string }) {
-    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent }, this.read());
+    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent, networkEnable: NETWORK_ENABLE_PARAMS }, this.read());
   }
 
   private read(): SessionEmulation {

@@ -11,14 +11,15 @@
  * download finish after the command that started it has exited; and it applies the session's emulation and
  * its routes and answers its proxy's authentication (host-emulation.ts, host-fetch.ts: one owner of each page's
  * Fetch domain); and holds the session's trace (the library's BrowserTrace); and what the pages log and throw (host-page-log.ts:
- * `svc console`, `svc errors`), between commands too. A page opened later is attached paused, and runs once
+ * `svc console`, `svc errors`), between commands too; and every request they make (host-network.ts: `svc network`,
+ * `svc har`). A page opened later is attached paused, and runs once
  * it is watched, logged and emulated.
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
-
+import { HostNetwork } from "./host-network.js";
 import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
@@ -26,11 +27,12 @@ const YIELD_MS = 300;
 /** The longest a new tab waits, paused, for this keeper to watch it. */
 const RESUME_BOUND_MS = 2000;
 
-/** The keeper's connection (it closes when Chrome ends), the session's emulation and routes it applies, its trace. */
+/** The keeper's connection (it closes when Chrome ends), the session's emulation and routes it applies, its network log, its trace. */
 export interface KeptSession {
   connection: CdpConnection;
   emulation: HostEmulation;
   fetch: HostFetch;
+  network: HostNetwork;
   trace: BrowserTrace;
 }
 
@@ -63,7 +65,8 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     }
   });
   const pageLog = new PageLogRecorder({ id: record.id, root });
-  connection.onClose(() => pageLog.close());
+  const network = new HostNetwork({ id: record.id, root });
+  connection.onClose(() => (pageLog.close(), network.close()));
   const enabling: Promise<unknown>[] = [];
   const pages = new Map<string, CdpSession>();
   connection.root.on("Target.attachedToTarget", (e) => {
@@ -75,13 +78,14 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
     if (e.targetInfo.type !== "page") return resume();
     pages.set(e.sessionId, session);
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable is sent before
-    // the page resumes (Chrome takes a session's messages in order) but not waited for: on a tab paused before
-    // its first document, Chrome may answer it only once the page runs. Whatever fails or stalls (a page
+    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable and the network
+    // log's Network.enable are sent before the page resumes (Chrome takes a session's messages in order) but not
+    // waited for: on a tab paused before its first document, Chrome may answer them only once the page runs. Whatever fails or stalls (a page
     // closing meanwhile), the page does not stay paused longer than RESUME_BOUND_MS.
     const watched = Promise.all([session.send("Page.enable"), emulation.track(session), fetch.track(session)]).catch(() => {});
     const logging = pageLog.watch(session, e.targetInfo.targetId).catch(() => {});
-    enabling.push(watched, logging);
+    const recording = network.watch(session, e.targetInfo.targetId).catch(() => {});
+    enabling.push(watched, logging, recording);
     void Promise.race([watched, new Promise((r) => setTimeout(r, RESUME_BOUND_MS).unref())]).then(resume);
   });
   connection.root.on("Target.detachedFromTarget", (e) => {
@@ -93,5 +97,5 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return { connection, emulation, fetch, trace: new BrowserTrace({ root: connection.root, pages: () => pages.values() }) };
+  return { connection, emulation, fetch, network, trace: new BrowserTrace({ root: connection.root, pages: () => pages.values() }) };
 }

@@ -2,10 +2,9 @@
  * The session's network routes: `svc network route|unroute|routes` (commands/network-route.ts), applied by the
  * session's host to every page (commands/host-fetch.ts). Hosted: they ask the host, never a model.
  */
-import { type GroupDecl, command, flag, list, value } from "./types.js";
+import { command, flag, list, value } from "./types.js";
 
-export const NETWORK_GROUP: GroupDecl = { name: "network", description: "the session's network: mock or block requests (routes)" };
-
+/** Commands of the `network` group (declared in network.ts). */
 export const NETWORK_ROUTE_COMMANDS = [
   command({
     name: "network route",

@@ -23,7 +23,11 @@ export class PageEmulation {
   private permissionsGranted = false;
 
   constructor(
-    private readonly config: { root: CdpSession; browserUserAgent: string },
+    /**
+     * `networkEnable`: the Network.enable parameters the session's owner uses (its network log, its page), sent again
+     * the same when a network setting needs the domain, so a re-enable changes nothing of the owner's.
+     */
+    private readonly config: { root: CdpSession; browserUserAgent: string; networkEnable: Record<string, unknown> },
     private state: SessionEmulation = {},
   ) {}
 
@@ -76,13 +80,12 @@ export class PageEmulation {
     } else if (before.geo) send("Emulation.clearGeolocationOverride", {});
     if (e.media) send("Emulation.setEmulatedMedia", { features: [{ name: "prefers-color-scheme", value: e.media }] });
     else if (before.media) send("Emulation.setEmulatedMedia", { features: [] });
-    // The Network domain only while a network setting needs it: enabled, every request's events reach the host.
-    const network = e.offline || e.headers;
-    if (network && !(before.offline || before.headers)) await session.send("Network.enable", { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+    // The network settings need the Network domain enabled on this session. Never disabled again here: the
+    // session's other users (the host's network log, the library page's own request tracking) rely on it.
+    if (e.offline || e.headers) await (session.send as (m: string, p: object) => Promise<unknown>)("Network.enable", this.config.networkEnable);
     if (e.offline || before.offline) send("Network.emulateNetworkConditions", { offline: !!e.offline, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     if (e.headers || before.headers) send("Network.setExtraHTTPHeaders", { headers: e.headers ?? {} });
     await Promise.all(calls);
-    if (!network && (before.offline || before.headers)) await session.send("Network.disable");
   }
 
   /** Geolocation needs the permission too (browser-wide, for every origin), granted once. */

@@ -85,6 +85,9 @@ export function webUrl(url: string): string {
   throw new ServiceInvalidArgumentError(`url: ${u.protocol === "about:" ? `about:${u.pathname.slice(0, 20)}` : u.protocol} URLs are refused here: this browser opens only http:, https:, data: and about:blank`);
 }
 
+/** How a page enables the Network domain on its sessions (an emulation on them re-enables it the same way). */
+export const PAGE_NETWORK_ENABLE = { maxPostDataSize: 0 };
+
 export class Page {
   readonly frames = new FrameTree();
   readonly network = new NetworkTracker();
@@ -140,7 +143,7 @@ export class Page {
       session.send("Page.enable"),
       session.send("Page.setLifecycleEventsEnabled", { enabled: true }),
       session.send("Runtime.enable"),
-      session.send("Network.enable", { maxPostDataSize: 0 }),
+      session.send("Network.enable", PAGE_NETWORK_ENABLE),
       session.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }),
     ];
     if (this.options.ignoreHTTPSErrors) setup.push(session.send("Security.setIgnoreCertificateErrors", { ignore: true }));

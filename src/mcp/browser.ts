@@ -3,7 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
-import { BrowserTrace, ConsoleRecorder, type ElementHandle, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
+import { BrowserTrace, ConsoleRecorder, type ElementHandle, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -68,7 +68,7 @@ export class McpBrowser {
       const svc = await this.service();
       const root = svc.context.connection.root;
       const { userAgent } = await root.send("Browser.getVersion");
-      const emulation = new PageEmulation({ root, browserUserAgent: userAgent });
+      const emulation = new PageEmulation({ root, browserUserAgent: userAgent, networkEnable: PAGE_NETWORK_ENABLE });
       for (const p of svc.context.pages()) await emulation.track(p.mainSession);
       svc.context.onPage((p) => void emulation.track(p.mainSession).catch(() => {}));
       return emulation;

@@ -139,3 +139,21 @@ export function withFileLock<T>(target: string, fn: () => T, staleMs = 10_000): 
     rmSync(lock, { force: true });
   }
 }
+
+/** When a log's `<file>.cleared` mark says it was cleared (epoch ms; 0: never, or a mark a crash cut short). */
+export function clearedMark(logPath: string): number {
+  const text = readIfExists(`${logPath}.cleared`);
+  if (text === undefined) return 0;
+  try {
+    const at = Number((JSON.parse(text) as { at?: unknown }).at);
+    return Number.isFinite(at) ? at : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Marks a log cleared now (`<file>.cleared`, 0600): its readers and writer drop what was received before. */
+export function writeClearedMark(logPath: string): void {
+  ensureDir(dirname(logPath));
+  writeStateFile(`${logPath}.cleared`, `${JSON.stringify({ at: Date.now() })}\n`, 0o600);
+}

@@ -7,10 +7,9 @@
  * writes `<file>.cleared` (when), and both the reader and the host's next batch drop what came before.
  * Every string is masked with the session's secrets (store/secrets.ts) when written and again when read.
  */
-import { Secrets } from "../util/secrets.js";
 import { ServiceStateError } from "../errors.js";
-import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
-import { sessionSecretStore } from "./secrets.js";
+import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
+import { sessionMasker } from "./secrets.js";
 import { pageLogPath, sessionsDir } from "./session-records.js";
 
 export type PageLogKind = "console" | "errors";
@@ -48,10 +47,6 @@ export interface PageLogEntries {
   errors: ErrorEntry[];
 }
 
-function clearedPath(root: string, id: string, kind: PageLogKind): string {
-  return `${pageLogPath(root, id, kind)}.cleared`;
-}
-
 /** A string cut to `max` characters (with … when cut). */
 export function clip(s: string, max: number = PAGE_LOG_LIMITS.textChars): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
@@ -84,22 +79,9 @@ export function pageLogLine(kind: PageLogKind, e: ConsoleEntry | ErrorEntry, tab
   return `${x.at} ${tabWord(tab)} ${x.kind === "rejection" ? "unhandled rejection" : "uncaught"}: ${oneLine(x.message)}${first} (${where(x)})`;
 }
 
-function masker(id: string, root: string): Secrets {
-  const secrets = new Secrets();
-  for (const s of sessionSecretStore(id, root).load()) secrets.add(s.name, s.value);
-  return secrets;
-}
-
 /** When the kind was last cleared (epoch ms; 0: never). */
 export function clearedAt(id: string, kind: PageLogKind, root: string = resolveStateDir()): number {
-  const text = readIfExists(clearedPath(root, id, kind));
-  if (text === undefined) return 0;
-  try {
-    const at = Number((JSON.parse(text) as { at?: unknown }).at);
-    return Number.isFinite(at) ? at : 0;
-  } catch {
-    return 0; // cut short by a crash: as if never cleared
-  }
+  return clearedMark(pageLogPath(root, id, kind));
 }
 
 export interface PageLogStore {
@@ -125,18 +107,17 @@ export function sessionPageLog(id: string, root: string = resolveStateDir()): Pa
       }
       if (!Array.isArray(list)) throw new ServiceStateError(`corrupt page log ${path}: entries: expected an array`, { hint: "delete the file" });
       const since = clearedAt(id, kind, root);
-      return masker(id, root).deep(list.filter((e: Common) => e && typeof e === "object" && typeof e.received === "number" && e.received > since)) as PageLogEntries[K];
+      return sessionMasker(id, root).deep(list.filter((e: Common) => e && typeof e === "object" && typeof e.received === "number" && e.received > since)) as PageLogEntries[K];
     },
     write<K extends PageLogKind>(kind: K, entries: readonly PageLogEntries[K][number][]) {
       const since = clearedAt(id, kind, root);
-      const kept = masker(id, root).deep(bounded(entries.filter((e) => e.received > since))) as PageLogEntries[K];
+      const kept = sessionMasker(id, root).deep(bounded(entries.filter((e) => e.received > since))) as PageLogEntries[K];
       ensureDir(sessionsDir(root));
       writeStateFile(pageLogPath(root, id, kind), `${JSON.stringify({ entries: kept })}\n`, 0o600);
       return kept;
     },
     clear(kind) {
-      ensureDir(sessionsDir(root));
-      writeStateFile(clearedPath(root, id, kind), `${JSON.stringify({ at: Date.now() })}\n`, 0o600);
+      writeClearedMark(pageLogPath(root, id, kind));
     },
   };
 }

@@ -5,6 +5,7 @@
  * hash cannot mask text. The file goes with the session (`svc sessions end`, a session found dead).
  */
 import { ServiceStateError } from "../errors.js";
+import { Secrets } from "../util/secrets.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { secretsPath, sessionsDir } from "./session-records.js";
 
@@ -43,4 +44,11 @@ export function sessionSecretStore(id: string, root: string = resolveStateDir())
       writeStateFile(path, `${JSON.stringify({ secrets: [...byValue.values()].slice(-MAX_SECRETS) })}\n`, 0o600);
     },
   };
+}
+
+/** The session's stored secrets as a masker (each value shown as `%name%`). */
+export function sessionMasker(id: string, root: string = resolveStateDir()): Secrets {
+  const secrets = new Secrets();
+  for (const s of sessionSecretStore(id, root).load()) secrets.add(s.name, s.value);
+  return secrets;
 }

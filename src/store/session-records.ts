@@ -123,6 +123,11 @@ export function pageLogPath(root: string, id: string, kind: "console" | "errors"
   return join(sessionsDir(root), `${checkId(id)}.${kind}`);
 }
 
+/** The requests the session's pages made (store/network-log.ts), and `<file>.cleared`: removed with the session. */
+export function networkLogPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.network`);
+}
+
 /** Where a session's downloads go unless `--downloads` chose: `<state>/downloads/<id>` (one-shot runs: `one-shot`). */
 export function defaultDownloadsDir(root: string, id: string | undefined): string {
   return join(root, "downloads", id === undefined ? "one-shot" : checkId(id));
@@ -214,7 +219,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs, network log and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -229,6 +234,8 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
     rmSync(pageLogPath(root, id, kind), { force: true });
     rmSync(`${pageLogPath(root, id, kind)}.cleared`, { force: true });
   }
+  rmSync(networkLogPath(root, id), { force: true });
+  rmSync(`${networkLogPath(root, id)}.cleared`, { force: true });
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }

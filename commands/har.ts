@@ -1,0 +1,30 @@
+/**
+ * `svc har start` and `svc har stop FILE`: a HAR 1.2 file of the requests the session's pages made in between
+ * (every tab), recorded by the session's host (host-network.ts), which also writes FILE, atomically, with the
+ * text bodies Chrome still holds (within HAR_LIMITS) and the session's secrets masked. FILE is checked here
+ * first (its directory exists and is writable, it is not a directory), so a bad path loses no recording.
+ */
+import { ServiceInvalidArgumentError } from "../src/base.js";
+import type { HarWritten } from "./host-network.js";
+import type { GlobalOptions } from "./output.js";
+import { checkOutputPath } from "./output-file.js";
+import { ask, networkSession } from "./network.js";
+import { output } from "./runtime.js";
+
+export async function harStart(g: GlobalOptions): Promise<void> {
+  const out = output(g);
+  const { root, session } = await networkSession(g, "har");
+  const r = await ask<{ startedAt: string }>(root, session, { control: "harStart" });
+  out.result({ session: session.id, recording: true, startedAt: r.startedAt }, () => `recording a HAR of session ${session.id}'s requests (svc har stop FILE writes it)`);
+}
+
+export async function harStop(g: GlobalOptions, file: string, version: string): Promise<void> {
+  const out = output(g);
+  if (!file.trim()) throw new ServiceInvalidArgumentError("har stop: file: expected a path");
+  const path = checkOutputPath(file);
+  const { root, session } = await networkSession(g, "har");
+  const r = await ask<HarWritten>(root, session, { control: "harStop", file: path, version }, 60_000);
+  out.result({ session: session.id, file: r.file, entries: r.entries, pages: r.pages, bodies: r.bodies, dropped: r.dropped, bytes: r.bytes }, () =>
+    `wrote ${r.file}: ${r.entries} request${r.entries === 1 ? "" : "s"}, ${r.pages} page${r.pages === 1 ? "" : "s"}, ${r.bodies} bod${r.bodies === 1 ? "y" : "ies"}${r.dropped ? ` (the ${r.dropped} oldest dropped)` : ""}`,
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * The requests a CLI session's pages made: `sessions/<id>.network`, written atomically (0600) by the session's
+ * host, which records them on its own DevTools session of every page (commands/host-network.ts), in batches.
+ * Bounded: the newest NETWORK_LOG_LIMITS.entries requests and at most NETWORK_LOG_LIMITS.bytes of JSON; one
+ * request's URL, header values and request body clipped (NETWORK_LOG_LIMITS). `svc network requests --clear`
+ * never rewrites the host's file: it writes `<file>.cleared` (when), and both the reader and the host's next
+ * batch drop what came before. Every string is masked with the session's secrets when written and when read.
+ */
+import { ServiceStateError } from "../errors.js";
+import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
+import { sessionMasker } from "./secrets.js";
+import { networkLogPath, sessionsDir } from "./session-records.js";
+
+/** The bounds of the network log (and of one request in it). */
+export const NETWORK_LOG_LIMITS = { entries: 1000, bytes: 5_000_000, urlChars: 4000, headers: 100, headerChars: 4000, postDataChars: 16_000 } as const;
+
+/** Chrome's ResourceTiming (milliseconds after `requestTime`, seconds on Chrome's monotonic clock; -1: did not happen). */
+export interface ResourceTiming {
+  requestTime: number;
+  proxyStart: number;
+  proxyEnd: number;
+  dnsStart: number;
+  dnsEnd: number;
+  connectStart: number;
+  connectEnd: number;
+  sslStart: number;
+  sslEnd: number;
+  sendStart: number;
+  sendEnd: number;
+  receiveHeadersEnd: number;
+  [other: string]: number;
+}
+
+/** One request (one hop of a redirect chain: each hop is an entry of its own). */
+export interface NetworkEntry {
+  /** Short and stable for the session: `r12`. */
+  id: string;
+  /** When the recorder saw it start (epoch ms): what `--clear` compares with. */
+  received: number;
+  /** The page's DevTools target id (its tab number comes from store/tabs.ts). */
+  target: string;
+  /** Chrome's request id (the hops of a redirect share it). */
+  requestId: string;
+  frameId?: string;
+  /** The page (a main-frame document load) the request belongs to, for a HAR's pageref. */
+  page?: string;
+  method: string;
+  url: string;
+  /** Chrome's resource type: Document, Stylesheet, Image, Script, XHR, Fetch, … Other. */
+  type: string;
+  state: "pending" | "finished" | "failed";
+  /** When it started (ISO, the wall clock). */
+  startedAt: string;
+  /** When it started, on Chrome's monotonic clock (seconds). */
+  start: number;
+  /** When it finished or failed (or was redirected), same clock. */
+  end?: number;
+  requestHeaders: Record<string, string>;
+  postData?: string;
+  /** The request body was longer than NETWORK_LOG_LIMITS.postDataChars (or not all of it was given). */
+  postDataClipped?: boolean;
+  status?: number;
+  statusText?: string;
+  /** `http/1.1`, `h2`, `h3`, `data`… as Chrome says. */
+  protocol?: string;
+  responseHeaders?: Record<string, string>;
+  mimeType?: string;
+  remoteAddress?: string;
+  remotePort?: number;
+  connectionId?: number;
+  fromCache?: "disk" | "service-worker" | "prefetch";
+  timing?: ResourceTiming;
+  /** Bytes received for the request in all (headers and body, as sent). */
+  encodedDataLength?: number;
+  /** Bytes of the body as sent (compressed). */
+  bodyBytes?: number;
+  /** Bytes of the body once decoded. */
+  size?: number;
+  /** Why it failed (Chrome's errorText, e.g. net::ERR_CONNECTION_REFUSED). */
+  failure?: string;
+  canceled?: boolean;
+  blockedReason?: string;
+  /** The id of the next hop, when this answer was a redirect. */
+  redirectedTo?: string;
+}
+
+/** How long a request took (ms), when it ended. */
+export function entryDuration(e: NetworkEntry): number | undefined {
+  return e.end === undefined ? undefined : Math.max(0, Math.round((e.end - e.start) * 1000));
+}
+
+/** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
+export function boundedNetworkLog(entries: readonly NetworkEntry[]): NetworkEntry[] {
+  const out: NetworkEntry[] = [];
+  let bytes = 2;
+  for (let i = entries.length - 1; i >= 0 && out.length < NETWORK_LOG_LIMITS.entries; i--) {
+    bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
+    if (bytes > NETWORK_LOG_LIMITS.bytes) break;
+    out.push(entries[i]!);
+  }
+  return out.reverse();
+}
+
+/** When the network log was last cleared (epoch ms; 0: never). */
+export function networkClearedAt(id: string, root: string = resolveStateDir()): number {
+  return clearedMark(networkLogPath(root, id));
+}
+
+export interface NetworkLogStore {
+  /** Entries after the last clear, masked with the session's secrets now. */
+  read(): NetworkEntry[];
+  /** Replaces the file with these entries (bounded, masked; the cleared ones dropped): the host's batch. */
+  write(entries: readonly NetworkEntry[]): void;
+  /** Empties the log: requests received until now are dropped by readers and by the host's next batch. */
+  clear(): void;
+}
+
+export function sessionNetworkLog(id: string, root: string = resolveStateDir()): NetworkLogStore {
+  const path = networkLogPath(root, id);
+  return {
+    read() {
+      const text = readIfExists(path);
+      if (text === undefined) return [];
+      let list: unknown;
+      try {
+        list = (JSON.parse(text) as { entries?: unknown }).entries;
+      } catch (e) {
+        throw new ServiceStateError(`corrupt network log ${path}: not JSON`, { cause: e, hint: "delete the file" });
+      }
+      if (!Array.isArray(list)) throw new ServiceStateError(`corrupt network log ${path}: entries: expected an array`, { hint: "delete the file" });
+      const since = networkClearedAt(id, root);
+      const valid = (e: Partial<NetworkEntry> | null) => !!e && typeof e === "object" && typeof e.received === "number" && e.received > since && typeof e.id === "string" && typeof e.url === "string";
+      return sessionMasker(id, root).deep((list as Array<Partial<NetworkEntry> | null>).filter(valid) as NetworkEntry[]);
+    },
+    write(entries) {
+      const since = networkClearedAt(id, root);
+      const kept = sessionMasker(id, root).deep(boundedNetworkLog(entries.filter((e) => e.received > since)));
+      ensureDir(sessionsDir(root));
+      writeStateFile(path, `${JSON.stringify({ entries: kept })}\n`, 0o600);
+    },
+    clear() {
+      writeClearedMark(path);
+    },
+  };
+}
