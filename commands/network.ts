@@ -5,7 +5,7 @@
  * holds first (a control request it answers even while a command runs), then the session's file is read; a
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
-import { type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, entryDuration, errorFromCode, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, durationWord, entryDuration, errorFromCode, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import { askHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -43,11 +43,6 @@ function tabNumbers(session: StoredSession, root: string): (target: string) => n
   return (t) => ids[t] ?? null;
 }
 
-const statusWord = (e: NetworkEntry) => (e.state === "failed" ? "failed" : e.status !== undefined ? String(e.status) : "pending");
-const durationWord = (e: NetworkEntry) => {
-  const d = entryDuration(e);
-  return d === undefined ? "-" : `${d} ms`;
-};
 
 /** What a listing shows of a request (its headers and timing are `svc network request ID`'s). */
 function row(e: NetworkEntry, tab: number | null) {

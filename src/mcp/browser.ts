@@ -3,7 +3,7 @@
  * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
  */
 import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
-import { BrowserTrace, ConsoleRecorder, type ElementHandle, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
+import { BrowserTrace, ConsoleRecorder, type ElementHandle, NetworkRecorder, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 
 export type ToolResult = {
@@ -25,6 +25,8 @@ export class McpBrowser {
 
   /** What the browser's pages logged and threw since it started (the `console` and `errors` tools). */
   pageLog = new ConsoleRecorder();
+  /** Every request of the browser's pages since it started (the `network_requests` tool). */
+  network = new NetworkRecorder();
   private emulating: Promise<PageEmulation> | undefined;
   private fetching: Promise<PageFetch> | undefined;
   private tracing: BrowserTrace | undefined;
@@ -53,7 +55,11 @@ export class McpBrowser {
         throw e;
       }
       const log = this.pageLog;
-      const watch = (p: Page) => void log.watch(p.mainSession, p.targetId).catch(() => {});
+      const network = this.network;
+      const watch = (p: Page) => {
+        void log.watch(p.mainSession, p.targetId).catch(() => {});
+        void network.watch(p.mainSession, p.targetId).catch(() => {});
+      };
       for (const p of svc.context.pages()) watch(p);
       svc.context.onPage(watch);
       this.svc = svc;
@@ -151,6 +157,7 @@ export class McpBrowser {
     this.last = undefined;
     this.refState.clear();
     this.pageLog = new ConsoleRecorder();
+    this.network = new NetworkRecorder();
     this.emulating = undefined;
     this.fetching = undefined;
     this.tracing = undefined;

@@ -244,6 +244,25 @@ export const TOOLS = {
       landscape: z.boolean().optional().describe("landscape orientation"),
     },
   },
+  network_requests: {
+    cap: "network",
+    description: "The requests the current tab made since the browser started (newest last): id, method, status, type, URL, duration",
+    annotations: readOnly("Network requests"),
+    inputSchema: {
+      filter: z.string().min(1).max(1000).optional().describe("only URLs containing this (case-insensitive)"),
+      all: z.boolean().optional().describe("every tab's requests, not only the current tab's"),
+      clear: z.boolean().optional().describe("empty the list after reading it"),
+    },
+  },
+  network_request: {
+    cap: "network",
+    description: "One request by its id (from network_requests): status, headers, timing, and with body its response body",
+    annotations: readOnly("Network request"),
+    inputSchema: {
+      id: z.string().regex(/^r\d{1,12}$/).describe("the id network_requests shows, e.g. r12"),
+      body: z.boolean().optional().describe("include the response body (text; binary bodies as base64), cut past 50 000 characters"),
+    },
+  },
   route: {
     cap: "network",
     description:

@@ -89,6 +89,15 @@ export function entryDuration(e: NetworkEntry): number | undefined {
   return e.end === undefined ? undefined : Math.max(0, Math.round((e.end - e.start) * 1000));
 }
 
+/** A request's status as a listing shows it: the code, `failed` or `pending`. */
+export const statusWord = (e: NetworkEntry): string => (e.state === "failed" ? "failed" : e.status !== undefined ? String(e.status) : "pending");
+
+/** Its duration as a listing shows it: `35 ms`, or `-` while it runs. */
+export const durationWord = (e: NetworkEntry): string => {
+  const d = entryDuration(e);
+  return d === undefined ? "-" : `${d} ms`;
+};
+
 /** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
 export function boundedNetworkLog(entries: readonly NetworkEntry[]): NetworkEntry[] {
   const out: NetworkEntry[] = [];

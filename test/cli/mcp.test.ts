@@ -28,7 +28,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 type Content = { type: string; text?: string; data?: string; mimeType?: string };
@@ -420,6 +420,14 @@ describe("svc mcp", () => {
       expect(text(await call(c, "unroute", {}))).toMatch(/^removed 1 route; routes now:\n {2}\(none\)$/);
       await call(c, "navigate", { url: world.server.url("routed.html") });
       expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^200 /);
+      // network_requests / network_request: the tab's own fetch of the real file, its body as the page got it.
+      const listedReqs = text(await call(c, "network_requests", { filter: "data.json" }));
+      const real = listedReqs.split("\n").filter((l) => / 200 Fetch /.test(l)).at(-1)!;
+      expect(real).toMatch(/^r\d+ GET 200 Fetch http:\/\/\S+\/fetch\/data\.json \d+ ms$/);
+      const detail = text(await call(c, "network_request", { id: real.split(" ")[0]!, body: true }));
+      expect(detail).toMatch(/response headers:\n[\s\S]*body \(\d+ bytes\):\n\{"message":"hello from data\.json"/);
+      expect(text(await call(c, "network_request", { id: "r999999" }))).toMatch(/^INVALID_ARGUMENT: id: no request r999999/);
+      expect(text(await call(c, "network_requests", { filter: "nothing-like-this" }))).toBe('no requests in the current tab whose URL contains "nothing-like-this"');
       // emulate: a device, dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
       const emulated = text(await call(c, "emulate", { device: "iPhone 14", media: "dark", timezone: "Asia/Tokyo", locale: "de-DE" }));
       expect(emulated).toMatch(/^emulating device, media, timezone, locale in \d+ tabs?\n/);

@@ -60,7 +60,7 @@ describe("command registry", () => {
   });
 
   it("every MCP tool has annotations and a title, every property a description; commands name only real tools", () => {
-    expect(Object.keys(TOOLS).length).toBe(36);
+    expect(Object.keys(TOOLS).length).toBe(38);
     for (const [name, t] of Object.entries(TOOLS)) {
       expect(CAPS, name).toContain(t.cap);
       expect(t.description.trim(), name).not.toBe("");
