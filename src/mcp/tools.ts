@@ -225,13 +225,13 @@ export const TOOLS = {
   },
   trace_start: {
     cap: "devtools",
-    description: "Start recording a Chrome performance trace of the browser (every tab); trace_stop ends it and summarises it",
+    description: "Start a Chrome performance trace of every tab (trace_stop ends and summarises it)",
     annotations: moves("Start a trace", false),
     inputSchema: { screenshots: z.boolean().optional().describe("also record the current tab's frames (a filmstrip)") },
   },
   trace_stop: {
     cap: "devtools",
-    description: "Stop the trace: it is saved as a file the DevTools Performance panel opens; answers with its path, page-load timings, long tasks and largest contentful paint",
+    description: "Stop the trace: its file (for DevTools), load timings, long tasks and LCP",
     annotations: moves("Stop the trace", false),
     inputSchema: {},
   },
@@ -246,7 +246,7 @@ export const TOOLS = {
   },
   network_requests: {
     cap: "network",
-    description: "The requests the current tab made since the browser started (newest last): id, method, status, type, URL, duration",
+    description: "The current tab's requests, newest last: id, method, status, type, URL, duration",
     annotations: readOnly("Network requests"),
     inputSchema: {
       filter: z.string().min(1).max(1000).optional().describe("only URLs containing this (case-insensitive)"),
@@ -256,7 +256,7 @@ export const TOOLS = {
   },
   network_request: {
     cap: "network",
-    description: "One request by its id (from network_requests): status, headers, timing, and with body its response body",
+    description: "One request by id: status, headers and, with body, its response body",
     annotations: readOnly("Network request"),
     inputSchema: {
       id: z.string().regex(/^r\d{1,12}$/).describe("the id network_requests shows, e.g. r12"),
@@ -265,11 +265,10 @@ export const TOOLS = {
   },
   route: {
     cap: "network",
-    description:
-      "Answer (or fail) the requests of every tab whose URL matches a pattern, later tabs too, until unrouted: a made-up response (status, headers, body) or, with abort, a network error. A pattern with * is a glob over the whole URL (** any characters); any other pattern matches URLs containing it",
+    description: "Answer or fail the requests whose URL matches a pattern, in every tab, until unrouted",
     annotations: moves("Mock requests", true),
     inputSchema: {
-      pattern: z.string().min(1).max(2048).describe("e.g. **/api/items* or /api/data"),
+      pattern: z.string().min(1).max(2048).describe("a glob over the whole URL when it has * (**/api/items*: ** any characters), else a part of the URL (/api/data)"),
       status: z.number().int().min(100).max(599).optional().describe("the response's status (default 200)"),
       body: z.string().max(1_000_000).optional().describe("the response's body (text or JSON)"),
       contentType: z.string().min(1).max(256).optional().describe("its content type (default: JSON when the body parses, else text)"),
@@ -285,8 +284,7 @@ export const TOOLS = {
   },
   emulate: {
     cap: "emulation",
-    description:
-      "Emulate a device, viewport, geolocation, colour scheme, offline mode, extra request headers, user agent, time zone or locale in every tab, later ones too; kept until changed. null clears one setting, reset clears all. Answers with what the page now reports",
+    description: "Emulate a device, viewport, location, colour scheme, offline, headers, UA, time zone, locale",
     annotations: moves("Emulate", true),
     inputSchema: {
       device: z.string().min(1).max(64).nullable().optional().describe("a device by name: iPhone SE, iPhone 14, Pixel 7, Galaxy S20, iPad Mini, iPad Pro, Laptop, Desktop HD…"),
@@ -298,7 +296,7 @@ export const TOOLS = {
       userAgent: z.string().min(1).max(1024).nullable().optional().describe("the user agent (wins over the device's)"),
       timezone: z.string().min(1).max(64).nullable().optional().describe("an IANA time zone, e.g. Europe/Berlin"),
       locale: z.string().min(1).max(35).nullable().optional().describe("a language tag, e.g. de-DE: navigator.language, Intl and Accept-Language"),
-      reset: z.boolean().optional().describe("clear every setting first"),
+      reset: z.boolean().optional().describe("clear every setting first (null clears one); kept for every tab, later ones too, until changed"),
     },
   },
   act: {
