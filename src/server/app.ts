@@ -32,7 +32,7 @@ import { sessionArtifactRoutes } from "./features/routes-artifacts.js";
 import type { SessionRecorders } from "./features/recorder-feature.js";
 import { webRoutes } from "./platform/routes-web.js";
 import { uiRoutes } from "./ui/routes.js";
-import { liveRoutes } from "./live/routes-live.js";
+import { liveRoutes, liveViewUrl } from "./live/routes-live.js";
 import { replayRoutes } from "./live/routes-replay.js";
 import { clip } from "../util/zod.js";
 
@@ -125,7 +125,14 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   app.route("/v1", stagehandRoutes(deps, deps.stagehandCache));
 
   // The dashboard asks this app itself, with the key its cookie holds (ui/routes.ts).
-  app.route("/ui", uiRoutes({ self: app, publicUrl: deps.publicUrl }));
+  const replayUrl = (key: string, id: string) => {
+    try {
+      return `${liveViewUrl(deps.platform, deps.publicUrl(), deps.platform.get(keyFingerprint(key), id))}/replay`;
+    } catch {
+      return undefined;
+    }
+  };
+  app.route("/ui", uiRoutes({ self: app, publicUrl: deps.publicUrl, replayUrl }));
 
   app.notFound((c) => c.json(errorBody({ message: `no route ${c.req.method} ${clip(c.req.path)}`, code: statusCode(404) }), 404));
   app.onError((e, c) => {

@@ -63,16 +63,10 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
     return c.json(platform.toWire(platform.release(owner, id)));
   });
 
-  // The live view (live/routes-live.ts) of the session's first tab, and of each tab; of an ended session, its replay.
+  // The live view (live/routes-live.ts) of the session's first tab, and of each tab.
   app.get("/sessions/:id/debug", async (c) => {
     const owner = c.get("owner");
     const session = platform.get(owner, c.req.param("id"));
-    const publicUrl = deps.publicUrl();
-    // An ended session has no tabs; its live view URL leads to its replay.
-    if (session.status !== "RUNNING") {
-      const url = liveViewUrl(platform, publicUrl, session);
-      return c.json({ debuggerUrl: url, debuggerFullscreenUrl: url, wsUrl: platform.connectUrl(session), pages: [] });
-    }
     const socketPath = platform.chromeSocket(owner, session.id);
     let targets: ChromeTarget[];
     try {
@@ -82,6 +76,7 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
     } catch {
       throw new HttpError(502, "the session's browser did not answer");
     }
+    const publicUrl = deps.publicUrl();
     const pages = targets
       .filter((t) => t.type === "page")
       .map((t) => {

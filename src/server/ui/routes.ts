@@ -4,7 +4,7 @@
  * for this origin (HttpOnly, SameSite=Strict, path /ui; Secure behind https), never in a page.
  *
  * The dashboard is a client of the server's own API: each page asks the app itself (`self.request`) for
- * `GET /v1/sessions`, `/v1/projects/{id}/usage` or `/v1/sessions/{id}/debug` (the live view and replay URLs) with the cookie's key in the
+ * `GET /v1/sessions`, `/v1/projects/{id}/usage` or `/v1/sessions/{id}/debug` (the live view URL) with the cookie's key in the
  * x-bb-api-key header, so the key check, tenancy, rate limits and cluster forwarding are the API's own:
  * this file decides nothing about who sees what.
  */
@@ -25,7 +25,8 @@ interface SelfRequester {
   request(path: string, init?: RequestInit): Response | Promise<Response>;
 }
 
-export function uiRoutes(options: { self: SelfRequester; publicUrl(): string }): Hono {
+/** `replayUrl`: the replay page of the key's session run here, or undefined (another replica's, or none). */
+export function uiRoutes(options: { self: SelfRequester; publicUrl(): string; replayUrl(key: string, id: string): string | undefined }): Hono {
   const app = new Hono();
   const secure = () => options.publicUrl().startsWith("https:");
   const api = (key: string, path: string) => options.self.request(path, { headers: { "x-bb-api-key": key } });
@@ -84,15 +85,17 @@ export function uiRoutes(options: { self: SelfRequester; publicUrl(): string }):
     return c.redirect(body.debuggerFullscreenUrl, 303);
   });
 
-  // A session's replay: the replay page beside its live view (same token), asked of the API when followed.
+  // A session's replay: the replay page beside its live view (same token). The API says whether the key owns the
+  // session (in a cluster it answers for every replica); its URL is made where the session ran.
   app.get("/sessions/:id/replay", async (c) => {
     const key = getCookie(c, UI_COOKIE);
     if (!key) return c.redirect("/ui", 303);
-    const res = await api(key, `/v1/sessions/${encodeURIComponent(c.req.param("id"))}/debug`);
+    const id = c.req.param("id");
+    const res = await api(key, `/v1/sessions/${encodeURIComponent(id)}`);
     if (!res.ok) return passError(res);
-    const body = (await res.json()) as { debuggerFullscreenUrl?: unknown };
-    if (typeof body.debuggerFullscreenUrl !== "string") throw new HttpError(502, "the session's debug URLs have no debuggerFullscreenUrl");
-    return c.redirect(`${body.debuggerFullscreenUrl.replace(/\?.*$/, "")}/replay`, 303);
+    const url = options.replayUrl(key, id);
+    if (url === undefined) throw new HttpError(404, `session ${id.slice(0, 100)} ran on another replica: open its replay from there`);
+    return c.redirect(url, 303);
   });
 
   return app;
