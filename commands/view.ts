@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";
+import type { ViewAsker } from "./ask-human.js";
 import { askHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -22,6 +23,23 @@ export async function liveViewUrl(root: string, sessionId: string, start: boolea
   });
   if (reply.t === "error") throw new ServiceStateError(`session ${sessionId}'s host could not start its live view: ${reply.message}`);
   return reply.url;
+}
+
+/** `svc agent --ask-human`'s way to ask in the session's live view (the host's `ask` control, withdrawn with `signal`). */
+export function hostViewAsker(root: string, sessionId: string): ViewAsker {
+  return {
+    async start() {
+      const url = await liveViewUrl(root, sessionId, true);
+      if (url === undefined) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
+      return url;
+    },
+    async ask(message, timeoutMs, signal) {
+      // The host ends the question at timeoutMs itself; the margin covers a slow answer.
+      const r = await askHost<{ answered: boolean; reply?: string }>(root, sessionId, { control: "ask", message: message.slice(0, 2000), timeoutMs: Math.max(1000, Math.min(3_600_000, timeoutMs)) }, timeoutMs + 10_000, signal);
+      if (r.t === "error") throw new Error(r.message);
+      return r.answered ? { ...(typeof r.reply === "string" ? { reply: r.reply } : {}) } : undefined;
+    },
+  };
 }
 
 /** The command that opens a URL in the default browser: $BROWSER, else the platform's opener. */
