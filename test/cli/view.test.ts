@@ -2,8 +2,8 @@
  * `svc view`: the live view of a local CLI session, served by its host on 127.0.0.1. The URL opened in a real
  * Chromium shows the session's selected tab (frames painted, the tab strip), a click through the view reaches
  * the session's page (checked with `svc eval`), the URL is the same on every `svc view` (one server per
- * session), a wrong token or another address is refused, a view-only URL ignores input, and `--open` hands
- * the URL to $BROWSER (a failure to open is a warning).
+ * session), a wrong token or another address is refused, a view-only URL ignores input, viewers are bounded,
+ * `--open` hands the URL to $BROWSER (a failure to open is a warning), and the view ends with the session.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -144,6 +144,23 @@ describe("svc view", () => {
     expect(await socketStatus(url)).toBe(101);
   });
 
+  it("at most 4 viewers at once: the 5th socket gets 429; a closed one frees its place", async () => {
+    const u = new URL(url);
+    const open = () =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`ws://${u.host}${u.pathname}/socket`);
+        ws.once("open", () => resolve(ws));
+        ws.once("error", reject);
+      });
+    const sockets = [await open(), await open(), await open(), await open()];
+    expect(await socketStatus(url)).toBe(429);
+    const closed = new Promise((r) => sockets[0]!.once("close", r));
+    sockets[0]!.close();
+    await closed;
+    await until(async () => (await socketStatus(url)) === 101, "a place to free");
+    for (const ws of sockets) ws.close();
+  });
+
   it("--open hands the URL to $BROWSER; an opener that fails is a warning and the URL is still printed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-view-open-"));
     const script = join(dir, "opener.sh");
@@ -160,5 +177,11 @@ describe("svc view", () => {
     expect(failed.stdout.trim()).toBe(url);
     expect(failed.stderr).toMatch(/^svc: warning: could not open a browser \(.*no-such-opener is not installed\); open the URL yourself\n$/);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the view ends with the session", async () => {
+    expect(await status(url)).toBe(200);
+    expect((await svc(["sessions", "end"], world.sb.env)).code).toBe(0);
+    await until(() => status(url).then(() => false, () => true), "the view's port to close");
   });
 });
