@@ -120,18 +120,32 @@ describe("svc view", () => {
     await view.close();
   });
 
-  it("a view-only URL shows the tab but ignores input", async () => {
-    const view = await openView(`${url}?interactive=false`);
-    expect(await view.locator("#ask-continue").isDisabled()).toBe(true);
+  it("a view-only URL shows the tab but ignores input; the same messages on an interactive socket act", async () => {
+    const page = await openView(`${url}?interactive=false`);
+    try {
+      expect(await page.locator("#ask-continue").isDisabled()).toBe(true);
+    } finally {
+      await page.close();
+    }
+    const box = await evalPage<{ x: number; y: number }>("(() => { const r = document.querySelector('#subscribe').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()");
     const before = await evalPage<boolean>("document.querySelector('#subscribe').checked");
-    const p = await viewPoint(view, "#subscribe");
-    await view.mouse.click(p.x, p.y);
-    // An interactive view's click after it lands; the view-only one must not have.
-    const live = await openView(url);
-    const q = await viewPoint(live, "#subscribe");
-    await live.mouse.click(q.x, q.y);
-    await until(async () => (await evalPage("document.querySelector('#subscribe').checked")) === !before, "the interactive click");
-    await Promise.all([view.close(), live.close()]);
+    /** Clicks the checkbox over a raw socket, then waits for the pong that follows every command it caused. */
+    const clickOver = async (query: string) => {
+      const u = new URL(url);
+      const ws = new WebSocket(`ws://${u.host}${u.pathname}/socket${query}`);
+      const got: Record<string, any>[] = [];
+      ws.on("message", (d, binary) => void (binary ? got.push({ type: "jpeg" }) : got.push(JSON.parse(String(d)))));
+      await new Promise((r, j) => ws.once("open", r).once("error", j));
+      await until(async () => got.some((m) => m.type === "frame"), "a frame");
+      for (const action of ["down", "up"]) ws.send(JSON.stringify({ type: "mouse", action, x: box.x, y: box.y, button: "left", clickCount: 1 }));
+      ws.send(JSON.stringify({ type: "ping", n: 7 }));
+      await until(async () => got.some((m) => m.type === "pong" && m.n === 7), "the pong");
+      ws.close();
+    };
+    await clickOver("?interactive=false");
+    expect(await evalPage("document.querySelector('#subscribe').checked")).toBe(before);
+    await clickOver("");
+    expect(await evalPage("document.querySelector('#subscribe').checked")).toBe(!before);
   });
 
   it("refuses a wrong token, another session's path and another Host", async () => {
@@ -152,7 +166,16 @@ describe("svc view", () => {
         ws.once("open", () => resolve(ws));
         ws.once("error", reject);
       });
-    const sockets = [await open(), await open(), await open(), await open()];
+    // Sockets of the tests before may still be closing: a place is waited for while they go.
+    const sockets: WebSocket[] = [];
+    await until(async () => {
+      try {
+        while (sockets.length < 4) sockets.push(await open());
+        return true;
+      } catch {
+        return false;
+      }
+    }, "4 places");
     expect(await socketStatus(url)).toBe(429);
     const closed = new Promise((r) => sockets[0]!.once("close", r));
     sockets[0]!.close();
@@ -177,6 +200,17 @@ describe("svc view", () => {
     expect(failed.stdout.trim()).toBe(url);
     expect(failed.stderr).toMatch(/^svc: warning: could not open a browser \(.*no-such-opener is not installed\); open the URL yourself\n$/);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("follows the session's selected tab (svc tabs new / select)", async () => {
+    const view = await openView(url);
+    await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Forms");
+    await ok("tabs", "new", world.server.url("clickable.html"));
+    await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Clickable", undefined, { timeout: 15_000 });
+    expect(await view.locator("#tabs button").count()).toBe(2);
+    await ok("tabs", "select", "1");
+    await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Forms", undefined, { timeout: 15_000 });
+    await view.close();
   });
 
   it("the view ends with the session", async () => {
