@@ -13,13 +13,13 @@
  */
 import { resolve } from "node:path";
 import type { AgentResultData, RunEvent } from "../src/index.js";
-import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";
+import { ServiceError, ServiceInvalidArgumentError, isCloud } from "../src/base.js";
 import type { Variables } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
 import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { createRecorder } from "./record.js";
-import { type LaunchFlags, type RunContext, type RunTarget, checkUrl, withLiveOrOneShot } from "./runtime.js";
+import { type LaunchFlags, type RunContext, type RunTarget, checkUrl, stateRoot, withLiveOrOneShot } from "./runtime.js";
 import { openSettings } from "./settings.js";
 import type { AgentScreen } from "./ui/start.js";
 
@@ -127,10 +127,19 @@ export async function agent(g: GlobalOptions, instruction: string, flags: AgentF
   const live = !g.json && !!process.stdout.isTTY;
   let view: AgentScreen | undefined;
   // The live view shows the question itself; otherwise it goes to stderr.
-  const asker = flags.askHuman ? (await import("./ask-human.js")).terminalAsker({ quiet: live }) : undefined;
+  const asker = flags.askHuman ? (await import("./ask-human.js")).terminalAsker({ quiet: live, say: (line) => view?.note(line) }) : undefined;
 
   const run = async ({ svc, session }: RunContext) => {
     screenshot = () => svc.page.screenshot();
+    // A local session's live view (`svc view`): its URL at the top of the terminal view, when its host serves one;
+    // with --ask-human, the question is asked there too.
+    if (session && !isCloud(session)) {
+      const { hostViewAsker, liveViewUrl } = await import("./view.js");
+      const root = stateRoot();
+      asker?.useView(hostViewAsker(root, session.id));
+      const viewUrl = view ? await liveViewUrl(root, session.id, false).catch(() => undefined) : undefined;
+      if (viewUrl) view?.note(`live view: ${viewUrl}`);
+    }
     const agentRunner = svc.agent({ model, ...(executionModel ? { executionModel } : {}), ...(flags.mode ? { mode: flags.mode as (typeof MODES)[number] } : {}) });
     const line = (doc: Record<string, unknown>) => process.stdout.write(`${JSON.stringify({ schemaVersion: SCHEMA_VERSION, ...doc })}\n`);
     agentRunner.subscribe((event) => {

@@ -1,15 +1,25 @@
 /**
  * `svc agent --ask-human`: the person at this terminal is the one the agent asks (the askHuman tool). The
  * question goes to stderr (the live view shows it too); a line on stdin — Enter alone, or a reply then Enter —
- * answers it. stdin ended (nothing piped, or piped and used up) means nobody can answer: the tool fails at once
- * with that reason instead of waiting out the timeout.
+ * answers it. On a local session whose host serves a live view (`svc view`), the question also shows there
+ * with a Continue button (the host's `ask` control, held open until a viewer presses it): the first answer,
+ * stdin's or the view's, wins, and the other is withdrawn. stdin ended (nothing piped, or piped and used up)
+ * with no view means nobody can answer: the tool fails at once with that reason instead of waiting out the timeout.
  */
 import { createInterface, type Interface } from "node:readline";
 import type { AskHumanHandler } from "../src/index.js";
 
-export function terminalAsker(options: { quiet: boolean }): { ask: AskHumanHandler; close(): void } {
+/** The session's live view as an asker: its URL (the view started if need be) and a question held there until answered. */
+export interface ViewAsker {
+  start(): Promise<string>;
+  /** Resolves with the reply once a viewer pressed Continue, or undefined when the question timed out or was withdrawn. */
+  ask(message: string, timeoutMs: number, signal: AbortSignal): Promise<{ reply?: string } | undefined>;
+}
+
+export function terminalAsker(options: { quiet: boolean; say?: (line: string) => void }): { ask: AskHumanHandler; close(): void; useView(view: ViewAsker): void } {
   let lines: Interface | undefined;
   let ended = false;
+  let view: ViewAsker | undefined;
   const waiting = new Set<(line: string | undefined) => void>();
   const open = () => {
     if (lines) return;
@@ -26,20 +36,42 @@ export function terminalAsker(options: { quiet: boolean }): { ask: AskHumanHandl
       waiting.clear();
     });
   };
-  const ask: AskHumanHandler = ({ message, timeoutMs, signal }) => {
+  const ask: AskHumanHandler = async ({ message, timeoutMs, signal }) => {
     open();
-    if (!options.quiet) process.stderr.write(`svc: the agent asks you: ${message}\n     press Enter when done, or type a reply and Enter (waiting up to ${Math.round(timeoutMs / 1000)} s)\n`);
-    if (ended) return Promise.reject(new Error("nobody can answer: stdin is closed"));
+    const url = view ? await view.start().catch(() => undefined) : undefined;
+    if (!options.quiet) {
+      const also = url ? `     or press Continue in the live view: ${url}\n` : "";
+      process.stderr.write(`svc: the agent asks you: ${message}\n     press Enter when done, or type a reply and Enter (waiting up to ${Math.round(timeoutMs / 1000)} s)\n${also}`);
+    } else if (url) options.say?.(`the agent's question is in the live view too (press Continue there): ${url}`);
+    if (ended && !url) throw new Error("nobody can answer: stdin is closed");
     return new Promise((resolve, reject) => {
+      let stdinOpen = !ended;
       const answer = (line: string | undefined) => {
+        if (line !== undefined) return finish({ reply: line });
+        stdinOpen = false;
+        // stdin ended: the view may still answer; with none, nobody can.
+        if (!url) finish(new Error("nobody can answer: stdin is closed"));
+      };
+      const finish = (r: { reply?: string } | Error) => {
+        waiting.delete(answer);
         signal.removeEventListener("abort", stop);
-        if (line === undefined) reject(new Error("nobody can answer: stdin is closed"));
-        else resolve({ reply: line });
+        if (r instanceof Error) reject(r);
+        else resolve(r);
       };
       const stop = () => waiting.delete(answer);
       signal.addEventListener("abort", stop, { once: true });
-      waiting.add(answer);
+      if (stdinOpen) waiting.add(answer);
+      if (url && view) {
+        view.ask(message, timeoutMs, signal).then(
+          (r) => {
+            if (r) finish(r);
+          },
+          () => {
+            if (!stdinOpen && !signal.aborted) finish(new Error("nobody can answer: stdin is closed and the live view did not take the question"));
+          },
+        );
+      }
     });
   };
-  return { ask, close: () => lines?.close() };
+  return { ask, close: () => lines?.close(), useView: (v) => (view = v) };
 }

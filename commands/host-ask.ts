@@ -22,12 +22,14 @@ export const CONTROL_LINE_BYTES = 12_000_000;
 /**
  * Sends a control request to the session's host and resolves with its answer; rejects when no host listens,
  * or it does not answer within `timeoutMs` (a reply longer than CONTROL_LINE_BYTES is a protocol error). `T` is
- * the control's result (host-control.ts), trusted as the host's own answer.
+ * the control's result (host-control.ts), trusted as the host's own answer. `signal` withdraws the request.
  */
-export function askHost<T = Record<string, unknown>>(root: string, id: string, control: HostControl, timeoutMs = 15_000): Promise<ControlReply<T>> {
+export function askHost<T = Record<string, unknown>>(root: string, id: string, control: HostControl, timeoutMs = 15_000, signal?: AbortSignal): Promise<ControlReply<T>> {
   const path = hostSocketPath(root, id);
   return new Promise((resolve, reject) => {
     if (!existsSync(path)) return reject(new Error("the session's host is not listening"));
+    // Aborted: the connection closes, which withdraws a control still waiting (host.ts).
+    if (signal?.aborted) return reject(new Error("the request to the session's host was withdrawn"));
     let buffer = "";
     const socket = connect(path);
     const fail = (why: string) => {
@@ -36,6 +38,7 @@ export function askHost<T = Record<string, unknown>>(root: string, id: string, c
       reject(new Error(why));
     };
     const timer = setTimeout(() => fail(`the session's host did not answer within ${timeoutMs / 1000} s`), timeoutMs);
+    signal?.addEventListener("abort", () => fail("the request to the session's host was withdrawn"), { once: true });
     socket.setEncoding("utf8");
     socket.on("error", (e) => fail(`the session's host is not listening (${(e as NodeJS.ErrnoException).code ?? e.message})`));
     socket.on("connect", () => socket.write(`${JSON.stringify(control)}\n`));

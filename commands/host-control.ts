@@ -13,6 +13,8 @@ export interface ControlContext {
   kept: KeptSession;
   id: string;
   root: string;
+  /** Aborted when the asker's connection closes (a long-pending control, `ask`, is withdrawn then). */
+  signal: AbortSignal;
 }
 
 interface ControlDef<S extends z.ZodObject<z.ZodRawShape>> {
@@ -43,6 +45,15 @@ const CONTROLS = {
   /** `svc har start`. */
   harStart: control(z.object({}), async (_args, ctx) => ctx.kept.network.harStart()),
   /** `svc har stop FILE` (an absolute path, checked by the command and again here). */
+  /** `svc view`: the live view's URL (started first when `start`), and how many watch it. */
+  view: control(z.object({ start: z.boolean() }), async ({ start }, ctx) => {
+    if (start) await ctx.kept.view.start();
+    return { ...(ctx.kept.view.url !== undefined ? { url: ctx.kept.view.url } : {}), viewers: ctx.kept.view.viewers };
+  }),
+  /** `svc agent --ask-human`: the question in the live view; answered once a viewer presses Continue (or `answered: false` at the timeout). */
+  ask: control(z.object({ message: z.string().min(1).max(2000), timeoutMs: z.number().int().min(1000).max(3_600_000) }), async ({ message, timeoutMs }, ctx) => ({
+    ...(await ctx.kept.view.ask(message, timeoutMs, ctx.signal)),
+  })),
   harStop: control(z.object({ file: z.string().min(1).max(4096), version: z.string().max(100) }), async ({ file, version }, ctx) => ({ ...(await ctx.kept.network.harStop(file, { name: "svc", version })) })),
 } satisfies Record<string, ControlDef<z.ZodObject<z.ZodRawShape>>>;
 

@@ -20,6 +20,7 @@ import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/b
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
 import { HostNetwork } from "./host-network.js";
+import { HostView } from "./host-view.js";
 import { PageLogRecorder } from "./host-page-log.js";
 
 /** How long a running command has to answer a dialog itself. */
@@ -27,13 +28,14 @@ const YIELD_MS = 300;
 /** The longest a new tab waits, paused, for this keeper to watch it. */
 const RESUME_BOUND_MS = 2000;
 
-/** The keeper's connection (it closes when Chrome ends), the session's emulation and routes it applies, its network log, its trace. */
+/** The keeper's connection (it closes when Chrome ends), the session's emulation and routes it applies, its network log, its trace, its live view (`svc view`, started on demand). */
 export interface KeptSession {
   connection: CdpConnection;
   emulation: HostEmulation;
   fetch: HostFetch;
   network: HostNetwork;
   trace: BrowserTrace;
+  view: HostView;
 }
 
 /**
@@ -66,7 +68,8 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   });
   const pageLog = new PageLogRecorder({ id: record.id, root });
   const network = new HostNetwork({ id: record.id, root });
-  connection.onClose(() => (pageLog.close(), network.close()));
+  const view = new HostView({ record, root });
+  connection.onClose(() => (pageLog.close(), network.close(), void view.close()));
   const enabling: Promise<unknown>[] = [];
   const pages = new Map<string, CdpSession>();
   connection.root.on("Target.attachedToTarget", (e) => {
@@ -97,5 +100,5 @@ export async function keepSession(record: SessionRecord, root: string, proxyCred
   await connection.root.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
   await Promise.all(enabling);
   if (record.downloadsDir) await DownloadWatcher.start(connection.root, record.downloadsDir).catch(() => {});
-  return { connection, emulation, fetch, network, trace: new BrowserTrace({ root: connection.root, pages: () => pages.values() }) };
+  return { connection, emulation, fetch, network, trace: new BrowserTrace({ root: connection.root, pages: () => pages.values() }), view };
 }

@@ -164,7 +164,10 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   const answerControl = (control: ParsedControl, socket: Socket) => {
     const reply = (f: object) => socket.end(`${JSON.stringify(f)}\n`);
     if (!kept) return reply({ t: "error", message: "the session is not ready" });
-    void runControl(control, { kept, id, root }).then(reply);
+    // A control that waits for a person (`ask`) is withdrawn when its asker goes away.
+    const gone = new AbortController();
+    socket.once("close", () => gone.abort());
+    void runControl(control, { kept, id, root, signal: gone.signal }).then(reply);
   };
 
   const server = createServer((socket) => {

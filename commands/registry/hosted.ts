@@ -10,11 +10,11 @@ export const HOSTED: ReadonlySet<string> = new Set([
   "snapshot", "click", "dblclick", "hover", "focus", "fill", "type", "press", "select", "check", "uncheck", "scroll", "drag", "upload",
   "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot", "pdf", "console", "errors", "set", "is", "find", "scrollintoview", "keyboard", "mouse",
   "network route", "network unroute", "network routes", "trace start", "trace stop",
-  "network requests", "network request", "har start", "har stop",
+  "network requests", "network request", "har start", "har stop", "view",
 ]);
 
-/** The environment a command may read besides SVC_*: sent with each request, applied by the host while it runs. */
-const FORWARDED = new Set(["NO_COLOR", "FORCE_COLOR", "COLUMNS", "CHROME_PATH", "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "TZ"]);
+/** The environment a command may read besides SVC_*: sent with each request, applied by the host while it runs (the display and BROWSER: `svc view --open`). */
+const FORWARDED = new Set(["NO_COLOR", "FORCE_COLOR", "COLUMNS", "CHROME_PATH", "HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "TZ", "BROWSER", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS"]);
 
 /** Whether a host request may carry (and the host apply) this variable. */
 export function isForwardedEnv(name: string): boolean {

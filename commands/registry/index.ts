@@ -21,7 +21,7 @@ export const GROUPS: readonly GroupDecl[] = [...SESSION_GROUPS, ...NETWORK_GROUP
 
 /** Where `svc --help` lists each top-level command (the order of a user's day: session, page, model, records, server). */
 const HELP_ORDER = [
-  "sessions", "connect", "state", "set", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot",
+  "sessions", "connect", "view", "state", "set", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot",
   ...VERB_COMMANDS.map((v) => v.name), "get", ...INSPECT_COMMANDS.map((c) => c.name), "screenshot", "pdf", "console", "errors", "network", "har", "trace", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init",
 ];
 const rank = (c: CommandDecl) => {

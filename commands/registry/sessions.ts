@@ -50,6 +50,15 @@ export const SESSION_COMMANDS = [
     examples: ["svc sessions end", "svc sessions end --all"],
     run: async (c, [id], o) => (await import("../sessions.js")).end(c.globals, id as string | undefined, o),
   }),
+  command({
+    name: "view",
+    description: "print the URL of the session's live view (its selected tab streamed; your clicks and keys go to it), served by the session on 127.0.0.1 with a per-session token",
+    options: { open: flag("--open", "also open it in the default browser ($BROWSER, else xdg-open/open); a failure to is a warning") },
+    examples: ["svc view", "svc view --open", "svc --json view"],
+    helpAfter: "Append ?interactive=false to the URL for a view-only page. The URL is a capability: whoever has it can drive the session's tab.",
+    hosted: true,
+    run: async (c, _a, o) => (await import("../view.js")).view(c.globals, o),
+  }),
   // Saved logins (commands/state.ts).
   command({
     name: "state save",

@@ -17,6 +17,8 @@ export interface AgentScreen {
   onEvent(event: RunEvent): void;
   /** What happens before the first step. */
   status(text: string): void;
+  /** A line above the live part (the session's live view URL). */
+  note(line: string): void;
   /** The last frame (no spinner) and the terminal given back; stderr is written directly again. */
   close(): Promise<void>;
 }
@@ -79,6 +81,11 @@ export function startAgentScreen(initialStatus = "starting…"): AgentScreen {
       status = text;
       if (view) view.status(text);
       else if (!closed) process.stdout.write(ERASE_LINE + text);
+    },
+    note(line) {
+      if (closed) return;
+      if (view) view.writeAbove(`${line}\n`);
+      else process.stdout.write(`${ERASE_LINE}${line}\n${status}`);
     },
     async close() {
       if (closed) return;

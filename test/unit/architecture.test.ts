@@ -75,7 +75,7 @@ function layerViolation(from: string, to: string): string | undefined {
  * What commands/ may import from src/: the library's entry points (public, internal, and base: the light part,
  * errors and the state directory, that loads no browser or model code), and the entries of the faces it starts.
  */
-const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src/server/index.ts", "src/mcp/index.ts"];
+const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src/server/index.ts", "src/server/live/index.ts", "src/mcp/index.ts"];
 /**
  * The files loaded before any command is known, which must stay cheap to load (the entry points load the whole
  * library, ~300 ms more): bin/svc.js's client of a session host, and the serve flags main.ts registers on

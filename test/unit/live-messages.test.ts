@@ -23,6 +23,8 @@ describe("live view messages", () => {
       { type: "history", action: "back" },
       { type: "tab", id: "ABC123" },
       { type: "ping", n: 3 },
+      { type: "answer", id: "q1" },
+      { type: "answer", id: "q1", reply: "done" },
     ]) {
       expect(reason(m), JSON.stringify(m)).toBe("ok");
     }
@@ -39,9 +41,11 @@ describe("live view messages", () => {
     expect(reason({ type: "navigate", url: "x".repeat(5000) })).toMatch(/^message\.url: /);
     expect(reason({ type: "ack", extra: 1 })).toBe(`message: unknown option "extra"`);
     expect(reason({ type: "size", width: 0, height: 10 })).toMatch(/^message\.width: /);
+    expect(reason({ type: "answer", id: "q1", reply: "x".repeat(1001) })).toMatch(/^message\.reply: /);
+    expect(reason({ type: "answer", id: "" })).toMatch(/^message\.id: /);
   });
 
-  it("counts every message that acts on the page as input (a view-only socket ignores them)", () => {
-    expect([...INPUT_TYPES].sort()).toEqual(["history", "key", "mouse", "navigate", "tab"]);
+  it("counts every message that acts on the page or answers for the person as input (a view-only socket ignores them)", () => {
+    expect([...INPUT_TYPES].sort()).toEqual(["answer", "history", "key", "mouse", "navigate", "tab"]);
   });
 });

@@ -27,6 +27,9 @@ export const LIVE_LIMITS = {
   maxPendingCommands: 64,
 } as const;
 
+/** The longest reply a person may type under a question. */
+export const LIVE_REPLY_CHARS = 1000;
+
 const coord = z.number().finite().min(-100_000).max(100_000);
 const modifiers = z.number().int().min(0).max(15).optional();
 
@@ -63,6 +66,8 @@ export const ViewerMessageSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("navigate"), url: z.string().min(1).max(4096) }),
   z.strictObject({ type: z.literal("history"), action: z.enum(["back", "forward", "reload"]) }),
   z.strictObject({ type: z.literal("tab"), id: z.string().min(1).max(128) }),
+  /** The person pressed Continue on a question the session asked (`ask` below); an optional reply. */
+  z.strictObject({ type: z.literal("answer"), id: z.string().min(1).max(64), reply: z.string().max(LIVE_REPLY_CHARS).optional() }),
   /** Answered with a pong once every command the earlier messages sent the tab was answered by Chrome. */
   z.strictObject({ type: z.literal("ping"), n: z.number().int().min(0).max(2 ** 31) }),
 ]);
@@ -72,7 +77,7 @@ export type MouseMessage = z.infer<typeof Mouse>;
 export type KeyMessage = z.infer<typeof Key>;
 
 /** Message types that act on the page (a view-only socket ignores them). */
-export const INPUT_TYPES: ReadonlySet<ViewerMessage["type"]> = new Set(["mouse", "key", "navigate", "history", "tab"]);
+export const INPUT_TYPES: ReadonlySet<ViewerMessage["type"]> = new Set(["mouse", "key", "navigate", "history", "tab", "answer"]);
 
 /** A viewer message, or the one-line reason it is refused. */
 export function parseViewerMessage(data: Buffer | string): { ok: true; message: ViewerMessage } | { ok: false; reason: string } {
@@ -99,5 +104,9 @@ export type ServerMessage =
   | { type: "frame"; width: number; height: number; offsetTop: number; pageScaleFactor: number }
   | { type: "tabs"; tabs: LiveTab[]; selected: string | undefined }
   | { type: "pong"; n: number }
+  /** A question for the person watching (a CLI agent's askHuman): shown with a Continue button until `asked`. */
+  | { type: "ask"; id: string; message: string; timeoutMs: number }
+  /** The question is settled (answered here or elsewhere, timed out or withdrawn): its banner goes. */
+  | { type: "asked"; id: string }
   | { type: "error"; message: string }
   | { type: "ended"; status: string };

@@ -10,6 +10,7 @@ import { unixWsEndpoint } from "../../util/devtools-socket.js";
 import { MAX_CDP_MESSAGE } from "../cdp/relay.js";
 import type { ClientVerdict, TenantCdpFilter } from "../cdp/filter.js";
 import { LIVE_LIMITS } from "./messages.js";
+import type { LiveTabLink } from "./source.js";
 
 type Params = Record<string, unknown>;
 type EventListener = (method: string, params: Params) => void;
@@ -24,7 +25,7 @@ export interface PageCdpOptions {
   onClose: () => void;
 }
 
-export class PageCdp {
+export class PageCdp implements LiveTabLink {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: Params) => void; reject: (e: Error) => void }>();
   private closed = false;

@@ -4,7 +4,8 @@
  * `[data-svc-live]` image and acknowledges it once painted, and forwards the person's mouse (moves
  * throttled), wheel, keys and navigation in the page's CSS pixels (scaled from the frame's metadata).
  * In a view-only page (`?interactive=false`) nothing is sent but acks and the size; the server ignores
- * input on such a socket anyway.
+ * input on such a socket anyway. A question (`ask`) shows in the banner until it is settled (`asked`);
+ * Continue sends the `answer`.
  */
 export const LIVE_SCRIPT = String.raw`(() => {
   "use strict";
@@ -38,6 +39,8 @@ export const LIVE_SCRIPT = String.raw`(() => {
     if (m.type === "frame") nextMeta = m;
     else if (m.type === "tabs") renderTabs(m.tabs, m.selected);
     else if (m.type === "error") show(m.message);
+    else if (m.type === "ask") { asks.set(m.id, m.message); renderAsk(); }
+    else if (m.type === "asked") { asks.delete(m.id); renderAsk(); }
     else if (m.type === "ended") {
       document.body.dataset.ended = m.status;
       show("The session ended (" + m.status + "). ");
@@ -66,6 +69,25 @@ export const LIVE_SCRIPT = String.raw`(() => {
     screen.onerror = () => send({ type: "ack" });
     screen.src = objectUrl;
   }
+
+  /** The oldest open question, in the banner; Continue answers it (the reply field is optional). */
+  const asks = new Map(), askEl = $("ask"), askReply = $("ask-reply");
+  function renderAsk() {
+    const first = asks.entries().next().value;
+    askEl.hidden = !first;
+    askEl.dataset.ask = first ? first[0] : "";
+    $("ask-message").textContent = first ? "The agent asks you: " + first[1] : "";
+    document.body.dataset.asking = first ? "true" : "";
+  }
+  askEl.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const id = askEl.dataset.ask;
+    if (!id) return;
+    const reply = askReply.value.trim();
+    input({ type: "answer", id, ...(reply ? { reply: reply.slice(0, 1000) } : {}) });
+    askReply.value = "";
+    box.focus();
+  });
 
   function renderTabs(tabs, sel) {
     selected = sel;

@@ -16,6 +16,7 @@ import type { TenantHooks } from "../cdp/proxy.js";
 import { sessionDownloadsDir } from "../features/recorder-downloads.js";
 import type { PlatformSessions } from "../platform/chrome-sessions.js";
 import { LIVE_LIMITS } from "./messages.js";
+import { socketSource } from "./socket-source.js";
 import { LiveViewer } from "./viewer.js";
 
 /** What a live view token is derived for (PlatformSessions.derivedToken). */
@@ -64,11 +65,13 @@ export function liveSocketHandler(deps: LiveSocketDeps): LiveUpgrade {
     wss.handleUpgrade(req, socket, head, (ws) => {
       const viewer = new LiveViewer({
         socket: ws,
-        socketPath,
+        source: socketSource({
+          socketPath,
+          tabAllowed: (id) => !places || (places.known(id) && places.refusal(id) === undefined),
+          filterFor: (id) => (filtered ? new TenantCdpFilter({ ownExtensions: () => deps.tenants.ownExtensions(session.id), downloadPath: sessionDownloadsDir(deps.config, session), places, pageTarget: id }) : undefined),
+        }),
         interactive,
         tab,
-        tabAllowed: (id) => !places || (places.known(id) && places.refusal(id) === undefined),
-        filterFor: (id) => (filtered ? new TenantCdpFilter({ ownExtensions: () => deps.tenants.ownExtensions(session.id), downloadPath: sessionDownloadsDir(deps.config, session), places, pageTarget: id }) : undefined),
         log: deps.log,
       });
       const unsubscribe = deps.platform.onEnded(session.id, (s) => viewer.ended(s.status));

@@ -1,29 +1,27 @@
 /**
  * One live view viewer: its WebSocket on one side, the selected tab of its session's Chrome on the other
- * (live/page-cdp.ts). The tab's screen is streamed with Page.startScreencast; a frame goes to the viewer
+ * (a link of its own from the live source, live/source.ts: `svc serve`'s or a CLI session host's). The tab's screen is streamed with Page.startScreencast; a frame goes to the viewer
  * only when the viewer acknowledged the one before (it says so once it painted it), and Chrome's frame is
  * acknowledged (Page.screencastFrameAck) only then, so a slow viewer slows Chrome's capture instead of
  * queueing frames: while the viewer is busy the newest frame waits in one slot, an older one there is dropped.
- * The tab list (titles, URLs) is read from Chrome's /json/list after navigations and every
- * LIVE_LIMITS.tabsRefreshMs. A view-only viewer's input messages are ignored here, whatever the page sends.
+ * The tab list (titles, URLs) is read from the source after navigations and every
+ * LIVE_LIMITS.tabsRefreshMs; when the source names a preferred tab (the one a CLI session's commands drive),
+ * the view starts there and follows it when it changes. A question the session asks (`notify` an `ask`) is
+ * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
  */
 import type { WebSocket } from "ws";
-import { devtoolsJson } from "../../util/devtools-socket.js";
-import type { TenantCdpFilter } from "../cdp/filter.js";
-import { PageCdp } from "./page-cdp.js";
+import type { LiveSource, LiveTabLink } from "./source.js";
 import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
 
 export interface LiveViewerOptions {
   socket: WebSocket;
-  /** The unix socket of the session's Chrome (its DevTools endpoint). */
-  socketPath: string;
+  /** The session's browser: its tabs, and a connection to one (live/source.ts). */
+  source: LiveSource;
   interactive: boolean;
   /** The tab asked for in the URL (`?tab=`), if any. */
   tab: string | undefined;
-  /** Whether the tenant may drive tab `id` (isolated servers ask svc's target watch). */
-  tabAllowed: (id: string) => boolean;
-  /** A tenant filter for a connection to tab `id` (isolated servers), else undefined. */
-  filterFor: (id: string) => TenantCdpFilter | undefined;
+  /** The person pressed Continue on question `id` (an interactive viewer only); none: questions are not asked here. */
+  answer?: (id: string, reply: string | undefined) => void;
   log: (line: string) => void;
 }
 
@@ -36,7 +34,9 @@ interface Frame {
 const MOUSE_TYPES = { move: "mouseMoved", down: "mousePressed", up: "mouseReleased", wheel: "mouseWheel" } as const;
 
 export class LiveViewer {
-  private page: PageCdp | undefined;
+  private page: LiveTabLink | undefined;
+  /** The source's preferred tab when last seen (the view follows it when it changes). */
+  private preferred: string | undefined;
   /** The tab being attached to, until it is. */
   private selecting: string | undefined;
   private tabs: LiveTab[] = [];
@@ -66,8 +66,9 @@ export class LiveViewer {
   /** Sends the greeting, reads the tabs and attaches to the asked one (or the first). */
   async start(): Promise<void> {
     this.send({ type: "hello", interactive: this.o.interactive, limits: { maxMessagesPerSecond: LIVE_LIMITS.maxMessagesPerSecond } });
+    this.preferred = this.o.source.preferred?.();
     await this.refreshTabs();
-    const first = this.tabs.find((t) => t.id === this.o.tab) ?? this.tabs[0];
+    const first = this.tabs.find((t) => t.id === this.o.tab) ?? this.tabs.find((t) => t.id === this.preferred) ?? this.tabs[0];
     if (first) await this.select(first.id);
   }
 
@@ -84,6 +85,11 @@ export class LiveViewer {
     clearInterval(this.timer);
     this.page?.close();
     this.page = undefined;
+  }
+
+  /** Sends the viewer a message of the session's (a question, its end). */
+  notify(m: ServerMessage): void {
+    this.send(m);
   }
 
   private send(m: ServerMessage): void {
@@ -126,6 +132,9 @@ export class LiveViewer {
       case "ping":
         await page?.settled();
         return this.send({ type: "pong", n: m.n });
+      case "answer":
+        if (!this.o.answer) throw new Error("answer: no question is waiting here");
+        return this.o.answer(m.id, m.reply);
       case "tab":
         if (!this.tabs.some((t) => t.id === m.id)) throw new Error("tab: no such tab in this session");
         return this.select(m.id);
@@ -138,13 +147,13 @@ export class LiveViewer {
     }
   }
 
-  private async navigate(page: PageCdp, raw: string): Promise<void> {
+  private async navigate(page: LiveTabLink, raw: string): Promise<void> {
     const url = /^[a-z][a-z0-9+.-]*:/i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
     const r = await page.send("Page.navigate", { url });
     if (typeof r.errorText === "string" && r.errorText) throw new Error(`navigation to ${url.slice(0, 200)} failed: ${r.errorText}`);
   }
 
-  private async history(page: PageCdp, action: "back" | "forward" | "reload"): Promise<void> {
+  private async history(page: LiveTabLink, action: "back" | "forward" | "reload"): Promise<void> {
     if (action === "reload") return void (await page.send("Page.reload"));
     const h = (await page.send("Page.getNavigationHistory")) as { currentIndex?: number; entries?: { id: number }[] };
     const entry = h.entries?.[(h.currentIndex ?? 0) + (action === "back" ? -1 : 1)];
@@ -160,10 +169,7 @@ export class LiveViewer {
     old?.close();
     this.held = undefined;
     this.owed = [];
-    const page = await PageCdp.open({
-      socketPath: this.o.socketPath,
-      targetId: id,
-      filter: this.o.filterFor(id),
+    const page: LiveTabLink = await this.o.source.open(id, {
       onEvent: (method, params) => this.onEvent(page, method, params),
       onClose: () => {
         if (this.page !== page) return;
@@ -184,14 +190,14 @@ export class LiveViewer {
     await this.startScreencast(page);
   }
 
-  private async startScreencast(page: PageCdp): Promise<void> {
+  private async startScreencast(page: LiveTabLink): Promise<void> {
     await page.send("Page.stopScreencast").catch(() => {});
     this.owed = [];
     this.held = undefined;
     await page.send("Page.startScreencast", { format: "jpeg", quality: LIVE_LIMITS.jpegQuality, maxWidth: this.size.width, maxHeight: this.size.height, everyNthFrame: 1 });
   }
 
-  private onEvent(page: PageCdp, method: string, params: Record<string, unknown>): void {
+  private onEvent(page: LiveTabLink, method: string, params: Record<string, unknown>): void {
     if (page !== this.page) return;
     if (method === "Page.screencastFrame") return this.onFrame(params as unknown as Frame);
     const mainFrame = method === "Page.frameNavigated" && !(params.frame as { parentId?: string } | undefined)?.parentId;
@@ -230,18 +236,16 @@ export class LiveViewer {
 
   private async refreshTabs(): Promise<void> {
     if (this.closed) return;
-    let list: unknown;
-    try {
-      list = (await devtoolsJson(this.o.socketPath, "/json/list", { timeoutMs: 5000 })).body;
-    } catch {
-      return;
-    }
-    if (this.closed || !Array.isArray(list)) return;
-    this.tabs = (list as { id?: unknown; type?: unknown; title?: unknown; url?: unknown }[])
-      .filter((t) => t.type === "page" && typeof t.id === "string" && this.o.tabAllowed(t.id))
-      .slice(0, 100)
-      .map((t) => ({ id: String(t.id), title: String(t.title ?? "").slice(0, 300), url: String(t.url ?? "").slice(0, 2000) }));
+    const tabs = await this.o.source.tabs();
+    if (this.closed || !tabs) return;
+    this.tabs = tabs;
     this.sendTabs(false);
+    // The session's own commands moved to another tab (`svc tabs select`, a tab the page opened): the view follows.
+    const preferred = this.o.source.preferred?.();
+    if (preferred !== this.preferred) {
+      this.preferred = preferred;
+      if (preferred !== undefined && tabs.some((t) => t.id === preferred)) return void (await this.select(preferred).catch(() => {}));
+    }
     if (!this.page && !this.selecting && this.tabs[0]) await this.select(this.tabs[0].id).catch(() => {});
   }
 

@@ -1,0 +1,91 @@
+/**
+ * `svc view [--open]`: the live view of the current local session — its selected tab's screen, streamed, and
+ * a person's mouse and keys forwarded — served by the session's host on 127.0.0.1 (commands/host-view.ts;
+ * started on the first `svc view`, then kept for the session) with a random per-session token in the URL.
+ * Prints the URL (`--json`: {session, url}) and exits; `--open` also opens it in the default browser
+ * ($BROWSER, else xdg-open / open / start): failing to is a warning, the URL is still printed.
+ */
+import { spawn } from "node:child_process";
+import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";
+import type { ViewAsker } from "./ask-human.js";
+import { askHost } from "./host-ask.js";
+import type { GlobalOptions } from "./output.js";
+import { output, stateRoot } from "./runtime.js";
+import { resolveSession } from "./session-lookup.js";
+
+/** How long the opener may take to say it failed (it usually hands the URL over and exits at once). */
+const OPEN_WAIT_MS = 5000;
+
+/** The session's live view URL, started by its host when `start` (else undefined when it has none yet). */
+export async function liveViewUrl(root: string, sessionId: string, start: boolean): Promise<string | undefined> {
+  const reply = await askHost<{ url?: string }>(root, sessionId, { control: "view", start }).catch((e: unknown) => {
+    throw new ServiceStateError(`session ${sessionId} has no live view: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
+  });
+  if (reply.t === "error") throw new ServiceStateError(`session ${sessionId}'s host could not start its live view: ${reply.message}`);
+  return reply.url;
+}
+
+/** `svc agent --ask-human`'s way to ask in the session's live view (the host's `ask` control, withdrawn with `signal`). */
+export function hostViewAsker(root: string, sessionId: string): ViewAsker {
+  return {
+    async start() {
+      const url = await liveViewUrl(root, sessionId, true);
+      if (url === undefined) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
+      return url;
+    },
+    async ask(message, timeoutMs, signal) {
+      // The host ends the question at timeoutMs itself; the margin covers a slow answer.
+      const r = await askHost<{ answered: boolean; reply?: string }>(root, sessionId, { control: "ask", message: message.slice(0, 2000), timeoutMs: Math.max(1000, Math.min(3_600_000, timeoutMs)) }, timeoutMs + 10_000, signal);
+      if (r.t === "error") throw new Error(r.message);
+      return r.answered ? { ...(typeof r.reply === "string" ? { reply: r.reply } : {}) } : undefined;
+    },
+  };
+}
+
+/** The command that opens a URL in the default browser: $BROWSER, else the platform's opener. */
+function opener(url: string): [string, string[]] {
+  const browser = process.env.BROWSER?.trim();
+  if (browser) return [browser, [url]];
+  if (process.platform === "darwin") return ["open", [url]];
+  if (process.platform === "win32") return ["cmd", ["/c", "start", '""', url]];
+  return ["xdg-open", [url]];
+}
+
+/** Opens `url`; resolves with why it failed, or undefined once the opener took it (exit 0, or still running). */
+export function openInBrowser(url: string): Promise<string | undefined> {
+  const [cmd, args] = opener(url);
+  return new Promise((resolve) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(cmd, args, { stdio: "ignore", detached: true });
+    } catch (e) {
+      return resolve(`${cmd}: ${(e as Error).message}`);
+    }
+    const timer = setTimeout(() => {
+      child.unref();
+      resolve(undefined);
+    }, OPEN_WAIT_MS);
+    child.once("error", (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(e.code === "ENOENT" ? `${cmd} is not installed` : `${cmd}: ${e.message}`);
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? undefined : `${cmd} exited with ${code ?? signal}`);
+    });
+  });
+}
+
+export async function view(g: GlobalOptions, opts: { open?: boolean }): Promise<void> {
+  const out = output(g);
+  const root = stateRoot();
+  const session = touchSession(await resolveSession(root, g.session), root);
+  if (isCloud(session)) throw new ServiceInvalidArgumentError("svc view shows a local session; a cloud session's live view is the platform's (its debuggerFullscreenUrl)", { hint: "svc sessions start (local), or --session ID" });
+  const url = await liveViewUrl(root, session.id, true);
+  if (url === undefined) throw new ServiceStateError(`session ${session.id}'s host started no live view`);
+  if (opts.open) {
+    const failed = await openInBrowser(url);
+    if (failed) process.stderr.write(`svc: warning: could not open a browser (${failed}); open the URL yourself\n`);
+  }
+  out.result({ session: session.id, url }, () => [url]);
+}
