@@ -6,19 +6,24 @@
  * svc process, of the session's Chrome (all its processes) and of the viewer's Chromium; then the same with
  * no viewer (the cost of the session alone) and with the view on a static page.
  *
- *   npm run build && node --import tsx bench/live-view.ts
+ * A section of `npm run bench` (bench/run.ts; alone: `BENCH_ONLY=live npm run bench`): its figures land in
+ * bench/results.json (`live`) and bench/results.md with the others.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import type { TargetSummary } from "./act-model.js";
+import { round } from "./stats.js";
 import { CHROME } from "./tool.js";
 
 const SECONDS = Math.max(1, Number(process.env.BENCH_LIVE_SECONDS ?? 10));
 const KEY = "bench-live-key-0001";
 const TICKS = 100; // USER_HZ on Linux
+const BIN = fileURLToPath(new URL("../bin/svc.js", import.meta.url));
 const ANIMATED = `data:text/html,${encodeURIComponent(
   `<title>animated</title><body style="margin:0;font:40px sans-serif"><div id=n></div><div id=b style="position:absolute;width:80px;height:80px;background:teal"></div><script>let i=0;(function f(){i++;n.textContent=i;b.style.left=(i*4%1000)+"px";b.style.top=(100+(i%200))+"px";requestAnimationFrame(f)})()</script>`,
 )}`;
@@ -59,9 +64,30 @@ async function ticks(pids: number[]): Promise<number> {
   return total;
 }
 
-async function main(): Promise<void> {
+export interface LiveRow {
+  label: string;
+  viewer: boolean;
+  /** Frames the viewer painted per second (with a viewer). */
+  fps?: number;
+  /** Percent of one core over the window. */
+  cpu: { svc: number; chrome: number; viewer?: number };
+}
+export interface LiveViewResult {
+  date: string;
+  seconds: number;
+  cores: number;
+  viewport: string;
+  loadAverage: { start: number; end: number };
+  rows: LiveRow[];
+}
+
+const VIEWPORT = { width: 1280, height: 800 };
+
+export async function benchLiveView(): Promise<LiveViewResult> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-live-"));
-  const svc = spawn(process.execPath, ["bin/svc.js", "serve", "--port", "0", "--isolate", "--api-key", KEY, "--warm-browsers", "0", "--cache-dir", join(dir, "cache"), "--data-dir", join(dir, "data")], {
+  const load = { start: round(loadavg()[0]!, 1), end: NaN };
+  const rows: LiveRow[] = [];
+  const svc = spawn(process.execPath, [BIN, "serve", "--port", "0", "--isolate", "--api-key", KEY, "--warm-browsers", "0", "--cache-dir", join(dir, "cache"), "--data-dir", join(dir, "data")], {
     env: { ...process.env, SVC_STATE_DIR: join(dir, "state"), CHROME_PATH: CHROME },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -85,7 +111,7 @@ async function main(): Promise<void> {
     const page = cdp.contexts()[0]!.pages()[0] ?? (await cdp.contexts()[0]!.newPage());
     const debug = await api("GET", `/v1/sessions/${session.id}/debug`);
     const measure = async (label: string, withViewer: boolean) => {
-      const view = withViewer ? await viewer.newPage({ viewport: { width: 1280, height: 800 } }) : undefined;
+      const view = withViewer ? await viewer.newPage({ viewport: VIEWPORT }) : undefined;
       if (view) {
         await view.goto(debug.debuggerFullscreenUrl as string);
         await view.waitForSelector("img[data-svc-live][data-frames]", { timeout: 30_000 });
@@ -94,18 +120,20 @@ async function main(): Promise<void> {
       const svcPids = [svc.pid!];
       const svcTree = await tree(svc.pid!);
       const chromePids = svcTree.filter((p) => p !== svc.pid);
-      // This process's other descendants: the viewer's Chromium (Playwright runs in this process).
+      // This process's other descendants: the viewer's Chromium (Playwright runs in this process; the sections
+      // before this one have closed their browsers).
       const viewerPids = (await tree(process.pid)).filter((p) => p !== process.pid && !svcTree.includes(p));
       const before = { f: await frames(), s: await ticks(svcPids), c: await ticks(chromePids), v: await ticks(viewerPids), t: performance.now() };
       await new Promise((r) => setTimeout(r, SECONDS * 1000));
       const after = { f: await frames(), s: await ticks(svcPids), c: await ticks(chromePids), v: await ticks(viewerPids), t: performance.now() };
       const s = (after.t - before.t) / 1000;
-      const pct = (d: number) => `${((d / TICKS / s) * 100).toFixed(0)}%`;
-      console.log(`| ${label} | ${withViewer ? ((after.f - before.f) / s).toFixed(1) : "–"} | ${pct(after.s - before.s)} | ${pct(after.c - before.c)} | ${withViewer ? pct(after.v - before.v) : "–"} |`);
+      const pct = (d: number) => round((d / TICKS / s) * 100, 1);
+      const cpu = { svc: pct(after.s - before.s), chrome: pct(after.c - before.c), ...(withViewer ? { viewer: pct(after.v - before.v) } : {}) };
+      const row: LiveRow = { label, viewer: withViewer, cpu, ...(withViewer ? { fps: round((after.f - before.f) / s, 1) } : {}) };
+      rows.push(row);
+      process.stderr.write(`  ${label}: ${row.fps ?? "–"} frames/s; CPU svc ${row.cpu.svc}%, Chrome ${row.cpu.chrome}%, viewer ${row.cpu.viewer ?? "–"}%\n`);
       await view?.close();
     };
-    console.log(`live view stream cost over ${SECONDS} s (CPU: percent of one core; ${(await import("node:os")).cpus().length} cores, shared)\n`);
-    console.log("| page, viewers | frames/s painted | svc serve | session Chrome | viewer Chromium |\n|---|---|---|---|---|");
     await page.goto(ANIMATED);
     await measure("animated, no viewer", false);
     await measure("animated, 1 viewer", true);
@@ -119,6 +147,26 @@ async function main(): Promise<void> {
     await new Promise((r) => svc.once("exit", r));
     rmSync(dir, { recursive: true, force: true });
   }
+  load.end = round(loadavg()[0]!, 1);
+  return { date: new Date().toISOString(), seconds: SECONDS, cores: cpus().length, viewport: `${VIEWPORT.width}×${VIEWPORT.height}`, loadAverage: load, rows };
 }
 
-await main();
+/** The markdown of the live view's figures, in bench/results.md's style, and its target row. */
+export function liveViewTables(res: LiveViewResult): { md: string; targets: TargetSummary[] } {
+  const pct = (x: number | undefined) => (x === undefined ? "–" : `${x.toFixed(0)}%`);
+  const lines = [
+    `**Live view stream** — \`svc serve --isolate\` as built (its own process), one session, the live view opened in a headless Chromium at ${res.viewport}; over ${res.seconds} s each: frames the viewer painted per second, CPU in percent of one core (${res.cores} cores, shared; 1-minute load average ${res.loadAverage.start} at the start, ${res.loadAverage.end} at the end). Measured ${res.date.slice(0, 10)}`,
+    "",
+    "| page, viewers | frames/s painted | svc serve | session Chrome | viewer Chromium |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...res.rows.map((r) => `| ${r.label} | ${r.fps === undefined ? "–" : r.fps.toFixed(1)} | ${pct(r.cpu.svc)} | ${pct(r.cpu.chrome)} | ${pct(r.cpu.viewer)} |`),
+    "",
+    "The animated page repaints every animation frame (a counter and a moving box); a frame goes to the viewer only once it acknowledged the last one, so the rate is what the viewer keeps up with.",
+  ];
+  const animated = res.rows.find((r) => r.viewer && r.label.startsWith("animated"));
+  const fps = animated?.fps ?? 0;
+  return {
+    md: lines.join("\n"),
+    targets: [{ what: "live view stream, one viewer: frames acknowledged, fps and CPU reported", target: "frames flow", verdict: fps > 0 ? `met (${fps.toFixed(1)} frames/s)` : "missed (no frame painted)", perPage: { animated: fps } }],
+  };
+}

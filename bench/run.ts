@@ -11,10 +11,13 @@
  *
  * Then `svc serve` under load (serve.ts): the server in-process, 1/4/16 clients looping over the session API.
  *
+ * Then the live view's stream (live-view.ts): frames per second and CPU of svc serve, the session's Chrome and
+ * one viewer.
+ *
  * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
  * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
  * deterministic act, click (bench/click.ts), act-model, agent (bench/agent.ts), serve (bench/serve.ts; BENCH_SERVE_SECONDS,
- * BENCH_SERVE_CLIENTS, BENCH_SERVE_TIMEOUT_MS), cli; default all). Sections not run keep their figures from the previous
+ * BENCH_SERVE_CLIENTS, BENCH_SERVE_TIMEOUT_MS), live (bench/live-view.ts; BENCH_LIVE_SECONDS), cli; default all). Sections not run keep their figures from the previous
  * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
  */
 import { spawnSync } from "node:child_process";
@@ -27,6 +30,7 @@ import { agentTables, benchAgent, type AgentResult } from "./agent.js";
 import { playwrightTool, rawCdpTool, stagehandTool } from "./anchors.js";
 import { benchCli, type CliResult } from "./cli.js";
 import { benchClick, clickTables, type ClickResult } from "./click.js";
+import { benchLiveView, liveViewTables, type LiveViewResult } from "./live-view.js";
 import { benchServe, type ServeResult } from "./serve.js";
 import { serveTables } from "./serve-tables.js";
 import { startPages, type BenchPage } from "./pages.js";
@@ -39,7 +43,7 @@ const CLI_RUNS = Math.max(10, Number(process.env.BENCH_CLI_RUNS ?? 15));
 /** Cached replay vs act(action): ~20 ms each and frame-quantized, so a longer series (default 4 × BENCH_RUNS). */
 const REPLAY_RUNS = Math.max(RUNS, Number(process.env.BENCH_REPLAY_RUNS ?? 4 * RUNS));
 const HERE = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const SECTIONS = ["core", "click", "act-model", "agent", "serve", "cli"] as const;
+const SECTIONS = ["core", "click", "act-model", "agent", "serve", "live", "cli"] as const;
 type Section = (typeof SECTIONS)[number];
 const ONLY = process.env.BENCH_ONLY?.split(",").map((s) => s.trim()).filter(Boolean);
 if (ONLY?.some((s) => !(SECTIONS as readonly string[]).includes(s))) throw new Error(`BENCH_ONLY: expected some of ${SECTIONS.join(", ")}, got ${process.env.BENCH_ONLY}`);
@@ -159,7 +163,7 @@ interface Target {
   ratios: Array<number | undefined>;
 }
 
-function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined, serve: ServeResult | undefined, click: ClickResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
+function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActModelResult | undefined, agent: AgentResult | undefined, serve: ServeResult | undefined, click: ClickResult | undefined, live: LiveViewResult | undefined): { md: string; targets: Array<{ what: string; target: string; worst?: number; geomean?: number; verdict: string; perPage: Record<string, number | undefined> }> } {
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(`| ${cells.join(" | ")} |`);
   const head = (cells: string[]) => {
@@ -253,6 +257,12 @@ function tables(pages: PageResult[], cli: CliResult | undefined, actModel: ActMo
     summary.push(...sv.targets);
   }
 
+  if (live) {
+    const lv = liveViewTables(live);
+    lines.push("", lv.md);
+    summary.push(...lv.targets);
+  }
+
   if (cli) {
     lines.push("", "**CLI start** — wall time from spawn to exit, medians", "");
     head(["command", "svc", "`node -e \"\"` (floor)", "svc − floor", "CPU per run, svc / floor", "target"]);
@@ -306,6 +316,7 @@ interface Previous {
   agent?: AgentResult;
   serve?: ServeResult;
   click?: ClickResult;
+  live?: LiveViewResult;
 }
 
 function previousResults(): Previous {
@@ -334,6 +345,7 @@ async function main(): Promise<void> {
   let agent: AgentResult | undefined = prev.agent;
   let serve: ServeResult | undefined = prev.serve;
   let click: ClickResult | undefined = prev.click;
+  let live: LiveViewResult | undefined = prev.live;
   try {
     if (runs("core")) {
       const svc = svcTool();
@@ -367,6 +379,10 @@ async function main(): Promise<void> {
     log("\n`svc serve` under load…");
     serve = await benchServe();
   }
+  if (runs("live")) {
+    log("\nthe live view's stream…");
+    live = await benchLiveView();
+  }
 
   let cli: CliResult | undefined = prev.cli;
   if (runs("cli")) {
@@ -376,8 +392,12 @@ async function main(): Promise<void> {
 
   load.end = round(loadavg()[0]!, 1);
   const date = new Date().toISOString();
-  const { md, targets } = tables(results, cli, actModel, agent, serve, click);
+  const { md, targets } = tables(results, cli, actModel, agent, serve, click, live);
   const kept = SECTIONS.filter((s) => !runs(s));
+  // A section not run and absent from bench/results.json (gitignored: a fresh clone has none) would vanish from
+  // the committed results.md: then results.md is left as it is and this run's tables are only printed.
+  const field = { core: "pages", click: "click", "act-model": "actModel", agent: "agent", serve: "serve", live: "live", cli: "cli" } as const;
+  const missing = kept.filter((s) => prev[field[s]] === undefined);
   const header = [
     `Measured ${date.slice(0, 10)} on ${machine.cpu} ×${machine.cores} cores, ${machine.memGB} GB, ${machine.os} (1-minute load average ${load.start} at the start, ${load.end} at the end); ` +
       `Node ${process.version}; ${chromium}; Stagehand ${versions.stagehand}, playwright-core ${versions.playwrightCore}. ` +
@@ -387,10 +407,10 @@ async function main(): Promise<void> {
     "",
   ].join("\n");
   const markdown = header + "\n" + md + "\n";
-  writeFileSync(HERE("./results.md"), markdown);
+  if (!missing.length) writeFileSync(HERE("./results.md"), markdown);
   writeFileSync(
     HERE("./results.json"),
-    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, click, cli, actModel, agent, serve }, null, 2) + "\n",
+    JSON.stringify({ date, machine, loadAverage: load, versions, runs: RUNS, warmup: 1, ...(kept.length ? { keptFromPrevious: kept, previousDate: prev.date } : {}), launchMs: launch, targets, pages: results, click, cli, actModel, agent, serve, live }, null, 2) + "\n",
   );
   process.stdout.write("\n" + markdown);
   const errors = results.flatMap((p) => Object.entries(p.ops).filter(([, o]) => o.error).map(([k, o]) => `${p.page} ${k}: ${o.error}`));
@@ -402,7 +422,7 @@ async function main(): Promise<void> {
   errors.push(...(agent?.errors ?? []).map((e) => `agent: ${e}`));
   errors.push(...(serve?.errors ?? []).map((e) => `serve: ${e}`));
   if (errors.length) log(`\n${errors.length} operation(s) failed:\n  ${errors.join("\n  ")}`);
-  log("\nwrote bench/results.json and bench/results.md");
+  log(missing.length ? `\nwrote bench/results.json; bench/results.md left as is (no previous figures for ${missing.join(", ")})` : "\nwrote bench/results.json and bench/results.md");
 }
 
 await main();
