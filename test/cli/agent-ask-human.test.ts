@@ -4,23 +4,17 @@
  * and the flags are validated before any browser starts.
  */
 import { describe, expect, it } from "vitest";
-import type { FakeReply, FakeRequest } from "../support/fake-model.js";
-import { step, type Step } from "../e2e/agent-support.js";
+import { scriptSteps, step } from "../e2e/agent-support.js";
 import { expectOneLine, useModelWorld, svc } from "./helpers.js";
 
 const { server, fake, sb } = useModelWorld();
 
-function steps(...list: Step[]): void {
-  let i = 0;
-  const reply: FakeReply = (req: FakeRequest, auto) => (req.operation !== "agent_step" ? { kind: "object", value: auto() } : (list[i++] ?? step("done", { message: "out of script", success: false })));
-  fake.script(...Array.from({ length: list.length * 3 + 2 }, () => reply));
-}
 
 const lines = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
 
 describe("svc agent --ask-human", () => {
   it("asks on stderr; a line on stdin answers and its reply reaches the next step", async () => {
-    steps(step("askHuman", { message: "log in as yourself" }), step("done", { message: "logged in", success: true }));
+    scriptSteps(fake, step("askHuman", { message: "log in as yourself" }), step("done", { message: "logged in", success: true }));
     const r = await svc(["agent", "log in", "--url", server.url("forms.html"), "--ask-human", "--ask-human-timeout", "120"], sb.env, { input: "I am logged in\n" });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/^svc: the agent asks you: log in as yourself\n {5}press Enter when done, or type a reply and Enter \(waiting up to 120 s\)\n/);
@@ -31,7 +25,7 @@ describe("svc agent --ask-human", () => {
   });
 
   it("stdin closed: the ask fails at once with the reason, and the run goes on", async () => {
-    steps(step("askHuman", { message: "solve the check" }), step("done", { message: "nobody there", success: false }));
+    scriptSteps(fake, step("askHuman", { message: "solve the check" }), step("done", { message: "nobody there", success: false }));
     const r = await svc(["agent", "needs a person", "--url", server.url("forms.html"), "--ask-human"], sb.env, { input: "" });
     expect(r.code).toBe(11);
     const out = lines(r.stdout);

@@ -5,8 +5,7 @@
  */
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeReply, FakeRequest } from "../support/fake-model.js";
-import { step, type Step } from "../e2e/agent-support.js";
+import { scriptSteps, step } from "../e2e/agent-support.js";
 import { CHROMIUM, collect, hasPython, json, spawnSvc, svc, svcInPty, useModelWorld } from "./helpers.js";
 
 const { server, fake, sb } = useModelWorld();
@@ -22,17 +21,12 @@ afterAll(async () => {
   await svc(["sessions", "end", "--all"], sb.env).catch(() => undefined);
 });
 
-function steps(...list: Step[]): void {
-  let i = 0;
-  const reply: FakeReply = (req: FakeRequest, auto) => (req.operation !== "agent_step" ? { kind: "object", value: auto() } : (list[i++] ?? step("done", { message: "out of script", success: false })));
-  fake.script(...Array.from({ length: list.length * 3 + 2 }, () => reply));
-}
 
 const lines = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, any>);
 
 describe("svc agent with the live view", () => {
   it("--ask-human: the question shows in the view and Continue answers it, with the reply", async () => {
-    steps(step("askHuman", { message: "log in as yourself" }), step("done", { message: "logged in", success: true }));
+    scriptSteps(fake, step("askHuman", { message: "log in as yourself" }), step("done", { message: "logged in", success: true }));
     const { url } = json<{ url: string }>((await svc(["--json", "view"], sb.env)).stdout);
     const view = await viewer.newPage({ viewport: { width: 1000, height: 700 } });
     await view.goto(url);
@@ -57,7 +51,7 @@ describe("svc agent with the live view", () => {
   });
 
   it("a line on stdin still answers first; the view's banner is withdrawn", async () => {
-    steps(step("askHuman", { message: "solve the check" }), step("done", { message: "solved", success: true }));
+    scriptSteps(fake, step("askHuman", { message: "solve the check" }), step("done", { message: "solved", success: true }));
     const { url } = json<{ url: string }>((await svc(["--json", "view"], sb.env)).stdout);
     const view = await viewer.newPage();
     await view.goto(url);
@@ -75,7 +69,7 @@ describe("svc agent with the live view", () => {
   });
 
   it.skipIf(!hasPython)("at a terminal, the agent's view prints the session's live-view URL", async () => {
-    steps(step("done", { message: "nothing to do", success: true }));
+    scriptSteps(fake, step("done", { message: "nothing to do", success: true }));
     const { url } = json<{ url: string }>((await svc(["--json", "view"], sb.env)).stdout);
     const r = await svcInPty(["agent", "look", "--url", server.url("forms.html")], [], sb.env, 90_000);
     expect(r.code, r.out).toBe(0);

@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM, json, svc, useCliWorld } from "./helpers.js";
+import { viewPointOf } from "../support/live-view.js";
 
 const world = useCliWorld({ session: true });
 let viewer: Browser;
@@ -49,18 +50,7 @@ async function openView(url: string): Promise<Page> {
 
 /** The view's point over the centre of the session page's element `selector`. */
 async function viewPoint(view: Page, selector: string): Promise<{ x: number; y: number }> {
-  const box = await evalPage<{ x: number; y: number; width: number; height: number }>(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; })()`);
-  return view.evaluate(
-    ({ cx, cy }) => {
-      const img = document.querySelector("img[data-svc-live]") as HTMLImageElement;
-      const r = img.getBoundingClientRect();
-      const scale = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
-      const w = img.naturalWidth * scale;
-      const h = img.naturalHeight * scale;
-      return { x: r.left + (r.width - w) / 2 + (cx / Number(img.dataset.pageWidth)) * w, y: r.top + (r.height - h) / 2 + (cy / Number(img.dataset.pageHeight)) * h };
-    },
-    { cx: box.x + box.width / 2, cy: box.y + box.height / 2 },
-  );
+  return viewPointOf(view, await evalPage<{ x: number; y: number; width: number; height: number }>(`(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height }; })()`));
 }
 
 /** A raw GET with a chosen Host header: its status. */

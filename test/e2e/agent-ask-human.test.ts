@@ -5,26 +5,21 @@
  * without a handler the tool is not offered.
  */
 import { describe, expect, it } from "vitest";
-import type { FakeReply, FakeRequest } from "../support/fake-model.js";
+import type { FakeRequest } from "../support/fake-model.js";
 import { useModelService, useModelWorld, WIRES } from "../support/models.js";
-import { eventLog, step, stepRequests, type Step } from "./agent-support.js";
+import { eventLog, scriptSteps, step, stepRequests } from "./agent-support.js";
 
 const world = useModelWorld();
 const wire = WIRES[0]!;
 const env = useModelService(() => ({ model: wire.model(world.fake) }));
 
-function steps(...list: Step[]): void {
-  let i = 0;
-  const reply: FakeReply = (req: FakeRequest, auto) => (req.operation !== "agent_step" ? { kind: "object", value: auto() } : (list[i++] ?? step("done", { message: "out of script", success: false })));
-  world.fake.script(...Array.from({ length: list.length * 3 + 2 }, () => reply));
-}
 
 const offered = (req: FakeRequest) => JSON.stringify(req.body).includes('"askHuman"');
 
 describe("agent askHuman", () => {
   it("waits for the person, who changes the page and replies; the next step sees both", async () => {
     await env.svc.page.goto(world.server.url("forms.html"));
-    steps(step("askHuman", { message: "type your name into Full name, then continue" }), step("done", { message: "the person typed it", success: true }));
+    scriptSteps(world.fake, step("askHuman", { message: "type your name into Full name, then continue" }), step("done", { message: "the person typed it", success: true }));
     const log = eventLog();
     const asked: string[] = [];
     const agent = env.svc.agent();
@@ -54,7 +49,7 @@ describe("agent askHuman", () => {
 
   it("nobody answering within askHumanTimeoutMs is a failed step the model hears about; the handler's signal aborts", async () => {
     await env.svc.page.goto(world.server.url("forms.html"));
-    steps(step("askHuman", { message: "solve the check" }), step("done", { message: "nobody came", success: false }));
+    scriptSteps(world.fake, step("askHuman", { message: "solve the check" }), step("done", { message: "nobody came", success: false }));
     let aborted = false;
     const log = eventLog();
     const agent = env.svc.agent();
@@ -73,7 +68,7 @@ describe("agent askHuman", () => {
 
   it("is not offered without a handler", async () => {
     await env.svc.page.goto(world.server.url("forms.html"));
-    steps(step("done", { message: "ok", success: true }));
+    scriptSteps(world.fake, step("done", { message: "ok", success: true }));
     await env.svc.agent().execute("nothing to ask");
     expect(offered(stepRequests(world.fake)[0]!)).toBe(false);
   }, 60_000);

@@ -96,6 +96,13 @@ export function scriptTimes(fake: FakeModel, reply: FakeReply, n = 30): void {
   fake.script(...Array.from({ length: n }, () => reply));
 }
 
+/** The agent's steps from a list, in order (then a failing `done`); every other request (act/extract sub-calls) answered automatically. */
+export function scriptSteps(fake: FakeModel, ...list: Step[]): void {
+  let i = 0;
+  const reply: FakeReply = (req, auto) => (req.operation !== "agent_step" ? { kind: "object", value: auto() } : (list[i++] ?? step("done", { message: "out of script", success: false })));
+  scriptTimes(fake, reply, list.length * 3 + 2);
+}
+
 /** Events of a run, recorded by a subscriber. */
 export function eventLog(): { events: RunEvent[]; listener: (e: RunEvent) => void; types(): string[] } {
   const events: RunEvent[] = [];

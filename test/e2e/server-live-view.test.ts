@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { viewPointOf } from "../support/live-view.js";
 
 const KEY = "live-key-one-0001";
 const OTHER_KEY = "live-key-two-0002";
@@ -74,18 +75,7 @@ async function openView(url: string): Promise<Page> {
 
 /** The viewer-page point showing the centre of the session page's element `selector` (the view's own scale). */
 async function viewPoint(view: Page, page: Page, selector: string): Promise<{ x: number; y: number }> {
-  const box = (await page.locator(selector).boundingBox())!;
-  return view.evaluate(
-    ({ cx, cy }) => {
-      const img = document.querySelector("img[data-svc-live]") as HTMLImageElement;
-      const r = img.getBoundingClientRect();
-      const scale = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
-      const w = img.naturalWidth * scale;
-      const h = img.naturalHeight * scale;
-      return { x: r.left + (r.width - w) / 2 + (cx / Number(img.dataset.pageWidth)) * w, y: r.top + (r.height - h) / 2 + (cy / Number(img.dataset.pageHeight)) * h };
-    },
-    { cx: box.x + box.width / 2, cy: box.y + box.height / 2 },
-  );
+  return viewPointOf(view, (await page.locator(selector).boundingBox())!);
 }
 
 /** A raw viewer socket: its messages as they come, and a promise of its close code. */
