@@ -140,6 +140,18 @@ export function withFileLock<T>(target: string, fn: () => T, staleMs = 10_000): 
   }
 }
 
+/** A log's newest entries within `limits` (entry count, and bytes of the JSON list they make), oldest first. */
+export function newestWithin<T>(entries: readonly T[], limits: { entries: number; bytes: number }): T[] {
+  const out: T[] = [];
+  let bytes = 2;
+  for (let i = entries.length - 1; i >= 0 && out.length < limits.entries; i--) {
+    bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
+    if (bytes > limits.bytes) break;
+    out.push(entries[i]!);
+  }
+  return out.reverse();
+}
+
 /** When a log's `<file>.cleared` mark says it was cleared (epoch ms; 0: never, or a mark a crash cut short). */
 export function clearedMark(logPath: string): number {
   const text = readIfExists(`${logPath}.cleared`);

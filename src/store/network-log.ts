@@ -7,7 +7,7 @@
  * batch drop what came before. Every string is masked with the session's secrets when written and when read.
  */
 import { ServiceStateError } from "../errors.js";
-import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
+import { clearedMark, ensureDir, newestWithin, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
 import { sessionMasker } from "./secrets.js";
 import { networkLogPath, sessionsDir } from "./session-records.js";
 
@@ -100,14 +100,7 @@ export const durationWord = (e: NetworkEntry): string => {
 
 /** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
 export function boundedNetworkLog(entries: readonly NetworkEntry[]): NetworkEntry[] {
-  const out: NetworkEntry[] = [];
-  let bytes = 2;
-  for (let i = entries.length - 1; i >= 0 && out.length < NETWORK_LOG_LIMITS.entries; i--) {
-    bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
-    if (bytes > NETWORK_LOG_LIMITS.bytes) break;
-    out.push(entries[i]!);
-  }
-  return out.reverse();
+  return newestWithin(entries, NETWORK_LOG_LIMITS);
 }
 
 /** When the network log was last cleared (epoch ms; 0: never). */

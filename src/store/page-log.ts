@@ -8,7 +8,7 @@
  * Every string is masked with the session's secrets (store/secrets.ts) when written and again when read.
  */
 import { ServiceStateError } from "../errors.js";
-import { clearedMark, ensureDir, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
+import { clearedMark, ensureDir, newestWithin, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";
 import { sessionMasker } from "./secrets.js";
 import { pageLogPath, sessionsDir } from "./session-records.js";
 
@@ -54,14 +54,7 @@ export function clip(s: string, max: number = PAGE_LOG_LIMITS.textChars): string
 
 /** The newest entries within the bounds (entries count and JSON bytes), oldest first. */
 export function bounded<T>(entries: readonly T[]): T[] {
-  const out: T[] = [];
-  let bytes = 2;
-  for (let i = entries.length - 1; i >= 0 && out.length < PAGE_LOG_LIMITS.entries; i--) {
-    bytes += Buffer.byteLength(JSON.stringify(entries[i])) + 1;
-    if (bytes > PAGE_LOG_LIMITS.bytes) break;
-    out.push(entries[i]!);
-  }
-  return out.reverse();
+  return newestWithin(entries, PAGE_LOG_LIMITS);
 }
 
 const where = (e: { url?: string; line?: number }) => (e.url ? `${e.url}${e.line ? `:${e.line}` : ""}` : "-");
