@@ -4,6 +4,7 @@
  * a self-signed HTTPS server.
  */
 import { pidAlive } from "../support/process.js";
+import { rawCdp } from "../support/raw-cdp.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
@@ -129,6 +130,18 @@ describe("no launch options (every default at once)", () => {
     const cmd = await cmdlineOf(launchedOf(b.svc).pid);
     expect(cmd).not.toContain("--auto-open-devtools-for-tabs");
     expect(cmd.some((a) => a.startsWith("--remote-debugging-port"))).toBe(false);
+  });
+
+  it("Chrome preloads none of its address bar's own pages (chrome://omnibox-popup…, 1.2 s of CPU per launch)", async () => {
+    const cdp = await rawCdp(launchedOf(b.svc).wsEndpoint);
+    try {
+      const { result } = await cdp.send("Target.getTargets", { filter: [{}] });
+      const urls = (result.targetInfos as Array<{ url: string }>).map((t) => t.url);
+      expect(urls).toContain("about:blank");
+      expect(urls.filter((u) => u.startsWith("chrome://"))).toEqual([]);
+    } finally {
+      cdp.close();
+    }
   });
 
   it("ignoreHTTPSErrors unset: a self-signed certificate fails navigation", async () => {
