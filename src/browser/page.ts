@@ -187,6 +187,7 @@ export class Page {
     }
     const main = this.frames.main;
     const timeout = options.timeout ?? NAV_TIMEOUT;
+    const deadline = Date.now() + timeout;
     let status: number | null = null;
     const offResponse = this.mainSession.on("Network.responseReceived", (e) => {
       if (e.type === "Document" && e.frameId === main.id) status = e.response.status;
@@ -207,7 +208,7 @@ export class Page {
       }
       if (res.loaderId) await waiter.promise;
       else waiter.cancel(); // same-document navigation (hash change): no load event follows
-      await this.settle();
+      await this.settleWithin(deadline);
       const info = { requestedUrl: url, url: this.url(), status };
       for (const l of this.navigationListeners) l(info);
       return { url: info.url, status };
@@ -242,10 +243,12 @@ export class Page {
   }
 
   async reload(options: GotoOptions = {}): Promise<void> {
-    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", options.timeout ?? NAV_TIMEOUT, this.url());
+    const timeout = options.timeout ?? NAV_TIMEOUT;
+    const deadline = Date.now() + timeout;
+    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, this.url());
     await this.mainSession.send("Page.reload");
     await waiter.promise;
-    await this.settle();
+    await this.settleWithin(deadline);
   }
 
   async goBack(options: GotoOptions = {}): Promise<boolean> {
@@ -260,13 +263,23 @@ export class Page {
     const { currentIndex, entries } = await this.mainSession.send("Page.getNavigationHistory");
     const entry = entries[currentIndex + delta];
     if (!entry) return false;
-    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", options.timeout ?? NAV_TIMEOUT, entry.url);
+    const timeout = options.timeout ?? NAV_TIMEOUT;
+    const deadline = Date.now() + timeout;
+    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, entry.url);
     await this.mainSession.send("Page.navigateToHistoryEntry", { entryId: entry.id });
     // Back/forward may be served from the bfcache or be same-document: no load event then.
     await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
     waiter.cancel();
-    await this.settle();
+    await this.settleWithin(deadline);
     return true;
+  }
+
+  /**
+   * A navigation's settling: best effort, and within the navigation's own timeout (a page that is never
+   * quiet, polling or navigating itself, would otherwise hold the call for the whole `domSettleTimeout`).
+   */
+  private settleWithin(deadline: number): Promise<void> {
+    return this.settle(Math.max(0, Math.min(this.options.domSettleTimeout, deadline - Date.now())));
   }
 
   /** Waits until the page is quiet (no requests in flight), at most `domSettleTimeout`. */

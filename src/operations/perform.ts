@@ -9,7 +9,7 @@ import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
 import { DEFAULT_ACTION_TIMEOUT_MS } from "../browser/actionability.js";
 import { isDocumentGone } from "../browser/cdp/connection.js";
-import { ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
+import { ServiceClickError, ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
 import { parseAction, type ActResult, type Action, type ActionMethod } from "./action.js";
 import { regularFile } from "../util/regular-file.js";
@@ -118,22 +118,31 @@ export interface PerformOptions extends Abortable {
  */
 export async function performAction(page: Page, input: Action, refs?: RefLookup, options: PerformOptions = {}): Promise<ActResult> {
   const deadline = options.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
-  let replaced = 0;
-  for (;;) {
-    try {
-      return await performOnce(page, input, refs, { ...options, deadline });
-    } catch (e) {
-      if (!isDocumentGone(e)) throw e;
-      replaced++;
-      if (Date.now() >= deadline || options.signal?.aborted) {
-        throw new ServiceTimeoutError(`the page replaced its document ${replaced} times during the action (it keeps navigating): no document stayed long enough to act on`, {
-          hint: "wait until the page stops navigating (svc wait), or raise --timeout",
-          cause: e,
-        });
+  // New documents of the main frame while the action runs: its element went with each one.
+  let navigated = 0;
+  const off = page.mainSession.on("Page.frameNavigated", (e) => void (e.frame.parentId ? 0 : navigated++));
+  const keepsNavigating = (cause: unknown) =>
+    new ServiceTimeoutError(`the page replaced its document ${navigated} times during the action (it keeps navigating): no document stayed long enough to act on`, {
+      hint: "wait until the page stops navigating (svc wait), or raise --timeout",
+      cause,
+    });
+  try {
+    for (;;) {
+      try {
+        return await performOnce(page, input, refs, { ...options, deadline });
+      } catch (e) {
+        const over = Date.now() >= deadline || options.signal?.aborted === true;
+        // The element was gone on every try until the deadline, and the page kept loading new documents.
+        if (over && navigated > 0 && e instanceof ServiceClickError && /removed from the page on every try/.test(e.message)) throw keepsNavigating(e);
+        if (!isDocumentGone(e)) throw e;
+        navigated = Math.max(navigated, 1);
+        if (over) throw keepsNavigating(e);
+        // The new document: let it load before looking again.
+        await page.settle(Math.max(1, Math.min(deadline - Date.now(), 2000)), options.signal);
       }
-      // The new document: let it load before looking again.
-      await page.settle(Math.max(1, Math.min(deadline - Date.now(), 2000)), options.signal);
     }
+  } finally {
+    off();
   }
 }
 

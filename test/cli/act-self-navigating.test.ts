@@ -1,7 +1,8 @@
 /**
  * `svc act --action` on a page that navigates itself (self-navigate.html: location.replace right after each
  * load): the lookup is made again on each new document, and when the page never stops, the act ends with
- * TIMEOUT (exit 7, EXIT_CODES.md) within its --timeout — not exit 1 with a CDP error about a lost context.
+ * TIMEOUT (exit 7, EXIT_CODES.md) within its --timeout (or CLICK_FAILED when the page's navigation swallowed
+ * a press svc sent) — not exit 1 with a CDP error about a lost context, never a success.
  * A page that stops after a few hops: the act succeeds only if one of its documents received the click
  * (the last document shows it); a press the page's own navigation swallowed fails, naming that.
  */
@@ -16,7 +17,7 @@ async function sessionOn(page: string): Promise<string> {
   expect(started.code, started.stderr).toBe(0);
   const id = json<{ session: { id: string } }>(started.stdout).session.id;
   // The goto itself may see the document change under it; the act is what is tested here.
-  await svc(["--json", "--session", id, "goto", world.server.url(page)], world.sb.env);
+  await svc(["--json", "--session", id, "goto", "--timeout", "5000", world.server.url(page)], world.sb.env);
   return id;
 }
 
@@ -27,17 +28,36 @@ describe("svc goto a self-navigating page", () => {
     const id = json<{ session: { id: string } }>(started.stdout).session.id;
     try {
       // Several times: each goto races the page's next hop (it exited 1 with a CDP error about a lost context).
+      // The race is right after each load, so 30 hops keep it; a page that never stops would hold each goto
+      // for the whole settle bound (30 s: it is never quiet).
       for (let i = 0; i < 4; i++) {
-        const r = await svc(["--json", "--session", id, "goto", world.server.url("self-navigate.html?every=0")], world.sb.env, { timeoutMs: 60_000 });
+        const r = await svc(["--json", "--session", id, "goto", world.server.url("self-navigate.html?every=0&stop=30")], world.sb.env, { timeoutMs: 60_000 });
         expect(r.code, r.stdout + r.stderr).toBe(0);
         const out = json<{ url: string; title: string }>(r.stdout);
         expect(out.url).toContain("self-navigate.html");
         expect(["Self-navigating", ""]).toContain(out.title);
       }
     } finally {
-      await svc(["--json", "sessions", "stop", id], world.sb.env);
+      await svc(["--json", "sessions", "end", id], world.sb.env);
     }
   }, 120_000);
+});
+
+describe("svc goto --timeout on a page that is never quiet", () => {
+  it("exit 0 once the page loaded, within the --timeout: the settling after load is bounded by it (it took the 30 s settle bound)", async () => {
+    const id = await sessionOn("forms.html");
+    try {
+      const t0 = Date.now();
+      const r = await svc(["--json", "--session", id, "goto", "--timeout", "3000", world.server.url("self-navigate.html?every=20")], world.sb.env, { timeoutMs: 60_000 });
+      const took = Date.now() - t0;
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(json<{ url: string }>(r.stdout).url).toContain("self-navigate.html");
+      // The bound plus the command's own round trips, generous for a loaded machine; far below the 30 s settle.
+      expect(took).toBeLessThan(3000 + 15_000);
+    } finally {
+      await svc(["--json", "sessions", "end", id], world.sb.env);
+    }
+  }, 90_000);
 });
 
 describe("svc act on a self-navigating page", () => {
@@ -47,13 +67,19 @@ describe("svc act on a self-navigating page", () => {
       const t0 = Date.now();
       const r = await svc(["--json", "--session", id, "act", "--timeout", "3000", "--action", click], world.sb.env, { timeoutMs: 60_000 });
       const took = Date.now() - t0;
-      expect(r.code, r.stdout + r.stderr).toBe(7);
-      expect(json<{ error: { code: string; message: string } }>(r.stdout).error).toMatchObject({ code: "TIMEOUT", message: expect.stringMatching(/keeps navigating|did not finish within 3000 ms/) });
+      // Never a success: the act stops at its bound saying the page kept navigating (TIMEOUT, exit 7), or,
+      // when its press was sent and the page's own navigation swallowed it, says so (CLICK_FAILED, exit 6).
+      const error = json<{ error: { code: string; message: string } }>(r.stdout).error;
+      if (r.code === 6) expect(error).toMatchObject({ code: "CLICK_FAILED", message: expect.stringMatching(/its document was gone before the press reached it/) });
+      else {
+        expect(r.code, r.stdout + r.stderr).toBe(7);
+        expect(error).toMatchObject({ code: "TIMEOUT", message: expect.stringMatching(/keeps navigating|did not finish within 3000 ms/) });
+      }
       // The bound plus the CLI's start and the session's round trips, generous for a loaded machine: without the
       // bound the command ran to Chrome's 180 s protocol timeout.
       expect(took).toBeLessThan(3000 + 25_000);
     } finally {
-      await svc(["--json", "sessions", "stop", id], world.sb.env);
+      await svc(["--json", "sessions", "end", id], world.sb.env);
     }
   }, 90_000);
 
@@ -75,7 +101,7 @@ describe("svc act on a self-navigating page", () => {
       expect(page.stdout).toContain("Hop 8");
       expect(page.stdout).toMatch(/clicked: go \(on hop \d\)/);
     } finally {
-      await svc(["--json", "sessions", "stop", id], world.sb.env);
+      await svc(["--json", "sessions", "end", id], world.sb.env);
     }
   }, 90_000);
 });

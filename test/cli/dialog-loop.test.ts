@@ -37,7 +37,7 @@ describe("a dialog loop under the CLI", () => {
       expect(json<{ error: { code: string; message: string } }>(get.r.stdout).error.message).toMatch(/within 30000 ms/);
       expect(get.took).toBeLessThan(30_000 + SLACK_MS);
     } finally {
-      await svc(["--json", "sessions", "stop", id], world.sb.env, { timeoutMs: 60_000 });
+      await svc(["--json", "sessions", "end", id], world.sb.env, { timeoutMs: 60_000 });
     }
   }, 180_000);
 });
