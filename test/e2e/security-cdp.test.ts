@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
-import { CHROMIUM, makeService, waitFor } from "../support/browser.js";
+import { CHROME_OWN_PAGES_BACK, CHROMIUM, makeService, waitFor } from "../support/browser.js";
 import { freePort } from "../support/free-port.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
@@ -83,7 +83,9 @@ beforeAll(async () => {
     port: 0,
     apiKeys: [KEY_A, KEY_B],
     cacheDir: join(base, "cache"),
-    launch: { executablePath: CHROMIUM, headless: true },
+    // Chrome's own address-bar popups (chrome://omnibox-popup…), which svc's defaults no longer preload, are
+    // back (the last --disable-features wins): Chrome's own pages for the filter to refuse.
+    launch: { executablePath: CHROMIUM, headless: true, args: [CHROME_OWN_PAGES_BACK] },
     allowNet: [`127.0.0.1:${site.port}`, `127.0.0.1:${lurePort}`, `127.0.0.1:${remote.port}`],
     log: (line) => void logs.push(line),
   });

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import Browserbase, { toFile } from "@browserbasehq/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
-import { CHROMIUM, waitFor } from "../support/browser.js";
+import { CHROME_OWN_PAGES_BACK, CHROMIUM, waitFor } from "../support/browser.js";
 import { zipExtension } from "../support/extensions.js";
 import { rawCdp, type CdpReply } from "../support/raw-cdp.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
@@ -37,7 +37,9 @@ const refused = (r: CdpReply) => expect(r.error?.message ?? JSON.stringify(r)).t
 beforeAll(async () => {
   process.env.TMPDIR = base;
   fixtures = await startFixtureServer();
-  const common = { port: 0, launch: { executablePath: CHROMIUM, headless: true }, allowNet: [`localhost:${fixtures.port}`, `127.0.0.1:${fixtures.port}`] };
+  // Chrome's own address-bar popups (chrome://omnibox-popup…), which svc's defaults no longer preload, are back
+  // (the last --disable-features wins): Chrome's own pages for the filter to refuse.
+  const common = { port: 0, launch: { executablePath: CHROMIUM, headless: true, args: [CHROME_OWN_PAGES_BACK] }, allowNet: [`localhost:${fixtures.port}`, `127.0.0.1:${fixtures.port}`] };
   server = await startServer({ ...common, apiKeys: [KEY, OTHER_KEY], cacheDir: join(base, "cache"), dataDir: join(base, "data") });
   single = await startServer({ ...common, apiKeys: [KEY], cacheDir: join(base, "cache1"), dataDir: join(base, "data1") });
   bb = new Browserbase({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });

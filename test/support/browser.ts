@@ -8,8 +8,15 @@ import { Service } from "../../src/service.js";
 import type { ServiceOptions } from "../../src/options.js";
 import type { Page } from "../../src/browser/page.js";
 import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
+import { QUIET_FEATURES } from "../../src/browser/launch.js";
 
 export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
+
+/**
+ * A Chrome argument that brings back Chrome's own address-bar popups (chrome://omnibox-popup… targets), which
+ * svc's launch turns off: the last --disable-features wins. For tests of what a tenant may do to Chrome's own pages.
+ */
+export const CHROME_OWN_PAGES_BACK = `--disable-features=${QUIET_FEATURES.join(",")}`;
 
 /** A Service with test defaults (headless, short settle timeout); `init()` is left to the caller. */
 export function makeService(options: ServiceOptions = {}): Service {
