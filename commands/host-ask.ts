@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
+import { ServiceStateError, errorFromCode } from "../src/base.js";
 import { hostSocketPath } from "./host-client.js";
 
 /** A control request: its name and its arguments (checked by the host against the control's schema). */
@@ -60,4 +61,27 @@ export function askHost<T = Record<string, unknown>>(root: string, id: string, c
     });
     socket.on("close", () => fail("the session's host closed the connection without answering"));
   });
+}
+
+/** How a command words a control request that failed: no host answered (`unreached`), or it answered with an error (`refused`). */
+export interface AskWording {
+  unreached: string;
+  refused?: string;
+}
+
+/**
+ * askHost for a command: the control's result, or one line — STATE_ERROR when no host answered (the session
+ * may be ending), else the host's own error rebuilt by its code (STATE_ERROR when it has none).
+ */
+export async function askHostFor<T>(root: string, id: string, control: HostControl, wording: AskWording, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+  const reply = await askHost<T>(root, id, control, options.timeoutMs, options.signal).catch((e: unknown) => {
+    throw new ServiceStateError(`${wording.unreached}: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
+  });
+  if (reply.t === "error") throw errorFromCode(reply.code ?? "STATE_ERROR", wording.refused ? `${wording.refused}: ${reply.message}` : reply.message);
+  return reply as T;
+}
+
+/** The wording of a setting saved for the session and then handed to its host to apply (svc set, svc network route). */
+export function savedWording(id: string): AskWording {
+  return { unreached: `saved for session ${id}, but not applied`, refused: `saved for session ${id}, but its host could not apply it` };
 }

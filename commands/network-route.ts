@@ -16,13 +16,12 @@ import {
   checkHeaders,
   checkRoutePattern,
   checkRouteStatus,
-  errorFromCode,
   isCloud,
   routeBodyBytes,
   sessionRouteStore,
   touchSession,
 } from "../src/base.js";
-import { askHost } from "./host-ask.js";
+import { askHostFor, savedWording } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -108,10 +107,7 @@ async function localSession(g: GlobalOptions, root: string): Promise<StoredSessi
 
 /** Asks the host to read the routes file again; the tabs it took on. */
 async function applyRoutes(root: string, id: string): Promise<{ pages: number; failed: number; error?: string }> {
-  const reply = await askHost<{ pages: number; failed: number; error?: string }>(root, id, { control: "routes" }).catch((e: unknown) => {
-    throw new ServiceStateError(`saved for session ${id}, but not applied: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
-  });
-  if (reply.t === "error") throw errorFromCode(reply.code, `saved for session ${id}, but its host could not apply it: ${reply.message}`);
+  const reply = await askHostFor<{ pages: number; failed: number; error?: string }>(root, id, { control: "routes" }, savedWording(id));
   if (reply.failed > 0 && reply.pages === 0) throw new ServiceStateError(`saved for session ${id}, but no tab took it: ${reply.error ?? "unknown error"}`);
   return reply;
 }

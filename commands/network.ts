@@ -5,8 +5,8 @@
  * holds first (a control request it answers even while a command runs), then the session's file is read; a
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
-import { type NetworkEntry, ServiceInvalidArgumentError, ServiceStateError, durationWord, entryDuration, errorFromCode, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
-import { askHost } from "./host-ask.js";
+import { type NetworkEntry, ServiceInvalidArgumentError, durationWord, entryDuration, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type HostControl, askHostFor } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";
@@ -23,13 +23,8 @@ export async function networkSession(g: GlobalOptions, what: string): Promise<{ 
 }
 
 /** Asks the session's host; its failure (no host, or its error) as one line. */
-export async function ask<T>(root: string, session: StoredSession, control: { control: string; [k: string]: unknown }, timeoutMs?: number): Promise<T> {
-  const reply = await askHost<T>(root, session.id, control, timeoutMs).catch((e: unknown) => {
-    throw new ServiceStateError(`session ${session.id}: ${(e as Error).message}`, { hint: "the session may have ended; svc sessions list" });
-  });
-  // The host's error, rebuilt by its code (one without a known code is the session's state).
-  if (reply.t === "error") throw errorFromCode(reply.code ?? "STATE_ERROR", reply.message);
-  return reply as T;
+export function ask<T>(root: string, session: StoredSession, control: HostControl, timeoutMs?: number): Promise<T> {
+  return askHostFor<T>(root, session.id, control, { unreached: `session ${session.id}` }, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
 /** The log as the host holds it now (it writes its pending batch first). */

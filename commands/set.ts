@@ -6,7 +6,7 @@
  * (a control request it answers even while a command runs), and the answer says on how many tabs it took.
  */
 import { DEVICES, ServiceInvalidArgumentError, ServiceStateError, type EmulationField, findDevice, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
-import { askHost } from "./host-ask.js";
+import { askHostFor, savedWording } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -137,10 +137,7 @@ export async function set(g: GlobalOptions, name: string | undefined, values: re
   }
   for (const k of Object.keys(next) as EmulationField[]) if (next[k] === undefined) delete next[k];
   store.save(next);
-  const reply = await askHost<{ pages: number; failed: number; error?: string }>(root, session.id, { control: "emulation" }).catch((e: unknown) => {
-    throw new ServiceStateError(`saved for session ${session.id}, but not applied: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
-  });
-  if (reply.t === "error") throw new ServiceStateError(`saved for session ${session.id}, but its host could not apply it: ${reply.message}`);
+  const reply = await askHostFor<{ pages: number; failed: number; error?: string }>(root, session.id, { control: "emulation" }, savedWording(session.id));
   if (reply.failed > 0 && reply.pages === 0) throw new ServiceStateError(`saved for session ${session.id}, but no tab took it: ${reply.error ?? "unknown error"}`);
   const rows = describe(next);
   out.result({ session: session.id, emulation: next, applied: { tabs: reply.pages, failed: reply.failed } }, () => [

@@ -4,8 +4,8 @@
  * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
  * (src/browser/trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
  */
-import { ServiceInvalidArgumentError, ServiceStateError, errorFromCode, isCloud, sessionTabStore, touchSession } from "../src/base.js";
-import { askHost } from "./host-ask.js";
+import { ServiceInvalidArgumentError, isCloud, sessionTabStore, touchSession } from "../src/base.js";
+import { type HostControl, askHostFor } from "./host-ask.js";
 import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceSummary, type TraceWritten, summaryLines, summarizeTraceFile } from "../src/internal.js";
 import { checkOutputPath } from "./output-file.js";
 import type { GlobalOptions } from "./output.js";
@@ -35,12 +35,8 @@ async function hostOf(g: GlobalOptions): Promise<{ root: string; id: string }> {
   return { root, id: session.id };
 }
 
-async function ask<T>(root: string, id: string, control: { control: string; [k: string]: unknown }, timeoutMs?: number): Promise<T> {
-  const reply = await askHost<T>(root, id, control, timeoutMs).catch((e: unknown) => {
-    throw new ServiceStateError(`session ${id}: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
-  });
-  if (reply.t === "error") throw errorFromCode(reply.code, reply.message);
-  return reply;
+function ask<T>(root: string, id: string, control: HostControl, timeoutMs?: number): Promise<T> {
+  return askHostFor<T>(root, id, control, { unreached: `session ${id}` }, timeoutMs !== undefined ? { timeoutMs } : {});
 }
 
 export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolean; categories?: string }): Promise<void> {

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";
 import type { ViewAsker } from "./ask-human.js";
-import { askHost } from "./host-ask.js";
+import { askHost, askHostFor } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
 import { resolveSession } from "./session-lookup.js";
@@ -18,10 +18,7 @@ const OPEN_WAIT_MS = 5000;
 
 /** The session's live view URL, started by its host when `start` (else undefined when it has none yet). */
 export async function liveViewUrl(root: string, sessionId: string, start: boolean): Promise<string | undefined> {
-  const reply = await askHost<{ url?: string }>(root, sessionId, { control: "view", start }).catch((e: unknown) => {
-    throw new ServiceStateError(`session ${sessionId} has no live view: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
-  });
-  if (reply.t === "error") throw new ServiceStateError(`session ${sessionId}'s host could not start its live view: ${reply.message}`);
+  const reply = await askHostFor<{ url?: string }>(root, sessionId, { control: "view", start }, { unreached: `session ${sessionId} has no live view`, refused: `session ${sessionId}'s host could not start its live view` });
   return reply.url;
 }
 
