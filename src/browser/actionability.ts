@@ -93,6 +93,9 @@ export interface ActionableOptions {
   stableSince?: Since;
 }
 
+/** Why an action failed at its deadline when its element was gone each time it was looked at (a part of the message). */
+export const DETACHED_EVERY_TRY = "the element was removed from the page on every try";
+
 /** Waits until `kind` can be done to the element; throws ServiceClickError (or a fatal element error) when it cannot. */
 export async function actionable<V = unknown>(kind: ActionKind, first: ElementHandle, timing: ActionTiming, options: ActionableOptions): Promise<Actionable<V>> {
   const deadline = timing.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
@@ -116,7 +119,7 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
     attempt++;
     if (r.state === "detached") {
-      last = { reason: "the element was removed from the page on every try", target: "the element" };
+      last = { reason: DETACHED_EVERY_TRY, target: "the element" };
       if (!options.again) throw new ServiceStaleRefError(`cannot ${VERB[kind]} the element: it was removed from the page`, { hint: "take a new snapshot and use its refs" });
       handle = await options.again();
       continue;

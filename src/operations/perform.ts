@@ -7,7 +7,7 @@
 import * as el from "../browser/element.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
-import { DEFAULT_ACTION_TIMEOUT_MS } from "../browser/actionability.js";
+import { DEFAULT_ACTION_TIMEOUT_MS, DETACHED_EVERY_TRY } from "../browser/actionability.js";
 import { isDocumentGone } from "../browser/cdp/connection.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { displayRole, resolveRef as resolveSnapshotRef, type RefLookup } from "../snapshot/index.js";
@@ -131,12 +131,12 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup,
       try {
         return await performOnce(page, input, refs, { ...options, deadline });
       } catch (e) {
-        const over = Date.now() >= deadline || options.signal?.aborted === true;
-        // The element was gone on every try until the deadline, and the page kept loading new documents.
-        if (over && navigated > 0 && e instanceof ServiceClickError && /removed from the page on every try/.test(e.message)) throw keepsNavigating(e);
+        // The element was gone on every try until the deadline (the only way to that error), and the page
+        // kept loading new documents meanwhile.
+        if (navigated > 0 && e instanceof ServiceClickError && e.message.includes(DETACHED_EVERY_TRY)) throw keepsNavigating(e);
         if (!isDocumentGone(e)) throw e;
         navigated = Math.max(navigated, 1);
-        if (over) throw keepsNavigating(e);
+        if (Date.now() >= deadline || options.signal?.aborted) throw keepsNavigating(e);
         // The new document: let it load before looking again.
         await page.settle(Math.max(1, Math.min(deadline - Date.now(), 2000)), options.signal);
       }
