@@ -59,6 +59,9 @@ beforeAll(async () => {
   const toChrome = chrome.stdio[3] as Writable;
   const fromChrome = chrome.stdio[4] as Readable;
   mux = new PipeMux((text) => void toChrome.write(`${text}\0`));
+  // Chrome killed at the end resets its pipes (ECONNRESET, EPIPE): the close that follows ends the mux.
+  toChrome.on("error", () => {});
+  fromChrome.on("error", () => {});
   fromChrome.on("data", (c: Buffer) => mux.feed(c));
   fromChrome.on("close", () => mux.end());
   await mux.call("Target.getTargetInfo");
