@@ -132,8 +132,8 @@ export async function performAction(page: Page, input: Action, refs?: RefLookup,
         return await performOnce(page, input, refs, { ...options, deadline });
       } catch (e) {
         // The element was gone on every try until the deadline (the only way to that error), and the page
-        // kept loading new documents meanwhile.
-        if (navigated > 0 && e instanceof ServiceClickError && e.message.includes(DETACHED_EVERY_TRY)) throw keepsNavigating(e);
+        // kept loading new documents meanwhile (more than once: one navigation is not "keeps navigating").
+        if (navigated > 1 && e instanceof ServiceClickError && e.message.includes(DETACHED_EVERY_TRY)) throw keepsNavigating(e);
         if (!isDocumentGone(e)) throw e;
         navigated = Math.max(navigated, 1);
         if (Date.now() >= deadline || options.signal?.aborted) throw keepsNavigating(e);
