@@ -5,14 +5,12 @@
  * holds first (a control request it answers even while a command runs), then the session's file is read; a
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
-import { type NetworkEntry, ServiceInvalidArgumentError, durationWord, entryDuration, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type NetworkEntry, NETWORK_REQUEST_ID, ServiceInvalidArgumentError, durationWord, entryDuration, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import { type HostControl, askHostFor } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";
 
-/** A request id as `svc network requests` shows it. */
-export const REQUEST_ID = /^r\d{1,12}$/;
 
 /** The live local session whose host holds the network log (a cloud session has none). */
 export async function networkSession(g: GlobalOptions, what: string): Promise<{ root: string; session: StoredSession }> {
@@ -81,7 +79,7 @@ const bytes = (n: number | undefined) => (n === undefined ? "-" : n < 10_000 ? `
 
 export async function request(g: GlobalOptions, id: string, flags: { body?: boolean }): Promise<void> {
   const out = output(g);
-  if (!REQUEST_ID.test(id)) throw new ServiceInvalidArgumentError(`request id: expected r and a number (as svc network requests shows), got ${JSON.stringify(id.slice(0, 40))}`);
+  if (!NETWORK_REQUEST_ID.test(id)) throw new ServiceInvalidArgumentError(`request id: expected r and a number (as svc network requests shows), got ${JSON.stringify(id.slice(0, 40))}`);
   const { root, session } = await networkSession(g, "network request");
   const e = (await readLog(root, session)).find((x) => x.id === id);
   if (!e) throw new ServiceInvalidArgumentError(`no request ${id} in session ${session.id}'s network log (it keeps the newest requests, and --clear empties it)`, { hint: "svc network requests lists them" });

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";
 import type { ViewAsker } from "./ask-human.js";
-import { askHost, askHostFor } from "./host-ask.js";
+import { askHostFor } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
 import { resolveSession } from "./session-lookup.js";
@@ -22,18 +22,21 @@ export async function liveViewUrl(root: string, sessionId: string, start: boolea
   return reply.url;
 }
 
+/** The session's live view URL, its host asked to start the view if it serves none yet. */
+async function startLiveView(root: string, sessionId: string): Promise<string> {
+  const url = await liveViewUrl(root, sessionId, true);
+  if (url === undefined) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
+  return url;
+}
+
 /** `svc agent --ask-human`'s way to ask in the session's live view (the host's `ask` control, withdrawn with `signal`). */
 export function hostViewAsker(root: string, sessionId: string): ViewAsker {
   return {
-    async start() {
-      const url = await liveViewUrl(root, sessionId, true);
-      if (url === undefined) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
-      return url;
-    },
+    start: () => startLiveView(root, sessionId),
     async ask(message, timeoutMs, signal) {
       // The host ends the question at timeoutMs itself; the margin covers a slow answer.
-      const r = await askHost<{ answered: boolean; reply?: string }>(root, sessionId, { control: "ask", message: message.slice(0, 2000), timeoutMs: Math.max(1000, Math.min(3_600_000, timeoutMs)) }, timeoutMs + 10_000, signal);
-      if (r.t === "error") throw new Error(r.message);
+      const control = { control: "ask", message: message.slice(0, 2000), timeoutMs: Math.max(1000, Math.min(3_600_000, timeoutMs)) };
+      const r = await askHostFor<{ answered: boolean; reply?: string }>(root, sessionId, control, { unreached: `session ${sessionId}'s live view` }, { timeoutMs: timeoutMs + 10_000, signal });
       return r.answered ? { ...(typeof r.reply === "string" ? { reply: r.reply } : {}) } : undefined;
     },
   };
@@ -78,8 +81,7 @@ export async function view(g: GlobalOptions, opts: { open?: boolean }): Promise<
   const root = stateRoot();
   const session = touchSession(await resolveSession(root, g.session), root);
   if (isCloud(session)) throw new ServiceInvalidArgumentError("svc view shows a local session; a cloud session's live view is the platform's (its debuggerFullscreenUrl)", { hint: "svc sessions start (local), or --session ID" });
-  const url = await liveViewUrl(root, session.id, true);
-  if (url === undefined) throw new ServiceStateError(`session ${session.id}'s host started no live view`);
+  const url = await startLiveView(root, session.id);
   if (opts.open) {
     const failed = await openInBrowser(url);
     if (failed) process.stderr.write(`svc: warning: could not open a browser (${failed}); open the URL yourself\n`);

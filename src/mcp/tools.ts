@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
+import { NETWORK_REQUEST_ID } from "../internal.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -259,7 +260,7 @@ export const TOOLS = {
     description: "One request by id: status, headers and, with body, its response body",
     annotations: readOnly("Network request"),
     inputSchema: {
-      id: z.string().regex(/^r\d{1,12}$/).describe("the id network_requests shows, e.g. r12"),
+      id: z.string().regex(NETWORK_REQUEST_ID).describe("the id network_requests shows, e.g. r12"),
       body: z.boolean().optional().describe("include the response body (text; binary bodies as base64), cut past 50 000 characters"),
     },
   },

@@ -89,6 +89,9 @@ export function entryDuration(e: NetworkEntry): number | undefined {
   return e.end === undefined ? undefined : Math.max(0, Math.round((e.end - e.start) * 1000));
 }
 
+/** A request's id as the recorder gives it (browser/network-recorder.ts: r1, r2, …). */
+export const NETWORK_REQUEST_ID = /^r\d{1,12}$/;
+
 /** A request's status as a listing shows it: the code, `failed` or `pending`. */
 export const statusWord = (e: NetworkEntry): string => (e.state === "failed" ? "failed" : e.status !== undefined ? String(e.status) : "pending");
 
