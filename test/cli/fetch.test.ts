@@ -36,7 +36,7 @@ beforeAll(async () => {
     "/gone": (_q, r) => send(r, 404, "text/html", "<!doctype html><title>Gone</title><h1>Gone</h1><p>Nothing at this address.</p>"),
     "/big": (_q, r) => send(r, 200, "text/plain", "x".repeat(5000)),
     "/slow": (_q, r) => {
-      const t = setTimeout(() => send(r, 200, "text/plain", "late"), 10_000);
+      const t = setTimeout(() => send(r, 200, "text/plain", "late"), 60_000);
       timers.add(t);
     },
   });
@@ -120,7 +120,7 @@ describe("svc fetch (plain HTTP)", () => {
     expect((await svc(["fetch", stub.url("/big"), "--max-bytes", "5000"], sb.env)).code).toBe(0);
     const t0 = Date.now();
     await expectFailure(await svc(["fetch", stub.url("/slow"), "--timeout", "500"], sb.env), 7, /did not finish within 500 ms/);
-    expect(Date.now() - t0).toBeLessThan(8000);
+    expect(Date.now() - t0).toBeLessThan(30_000);
     await expectFailure(await svc(["fetch", server.url("fetch/image.png")], sb.env), 5, /is an image \(image\/png\): fetch gives text only/);
   });
 

@@ -46,24 +46,26 @@ describe("a press verified where it lands", () => {
 describe("click what a person can see", () => {
   it("a button whose centre is covered and whose ends are not: clicked at a visible point", async () => {
     await open("cover.html?case=partly");
-    const t0 = Date.now();
-    expect((await env.svc.act(click("#partly"), { timeout: 5000 })).success).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // The cover never goes: a success is a click at a point a person can see, not a wait for the cover.
+    expect((await env.svc.act(click("#partly"), { timeout: 30_000 })).success).toBe(true);
     expect([await text("partly-count"), await text("badge-count")]).toEqual(["1", "0"]);
     await env.svc.page.locator("#partly").click({ timeout: 5000 });
     expect(await text("partly-count")).toBe("2");
   });
 
-  it("a button under a static overlay: fails within about a second and a half, naming the overlay", async () => {
+  it("a button under a static overlay: fails once the overlay has stayed still a second and a half (long before the deadline), naming it", async () => {
     await open("cover.html?case=covered");
     const t0 = Date.now();
-    const e = await rejection(env.svc.act(click("#covered")));
+    const e = await rejection(env.svc.act(click("#covered"), { timeout: 30_000 }));
     const took = Date.now() - t0;
     expect(e).toBeInstanceOf(ServiceClickError);
-    expect(e.message).toMatch(/^cannot click <button id="covered">: <div id="cookie-wall"> intercepts pointer events \(nothing on the page changed for \d+ ms\)/);
+    // It gave up on the still cover (not at its 30 s deadline, which would say "waited N ms").
+    const still = /^cannot click <button id="covered">: <div id="cookie-wall"> intercepts pointer events \(nothing on the page changed for (\d+) ms\)/.exec(e.message);
+    expect(still, e.message).not.toBeNull();
+    expect(Number(still![1])).toBeGreaterThanOrEqual(1500);
     expect(e.hint).toMatch(/<div id="cookie-wall"> covers it/);
     expect(took).toBeGreaterThan(1400);
-    expect(took).toBeLessThan(3000);
+    expect(took).toBeLessThan(30_000);
     expect([await text("covered-count"), await text("overlay-count")]).toEqual(["0", "0"]);
   });
 });
