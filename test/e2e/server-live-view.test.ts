@@ -158,6 +158,45 @@ describe("live view", () => {
     }
   });
 
+  it("a press's release always reaches the page: while the next frame loads, and off the picture", async () => {
+    const { session, page, cdp, debug } = await sessionWithForm();
+    try {
+      await page.evaluate(() => {
+        const w = window as unknown as { ups: string[] };
+        w.ups = [];
+        window.addEventListener("mouseup", (e) => w.ups.push(`${e.button} ${e.clientX},${e.clientY}`));
+      });
+      const ups = () => page.evaluate(() => (window as unknown as { ups: string[] }).ups);
+      const view = await openView(debug.debuggerFullscreenUrl as string);
+      const box = await viewPoint(view, page, "#subscribe");
+      // Pressed, then a frame starts loading (the picture's own size reads 0 until it has), then released:
+      // one task in the view, so no frame can come between.
+      await view.evaluate(async ({ x, y }) => {
+        const img = document.querySelector("img[data-svc-live]") as HTMLImageElement;
+        const at = { clientX: x, clientY: y, button: 0, detail: 1, bubbles: true };
+        img.dispatchEvent(new MouseEvent("mousedown", at));
+        const loading = new Promise((r) => img.addEventListener("error", r, { once: true }));
+        img.src = "data:,";
+        await loading;
+        img.dispatchEvent(new MouseEvent("mouseup", at));
+      }, box);
+      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      expect(await ups()).toHaveLength(1);
+      // Pressed on the picture, released over the tab strip: the release reaches the page, at the picture's edge.
+      await view.mouse.move(box.x, box.y);
+      await view.mouse.down();
+      const strip = (await view.locator("#tabs").boundingBox())!;
+      await view.mouse.move(strip.x + 5, strip.y + 5);
+      await view.mouse.up();
+      await waitFor(async () => (await ups()).length === 2, 10_000);
+      expect(await page.locator("#subscribe").isChecked()).toBe(true);
+      await view.close();
+      await api("POST", `/v1/sessions/${session.id}`, { status: "REQUEST_RELEASE" });
+    } finally {
+      await cdp.close().catch(() => {});
+    }
+  });
+
   it("pages[].debuggerUrl shows that tab; the tab strip switches tabs", async () => {
     const { session, page, cdp } = await sessionWithForm();
     try {

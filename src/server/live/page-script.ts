@@ -18,7 +18,9 @@ export const LIVE_SCRIPT = String.raw`(() => {
   const wsUrl = location.origin.replace(/^http/, "ws") + location.pathname.replace(/\/+$/, "") + "/socket" + location.search;
   const ws = new WebSocket(wsUrl);
   ws.binaryType = "blob";
-  let meta = null, nextMeta = null, frames = 0, objectUrl = null, selected = null;
+  // meta: the painted frame's page size; shown: its image's pixel size. Both are kept from its load: while the
+  // next frame loads, the image's natural size reads 0, and a press or release then would be lost.
+  let meta = null, nextMeta = null, frames = 0, objectUrl = null, selected = null, shown = null;
   const send = (m) => { if (ws.readyState === 1) ws.send(JSON.stringify(m)); };
   const input = (m) => { if (interactive) send(m); };
   const show = (text) => { status.textContent = text; status.hidden = !text; };
@@ -61,6 +63,9 @@ export const LIVE_SCRIPT = String.raw`(() => {
     screen.onload = () => {
       if (previous) URL.revokeObjectURL(previous);
       meta = m;
+      shown = { w: screen.naturalWidth, h: screen.naturalHeight };
+      screen.dataset.frameWidth = String(shown.w);
+      screen.dataset.frameHeight = String(shown.h);
       if (m) { screen.dataset.pageWidth = String(m.width); screen.dataset.pageHeight = String(m.height); }
       screen.dataset.frames = String(++frames);
       if (frames === 1) show("");
@@ -108,14 +113,21 @@ export const LIVE_SCRIPT = String.raw`(() => {
     if (current && document.activeElement !== urlBox) urlBox.value = current.url;
   }
 
-  /** The page's CSS pixel under a client point: the image is shown scaled to fit (object-fit: contain). */
-  function pagePoint(e) {
-    if (!meta || !screen.naturalWidth) return null;
+  /**
+   * The page's CSS pixel under a client point: the image is shown scaled to fit (object-fit: contain). Outside
+   * the picture: null, or with edge set, the nearest point on its edge (a release must reach the page).
+   */
+  function pagePoint(e, edge) {
+    if (!meta || !shown || !shown.w || !shown.h) return null;
     const r = screen.getBoundingClientRect();
-    const scale = Math.min(r.width / screen.naturalWidth, r.height / screen.naturalHeight);
-    const w = screen.naturalWidth * scale, h = screen.naturalHeight * scale;
-    const x = (e.clientX - r.left - (r.width - w) / 2) / w, y = (e.clientY - r.top - (r.height - h) / 2) / h;
-    if (x < 0 || y < 0 || x > 1 || y > 1) return null;
+    const scale = Math.min(r.width / shown.w, r.height / shown.h);
+    const w = shown.w * scale, h = shown.h * scale;
+    let x = (e.clientX - r.left - (r.width - w) / 2) / w, y = (e.clientY - r.top - (r.height - h) / 2) / h;
+    if (x < 0 || y < 0 || x > 1 || y > 1) {
+      if (!edge) return null;
+      x = Math.min(1, Math.max(0, x));
+      y = Math.min(1, Math.max(0, y));
+    }
     return { x: Math.round(x * meta.width * 100) / 100, y: Math.round(y * meta.height * 100) / 100 };
   }
   const mods = (e) => (e.altKey ? 1 : 0) | (e.ctrlKey ? 2 : 0) | (e.metaKey ? 4 : 0) | (e.shiftKey ? 8 : 0);
@@ -128,14 +140,22 @@ export const LIVE_SCRIPT = String.raw`(() => {
     const p = pagePoint(e);
     if (p) input({ type: "mouse", action: "move", x: p.x, y: p.y, button: e.buttons & 1 ? "left" : "none", modifiers: mods(e) });
   });
-  for (const [ev, action] of [["mousedown", "down"], ["mouseup", "up"]]) {
-    screen.addEventListener(ev, (e) => {
-      e.preventDefault();
-      box.focus();
-      const p = pagePoint(e);
-      if (p) input({ type: "mouse", action, x: p.x, y: p.y, button: BUTTONS[e.button] || "left", clickCount: Math.min(3, Math.max(1, e.detail || 1)), modifiers: mods(e) });
-    });
-  }
+  // Buttons pressed on the picture: each one's release is sent wherever it happens (on the edge when off it).
+  const pressed = new Set();
+  const button = (e, action, p) => input({ type: "mouse", action, x: p.x, y: p.y, button: BUTTONS[e.button] || "left", clickCount: Math.min(3, Math.max(1, e.detail || 1)), modifiers: mods(e) });
+  screen.addEventListener("mousedown", (e) => {
+    e.preventDefault();
+    box.focus();
+    const p = pagePoint(e, false);
+    if (!p) return;
+    pressed.add(e.button);
+    button(e, "down", p);
+  });
+  window.addEventListener("mouseup", (e) => {
+    if (!pressed.delete(e.button)) return;
+    const p = pagePoint(e, true);
+    if (p) button(e, "up", p);
+  });
   screen.addEventListener("wheel", (e) => {
     e.preventDefault();
     const p = pagePoint(e);
