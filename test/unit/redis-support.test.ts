@@ -20,7 +20,9 @@ describe("test/support/redis (a real redis-server for tests)", () => {
     const other = await startRedis();
     await other.close();
     const client = new Redis(other.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const refused = new Promise<Error>((resolve) => client.once("error", resolve));
     await expect(client.connect()).rejects.toThrow();
+    expect((await refused).message).toMatch(/ECONNREFUSED/);
     client.disconnect();
   });
 });
