@@ -95,19 +95,23 @@ describe("svc view", () => {
     expect((await ok("view")).trim()).toBe(url);
 
     const view = await openView(url);
-    await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Forms");
-    expect(await view.locator("#url").inputValue()).toBe(world.server.url("forms.html"));
-    expect(await evalPage("document.querySelector('#subscribe').checked")).toBe(false);
-    const p = await viewPoint(view, "#subscribe");
-    await view.mouse.click(p.x, p.y);
-    await until(async () => (await evalPage("document.querySelector('#subscribe').checked")) === true, "the click to reach the page");
-    // Typing through the view.
-    const field = await viewPoint(view, "#name");
-    await view.mouse.click(field.x, field.y);
-    await until(async () => (await evalPage("document.activeElement && document.activeElement.id")) === "name", "the field to take focus");
-    await view.keyboard.type("Ada");
-    await until(async () => (await evalPage("document.querySelector('#name').value")) === "Ada", "the typing to reach the field");
-    await view.close();
+    // Closed whatever happens: a view left open holds one of the session's few viewer places.
+    try {
+      await view.waitForFunction(() => document.querySelector("#tabs button[aria-current]")?.textContent === "Forms");
+      expect(await view.locator("#url").inputValue()).toBe(world.server.url("forms.html"));
+      expect(await evalPage("document.querySelector('#subscribe').checked")).toBe(false);
+      const p = await viewPoint(view, "#subscribe");
+      await view.mouse.click(p.x, p.y);
+      await until(async () => (await evalPage("document.querySelector('#subscribe').checked")) === true, "the click to reach the page");
+      // Typing through the view.
+      const field = await viewPoint(view, "#name");
+      await view.mouse.click(field.x, field.y);
+      await until(async () => (await evalPage("document.activeElement && document.activeElement.id")) === "name", "the field to take focus");
+      await view.keyboard.type("Ada");
+      await until(async () => (await evalPage("document.querySelector('#name').value")) === "Ada", "the typing to reach the field");
+    } finally {
+      await view.close();
+    }
   });
 
   it("a view-only URL shows the tab but ignores input; the same messages on an interactive socket act", async () => {
@@ -158,20 +162,23 @@ describe("svc view", () => {
       });
     // Sockets of the tests before may still be closing: a place is waited for while they go.
     const sockets: WebSocket[] = [];
-    await until(async () => {
-      try {
-        while (sockets.length < 4) sockets.push(await open());
-        return true;
-      } catch {
-        return false;
-      }
-    }, "4 places");
-    expect(await socketStatus(url)).toBe(429);
-    const closed = new Promise((r) => sockets[0]!.once("close", r));
-    sockets[0]!.close();
-    await closed;
-    await until(async () => (await socketStatus(url)) === 101, "a place to free");
-    for (const ws of sockets) ws.close();
+    try {
+      await until(async () => {
+        try {
+          while (sockets.length < 4) sockets.push(await open());
+          return true;
+        } catch {
+          return false;
+        }
+      }, "4 places");
+      expect(await socketStatus(url)).toBe(429);
+      const closed = new Promise((r) => sockets[0]!.once("close", r));
+      sockets[0]!.close();
+      await closed;
+      await until(async () => (await socketStatus(url)) === 101, "a place to free");
+    } finally {
+      for (const ws of sockets) ws.close();
+    }
   });
 
   it("--open hands the URL to $BROWSER; an opener that fails is a warning and the URL is still printed", async () => {
