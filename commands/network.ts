@@ -5,7 +5,7 @@
  * holds first (a control request it answers even while a command runs), then the session's file is read; a
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
-import { type NetworkEntry, NETWORK_REQUEST_ID, ServiceInvalidArgumentError, durationWord, entryDuration, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type NetworkEntry, NETWORK_REQUEST_ID, ServiceInvalidArgumentError, durationWord, entryDuration, headerLines, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import { type HostControl, askHostFor } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -89,7 +89,6 @@ export async function request(g: GlobalOptions, id: string, flags: { body?: bool
   const tab = tabNumbers(session, root)(e.target);
   const detail = { ...row(e, tab), requestHeaders: e.requestHeaders, ...(e.responseHeaders ? { responseHeaders: e.responseHeaders } : {}), ...(e.postData !== undefined ? { postData: e.postData } : {}), ...(e.remoteAddress ? { remoteAddress: e.remoteAddress, remotePort: e.remotePort ?? null } : {}), ...(e.protocol ? { protocol: e.protocol } : {}), ...(e.fromCache ? { fromCache: e.fromCache } : {}), timings, ...(e.timing ? { timing: e.timing } : {}) };
   out.result({ session: session.id, request: detail, ...(body ? { body: { text: body.body, bytes: body.bytes, ...(body.base64Encoded ? { encoding: "base64" } : {}) } } : {}) }, () => {
-    const headerLines = (h: Record<string, string> | undefined) => Object.entries(h ?? {}).flatMap(([k, v]) => v.split("\n").map((x) => `  ${k}: ${x}`));
     const phase = (name: string, v: number) => (v < 0 ? [] : [`${name} ${Math.round(v * 10) / 10} ms`]);
     const lines = [
       `${e.id} ${e.method} ${e.url}`,

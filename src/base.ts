@@ -43,7 +43,7 @@ export { sessionRefStore } from "./store/refs.js";
 export { type SessionRoute, ROUTE_LIMITS, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkStatus as checkRouteStatus, fetchUrlPattern, routeMatcher, sessionRouteStore } from "./store/routes.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
 export { sessionMasker, sessionSecretStore } from "./store/secrets.js";
-export { type NetworkEntry, type NetworkLogStore, type ResourceTiming, NETWORK_LOG_LIMITS, NETWORK_REQUEST_ID, boundedNetworkLog, durationWord, entryDuration, networkClearedAt, sessionNetworkLog, statusWord } from "./store/network-log.js";
+export { type NetworkEntry, type NetworkLogStore, type ResourceTiming, NETWORK_LOG_LIMITS, NETWORK_REQUEST_ID, boundedNetworkLog, durationWord, entryDuration, headerLines, networkClearedAt, sessionNetworkLog, statusWord } from "./store/network-log.js";
 export {
   type CloudSessionRecord,
   type SessionRecord,

@@ -31,7 +31,7 @@ export { ConsoleRecorder } from "./browser/console-recorder.js";
 export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
 export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.js";
 export { PAGE_NETWORK_ENABLE } from "./browser/page.js";
-export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, statusWord } from "./store/network-log.js";
+export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, headerLines, statusWord } from "./store/network-log.js";
 export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";
 export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceWritten } from "./browser/trace.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";

@@ -4,7 +4,7 @@
  * `svc network route` does in a CLI session), every route checked as the CLI's are (store/routes.ts: at most
  * 100 routes, bodies ≤ 1 MB each).
  */
-import { type NetworkEntry, type SessionRoute, checkRoutes, durationWord, statusWord } from "../internal.js";
+import { type NetworkEntry, type SessionRoute, checkRoutes, durationWord, headerLines, statusWord } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -42,14 +42,13 @@ export function registerNetworkTools(reg: Registrar, b: McpBrowser): void {
       const svc = await b.service();
       const e = b.network.find(id);
       if (!e) throw new ServiceInvalidArgumentError(`id: no request ${id} (network_requests lists them; the newest 1,000 are kept)`);
-      const headers = (h: Record<string, string> | undefined) => Object.entries(h ?? {}).map(([k, v]) => `  ${k}: ${v}`);
       const lines = [
         line(e),
         ...(e.redirectedTo ? [`redirected to: ${e.redirectedTo}`] : []),
         "request headers:",
-        ...headers(e.requestHeaders),
+        ...headerLines(e.requestHeaders),
         ...(e.postData !== undefined ? ["request body:", `  ${e.postData}`] : []),
-        ...(e.responseHeaders ? ["response headers:", ...headers(e.responseHeaders)] : []),
+        ...(e.responseHeaders ? ["response headers:", ...headerLines(e.responseHeaders)] : []),
       ];
       if (body) {
         const got = await b.network.body(id);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildHar, harTimings, requestCookies, responseCookies } from "../../src/browser/har.js";
-import { NETWORK_LOG_LIMITS, type NetworkEntry, boundedNetworkLog, sessionNetworkLog } from "../../src/store/network-log.js";
+import { NETWORK_LOG_LIMITS, type NetworkEntry, boundedNetworkLog, headerLines, sessionNetworkLog } from "../../src/store/network-log.js";
 import { sessionSecretStore } from "../../src/store/secrets.js";
 import { removeSession } from "../../src/store/session-records.js";
 import { harProblems } from "../support/har-check.js";
@@ -147,5 +147,12 @@ describe("the network log store", () => {
     removeSession("s1", r);
     expect(existsSync(file)).toBe(false);
     expect(existsSync(`${file}.cleared`)).toBe(false);
+  });
+});
+
+describe("headerLines (svc network request, MCP network_request)", () => {
+  it("one line per header, indented; a value Chrome joined from repeated headers is one line each", () => {
+    expect(headerLines({ "content-type": "text/html", "set-cookie": "a=1\nb=2" })).toEqual(["  content-type: text/html", "  set-cookie: a=1", "  set-cookie: b=2"]);
+    expect(headerLines(undefined)).toEqual([]);
   });
 });
