@@ -10,9 +10,10 @@
  *
  * So the caller starts Chrome with a stub in the extension's folder (the real manifest's permissions, no
  * code), and this: opens chrome://extensions, turns developer mode on (without it Chrome disables an
- * unpacked extension reloaded after startup: "unsupportedDeveloperExtension"), lets the caller put the
- * real manifest in place, turns file access off (the reload reads the real manifest), and waits until the
- * reloaded extension is enabled. The extension's code never ran with file access.
+ * unpacked extension reloaded after startup: "unsupportedDeveloperExtension"), turns the stub's file access
+ * off (Chrome reloads the stub), lets the caller put the real manifest in place, and reloads the extension,
+ * whose reload answers with Chrome's load error when the real one cannot load. The extension's code never
+ * ran with file access (checked once it is enabled).
  */
 import { CdpConnection } from "./cdp/connection.js";
 
@@ -56,11 +57,19 @@ export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stu
     const stub = (await list()).find((x) => x.path === dir);
     if (!stub) throw new Error("Chrome did not load the extension's folder");
     await evaluate("chrome.developerPrivate.updateProfileConfiguration({ inDeveloperMode: true })");
-    swap();
     const id = JSON.stringify(stub.id);
-    // Turning access off reloads the extension; when it is off already (not expected), reload it by hand.
-    if (stub.fileAccess?.isActive === false) await evaluate(`chrome.developerPrivate.reload(${id}, { failQuietly: true })`);
-    else await evaluate(`chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${id}, fileAccess: false })`);
+    // Access off while the stub is loaded (Chrome reloads it); the setting stays with the extension's id.
+    if (stub.fileAccess?.isActive !== false) {
+      await evaluate(`chrome.developerPrivate.updateExtensionConfiguration({ extensionId: ${id}, fileAccess: false })`);
+      await until(deadline, "Chrome did not turn the extension's file access off", async () => {
+        const x = (await list()).find((e) => e.id === stub.id);
+        return x?.state === "ENABLED" && x.fileAccess?.isActive === false ? x : undefined;
+      });
+    }
+    swap();
+    // The reload answers once the real extension loaded, or with Chrome's reason when it could not.
+    const failure = await evaluate<{ error?: string } | null | undefined>(`chrome.developerPrivate.reload(${id}, { failQuietly: true, populateErrorForUnpacked: true })`);
+    if (failure?.error) throw new Error(`Chrome could not load it: ${failure.error}`);
     const loaded = await until(deadline, "Chrome did not load the extension (its manifest or files may be invalid for this Chromium)", async () => {
       const x = (await list()).find((e) => e.id === stub.id);
       return x && x.description !== stubMarker && x.state === "ENABLED" ? x : undefined;
