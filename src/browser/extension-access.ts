@@ -69,7 +69,7 @@ export async function loadWithoutFileAccess(wsEndpoint: string, dir: string, stu
     swap();
     // The reload answers once the real extension loaded, or with Chrome's reason when it could not.
     const failure = await evaluate<{ error?: string } | null | undefined>(`chrome.developerPrivate.reload(${id}, { failQuietly: true, populateErrorForUnpacked: true })`);
-    if (failure?.error) throw new Error(`Chrome could not load it: ${failure.error}`);
+    if (failure?.error) throw new Error(failure.error);
     const loaded = await until(deadline, "Chrome did not load the extension (its manifest or files may be invalid for this Chromium)", async () => {
       const x = (await list()).find((e) => e.id === stub.id);
       return x && x.description !== stubMarker && x.state === "ENABLED" ? x : undefined;

@@ -136,7 +136,7 @@ describe("an isolated tenant's extension", () => {
       const client = new Browserbase({ apiKey: KEY, baseURL: srv.url, maxRetries: 0 });
       const ext = await upload(broken, client);
       // Isolated, Chrome's own reason (the reload of the real manifest answers with it); otherwise Chrome skips it silently.
-      const reason = srv === server ? /extensionId: Chrome could not load extension \S+: Chrome could not load it: .*missing\.js/ : /extensionId: Chrome could not load extension/;
+      const reason = srv === server ? /extensionId: Chrome could not load extension \S+: Could not load javascript 'missing\.js'/ : /extensionId: Chrome could not load extension/;
       await expect(client.sessions.create({ extensionId: ext.id })).rejects.toMatchObject({ status: 400, message: expect.stringMatching(reason) });
       expect((await client.sessions.list({ status: "RUNNING" })).length).toBe(0);
     }
