@@ -8,13 +8,14 @@ import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { HarWritten } from "./host-network.js";
 import type { GlobalOptions } from "./output.js";
 import { checkOutputPath } from "./output-file.js";
-import { ask, networkSession } from "./network.js";
+import { askSessionHost } from "./host-ask.js";
+import { networkSession } from "./network.js";
 import { output } from "./runtime.js";
 
 export async function harStart(g: GlobalOptions): Promise<void> {
   const out = output(g);
   const { root, session } = await networkSession(g, "har");
-  const r = await ask<{ startedAt: string }>(root, session, { control: "harStart" });
+  const r = await askSessionHost<{ startedAt: string }>(root, session.id, { control: "harStart" });
   out.result({ session: session.id, recording: true, startedAt: r.startedAt }, () => `recording a HAR of session ${session.id}'s requests (svc har stop FILE writes it)`);
 }
 
@@ -23,7 +24,7 @@ export async function harStop(g: GlobalOptions, file: string, version: string): 
   if (!file.trim()) throw new ServiceInvalidArgumentError("har stop: file: expected a path");
   const path = checkOutputPath(file);
   const { root, session } = await networkSession(g, "har");
-  const r = await ask<HarWritten>(root, session, { control: "harStop", file: path, version }, 60_000);
+  const r = await askSessionHost<HarWritten>(root, session.id, { control: "harStop", file: path, version }, 60_000);
   out.result({ session: session.id, file: r.file, entries: r.entries, pages: r.pages, bodies: r.bodies, dropped: r.dropped, bytes: r.bytes }, () =>
     `wrote ${r.file}: ${r.entries} request${r.entries === 1 ? "" : "s"}, ${r.pages} page${r.pages === 1 ? "" : "s"}, ${r.bodies} bod${r.bodies === 1 ? "y" : "ies"}${r.dropped ? ` (the ${r.dropped} oldest dropped)` : ""}`,
   );

@@ -73,12 +73,17 @@ export interface AskWording {
  * askHost for a command: the control's result, or one line — STATE_ERROR when no host answered (the session
  * may be ending), else the host's own error rebuilt by its code (STATE_ERROR when it has none).
  */
-export async function askHostFor<T>(root: string, id: string, control: HostControl, wording: AskWording, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
+export async function askHostFor<T>(root: string, id: string, control: HostControl, wording: AskWording, options: { timeoutMs?: number | undefined; signal?: AbortSignal } = {}): Promise<T> {
   const reply = await askHost<T>(root, id, control, options.timeoutMs, options.signal).catch((e: unknown) => {
     throw new ServiceStateError(`${wording.unreached}: ${(e as Error).message}`, { hint: "the session may be ending; svc sessions list" });
   });
   if (reply.t === "error") throw errorFromCode(reply.code ?? "STATE_ERROR", wording.refused ? `${wording.refused}: ${reply.message}` : reply.message);
   return reply as T;
+}
+
+/** askHostFor worded for session `id` (svc network, har, trace). */
+export function askSessionHost<T>(root: string, id: string, control: HostControl, timeoutMs?: number): Promise<T> {
+  return askHostFor<T>(root, id, control, { unreached: `session ${id}` }, { timeoutMs });
 }
 
 /** The wording of a setting saved for the session and then handed to its host to apply (svc set, svc network route). */

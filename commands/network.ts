@@ -6,7 +6,7 @@
  * body is asked of the host, which asks the page's session where Chrome keeps it.
  */
 import { type NetworkEntry, NETWORK_REQUEST_ID, ServiceInvalidArgumentError, durationWord, entryDuration, headerLines, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
-import { type HostControl, askHostFor } from "./host-ask.js";
+import { askSessionHost } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
 import { output, resolveSession, stateRoot } from "./runtime.js";
@@ -20,14 +20,9 @@ export async function networkSession(g: GlobalOptions, what: string): Promise<{ 
   return { root, session };
 }
 
-/** Asks the session's host; its failure (no host, or its error) as one line. */
-export function ask<T>(root: string, session: StoredSession, control: HostControl, timeoutMs?: number): Promise<T> {
-  return askHostFor<T>(root, session.id, control, { unreached: `session ${session.id}` }, timeoutMs !== undefined ? { timeoutMs } : {});
-}
-
 /** The log as the host holds it now (it writes its pending batch first). */
 async function readLog(root: string, session: StoredSession): Promise<NetworkEntry[]> {
-  await ask(root, session, { control: "networkFlush" });
+  await askSessionHost(root, session.id, { control: "networkFlush" });
   return sessionNetworkLog(session.id, root).read();
 }
 
@@ -83,7 +78,7 @@ export async function request(g: GlobalOptions, id: string, flags: { body?: bool
   const { root, session } = await networkSession(g, "network request");
   const e = (await readLog(root, session)).find((x) => x.id === id);
   if (!e) throw new ServiceInvalidArgumentError(`no request ${id} in session ${session.id}'s network log (it keeps the newest requests, and --clear empties it)`, { hint: "svc network requests lists them" });
-  const body = flags.body ? await ask<{ body: string; base64Encoded: boolean; bytes: number }>(root, session, { control: "networkBody", id }, 60_000) : undefined;
+  const body = flags.body ? await askSessionHost<{ body: string; base64Encoded: boolean; bytes: number }>(root, session.id, { control: "networkBody", id }, 60_000) : undefined;
   const { harTimings } = await import("../src/internal.js");
   const timings = harTimings(e);
   const tab = tabNumbers(session, root)(e.target);

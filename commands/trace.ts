@@ -5,7 +5,7 @@
  * (src/browser/trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
  */
 import { ServiceInvalidArgumentError, isCloud, sessionTabStore, touchSession } from "../src/base.js";
-import { type HostControl, askHostFor } from "./host-ask.js";
+import { askSessionHost } from "./host-ask.js";
 import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceSummary, type TraceWritten, summaryLines, summarizeTraceFile } from "../src/internal.js";
 import { checkOutputPath } from "./output-file.js";
 import type { GlobalOptions } from "./output.js";
@@ -35,17 +35,13 @@ async function hostOf(g: GlobalOptions): Promise<{ root: string; id: string }> {
   return { root, id: session.id };
 }
 
-function ask<T>(root: string, id: string, control: HostControl, timeoutMs?: number): Promise<T> {
-  return askHostFor<T>(root, id, control, { unreached: `session ${id}` }, timeoutMs !== undefined ? { timeoutMs } : {});
-}
-
 export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolean; categories?: string }): Promise<void> {
   const out = output(g);
   const categories = parseCategories(flags.categories, !!flags.screenshots);
   const { root, id } = await hostOf(g);
   // Screenshots are the selected tab's (the one later commands drive).
   const screenshotsOf = flags.screenshots ? { target: sessionTabStore(id, root).load().selected } : undefined;
-  await ask(root, id, { control: "trace-start", categories, ...(screenshotsOf ? { screenshotsOf } : {}) });
+  await askSessionHost(root, id, { control: "trace-start", categories, ...(screenshotsOf ? { screenshotsOf } : {}) });
   out.result({ session: id, tracing: true, categories }, () => [`tracing session ${id} (${categories.filter((c) => !c.startsWith("-")).length} categories); svc trace stop FILE writes it`]);
 }
 
@@ -53,7 +49,7 @@ export async function traceStop(g: GlobalOptions, file: string): Promise<void> {
   const out = output(g);
   const path = checkOutputPath(file);
   const { root, id } = await hostOf(g);
-  const written = await ask<TraceWritten>(root, id, { control: "trace-stop", path }, STOP_TIMEOUT_MS);
+  const written = await askSessionHost<TraceWritten>(root, id, { control: "trace-stop", path }, STOP_TIMEOUT_MS);
   let summary: TraceSummary | undefined;
   let why: string | undefined;
   try {
