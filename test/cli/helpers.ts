@@ -5,6 +5,7 @@
  */
 import { type FakeModel, startFakeModel } from "../support/fake-model.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -149,21 +150,21 @@ export function commandsMentioning(needle: string): string[] {
 }
 
 /** Wait until no process mentions `needle`; then assert it (so a failure lists the survivors). */
-export async function expectNoProcesses(needle: string, timeoutMs = 10_000): Promise<void> {
+export async function expectNoProcesses(needle: string, timeoutMs = EVENT_WAIT_MS): Promise<void> {
   await waitFor(() => processesMentioning(needle).length === 0, timeoutMs);
   const left = commandsMentioning(needle);
   if (left.length) throw new Error(`processes left behind:\n${left.join("\n")}`);
 }
 
 /** Wait until `dir` is empty; then assert it (listing what is left). */
-export async function expectEmptyDir(dir: string, timeoutMs = 5_000): Promise<void> {
+export async function expectEmptyDir(dir: string, timeoutMs = EVENT_WAIT_MS): Promise<void> {
   await waitFor(() => filesUnder(dir).length === 0, timeoutMs);
   const left = filesUnder(dir);
   if (left.length) throw new Error(`files left behind in ${dir}:\n${left.join("\n")}`);
 }
 
-
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, stepMs = 100): Promise<boolean> {
+/** Polls `check` until it holds (true) or `timeoutMs` pass (false); the default is a bound on a hang. */
+export async function waitFor(check: () => boolean, timeoutMs = EVENT_WAIT_MS, stepMs = 100): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (check()) return true;

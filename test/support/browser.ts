@@ -9,6 +9,7 @@ import type { ServiceOptions } from "../../src/options.js";
 import type { Page } from "../../src/browser/page.js";
 import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
 import { QUIET_FEATURES } from "../../src/browser/launch.js";
+import { EVENT_WAIT_MS } from "./timing.js";
 
 export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 
@@ -60,10 +61,13 @@ export async function textIn(page: Page, selector: string, frames: string[] = []
   return page.deepLocator([...frames, selector].join(" >> ")).textContent();
 }
 
-/** Polls `fn` until it returns a truthy value (returned) or `timeout` ms pass (throws with the last value/error). */
 export type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
 
-export async function waitFor<T>(fn: () => T | Promise<T>, timeout = 5000, interval = 25): Promise<Truthy<T>> {
+/**
+ * Polls `fn` until it returns a truthy value (returned) or `timeout` ms pass (throws with the last value/error).
+ * The default is a bound on a hang (EVENT_WAIT_MS), not a measure of how soon.
+ */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeout = EVENT_WAIT_MS, interval = 25): Promise<Truthy<T>> {
   const deadline = Date.now() + timeout;
   let last: unknown;
   for (;;) {
@@ -82,7 +86,7 @@ export async function waitFor<T>(fn: () => T | Promise<T>, timeout = 5000, inter
 }
 
 /** Polls until `read()` equals `expected`; returns the final value so the caller can `expect` on it. */
-export async function waitForValue<T>(read: () => T | Promise<T>, expected: T, timeout = 5000): Promise<T> {
+export async function waitForValue<T>(read: () => T | Promise<T>, expected: T, timeout = EVENT_WAIT_MS): Promise<T> {
   let value: T | undefined;
   try {
     await waitFor(async () => (value = await read()) === expected, timeout);
