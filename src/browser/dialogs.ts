@@ -61,6 +61,30 @@ export function describeDialog(d: HandledDialog): string {
   return `the page showed ${d.type === "alert" ? "an" : "a"} ${d.type}${shown ? `: "${shown}"` : ""}; ${outcome}`;
 }
 
+/**
+ * A page that opens dialogs without end (`for (;;) alert()`) would have them answered as fast as Chrome
+ * shows them, about a hundred a second, and that alone kept one and a half cores busy here: Chrome's work
+ * for each dialog, not svc's. Once a page has opened more than STORM_BURST dialogs with less than
+ * STORM_GAP_MS between any two, each further one is answered STORM_SPACING_MS after it opened, until the page
+ * pauses for STORM_GAP_MS. The page is held just as much (a renderer showing a dialog runs no script);
+ * it only costs less.
+ */
+export const STORM_BURST = 20;
+export const STORM_SPACING_MS = 500;
+const STORM_GAP_MS = 1000;
+
+/** One session's dialog rate: how long to wait before answering the dialog that opened at `now`. */
+export class DialogStorm {
+  private run = 0;
+  private last = -Infinity;
+
+  delay(now: number): number {
+    this.run = now - this.last > STORM_GAP_MS ? 1 : this.run + 1;
+    this.last = now;
+    return this.run > STORM_BURST ? STORM_SPACING_MS : 0;
+  }
+}
+
 export class DialogHandler {
   private next: DialogAnswer | undefined;
   private source: (() => DialogAnswer | undefined) | undefined;
@@ -118,15 +142,19 @@ export class DialogHandler {
    * running, if any, so the command records it and its agent's choice applies).
    */
   watch(session: CdpSession, options: { yieldMs?: number } = {}): () => void {
-    const wait = options.yieldMs;
-    if (!wait) return session.on("Page.javascriptDialogOpening", (e) => this.track(this.answer(session, e)));
+    const storm = new DialogStorm();
+    const yieldMs = options.yieldMs ?? 0;
     let closed = 0;
     const offClosed = session.on("Page.javascriptDialogClosed", () => void closed++);
     const offOpening = session.on("Page.javascriptDialogOpening", (e) => {
+      const wait = Math.max(yieldMs, storm.delay(Date.now()));
+      if (!wait) return this.track(this.answer(session, e));
       const seen = closed;
-      setTimeout(() => {
+      const timer = setTimeout(() => {
+        // Answered meanwhile (by the client it was left to, or closed by a navigation): nothing to do here.
         if (closed === seen) this.track(this.answer(session, e));
       }, wait);
+      timer.unref?.();
     });
     return () => {
       offOpening();

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";
-import { DialogHandler, type HandledDialog } from "../../src/browser/dialogs.js";
+import { DialogHandler, STORM_BURST, STORM_SPACING_MS, type HandledDialog } from "../../src/browser/dialogs.js";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { HistoryEntry } from "../../src/records.js";
 import type { Service } from "../../src/service.js";
@@ -197,6 +197,22 @@ describe("a confirm() loop", () => {
     expect(logs).toContain('the page showed a confirm: "Stay on this page?"; accepted');
     const accepted = (await dialogsIn(svc)).slice(earlier).filter((d) => (d.parameters as { type: string }).type === "confirm" && (d.result as { accepted: boolean }).accepted);
     expect(accepted.map((d) => d.result)).toEqual([{ accepted: true, by: "choice" }]);
+  });
+});
+
+describe("a page that opens dialogs without end", () => {
+  it("is answered at once for its first dialogs, then one dialog per STORM_SPACING_MS (a hundred a second kept Chrome busy)", async () => {
+    await withService({}, async (svc) => {
+      const at: number[] = [];
+      svc.context.dialogs.onDialog(() => void at.push(performance.now()));
+      await open(svc, "dialog-forever.html?start=click");
+      // The click starts the loop; its own checks after the press cannot run while the page is held.
+      void svc.act(action("click", "#go"), { timeout: 3000 }).catch(() => {});
+      await waitFor(() => at.length >= STORM_BURST + 4);
+      const gaps = at.slice(STORM_BURST, STORM_BURST + 4).map((t, i) => t - at[STORM_BURST - 1 + i]!);
+      // A lower bound only: a loaded machine makes the gaps longer, never shorter (without the gate: ~10 ms).
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(STORM_SPACING_MS - 100);
+    });
   });
 });
 
