@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           // A worker's files share its modules (svc's and the built CLI's, loaded once per worker rather than
-          // once per file: 210 → ~40 s of import). Each file puts back what it changes (environment,
+          // once per file: 210 → 53 s of import, summed). Each file puts back what it changes (environment,
           // spawnOnly(), the shared Chrome's state).
           isolate: false,
           include: ["test/e2e/**/*.test.ts", "test/cli/**/*.test.ts"],
