@@ -6,8 +6,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // e2e and CLI tests each launch Chrome. On the 2-core CI machine 3 files at once fill the time one file
-    // spends waiting on the page (a cover that must stay still, a default bound): 746 s against 792 s for 2,
-    // with 4 % of the CPU idle instead of 13 %.
+    // spends waiting on the page (a cover that must stay still, a default bound): vitest took 746 s with 4 %
+    // of the CPU idle, against 792–797 s and 13–17 % idle with 2 (quiet, 2026-11-27).
     maxWorkers: 3,
     projects: [
       {
@@ -20,10 +20,6 @@ export default defineConfig({
         extends: true,
         test: {
           name: "e2e",
-          // A worker's files share its modules (svc's and the built CLI's, loaded once per worker rather than
-          // once per file: 210 → 53 s of import, summed). Each file puts back what it changes (environment,
-          // spawnOnly(), the shared Chrome's state).
-          isolate: false,
           include: ["test/e2e/**/*.test.ts", "test/cli/**/*.test.ts"],
           // One Chrome per worker slot, shared by the library files that do not test launching
           // (test/support/shared-chrome.ts; a file opts out with launchOwnChrome()).

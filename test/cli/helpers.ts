@@ -73,18 +73,11 @@ export interface RunResult {
  * Every svc() spawns `node bin/svc.js` when set (SVC_TEST_SPAWN=1), as the files that test the process
  * itself (signals, the thin client and its session host) do through `spawnOnly()`.
  */
-const SPAWN_ALL = process.env.SVC_TEST_SPAWN === "1";
-let spawnEveryCall = SPAWN_ALL;
+let spawnEveryCall = process.env.SVC_TEST_SPAWN === "1";
 
-/**
- * This file's svc() calls all spawn the built bin (for tests of the process: its host, its exit, its stdin).
- * Call it at the top of the file: set before the file's first hook runs, put back after its last, so the
- * next file a worker runs (test files share a worker's modules) runs its commands in-process again.
- */
+/** This file's svc() calls all spawn the built bin (for tests of the process: its host, its exit, its stdin). */
 export function spawnOnly(): void {
   spawnEveryCall = true;
-  beforeAll(() => void (spawnEveryCall = true));
-  afterAll(() => void (spawnEveryCall = SPAWN_ALL));
 }
 
 /**
