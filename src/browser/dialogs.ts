@@ -154,7 +154,7 @@ export class DialogHandler {
         // Answered meanwhile (by the client it was left to, or closed by a navigation): nothing to do here.
         if (closed === seen) this.track(this.answer(session, e));
       }, wait);
-      timer.unref?.();
+      timer.unref();
     });
     return () => {
       offOpening();

@@ -92,10 +92,10 @@ export function entryDuration(e: NetworkEntry): number | undefined {
 /** A request's id as the recorder gives it (browser/network-recorder.ts: r1, r2, …). */
 export const NETWORK_REQUEST_ID = /^r\d{1,12}$/;
 
-/** A request's status as a listing shows it: the code, `failed` or `pending`. */
 /** Headers one per line, indented; a value Chrome joined from repeated headers (newline-separated) is one line each. */
 export const headerLines = (h: Record<string, string> | undefined): string[] => Object.entries(h ?? {}).flatMap(([k, v]) => v.split("\n").map((x) => `  ${k}: ${x}`));
 
+/** A request's status as a listing shows it: the code, `failed` or `pending`. */
 export const statusWord = (e: NetworkEntry): string => (e.state === "failed" ? "failed" : e.status !== undefined ? String(e.status) : "pending");
 
 /** Its duration as a listing shows it: `35 ms`, or `-` while it runs. */
