@@ -12,7 +12,7 @@ import type { Point } from "./input.js";
 import { pageActionable, type Need, type PageResult, type Since } from "./actionability-page.js";
 import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
-import { abortable, sleep, throwIfAborted } from "../util/abort.js";
+import { abortable, abortError, sleep, throwIfAborted, withDetail } from "../util/abort.js";
 import type { Abortable } from "../util/abort.js";
 
 /**
@@ -98,6 +98,25 @@ export const DETACHED_EVERY_TRY = "the element was removed from the page on ever
 
 /** Waits until `kind` can be done to the element; throws ServiceClickError (or a fatal element error) when it cannot. */
 export async function actionable<V = unknown>(kind: ActionKind, first: ElementHandle, timing: ActionTiming, options: ActionableOptions): Promise<Actionable<V>> {
+  let last: { reason: string; target: string } | undefined;
+  try {
+    return await waitActionable<V>(kind, first, timing, options, (seen) => (last = seen));
+  } catch (e) {
+    // Stopped (the operation's timeout, or its caller) while the element was not ready: the stop's own error,
+    // saying what the last check saw, as Playwright's call log does. A timeout stays a timeout.
+    const { signal } = timing;
+    if (last && signal?.aborted && e instanceof Error && e === abortError(signal)) throw withDetail(e, `waiting to ${VERB[kind]} ${last.target}: ${last.reason}`);
+    throw e;
+  }
+}
+
+async function waitActionable<V>(
+  kind: ActionKind,
+  first: ElementHandle,
+  timing: ActionTiming,
+  options: ActionableOptions,
+  saw: (last: { reason: string; target: string }) => void,
+): Promise<Actionable<V>> {
   const deadline = timing.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
   const started = Date.now();
   let handle = first;
@@ -119,14 +138,14 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
     attempt++;
     if (r.state === "detached") {
-      last = { reason: DETACHED_EVERY_TRY, target: "the element" };
+      saw((last = { reason: DETACHED_EVERY_TRY, target: "the element" }));
       if (!options.again) throw new ServiceStaleRefError(`cannot ${VERB[kind]} the element: it was removed from the page`, { hint: "take a new snapshot and use its refs" });
       handle = await options.again();
       continue;
     }
     if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
     if (r.state === "retry") {
-      last = r;
+      saw((last = { reason: r.reason, target: r.target }));
       if (!r.cover) covered = undefined;
       else if (covered?.by !== r.cover.by) covered = { by: r.cover.by, since: Date.now() };
       else {
@@ -143,7 +162,7 @@ export async function actionable<V = unknown>(kind: ActionKind, first: ElementHa
     if (!NEEDS[kind].hit || !handle.frame.parentId) return { ...done, point: { x: r.x, y: r.y } };
     const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal, STOPPED);
     if ("point" in up) return { ...done, point: up.point };
-    last = { reason: up.reason, target: r.target };
+    saw((last = { reason: up.reason, target: r.target }));
   }
   const waited = Date.now() - started;
   const what = last ? `${last.target}: ${last.reason}` : "the element";

@@ -40,6 +40,20 @@ describe("act(action)", () => {
     expect([await text("target-count"), await text("veil-count")]).toEqual(["0", "0"]);
   });
 
+  it("stopped while the layer is there: the stop's own error, saying what the last try saw", async () => {
+    // The page keeps changing (a countdown), so the click waits for the layer rather than failing early.
+    await open("veil.html?case=stopped&far=1&remove=600000&tick=1");
+    const stop = new AbortController();
+    const acting = rejection(env.svc.act(click("#target"), { timeout: 60_000, signal: stop.signal }));
+    // Each try scrolls the button into view at another alignment: a second scroll means a try has been answered.
+    await waitFor(async () => Number(await text("scrolls")) >= 2);
+    stop.abort();
+    const e = await acting;
+    expect(e.code).toBe("ABORTED");
+    expect(e.message).toMatch(/\(waiting to click <button id="target">: <div id="veil"> intercepts pointer events\)$/);
+    expect([await text("target-count"), await text("veil-count")]).toEqual(["0", "0"]);
+  });
+
   it("the layer goes away within the timeout: the click waits for it and lands on the button", async () => {
     await open("veil.html?case=timer");
     await inPage(page(), "removeVeilIn(600)");
@@ -73,8 +87,8 @@ describe("act(action)", () => {
     await open("veil-frame.html");
     expect((await rejection(env.svc.act(click(button), { timeout: 800 }))).message).toMatch(/<div id="veil"> intercepts pointer events/);
     await open("veil-frame.html?cover=1&inner=remove%3D0");
-    // 5 s, not 800 ms: on a loaded machine reaching the cross-origin frame alone took longer than 2 s (the act then
-    // times out before it has a diagnosis to give); the veil never leaves, so only the failure's wording is waited for.
+    // 5 s, not 800 ms: on a loaded machine reaching the cross-origin frame alone took longer than 2 s. The veil never
+    // leaves: the act ends with CLICK_FAILED, or with its timeout when the last try ran past it; either names the veil.
     expect((await rejection(env.svc.act(click(button), { timeout: 5000 }))).message).toMatch(/in its parent frame, <div id="frame-veil"> intercepts pointer events/);
     expect([await inner("target-count"), await text("frame-veil-count")]).toEqual(["0", "0"]);
     await open("veil-frame.html?inner=remove%3D700");
