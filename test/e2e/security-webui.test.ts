@@ -210,6 +210,30 @@ describe("a tenant tab moved to Chrome's own pages by the tenant's extension", (
     });
   });
 
+  it("a script for new documents and a binding left in the tab: never run in chrome://extensions, in 5 races", async () => {
+    let rounds = 0;
+    while (rounds < 5) {
+      await attack(async (a) => {
+        for (; rounds < 5; rounds++) {
+          a.tab = (await a.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
+          const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
+          await a.call(`chrome.tabs.query({}).then((ts) => Promise.all(ts.filter((t) => t.id !== undefined).slice(0, -1).map((t) => chrome.tabs.remove(t.id).catch(() => {}))))`);
+          await a.cdp.send("Runtime.enable", {}, session);
+          expect((await a.cdp.send("Runtime.addBinding", { name: "svcLeak" }, session)).error).toBeUndefined();
+          // Run at the commit of whatever document comes next, before svc can have read that it committed.
+          const source = `if (location.protocol === "chrome:") { svcLeak(location.href); ${payload(a.chromeId)}; }`;
+          expect((await a.cdp.send("Page.addScriptToEvaluateOnNewDocument", { source }, session)).error).toBeUndefined();
+          // The evaluates are harmless here: the race only needs the tab addressed and watched until it is gone.
+          const { answers, outcome } = await race(a, "chrome://extensions/", () => a.cdp.send("Runtime.evaluate", { expression: "1", returnByValue: true }, session));
+          const leaked = a.cdp.events.filter((e) => e.method === "Runtime.bindingCalled" && e.params.name === "svcLeak");
+          expect(leaked.map((e) => String(e.params.payload))).toEqual([]);
+          await expectStopped(a, answers, outcome);
+          if (outcome === "killed") return void rounds++;
+        }
+      });
+    }
+  }, 120_000);
+
   it("20 races of the extension's navigation against a blast of evaluates: not one succeeds", async () => {
     let rounds = 0;
     // A round whose page committed before svc could stop it ends its session (killed): the next round gets a new one.

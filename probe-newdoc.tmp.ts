@@ -1,0 +1,23 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { rawCdp } from "./test/support/raw-cdp.js";
+const dir = mkdtempSync(join(tmpdir(), "probe-"));
+const chrome = spawn("/usr/bin/chromium", ["--headless=new", "--no-sandbox", `--user-data-dir=${dir}`, "--remote-debugging-port=0", "about:blank"], { stdio: ["ignore", "ignore", "pipe"] });
+const url: string = await new Promise((r) => chrome.stderr!.on("data", (d) => { const m = /ws:\/\/\S+/.exec(String(d)); if (m) r(m[0]); }));
+const cdp = await rawCdp(url);
+const targets = (await cdp.send("Target.getTargets")).result.targetInfos;
+const tab = targets.find((t: any) => t.type === "page");
+const s = (await cdp.send("Target.attachToTarget", { targetId: tab.targetId, flatten: true })).result.sessionId;
+await cdp.send("Page.enable", {}, s);
+console.log("add", JSON.stringify((await cdp.send("Page.addScriptToEvaluateOnNewDocument", { source: "window.__probe = 'INJECTED:' + location.href" }, s)).result));
+await cdp.send("Debugger.enable", {}, s);
+console.log("bp", JSON.stringify((await cdp.send("Debugger.setBreakpointByUrl", { lineNumber: 0, urlRegex: ".*", condition: "(window.__bp = 'BP:' + location.href, false)" }, s))));
+// the browser navigates the tab (as an extension would), not this session
+const s2 = (await cdp.send("Target.attachToTarget", { targetId: tab.targetId, flatten: true })).result.sessionId;
+console.log("nav", JSON.stringify((await cdp.send("Page.navigate", { url: "chrome://extensions/" }, s2)).result));
+await new Promise((r) => setTimeout(r, 1500));
+for (const sess of [s, s2]) console.log("eval", sess === s ? "injector" : "other", JSON.stringify((await cdp.send("Runtime.evaluate", { expression: "[location.href, window.__probe, window.__bp]", returnByValue: true }, sess)).result ?? "x"));
+chrome.kill("SIGKILL");
+process.exit(0);

@@ -1,0 +1,59 @@
+/**
+ * Code a tenant leaves in a tab to run later must not run in a page tenants may not reach. Chrome keeps a
+ * session's scripts for new documents (Page.addScriptToEvaluateOnNewDocument) and its breakpoints across
+ * navigations, into a new renderer process too: a script added while the tab was at about:blank runs at
+ * the commit of chrome://extensions if the tab gets there (the tenant's extension can move it), before svc
+ * has read that the navigation committed. svc stops such a navigation as soon as it starts (target-watch.ts),
+ * but under load the page can commit first; whatever the tenant left waiting would then run with the page's
+ * privileged bindings.
+ *
+ * - A new-document script is forwarded behind a guard: its first statement ends the script unless the
+ *   document is a web page (http, https, data; blob of a web or opaque origin; about:blank and about:srcdoc
+ *   only under web origins). The guard reads only `location`, which no global declaration of the script can
+ *   shadow (it is unforgeable: such a declaration fails the whole script), and runs before any of the
+ *   script's own code: declarations are hoisted, but nothing runs before the guard.
+ * - A breakpoint condition is an expression evaluated in the paused function's scope, where a local
+ *   variable may shadow anything a guard would read: refused.
+ */
+
+type Params = Record<string, unknown>;
+
+/** True in a document a tenant may run code in; source text, evaluated in the page. */
+const WEB_DOCUMENT = `((l) => {
+const p = l.protocol;
+if (p === "http:" || p === "https:" || p === "data:") return true;
+if (p === "blob:") return /^blob:(https?:|null\\/)/.test(l.href);
+if (p !== "about:") return false;
+const a = l.ancestorOrigins;
+for (let i = 0; i < a.length; i++) if (!/^(https?:\\/\\/|null$)/.test(a[i])) return false;
+return true;
+})(location)`.replace(/\n/g, " ");
+
+/** The statement put before every new-document script of a tenant. */
+export const SCRIPT_GUARD = `if (!${WEB_DOCUMENT}) throw "svc: a tenant's script runs only in web pages";`;
+
+/** A leading "use strict" stays first: after another statement it would no longer be a directive. */
+const STRICT = /^(\s*(["'])use strict\2\s*;?)/;
+
+/** `source` that ends at once outside web pages. */
+export function guardScript(source: unknown): unknown {
+  if (typeof source !== "string") return source;
+  const strict = STRICT.exec(source)?.[1] ?? "";
+  return `${strict}${SCRIPT_GUARD}${source.slice(strict.length)}`;
+}
+
+/** The commands whose stored code is guarded, and how. */
+export const SCRIPT_REWRITES = new Map<string, (p: Params) => Params>([
+  ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source) })],
+  ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource) })],
+]);
+
+const CONDITION_REFUSED = "a breakpoint condition runs in whatever page the tab is at when it is hit, Chrome's own pages included: set the breakpoint without one";
+
+/** Why a breakpoint command is refused (a non-empty condition), or undefined. */
+export function breakpointRefusal(p: Params): string | undefined {
+  return p.condition === undefined || p.condition === "" ? undefined : CONDITION_REFUSED;
+}
+
+/** The breakpoint commands that take a condition. */
+export const BREAKPOINT_COMMANDS = ["Debugger.setBreakpoint", "Debugger.setBreakpointByUrl", "Debugger.setBreakpointOnFunctionCall"] as const;

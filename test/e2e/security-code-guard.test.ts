@@ -1,0 +1,129 @@
+/**
+ * Code a tenant leaves in a tab to run later (src/server/cdp/code-guard.ts), against a real Chrome: a script
+ * for new documents, added while the tab is at about:blank, is carried by Chrome into the next document of
+ * the tab, chrome://extensions included (the control below shows it). As svc's CDP filter forwards it, it
+ * runs in web pages and their frames and ends at once in Chrome's own pages. A breakpoint condition, which
+ * Chrome carries over the same way, is refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../../src/browser/launch.js";
+import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
+import { CHROMIUM, waitFor } from "../support/browser.js";
+import { rawCdp } from "../support/raw-cdp.js";
+import { type FixtureServer, startFixtureServer } from "../support/server.js";
+
+let browser: LaunchedBrowser;
+let server: FixtureServer;
+let cdp: Awaited<ReturnType<typeof rawCdp>>;
+
+beforeAll(async () => {
+  [browser, server] = await Promise.all([launchBrowser({ headless: true, executablePath: CHROMIUM }), startFixtureServer()]);
+  cdp = await rawCdp(browser.wsEndpoint);
+});
+
+afterAll(async () => {
+  cdp?.close();
+  await Promise.all([browser?.close(), server?.close()]);
+});
+
+/** What the tenant's script leaves in each document it runs in. */
+const MARK = `globalThis.__svcTenantRan = "ran at " + location.href;`;
+let nextId = 1000;
+
+/**
+ * A new tab at about:blank, a session in it, and `method` sent as svc's filter forwards it (`filtered`) or
+ * as the tenant wrote it. Returns the tab's session.
+ */
+async function tabWith(method: string, params: Record<string, unknown>, filtered: boolean): Promise<{ session: string; reply: { error?: { message: string } } }> {
+  const { targetId } = (await cdp.send("Target.createTarget", { url: "about:blank" })).result as { targetId: string };
+  // The filter learns the tenant's session from the answer to its attach, as on svc's proxy.
+  const filter = new TenantCdpFilter();
+  const attachId = nextId++;
+  const attach = JSON.stringify({ id: attachId, method: "Target.attachToTarget", params: { targetId, flatten: true } });
+  if (!("forward" in filter.fromClient(Buffer.from(attach), false))) throw new Error("the filter refused the attach");
+  const attached = await cdp.raw(attach, attachId);
+  filter.fromBrowser(Buffer.from(JSON.stringify(attached)), false);
+  const session = attached.result.sessionId as string;
+  await cdp.send("Page.enable", {}, session);
+  if (method.startsWith("Debugger.")) await cdp.send("Debugger.enable", {}, session);
+  const id = nextId++;
+  const message = JSON.stringify({ id, method, params, sessionId: session });
+  if (!filtered) return { session, reply: await cdp.raw(message, id) };
+  const verdict = filter.fromClient(Buffer.from(message), false);
+  if ("reply" in verdict) return { session, reply: JSON.parse(verdict.reply) as { error: { message: string } } };
+  if (!("forward" in verdict)) throw new Error("the filter held the message");
+  return { session, reply: await cdp.raw(verdict.forward, id) };
+}
+
+/** Navigates the tab (as the tenant's extension would, not through the filter) and waits for the new document. */
+async function goTo(session: string, url: string): Promise<void> {
+  await cdp.send("Page.navigate", { url }, session);
+  await waitFor(async () => (await evaluate(session, "location.href + ' ' + document.readyState")) === `${url} complete`);
+}
+
+async function evaluate(session: string, expression: string): Promise<unknown> {
+  return (await cdp.send("Runtime.evaluate", { expression, returnByValue: true }, session)).result?.result?.value;
+}
+
+const ran = (session: string) => evaluate(session, "globalThis.__svcTenantRan ?? 'not run'");
+
+/** Adds an about:blank frame to the tab's page (DOM calls only: Chrome's pages refuse HTML strings) and says whether the script ran in it. */
+async function frameRan(session: string): Promise<unknown> {
+  const expression = `new Promise((resolve) => {
+    const frame = document.createElement("iframe");
+    frame.addEventListener("load", () => resolve(frame.contentWindow.__svcTenantRan ?? "not run"), { once: true });
+    frame.src = "about:blank";
+    document.body.append(frame);
+  })`;
+  return (await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, session)).result?.result?.value;
+}
+
+describe("a tenant's script for new documents", () => {
+  it("control: as written, Chrome runs it in chrome://extensions once the tab gets there", async () => {
+    const { session } = await tabWith("Page.addScriptToEvaluateOnNewDocument", { source: MARK }, false);
+    await goTo(session, "chrome://extensions/");
+    expect(await ran(session)).toBe("ran at chrome://extensions/");
+  });
+
+  it("as svc forwards it: runs in web pages, data: and their about:blank frames; ends at once in chrome://extensions and chrome://version", async () => {
+    const { session } = await tabWith("Page.addScriptToEvaluateOnNewDocument", { source: `"use strict"; ${MARK} globalThis.__svcStrict = (function () { return this === undefined; })();` }, true);
+    const page = server.url("veil.html");
+    await goTo(session, page);
+    expect(await ran(session)).toBe(`ran at ${page}`);
+    // The tenant's leading "use strict" is still its directive.
+    expect(await evaluate(session, "globalThis.__svcStrict")).toBe(true);
+    expect(await frameRan(session)).toBe("ran at about:blank");
+    const data = "data:text/html,<p>data page</p>";
+    await goTo(session, data);
+    expect(await ran(session)).toBe(`ran at ${data}`);
+    for (const chromePage of ["chrome://extensions/", "chrome://version/"]) {
+      await goTo(session, chromePage);
+      expect(await ran(session)).toBe("not run");
+    }
+    // A frame of Chrome's own page (about:blank, its origin inherited) does not run it either.
+    expect(await frameRan(session)).toBe("not run");
+  });
+
+  it("a script declaring what the guard reads cannot get past it", async () => {
+    // Hoisted declarations take effect before the guard runs: none of these may make it pass in Chrome's pages.
+    const attempts = [`function RegExp() { return { test: () => true }; } ${MARK}`, `var location = "https://example.com/"; ${MARK}`, `function location() {} ${MARK}`];
+    for (const source of attempts) {
+      const { session } = await tabWith("Page.addScriptToEvaluateOnNewDocument", { source }, true);
+      await goTo(session, "chrome://version/");
+      expect(await ran(session), source).toBe("not run");
+    }
+  });
+});
+
+describe("a breakpoint condition", () => {
+  it("is refused; the same breakpoint without one is forwarded", async () => {
+    const condition = `(${MARK} false)`;
+    for (const method of ["Debugger.setBreakpointByUrl", "Debugger.setBreakpoint", "Debugger.setBreakpointOnFunctionCall"]) {
+      const { reply } = await tabWith(method, { lineNumber: 0, urlRegex: ".*", location: { scriptId: "1", lineNumber: 0 }, objectId: "x", condition }, true);
+      expect(reply.error?.message, method).toMatch(/refused by svc: a breakpoint condition runs in whatever page/);
+    }
+    const { session, reply } = await tabWith("Debugger.setBreakpointByUrl", { lineNumber: 0, urlRegex: "never-loaded" }, true);
+    expect(reply.error).toBeUndefined();
+    expect(await evaluate(session, "1 + 1")).toBe(2);
+  });
+});

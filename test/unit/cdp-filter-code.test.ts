@@ -1,0 +1,42 @@
+/**
+ * The CDP filter's rewrite of a tenant's stored code (src/server/cdp/code-guard.ts): what is forwarded for a
+ * script for new documents (the guard first, a leading "use strict" kept first), and which breakpoints pass.
+ * What the guard does in Chrome is tested against a real one in test/e2e/security-code-guard.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { SCRIPT_GUARD } from "../../src/server/cdp/code-guard.js";
+import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
+
+const forwarded = (method: string, params: Record<string, unknown>): { params: Record<string, unknown> } | { error: string } => {
+  const v = new TenantCdpFilter().fromClient(Buffer.from(JSON.stringify({ id: 1, method, params })), false);
+  if ("reply" in v) return { error: (JSON.parse(v.reply) as { error: { message: string } }).error.message };
+  if (!("forward" in v)) throw new Error("held");
+  return JSON.parse(String(v.forward)) as { params: Record<string, unknown> };
+};
+
+describe("a tenant's stored code on the way to Chrome", () => {
+  it("a script for new documents gets the guard first; a leading directive stays first; other fields are kept", () => {
+    expect(forwarded("Page.addScriptToEvaluateOnNewDocument", { source: "window.x = 1;", worldName: "w", runImmediately: true })).toEqual({
+      id: 1,
+      method: "Page.addScriptToEvaluateOnNewDocument",
+      params: { source: `${SCRIPT_GUARD}window.x = 1;`, worldName: "w", runImmediately: true },
+    });
+    expect(forwarded("Page.addScriptToEvaluateOnNewDocument", { source: ` 'use strict';\nwindow.x = 1;` })).toMatchObject({ params: { source: ` 'use strict';${SCRIPT_GUARD}\nwindow.x = 1;` } });
+    expect(forwarded("Page.addScriptToEvaluateOnLoad", { scriptSource: "window.y = 2;" })).toMatchObject({ params: { scriptSource: `${SCRIPT_GUARD}window.y = 2;` } });
+    // Not a string: forwarded as it came, for Chrome to refuse.
+    expect(forwarded("Page.addScriptToEvaluateOnNewDocument", { source: 7 })).toMatchObject({ params: { source: 7 } });
+  });
+
+  it("the guard is one statement on the script's first line (its line numbers are unchanged)", () => {
+    expect(SCRIPT_GUARD).not.toContain("\n");
+    expect(() => new Function(SCRIPT_GUARD)).not.toThrow();
+  });
+
+  it("a breakpoint with a condition is refused; without one (or an empty one) it is forwarded", () => {
+    for (const method of ["Debugger.setBreakpoint", "Debugger.setBreakpointByUrl", "Debugger.setBreakpointOnFunctionCall"]) {
+      expect(forwarded(method, { lineNumber: 1, condition: "x > 1" })).toEqual({ error: expect.stringMatching(new RegExp(`^${method} refused by svc: a breakpoint condition`)) });
+      expect(forwarded(method, { lineNumber: 1 })).toMatchObject({ params: { lineNumber: 1 } });
+      expect(forwarded(method, { lineNumber: 1, condition: "" })).toMatchObject({ params: { condition: "" } });
+    }
+  });
+});
