@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../../src/browser/launch.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { rawCdp } from "../support/raw-cdp.js";
+import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
 
 let browser: LaunchedBrowser;
@@ -34,10 +34,10 @@ let nextId = 1000;
  * A new tab at about:blank, a session in it, and `method` sent as svc's filter forwards it (`filtered`) or
  * as the tenant wrote it. Returns the tab's session.
  */
-async function tabWith(method: string, params: Record<string, unknown>, filtered: boolean): Promise<{ session: string; reply: { error?: { message: string } } }> {
+async function tabWith(method: string, params: Record<string, unknown>, filtered: boolean): Promise<{ session: string; reply: CdpReply; send: (method: string, params: Record<string, unknown>) => Promise<CdpReply> }> {
   const { targetId } = (await cdp.send("Target.createTarget", { url: "about:blank" })).result as { targetId: string };
   // The filter learns the tenant's session from the answer to its attach, as on svc's proxy.
-  const filter = new TenantCdpFilter();
+  const filter = new TenantCdpFilter({ places: { isTab: (id) => id === targetId, caughtUp: () => undefined, refusal: () => undefined, known: () => true, whenKnown: () => Promise.resolve(), addressed: () => {} } });
   const attachId = nextId++;
   const attach = JSON.stringify({ id: attachId, method: "Target.attachToTarget", params: { targetId, flatten: true } });
   if (!("forward" in filter.fromClient(Buffer.from(attach), false))) throw new Error("the filter refused the attach");
@@ -46,13 +46,16 @@ async function tabWith(method: string, params: Record<string, unknown>, filtered
   const session = attached.result.sessionId as string;
   await cdp.send("Page.enable", {}, session);
   if (method.startsWith("Debugger.")) await cdp.send("Debugger.enable", {}, session);
-  const id = nextId++;
-  const message = JSON.stringify({ id, method, params, sessionId: session });
-  if (!filtered) return { session, reply: await cdp.raw(message, id) };
-  const verdict = filter.fromClient(Buffer.from(message), false);
-  if ("reply" in verdict) return { session, reply: JSON.parse(verdict.reply) as { error: { message: string } } };
-  if (!("forward" in verdict)) throw new Error("the filter held the message");
-  return { session, reply: await cdp.raw(verdict.forward, id) };
+  const send = async (method: string, params: Record<string, unknown>): Promise<CdpReply> => {
+    const id = nextId++;
+    const message = JSON.stringify({ id, method, params, sessionId: session });
+    if (!filtered) return cdp.raw(message, id);
+    const verdict = filter.fromClient(Buffer.from(message), false);
+    if ("reply" in verdict) return JSON.parse(verdict.reply) as CdpReply;
+    if (!("forward" in verdict)) throw new Error("the filter held the message");
+    return cdp.raw(verdict.forward, id);
+  };
+  return { session, reply: await send(method, params), send };
 }
 
 /** Navigates the tab (as the tenant's extension would, not through the filter) and waits for the new document. */
@@ -111,6 +114,37 @@ describe("a tenant's script for new documents", () => {
       const { session } = await tabWith("Page.addScriptToEvaluateOnNewDocument", { source }, true);
       await goTo(session, "chrome://version/");
       expect(await ran(session), source).toBe("not run");
+    }
+  });
+});
+
+describe("a tab's code commands that name no document for certain, as svc forwards them", () => {
+  it("answer in a web page as sent; in Chrome's own page they end at once, whatever the tab's next document is", async () => {
+    const { session, send } = await tabWith("Runtime.enable", {}, true);
+    const page = server.url("veil.html");
+    await goTo(session, page);
+    const contexts = () => cdp.events.filter((e) => e.sessionId === session && e.method === "Runtime.executionContextCreated" && e.params.context.auxData?.isDefault).map((e) => e.params.context as { id: number; uniqueId: string });
+    const context = await waitFor(() => contexts().at(-1));
+    const value = (r: CdpReply) => (r.result?.exceptionDetails ? `threw ${String(r.result.result?.value ?? r.result.exceptionDetails.text)}` : r.result?.result?.value) as unknown;
+    const probes = (contextId: number) => [
+      send("Runtime.evaluate", { expression: "document.title", returnByValue: true }),
+      send("Runtime.evaluate", { expression: "'use strict'; [location.protocol, this === undefined]", contextId, returnByValue: true }),
+      send("Runtime.evaluate", { expression: "let n = 20; await Promise.resolve(n + 1)", replMode: true, awaitPromise: true, returnByValue: true }),
+      send("Runtime.callFunctionOn", { functionDeclaration: "async function (a) { return [a, location.protocol]; }", executionContextId: contextId, arguments: [{ value: 7 }], awaitPromise: true, returnByValue: true }),
+    ];
+    expect(await Promise.all(probes(context.id).map(async (p) => value(await p)))).toEqual(["Veil", ["http:", false], 21, [7, "http:"]]);
+    let current = context;
+    for (const chromePage of ["chrome://version/", "chrome://extensions/"]) {
+      await goTo(session, chromePage);
+      const there = await waitFor(() => {
+        const latest = contexts().at(-1);
+        return latest && latest.uniqueId !== current.uniqueId ? latest : undefined;
+      });
+      current = there;
+      const answers = await Promise.all(probes(there.id).map(async (p) => value(await p)));
+      expect(answers).toEqual(Array(4).fill("threw svc: a tenant's code runs only in web pages"));
+      // Pinned to a document by its uniqueContextId, it is not guarded: it names this document for certain.
+      expect(value(await send("Runtime.evaluate", { expression: "location.protocol", uniqueContextId: there.uniqueId, returnByValue: true }))).toBe("chrome:");
     }
   });
 });

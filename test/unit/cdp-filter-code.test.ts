@@ -4,7 +4,7 @@
  * What the guard does in Chrome is tested against a real one in test/e2e/security-code-guard.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { SCRIPT_GUARD } from "../../src/server/cdp/code-guard.js";
+import { guardFunction, SCRIPT_GUARD } from "../../src/server/cdp/code-guard.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
 
 const forwarded = (method: string, params: Record<string, unknown>): { params: Record<string, unknown> } | { error: string } => {
@@ -38,5 +38,39 @@ describe("a tenant's stored code on the way to Chrome", () => {
       expect(forwarded(method, { lineNumber: 1 })).toMatchObject({ params: { lineNumber: 1 } });
       expect(forwarded(method, { lineNumber: 1, condition: "" })).toMatchObject({ params: { condition: "" } });
     }
+  });
+});
+
+describe("a tab's code commands", () => {
+  /** A filter that knows session S on tab T and session W on a worker (as svc's watch would say). */
+  function filterWith(): (m: object) => Record<string, unknown> {
+    const f = new TenantCdpFilter({ places: { caughtUp: () => undefined, isTab: (id) => id === "T", refusal: () => undefined, known: () => true, whenKnown: () => Promise.resolve(), addressed: () => {} } });
+    let id = 100;
+    for (const [session, targetId] of [["S", "T"], ["W", "worker"]]) {
+      f.fromClient(Buffer.from(JSON.stringify({ id: ++id, method: "Target.attachToTarget", params: { targetId, flatten: true } })), false);
+      f.fromBrowser(Buffer.from(JSON.stringify({ id, result: { sessionId: session } })), false);
+    }
+    return (m) => {
+      const v = f.fromClient(Buffer.from(JSON.stringify(m)), false);
+      if (!("forward" in v)) throw new Error(JSON.stringify(v));
+      return (JSON.parse(String(v.forward)) as { params: Record<string, unknown> }).params;
+    };
+  }
+
+  it("evaluate, compileScript and callFunctionOn in a context number or none: guarded", () => {
+    const send = filterWith();
+    expect(send({ id: 1, method: "Runtime.evaluate", params: { expression: "1 + 1" }, sessionId: "S" })).toEqual({ expression: `${SCRIPT_GUARD}1 + 1` });
+    expect(send({ id: 2, method: "Runtime.evaluate", params: { expression: "2", contextId: 3 }, sessionId: "S" })).toEqual({ expression: `${SCRIPT_GUARD}2`, contextId: 3 });
+    expect(send({ id: 3, method: "Runtime.compileScript", params: { expression: "3", persistScript: true, sourceURL: "" }, sessionId: "S" })).toMatchObject({ expression: `${SCRIPT_GUARD}3` });
+    const fn = "function (a) { return a; }";
+    expect(send({ id: 4, method: "Runtime.callFunctionOn", params: { functionDeclaration: fn, executionContextId: 3 }, sessionId: "S" })).toEqual({ functionDeclaration: guardFunction(fn), executionContextId: 3 });
+    expect(guardFunction(fn)).toBe(`(() => { ${SCRIPT_GUARD} })(), ${fn}`);
+  });
+
+  it("pinned to one document (uniqueContextId, objectId), or not in a tab: unchanged", () => {
+    const send = filterWith();
+    expect(send({ id: 1, method: "Runtime.evaluate", params: { expression: "1", uniqueContextId: "u.1" }, sessionId: "S" })).toEqual({ expression: "1", uniqueContextId: "u.1" });
+    expect(send({ id: 2, method: "Runtime.callFunctionOn", params: { functionDeclaration: "function () {}", objectId: "o.1" }, sessionId: "S" })).toEqual({ functionDeclaration: "function () {}", objectId: "o.1" });
+    expect(send({ id: 3, method: "Runtime.evaluate", params: { expression: "1" }, sessionId: "W" })).toEqual({ expression: "1" });
   });
 });

@@ -17,6 +17,7 @@ function places(where: Record<string, string | undefined>): TargetPlaces & { whe
   return {
     where,
     caughtUp: () => undefined,
+    isTab: () => false,
     refusal: (id) => (id in where ? where[id] : "svc has not seen this target"),
     known: (id) => id in where,
     whenKnown: () => Promise.resolve(),

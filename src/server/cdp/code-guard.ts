@@ -12,6 +12,12 @@
  *   only under web origins). The guard reads only `location`, which no global declaration of the script can
  *   shadow (it is unforgeable: such a declaration fails the whole script), and runs before any of the
  *   script's own code: declarations are hoisted, but nothing runs before the guard.
+ * - A tab's code commands that name no document for certain get the same guard: Runtime.evaluate (the
+ *   guard statement first), Runtime.compileScript (likewise), Runtime.callFunctionOn in an
+ *   executionContextId (a number a new renderer may reuse; the guard is the first operand of a comma
+ *   expression ahead of the function, so it runs before anything in the tenant's text). A command svc forwarded
+ *   just before a navigation it had not yet heard of can be delivered to the next document: there it ends at
+ *   once. Pinned commands pass unchanged: an objectId or uniqueContextId names one document of one process.
  * - A breakpoint condition is an expression evaluated in the paused function's scope, where a local
  *   variable may shadow anything a guard would read: refused.
  */
@@ -30,7 +36,7 @@ return true;
 })(location)`.replace(/\n/g, " ");
 
 /** The statement put before every new-document script of a tenant. */
-export const SCRIPT_GUARD = `if (!${WEB_DOCUMENT}) throw "svc: a tenant's script runs only in web pages";`;
+export const SCRIPT_GUARD = `if (!${WEB_DOCUMENT}) throw "svc: a tenant's code runs only in web pages";`;
 
 /** A leading "use strict" stays first: after another statement it would no longer be a directive. */
 const STRICT = /^(\s*(["'])use strict\2\s*;?)/;
@@ -46,6 +52,20 @@ export function guardScript(source: unknown): unknown {
 export const SCRIPT_REWRITES = new Map<string, (p: Params) => Params>([
   ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source) })],
   ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource) })],
+]);
+
+/** A function's source that runs the guard before its own text is evaluated (Chrome evaluates `(text)`). */
+export function guardFunction(text: unknown): unknown {
+  return typeof text === "string" ? `(() => { ${SCRIPT_GUARD} })(), ${text}` : text;
+}
+
+const pinned = (p: Params) => typeof p.uniqueContextId === "string" || p.objectId !== undefined;
+
+/** For messages to a tab: its code commands that could be delivered to the tab's next document. */
+export const TAB_REWRITES = new Map<string, (p: Params) => Params>([
+  ["Runtime.evaluate", (p) => (pinned(p) ? p : { ...p, expression: guardScript(p.expression) })],
+  ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression) })],
+  ["Runtime.callFunctionOn", (p) => (pinned(p) ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration) })],
 ]);
 
 const CONDITION_REFUSED = "a breakpoint condition runs in whatever page the tab is at when it is hit, Chrome's own pages included: set the breakpoint without one";

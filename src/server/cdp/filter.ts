@@ -43,7 +43,9 @@
  * - SystemInfo.getInfo (its answer holds the command line).
  * - code left to run later, in whatever page the tab is at by then (cdp/code-guard.ts): a breakpoint with a
  *   condition is refused; a script for new documents (Page.addScriptToEvaluateOnNewDocument) is rewritten
- *   to end at once outside web pages, so one added at about:blank never runs in chrome://extensions.
+ *   to end at once outside web pages, so one added at about:blank never runs in chrome://extensions; a
+ *   tab's Runtime.evaluate, compileScript and callFunctionOn that name no document for certain get the same
+ *   guard (one forwarded just before a navigation svc had not heard of yet may be delivered to the next page).
  * The session's own uploaded extensions (features/extensions.ts: their ids as Chrome gave them) are the tenant's
  * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
  * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
@@ -56,7 +58,7 @@
 /** Schemes a tenant may navigate to or load. */
 const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
 
-import { BREAKPOINT_COMMANDS, breakpointRefusal, SCRIPT_REWRITES } from "./code-guard.js";
+import { BREAKPOINT_COMMANDS, breakpointRefusal, SCRIPT_REWRITES, TAB_REWRITES } from "./code-guard.js";
 import { downloadRewrites } from "./downloads.js";
 import { SessionTargets } from "./filter-sessions.js";
 import type { ClientVerdict } from "./relay.js";
@@ -203,11 +205,16 @@ export class TenantCdpFilter {
     if (reason === undefined && target) this.places?.addressed(target);
     if (reason === undefined && method === "Target.attachToTarget" && typeof params.targetId === "string") this.places?.addressed(params.targetId);
     if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
-    const rewrite = this.rewrites.get(method);
+    const rewrite = this.rewrites.get(method) ?? (target && this.isTab(target) ? TAB_REWRITES.get(method) : undefined);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...c.message, params: rewrite(params) }) };
     if (reason === undefined) return { forward: c.forward };
     const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;
     return refusedReply(id, sessionId, -32000, `${name} refused by svc: ${reason}`, name);
+  }
+
+  /** Whether a target is a tab: svc's watch says, else what Chrome told this client. */
+  private isTab(targetId: string): boolean {
+    return this.places ? this.places.isTab(targetId) : this.reported.get(targetId)?.type === "page";
   }
 
   /** Why a target may not be driven now: svc's watch first, then what Chrome told this client. */

@@ -30,6 +30,8 @@ export interface TargetPlaces {
   known(targetId: string): boolean;
   /** Resolves once target `targetId` is known, or after `ms` (check known() again). */
   whenKnown(targetId: string, ms: number): Promise<void>;
+  /** Whether target `targetId` is a tab (its documents come and go: code sent for one may reach the next). */
+  isTab(targetId: string): boolean;
   /** A tenant message addressed target `targetId` (or attached to it): the tenant may have commands in flight there. */
   addressed(targetId: string): void;
   /**
@@ -108,6 +110,10 @@ export class TargetWatch implements TargetPlaces {
     if (place.gone) return "this target is closed";
     if (place.type === "browser" || tenantTarget(place, this.options.ownExtensions())) return undefined;
     return "this target is browser-internal (chrome:, devtools: …) or another extension's, which tenants do not drive";
+  }
+
+  isTab(targetId: string): boolean {
+    return this.places.get(targetId)?.type === "page";
   }
 
   addressed(targetId: string): void {
