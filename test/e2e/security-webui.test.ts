@@ -5,7 +5,8 @@
  * without target discovery, and through a page-level socket opened while the tab was at about:blank.
  * Through chrome://extensions B would turn on its extension's file access and read the server's disk;
  * through chrome://version it would read Chrome's command line. svc's own connection sees the navigation
- * start, closes the tab and refuses every message to it: no attempt succeeds, in repeated races too.
+ * start, closes the tab and refuses every message to it: no attempt succeeds, in repeated races too, nor a
+ * script B left to run in the tab's next document (src/server/cdp/code-guard.ts).
  * SystemInfo.getInfo (it answers with the command line) is refused like Browser.getBrowserCommandLine.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -210,46 +211,47 @@ describe("a tenant tab moved to Chrome's own pages by the tenant's extension", (
     });
   });
 
-  it("a script for new documents and a binding left in the tab: never run in chrome://extensions, in 5 races", async () => {
+  /**
+   * `count` attacks, each in a fresh tab at about:blank (the last one was closed), the only tab, with a session of
+   * B in it. A round whose page committed before svc could stop it ends its session (killed): the next round
+   * gets a new one.
+   */
+  async function inFreshTabs(count: number, round: (a: Attack, session: string, i: number) => Promise<Outcome>): Promise<void> {
     let rounds = 0;
-    while (rounds < 5) {
+    while (rounds < count) {
       await attack(async (a) => {
-        for (; rounds < 5; rounds++) {
+        for (; rounds < count; rounds++) {
           a.tab = (await a.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
           const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
           await a.call(`chrome.tabs.query({}).then((ts) => Promise.all(ts.filter((t) => t.id !== undefined).slice(0, -1).map((t) => chrome.tabs.remove(t.id).catch(() => {}))))`);
-          await a.cdp.send("Runtime.enable", {}, session);
-          expect((await a.cdp.send("Runtime.addBinding", { name: "svcLeak" }, session)).error).toBeUndefined();
-          // Run at the commit of whatever document comes next, before svc can have read that it committed.
-          const source = `if (location.protocol === "chrome:") { svcLeak(location.href); ${payload(a.chromeId)}; }`;
-          expect((await a.cdp.send("Page.addScriptToEvaluateOnNewDocument", { source }, session)).error).toBeUndefined();
-          // The evaluates are harmless here: the race only needs the tab addressed and watched until it is gone.
-          const { answers, outcome } = await race(a, "chrome://extensions/", () => a.cdp.send("Runtime.evaluate", { expression: "1", returnByValue: true }, session));
-          const leaked = a.cdp.events.filter((e) => e.method === "Runtime.bindingCalled" && e.params.name === "svcLeak");
-          expect(leaked.map((e) => String(e.params.payload))).toEqual([]);
-          await expectStopped(a, answers, outcome);
-          if (outcome === "killed") return void rounds++;
+          if ((await round(a, session, rounds)) === "killed") return void rounds++;
         }
       });
     }
+  }
+
+  it("a script for new documents and a binding left in the tab: never run in chrome://extensions, in 5 races", async () => {
+    await inFreshTabs(5, async (a, session) => {
+      await a.cdp.send("Runtime.enable", {}, session);
+      expect((await a.cdp.send("Runtime.addBinding", { name: "svcLeak" }, session)).error).toBeUndefined();
+      // Run at the commit of whatever document comes next, before svc can have read that it committed.
+      const source = `if (location.protocol === "chrome:") { svcLeak(location.href); ${payload(a.chromeId)}; }`;
+      expect((await a.cdp.send("Page.addScriptToEvaluateOnNewDocument", { source }, session)).error).toBeUndefined();
+      // The evaluates are harmless here: the race only needs the tab addressed and watched until it is gone.
+      const { answers, outcome } = await race(a, "chrome://extensions/", () => a.cdp.send("Runtime.evaluate", { expression: "1", returnByValue: true }, session));
+      const leaked = a.cdp.events.filter((e) => e.method === "Runtime.bindingCalled" && e.params.name === "svcLeak");
+      expect(leaked.map((e) => String(e.params.payload))).toEqual([]);
+      await expectStopped(a, answers, outcome);
+      return outcome;
+    });
   }, 120_000);
 
   it("20 races of the extension's navigation against a blast of evaluates: not one succeeds", async () => {
-    let rounds = 0;
-    // A round whose page committed before svc could stop it ends its session (killed): the next round gets a new one.
-    while (rounds < 20) {
-      await attack(async (a) => {
-        for (; rounds < 20; rounds++) {
-          // Each round in a fresh tab at about:blank (the last one was closed), the only tab.
-          a.tab = (await a.cdp.send("Target.createTarget", { url: "about:blank" })).result.targetId as string;
-          const session = (await a.cdp.send("Target.attachToTarget", { targetId: a.tab, flatten: true })).result.sessionId as string;
-          await a.call(`chrome.tabs.query({}).then((ts) => Promise.all(ts.filter((t) => t.id !== undefined).slice(0, -1).map((t) => chrome.tabs.remove(t.id).catch(() => {}))))`);
-          const { answers, outcome } = await race(a, rounds % 2 ? "chrome://version/" : "chrome://extensions/", evaluateIn(a, session));
-          await expectStopped(a, answers, outcome);
-          if (outcome === "killed") return void rounds++;
-        }
-      });
-    }
+    await inFreshTabs(20, async (a, session, i) => {
+      const { answers, outcome } = await race(a, i % 2 ? "chrome://version/" : "chrome://extensions/", evaluateIn(a, session));
+      await expectStopped(a, answers, outcome);
+      return outcome;
+    });
     console.log(`security-webui: attacks closed ${outcomes.closed}, killed ${outcomes.killed} (a page committed before svc could stop it)`);
   }, 300_000);
 });
