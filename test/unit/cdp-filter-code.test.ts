@@ -32,6 +32,10 @@ describe("a tenant's stored code on the way to Chrome", () => {
     expect(() => new Function(SCRIPT_GUARD)).not.toThrow();
   });
 
+  it("live edit (Debugger.setScriptSource) is refused", () => {
+    expect(forwarded("Debugger.setScriptSource", { scriptId: "5", scriptSource: "evil()" })).toEqual({ error: expect.stringMatching(/^Debugger.setScriptSource refused by svc: live edit/) });
+  });
+
   it("a breakpoint with a condition is refused; without one (or an empty one) it is forwarded", () => {
     for (const method of ["Debugger.setBreakpoint", "Debugger.setBreakpointByUrl", "Debugger.setBreakpointOnFunctionCall"]) {
       expect(forwarded(method, { lineNumber: 1, condition: "x > 1" })).toEqual({ error: expect.stringMatching(new RegExp(`^${method} refused by svc: a breakpoint condition`)) });
@@ -72,5 +76,13 @@ describe("a tab's code commands", () => {
     expect(send({ id: 1, method: "Runtime.evaluate", params: { expression: "1", uniqueContextId: "u.1" }, sessionId: "S" })).toEqual({ expression: "1", uniqueContextId: "u.1" });
     expect(send({ id: 2, method: "Runtime.callFunctionOn", params: { functionDeclaration: "function () {}", objectId: "o.1" }, sessionId: "S" })).toEqual({ functionDeclaration: "function () {}", objectId: "o.1" });
     expect(send({ id: 3, method: "Runtime.evaluate", params: { expression: "1" }, sessionId: "W" })).toEqual({ expression: "1" });
+  });
+
+  it("a field the command does not read pins nothing: evaluate with an objectId, callFunctionOn with a non-string one", () => {
+    const send = filterWith();
+    expect(send({ id: 1, method: "Runtime.evaluate", params: { expression: "1", objectId: "o.1" }, sessionId: "S" })).toEqual({ expression: `${SCRIPT_GUARD}1`, objectId: "o.1" });
+    expect(send({ id: 2, method: "Runtime.evaluate", params: { expression: "1", uniqueContextId: 5 }, sessionId: "S" })).toEqual({ expression: `${SCRIPT_GUARD}1`, uniqueContextId: 5 });
+    const fn = "function () {}";
+    expect(send({ id: 3, method: "Runtime.callFunctionOn", params: { functionDeclaration: fn, executionContextId: 1, objectId: 7 }, sessionId: "S" })).toEqual({ functionDeclaration: guardFunction(fn), executionContextId: 1, objectId: 7 });
   });
 });

@@ -19,7 +19,8 @@
  *   just before a navigation it had not yet heard of can be delivered to the next document: there it ends at
  *   once. Pinned commands pass unchanged: an objectId or uniqueContextId names one document of one process.
  * - A breakpoint condition is an expression evaluated in the paused function's scope, where a local
- *   variable may shadow anything a guard would read: refused.
+ *   variable may shadow anything a guard would read: refused. So is Debugger.setScriptSource (live edit):
+ *   script ids are small numbers each process hands out again, and new source cannot be guarded.
  */
 
 type Params = Record<string, unknown>;
@@ -59,13 +60,14 @@ export function guardFunction(text: unknown): unknown {
   return typeof text === "string" ? `(() => { ${SCRIPT_GUARD} })(), ${text}` : text;
 }
 
-const pinned = (p: Params) => typeof p.uniqueContextId === "string" || p.objectId !== undefined;
+/** Pinned to one document: only by the fields each command reads (Chrome ignores any other it is sent). */
+const unique = (p: Params) => typeof p.uniqueContextId === "string";
 
 /** For messages to a tab: its code commands that could be delivered to the tab's next document. */
 export const TAB_REWRITES = new Map<string, (p: Params) => Params>([
-  ["Runtime.evaluate", (p) => (pinned(p) ? p : { ...p, expression: guardScript(p.expression) })],
+  ["Runtime.evaluate", (p) => (unique(p) ? p : { ...p, expression: guardScript(p.expression) })],
   ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression) })],
-  ["Runtime.callFunctionOn", (p) => (pinned(p) ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration) })],
+  ["Runtime.callFunctionOn", (p) => (unique(p) || typeof p.objectId === "string" ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration) })],
 ]);
 
 const CONDITION_REFUSED = "a breakpoint condition runs in whatever page the tab is at when it is hit, Chrome's own pages included: set the breakpoint without one";
@@ -74,6 +76,8 @@ const CONDITION_REFUSED = "a breakpoint condition runs in whatever page the tab 
 export function breakpointRefusal(p: Params): string | undefined {
   return p.condition === undefined || p.condition === "" ? undefined : CONDITION_REFUSED;
 }
+
+export const LIVE_EDIT_REFUSED = "live edit of a page's scripts is not relayed: a script id can name another page's script once the tab navigates";
 
 /** The breakpoint commands that take a condition. */
 export const BREAKPOINT_COMMANDS = ["Debugger.setBreakpoint", "Debugger.setBreakpointByUrl", "Debugger.setBreakpointOnFunctionCall"] as const;

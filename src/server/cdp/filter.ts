@@ -41,11 +41,12 @@
  *   read every event Chrome sent about the tab before it (TargetWatch.caughtUp): a busy server reads its own
  *   socket late, and a navigation to chrome:// that started first must be known when the message is decided.
  * - SystemInfo.getInfo (its answer holds the command line).
- * - code left to run later, in whatever page the tab is at by then (cdp/code-guard.ts): a breakpoint with a
- *   condition is refused; a script for new documents (Page.addScriptToEvaluateOnNewDocument) is rewritten
- *   to end at once outside web pages, so one added at about:blank never runs in chrome://extensions; a
- *   tab's Runtime.evaluate, compileScript and callFunctionOn that name no document for certain get the same
- *   guard (one forwarded just before a navigation svc had not heard of yet may be delivered to the next page).
+ * - code that may run in another page than the one it was sent for (cdp/code-guard.ts): a breakpoint with a
+ *   condition and Debugger.setScriptSource are refused; a script for new documents
+ *   (Page.addScriptToEvaluateOnNewDocument) is rewritten to end at once outside web pages, so one added at
+ *   about:blank never runs in chrome://extensions; a tab's Runtime.evaluate, compileScript and
+ *   callFunctionOn that name no document for certain get the same guard (one forwarded just before a
+ *   navigation svc had not heard of yet may be delivered to the next page).
  * The session's own uploaded extensions (features/extensions.ts: their ids as Chrome gave them) are the tenant's
  * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
  * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
@@ -58,7 +59,7 @@
 /** Schemes a tenant may navigate to or load. */
 const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
 
-import { BREAKPOINT_COMMANDS, breakpointRefusal, SCRIPT_REWRITES, TAB_REWRITES } from "./code-guard.js";
+import { BREAKPOINT_COMMANDS, breakpointRefusal, LIVE_EDIT_REFUSED, SCRIPT_REWRITES, TAB_REWRITES } from "./code-guard.js";
 import { downloadRewrites } from "./downloads.js";
 import { SessionTargets } from "./filter-sessions.js";
 import type { ClientVerdict } from "./relay.js";
@@ -111,6 +112,7 @@ const CHECKS = new Map<string, Check>([
   ["Target.sendMessageToTarget", always("only flattened sessions are relayed (Target.attachToTarget with flatten: true)")],
   ["Target.openDevTools", always("a DevTools window has privileged host bindings")],
   ...BREAKPOINT_COMMANDS.map((method) => [method, breakpointRefusal] as const),
+  ["Debugger.setScriptSource", always(LIVE_EDIT_REFUSED)],
 ]);
 
 /** What may be sent in a session attached to a target that is not a tenant's (it only lets a paused target run). */
