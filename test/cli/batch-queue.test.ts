@@ -12,7 +12,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useRedis } from "../support/redis.js";
 import { type Line, SECRET, batchBrain, comparable, jsonLines, scriptBrain, writeTasks } from "./batch-support.js";
-import { type ModelWorld, expectNoProcesses, pidAlive, spawnSvc, startModelWorld, svc, waitFor } from "./helpers.js";
+import { type ModelWorld, expectNoProcesses, pidAlive, spawnSvc, startModelWorld, svc, waitFor, pollUntil } from "./helpers.js";
 
 const redis = useRedis();
 let world: ModelWorld;
@@ -68,16 +68,16 @@ describe("svc batch --queue with svc worker", () => {
     const SECRET_TASK = 3;
     writeTasks(tasks, server, { count: 4, slow: SLOW, secret: SECRET_TASK });
     const ws = ["w1", "w2", "w3"].map((n) => startWorker(sb.env, n));
-    expect(await waitFor(() => ws.every((w) => w.out().some((l) => l.type === "ready")), 30_000)).toBe(true);
+    await waitFor(() => ws.every((w) => w.out().some((l) => l.type === "ready")), 30_000);
 
     const file = join(sb.tmp, "..", "queue-results.jsonl");
     const submitter = svc(["--json", "batch", tasks, "--queue", redis.url, "-o", file], sb.env, { timeoutMs: 240_000 });
     // The worker that took the slow task is killed while the model is still thinking about it.
     let victim: (typeof ws)[number] | undefined;
-    await waitFor(() => !!(victim = ws.find((w) => w.out().some((l) => l.type === "task_start" && l.index === SLOW))), 60_000, 50);
+    await pollUntil(() => !!(victim = ws.find((w) => w.out().some((l) => l.type === "task_start" && l.index === SLOW))), 60_000, 50);
     expect(victim, "no worker took the slow task").toBeDefined();
     const thinking = () => fake.requests.some((q) => q.instruction?.startsWith(`Task ${SLOW}:`) && !q.response);
-    expect(await waitFor(thinking, 30_000, 20), "the slow task never reached the model").toBe(true);
+    expect(await pollUntil(thinking, 30_000, 20), "the slow task never reached the model").toBe(true);
     victim!.child.kill("SIGKILL");
     const r = await submitter;
     expect(r.code, r.stderr + r.stdout).toBe(0);
@@ -90,10 +90,10 @@ describe("svc batch --queue with svc worker", () => {
     // The slow task ended on a worker that is still alive, not on the one killed under it.
     // (A worker's task_end line may reach this test after the submitter collected the result: waited for.)
     const survivors = ws.filter((w) => w !== victim);
-    expect(await waitFor(() => survivors.some((w) => w.out().some((l) => l.type === "task_end" && l.index === SLOW && l.success)), 30_000)).toBe(true);
+    await waitFor(() => survivors.some((w) => w.out().some((l) => l.type === "task_end" && l.index === SLOW && l.success)), 30_000);
     expect(victim!.out().some((l) => l.type === "task_end" && l.index === SLOW)).toBe(false);
     // Work was shared: each surviving worker ran tasks.
-    expect(await waitFor(() => survivors.every((w) => w.out().some((l) => l.type === "task_end")), 30_000)).toBe(true);
+    await waitFor(() => survivors.every((w) => w.out().some((l) => l.type === "task_end")), 30_000);
     // Variables: sealed on the queue, masked in the results.
     expect(results[SECRET_TASK]!.message).toBe(`Task ${SECRET_TASK}: searched Garden Shop`);
     expect(await everything(redis.url)).not.toContain(SECRET);
@@ -107,7 +107,7 @@ describe("svc batch --queue with svc worker", () => {
     expect(localResults.map(comparable)).toEqual(results.map(comparable));
 
     for (const w of survivors) w.child.kill("SIGTERM");
-    expect(await waitFor(() => survivors.every((w) => w.child.exitCode !== null), 20_000)).toBe(true);
+    await waitFor(() => survivors.every((w) => w.child.exitCode !== null), 20_000);
     for (const w of survivors) expect(w.out().at(-1)).toMatchObject({ type: "stopped", drained: true });
     expect(pidAlive(victim!.child.pid!)).toBe(false);
     await expectNoProcesses(sb.tmp, 15_000);

@@ -56,12 +56,12 @@ describe("svc downloads", () => {
     const session = (await listed()).session!;
     const folder = join(world.sb.state, "downloads", session);
     const first = join(folder, "report.txt");
-    expect(await waitFor(() => existsSync(first) && statSync(first).size === DOWNLOAD_BODY.length)).toBe(true);
+    await waitFor(() => existsSync(first) && statSync(first).size === DOWNLOAD_BODY.length);
     expect(readFileSync(first, "utf8")).toBe(DOWNLOAD_BODY);
 
     await ok("click", "#report");
     const second = join(folder, "report (1).txt");
-    expect(await waitFor(() => existsSync(second) && statSync(second).size === DOWNLOAD_BODY.length)).toBe(true);
+    await waitFor(() => existsSync(second) && statSync(second).size === DOWNLOAD_BODY.length);
     expect(readFileSync(first, "utf8")).toBe(DOWNLOAD_BODY);
 
     const doc = await until(async () => {

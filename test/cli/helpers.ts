@@ -6,6 +6,7 @@
 import { type FakeModel, startFakeModel } from "../support/fake-model.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
 import { EVENT_WAIT_MS } from "../support/timing.js";
+import { type Truthy, waitFor as supportWaitFor } from "../support/wait.js";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -151,26 +152,32 @@ export function commandsMentioning(needle: string): string[] {
 
 /** Wait until no process mentions `needle`; then assert it (so a failure lists the survivors). */
 export async function expectNoProcesses(needle: string, timeoutMs = EVENT_WAIT_MS): Promise<void> {
-  await waitFor(() => processesMentioning(needle).length === 0, timeoutMs);
+  await pollUntil(() => processesMentioning(needle).length === 0, timeoutMs);
   const left = commandsMentioning(needle);
   if (left.length) throw new Error(`processes left behind:\n${left.join("\n")}`);
 }
 
 /** Wait until `dir` is empty; then assert it (listing what is left). */
 export async function expectEmptyDir(dir: string, timeoutMs = EVENT_WAIT_MS): Promise<void> {
-  await waitFor(() => filesUnder(dir).length === 0, timeoutMs);
+  await pollUntil(() => filesUnder(dir).length === 0, timeoutMs);
   const left = filesUnder(dir);
   if (left.length) throw new Error(`files left behind in ${dir}:\n${left.join("\n")}`);
 }
 
-/** Polls `check` until it holds (true) or `timeoutMs` pass (false); the default is a bound on a hang. */
-export async function waitFor(check: () => boolean, timeoutMs = EVENT_WAIT_MS, stepMs = 100): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
+/**
+ * Polls `check` until it holds (true) or `timeoutMs` pass (false), for a caller that then asserts with a
+ * message of its own (what is left, what the process printed); the default is a bound on a hang.
+ */
+export async function pollUntil(check: () => boolean, timeoutMs = EVENT_WAIT_MS, stepMs = 100): Promise<boolean> {
+  return supportWaitFor(check, timeoutMs, stepMs).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The tests' one waitFor (test/support/browser.ts: throws when the condition never holds), polling every 100 ms here: checks read /proc. */
+export function waitFor<T>(check: () => T | Promise<T>, timeoutMs = EVENT_WAIT_MS, stepMs = 100): Promise<Truthy<T>> {
+  return supportWaitFor(check, timeoutMs, stepMs);
 }
 
 /** Everything under `dir`, recursively, as relative paths (empty when `dir` does not exist). */

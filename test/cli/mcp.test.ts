@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor } from "./helpers.js";
+import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor, pollUntil } from "./helpers.js";
 
 let world: ModelWorld;
 
@@ -170,7 +170,7 @@ describe("svc mcp", () => {
       await client.close();
     }
     await expectNoProcesses(world.sb.tmp, 15_000);
-    expect(await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid), 10_000)).toBe(true);
+    await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid), 10_000);
     expect(stderr).toBe("");
   }, 120_000);
 
@@ -189,7 +189,7 @@ describe("svc mcp", () => {
       expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length).toBeGreaterThan(0);
       await transport.terminateSession();
       await client.close();
-      await waitFor(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0, 15_000);
+      await pollUntil(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0, 15_000);
       expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
       // Another Host header is refused (DNS rebinding), and the server still answers.
       expect(await statusWithHost(url, "evil.example", token)).toBe(403);
@@ -216,7 +216,7 @@ describe("svc mcp", () => {
       expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
       const chrome = () => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid);
       expect(chrome().length).toBeGreaterThan(0);
-      expect(await waitFor(() => chrome().length === 0, 20_000)).toBe(true);
+      await waitFor(() => chrome().length === 0, 20_000);
       const after = await call(client, "snapshot").catch((e: unknown) => e as Error);
       expect(String(after instanceof Error ? after.message : text(after))).toMatch(/SESSION_NOT_FOUND|404/);
       await client.close().catch(() => {});

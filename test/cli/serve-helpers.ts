@@ -1,6 +1,6 @@
 /** Running the built `svc serve` from a test: spawn it and wait for its announcement. */
 import type { ChildProcess } from "node:child_process";
-import { type RunResult, collect, spawnSvc, waitFor } from "./helpers.js";
+import { type RunResult, collect, spawnSvc, waitFor, pollUntil } from "./helpers.js";
 
 export interface Served {
   child: ChildProcess;
@@ -27,7 +27,7 @@ export async function startServe(env: NodeJS.ProcessEnv, args: readonly string[]
     () => (exited = true),
   );
   const announced = () => (pre.includes("--json") ? stdout.includes("\n") : /listening on http:\/\/\S+:\d+/.test(stderr));
-  await waitFor(() => announced() || exited, 30_000, 25);
+  await pollUntil(() => announced() || exited, 30_000, 25);
   if (!announced()) {
     child.kill("SIGKILL");
     throw new Error(`svc serve did not start:\n${stderr}${stdout}`);

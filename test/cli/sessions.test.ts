@@ -128,7 +128,7 @@ describe("svc sessions", () => {
     expect(json(ended.stdout)).toMatchObject({ ok: true, ended: [session.id] });
 
     // Nothing of that session is left: its Chrome (and every child), its reaper, its profile, temp files.
-    expect(await waitFor(() => !pidAlive(session.pid), 5_000)).toBe(true);
+    await waitFor(() => !pidAlive(session.pid), 5_000);
     await expectNoProcesses(session.userDataDir, 5_000);
     await expectNoProcesses(sb.tmp, 5_000);
     expect(existsSync(session.userDataDir)).toBe(false);
@@ -166,7 +166,7 @@ describe("svc sessions", () => {
       expect(ended.code).toBe(0);
       expect(new Set(json<{ ended: string[] }>(ended.stdout).ended)).toEqual(new Set([a.id, b.id]));
     }
-    expect(await waitFor(() => !pidAlive(a.pid) && !pidAlive(b.pid), 5_000)).toBe(true);
+    await waitFor(() => !pidAlive(a.pid) && !pidAlive(b.pid), 5_000);
     await expectNoProcesses(sb.tmp, 5_000);
     expect(filesUnder(sb.tmp)).toEqual([]);
   }, 180_000);
@@ -174,8 +174,8 @@ describe("svc sessions", () => {
   it("an idle session ends itself (Chrome, reaper and profile gone)", async () => {
     // 0.02 min = 1.2 s of idleness.
     const s = json<SessionJson>((await spawned(["--json", "sessions", "start", "--idle-timeout", "0.02"], sb.env)).stdout).session;
-    expect(await waitFor(() => !pidAlive(s.pid), 20_000)).toBe(true);
-    expect(await waitFor(() => !existsSync(s.userDataDir), 5_000)).toBe(true);
+    await waitFor(() => !pidAlive(s.pid), 20_000);
+    await waitFor(() => !existsSync(s.userDataDir), 5_000);
     await expectNoProcesses(s.userDataDir, 5_000);
     const used = await svc(["--session", s.id, "extract"], sb.env);
     expect(used.code).toBe(4);
@@ -206,7 +206,7 @@ describe("no orphan Chrome from a one-shot run", () => {
       const child = spawnSvc(["extract", server.url("/slow?ms=30000")], sb.env);
       const done = collect(child, 60_000);
       // Wait until its Chrome is up, then interrupt.
-      expect(await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("--user-data-dir")), 30_000)).toBe(true);
+      await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("--user-data-dir")), 30_000);
       await new Promise((r) => setTimeout(r, 300));
       child.kill(signal);
       const r = await done;
@@ -221,7 +221,7 @@ describe("no orphan Chrome from a one-shot run", () => {
     const child = spawnSvc(["extract", server.url("/slow?ms=30000")], sb.env);
     const done = collect(child, 60_000);
     // Once Chrome is up and its reaper is watching (the reaper is what guards against SIGKILL).
-    expect(await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("reaper")), 30_000)).toBe(true);
+    await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("reaper")), 30_000);
     child.kill("SIGKILL");
     await done;
     await expectNoProcesses(sb.tmp, 15_000);

@@ -9,7 +9,6 @@ import type { ServiceOptions } from "../../src/options.js";
 import type { Page } from "../../src/browser/page.js";
 import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
 import { QUIET_FEATURES } from "../../src/browser/launch.js";
-import { EVENT_WAIT_MS } from "./timing.js";
 
 export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
 
@@ -61,40 +60,7 @@ export async function textIn(page: Page, selector: string, frames: string[] = []
   return page.deepLocator([...frames, selector].join(" >> ")).textContent();
 }
 
-export type Truthy<T> = Exclude<T, false | 0 | "" | null | undefined>;
-
-/**
- * Polls `fn` until it returns a truthy value (returned) or `timeout` ms pass (throws with the last value/error).
- * The default is a bound on a hang (EVENT_WAIT_MS), not a measure of how soon.
- */
-export async function waitFor<T>(fn: () => T | Promise<T>, timeout = EVENT_WAIT_MS, interval = 25): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeout;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v as Truthy<T>;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`waitFor: condition not met within ${timeout} ms (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-    }
-    await new Promise((r) => setTimeout(r, interval));
-  }
-}
-
-/** Polls until `read()` equals `expected`; returns the final value so the caller can `expect` on it. */
-export async function waitForValue<T>(read: () => T | Promise<T>, expected: T, timeout = EVENT_WAIT_MS): Promise<T> {
-  let value: T | undefined;
-  try {
-    await waitFor(async () => (value = await read()) === expected, timeout);
-  } catch {
-    // fall through: the caller's expect() shows the difference
-  }
-  return value as T;
-}
+export { type Truthy, waitFor, waitForValue } from "./wait.js";
 
 /** The launched Chrome's pid and profile dir (test-only peek at a private field). */
 export function launchedOf(svc: Service): { pid: number; port?: number; socketPath: string; wsEndpoint: string; userDataDir: string; runDir: string } {
