@@ -213,7 +213,7 @@ describe("bad input against a session", () => {
 
   it("dead session (Chrome killed) → 4 naming the id; the stale record is removed; nothing left", async () => {
     process.kill(session.pid, "SIGKILL");
-    await waitFor(() => !pidAlive(session.pid), 5_000);
+    await waitFor(() => !pidAlive(session.pid));
     const r = await svc(["--session", session.id, "goto", server.url("forms.html")], sb.env);
     expect(expectOneLine(r.stderr)).toMatch(new RegExp(`session ${session.id} is no longer running`));
     expect(r.code).toBe(4);

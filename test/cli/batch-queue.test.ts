@@ -107,10 +107,10 @@ describe("svc batch --queue with svc worker", () => {
     expect(localResults.map(comparable)).toEqual(results.map(comparable));
 
     for (const w of survivors) w.child.kill("SIGTERM");
-    await waitFor(() => survivors.every((w) => w.child.exitCode !== null), 20_000);
+    await waitFor(() => survivors.every((w) => w.child.exitCode !== null));
     for (const w of survivors) expect(w.out().at(-1)).toMatchObject({ type: "stopped", drained: true });
     expect(pidAlive(victim!.child.pid!)).toBe(false);
-    await expectNoProcesses(sb.tmp, 15_000);
+    await expectNoProcesses(sb.tmp);
   }, 420_000);
 
   it("--detach prints a batch id; --results collects it once a worker has run it; variables without a key are refused", async () => {

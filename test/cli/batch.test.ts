@@ -135,7 +135,7 @@ describe("svc batch (local pool)", () => {
     expect(r.code).toBe(130);
     expect(jsonLines(readFileSync(journal, "utf8")).map((l) => [l.index, l.message])).toEqual([[0, "Task 0: Red Rose costs 12.50"]]);
     expect(existsSync(file)).toBe(false);
-    await expectNoProcesses(sb.tmp, 15_000);
+    await expectNoProcesses(sb.tmp);
     const again = await svc(["batch", tasks, "-o", file], sb.env);
     expect(again.code).toBe(2);
     expect(expectOneLine(again.stderr)).toMatch(/int-results\.jsonl\.partial exists/);

@@ -22,7 +22,7 @@ describe("a CLI session's resident host", () => {
     expect(hosts).toHaveLength(1);
     process.kill(hosts[0]!, "SIGKILL");
     // Nothing owns this Chrome any more (the command that started it exited): it must end.
-    await waitFor(() => !pidAlive(session.pid), 10_000);
+    await waitFor(() => !pidAlive(session.pid));
     await expectNoProcesses(session.userDataDir);
 
     // A verb that needs a session says so (exit 4) and forgets the dead record...
@@ -38,7 +38,7 @@ describe("a CLI session's resident host", () => {
     expect(started.code, started.stderr).toBe(0);
     const { session } = json<{ session: { id: string; pid: number; userDataDir: string } }>(started.stdout);
     process.kill(session.pid, "SIGKILL");
-    await waitFor(() => !pidAlive(session.pid), 10_000);
+    await waitFor(() => !pidAlive(session.pid));
     const r = await svc(["goto", "about:blank"], sb.env);
     expect(r.code, r.stderr).toBe(0);
     const line = expectOneLine(r.stderr);

@@ -35,7 +35,7 @@ const hostPids = (id: string) => processesMentioning(`host.js\0${id}\0`);
 describe("the session host", () => {
   it("serves page commands on a live session with the same output, exit codes and files as the full CLI", async () => {
     const { id, sock } = await current();
-    await waitFor(() => existsSync(sock), 20_000);
+    await waitFor(() => existsSync(sock));
     expect(statSync(sock).mode & 0o777).toBe(0o600);
     expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
 
@@ -104,7 +104,7 @@ describe("the session host", () => {
     const waiting = collect(waiter);
     let waitEnded = false;
     void waiting.then(() => (waitEnded = true));
-    await waitFor(() => /^svc\[phase\] hosted/m.test(seen), 20_000);
+    await waitFor(() => /^svc\[phase\] hosted/m.test(seen));
     const url = await phased(["get", "url"]);
     expect(url.code).toBe(0);
     expect(hosted(url)).toBe(false);
@@ -133,7 +133,7 @@ describe("the session host", () => {
     expect(pid).toBeDefined();
     process.kill(pid as number, "SIGKILL");
     // The host held Chrome's only pipe: Chrome sees it close and quits.
-    await waitFor(() => !pidAlive(record.pid), 15_000);
+    await waitFor(() => !pidAlive(record.pid));
     expect(existsSync(sock)).toBe(true); // left behind by the killed host: stale
     const after = await phased(["--session", id, "get", "url"]);
     expect(hosted(after)).toBe(false);
@@ -145,11 +145,11 @@ describe("the session host", () => {
 
   it("`sessions end` ends the host and removes its socket: no host outlives its session", async () => {
     const { id, sock } = await current();
-    await waitFor(() => hostPids(id).length === 1, 20_000);
+    await waitFor(() => hostPids(id).length === 1);
     const end = await run(["sessions", "end", id]);
     expect(end.code).toBe(0);
     expect(existsSync(sock)).toBe(false);
-    await waitFor(() => hostPids(id).length === 0, 10_000);
+    await waitFor(() => hostPids(id).length === 0);
     // With no session, a page command is the full CLI's (and says there is no session).
     const none = await phased(["get", "url"]);
     expect(hosted(none)).toBe(false);
@@ -167,7 +167,7 @@ describe("the session host", () => {
     expect(url.code, url.stderr).toBe(0);
     expect(hosted(url)).toBe(true);
     process.kill(s.pid, "SIGKILL");
-    await waitFor(() => hostPids(s.id).length === 0, 15_000);
+    await waitFor(() => hostPids(s.id).length === 0);
     expect(existsSync(s.sock)).toBe(false);
     expect((await run(["sessions", "end", "--all"])).code).toBe(0);
   }, 90_000);

@@ -169,8 +169,8 @@ describe("svc mcp", () => {
     } finally {
       await client.close();
     }
-    await expectNoProcesses(world.sb.tmp, 15_000);
-    await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid), 10_000);
+    await expectNoProcesses(world.sb.tmp);
+    await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid));
     expect(stderr).toBe("");
   }, 120_000);
 
@@ -180,7 +180,7 @@ describe("svc mcp", () => {
     try {
       let err = "";
       child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-      await waitFor(() => /MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp \(bearer token: \S+\)\n/.test(err), 20_000);
+      await waitFor(() => /MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp \(bearer token: \S+\)\n/.test(err));
       const { url, token } = served(err);
       const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
@@ -189,7 +189,7 @@ describe("svc mcp", () => {
       expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length).toBeGreaterThan(0);
       await transport.terminateSession();
       await client.close();
-      await pollUntil(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0, 15_000);
+      await pollUntil(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0);
       expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
       // Another Host header is refused (DNS rebinding), and the server still answers.
       expect(await statusWithHost(url, "evil.example", token)).toBe(403);
@@ -199,7 +199,7 @@ describe("svc mcp", () => {
     }
     const r = await done;
     expect(r.code).toBe(0);
-    await expectNoProcesses(world.sb.tmp, 15_000);
+    await expectNoProcesses(world.sb.tmp);
   }, 120_000);
 
   it("HTTP: a session nobody uses for --idle-timeout seconds is closed with its Chrome", async () => {
@@ -208,7 +208,7 @@ describe("svc mcp", () => {
     try {
       let err = "";
       child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-      await waitFor(() => /MCP server at \S+ \(bearer token: \S+\)\n/.test(err), 20_000);
+      await waitFor(() => /MCP server at \S+ \(bearer token: \S+\)\n/.test(err));
       const { url, token } = served(err);
       const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
@@ -216,7 +216,7 @@ describe("svc mcp", () => {
       expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
       const chrome = () => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid);
       expect(chrome().length).toBeGreaterThan(0);
-      await waitFor(() => chrome().length === 0, 20_000);
+      await waitFor(() => chrome().length === 0);
       const after = await call(client, "snapshot").catch((e: unknown) => e as Error);
       expect(String(after instanceof Error ? after.message : text(after))).toMatch(/SESSION_NOT_FOUND|404/);
       await client.close().catch(() => {});
@@ -237,7 +237,7 @@ describe("svc mcp", () => {
     try {
       let err = "";
       child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-      await waitFor(() => /MCP server at \S+ \(bearer token as given\)\n/.test(err), 20_000);
+      await waitFor(() => /MCP server at \S+ \(bearer token as given\)\n/.test(err));
       expect(err).not.toContain(token); // a given token is not echoed
       const url = /MCP server at (\S+)/.exec(err)![1]!;
       const refused = async (transport: StreamableHTTPClientTransport) => {
@@ -298,7 +298,7 @@ describe("svc mcp", () => {
     } finally {
       await open2.close();
     }
-    await expectNoProcesses(world.sb.tmp, 15_000);
+    await expectNoProcesses(world.sb.tmp);
   }, 120_000);
 
   it("--caps: each set adds its tools to the core; every tool beyond the verbs works once; a bad set is a usage error", async () => {
@@ -449,6 +449,6 @@ describe("svc mcp", () => {
     } finally {
       await c.close();
     }
-    await expectNoProcesses(world.sb.tmp, 15_000);
+    await expectNoProcesses(world.sb.tmp);
   }, 180_000);
 });

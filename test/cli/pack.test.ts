@@ -97,6 +97,6 @@ describe(`the published package (${PKG.name})`, () => {
     expect(ended.code, ended.stderr).toBe(0);
     // The session's Chrome (its profile in the sandbox's TMPDIR) and its resident processes (run from the
     // installed package under the sandbox) are gone.
-    await expectNoProcesses(dirname(sb.state), 20_000);
+    await expectNoProcesses(dirname(sb.state));
   });
 });

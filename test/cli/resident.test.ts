@@ -63,7 +63,7 @@ describe("a CLI session's resident processes", () => {
     expect(pidAlive(session.pid)).toBe(true);
     process.kill(host!.pid, "SIGKILL");
     // Chrome's only pipe was the host's: Chrome sees it close and quits, its renderers with it.
-    await waitFor(() => !pidAlive(session.pid), 15_000);
+    await waitFor(() => !pidAlive(session.pid));
     await expectNoProcesses(session.userDataDir);
     expect(residentNodes()).toEqual([]);
     // Nothing was left to remove Chrome's run dir; forgetting the dead session does.

@@ -73,10 +73,10 @@ describe("svc serve: SIGTERM drains", () => {
       headers: { "x-bb-api-key": KEY, "content-type": "application/json", "x-stream-response": "true" },
       body: JSON.stringify({ agentConfig: { model }, executeOptions: { instruction: "wait three times", maxSteps: 10 } }),
     }).then(async (r) => ({ status: r.status, events: parseSse(await r.text()) }));
-    await waitFor(() => fake.requests.length >= 1, 20_000);
+    await waitFor(() => fake.requests.length >= 1);
 
     served.child.kill("SIGTERM");
-    await waitFor(async () => (await fetch(`${served!.url}/readyz`)).status === 503, 10_000);
+    await waitFor(async () => (await fetch(`${served!.url}/readyz`)).status === 503);
     expect(await (await fetch(`${served.url}/readyz`)).json()).toEqual({ status: "unavailable", reason: "draining" });
     const fresh = await call("POST", "/sessions", {});
     expect(fresh.status).toBe(503);
@@ -91,6 +91,6 @@ describe("svc serve: SIGTERM drains", () => {
     expect(last.result).toMatchObject({ success: true, completed: true });
     const done = await served.done;
     expect(done.code).toBe(0);
-    await expectNoProcesses(sb.tmp, 10_000);
+    await expectNoProcesses(sb.tmp);
   }, 90_000);
 });

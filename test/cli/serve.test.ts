@@ -97,7 +97,7 @@ describe("svc serve: running", () => {
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     expect(json(r.stdout)).toEqual({ schemaVersion: 1, ok: true, url: served.url, port: served.port });
     expect(r.stderr).toBe("");
-    await expectNoProcesses(sb.tmp, 10_000);
+    await expectNoProcesses(sb.tmp);
     await expect(get(`${served.url}/healthz`)).rejects.toThrow();
   }, 60_000);
 
@@ -141,6 +141,6 @@ describe("svc serve: running", () => {
       "svc serve: stopping (SIGTERM): finishing requests, ending every browser",
       "svc serve: stopped",
     ]);
-    await expectNoProcesses(sb.tmp, 10_000);
+    await expectNoProcesses(sb.tmp);
   }, 60_000);
 });

@@ -128,9 +128,9 @@ describe("svc sessions", () => {
     expect(json(ended.stdout)).toMatchObject({ ok: true, ended: [session.id] });
 
     // Nothing of that session is left: its Chrome (and every child), its reaper, its profile, temp files.
-    await waitFor(() => !pidAlive(session.pid), 5_000);
-    await expectNoProcesses(session.userDataDir, 5_000);
-    await expectNoProcesses(sb.tmp, 5_000);
+    await waitFor(() => !pidAlive(session.pid));
+    await expectNoProcesses(session.userDataDir);
+    await expectNoProcesses(sb.tmp);
     expect(existsSync(session.userDataDir)).toBe(false);
     expect(existsSync(session.heartbeatFile)).toBe(false);
     expect(filesUnder(sb.tmp)).toEqual([]);
@@ -166,17 +166,17 @@ describe("svc sessions", () => {
       expect(ended.code).toBe(0);
       expect(new Set(json<{ ended: string[] }>(ended.stdout).ended)).toEqual(new Set([a.id, b.id]));
     }
-    await waitFor(() => !pidAlive(a.pid) && !pidAlive(b.pid), 5_000);
-    await expectNoProcesses(sb.tmp, 5_000);
+    await waitFor(() => !pidAlive(a.pid) && !pidAlive(b.pid));
+    await expectNoProcesses(sb.tmp);
     expect(filesUnder(sb.tmp)).toEqual([]);
   }, 180_000);
 
   it("an idle session ends itself (Chrome, reaper and profile gone)", async () => {
     // 0.02 min = 1.2 s of idleness.
     const s = json<SessionJson>((await spawned(["--json", "sessions", "start", "--idle-timeout", "0.02"], sb.env)).stdout).session;
-    await waitFor(() => !pidAlive(s.pid), 20_000);
-    await waitFor(() => !existsSync(s.userDataDir), 5_000);
-    await expectNoProcesses(s.userDataDir, 5_000);
+    await waitFor(() => !pidAlive(s.pid));
+    await waitFor(() => !existsSync(s.userDataDir));
+    await expectNoProcesses(s.userDataDir);
     const used = await svc(["--session", s.id, "extract"], sb.env);
     expect(used.code).toBe(4);
     expect(expectOneLine(used.stderr)).toContain(s.id);
@@ -195,8 +195,8 @@ describe("no orphan Chrome from a one-shot run", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(json<{ pageText: string }>(r.stdout).pageText).toContain("Full name");
-    await expectNoProcesses(sb.tmp, 5_000);
-    await expectEmptyDir(sb.tmp, 5_000);
+    await expectNoProcesses(sb.tmp);
+    await expectEmptyDir(sb.tmp);
     const h = await svc(["--json", "--session", "default", "history"], sb.env);
     expect(json<{ entries: { method: string }[] }>(h.stdout).entries.map((e) => e.method)).toEqual(["navigate", "extract"]);
   }, 60_000);
@@ -212,8 +212,8 @@ describe("no orphan Chrome from a one-shot run", () => {
       const r = await done;
       expect(r.code).toBe(130);
       expect(expectOneLine(r.stderr)).toMatch(/interrupted|terminated/);
-      await expectNoProcesses(sb.tmp, 10_000);
-      await expectEmptyDir(sb.tmp, 5_000);
+      await expectNoProcesses(sb.tmp);
+      await expectEmptyDir(sb.tmp);
     }, 90_000);
   }
 
@@ -224,8 +224,8 @@ describe("no orphan Chrome from a one-shot run", () => {
     await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("reaper")), 30_000);
     child.kill("SIGKILL");
     await done;
-    await expectNoProcesses(sb.tmp, 15_000);
-    await expectEmptyDir(sb.tmp, 5_000);
+    await expectNoProcesses(sb.tmp);
+    await expectEmptyDir(sb.tmp);
   }, 90_000);
 });
 

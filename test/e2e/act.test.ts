@@ -262,7 +262,7 @@ describe("popup.html (new tabs become pages)", () => {
     const popup = ctx.pages().find((p) => !p.isClosed && p !== opener)!;
     expect(ctx.activePage()).toBe(popup);
     expect(page()).toBe(popup);
-    await waitFor(() => popup.locator("#popup-button").isVisible(), 10_000);
+    await waitFor(() => popup.locator("#popup-button").isVisible());
     expect(popup.url()).toBe(server.url("popup-target.html"));
     await act("click", "#popup-button");
     expect(await waitForValue(() => popup.locator("#result").textContent(), "clicked: popup-button")).toBe("clicked: popup-button");

@@ -122,7 +122,7 @@ describe("remote objects", () => {
         () => true,
         () => false,
       );
-    await waitFor(async () => (await Promise.all(created.map(alive))).every((a) => !a), 3000);
+    await waitFor(async () => (await Promise.all(created.map(alive))).every((a) => !a));
   });
 
   it("a handle kept past the operation that made it is looked up again, not failed", async () => {

@@ -121,7 +121,7 @@ describe("no orphan Chrome", () => {
       for (const r of reapers) process.kill(r, "SIGKILL");
       await waitFor(() => reapersOf(runDir).length === 0);
       // The owner still runs, but holds no copy of the pipe: Chrome sees it close and quits.
-      await waitFor(() => !pidAlive(pid), 10_000);
+      await waitFor(() => !pidAlive(pid));
       expect(pidAlive(pid)).toBe(false);
       expect(owner.exitCode).toBe(null);
     } finally {

@@ -178,7 +178,7 @@ describe("no launch options (every default at once)", () => {
       await svc.page.goto(`http://127.0.0.1:${port}/`);
       await svc.act(action("click", "#dl"));
       const saved = join(runDir, "downloads", "report.bin");
-      await waitFor(() => existsSync(saved) && readFileSync(saved, "utf8") === "downloaded bytes", 10_000);
+      await waitFor(() => existsSync(saved) && readFileSync(saved, "utf8") === "downloaded bytes");
     } finally {
       srv.closeAllConnections(); // the Chrome still runs and keeps its connection alive
       await new Promise((r) => srv.close(r));
@@ -186,8 +186,8 @@ describe("no launch options (every default at once)", () => {
     expect(existsSync(join(home, "Downloads"))).toBe(false);
     expect(reapers()).toHaveLength(1);
     await svc.close();
-    await waitFor(() => reapers().length === 0, 5000);
-    await waitFor(() => !existsSync(runDir), 5000);
+    await waitFor(() => reapers().length === 0);
+    await waitFor(() => !existsSync(runDir));
   });
 });
 
@@ -263,7 +263,7 @@ describe("userDataDir", () => {
       await svc.page.evaluate(() => localStorage.setItem("svc-test", "kept"));
       await waitFor(() => readdirSync(dir).length > 0);
     });
-    await waitFor(() => !pidAlive(pid), 5000);
+    await waitFor(() => !pidAlive(pid));
     expect(existsSync(dir)).toBe(true);
     expect(readdirSync(dir).length).toBeGreaterThan(0);
     // and a second browser on the same profile sees its data
@@ -421,7 +421,7 @@ describe("cdpUrl", () => {
     } finally {
       const last = makeService({ localBrowserLaunchOptions: { cdpUrl: sessionUrl } });
       await last.init().then(() => last.close({ force: true }), () => undefined);
-      await waitFor(() => !pidAlive(pid), 10_000).catch(() => process.kill(pid, "SIGKILL"));
+      await waitFor(() => !pidAlive(pid)).catch(() => process.kill(pid, "SIGKILL"));
     }
   });
 

@@ -182,7 +182,7 @@ describe("input and locators", () => {
       expect(xpath, css).toMatch(/^xpath=\//);
       const res = await env.svc.act(action("click", xpath));
       expect(res.success).toBe(true);
-      expect(await waitFor(async () => (await textIn(page, out, frames)).startsWith("clicked:"), 5000)).toBe(true);
+      expect(await waitFor(async () => (await textIn(page, out, frames)).startsWith("clicked:"))).toBe(true);
     }
   });
 });
@@ -243,7 +243,7 @@ describe("a new Service: history, then close()", () => {
     expect(pidAlive(pid)).toBe(true);
     expect(existsSync(userDataDir)).toBe(true);
     await closing.close();
-    await waitFor(() => !pidAlive(pid), 5000);
+    await waitFor(() => !pidAlive(pid));
     expect(existsSync(userDataDir)).toBe(false);
     await closing.close(); // twice is fine
   });
@@ -274,9 +274,9 @@ describe("close() with keepAlive", () => {
       await third.init();
       expect(await third.page.locator("#name").inputValue()).toBe("attached");
       await third.close({ force: true });
-      await waitFor(() => !pidAlive(pid), 10_000);
+      await waitFor(() => !pidAlive(pid));
       // the reaper deletes the profile svc created once Chrome is gone
-      await waitFor(() => !existsSync(userDataDir), 10_000);
+      await waitFor(() => !existsSync(userDataDir));
     } finally {
       if (pidAlive(pid)) process.kill(pid, "SIGKILL");
     }

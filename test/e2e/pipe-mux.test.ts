@@ -30,7 +30,7 @@ class Probe {
     this.client.receive(JSON.stringify(m));
   }
   async reply(id: number): Promise<Reply> {
-    await waitFor(() => this.got.some((r) => r.id === id), 10_000);
+    await waitFor(() => this.got.some((r) => r.id === id));
     return this.got.find((r) => r.id === id)!;
   }
   async call(id: number, method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<Reply> {
@@ -112,7 +112,7 @@ describe("PipeMux over Chrome's pipe", () => {
 
     // A leaves: its sessions are detached (the page is attached to nobody), and B is unaffected.
     a.client.close();
-    expect(await waitFor(async () => (await attachedPages()).find((t) => t.targetId === targetId)?.attached === false, 10_000)).toBe(true);
+    expect(await waitFor(async () => (await attachedPages()).find((t) => t.targetId === targetId)?.attached === false)).toBe(true);
     expect((await b.call(4, "Target.closeTarget", { targetId })).result).toEqual({ success: true });
     b.client.close();
   });
@@ -124,7 +124,7 @@ describe("PipeMux over Chrome's pipe", () => {
     expect(r.result.result.value).toBe("about:blank");
     expect(r.sessionId).toBeUndefined();
     await mux.call("Target.closeTarget", { targetId });
-    expect(await waitFor(() => p.closedWith !== undefined, 10_000)).toBe(true);
+    expect(await waitFor(() => p.closedWith !== undefined)).toBe(true);
     expect(p.closedWith).toMatch(/closed/);
   });
 
@@ -132,7 +132,7 @@ describe("PipeMux over Chrome's pipe", () => {
     const a = await probe();
     a.client.receive("not json");
     a.client.receive(JSON.stringify({ method: "Browser.close" }));
-    await waitFor(() => a.got.length === 2, 5_000);
+    await waitFor(() => a.got.length === 2);
     expect(a.got.map((m) => m.error?.message)).toEqual([expect.stringMatching(/valid JSON/), expect.stringMatching(/integer 'id'/)]);
     expect(chrome.exitCode).toBe(null);
     a.client.close();

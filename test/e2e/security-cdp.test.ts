@@ -196,7 +196,7 @@ describe("raw CDP over a tenant's connectUrl", () => {
     const tab = targets.find((t) => t.type === "page")!;
     sid = (await cdp.send("Target.attachToTarget", { targetId: tab.targetId, flatten: true })).result.sessionId;
     expect((await cdp.send("Page.navigate", { url: page("forms.html") }, sid)).error).toBeUndefined();
-    await waitFor(async () => (await href()) === page("forms.html"), 10_000);
+    await waitFor(async () => (await href()) === page("forms.html"));
   });
   afterAll(async () => {
     cdp?.close();
@@ -240,12 +240,12 @@ describe("raw CDP over a tenant's connectUrl", () => {
     expect(first.result.result.value).toBe(42);
     const second = await cdp.raw(`{"id":9002,"sessionId":"${sid}","method":"Page.navigate","params":{"url":"file:///etc/passwd","url":"${page("iframes.html")}"}}`, 9002);
     expect(second.error).toBeUndefined();
-    await waitFor(async () => (await href()) === page("iframes.html"), 10_000);
+    await waitFor(async () => (await href()) === page("iframes.html"));
     // Not JSON, and binary (CBOR) frames: answered here, the connection stays.
     expect((await cdp.raw("{not json", 0)).error?.code).toBe(-32700);
     expect((await cdp.raw(Buffer.from(`{"id":9003,"method":"Browser.getVersion"}`), 0, true)).error?.message).toMatch(/binary .* refused by svc/);
     expect((await cdp.send("Page.navigate", { url: page("forms.html") }, sid)).error).toBeUndefined();
-    await waitFor(async () => (await href()) === page("forms.html"), 10_000);
+    await waitFor(async () => (await href()) === page("forms.html"));
   });
 
   it("file inputs, dropped files and extensions read nothing of the server's disk", async () => {
@@ -268,7 +268,7 @@ describe("raw CDP over a tenant's connectUrl", () => {
       expect(set.error).toBeUndefined();
     }
     await cdp.send("Runtime.evaluate", { expression: "const l = document.createElement('a'); l.download = 'x.txt'; l.href = 'data:text/plain,secret'; document.body.append(l); l.click()" }, sid);
-    const done = await waitFor(() => cdp.events.find((e) => e.method === "Browser.downloadProgress" && e.params.state !== "inProgress"), 10_000);
+    const done = await waitFor(() => cdp.events.find((e) => e.method === "Browser.downloadProgress" && e.params.state !== "inProgress"));
     expect(done.params.state).toBe("completed");
     expect(readdirSync(dir)).toEqual([]);
     const zip = await fetch(`${server.url}/v1/sessions/${b.id}/downloads`, { headers: { "x-bb-api-key": KEY_B } });

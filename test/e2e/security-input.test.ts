@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   try {
-    await waitFor(() => chromes().length === 0, 10_000).catch(() => {});
+    await waitFor(() => chromes().length === 0).catch(() => {});
     expect(chromes()).toEqual([]);
   } finally {
     process.env.TMPDIR = originalTmp;
@@ -81,7 +81,7 @@ describe("deep and huge input never leaves a Chrome behind", () => {
     const created = await send("POST", "/v1/sessions", JSON.stringify({ userMetadata: { run: "ok" } }));
     expect(created.status, created.raw).toBe(201);
     expect((await send("POST", `/v1/sessions/${created.body.id}`, JSON.stringify({ status: "REQUEST_RELEASE" }))).status).toBe(200);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
     expect(logs.filter((l) => l.startsWith("error "))).toEqual([]);
   });
 
@@ -99,7 +99,7 @@ describe("deep and huge input never leaves a Chrome behind", () => {
     const r = await send("POST", "/v1/sessions/start", JSON.stringify({ modelName: "no-provider-model" }));
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/provider\/model/);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
     expect(chromes()).toEqual([]);
     const listed = (await send("GET", "/v1/sessions", undefined)).body as { status: string }[];
     expect(listed.every((s) => s.status !== "RUNNING")).toBe(true);
@@ -122,6 +122,6 @@ describe("deep and huge input never leaves a Chrome behind", () => {
     expect(proxied.status).toBe(410);
     // Another key sees none of it.
     expect((await send("GET", `/v1/sessions/${created.body.id}`, undefined, KEY_B)).status).toBe(404);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
   });
 });

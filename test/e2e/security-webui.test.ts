@@ -78,10 +78,10 @@ async function attack<T>(fn: (a: Attack) => Promise<T>): Promise<T> {
   try {
     const targets = async () => (await cdp.send("Target.getTargets")).result.targetInfos as TargetInfo[];
     let sw: TargetInfo | undefined;
-    await waitFor(async () => (sw = (await targets()).find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"))), 15_000);
+    await waitFor(async () => (sw = (await targets()).find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"))));
     const worker = (await cdp.send("Target.attachToTarget", { targetId: sw!.targetId, flatten: true })).result.sessionId as string;
     const call = (expression: string) => cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, worker);
-    await waitFor(async () => (await call("typeof moveTab")).result?.result?.value === "function", 15_000);
+    await waitFor(async () => (await call("typeof moveTab")).result?.result?.value === "function");
     const tab = (await targets()).find((t) => t.type === "page" && t.url === "about:blank");
     expect(tab).toBeDefined();
     return await fn({ sessionId: session.id, connectUrl: session.connectUrl, cdp, worker, chromeId: new URL(sw!.url).hostname, tab: tab!.targetId, call, targets });
@@ -138,7 +138,7 @@ async function expectStopped(a: Attack, answers: string[], outcome: Outcome): Pr
   expect(outcome, JSON.stringify(answers.slice(-3))).not.toBe("open");
   outcomes[outcome]++;
   if (outcome === "killed") {
-    await waitFor(async () => (await bb.sessions.retrieve(a.sessionId)).status !== "RUNNING", 10_000);
+    await waitFor(async () => (await bb.sessions.retrieve(a.sessionId)).status !== "RUNNING");
     return;
   }
   const access = await within(a.call("fileAccess()"), 5000);

@@ -69,7 +69,7 @@ describe("admission: --max-sessions 1 --queue 1", () => {
     const p1 = await waitFor(async () => {
       const p = await pressure();
       return typeof p.memory === "number" && p.memory > 50 * 1024 * 1024 && typeof p.cpu === "number" ? p : undefined;
-    }, 15_000);
+    });
     expect(p1.cpu).toBeGreaterThanOrEqual(0);
     expect(p1.cpu).toBeLessThanOrEqual(100);
     expect(await readyz()).toEqual({ status: 200, body: { status: "ready" } });
@@ -77,7 +77,7 @@ describe("admission: --max-sessions 1 --queue 1", () => {
     // A session-API start is a Chrome too: it queues behind the platform session.
     let settled = false;
     const second = json("POST", "/sessions/start", startBody, withModelKey).finally(() => (settled = true));
-    await waitFor(async () => (await pressure()).queued === 1, 10_000);
+    await waitFor(async () => (await pressure()).queued === 1);
     expect(await pressure()).toMatchObject({ running: 1, queued: 1, available: false, reason: "full" });
     expect(await readyz()).toEqual({ status: 503, body: { status: "unavailable", reason: "full" } });
 
@@ -92,7 +92,7 @@ describe("admission: --max-sessions 1 --queue 1", () => {
     expect(got.status, JSON.stringify(got.body)).toBe(200);
     expect(await pressure()).toMatchObject({ running: 1, queued: 0 });
     expect((await json("POST", `/sessions/${got.body.data.sessionId}/end`, {})).status).toBe(200);
-    await waitFor(async () => (await pressure()).running === 0, 10_000);
+    await waitFor(async () => (await pressure()).running === 0);
     expect(await readyz()).toEqual({ status: 200, body: { status: "ready" } });
   }, 60_000);
 
@@ -101,12 +101,12 @@ describe("admission: --max-sessions 1 --queue 1", () => {
     expect(first.status).toBe(201);
     const leaving = new AbortController();
     const gone = call("POST", "/sessions", {}, { signal: leaving.signal }).catch((e: unknown) => e);
-    await waitFor(async () => (await pressure()).queued === 1, 10_000);
+    await waitFor(async () => (await pressure()).queued === 1);
     leaving.abort();
     expect(await gone).toBeInstanceOf(Error);
-    await waitFor(async () => (await pressure()).queued === 0, 10_000);
+    await waitFor(async () => (await pressure()).queued === 0);
     await release(first.body.id as string);
-    await waitFor(async () => (await pressure()).running === 0, 10_000);
+    await waitFor(async () => (await pressure()).running === 0);
     // Nobody launched a Chrome for the client that left.
     expect((await json("GET", "/sessions?status=RUNNING")).body).toEqual([]);
   }, 60_000);
@@ -143,7 +143,7 @@ describe("admission: memory limit", () => {
   });
 
   it("above --max-memory no session starts: 429 naming the limit, pressure and readyz say memory", async () => {
-    await waitFor(async () => (await pressure()).reason === "memory", 15_000);
+    await waitFor(async () => (await pressure()).reason === "memory");
     expect(await pressure()).toMatchObject({ running: 0, queued: 0, maxMemory: 1024 * 1024, available: false, reason: "memory" });
     expect(await readyz()).toEqual({ status: 503, body: { status: "unavailable", reason: "memory" } });
     const refused = await json("POST", "/sessions", {});
@@ -168,7 +168,7 @@ describe("draining", () => {
     const model = { modelName: "openai/gpt-test", baseURL: fake.baseURL(), apiKey: "sk-fake" };
     const running = stream(`/sessions/${id}/agentExecute`, { agentConfig: { model }, executeOptions: { instruction: "wait three times", maxSteps: 10 } });
     const queued = json("POST", "/sessions", {});
-    await waitFor(async () => (await pressure()).queued === 1 && fake.requests.length >= 1, 10_000);
+    await waitFor(async () => (await pressure()).queued === 1 && fake.requests.length >= 1);
 
     const closed = current.close("drained");
     const q = await queued;
@@ -203,7 +203,7 @@ describe("drain timeout", () => {
     scriptTimes(fake, { kind: "delay", ms: 500, then: step("wait", { ms: 10 }) }, 60);
     const model = { modelName: "openai/gpt-test", baseURL: fake.baseURL(), apiKey: "sk-fake" };
     const running = stream(`/sessions/${id}/agentExecute`, { agentConfig: { model }, executeOptions: { instruction: "wait forever", maxSteps: 60 } });
-    await waitFor(() => fake.requests.length >= 1, 10_000);
+    await waitFor(() => fake.requests.length >= 1);
     const t0 = Date.now();
     await current.close("drain time is up");
     const r = await running;

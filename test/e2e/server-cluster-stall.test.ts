@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useRedis } from "../support/redis.js";
 import { assertBuilt, type Sandbox, sandbox, waitFor } from "../cli/helpers.js";
 import { type Served, startServe } from "../cli/serve-helpers.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 const KEY = "stall-key-aaaaaaaaaa";
 const SECRET = "cluster-secret-stall-0123456789";
@@ -101,7 +102,7 @@ describe("a replica starved of CPU (SIGSTOP)", () => {
     } finally {
       if (!resumed) A.child.kill("SIGCONT");
     }
-    expect(await waitFor(() => /no lease renewal for \d+ ms/.test(logOf(A)), 10_000, 50), logOf(A)).toBe(true);
+    expect(await waitFor(() => /no lease renewal for \d+ ms/.test(logOf(A)), EVENT_WAIT_MS, 50), logOf(A)).toBe(true);
     expect(logOf(A)).not.toMatch(new RegExp(`lost the lease of platform session ${id}`));
     expect(await db.hget(recordKey(id), "fenced")).toBeNull();
     for (const srv of [A, B]) expect((await json(srv, "GET", `/sessions/${id}`)).body).toMatchObject({ id, status: "RUNNING" });
@@ -131,7 +132,7 @@ describe("a replica starved of CPU (SIGSTOP)", () => {
     expect(await json(B, "GET", `/sessions/${asked}`)).toMatchObject({ status: 410, body: { code: "REPLICA_GONE" } });
     expect(logOf(A)).toMatch(new RegExp(`lost the lease of platform session ${asked}`));
     // Nobody had declared the quiet one gone: A took it back atomically and serves it, here and through B.
-    expect(await waitFor(() => new RegExp(`lease of platform session ${quiet} had lapsed and nobody had declared it gone: took it back`).test(logOf(A)), 10_000, 50), logOf(A)).toBe(true);
+    expect(await waitFor(() => new RegExp(`lease of platform session ${quiet} had lapsed and nobody had declared it gone: took it back`).test(logOf(A)), EVENT_WAIT_MS, 50), logOf(A)).toBe(true);
     for (const srv of [A, B]) expect((await json(srv, "GET", `/sessions/${quiet}`)).body).toMatchObject({ id: quiet, status: "RUNNING" });
     expect(await db.get(leaseKey(quiet))).toMatch(/^[0-9a-f-]+:\d+$/);
     const list = (await json(B, "GET", "/sessions")).body as any[];

@@ -69,7 +69,7 @@ it("a context created through replica A is saved on B and used on A", async () =
   await page1.waitForSelector("text=signed in as bob");
   await browser1.close();
   await onB.sessions.update(s1.id, { status: "REQUEST_RELEASE", projectId: "p" });
-  await waitFor(() => logs.some((l) => l.startsWith("b: ") && l.includes(`context ${ctx.id}: saved`)), 20_000);
+  await waitFor(() => logs.some((l) => l.startsWith("b: ") && l.includes(`context ${ctx.id}: saved`)));
 
   // The blob is in Redis, sealed.
   const r = new Redis(redis.url);

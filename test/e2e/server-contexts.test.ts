@@ -146,7 +146,7 @@ describe("contexts", () => {
       return cookies.find((c) => c.name === "sid")!.value;
     });
     await release(s1.id);
-    await waitFor(() => logs.some((l) => l.includes(`context ${ctx.id}: saved`)), 20_000);
+    await waitFor(() => logs.some((l) => l.includes(`context ${ctx.id}: saved`)));
 
     // At rest: sealed, no cookie value or stored value in clear.
     const file = readFileSync(join(base, "data", "contexts", keyFingerprint(KEY), ctx.id));
@@ -165,7 +165,7 @@ describe("contexts", () => {
       expect(await status(page)).toMatch(/^signed out \| local theme: light/);
     });
     await release(s2.id);
-    await waitFor(() => logs.some((l) => l.includes(`session ${s2.id}: context ${ctx.id}: read only`)), 20_000);
+    await waitFor(() => logs.some((l) => l.includes(`session ${s2.id}: context ${ctx.id}: read only`)));
 
     // A persisting session whose Chrome is closed by a client (after clearing the cookies) saves nothing.
     const gone = await bb.sessions.create({ projectId: "p", keepAlive: true, browserSettings: { context: { id: ctx.id, persist: true } } });
@@ -176,7 +176,7 @@ describe("contexts", () => {
     const cdp = await browser.newBrowserCDPSession();
     await cdp.send("Browser.close").catch(() => {});
     await browser.close().catch(() => {});
-    await waitFor(() => logs.some((l) => l.includes(`session ${gone.id}: context ${ctx.id}: Chrome exited before the session ended`)), 20_000);
+    await waitFor(() => logs.some((l) => l.includes(`session ${gone.id}: context ${ctx.id}: Chrome exited before the session ended`)));
 
     const s3 = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id } } });
     await inSession(s3.connectUrl, async (page) => {
@@ -231,7 +231,7 @@ describe("contexts", () => {
       await release(first.id);
     }
     // Once the first one ended, the context is free again.
-    await waitFor(() => logs.some((l) => l.includes(`context ${ctx.id}: saved`)), 20_000);
+    await waitFor(() => logs.some((l) => l.includes(`context ${ctx.id}: saved`)));
     const again = await bb.sessions.create({ projectId: "p", browserSettings: { context: { id: ctx.id, persist: true } } });
     await release(again.id);
   });

@@ -83,7 +83,7 @@ describe("a platform session and its CDP clients", () => {
     expect(await status(session.id)).toBe("RUNNING");
     await visit(session);
     await waitFor(async () => (await status(session.id)) === "COMPLETED", GRACE_MS + 10_000);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
     expect(chromes()).toEqual([]);
   }, 60_000);
 
@@ -94,7 +94,7 @@ describe("a platform session and its CDP clients", () => {
     expect(await status(session.id)).toBe("RUNNING");
     expect(chromes()).toHaveLength(1);
     await api("POST", `/sessions/${session.id}`, { status: "REQUEST_RELEASE" });
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
   }, 60_000);
 
   it("a client back within the grace keeps it; leaving for good ends it", async () => {
@@ -105,7 +105,7 @@ describe("a platform session and its CDP clients", () => {
     expect(await status(session.id)).toBe("RUNNING");
     await back.close();
     await waitFor(async () => (await status(session.id)) === "COMPLETED", GRACE_MS + 10_000);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
   }, 60_000);
 
   it("a session-API session on it holds it like a client", async () => {
@@ -117,6 +117,6 @@ describe("a platform session and its CDP clients", () => {
     expect(await status(platform.id)).toBe("RUNNING");
     await api("POST", `/sessions/${platform.id}/end`, {});
     await waitFor(async () => (await status(platform.id)) === "COMPLETED", GRACE_MS + 10_000);
-    await waitFor(() => chromes().length === 0, 10_000);
+    await waitFor(() => chromes().length === 0);
   }, 60_000);
 });

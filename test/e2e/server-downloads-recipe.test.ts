@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { DOWNLOAD_BODY, startFixtureServer, type FixtureServer } from "../support/server.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 const base = mkdtempSync(join(tmpdir(), "svc-downloads-recipe-"));
 const clientPath = join(process.cwd(), "downloads");
@@ -65,7 +66,7 @@ describe.each([
       const files = await waitFor(async () => {
         const z = unzipSync(new Uint8Array(await (await bb.sessions.downloads.list(session.id)).arrayBuffer()));
         return z["report.txt"] ? z : undefined;
-      }, 20_000, 200);
+      }, EVENT_WAIT_MS, 200);
       expect(new TextDecoder().decode(files["report.txt"])).toBe(DOWNLOAD_BODY);
       if (!existedBefore) expect(existsSync(join(clientPath, "report.txt"))).toBe(false);
     } finally {

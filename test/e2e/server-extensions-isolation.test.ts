@@ -50,7 +50,7 @@ afterAll(async () => {
   await single?.close();
   await fixtures?.close();
   try {
-    await waitFor(() => processesMentioning(base).filter((p) => !readFileSync(`/proc/${p}/cmdline`, "utf8").includes("reaper.js")).length === 0, 10_000).catch(() => {});
+    await waitFor(() => processesMentioning(base).filter((p) => !readFileSync(`/proc/${p}/cmdline`, "utf8").includes("reaper.js")).length === 0).catch(() => {});
   } finally {
     process.env.TMPDIR = originalTmp;
     if (originalTmp === undefined) delete process.env.TMPDIR;
@@ -68,7 +68,7 @@ async function withWorker<T>(ext: { id: string }, fn: (cdp: Awaited<ReturnType<t
       const targets = (await cdp.send("Target.getTargets")).result.targetInfos as Array<{ targetId: string; type: string; url: string }>;
       sw = targets.find((t) => t.type === "service_worker" && t.url.startsWith("chrome-extension://"));
       return !!sw;
-    }, 15_000);
+    });
     const attached = await cdp.send("Target.attachToTarget", { targetId: sw!.targetId, flatten: true });
     expect(attached.error).toBeUndefined();
     return await fn(cdp, attached.result.sessionId as string, new URL(sw!.url).hostname);
@@ -84,7 +84,7 @@ async function probe(client: Browserbase, srv: RunningServer): Promise<Record<st
     await upload(zipExtension("probe"), client),
     async (cdp, worker) => {
       // The worker's target can be attached before its script has run (seen once under a full parallel run).
-      await waitFor(async () => (await cdp.send("Runtime.evaluate", { expression: "typeof probe", returnByValue: true }, worker)).result?.result?.value === "function", 15_000);
+      await waitFor(async () => (await cdp.send("Runtime.evaluate", { expression: "typeof probe", returnByValue: true }, worker)).result?.result?.value === "function");
       const r = await cdp.send("Runtime.evaluate", { expression: `probe(${JSON.stringify(fixtures.url("forms.html"))}, ${JSON.stringify(`${srv.url}/healthz`)})`, awaitPromise: true, returnByValue: true }, worker);
       expect(r.error, JSON.stringify(r)).toBeUndefined();
       expect(r.result.exceptionDetails, JSON.stringify(r.result.exceptionDetails)).toBeUndefined();
@@ -156,7 +156,7 @@ describe("an isolated tenant's extension", () => {
       expect(listed.result.extensions[0].path).toBe("(hidden by svc)");
       // 4.x polls its runtime's readiness in the worker the same way.
       const receiver = async () => (await cdp.send("Runtime.evaluate", { expression: "typeof globalThis.__stagehandReceiveFromHost", returnByValue: true }, worker)).result?.result?.value;
-      await waitFor(async () => (await receiver()) === "function", 15_000);
+      await waitFor(async () => (await receiver()) === "function");
       expect((await cdp.send("Runtime.addBinding", { name: "svcTestBinding" }, worker)).error).toBeUndefined();
       // Its wake-up page may be opened; another extension's pages, and chrome:// pages, may not.
       const wake = await cdp.send("Target.createTarget", { url: `chrome-extension://${extensionId}/wake-service-worker.html` });

@@ -83,7 +83,7 @@ afterAll(async () => {
   await server?.close();
   await fixtures?.close();
   try {
-    await waitFor(() => processesMentioning(base).filter((p) => !commandOf(p).includes("reaper.js")).length === 0, 10_000).catch(() => {});
+    await waitFor(() => processesMentioning(base).filter((p) => !commandOf(p).includes("reaper.js")).length === 0).catch(() => {});
   } finally {
     process.env.TMPDIR = originalTmp;
     if (originalTmp === undefined) delete process.env.TMPDIR;
@@ -139,7 +139,7 @@ describe("extensions API", () => {
     } finally {
       for (const s of [withIt, without, nested]) await bb.sessions.update(s.id, { status: "REQUEST_RELEASE" });
     }
-    await waitFor(() => !readdirSync(ownerDir).some((name) => name === `.run-${withIt.id}` || name === `.run-${nested.id}`), 15_000);
+    await waitFor(() => !readdirSync(ownerDir).some((name) => name === `.run-${withIt.id}` || name === `.run-${nested.id}`));
   });
 
   it("an unknown or another key's extensionId is a 404 before any Chrome starts", async () => {

@@ -401,7 +401,7 @@ describe("svc serve under fuzzing (two keys, every route)", () => {
     served.child.kill("SIGTERM");
     const done = await served.done;
     expect([done.code, done.signal]).toEqual([0, null]);
-    await waitFor(() => chromes().length === 0, 15_000);
+    await waitFor(() => chromes().length === 0);
     expect(chromes().map(cmdline)).toEqual([]);
   }, 60_000);
 });

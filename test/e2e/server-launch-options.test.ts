@@ -14,6 +14,7 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 const KEY = "launch-opts-key-aaaa";
 const base = mkdtempSync(join(tmpdir(), "svc-launch-opts-"));
@@ -61,7 +62,7 @@ async function openPage(cdpUrl: string, url: string) {
   const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
   const evaluate = async (expression: string) => (await send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true }, sessionId)).result.value;
   // The new target shows about:blank (already "complete") until the navigation to `url` commits.
-  await waitFor(async () => (await evaluate("location.href === " + JSON.stringify(url) + " && document.readyState === 'complete'")) === true, 10_000);
+  await waitFor(async () => (await evaluate("location.href === " + JSON.stringify(url) + " && document.readyState === 'complete'")) === true);
   return { evaluate, close: () => ws.close() };
 }
 
@@ -92,13 +93,13 @@ describe("official launch options", () => {
       expect(await page.evaluate("window.devicePixelRatio")).toBe(2);
       expect(await page.evaluate("'ontouchstart' in window && navigator.maxTouchPoints > 0")).toBe(true);
       expect(await page.evaluate(DOWNLOAD)).toBe(true);
-      await waitFor(() => savedFiles().includes("saved.json"), 10_000);
+      await waitFor(() => savedFiles().includes("saved.json"));
     } finally {
       page.close();
       await json("POST", `/sessions/${data.sessionId}/end`, {});
     }
     // Accepted downloads are the session's, bounded and deleted like a platform session's (they once stayed forever).
-    await waitFor(() => !savedFiles().includes("saved.json"), 15_000, 100);
+    await waitFor(() => !savedFiles().includes("saved.json"), EVENT_WAIT_MS, 100);
   }, 60_000);
 
   it("without them the pages keep Chrome's own; acceptDownloads: false denies downloads", async () => {

@@ -112,29 +112,29 @@ describe("live view", () => {
 
       const field = await viewPoint(view, page, "#name");
       await view.mouse.click(field.x, field.y);
-      await waitFor(() => page.evaluate(() => document.activeElement?.id === "name"), 10_000);
+      await waitFor(() => page.evaluate(() => document.activeElement?.id === "name"));
       await view.keyboard.type("Ada Lovelace");
-      await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelace", 10_000);
+      await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelace");
       // Keys that type nothing: Backspace edits, a shortcut (Shift+Home) selects, typing replaces the selection.
       await view.keyboard.press("Backspace");
-      await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelac", 10_000);
+      await waitFor(async () => (await page.locator("#name").inputValue()) === "Ada Lovelac");
       await view.keyboard.press("Shift+Home");
       await view.keyboard.type("Grace");
-      await waitFor(async () => (await page.locator("#name").inputValue()) === "Grace", 10_000);
+      await waitFor(async () => (await page.locator("#name").inputValue()) === "Grace");
       const button = await viewPoint(view, page, "#subscribe");
       await view.mouse.click(button.x, button.y);
-      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      await waitFor(() => page.locator("#subscribe").isChecked());
       // Frames keep coming as the page changes (each acknowledged by the view).
       expect(Number(await view.locator("img[data-svc-live]").getAttribute("data-frames"))).toBeGreaterThan(1);
 
       // The address box navigates the tab, through the egress policy (the server's own port is refused) and the tenant filter.
       await view.fill("#url", fixtures.url("clickable.html"));
       await view.press("#url", "Enter");
-      await waitFor(() => page.url() === fixtures.url("clickable.html"), 10_000);
+      await waitFor(() => page.url() === fixtures.url("clickable.html"));
       await view.fill("#url", `${server.url}/healthz`);
       await view.press("#url", "Enter");
       // The egress proxy answers in the tab's place: the server's own port is no public address.
-      await waitFor(async () => page.url() === `${server.url}/healthz` && /refused by svc/.test(await page.locator("body").textContent().catch(() => "") ?? ""), 10_000);
+      await waitFor(async () => page.url() === `${server.url}/healthz` && /refused by svc/.test(await page.locator("body").textContent().catch(() => "") ?? ""));
       await view.fill("#url", "file:///etc/passwd");
       await view.press("#url", "Enter");
       await view.waitForFunction(() => /file: URLs are not web pages/.test(document.getElementById("status")!.textContent ?? ""));
@@ -180,7 +180,7 @@ describe("live view", () => {
         await loading;
         img.dispatchEvent(new MouseEvent("mouseup", at));
       }, box);
-      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      await waitFor(() => page.locator("#subscribe").isChecked());
       expect(await ups()).toHaveLength(1);
       // Pressed on the picture, released over the tab strip: the release reaches the page, at the picture's edge.
       await view.mouse.move(box.x, box.y);
@@ -188,7 +188,7 @@ describe("live view", () => {
       const strip = (await view.locator("#tabs").boundingBox())!;
       await view.mouse.move(strip.x + 5, strip.y + 5);
       await view.mouse.up();
-      await waitFor(async () => (await ups()).length === 2, 10_000);
+      await waitFor(async () => (await ups()).length === 2);
       expect(await page.locator("#subscribe").isChecked()).toBe(true);
       await view.close();
       await api("POST", `/v1/sessions/${session.id}`, { status: "REQUEST_RELEASE" });
@@ -215,7 +215,7 @@ describe("live view", () => {
       await view.waitForFunction(() => (document.getElementById("url") as HTMLInputElement).value.endsWith("/forms.html"));
       const box = await viewPoint(view, page, "#subscribe");
       await view.mouse.click(box.x, box.y);
-      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      await waitFor(() => page.locator("#subscribe").isChecked());
       await view.close();
     } finally {
       await cdp.close().catch(() => {});
@@ -241,7 +241,7 @@ describe("live view", () => {
       for (const m of input) viewOnly.ws.send(JSON.stringify(m));
       // The pong comes once whatever the messages before it sent the tab was answered by Chrome.
       viewOnly.ws.send(JSON.stringify({ type: "ping", n: 7 }));
-      await waitFor(() => viewOnly.messages.some((m) => m.type === "pong" && m.n === 7), 10_000);
+      await waitFor(() => viewOnly.messages.some((m) => m.type === "pong" && m.n === 7));
       expect(await page.locator("#subscribe").isChecked()).toBe(false);
       expect(page.url()).toBe(fixtures.url("forms.html"));
       // A message the server refuses closes the socket, naming the field.
@@ -252,7 +252,7 @@ describe("live view", () => {
       const interactive = await rawSocket(debug.debuggerUrl as string);
       await waitFor(() => interactive.messages.some((m) => m.type === "tabs" && m.selected));
       for (const m of input.slice(0, 2)) interactive.ws.send(JSON.stringify(m));
-      await waitFor(() => page.locator("#subscribe").isChecked(), 10_000);
+      await waitFor(() => page.locator("#subscribe").isChecked());
       interactive.ws.close();
 
       // The view-only page hides its controls.

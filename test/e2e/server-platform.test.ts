@@ -54,7 +54,7 @@ afterAll(async () => {
   await fixtures?.close();
   try {
     // Every Chrome process (browser, renderers, GPU …) launched from this file is gone.
-    await waitFor(() => chromeProcesses().length === 0, 10_000).catch(() => {});
+    await waitFor(() => chromeProcesses().length === 0).catch(() => {});
     expect(chromeProcesses().map((p) => commandOf(p))).toEqual([]);
   } finally {
     process.env.TMPDIR = originalTmp;
@@ -214,7 +214,7 @@ describe("platform sessions", () => {
     expect(released.status).toBe("COMPLETED");
     expect(released.endedAt).toBeTruthy();
     expect(released.connectUrl).toBeUndefined();
-    await waitFor(() => !pidAlive(pid), 5000);
+    await waitFor(() => !pidAlive(pid));
     expect((await api(server, "GET", `/v1/sessions/${session.id}`)).body.status).toBe("COMPLETED");
     expect(((await api(server, "GET", "/v1/sessions?status=COMPLETED")).body as Json[]).map((s) => s.id)).toContain(session.id);
     // Releasing again is harmless; the old connectUrl leads nowhere.
@@ -257,7 +257,7 @@ describe("platform sessions", () => {
     } finally {
       for (const r of results.filter((x) => x.status === 201)) await release(server, r.body.id);
     }
-    await waitFor(() => chromeBrowsers().length === 0, 5000);
+    await waitFor(() => chromeBrowsers().length === 0);
     // Room again once released.
     const again = await createSession(server);
     await release(server, again.id);
@@ -351,8 +351,8 @@ describe("session ends", () => {
   it("an expired session is TIMED_OUT and its Chrome ends", async () => {
     const { session, pid } = await createWithPid(shortServer);
     expect(Date.parse(session.expiresAt) - Date.parse(session.createdAt)).toBe(2000);
-    await waitFor(async () => (await api(shortServer, "GET", `/v1/sessions/${session.id}`)).body.status === "TIMED_OUT", 8000);
-    await waitFor(() => !pidAlive(pid), 5000);
+    await waitFor(async () => (await api(shortServer, "GET", `/v1/sessions/${session.id}`)).body.status === "TIMED_OUT");
+    await waitFor(() => !pidAlive(pid));
     const ended = (await api(shortServer, "GET", `/v1/sessions/${session.id}`)).body as Json;
     expect(ended.endedAt).toBeTruthy();
   });
@@ -362,8 +362,8 @@ describe("session ends", () => {
     const browser = await chromium.connectOverCDP(session.connectUrl);
     const cdp = await browser.newBrowserCDPSession();
     await cdp.send("Browser.close").catch(() => {});
-    await waitFor(() => !pidAlive(pid), 5000);
-    await waitFor(async () => (await api(server, "GET", `/v1/sessions/${session.id}`)).body.status === "COMPLETED", 5000);
+    await waitFor(() => !pidAlive(pid));
+    await waitFor(async () => (await api(server, "GET", `/v1/sessions/${session.id}`)).body.status === "COMPLETED");
   });
 
   it("closing the server ends every session and cuts proxied connections", async () => {
@@ -378,6 +378,6 @@ describe("session ends", () => {
     await own.close(); // idempotent
     await expect(fetch(`${own.url}/healthz`)).rejects.toThrow();
     expect(b.status).toBe("RUNNING");
-    await waitFor(() => chromeBrowsers().length === 0, 5000);
+    await waitFor(() => chromeBrowsers().length === 0);
   });
 });

@@ -60,14 +60,14 @@ describe("warm browsers", () => {
     expect(chromeChildren()).toEqual([]);
     const server = await startServer({ port: 0, apiKeys: [KEY], cacheDir, warmBrowsers: 1, launch: { executablePath: CHROMIUM } });
     try {
-      const [warm] = await waitFor(() => (chromeChildren().length === 1 ? chromeChildren() : undefined), 20_000);
+      const [warm] = await waitFor(() => (chromeChildren().length === 1 ? chromeChildren() : undefined));
 
       const session = await call(server, "/sessions", {});
       // The warm Chrome is now the session's; the pool starts another.
       const [, replacement] = await waitFor(() => {
         const now = chromeChildren();
         return now.length === 2 && now.includes(warm!) ? [warm, now.find((p) => p !== warm)] : undefined;
-      }, 20_000);
+      });
 
       // A viewport of its own cannot use the pool: a third Chrome.
       const custom = await call(server, "/sessions", { browserSettings: { viewport: { width: 800, height: 600 } } });
@@ -75,13 +75,13 @@ describe("warm browsers", () => {
 
       // Releasing the first session ends exactly the Chrome that was warm before it was asked for.
       await call(server, `/sessions/${String(session.id)}`, { status: "REQUEST_RELEASE" });
-      await waitFor(() => !running(warm!), 10_000);
+      await waitFor(() => !running(warm!));
       expect(running(replacement!)).toBe(true);
       await call(server, `/sessions/${String(custom.id)}`, { status: "REQUEST_RELEASE" });
     } finally {
       await server.close();
     }
-    await waitFor(() => chromeChildren().length === 0, 10_000).catch((e: Error) => {
+    await waitFor(() => chromeChildren().length === 0).catch((e: Error) => {
       throw new Error(`${e.message}: ${chromeChildren().map((p) => `${p}: ${readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ").slice(0, 300)}`).join("\n")}`);
     });
   });

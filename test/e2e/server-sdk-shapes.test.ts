@@ -151,7 +151,7 @@ describe("projects", () => {
     await fresh.sessions.update(a.id, { status: "REQUEST_RELEASE" });
     await fresh.sessions.update(b.id, { status: "REQUEST_RELEASE" });
     // Ended ones stay counted once their Chrome is gone (and are not counted twice meanwhile).
-    await waitFor(async () => (await fresh.projects.usage(id)).browserMinutes === before.browserMinutes + 2, 10_000);
+    await waitFor(async () => (await fresh.projects.usage(id)).browserMinutes === before.browserMinutes + 2);
     expect(await fresh.projects.usage(id)).toEqual({ browserMinutes: before.browserMinutes + 2, proxyBytes: 0 });
   });
 });

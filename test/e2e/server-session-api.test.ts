@@ -371,13 +371,13 @@ describe("agentExecute", () => {
     const reader = res.body!.getReader();
     let seen = "";
     while (!seen.includes('"type":"log"')) seen += new TextDecoder().decode((await reader.read()).value);
-    await waitFor(() => fake.requests.length >= 2, 10_000);
+    await waitFor(() => fake.requests.length >= 2);
     controller.abort();
     await reader.cancel().catch(() => {});
     const replayed = await waitFor(async () => {
       const r = await json("GET", `/sessions/${id}/replay`);
       return (r.body.data.pages as any[]).flatMap((p) => p.actions).find((a) => a.method === "agent" && a.parameters.instruction === "wait forever");
-    }, 10_000);
+    });
     expect(replayed.result).toMatchObject({ completed: false, metadata: { stopReason: "aborted" } });
     const count = fake.requests.length;
     await new Promise((r) => setTimeout(r, 1500));
@@ -391,7 +391,7 @@ describe("agentExecute", () => {
     fake.reset();
     scriptTimes(fake, { kind: "delay", ms: 500, then: step("wait", { ms: 10 }) }, 40);
     const pending = json("POST", `/sessions/${own}/agentExecute`, { agentConfig: { model: model() }, executeOptions: { instruction: "wait forever", maxSteps: 40 } }, withKey);
-    await waitFor(() => fake.requests.length >= 1, 10_000);
+    await waitFor(() => fake.requests.length >= 1);
     expect((await json("POST", `/sessions/${own}/end`, {})).status).toBe(200);
     const r = await pending;
     fake.reset();
@@ -454,7 +454,7 @@ describe("idle expiry and shutdown", () => {
 
   it("a session without requests for idleTimeoutS is ended and its browser released", async () => {
     const id = await start({}, { srv });
-    await waitFor(async () => (await json("GET", `/sessions/${id}`, undefined, { srv })).body.status === "COMPLETED", 10_000);
+    await waitFor(async () => (await json("GET", `/sessions/${id}`, undefined, { srv })).body.status === "COMPLETED");
     expect((await json("POST", `/sessions/${id}/act`, { input: "click" }, { srv })).status).toBe(404);
     expect(serverLog.some((l) => l.includes(`api session ${id} idle`))).toBe(true);
   });
@@ -467,7 +467,7 @@ describe("idle expiry and shutdown", () => {
     expect((await json("GET", `/sessions/${attached}`, undefined, { srv })).body.status).toBe("RUNNING");
 
     const own = await start({ browserbaseSessionCreateParams: { keepAlive: true } }, { srv });
-    await waitFor(async () => (await json("GET", `/sessions/${own}/replay`, undefined, { srv })).status === 404, 10_000);
+    await waitFor(async () => (await json("GET", `/sessions/${own}/replay`, undefined, { srv })).status === 404);
     expect((await json("GET", `/sessions/${own}`, undefined, { srv })).body.status).toBe("RUNNING");
     // A later start resumes it.
     expect(await start({ browserbaseSessionID: own }, { srv })).toBe(own);
@@ -498,7 +498,7 @@ describe("idle expiry and shutdown", () => {
     fake.reset();
     scriptTimes(fake, { kind: "delay", ms: 500, then: step("wait", { ms: 10 }) }, 40);
     const pending = stream(`/sessions/${id}/agentExecute`, { agentConfig: { model: model() }, executeOptions: { instruction: "wait forever", maxSteps: 40 } }, { ...withKey, srv, headers: { ...withKey.headers } });
-    await waitFor(() => fake.requests.length >= 1, 10_000);
+    await waitFor(() => fake.requests.length >= 1);
     await srv.close("maintenance window");
     const r = await pending;
     fake.reset();

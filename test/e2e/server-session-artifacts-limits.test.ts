@@ -41,14 +41,14 @@ it("a download past the budget is cancelled and logged; a small one still lands"
     const { sessionId } = await cdp.root.send("Target.attachToTarget", { targetId, flatten: true });
     const page = cdp.session(sessionId)!;
     const evaluate = async (expression: string) => (await page.send("Runtime.evaluate", { expression, returnByValue: true })).result.value as unknown;
-    await waitFor(async () => (await evaluate("document.readyState === 'complete' && !!document.getElementById('big')")) === true, 10_000);
+    await waitFor(async () => (await evaluate("document.readyState === 'complete' && !!document.getElementById('big')")) === true);
     // Half of it now, the rest held back (gate): Chrome knows its size (300,000 bytes) from the first progress.
     await evaluate("const a = document.createElement('a'); a.href = '/download?name=big.bin&bytes=300000&gate=limits'; document.body.append(a); a.click()");
-    const refused = await waitFor(() => events.find((e) => e.method === "svc.downloadRefused"), 15_000);
+    const refused = await waitFor(() => events.find((e) => e.method === "svc.downloadRefused"));
     expect(refused.params).toMatchObject({ reason: expect.stringMatching(/would pass 100000 bytes/) });
-    await waitFor(() => events.some((e) => e.method === "Browser.downloadProgress" && e.params.state === "canceled"), 15_000);
+    await waitFor(() => events.some((e) => e.method === "Browser.downloadProgress" && e.params.state === "canceled"));
     await evaluate("document.getElementById('report').click()");
-    await waitFor(() => events.some((e) => e.method === "Browser.downloadProgress" && e.params.state === "completed"), 15_000);
+    await waitFor(() => events.some((e) => e.method === "Browser.downloadProgress" && e.params.state === "completed"));
     expect(readdirSync(dir)).toEqual(["report.txt"]);
     expect(DOWNLOAD_BODY.length).toBeLessThan(100_000);
   } finally {

@@ -15,6 +15,7 @@ import { CdpConnection } from "../../src/browser/cdp/connection.js";
 import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 const KEY = "quota-key-aaaaaaaa";
 const OTHER_KEY = "quota-key-bbbbbbbb";
@@ -61,14 +62,14 @@ async function session(client: Browserbase) {
   const { sessionId } = await cdp.root.send("Target.attachToTarget", { targetId, flatten: true });
   const page = cdp.session(sessionId)!;
   const evaluate = async (expression: string) => (await page.send("Runtime.evaluate", { expression, returnByValue: true })).result.value as unknown;
-  await waitFor(async () => (await evaluate("document.readyState === 'complete' && !!document.getElementById('big')")) === true, 10_000);
+  await waitFor(async () => (await evaluate("document.readyState === 'complete' && !!document.getElementById('big')")) === true);
   return {
     id: s.id,
     download: (name: string, bytes: number) => evaluate(`{ const a = document.createElement('a'); a.href = '/download?name=${name}&bytes=${bytes}'; document.body.append(a); a.click() }`),
     release: async () => {
       await cdp.close();
       await client.sessions.update(s.id, { status: "REQUEST_RELEASE", projectId: "p" });
-      await waitFor(async () => (await client.sessions.retrieve(s.id)).status === "COMPLETED", 15_000);
+      await waitFor(async () => (await client.sessions.retrieve(s.id)).status === "COMPLETED");
     },
   };
 }
@@ -87,16 +88,16 @@ describe("downloads per key (downloadsMaxBytesPerKey)", () => {
     const client = new Browserbase({ apiKey: KEY, baseURL: server.url, maxRetries: 0 });
     const first = await session(client);
     await first.download("first.bin", 60_000);
-    await waitFor(() => filesIn(folderOf("quota", KEY, first.id)).includes("first.bin"), 20_000, 100);
+    await waitFor(() => filesIn(folderOf("quota", KEY, first.id)).includes("first.bin"), EVENT_WAIT_MS, 100);
     await first.release();
     expect(filesIn(folderOf("quota", KEY, first.id))).toEqual(["first.bin"]);
 
     const second = await session(client);
     await second.download("second.bin", 60_000);
-    await waitFor(() => filesIn(folderOf("quota", KEY, second.id)).includes("second.bin"), 20_000, 100);
+    await waitFor(() => filesIn(folderOf("quota", KEY, second.id)).includes("second.bin"), EVENT_WAIT_MS, 100);
     // 60,000 + 60,000 > 100,000: the ended session's file made room (its folder's removal may finish just after
     // the new file lands: waited for, bounded).
-    await waitFor(() => !existsSync(folderOf("quota", KEY, first.id)), 20_000, 100);
+    await waitFor(() => !existsSync(folderOf("quota", KEY, first.id)), EVENT_WAIT_MS, 100);
     await expect(client.sessions.downloads.list(first.id)).rejects.toMatchObject({ status: 410 });
     expect(logs.some((l) => /ended session's downloads were deleted to make room/.test(l))).toBe(true);
 
@@ -107,17 +108,17 @@ describe("downloads per key (downloadsMaxBytesPerKey)", () => {
     const refused = await waitFor(async () => {
       const list = (await client.sessions.logs.list(third.id)) as unknown as Array<{ method: string; request?: { params: Record<string, unknown> } }>;
       return list.find((e) => e.method === "svc.downloadRefused");
-    }, 20_000, 200);
+    }, EVENT_WAIT_MS, 200);
     expect(refused.request?.params.reason).toMatch(/API key's downloads would pass 100000 bytes \(--downloads-max-key\)/);
     expect(logs.some((l) => new RegExp(`session ${third.id} .*a download was refused`).test(l))).toBe(true);
-    await waitFor(async () => (await client.sessions.logs.list(third.id)).some((e) => e.method === "Browser.downloadProgress"), 20_000, 200);
+    await waitFor(async () => (await client.sessions.logs.list(third.id)).some((e) => e.method === "Browser.downloadProgress"), EVENT_WAIT_MS, 200);
     expect(filesIn(folderOf("quota", KEY, third.id))).toEqual([]);
     expect(Object.keys(unzipSync(new Uint8Array(await (await client.sessions.downloads.list(second.id)).arrayBuffer())))).toEqual(["second.bin"]);
 
     // Another key has a total of its own.
     const theirs = await session(new Browserbase({ apiKey: OTHER_KEY, baseURL: server.url, maxRetries: 0 }));
     await theirs.download("theirs.bin", 60_000);
-    await waitFor(() => filesIn(folderOf("quota", OTHER_KEY, theirs.id)).includes("theirs.bin"), 20_000, 100);
+    await waitFor(() => filesIn(folderOf("quota", OTHER_KEY, theirs.id)).includes("theirs.bin"), EVENT_WAIT_MS, 100);
     expect(filesIn(folderOf("quota", KEY, second.id))).toEqual(["second.bin"]);
   }, 120_000);
 });
@@ -134,9 +135,9 @@ describe("how long an ended session's files live (artifactsTtlS)", () => {
     const s = await session(client);
     await s.download("report.txt", 1_000);
     const folder = folderOf("ttl", KEY, s.id);
-    await waitFor(() => filesIn(folder).includes("report.txt"), 20_000, 100);
+    await waitFor(() => filesIn(folder).includes("report.txt"), EVENT_WAIT_MS, 100);
     await s.release();
-    await waitFor(() => !existsSync(folder), 15_000, 100);
+    await waitFor(() => !existsSync(folder), EVENT_WAIT_MS, 100);
     await expect(client.sessions.downloads.list(s.id)).rejects.toMatchObject({ status: 404 });
   }, 60_000);
 });

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { DOWNLOAD_BODY, startFixtureServer, type FixtureServer } from "../support/server.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 const KEY = "artifacts-key-aaaaaa";
 const OTHER_KEY = "artifacts-key-bbbbbb";
@@ -79,7 +80,7 @@ describe("session logs, recording and downloads", () => {
       const l = await logs();
       missing = Object.entries(expected).flatMap(([k, test]) => (test(l) ? [] : [k]));
       return missing.length === 0 ? l : undefined;
-    }, 20_000, 200).catch((e: Error) => Promise.reject(new Error(`${e.message}; missing from the log: ${missing.join(", ")}`)));
+    }, EVENT_WAIT_MS, 200).catch((e: Error) => Promise.reject(new Error(`${e.message}; missing from the log: ${missing.join(", ")}`)));
     const nav = list.find((e) => e.method === "Page.frameNavigated" && e.request?.params.frame.url === url)!;
     expect(nav).toBeDefined();
     expect(nav.sessionId).toBe(sessionId);
@@ -96,7 +97,7 @@ describe("session logs, recording and downloads", () => {
       const list = (await client.sessions.recording.retrieve(sessionId)) as unknown as Array<{ type: number; data: any; timestamp: number; sessionId: string }>;
       // 2 = FullSnapshot; a later mutation (3 with source 0) adds the paragraph.
       return list.some((e) => e.type === 2) && JSON.stringify(list).includes("added after load") ? list : undefined;
-    }, 20_000, 200);
+    }, EVENT_WAIT_MS, 200);
     expect(events.every((e) => e.sessionId === sessionId && typeof e.timestamp === "number")).toBe(true);
     expect(events[0]!.type).toBe(4); // Meta first
     // The recorder lives in its own world: the page sees neither rrweb nor the binding, so cannot forge events.
@@ -107,7 +108,7 @@ describe("session logs, recording and downloads", () => {
     const typed = await waitFor(async () => {
       const list = (await client.sessions.recording.retrieve(sessionId)) as unknown as Array<{ type: number; data: any }>;
       return list.some((e) => e.type === 3 && e.data.source === 5) ? JSON.stringify(list) : undefined;
-    }, 20_000, 200);
+    }, EVENT_WAIT_MS, 200);
     expect(typed).not.toContain("typed-value-not-recorded");
     const before = events.length;
     await recorded.evaluate(() => (window as any).__svcRecordEvent?.(JSON.stringify({ type: 2, data: { forged: true }, timestamp: Date.now() })));
@@ -150,7 +151,7 @@ describe("session logs, recording and downloads", () => {
     const files = await waitFor(async () => {
       const z = await zipOf(client, sessionId);
       return z["report.txt"] ? z : undefined;
-    }, 20_000, 200);
+    }, EVENT_WAIT_MS, 200);
     expect(new TextDecoder().decode(files["report.txt"])).toBe(DOWNLOAD_BODY);
     const list = await logs();
     expect(list.some((e) => e.method === "Browser.downloadWillBegin" && e.request?.params.suggestedFilename === "report.txt")).toBe(true);
@@ -165,7 +166,7 @@ describe("session logs, recording and downloads", () => {
     const list = await waitFor(async () => {
       const l = await logs();
       return l.some((e) => e.method === "Runtime.consoleAPICalled" && e.request?.params.args?.[0]?.value === "svc-oopif-marker") ? l : undefined;
-    }, 20_000, 200);
+    }, EVENT_WAIT_MS, 200);
     const tab = list.find((e) => e.method === "Page.frameNavigated" && e.request?.params.frame.url === site.url("iframes.html"))!;
     const child = list.find((e) => e.method === "Runtime.consoleAPICalled" && e.request?.params.args?.[0]?.value === "svc-oopif-marker")!;
     expect(child.pageId).toBe(tab.pageId);
@@ -200,7 +201,7 @@ describe("session logs, recording and downloads", () => {
     await pw?.close();
     pw = undefined;
     await client.sessions.update(sessionId, { status: "REQUEST_RELEASE", projectId: "p" });
-    await waitFor(async () => (await client.sessions.retrieve(sessionId)).status === "COMPLETED", 10_000);
+    await waitFor(async () => (await client.sessions.retrieve(sessionId)).status === "COMPLETED");
     expect((await logs()).some((e) => e.method === "Runtime.consoleAPICalled")).toBe(true);
     expect(((await client.sessions.recording.retrieve(sessionId)) as unknown[]).length).toBeGreaterThan(1);
     expect(Object.keys(await zipOf(client, sessionId))).toEqual(["report.txt"]);

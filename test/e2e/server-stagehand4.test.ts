@@ -208,6 +208,6 @@ describe("Stagehand 4.4.0 against svc serve", () => {
     const run = await clientRun(isolatedServer);
     expect(fake.requests.map((r) => r.body.text?.format?.name)).toEqual(["Act", "Extraction", "Metadata"]);
     await cleanedUp(isolatedServer, run);
-    await waitFor(async () => (await new Browserbase({ apiKey: KEY, baseURL: isolatedServer.url }).sessions.list({ status: "RUNNING" })).length === 0, 10_000);
+    await waitFor(async () => (await new Browserbase({ apiKey: KEY, baseURL: isolatedServer.url }).sessions.list({ status: "RUNNING" })).length === 0);
   }, 300_000);
 });

@@ -21,7 +21,7 @@ describe("clickable elements without a role", () => {
     return waitFor(async () => {
       const { pageText } = await env.svc.extract();
       return pageText.includes("clickable Frame link") && pageText.includes("Closed shadow link") ? pageText : "";
-    }, 10_000);
+    });
   }
 
   const refFor = (text: string, name: string): string => {

@@ -10,6 +10,7 @@ import { launchBrowser, type LaunchedBrowser } from "../../src/browser/launch.js
 import { TargetWatch } from "../../src/server/features/target-watch.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { rawCdp } from "../support/raw-cdp.js";
+import { EVENT_WAIT_MS } from "../support/timing.js";
 
 let browser: LaunchedBrowser;
 let watch: TargetWatch;
@@ -61,7 +62,7 @@ describe("TargetWatch.caughtUp", () => {
       const { sessionId } = (await client.send("Target.attachToTarget", { targetId, flatten: true })).result as { sessionId: string };
       // It answers once svc's watch let it run (Page.enable first): the watch follows its navigations.
       expect((await client.send("Runtime.evaluate", { expression: "1 + 1", returnByValue: true }, sessionId)).result.result.value).toBe(2);
-      await waitFor(() => watch.refusal(targetId) === undefined, 10_000, 20);
+      await waitFor(() => watch.refusal(targetId) === undefined, EVENT_WAIT_MS, 20);
 
       navigateWhileBusy(targetId, "chrome://version/");
       // Nothing was read meanwhile: on its own, svc does not know of the navigation yet.
@@ -72,7 +73,7 @@ describe("TargetWatch.caughtUp", () => {
       expect(watch.refusal(targetId)).toMatch(/chrome:\/\/version/);
       // Refused for good: nothing left to catch up on.
       expect(watch.caughtUp(targetId)).toBeUndefined();
-      await waitFor(() => logs.some((l) => l.includes(`closed tab ${targetId}`)), 10_000, 20);
+      await waitFor(() => logs.some((l) => l.includes(`closed tab ${targetId}`)), EVENT_WAIT_MS, 20);
     } finally {
       client.close();
     }

@@ -83,7 +83,7 @@ export function processesMentioning(needle: string): number[] {
 /** No Chrome process (browser, renderers, crashpad …) runs with a profile under `dir`; lists survivors. */
 export async function expectNoChrome(dir: string): Promise<void> {
   const needle = `--user-data-dir=${dir}`;
-  await waitFor(() => processesMentioning(needle).length === 0, 15_000).catch(() => {});
+  await waitFor(() => processesMentioning(needle).length === 0).catch(() => {});
   const left = processesMentioning(needle).map((pid) => {
     try {
       return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`;
