@@ -4,8 +4,11 @@
  * What the guard does in Chrome is tested against a real one in test/e2e/security-code-guard.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { guardFunction, SCRIPT_GUARD } from "../../src/server/cdp/code-guard.js";
+import { guardFunction, scriptGuard } from "../../src/server/cdp/code-guard.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
+
+/** The guard of a session with no extension (the filters here name none). */
+const SCRIPT_GUARD = scriptGuard();
 
 const forwarded = (method: string, params: Record<string, unknown>): { params: Record<string, unknown> } | { error: string } => {
   const v = new TenantCdpFilter().fromClient(Buffer.from(JSON.stringify({ id: 1, method, params })), false);
@@ -30,6 +33,36 @@ describe("a tenant's stored code on the way to Chrome", () => {
   it("the guard is one statement on the script's first line (its line numbers are unchanged)", () => {
     expect(SCRIPT_GUARD).not.toContain("\n");
     expect(() => new Function(SCRIPT_GUARD)).not.toThrow();
+  });
+
+  it("lets run what a web page or the session's own extension holds, nothing else", () => {
+    // What Chrome's real pages make of it is tested against a real Chrome (test/e2e/security-code-guard.test.ts);
+    // here, the page's `location` as each kind of document has it.
+    const own = "abcdefghijklmnopabcdefghijklmnop";
+    const other = "ponmlkjihgfedcbaponmlkjihgfedcba";
+    const runs = (l: { protocol: string; host?: string; href?: string; ancestorOrigins?: string[] }) => {
+      const location = { host: "", href: `${l.protocol}//x`, ancestorOrigins: [], ...l };
+      try {
+        new Function("location", `${scriptGuard([own, "not an id"])} return true;`)(location);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(runs({ protocol: "https:" })).toBe(true);
+    expect(runs({ protocol: "data:" })).toBe(true);
+    expect(runs({ protocol: "blob:", href: "blob:https://example.com/1" })).toBe(true);
+    expect(runs({ protocol: "about:", ancestorOrigins: ["https://example.com", "null"] })).toBe(true);
+    expect(runs({ protocol: "chrome-extension:", host: own })).toBe(true);
+    expect(runs({ protocol: "about:", ancestorOrigins: [`chrome-extension://${own}`] })).toBe(true);
+    expect(runs({ protocol: "chrome-extension:", host: other })).toBe(false);
+    expect(runs({ protocol: "about:", ancestorOrigins: [`chrome-extension://${other}`] })).toBe(false);
+    expect(runs({ protocol: "about:", ancestorOrigins: ["chrome://extensions"] })).toBe(false);
+    expect(runs({ protocol: "about:", ancestorOrigins: [`chrome-untrusted://${own}`] })).toBe(false);
+    expect(runs({ protocol: "blob:", href: "blob:chrome://extensions/1" })).toBe(false);
+    for (const protocol of ["chrome:", "devtools:", "file:", "chrome-untrusted:", "view-source:"]) expect(runs({ protocol }), protocol).toBe(false);
+    // Only well-formed ids are written into the guard.
+    expect(scriptGuard([own, `"]; evil(); ["`])).not.toContain("evil");
   });
 
   it("live edit (Debugger.setScriptSource) is refused", () => {

@@ -9,7 +9,7 @@
  *
  * - A new-document script is forwarded behind a guard: its first statement ends the script unless the
  *   document is a web page (http, https, data; blob of a web or opaque origin; about:blank and about:srcdoc
- *   only under web origins). The guard reads only `location`, which no global declaration of the script can
+ *   only under web origins) or a page of the session's own extension. The guard reads only `location`, which no global declaration of the script can
  *   shadow (it is unforgeable: such a declaration fails the whole script), and runs before any of the
  *   script's own code: declarations are hoisted, but nothing runs before the guard.
  * - A tab's code commands that name no document for certain get the same guard: Runtime.evaluate (the
@@ -25,50 +25,65 @@
 
 type Params = Record<string, unknown>;
 
-/** True in a document a tenant may run code in; source text, evaluated in the page. */
-const WEB_DOCUMENT = `((l) => {
+/**
+ * True in a document a tenant may run code in (a web page, or a page of its own extensions, whose ids are
+ * Chrome's 32 letters a–p); source text, evaluated in the page.
+ */
+function webDocument(own: readonly string[]): string {
+  const ids = JSON.stringify(own.filter((id) => /^[a-p]{32}$/.test(id)));
+  return `((l, own) => {
 const p = l.protocol;
 if (p === "http:" || p === "https:" || p === "data:") return true;
+if (p === "chrome-extension:") return own.includes(l.host);
 if (p === "blob:") return /^blob:(https?:|null\\/)/.test(l.href);
 if (p !== "about:") return false;
 const a = l.ancestorOrigins;
-for (let i = 0; i < a.length; i++) if (!/^(https?:\\/\\/|null$)/.test(a[i])) return false;
+for (let i = 0; i < a.length; i++) if (!/^(https?:\\/\\/|null$)/.test(a[i]) && !(a[i].startsWith("chrome-extension://") && own.includes(a[i].slice(19)))) return false;
 return true;
-})(location)`.replace(/\n/g, " ");
+})(location, ${ids})`.replace(/\n/g, " ");
+}
 
-/** The statement put before every new-document script of a tenant. */
-export const SCRIPT_GUARD = `if (!${WEB_DOCUMENT}) throw "svc: a tenant's code runs only in web pages";`;
+/** The statement put first in a tenant's code that may run in another page than the one it was sent for. */
+export function scriptGuard(own: readonly string[] = []): string {
+  return `if (!${webDocument(own)}) throw "svc: a tenant's code runs only in web pages";`;
+}
 
 /** A leading "use strict" stays first: after another statement it would no longer be a directive. */
 const STRICT = /^(\s*(["'])use strict\2\s*;?)/;
 
 /** `source` that ends at once outside web pages. */
-export function guardScript(source: unknown): unknown {
+export function guardScript(source: unknown, own: readonly string[] = []): unknown {
   if (typeof source !== "string") return source;
   const strict = STRICT.exec(source)?.[1] ?? "";
-  return `${strict}${SCRIPT_GUARD}${source.slice(strict.length)}`;
+  return `${strict}${scriptGuard(own)}${source.slice(strict.length)}`;
 }
 
-/** The commands whose stored code is guarded, and how. */
-export const SCRIPT_REWRITES = new Map<string, (p: Params) => Params>([
-  ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source) })],
-  ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource) })],
-]);
-
 /** A function's source that runs the guard before its own text is evaluated (Chrome evaluates `(text)`). */
-export function guardFunction(text: unknown): unknown {
-  return typeof text === "string" ? `(() => { ${SCRIPT_GUARD} })(), ${text}` : text;
+export function guardFunction(text: unknown, own: readonly string[] = []): unknown {
+  return typeof text === "string" ? `(() => { ${scriptGuard(own)} })(), ${text}` : text;
+}
+
+type Rewrites = Map<string, (p: Params) => Params>;
+
+/** The commands whose stored code is guarded, and how (`own`: the session's extension ids, asked at each use). */
+export function scriptRewrites(own: () => readonly string[]): Rewrites {
+  return new Map<string, (p: Params) => Params>([
+    ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source, own()) })],
+    ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource, own()) })],
+  ]);
 }
 
 /** Pinned to one document: only by the fields each command reads (Chrome ignores any other it is sent). */
 const unique = (p: Params) => typeof p.uniqueContextId === "string";
 
 /** For messages to a tab: its code commands that could be delivered to the tab's next document. */
-export const TAB_REWRITES = new Map<string, (p: Params) => Params>([
-  ["Runtime.evaluate", (p) => (unique(p) ? p : { ...p, expression: guardScript(p.expression) })],
-  ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression) })],
-  ["Runtime.callFunctionOn", (p) => (unique(p) || typeof p.objectId === "string" ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration) })],
-]);
+export function tabRewrites(own: () => readonly string[]): Rewrites {
+  return new Map<string, (p: Params) => Params>([
+    ["Runtime.evaluate", (p) => (unique(p) ? p : { ...p, expression: guardScript(p.expression, own()) })],
+    ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression, own()) })],
+    ["Runtime.callFunctionOn", (p) => (unique(p) || typeof p.objectId === "string" ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration, own()) })],
+  ]);
+}
 
 const CONDITION_REFUSED = "a breakpoint condition runs in whatever page the tab is at when it is hit, Chrome's own pages included: set the breakpoint without one";
 

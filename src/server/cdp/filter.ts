@@ -59,7 +59,7 @@
 /** Schemes a tenant may navigate to or load. */
 const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
 
-import { BREAKPOINT_COMMANDS, breakpointRefusal, LIVE_EDIT_REFUSED, SCRIPT_REWRITES, TAB_REWRITES } from "./code-guard.js";
+import { BREAKPOINT_COMMANDS, breakpointRefusal, LIVE_EDIT_REFUSED, scriptRewrites, tabRewrites } from "./code-guard.js";
 import { downloadRewrites } from "./downloads.js";
 import { SessionTargets } from "./filter-sessions.js";
 import type { ClientVerdict } from "./relay.js";
@@ -152,6 +152,8 @@ export class TenantCdpFilter {
   /** Each target as Chrome's events to this client described it (a second opinion: svc's watch decides first). */
   private readonly reported = new Map<string, Params>();
   private readonly rewrites: Map<string, (p: Params) => Params>;
+  /** For messages to a tab only (cdp/code-guard.ts). */
+  private readonly tabRewrites: Map<string, (p: Params) => Params>;
   /** Ids of Extensions.getExtensions calls in flight, whose answers get their paths hidden. */
   private readonly listing = new Set<number>();
 
@@ -160,7 +162,8 @@ export class TenantCdpFilter {
     this.places = options.places;
     this.pageTarget = options.pageTarget;
     if (this.pageTarget !== undefined) this.places?.addressed(this.pageTarget);
-    this.rewrites = new Map([...downloadRewrites(options.downloadPath), ...SCRIPT_REWRITES]);
+    this.rewrites = new Map([...downloadRewrites(options.downloadPath), ...scriptRewrites(this.ownExtensions)]);
+    this.tabRewrites = tabRewrites(this.ownExtensions);
   }
 
   /**
@@ -207,7 +210,7 @@ export class TenantCdpFilter {
     if (reason === undefined && target) this.places?.addressed(target);
     if (reason === undefined && method === "Target.attachToTarget" && typeof params.targetId === "string") this.places?.addressed(params.targetId);
     if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
-    const rewrite = this.rewrites.get(method) ?? (target && this.isTab(target) ? TAB_REWRITES.get(method) : undefined);
+    const rewrite = this.rewrites.get(method) ?? (target && this.isTab(target) ? this.tabRewrites.get(method) : undefined);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...c.message, params: rewrite(params) }) };
     if (reason === undefined) return { forward: c.forward };
     const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;
