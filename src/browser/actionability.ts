@@ -98,30 +98,29 @@ export const DETACHED_EVERY_TRY = "the element was removed from the page on ever
 
 /** Waits until `kind` can be done to the element; throws ServiceClickError (or a fatal element error) when it cannot. */
 export async function actionable<V = unknown>(kind: ActionKind, first: ElementHandle, timing: ActionTiming, options: ActionableOptions): Promise<Actionable<V>> {
-  let last: { reason: string; target: string } | undefined;
+  const seen: Seen = {};
   try {
-    return await waitActionable<V>(kind, first, timing, options, (seen) => (last = seen));
+    return await waitActionable<V>(kind, first, timing, options, seen);
   } catch (e) {
     // Stopped (the operation's timeout, or its caller) while the element was not ready: the stop's own error,
     // saying what the last check saw, as Playwright's call log does. A timeout stays a timeout.
     const { signal } = timing;
+    const { last } = seen;
     if (last && signal?.aborted && e instanceof Error && e === abortError(signal)) throw withDetail(e, `waiting to ${VERB[kind]} ${last.target}: ${last.reason}`);
     throw e;
   }
 }
 
-async function waitActionable<V>(
-  kind: ActionKind,
-  first: ElementHandle,
-  timing: ActionTiming,
-  options: ActionableOptions,
-  saw: (last: { reason: string; target: string }) => void,
-): Promise<Actionable<V>> {
+/** What the latest check found wrong (kept by the wait, read by its caller when the wait was stopped). */
+interface Seen {
+  last?: { reason: string; target: string };
+}
+
+async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing: ActionTiming, options: ActionableOptions, seen: Seen): Promise<Actionable<V>> {
   const deadline = timing.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS;
   const started = Date.now();
   let handle = first;
   let attempt = 0;
-  let last: { reason: string; target: string } | undefined;
   /** The cover seen on the latest tries, and since when (this process's clock). */
   let covered: { by: string; since: number } | undefined;
   for (;;) {
@@ -138,14 +137,14 @@ async function waitActionable<V>(
     const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
     attempt++;
     if (r.state === "detached") {
-      saw((last = { reason: DETACHED_EVERY_TRY, target: "the element" }));
+      seen.last = { reason: DETACHED_EVERY_TRY, target: "the element" };
       if (!options.again) throw new ServiceStaleRefError(`cannot ${VERB[kind]} the element: it was removed from the page`, { hint: "take a new snapshot and use its refs" });
       handle = await options.again();
       continue;
     }
     if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
     if (r.state === "retry") {
-      saw((last = { reason: r.reason, target: r.target }));
+      seen.last = { reason: r.reason, target: r.target };
       if (!r.cover) covered = undefined;
       else if (covered?.by !== r.cover.by) covered = { by: r.cover.by, since: Date.now() };
       else {
@@ -162,9 +161,10 @@ async function waitActionable<V>(
     if (!NEEDS[kind].hit || !handle.frame.parentId) return { ...done, point: { x: r.x, y: r.y } };
     const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal, STOPPED);
     if ("point" in up) return { ...done, point: up.point };
-    saw((last = { reason: up.reason, target: r.target }));
+    seen.last = { reason: up.reason, target: r.target };
   }
   const waited = Date.now() - started;
+  const { last } = seen;
   const what = last ? `${last.target}: ${last.reason}` : "the element";
   throw new ServiceClickError(`cannot ${VERB[kind]} ${what} (waited ${waited} ms)`, { hint: hintFor(last?.reason ?? "") });
 }
