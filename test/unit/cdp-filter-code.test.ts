@@ -4,7 +4,7 @@
  * What the guard does in Chrome is tested against a real one in test/e2e/security-code-guard.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { guardFunction, scriptGuard } from "../../src/server/cdp/code-guard.js";
+import { guardFunction, guardOf, scriptGuard } from "../../src/server/cdp/code-guard.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
 
 /** The guard of a session with no extension (the filters here name none). */
@@ -61,6 +61,13 @@ describe("a tenant's stored code on the way to Chrome", () => {
     expect(runs({ protocol: "about:", ancestorOrigins: [`chrome-untrusted://${own}`] })).toBe(false);
     expect(runs({ protocol: "blob:", href: "blob:chrome://extensions/1" })).toBe(false);
     for (const protocol of ["chrome:", "devtools:", "file:", "chrome-untrusted:", "view-source:"]) expect(runs({ protocol }), protocol).toBe(false);
+    // A session's guard follows its extension ids (known once it started).
+    const ids: string[] = [];
+    const guard = guardOf(() => ids);
+    expect(guard()).toBe(scriptGuard([]));
+    ids.push(own);
+    expect(guard()).toBe(scriptGuard([own]));
+    expect(guard()).not.toBe(scriptGuard([]));
     // Only well-formed ids are written into the guard.
     expect(scriptGuard([own, `"]; evil(); ["`])).not.toContain("evil");
   });

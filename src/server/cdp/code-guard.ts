@@ -51,25 +51,40 @@ export function scriptGuard(own: readonly string[] = []): string {
 /** A leading "use strict" stays first: after another statement it would no longer be a directive. */
 const STRICT = /^(\s*(["'])use strict\2\s*;?)/;
 
-/** `source` that ends at once outside web pages. */
-export function guardScript(source: unknown, own: readonly string[] = []): unknown {
+/**
+ * A session's guard statement (`own`: its extension ids, asked at each use: known once it started), built
+ * again only when those change: every evaluate a tenant sends to a tab takes it.
+ */
+export function guardOf(own: () => readonly string[]): () => string {
+  let key: string | undefined;
+  let guard = "";
+  return () => {
+    const ids = own();
+    const now = ids.join(",");
+    if (now !== key) [key, guard] = [now, scriptGuard(ids)];
+    return guard;
+  };
+}
+
+/** `source` that ends at once outside web pages (`guard`: the session's statement). */
+export function guardScript(source: unknown, guard = scriptGuard()): unknown {
   if (typeof source !== "string") return source;
   const strict = STRICT.exec(source)?.[1] ?? "";
-  return `${strict}${scriptGuard(own)}${source.slice(strict.length)}`;
+  return `${strict}${guard}${source.slice(strict.length)}`;
 }
 
 /** A function's source that runs the guard before its own text is evaluated (Chrome evaluates `(text)`). */
-export function guardFunction(text: unknown, own: readonly string[] = []): unknown {
-  return typeof text === "string" ? `(() => { ${scriptGuard(own)} })(), ${text}` : text;
+export function guardFunction(text: unknown, guard = scriptGuard()): unknown {
+  return typeof text === "string" ? `(() => { ${guard} })(), ${text}` : text;
 }
 
 type Rewrites = Map<string, (p: Params) => Params>;
 
-/** The commands whose stored code is guarded, and how (`own`: the session's extension ids, asked at each use). */
-export function scriptRewrites(own: () => readonly string[]): Rewrites {
+/** The commands whose stored code is guarded, and how (`guard`: the session's, from guardOf). */
+export function scriptRewrites(guard: () => string): Rewrites {
   return new Map<string, (p: Params) => Params>([
-    ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source, own()) })],
-    ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource, own()) })],
+    ["Page.addScriptToEvaluateOnNewDocument", (p) => ({ ...p, source: guardScript(p.source, guard()) })],
+    ["Page.addScriptToEvaluateOnLoad", (p) => ({ ...p, scriptSource: guardScript(p.scriptSource, guard()) })],
   ]);
 }
 
@@ -77,11 +92,11 @@ export function scriptRewrites(own: () => readonly string[]): Rewrites {
 const unique = (p: Params) => typeof p.uniqueContextId === "string";
 
 /** For messages to a tab: its code commands that could be delivered to the tab's next document. */
-export function tabRewrites(own: () => readonly string[]): Rewrites {
+export function tabRewrites(guard: () => string): Rewrites {
   return new Map<string, (p: Params) => Params>([
-    ["Runtime.evaluate", (p) => (unique(p) ? p : { ...p, expression: guardScript(p.expression, own()) })],
-    ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression, own()) })],
-    ["Runtime.callFunctionOn", (p) => (unique(p) || typeof p.objectId === "string" ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration, own()) })],
+    ["Runtime.evaluate", (p) => (unique(p) ? p : { ...p, expression: guardScript(p.expression, guard()) })],
+    ["Runtime.compileScript", (p) => ({ ...p, expression: guardScript(p.expression, guard()) })],
+    ["Runtime.callFunctionOn", (p) => (unique(p) || typeof p.objectId === "string" ? p : { ...p, functionDeclaration: guardFunction(p.functionDeclaration, guard()) })],
   ]);
 }
 

@@ -59,7 +59,7 @@
 /** Schemes a tenant may navigate to or load. */
 const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascript:"]);
 
-import { BREAKPOINT_COMMANDS, breakpointRefusal, LIVE_EDIT_REFUSED, scriptRewrites, tabRewrites } from "./code-guard.js";
+import { BREAKPOINT_COMMANDS, breakpointRefusal, guardOf, LIVE_EDIT_REFUSED, scriptRewrites, tabRewrites } from "./code-guard.js";
 import { downloadRewrites } from "./downloads.js";
 import { SessionTargets } from "./filter-sessions.js";
 import type { ClientVerdict } from "./relay.js";
@@ -162,8 +162,9 @@ export class TenantCdpFilter {
     this.places = options.places;
     this.pageTarget = options.pageTarget;
     if (this.pageTarget !== undefined) this.places?.addressed(this.pageTarget);
-    this.rewrites = new Map([...downloadRewrites(options.downloadPath), ...scriptRewrites(this.ownExtensions)]);
-    this.tabRewrites = tabRewrites(this.ownExtensions);
+    const guard = guardOf(this.ownExtensions);
+    this.rewrites = new Map([...downloadRewrites(options.downloadPath), ...scriptRewrites(guard)]);
+    this.tabRewrites = tabRewrites(guard);
   }
 
   /**
@@ -210,7 +211,8 @@ export class TenantCdpFilter {
     if (reason === undefined && target) this.places?.addressed(target);
     if (reason === undefined && method === "Target.attachToTarget" && typeof params.targetId === "string") this.places?.addressed(params.targetId);
     if (reason === undefined && method === "Extensions.getExtensions") this.listing.add(id);
-    const rewrite = this.rewrites.get(method) ?? (target && this.isTab(target) ? this.tabRewrites.get(method) : undefined);
+    const forTab = this.tabRewrites.get(method);
+    const rewrite = this.rewrites.get(method) ?? (forTab && target && this.isTab(target) ? forTab : undefined);
     if (reason === undefined && rewrite) return { forward: JSON.stringify({ ...c.message, params: rewrite(params) }) };
     if (reason === undefined) return { forward: c.forward };
     const name = method.length > 60 ? `${method.slice(0, 60)}…` : method;
