@@ -175,7 +175,7 @@ export async function pollUntil(check: () => boolean, timeoutMs = EVENT_WAIT_MS,
   );
 }
 
-/** The tests' one waitFor (test/support/browser.ts: throws when the condition never holds), polling every 100 ms here: checks read /proc. */
+/** The tests' one waitFor (test/support/wait.ts: throws when the condition never holds), polling every 100 ms here: checks read /proc. */
 export function waitFor<T>(check: () => T | Promise<T>, timeoutMs = EVENT_WAIT_MS, stepMs = 100): Promise<Truthy<T>> {
   return supportWaitFor(check, timeoutMs, stepMs);
 }

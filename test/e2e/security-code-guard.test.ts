@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../../src/browser/launch.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
+import { openPlaces } from "../support/places.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
 
@@ -38,7 +39,7 @@ let nextId = 1000;
 async function tabWith(method: string, params: Record<string, unknown>, filtered: boolean): Promise<{ session: string; reply: CdpReply; send: (method: string, params: Record<string, unknown>) => Promise<CdpReply> }> {
   const { targetId } = (await cdp.send("Target.createTarget", { url: "about:blank" })).result as { targetId: string };
   // The filter learns the tenant's session from the answer to its attach, as on svc's proxy.
-  const filter = new TenantCdpFilter({ places: { isTab: (id) => id === targetId, caughtUp: () => undefined, refusal: () => undefined, known: () => true, whenKnown: () => Promise.resolve(), addressed: () => {} } });
+  const filter = new TenantCdpFilter({ places: openPlaces((id) => id === targetId) });
   const attachId = nextId++;
   const attach = JSON.stringify({ id: attachId, method: "Target.attachToTarget", params: { targetId, flatten: true } });
   if (!("forward" in filter.fromClient(Buffer.from(attach), false))) throw new Error("the filter refused the attach");

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { guardFunction, guardOf, scriptGuard } from "../../src/server/cdp/code-guard.js";
 import { TenantCdpFilter } from "../../src/server/cdp/filter.js";
+import { openPlaces } from "../support/places.js";
 
 /** The guard of a session with no extension (the filters here name none). */
 const SCRIPT_GUARD = scriptGuard();
@@ -88,7 +89,7 @@ describe("a tenant's stored code on the way to Chrome", () => {
 describe("a tab's code commands", () => {
   /** A filter that knows session S on tab T and session W on a worker (as svc's watch would say). */
   function filterWith(): (m: object) => Record<string, unknown> {
-    const f = new TenantCdpFilter({ places: { caughtUp: () => undefined, isTab: (id) => id === "T", refusal: () => undefined, known: () => true, whenKnown: () => Promise.resolve(), addressed: () => {} } });
+    const f = new TenantCdpFilter({ places: openPlaces((id) => id === "T") });
     let id = 100;
     for (const [session, targetId] of [["S", "T"], ["W", "worker"]]) {
       f.fromClient(Buffer.from(JSON.stringify({ id: ++id, method: "Target.attachToTarget", params: { targetId, flatten: true } })), false);

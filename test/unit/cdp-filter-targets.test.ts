@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { type ClientVerdict, TenantCdpFilter } from "../../src/server/cdp/filter.js";
 import type { TargetPlaces } from "../../src/server/features/target-watch.js";
+import { openPlaces } from "../support/places.js";
 
 const msg = (m: object) => Buffer.from(JSON.stringify(m));
 const send = (f: TenantCdpFilter, m: object): ClientVerdict => f.fromClient(msg(m), false);
@@ -15,13 +16,10 @@ const refused = (v: ClientVerdict) => "reply" in v;
 /** Where each target is, as svc's watch would say; unknown ids are not known. */
 function places(where: Record<string, string | undefined>): TargetPlaces & { where: Record<string, string | undefined> } {
   return {
+    ...openPlaces(),
     where,
-    caughtUp: () => undefined,
-    isTab: () => false,
     refusal: (id) => (id in where ? where[id] : "svc has not seen this target"),
     known: (id) => id in where,
-    whenKnown: () => Promise.resolve(),
-    addressed: () => {},
   };
 }
 
