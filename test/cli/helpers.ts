@@ -15,7 +15,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { standIn, useResource } from "../support/use-resource.js";
 import { inProcessBusy, runInProcess } from "./in-process.js";
-export { pidAlive } from "../support/process.js";
+import { processesMentioning } from "../support/process.js";
+export { pidAlive, processesMentioning } from "../support/process.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -118,26 +119,6 @@ export function collect(child: ChildProcess, timeoutMs = 60_000, input?: string)
   });
 }
 
-/** Pids (other than ours) whose command line contains `needle`: e.g. Chrome started with a profile under it. */
-export function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return out;
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (cmd.includes(needle)) out.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
-}
 
 /** Command lines of the processes mentioning `needle`, for assertion messages. */
 export function commandsMentioning(needle: string): string[] {

@@ -2,10 +2,13 @@
  * Helpers for the `svc serve` session-API tests: raw HTTP calls with the auth header, SSE parsing, and the
  * check that no Chrome with a profile under a directory is left running.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { expect } from "vitest";
 import type { RunningServer } from "../../src/server/index.js";
-import { waitFor } from "./browser.js";
+import { processesMentioning } from "./process.js";
+import { waitFor } from "./wait.js";
+
+export { processesMentioning } from "./process.js";
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -66,19 +69,6 @@ export function apiClient(defaults: { server: () => RunningServer; key: string }
   return { call, json, stream };
 }
 
-/** Pids (other than ours) whose command line contains `needle`. */
-export function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(needle)) out.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
-}
 
 /** No Chrome process (browser, renderers, crashpad …) runs with a profile under `dir`; lists survivors. */
 export async function expectNoChrome(dir: string): Promise<void> {
