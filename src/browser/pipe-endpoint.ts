@@ -67,7 +67,7 @@ export async function serveDevtoolsEndpoint(options: { socketPath: string; mux: 
       // As Chrome: a GET could come from anything that follows a link.
       if (req.method !== "PUT") return send(res, 405, "text/plain", `Using unsafe HTTP verb ${String(req.method).slice(0, 16)} to invoke /json/new. This action supports only PUT verb.`);
       const target = url.search.length > 1 ? decodeURIComponent(url.search.slice(1)) : "about:blank";
-      const { targetId } = (await mux.call("Target.createTarget", { url: target })) as { targetId: string };
+      const { targetId } = (await mux.openTarget({ url: target })) as { targetId: string };
       const { targetInfo } = (await mux.call("Target.getTargetInfo", { targetId })) as { targetInfo: TargetInfo };
       return json(res, 200, entry(targetInfo, h));
     }

@@ -9,6 +9,13 @@
  * events on sessions it owns; a message naming a session the client does not own is refused. Message ids
  * are renumbered from one counter so that clients never collide. A client that leaves has its root session
  * detached: Chrome then drops what it enabled there (Fetch interception, auto-attach).
+ *
+ * Chrome does not hold a tab made by `Target.createTarget` with a URL for the clients that auto-attach with
+ * `waitForDebuggerOnStart`: they are told it waits, but its navigation started before they attached, and its
+ * first script runs before their `Page.enable` arrives. A CLI session's host (commands/host-keeper.ts) then
+ * missed a dialog the page opened as it loaded, and that dialog, Chrome's own, blocked the tab for good.
+ * Chrome does hold a navigation that starts in a tab still waiting, as it holds a popup's. So the mux makes
+ * such a tab at about:blank and sends it to the URL itself (openTarget) before it replies.
  */
 
 import { MAX_CDP_MESSAGE } from "../util/cdp-limits.js";
@@ -39,7 +46,17 @@ type Pending =
   | { kind: "client"; client: MuxClient; id: unknown; method: string }
   | { kind: "own"; resolve: (m: Message) => void };
 
-class ProtocolReplyError extends Error {}
+/** Chrome's error reply to one of the mux's own calls; `error` as Chrome gave it. */
+/** A URL a new tab would be sent to (not about:blank, where Chrome makes it anyway). */
+function navigatesAway(url: unknown): url is string {
+  return typeof url === "string" && url !== "" && url !== "about:blank" && URL.canParse(url);
+}
+
+class ProtocolReplyError extends Error {
+  constructor(method: string, readonly error: { code?: number; message?: string }) {
+    super(`${method}: ${error.message ?? "failed"}`);
+  }
+}
 
 export class PipeMux {
   private nextId = 1;
@@ -97,7 +114,7 @@ export class PipeMux {
       const id = this.nextId++;
       this.pending.set(id, {
         kind: "own",
-        resolve: (m) => (m.error ? reject(new ProtocolReplyError(`${method}: ${(m.error as { message?: string }).message ?? "failed"}`)) : resolve(m.result ?? {})),
+        resolve: (m) => (m.error ? reject(new ProtocolReplyError(method, m.error as { message?: string })) : resolve(m.result ?? {})),
       });
       this.writePipe(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
     });
@@ -114,11 +131,45 @@ export class PipeMux {
     return client;
   }
 
+  /**
+   * `Target.createTarget`, for a client or the endpoint's /json/new. A tab made with a URL is made at
+   * about:blank and sent to the URL before the reply, so its navigation waits for the clients that
+   * auto-attach paused (see the top of this file); every later message of the caller finds it under way.
+   */
+  async openTarget(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const url = params.url;
+    if (!navigatesAway(url)) return this.call("Target.createTarget", params);
+    const made = await this.call("Target.createTarget", { ...params, url: "about:blank" });
+    const targetId = made.targetId as string;
+    try {
+      const { sessionId } = (await this.call("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string };
+      // Not awaited: it answers once the navigation commits, after the paused clients resumed the tab.
+      void this.call("Page.navigate", { url }, sessionId)
+        .catch(() => {})
+        .then(() => this.call("Target.detachFromTarget", { sessionId }))
+        .catch(() => {});
+    } catch {
+      // closed meanwhile: as if it closed right after Chrome made it
+    }
+    return made;
+  }
+
   /** @internal a client's message, already parsed and checked. */
   forward(client: MuxClient, m: Message, sessionId: string): void {
+    if (m.method === "Target.createTarget" && navigatesAway(m.params?.url)) return this.openFor(client, m, sessionId);
     const id = this.nextId++;
     this.pending.set(id, { kind: "client", client, id: m.id, method: String(m.method) });
     this.writePipe(JSON.stringify({ ...m, id, sessionId }));
+  }
+
+  private openFor(client: MuxClient, m: Message, sessionId: string): void {
+    const reply = (body: { result: Record<string, unknown> } | { error: unknown }) => {
+      if (this.clients.has(client)) client.deliver({ id: m.id as number, ...body, sessionId });
+    };
+    this.openTarget(m.params ?? {}).then(
+      (result) => reply({ result }),
+      (e: unknown) => reply({ error: e instanceof ProtocolReplyError ? e.error : { code: -32000, message: e instanceof Error ? e.message : String(e) } }),
+    );
   }
 
   /** @internal */

@@ -1,10 +1,13 @@
 /**
  * The pipe mux (src/browser/pipe-mux.ts) against a real Chrome on --remote-debugging-pipe: two clients over
  * the one pipe never see each other's ids or sessions, a client cannot use a session it does not own, a
- * page client lives as long as its page, and a client that leaves has its sessions detached.
+ * page client lives as long as its page, and a client that leaves has its sessions detached. A tab made
+ * with a URL waits for a client that auto-attaches paused, as a popup does (Chrome's own createTarget runs it).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -136,5 +139,75 @@ describe("PipeMux over Chrome's pipe", () => {
     expect(a.got.map((m) => m.error?.message)).toEqual([expect.stringMatching(/valid JSON/), expect.stringMatching(/integer 'id'/)]);
     expect(chrome.exitCode).toBe(null);
     a.client.close();
+  });
+});
+
+describe("a tab made with a URL, while a client auto-attaches paused", () => {
+  /** What the page server was asked for, in order; its page alerts as it loads. */
+  const asked: string[] = [];
+  const server = createServer((req, res) => {
+    asked.push(req.url ?? "");
+    res.setHeader("content-type", "text/html");
+    res.end(`<title>${req.url}</title><script>alert("loaded " + location.pathname)</script>`);
+  });
+  let base = "";
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => {
+    server.close(() => r());
+    server.closeAllConnections();
+  }));
+
+  /** A client that auto-attaches paused, and the new page it is told waits for it. */
+  async function keeper(): Promise<{ p: Probe; paused: () => Promise<Reply> }> {
+    const p = await probe();
+    await p.call(1, "Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+    const seen = p.got.length; // the pages open now were reported before the reply
+    const isNew = (m: Reply) => m.method === "Target.attachedToTarget" && m.params.waitingForDebugger === true && m.params.targetInfo.type === "page";
+    return { p, paused: () => waitFor(() => p.got.slice(seen).find(isNew)) };
+  }
+
+  it("waits at about:blank until the client resumed it, so the client sees the dialog its first script opens", async () => {
+    const k = await keeper();
+    const b = await probe();
+    const made = await b.call(1, "Target.createTarget", { url: `${base}/first` });
+    const targetId = made.result.targetId as string;
+    const attached = await k.paused();
+    expect(attached.params.targetInfo.targetId).toBe(targetId);
+    // Chrome's own createTarget reports the URL here, and its page has run already.
+    expect(attached.params.targetInfo.url).toBe("about:blank");
+    const session = attached.params.sessionId as string;
+    await k.p.call(2, "Page.enable", {}, session);
+    expect(asked).not.toContain("/first");
+    k.p.send({ id: 3, method: "Runtime.runIfWaitingForDebugger", sessionId: session });
+
+    const dialog = await waitFor(() => k.p.got.find((m) => m.method === "Page.javascriptDialogOpening" && m.sessionId === session));
+    expect(dialog.params.message).toBe("loaded /first");
+    expect((await k.p.call(4, "Page.handleJavaScriptDialog", { accept: true }, session)).error).toBeUndefined();
+    expect(await waitFor(async () => ((await mux.call("Target.getTargetInfo", { targetId })).targetInfo as { title: string }).title === "/first")).toBe(true);
+    await mux.call("Target.closeTarget", { targetId });
+    k.p.client.close();
+    b.client.close();
+  });
+
+  it("the maker's reply does not wait for the paused client; a URL that is not one goes to Chrome as sent", async () => {
+    const k = await keeper();
+    const b = await probe();
+    const made = await b.call(1, "Target.createTarget", { url: `${base}/second` });
+    const attached = await k.paused();
+    expect(attached.params.targetInfo.targetId).toBe(made.result.targetId);
+    expect(asked).not.toContain("/second");
+    k.p.send({ id: 2, method: "Runtime.runIfWaitingForDebugger", sessionId: attached.params.sessionId });
+    expect(await waitFor(() => asked.includes("/second"))).toBe(true);
+    // Nobody answers its alert (Page is not enabled): closing the tab ends it.
+    await mux.call("Target.closeTarget", { targetId: made.result.targetId });
+
+    const odd = await b.call(2, "Target.createTarget", { url: "not a url" });
+    expect(odd.error ?? odd.result).toBeTruthy();
+    if (odd.result) await mux.call("Target.closeTarget", { targetId: odd.result.targetId });
+    k.p.client.close();
+    b.client.close();
   });
 });

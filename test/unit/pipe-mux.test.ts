@@ -72,4 +72,36 @@ describe("PipeMux routing", () => {
     a.c.close();
     expect(w.written.at(-1)).toMatchObject({ method: "Target.detachFromTarget", params: { sessionId: "ROOTA" } });
   });
+
+  it("a tab with a URL is made at about:blank and sent there before the reply, which keeps the caller's id; Chrome's error comes back as it gave it", async () => {
+    const w = world();
+    const a = await client(w, "ROOTA");
+    const tick = () => new Promise((r) => setImmediate(r));
+    a.c.receive(JSON.stringify({ id: 9, method: "Target.createTarget", params: { url: "https://example.test/", background: true } }));
+    const create = w.written.at(-1)!;
+    expect(create).toMatchObject({ method: "Target.createTarget", params: { url: "about:blank", background: true } });
+    w.chrome(`{"id":${create.id},"result":{"targetId":"NEW"}}`);
+    await tick();
+    const attach = w.written.at(-1)!;
+    expect(attach).toMatchObject({ method: "Target.attachToTarget", params: { targetId: "NEW", flatten: true } });
+    expect(a.got).toEqual([]);
+    w.chrome(`{"id":${attach.id},"result":{"sessionId":"MUXS"}}`);
+    await tick();
+    expect(w.written.at(-1)).toMatchObject({ method: "Page.navigate", params: { url: "https://example.test/" }, sessionId: "MUXS" });
+    expect(a.got).toEqual([`{"id":9,"result":{"targetId":"NEW"}}`]);
+    // Its helper session leaves once the navigation answered.
+    w.chrome(`{"id":${w.written.at(-1)!.id},"result":{"frameId":"F","loaderId":"L"},"sessionId":"MUXS"}`);
+    await tick();
+    expect(w.written.at(-1)).toMatchObject({ method: "Target.detachFromTarget", params: { sessionId: "MUXS" } });
+
+    a.c.receive(JSON.stringify({ id: 10, method: "Target.createTarget", params: { url: "https://example.test/", browserContextId: "GONE" } }));
+    w.chrome(`{"id":${w.written.at(-1)!.id},"error":{"code":-32602,"message":"Failed to find browser context with id GONE"}}`);
+    await tick();
+    expect(JSON.parse(a.got.at(-1)!)).toEqual({ id: 10, error: { code: -32602, message: "Failed to find browser context with id GONE" } });
+
+    for (const url of ["about:blank", "", "not a url"]) {
+      a.c.receive(JSON.stringify({ id: 11, method: "Target.createTarget", params: { url } }));
+      expect(w.written.at(-1)).toMatchObject({ method: "Target.createTarget", params: { url }, sessionId: "ROOTA" });
+    }
+  });
 });
