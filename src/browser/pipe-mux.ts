@@ -46,12 +46,12 @@ type Pending =
   | { kind: "client"; client: MuxClient; id: unknown; method: string }
   | { kind: "own"; resolve: (m: Message) => void };
 
-/** Chrome's error reply to one of the mux's own calls; `error` as Chrome gave it. */
 /** A URL a new tab would be sent to (not about:blank, where Chrome makes it anyway). */
 function navigatesAway(url: unknown): url is string {
   return typeof url === "string" && url !== "" && url !== "about:blank" && URL.canParse(url);
 }
 
+/** Chrome's error reply to one of the mux's own calls; `error` as Chrome gave it. */
 class ProtocolReplyError extends Error {
   constructor(method: string, readonly error: { code?: number; message?: string }) {
     super(`${method}: ${error.message ?? "failed"}`);
@@ -135,6 +135,7 @@ export class PipeMux {
    * `Target.createTarget`, for a client or the endpoint's /json/new. A tab made with a URL is made at
    * about:blank and sent to the URL before the reply, so its navigation waits for the clients that
    * auto-attach paused (see the top of this file); every later message of the caller finds it under way.
+   * (A message the caller sends before this reply, not waiting for it, may reach Chrome before the tab is made.)
    */
   async openTarget(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const url = params.url;
