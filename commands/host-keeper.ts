@@ -13,7 +13,7 @@
  * Fetch domain); and holds the session's trace (the library's BrowserTrace); and what the pages log and throw (host-page-log.ts:
  * `svc console`, `svc errors`), between commands too; and every request they make (host-network.ts: `svc network`,
  * `svc har`). A page opened later is attached paused, and runs once
- * it is watched, logged and emulated.
+ * it is watched, logged and emulated (a tab another client makes with a URL too: src/browser/pipe-mux.ts holds it).
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
