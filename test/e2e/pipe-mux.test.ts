@@ -192,7 +192,7 @@ describe("a tab made with a URL, while a client auto-attaches paused", () => {
     b.client.close();
   });
 
-  it("the maker's reply does not wait for the paused client; a URL that is not one goes to Chrome as sent", async () => {
+  it("the maker's reply does not wait for the paused client", async () => {
     const k = await keeper();
     const b = await probe();
     const made = await b.call(1, "Target.createTarget", { url: `${base}/second` });
@@ -204,9 +204,6 @@ describe("a tab made with a URL, while a client auto-attaches paused", () => {
     // Nobody answers its alert (Page is not enabled): closing the tab ends it.
     await mux.call("Target.closeTarget", { targetId: made.result.targetId });
 
-    const odd = await b.call(2, "Target.createTarget", { url: "not a url" });
-    expect(odd.error ?? odd.result).toBeTruthy();
-    if (odd.result) await mux.call("Target.closeTarget", { targetId: odd.result.targetId });
     k.p.client.close();
     b.client.close();
   });
