@@ -11,10 +11,10 @@
  * (one JSON line) when that endpoint is up. Chrome opens no TCP port. Chrome quits when the pipe's last
  * holder is gone, so killing this watchdog (kill -9 included) ends its Chrome.
  */
-import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { Socket } from "node:net";
 import { sleep } from "../util/abort.js";
-import { processAlive as alive } from "../util/process.js";
+import { processAlive as alive, processesWhere } from "../util/process.js";
 import { holdPipe } from "./pipe-holder.js";
 
 interface Spec {
@@ -65,22 +65,7 @@ function chromePid(): number | undefined {
 /** Processes started with this profile (Linux only; elsewhere the pid file is all we have). */
 function profileProcesses(): number[] {
   const flag = `--user-data-dir=${spec.userDataDir}`;
-  const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return out;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${e}/cmdline`, "utf8").split("\0").includes(flag)) out.push(Number(e));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
+  return processesWhere((cmdline) => cmdline.split("\0").includes(flag));
 }
 
 function lifelineCut(): boolean {

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /**
  * Is a process alive? (signal 0: no signal is sent; EPERM means it exists under another user.) A zombie —
@@ -22,6 +22,29 @@ function zombie(pid: number): boolean {
   } catch {
     return false; // gone meanwhile, or no /proc: kill(0) said it exists
   }
+}
+
+/**
+ * Pids of the processes (other than this one) whose command line (`/proc/PID/cmdline`: arguments separated by
+ * NUL) `match` accepts. Linux only: [] where there is no /proc.
+ */
+export function processesWhere(match: (cmdline: string) => boolean): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (match(readFileSync(`/proc/${name}/cmdline`, "utf8"))) out.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
 }
 
 /** Waits until process `pid` is gone, checking every `pollMs`: true when it is, false when `timeoutMs` passed first. */

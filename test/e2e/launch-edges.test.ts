@@ -3,7 +3,7 @@
  * does not exist yet, headed with no display, and no orphan Chrome when the watchdog and the owner are
  * both killed (-9).
  */
-import { pidAlive } from "../support/process.js";
+import { pidAlive, processesMentioning } from "../support/process.js";
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,17 +39,7 @@ function withEnv<T>(vars: Record<string, string | undefined>, body: () => Promis
 }
 
 function reapersOf(runDir: string): number[] {
-  return readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8");
-        return cmd.includes("reaper.js") && cmd.includes(runDir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return processesMentioning("reaper.js", runDir);
 }
 
 describe("run folder and startup failures", () => {

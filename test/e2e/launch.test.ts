@@ -3,7 +3,7 @@
  * line (/proc/<pid>/cmdline), what the page sees, the DevTools endpoint, a proxy that demands credentials,
  * a self-signed HTTPS server.
  */
-import { pidAlive } from "../support/process.js";
+import { pidAlive, processesMentioning } from "../support/process.js";
 import { rawCdp } from "../support/raw-cdp.js";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -163,17 +163,7 @@ describe("no launch options (every default at once)", () => {
     });
     const port = await listen(srv);
     const { runDir } = launchedOf(svc);
-    const reapers = () =>
-      readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .filter((p) => {
-          try {
-            const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8");
-            return cmd.includes("reaper.js") && cmd.includes(runDir);
-          } catch {
-            return false;
-          }
-        });
+    const reapers = () => processesMentioning("reaper.js", runDir);
     try {
       await svc.page.goto(`http://127.0.0.1:${port}/`);
       await svc.act(action("click", "#dl"));

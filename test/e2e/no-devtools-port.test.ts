@@ -16,6 +16,7 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { assertBuilt, CHROMIUM, json, sandbox, svc, type Sandbox } from "../cli/helpers.js";
 import { freePort } from "../support/free-port.js";
 import { tcpListenersOf } from "../support/listening.js";
+import { chromeBrowsersUnder } from "../support/process.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 
 const KEY = "no-port-key-aaaaaaaa";
@@ -101,7 +102,7 @@ describe("no DevTools TCP port on any Chrome svc starts", () => {
     server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(sb.tmp, "cache"), launch: { executablePath: CHROMIUM, headless: true } });
     const created = await api("POST", "/sessions", { keepAlive: true });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const pid = serverChromes(sb.tmp).find((p) => !started.some((s) => s.pid === p));
+    const pid = chromeBrowsersUnder(sb.tmp).find((p) => !started.some((s) => s.pid === p));
     expect(pid).toBeDefined();
     const userDataDir = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((a) => a.startsWith("--user-data-dir="))!.slice("--user-data-dir=".length);
     const s = { what: "svc serve session", pid: pid!, socketPath: join(dirname(userDataDir), "devtools.sock") };
@@ -135,17 +136,3 @@ describe("no DevTools TCP port on any Chrome svc starts", () => {
   });
 });
 
-/** Chrome browser processes (not their children) whose profile is under `dir`. */
-function serverChromes(dir: string): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && args.includes("--remote-debugging-pipe") && !args.some((a) => a.startsWith("--type="))) out.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
-}

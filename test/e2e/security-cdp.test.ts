@@ -19,6 +19,7 @@ import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROME_OWN_PAGES_BACK, CHROMIUM, makeService, waitFor } from "../support/browser.js";
 import { freePort } from "../support/free-port.js";
+import { chromeBrowsersUnder } from "../support/process.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
@@ -52,17 +53,7 @@ const page = (path: string) => site.url(path, "127.0.0.1");
 
 /** Chrome browser processes launched under `base` (their pids). */
 function chromeBrowsers(): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      if (args.some((x) => x.startsWith(`--user-data-dir=${base}`)) && args.includes("--remote-debugging-pipe") && !args.some((x) => x.startsWith("--type="))) pids.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
+  return chromeBrowsersUnder(base);
 }
 
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 /** The machine's processes as tests see them: whether one runs, which ones a test left behind. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { processesWhere } from "../../src/util/process.js";
 
 /** Whether a process runs: `kill(pid, 0)` answers, and it is not a zombie (exited, not yet reaped: dead for tests). */
 export function pidAlive(pid: number): boolean {
@@ -12,23 +13,15 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Pids (other than ours) whose command line contains `needle`: e.g. Chrome started with a profile under it. */
-export function processesMentioning(needle: string): number[] {
-  const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return out;
-  }
-  for (const name of entries) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, "utf8");
-      if (cmd.includes(needle)) out.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return out;
+/** Pids (other than ours) whose command line contains every one of `needles`: e.g. Chrome started with a profile under it. */
+export function processesMentioning(...needles: string[]): number[] {
+  return processesWhere((cmdline) => needles.every((n) => cmdline.includes(n)));
+}
+
+/** Chrome browser processes (not their children) on the DevTools pipe whose profile is under `dir`. */
+export function chromeBrowsersUnder(dir: string): number[] {
+  return processesWhere((cmdline) => {
+    const args = cmdline.split("\0");
+    return args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && args.includes("--remote-debugging-pipe") && !args.some((a) => a.startsWith("--type="));
+  });
 }
