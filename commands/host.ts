@@ -7,7 +7,8 @@
  * (host-keeper.ts); it saves the session's record, prints "ready" once it watches the pages, and listens.
  * It keeps the CLI's modules and the library loaded and listens on `<state>/sessions/<id>.sock` (0600); the
  * thin client (commands/host-client.ts) sends it a command line and it runs it with the CLI's own code
- * (main.ts runCommand: the same parsing, errors and exit codes, history and refs), one request at a time (a
+ * (main.ts runCommand: the same parsing, errors and exit codes, history and refs) on a Service it keeps
+ * attached from one command to the next (host-service.ts), one request at a time (a
  * request arriving while one runs is refused: its client runs the full CLI, attached to the endpoint), its
  * stdout/stderr sent back to the client. A control request (`{"control":"emulation"}`, host-ask.ts; declared in
  * host-control.ts) is answered even while a command runs: what only the host can do, over the DevTools sessions

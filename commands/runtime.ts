@@ -12,6 +12,7 @@ import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, def
 import { withCallUsage } from "./call-usage.js";
 import { commandSignal, registerCleanup } from "./cleanup.js";
 import { phase } from "./phases.js";
+import { forget, keep, keepsService, keptKey, takeKept } from "./host-service.js";
 import { type CloudGlobals, cloudTarget, cloudViewport, rejectLocalFlags, resolveEnv } from "./cloud.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { rememberTabs, restoreSelectedTab } from "./tabs.js";
@@ -97,13 +98,15 @@ interface Recorded {
 interface Measured {
   before: Readonly<Record<string, unknown>>;
   startedAt: number;
+  /** The Service's history before the command (a kept Service's holds earlier commands' entries). */
+  historyLength: number;
 }
 
 /** Append what the Service did to the log and add its metrics; never masks the command's own error. */
 async function record(svc: Service, target: Recorded, extra: StoredHistoryEntry[], measured: Measured, out: Output): Promise<void> {
   try {
     const after = (await svc.metrics) as unknown as Record<string, unknown>;
-    const entries: StoredHistoryEntry[] = withCallUsage((await svc.history) as unknown as StoredHistoryEntry[], measured.before, after, measured.startedAt);
+    const entries: StoredHistoryEntry[] = withCallUsage((await svc.history).slice(measured.historyLength) as unknown as StoredHistoryEntry[], measured.before, after, measured.startedAt);
     for (const e of extra) if (!entries.some((x) => x.method === e.method)) entries.push(e);
     appendHistory(target.logId, entries, target.root);
     const spent: Record<string, number> = {};
@@ -211,12 +214,19 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
       };
   const lib = await libPromise;
   phase("library-loaded");
-  const svc = new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
+  // A session's host keeps its Service from one command to the next (host-service.ts): no attach per command.
+  const keeping = keepsService() && !isCloud(session);
+  const key = keeping ? keptKey(where, g.verbose) : "";
+  const reused = keeping ? takeKept(key) : undefined;
+  const svc = reused ?? new lib.Service({ ...where, verbose: g.verbose, logger: logger(out) });
   // Values given to earlier commands of this session (the page may still show them) stay masked here.
   const secrets = sessionSecretStore(session.id, root);
   for (const x of secrets.load()) svc.secrets.add(x.name, x.value);
   // On Ctrl-C: disconnect only. The session's Chrome is meant to outlive this command.
-  const unregister = registerCleanup(() => svc.close());
+  const unregister = registerCleanup(() => {
+    forget(svc);
+    return svc.close();
+  });
   // A command running longer than the idle timeout must not have its browser reaped under it.
   const local = isCloud(session) ? undefined : session;
   const heartbeat = local
@@ -230,30 +240,38 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     : undefined;
   heartbeat?.unref();
   const extra: StoredHistoryEntry[] = [];
-  let measured: Measured = { before: {}, startedAt: Date.now() };
+  let measured: Measured = { before: {}, startedAt: Date.now(), historyLength: 0 };
   // The session's selected tab (svc tabs, or the page the last command ended on) is the page driven here.
   const tabs = sessionTabStore(session.id, root);
   let initialized = false;
   // The attach is still waiting on the page: nothing to record, and close() would wait for it (the
   // connection ends with this process; the session's Chrome is left running).
   let attachTimedOut = false;
+  let succeeded = false;
   try {
-    await initWithin(svc, extras.timeoutMs, session.id).catch((e: unknown) => {
-      if (e instanceof ServiceTimeoutError) attachTimedOut = true;
-      throw e;
-    });
+    if (reused) {
+      svc.context.dialogs.claim();
+      phase("reused");
+    } else {
+      await initWithin(svc, extras.timeoutMs, session.id).catch((e: unknown) => {
+        if (e instanceof ServiceTimeoutError) attachTimedOut = true;
+        throw e;
+      });
+      phase("attached");
+    }
     initialized = true;
-    phase("attached");
     // `svc dialog` may have left the answer for the session's next dialog: taken when one opens.
     if (local) {
       const stored = sessionDialogAnswer(local.id, root);
       svc.context.dialogs.answerFrom(() => stored.take());
     }
     restoreSelectedTab(svc, tabs, out);
-    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
+    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now(), historyLength: (await svc.history).length };
     // Interrupted (the host's client went away): this command ends now; its work stops at its next call to
     // the page, whose connection the cleanups closed.
-    return await untilInterrupted(fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) }));
+    const result = await untilInterrupted(fn({ svc, out, session, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) }));
+    succeeded = true;
+    return result;
   } finally {
     if (initialized) rememberTabs(svc, tabs, out);
     try {
@@ -268,7 +286,11 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     if (!attachTimedOut) await record(svc, { logId: session.id, root }, extra, measured, out);
     phase("recorded");
     if (heartbeat) clearInterval(heartbeat);
-    if (!attachTimedOut) await svc.close().catch(() => {});
+    if (keeping && succeeded) keep(svc, key);
+    else {
+      forget(svc);
+      if (!attachTimedOut) await svc.close().catch(() => {});
+    }
     phase("detached");
     unregister();
     try {
@@ -325,12 +347,12 @@ export async function withOneShot<T>(g: CloudGlobals, flags: LaunchFlags, fn: (c
   });
   const extra: StoredHistoryEntry[] = [];
   let initialized = false;
-  let measured: Measured = { before: {}, startedAt: Date.now() };
+  let measured: Measured = { before: {}, startedAt: Date.now(), historyLength: 0 };
   try {
     starting = svc.init();
     await starting;
     initialized = true;
-    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now() };
+    measured = { before: (await svc.metrics) as unknown as Record<string, unknown>, startedAt: Date.now(), historyLength: 0 };
     return await fn({ svc, out, session: undefined, note: (e) => extra.push({ ...e, timestamp: new Date().toISOString() }) });
   } finally {
     if (initialized) await record(svc, { logId: DEFAULT_LOG_ID, root }, extra, measured, out);

@@ -120,6 +120,11 @@ export class DialogHandler {
     await Promise.all([...this.answering]);
   }
 
+  /** Answers dialogs again after release() (a CLI session's host gives its kept Service the next command's dialogs). */
+  claim(): void {
+    this.released = false;
+  }
+
   onDialog(listener: (d: HandledDialog) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);

@@ -18,22 +18,30 @@ export interface TakeOptions {
 export interface RefStore {
   load(pageId: string): unknown;
   save(pageId: string, state: unknown): void;
+  /**
+   * Optional: a value that changes whenever the store is written (by anyone). Refs loaded from it are loaded
+   * again once it changed: another process, or another PageSnapshots on the same store, took a snapshot.
+   */
+  stamp?(): string;
 }
 
 export class PageSnapshots {
-  private readonly pages = new WeakMap<Page, PageRefs>();
+  /** Each page's refs, with the store's stamp when they were loaded or last saved. */
+  private readonly pages = new WeakMap<Page, { refs: PageRefs; stamp: string | undefined }>();
 
   constructor(private readonly store?: RefStore) {}
 
   /** The page's refs: every ref its snapshots issued that still stands (a stored session's ones too). */
   refs(page: Page): PageRefs {
-    let refs = this.pages.get(page);
-    if (!refs) {
+    const stamp = this.store?.stamp?.();
+    let kept = this.pages.get(page);
+    if (!kept || kept.stamp !== stamp) {
+      // Every change of a page's refs is saved at once (take), so what the store holds is never behind this.
       const stored = this.store?.load(page.targetId);
-      refs = stored === undefined ? new PageRefs() : PageRefs.restore(stored, `ref map of page ${page.targetId}`);
-      this.pages.set(page, refs);
+      kept = { refs: stored === undefined ? new PageRefs() : PageRefs.restore(stored, `ref map of page ${page.targetId}`), stamp };
+      this.pages.set(page, kept);
     }
-    return refs;
+    return kept.refs;
   }
 
   async take(page: Page, options: TakeOptions = {}): Promise<Snapshot> {
@@ -48,7 +56,10 @@ export class PageSnapshots {
     }
     refs.enter(await documentOf(page));
     const snapshot = await captureSnapshot(page, snapOptions);
-    this.store?.save(page.targetId, refs.toJSON());
+    if (this.store) {
+      this.store.save(page.targetId, refs.toJSON());
+      this.pages.set(page, { refs, stamp: this.store.stamp?.() });
+    }
     return snapshot;
   }
 }

@@ -4,6 +4,7 @@
  * page is the library's (PageRefs JSON, validated there); this file only keeps it, written atomically, and
  * is removed with the session.
  */
+import { statSync } from "node:fs";
 import { ServiceStateError } from "../errors.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { refsPath, sessionsDir } from "./session-records.js";
@@ -32,9 +33,18 @@ function read(path: string): RefsFile {
 }
 
 /** The RefStore (src/operations/snapshots.ts) of one CLI session. */
-export function sessionRefStore(id: string, root: string = resolveStateDir()): { load(pageId: string): unknown; save(pageId: string, state: unknown): void } {
+export function sessionRefStore(id: string, root: string = resolveStateDir()): { load(pageId: string): unknown; save(pageId: string, state: unknown): void; stamp(): string } {
   const path = refsPath(root, id);
   return {
+    /** Changes with every write (each one renames a new file into place): whether another process saved since. */
+    stamp() {
+      try {
+        const s = statSync(path, { bigint: true });
+        return `${s.ino}:${s.mtimeNs}:${s.size}`;
+      } catch {
+        return "none";
+      }
+    },
     load(pageId) {
       const entry = read(path).pages[pageId];
       return entry && typeof entry === "object" ? entry.state : undefined;

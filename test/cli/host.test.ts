@@ -97,6 +97,56 @@ describe("the session host", () => {
     expect(hostPids(id)).toHaveLength(1);
   }, 120_000);
 
+  it("keeps one attachment between commands: a command after a successful one does not attach, and history gets each command once", async () => {
+    const attached = (r: RunResult) => /^svc\[phase\] attached \d+$/m.test(r.stderr);
+    const reused = (r: RunResult) => /^svc\[phase\] reused \d+$/m.test(r.stderr);
+    const entries = async () => json<{ entries: { method: string }[] }>((await run(["--json", "history"])).stdout).entries.length;
+    expect((await phased(["goto", world.server.url("forms.html")])).code).toBe(0);
+    const before = await entries();
+    // Each snapshot records one entry; `get` records none.
+    const runs = [await phased(["snapshot", "-i"]), await phased(["get", "title"]), await phased(["snapshot", "-i"]), await phased(["snapshot"])];
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(hosted(r)).toBe(true);
+      expect(reused(r), r.stderr).toBe(true);
+      expect(attached(r)).toBe(false);
+    }
+    // Each command's history entries once, not the kept Service's earlier ones again.
+    expect(await entries()).toBe(before + 3);
+    // A verb, then a new document and its snapshot, then a verb on a ref of that snapshot: the kept Service
+    // resolves refs the snapshot command saved after the Service had loaded the page's earlier ones.
+    const name = (out: string) => /^\s*(e\d+) textbox Full name$/m.exec(out)?.[1] as string;
+    const first = name((await phased(["snapshot", "-i"])).stdout);
+    expect((await phased(["fill", first, "Ada"])).code).toBe(0);
+    expect(reused(await phased(["goto", world.server.url("forms.html")]))).toBe(true);
+    const second = name((await phased(["snapshot", "-i"])).stdout);
+    expect(second).not.toBe(first);
+    const fill = await phased(["fill", second, "Lin"]);
+    expect(fill.code, fill.stderr).toBe(0);
+    expect(reused(fill)).toBe(true);
+    expect((await phased(["get", "value", second])).stdout.trim()).toBe("Lin");
+
+    // A failed command drops it: the next one attaches afresh.
+    expect((await phased(["click", "e999"])).code).toBe(6);
+    const afterError = await phased(["get", "url"]);
+    expect(attached(afterError)).toBe(true);
+    // Another verbosity (or environment) builds another Service; the same again reuses that one.
+    const verbose = await phased(["--verbose", "1", "get", "url"]);
+    expect(attached(verbose)).toBe(true);
+    expect(reused(await phased(["--verbose", "1", "get", "url"]))).toBe(true);
+    // Refs saved by a command run beside the host (its own process) are what the host's next command resolves,
+    // also on a kept Service that had loaded the page's refs before (the focus).
+    expect((await phased(["--verbose", "1", "focus", second])).code).toBe(0);
+    expect((await run(["goto", world.server.url("forms.html")], { SVC_NO_HOST: "1" })).code).toBe(0);
+    const snap = await run(["snapshot", "-i"], { SVC_NO_HOST: "1" });
+    const ref = name(snap.stdout);
+    expect(ref).not.toBe(second);
+    const other = await phased(["--verbose", "1", "fill", ref, "Grace"]);
+    expect(other.code, other.stderr).toBe(0);
+    expect(reused(other)).toBe(true);
+    expect((await phased(["--verbose", "1", "get", "value", ref])).stdout.trim()).toBe("Grace");
+  }, 120_000);
+
   it("a command sent while the host runs another runs beside it (the full CLI), not queued behind it", async () => {
     const waiter = spawnSvc(["wait", "--text", "text that never appears", "--timeout", "20000"], { ...world.sb.env, SVC_PHASES: "1" });
     let seen = "";
