@@ -28,7 +28,7 @@ import { type ParsedControl, parseControl, runControl } from "./host-control.js"
 import { type KeptSession, keepSession } from "./host-keeper.js";
 import { READY_LINE } from "./host-start.js";
 import { isForwardedEnv } from "./registry/hosted.js";
-import { setPhaseOrigin } from "./phases.js";
+import { phase, setPhaseOrigin } from "./phases.js";
 import { redirectOutput } from "./redirect-output.js";
 
 interface Request {
@@ -97,6 +97,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
     // Loaded while Chrome starts: compiling them blocks the event loop for a while, and a page opened
     // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
     [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
+    (await import("./session-lookup.js")).holdsSession(id);
     started = await launching;
   } catch (e) {
     failed(e);
@@ -147,6 +148,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
       setPhaseOrigin(receivedAt - req.at);
       restore = redirectOutput((t, d) => send({ t, d }), { isTTY: { stdout: req.tty }, columns: req.columns });
       const code = await runCommand(req.argv);
+      phase("returned");
       restore();
       restore = undefined;
       send({ t: "exit", code });

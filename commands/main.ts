@@ -230,6 +230,8 @@ async function main(argv: readonly string[]): Promise<void> {
       },
     },
     "Drive a real Chrome from the command line: persistent sessions, natural-language act/observe/extract, deterministic actions.",
+    // The session host runs only hosted commands (host-client.ts checked the line): their part of the tree.
+    (globalThis as { svcHost?: boolean }).svcHost === true ? new Set(argv) : undefined,
   );
 
   addHelp(program);

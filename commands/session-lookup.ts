@@ -9,6 +9,19 @@ import { type CloudSessionRecord, defaultDownloadsDir, findSession, isAlive, isC
 import { cloudStatus } from "./cloud.js";
 import { type SettingsStore, openSettings } from "./settings.js";
 
+/** The session whose host this process is (host.ts): its Chrome is the one this process holds. */
+let hosted: string | undefined;
+
+/** Called by the session host: its own session is alive while its Chrome runs, without probing its own endpoint. */
+export function holdsSession(id: string): void {
+  hosted = id;
+}
+
+function alive(record: Parameters<typeof isAlive>[0]): Promise<boolean> {
+  if (record.id === hosted && record.attached === undefined) return Promise.resolve(pidAlive(record.pid));
+  return isAlive(record);
+}
+
 /** How long `sessions end` waits for an attached session's host to end (it checks every 500 ms). */
 const HOST_END_MS = 5_000;
 /** How long it waits for a kept profile's Chrome to exit cleanly (host-browser.ts allows it 10 s after the host noticed). */
@@ -92,7 +105,7 @@ export async function liveOrGone(
       }
       continue;
     }
-    if (await isAlive(record)) return { live: record, gone };
+    if (await alive(record)) return { live: record, gone };
     await discardSession(record, root);
     gone.push(record.id);
   }
@@ -119,7 +132,7 @@ export async function resolveSession(root: string, id: string | undefined): Prom
       }
       return record;
     }
-    if (!(await isAlive(record))) {
+    if (!(await alive(record))) {
       await discardSession(record, root);
       throw new ServiceSessionNotFoundError(`session ${id} is no longer running: its browser is gone; removed its record`, {
         hint: NEW_HINT,

@@ -45,7 +45,11 @@ function flagOf(options: Options | undefined, key: PropertyKey | undefined): str
   return d ? (/--[\w-]+/.exec(d.flags)?.[0] ?? String(key)) : String(key ?? "");
 }
 
-export function buildProgram(hooks: ProgramHooks, description: string): Command {
+/**
+ * `words`: build only the commands whose name (or an alias) is one of these (the session host knows the
+ * command line is a hosted command's: the rest of the tree, ~90 commands, need not be built for it).
+ */
+export function buildProgram(hooks: ProgramHooks, description: string, words?: ReadonlySet<string>): Command {
   const program = new Command("svc").description(description).version(hooks.version, "-V, --version");
   for (const d of Object.values(GLOBAL_OPTIONS)) program.addOption(toOption(d));
   program
@@ -75,6 +79,7 @@ export function buildProgram(hooks: ProgramHooks, description: string): Command 
 
   for (const decl of COMMANDS) {
     const path = decl.name.split(" ");
+    if (words && !words.has(path[0]!) && !decl.aliases?.some((a) => words.has(a))) continue;
     const leaf = path[path.length - 1]!;
     const cmd = parentOf(path.slice(0, -1)).command(decl.args ? `${leaf} ${decl.args}` : leaf).description(decl.description);
     if (decl.usage) cmd.usage(decl.usage);

@@ -8,7 +8,7 @@ import { buildProgram } from "../../commands/registry/program.js";
 import { flagsSchema } from "../../commands/registry/schema.js";
 import { type CommandDecl, type Globals, choice, defaulted, flag, list, negated, value } from "../../commands/registry/types.js";
 
-async function parse(argv: string[]): Promise<{ decl?: CommandDecl; flags?: unknown; globals: Globals }> {
+async function parse(argv: string[], words?: ReadonlySet<string>): Promise<{ decl?: CommandDecl; flags?: unknown; globals: Globals }> {
   let globals: Globals = { json: false, verbose: 0, session: undefined };
   const seen: { decl?: CommandDecl; flags?: unknown } = {};
   const program = buildProgram(
@@ -22,6 +22,7 @@ async function parse(argv: string[]): Promise<{ decl?: CommandDecl; flags?: unkn
       },
     },
     "test",
+    words,
   );
   await program.parseAsync(argv, { from: "user" });
   return { ...seen, globals };
@@ -37,6 +38,19 @@ const failure = async (argv: string[]) => {
 };
 
 describe("the generated program", () => {
+  it("built for a command line's words only (the session host), it runs that command with the same flags, and knows no other", async () => {
+    const argv = ["--json", "fill", "e3", "Ada", "--timeout", "5000"];
+    const whole = await parse(argv);
+    const part = await parse(argv, new Set(argv));
+    expect(part.decl?.name).toBe("fill");
+    expect(part.flags).toEqual(whole.flags);
+    expect(part.globals).toEqual(whole.globals);
+    const network = await parse(["network", "requests", "--filter", "api"], new Set(["network", "requests", "--filter", "api"]));
+    expect(network.decl?.name).toBe("network requests");
+    const program = buildProgram({ version: "0", setGlobals: () => {}, globals: () => ({ json: false, verbose: 0, session: undefined }), dispatch: async () => {} }, "test", new Set(["fill"]));
+    expect(program.commands.map((c) => c.name())).toEqual(["fill"]);
+  });
+
   it("--env is trimmed and upper-cased by its schema; a wrong one is commander's one-line invalid-argument error", async () => {
     const ok = await parse(["--env", " browserbase ", "--json", "metrics"]);
     expect(ok.decl?.name).toBe("metrics");
