@@ -46,9 +46,12 @@ type Pending =
   | { kind: "client"; client: MuxClient; id: unknown; method: string }
   | { kind: "own"; resolve: (m: Message) => void };
 
-/** A URL a new tab would be sent to (not about:blank, where Chrome makes it anyway). */
+/**
+ * A URL a new tab would load: not "" nor an about: URL (about:blank, about:blank#x, about:srcdoc load nothing
+ * and run no script, and a client may check the URL it asked for as soon as the tab exists).
+ */
 function navigatesAway(url: unknown): url is string {
-  return typeof url === "string" && url !== "" && url !== "about:blank" && URL.canParse(url);
+  return typeof url === "string" && url !== "" && !/^about:/i.test(url) && URL.canParse(url);
 }
 
 /** Chrome's error reply to one of the mux's own calls; `error` as Chrome gave it. */

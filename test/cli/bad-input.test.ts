@@ -20,6 +20,7 @@ import {
   json,
   pidAlive,
   sandbox,
+  settledStrayStateFiles,
   strayStateFiles,
   svc,
   waitFor,
@@ -190,7 +191,7 @@ describe("bad input against a session", () => {
     expect(expectOneLine(r.stderr)).toMatch(message);
     expect(r.stdout).toBe("");
     expect(r.code).toBe(code);
-    expect(strayStateFiles(sb.state)).toEqual([]);
+    expect(await settledStrayStateFiles(sb.state)).toEqual([]);
     expect(pidAlive(session.pid)).toBe(true);
   }
 

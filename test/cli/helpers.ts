@@ -181,6 +181,17 @@ export function strayStateFiles(state: string): string[] {
   return filesUnder(state).filter((f) => /\.tmp$|\.lock$/.test(f));
 }
 
+/**
+ * The temp and lock files left in a live session's state dir once they settle: its host writes the session's
+ * logs between commands (each write a temp file renamed into place), so one may be seen mid-write; a file
+ * left behind stays, and is returned after EVENT_WAIT_MS.
+ */
+export async function settledStrayStateFiles(state: string): Promise<string[]> {
+  let left: string[] = [];
+  await waitFor(() => (left = strayStateFiles(state)).length === 0).catch(() => undefined);
+  return left;
+}
+
 /** stderr is exactly one `svc: …` line (no stack trace, no extra output). */
 export function expectOneLine(stderr: string): string {
   const lines = stderr.split("\n").filter((l) => l.length > 0);

@@ -99,7 +99,8 @@ describe("PipeMux routing", () => {
     await tick();
     expect(JSON.parse(a.got.at(-1)!)).toEqual({ id: 10, error: { code: -32602, message: "Failed to find browser context with id GONE" } });
 
-    for (const url of ["about:blank", "", "not a url"]) {
+    // about:blank#… is how a client marks a tab of its own (Stagehand 4's client target), which it checks at once.
+    for (const url of ["about:blank", "about:blank#stagehand-client-connection", "", "not a url"]) {
       a.c.receive(JSON.stringify({ id: 11, method: "Target.createTarget", params: { url } }));
       expect(w.written.at(-1)).toMatchObject({ method: "Target.createTarget", params: { url }, sessionId: "ROOTA" });
     }
