@@ -24,13 +24,18 @@ function commandsIn(help: string): string[] {
     .filter((n): n is string => !!n && n !== "help");
 }
 
-/** Every command path that runs something (`goto`, `sessions start`, …) with its --help text; siblings asked at once. */
+/**
+ * Every command path that runs something (`goto`, `sessions start`, …) with its --help text. One at a time:
+ * each then runs in this process (./in-process.ts), where asking siblings at once spawned ~90 `svc` processes.
+ */
 async function leafHelps(prefix: string[] = []): Promise<Array<{ path: string[]; help: string }>> {
   const r = await svc([...prefix, "--help"], box.env);
   expect(r.code, `${prefix.join(" ")}: ${r.stderr}`).toBe(0);
   const subs = commandsIn(r.stdout);
   if (subs.length === 0) return [{ path: prefix, help: r.stdout }];
-  return (await Promise.all(subs.map((name) => leafHelps([...prefix, name])))).flat();
+  const leaves = [];
+  for (const name of subs) leaves.push(...(await leafHelps([...prefix, name])));
+  return leaves;
 }
 
 describe("svc <command> --help", () => {
