@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+// scripts/suite-cpu.ts's runs name each worker's test file for its CPU sampler; other runs load nothing more.
+const setupFiles = process.env.SVC_SUITE_CPU_LOG ? ["test/support/suite-cpu-tag.ts"] : [];
+
 export default defineConfig({
   test: {
     // A bound on a hang, not a measure: a loaded 2-core machine runs a Chrome-driving test several times slower.
@@ -17,7 +20,7 @@ export default defineConfig({
         extends: true,
         // Unit tests share one module graph per worker (no per-file re-import: a third of the time they took);
         // none of them changes a module's state or the environment without putting it back.
-        test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"], isolate: false },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts", "test/unit/**/*.test.tsx"], isolate: false, setupFiles },
       },
       {
         extends: true,
@@ -27,6 +30,7 @@ export default defineConfig({
           // One Chrome per worker slot, shared by the library files that do not test launching
           // (test/support/shared-chrome.ts; a file opts out with launchOwnChrome()).
           globalSetup: ["test/support/shared-chrome-setup.ts"],
+          setupFiles,
         },
       },
     ],

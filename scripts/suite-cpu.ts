@@ -1,0 +1,214 @@
+/**
+ * Where the suite's CPU goes, by test file: runs `vitest run [ARGS…]` and samples /proc every 250 ms, charging
+ * each process's CPU (user + system) to the test file that started it:
+ *
+ * - a process whose environment names one (SVC_TEST_FILE, set by test/support/suite-cpu-tag.ts in the worker
+ *   before the file loads, and inherited by what it starts: Chrome, `svc`, a session host that detached);
+ * - a vitest worker: the file it runs at that moment (the tag's log, SVC_SUITE_CPU_LOG);
+ * - else, under vitest's own process: "(vitest main)", or "(shared Chrome)" for the browsers its global setup
+ *   starts (test/support/shared-chrome-setup.ts), which the library files share;
+ * - anything else on the machine is counted apart ("outside the suite": kernel threads, other jobs).
+ *
+ * A process that exits between two samples loses at most its last 250 ms, except that the parent that reaps it
+ * gains its whole CPU (cutime/cstime): what was not seen of it while it ran is charged with the parent.
+ *
+ *   npx tsx scripts/suite-cpu.ts [vitest args]   (e.g. test/cli; not part of `npm test`; run `npm run build` first)
+ *
+ * Prints a markdown table (CPU seconds per file, the largest first, split Chrome / Node / other) and totals.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const TICK = 100; // clock ticks per second: /proc/PID/stat counts CPU in them (USER_HZ, 100 on Linux)
+const SAMPLE_MS = 250;
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  /** Own CPU (utime + stime) and reaped children's (cutime + cstime), in ticks. */
+  own: number;
+  reaped: number;
+  /** pid:starttime, stable across pid reuse. */
+  id: string;
+}
+
+interface Seen extends Proc {
+  alive: boolean;
+  /** Its reaped CPU has been set against its parent's (see `seenTotal`). */
+  settled: boolean;
+  /** CPU it had used before the first sample (processes already running at the start are not charged it). */
+  before: number;
+  fixedKey: string | undefined;
+  goneAt?: number;
+}
+
+function readProcs(): Map<number, Proc> {
+  const procs = new Map<number, Proc>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue; // exited meanwhile
+    }
+    const close = stat.lastIndexOf(")");
+    const f = stat.slice(close + 2).split(" ");
+    procs.set(Number(entry), {
+      pid: Number(entry),
+      ppid: Number(f[1]),
+      comm: stat.slice(stat.indexOf("(") + 1, close),
+      own: Number(f[11]) + Number(f[12]),
+      reaped: Number(f[13]) + Number(f[14]),
+      id: `${entry}:${f[19]}`,
+    });
+  }
+  return procs;
+}
+
+function fileInEnvironment(pid: number): string | undefined {
+  try {
+    return /(?:^|\0)SVC_TEST_FILE=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, "latin1"))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+const kind = (comm: string) => (/^chrom/.test(comm) ? "chrome" : comm === "node" || comm.startsWith("npm") ? "node" : "other");
+
+class Sampler {
+  private readonly seen = new Map<string, Seen>();
+  /** CPU ticks per key, split by kind. */
+  readonly charged = new Map<string, { chrome: number; node: number; other: number }>();
+  private readonly workerFile = new Map<number, string>();
+  private logRead = 0;
+
+  constructor(
+    private readonly vitestPid: () => number | undefined,
+    private readonly log: string,
+  ) {
+    // Processes already running are charged only what they use from now on.
+    for (const p of readProcs().values()) this.seen.set(p.id, { ...p, alive: true, settled: false, before: p.own + p.reaped, fixedKey: "outside the suite" });
+  }
+
+  private readLog(): void {
+    let text: string;
+    try {
+      text = readFileSync(this.log, "utf8");
+    } catch {
+      return;
+    }
+    const fresh = text.slice(this.logRead);
+    const end = fresh.lastIndexOf("\n") + 1;
+    this.logRead += end;
+    for (const line of fresh.slice(0, end).split("\n")) {
+      const m = /^(\d+) (.+)$/.exec(line);
+      if (m) this.workerFile.set(Number(m[1]), m[2]!);
+    }
+  }
+
+  /** What a process is charged to, and whether that can change (a worker moves from file to file). */
+  private keyOf(p: Proc, procs: Map<number, Proc>): { key: string; fixed: boolean } {
+    const own = fileInEnvironment(p.pid);
+    if (own) return { key: own, fixed: true };
+    const worker = this.workerFile.get(p.pid);
+    if (worker) return { key: worker, fixed: false };
+    const main = this.vitestPid();
+    for (let q = procs.get(p.ppid), depth = 0; q && depth < 30; q = procs.get(q.ppid), depth++) {
+      const file = this.workerFile.get(q.pid);
+      if (file) return { key: file, fixed: false };
+      // A Node child of vitest's may be a worker that has not named its file yet: asked again next time.
+      if (q.pid === main) return kind(p.comm) === "chrome" ? { key: "(shared Chrome)", fixed: true } : { key: "(vitest main)", fixed: false };
+    }
+    if (p.pid === main) return { key: "(vitest main)", fixed: true };
+    return { key: "outside the suite", fixed: true };
+  }
+
+  private charge(key: string, comm: string, ticks: number): void {
+    if (ticks <= 0) return;
+    const row = this.charged.get(key) ?? { chrome: 0, node: 0, other: 0 };
+    row[kind(comm)] += ticks;
+    this.charged.set(key, row);
+  }
+
+  /** What was seen of a process that exited (and of its own exited children not yet set against it). */
+  private seenTotal(s: Seen): number {
+    s.settled = true;
+    let total = s.own + s.reaped - s.before;
+    for (const c of this.seen.values()) if (!c.alive && !c.settled && c.ppid === s.pid) total += this.seenTotal(c);
+    return total;
+  }
+
+  tick(): void {
+    this.readLog();
+    const procs = readProcs();
+    const live = new Set([...procs.values()].map((p) => p.id));
+    for (const s of this.seen.values()) if (!live.has(s.id)) s.alive = false;
+    for (const p of procs.values()) {
+      if (p.pid === process.pid) continue;
+      const old = this.seen.get(p.id);
+      const { key: k, fixed } = old?.fixedKey !== undefined ? { key: old.fixedKey, fixed: true } : this.keyOf(p, procs);
+      this.charge(k, p.comm, p.own - (old?.own ?? 0));
+      if (old) {
+        // Children reaped since the last sample: their whole CPU arrived in `reaped`; charge what was not seen.
+        let seenOfReaped = 0;
+        for (const c of this.seen.values()) if (!c.alive && !c.settled && c.ppid === p.pid) seenOfReaped += this.seenTotal(c);
+        this.charge(k, p.comm, p.reaped - old.reaped - seenOfReaped);
+      }
+      this.seen.set(p.id, { ...p, alive: true, settled: false, before: old?.before ?? 0, fixedKey: fixed ? k : undefined });
+    }
+    const now = Date.now();
+    for (const [id, s] of this.seen) if (!s.alive && (s.settled || now - (s.goneAt ??= now) > 5_000)) this.seen.delete(id);
+  }
+}
+
+/** Busy and total CPU ticks of the whole machine (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - (f[4] ?? 0), total };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-suite-cpu-"));
+  const log = join(dir, "files.log");
+  const started = Date.now();
+  const m0 = machineTicks();
+  const vitest = spawn(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", ...process.argv.slice(2)], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_SUITE_CPU_LOG: log },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const sampler = new Sampler(() => vitest.pid, log);
+  const timer = setInterval(() => sampler.tick(), SAMPLE_MS);
+  const code = await new Promise<number | null>((resolve) => vitest.on("close", resolve));
+  clearInterval(timer);
+  sampler.tick();
+  const wall = (Date.now() - started) / 1000;
+  const m1 = machineTicks();
+  rmSync(dir, { recursive: true, force: true });
+
+  const s = (ticks: number) => (ticks / TICK).toFixed(1);
+  const rows = [...sampler.charged].sort((a, b) => b[1].chrome + b[1].node + b[1].other - (a[1].chrome + a[1].node + a[1].other));
+  const inSuite = rows.filter(([k]) => k !== "outside the suite");
+  const sum = (r: { chrome: number; node: number; other: number }) => r.chrome + r.node + r.other;
+  const suite = inSuite.reduce((a, [, r]) => a + sum(r), 0);
+  const lines = ["| test file | CPU s | Chrome | Node | other |", "|---|---:|---:|---:|---:|"];
+  for (const [k, r] of inSuite) lines.push(`| ${k} | ${s(sum(r))} | ${s(r.chrome)} | ${s(r.node)} | ${s(r.other)} |`);
+  const outside = sampler.charged.get("outside the suite");
+  const cores = cpus().length;
+  lines.push(
+    "",
+    `vitest exited ${code} after ${wall.toFixed(0)} s. The suite used ${s(suite)} s of CPU (${(suite / TICK / wall).toFixed(2)} of ${cores} cores on average); outside it, ${s(outside ? sum(outside) : 0)} s.`,
+    `The machine was busy ${(((m1.busy - m0.busy) / (m1.total - m0.total)) * 100).toFixed(0)} % of the time.`,
+  );
+  process.stdout.write(`${lines.join("\n")}\n`);
+  process.exitCode = code ?? 1;
+}
+
+await main();
