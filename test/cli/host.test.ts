@@ -5,7 +5,7 @@
  * ends the host and removes its socket; no host outlives its session.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN, type RunResult, collect, spawnSvc, json, pidAlive, processesMentioning, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
@@ -95,6 +95,24 @@ describe("the session host", () => {
     // A command the host does not run (help) is the full CLI's.
     expect(hosted(await phased(["snapshot", "--help"]))).toBe(false);
     expect(hostPids(id)).toHaveLength(1);
+  }, 120_000);
+
+  it("a hosted command's client starts no ES module loader (bin/svc.js and its client are CommonJS); the full CLI still loads", async () => {
+    // Node's own list of the internal modules a process loaded, written when the client exits.
+    const probe = join(world.sb.tmp, "esm-probe.cjs");
+    const out = join(world.sb.tmp, "esm-probe.txt");
+    writeFileSync(probe, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join("\\n")));\n`);
+    const esmLoaderStarted = () => readFileSync(out, "utf8").split("\n").includes("NativeModule internal/modules/esm/loader");
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+    const viaHost = await phased(["snapshot", "-i"], { NODE_OPTIONS: `--require ${probe}` });
+    expect(viaHost.code, viaHost.stderr).toBe(0);
+    expect(hosted(viaHost)).toBe(true);
+    expect(viaHost.stdout).toMatch(/^\s*e\d+ textbox Full name$/m);
+    expect(esmLoaderStarted()).toBe(false);
+    // The probe sees the loader when it starts: a command the host does not run loads the CLI's ES modules.
+    const version = await run(["--version"], { NODE_OPTIONS: `--require ${probe}` });
+    expect(version.code).toBe(0);
+    expect(esmLoaderStarted()).toBe(true);
   }, 120_000);
 
   it("keeps one attachment between commands: a command after a successful one does not attach, and history gets each command once", async () => {

@@ -17,8 +17,11 @@ const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { na
 /** A bound on a hang of npm (a registry that does not answer), not a measure. */
 const NPM_TIMEOUT_MS = 240_000;
 
-/** What the tarball may hold: the bin, dist's JavaScript and declarations, and the three documents. */
-const SHIPPED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/svc\.js|dist\/(src|commands)\/.+\.js|dist\/src\/.+\.d\.ts)$/;
+/**
+ * What the tarball may hold: the bin, dist's JavaScript and declarations, the CommonJS build of the bin's host
+ * client (dist/client, with the package.json files that make it and the bin CommonJS), and the three documents.
+ */
+const SHIPPED = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/svc\.js|bin\/package\.json|dist\/client\/package\.json|dist\/(src|commands|client)\/.+\.js|dist\/src\/.+\.d\.ts)$/;
 
 let sb: Sandbox;
 let server: FixtureServer;
@@ -70,7 +73,7 @@ describe(`the published package (${PKG.name})`, () => {
   it("holds only what runs: bin, dist's JS and types, README, LICENSE, CHANGELOG; no tests, benchmarks or source maps", () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => !SHIPPED.test(p))).toEqual([]);
-    for (const needed of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", PKG.bin.svc!, "dist/commands/main.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
+    for (const needed of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", PKG.bin.svc!, "bin/package.json", "dist/client/package.json", "dist/client/commands/host-client.js", "dist/commands/main.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
       expect(paths, needed).toContain(needed);
     }
   });
