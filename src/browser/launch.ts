@@ -139,7 +139,7 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   const userDataDir = options.userDataDir ?? join(runDir, "profile");
   const chromeTmp = join(runDir, "tmp");
   mkdirSync(chromeTmp);
-  const cleanup = () => rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+  const cleanup = () => removeRunDir(runDir);
   try {
     // A userDataDir that does not exist yet is created (Chrome would, but chrome-launcher opens its logs
     // there first and fails with ENOENT).
@@ -235,10 +235,31 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
 /** In a self-held run dir: the pid of the process holding Chrome's pipe. */
 const HOLDER_PID_FILE = "holder.pid";
 
+/**
+ * Removes a run dir with its pid files last. A removal that fails part way (a process of that Chrome still
+ * creating files in its TMPDIR under load) leaves them, so the dir stays one that sweepRunDirs recognises and
+ * removes once both pids are gone, instead of an empty dir nothing would ever remove.
+ */
+export function removeRunDir(dir: string): void {
+  const last = new Set([HOLDER_PID_FILE, "chrome.pid"]);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw e;
+  }
+  for (const name of names) if (!last.has(name)) rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 3 });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
 /** Chromes whose pipe this process holds: ended with it (an exit that skipped close()). */
 const heldBrowsers = new Set<{ pid: number; runDir: string }>();
 process.on("exit", () => {
-  for (const b of heldBrowsers) killBrowserProcess(b.pid, b.runDir);
+  for (const b of heldBrowsers) {
+    killBrowserProcess(b.pid);
+    removeRunDir(b.runDir);
+  }
 });
 
 /**
@@ -261,7 +282,7 @@ export function sweepRunDirs(): void {
       const holder = Number(readFileSync(join(dir, HOLDER_PID_FILE), "utf8"));
       const chrome = Number(readFileSync(join(dir, "chrome.pid"), "utf8"));
       if (!(holder > 0) || processAlive(holder) || (chrome > 0 && processAlive(chrome))) continue;
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      removeRunDir(dir);
     } catch {
       // not a self-held dir, or not complete yet (its launch is under way)
     }

@@ -1,16 +1,16 @@
 /**
- * Launch edges (issue 11): a long TMPDIR, Chrome's own fatal line when it cannot start, a userDataDir that
- * does not exist yet, headed with no display, and no orphan Chrome when the watchdog and the owner are
- * both killed (-9).
+ * Launch edges (issue 11): a long TMPDIR, a run dir whose removal fails part way, Chrome's own fatal line when
+ * it cannot start, a userDataDir that does not exist yet, headed with no display, and no orphan Chrome when
+ * the watchdog and the owner are both killed (-9).
  */
 import { pidAlive, processesMentioning } from "../support/process.js";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { launchBrowser } from "../../src/browser/launch.js";
+import { launchBrowser, sweepRunDirs } from "../../src/browser/launch.js";
 import { ServiceInitError } from "../../src/errors.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "svc-launch-edges-"));
@@ -54,6 +54,34 @@ describe("run folder and startup failures", () => {
     } finally {
       await browser.close();
     }
+  });
+
+  it("a run dir whose removal fails part way keeps its pid files, and the next sweep removes it once its holder and Chrome are gone", async () => {
+    const base = mkdtempSync(join(tmp, "r-"));
+    const browser = await withEnv({ TMPDIR: base }, () => launchBrowser({ headless: true, executablePath: CHROMIUM }, { kind: "self" }));
+    // A file nobody may remove, root included (the immutable attribute), stands for one a dying Chrome process
+    // is still writing in its TMPDIR when the dir is removed.
+    const stuck = join(browser.runDir, "tmp", "stuck");
+    writeFileSync(stuck, "");
+    const chattr = (flag: string) => {
+      const r = spawnSync("chattr", [flag, stuck], { encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`chattr ${flag} ${stuck}: ${r.stderr || r.error?.message}`);
+    };
+    chattr("+i");
+    try {
+      await expect(browser.close()).rejects.toThrow();
+      expect(pidAlive(browser.pid)).toBe(false);
+      // Chrome and its holder (this process, which no longer holds it) are named in the dir: a sweep can tell it is done with.
+      expect(readdirSync(browser.runDir).sort()).toEqual(["chrome.pid", "holder.pid", "tmp"]);
+    } finally {
+      chattr("-i");
+    }
+    // This process is the holder and is alive: the sweep leaves the dir, as it would a running session's.
+    await withEnv({ TMPDIR: base }, async () => sweepRunDirs());
+    expect(existsSync(browser.runDir)).toBe(true);
+    writeFileSync(join(browser.runDir, "holder.pid"), "999999999");
+    await withEnv({ TMPDIR: base }, async () => sweepRunDirs());
+    expect(existsSync(browser.runDir)).toBe(false);
   });
 
   it("a Chrome that dies at startup is reported with its own FATAL line", async () => {
