@@ -240,7 +240,7 @@ const HOLDER_PID_FILE = "holder.pid";
  * creating files in its TMPDIR under load) leaves them, so the dir stays one that sweepRunDirs recognises and
  * removes once both pids are gone, instead of an empty dir nothing would ever remove.
  */
-export function removeRunDir(dir: string): void {
+function removeRunDir(dir: string): void {
   const last = new Set([HOLDER_PID_FILE, "chrome.pid"]);
   let names: string[];
   try {
@@ -258,7 +258,11 @@ const heldBrowsers = new Set<{ pid: number; runDir: string }>();
 process.on("exit", () => {
   for (const b of heldBrowsers) {
     killBrowserProcess(b.pid);
-    removeRunDir(b.runDir);
+    try {
+      removeRunDir(b.runDir);
+    } catch {
+      // its pid files stay: the next sweep removes it
+    }
   }
 });
 
