@@ -139,8 +139,13 @@ class Sampler {
   /** What was seen of a process that exited (and of its own exited children not yet set against it). */
   private seenTotal(s: Seen): number {
     s.settled = true;
-    let total = s.own + s.reaped - s.before;
-    for (const c of this.seen.values()) if (!c.alive && !c.settled && c.ppid === s.pid) total += this.seenTotal(c);
+    return s.own + s.reaped - s.before + this.seenOfExitedChildren(s.pid);
+  }
+
+  /** What was seen of the exited children of `pid` not yet set against it; they are set against it now. */
+  private seenOfExitedChildren(pid: number): number {
+    let total = 0;
+    for (const c of this.seen.values()) if (!c.alive && !c.settled && c.ppid === pid) total += this.seenTotal(c);
     return total;
   }
 
@@ -156,9 +161,7 @@ class Sampler {
       this.charge(k, p.comm, p.own - (old?.own ?? 0));
       if (old) {
         // Children reaped since the last sample: their whole CPU arrived in `reaped`; charge what was not seen.
-        let seenOfReaped = 0;
-        for (const c of this.seen.values()) if (!c.alive && !c.settled && c.ppid === p.pid) seenOfReaped += this.seenTotal(c);
-        this.charge(k, p.comm, p.reaped - old.reaped - seenOfReaped);
+        this.charge(k, p.comm, p.reaped - old.reaped - this.seenOfExitedChildren(p.pid));
       }
       this.seen.set(p.id, { ...p, alive: true, settled: false, before: old?.before ?? 0, fixedKey: fixed ? k : undefined });
     }

@@ -157,7 +157,7 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
     if (options.downloadsPath) mkdirSync(downloads, { recursive: true, mode: 0o700 });
     writeFileSync(join(userDataDir, "Default", "Preferences"), JSON.stringify({ download: { default_directory: downloads, prompt_for_download: false, directory_upgrade: true }, savefile: { default_directory: downloads } }));
   }
-  const pidFile = join(runDir, "chrome.pid");
+  const pidFile = join(runDir, CHROME_PID_FILE);
   const errLog = chromeErrLog(userDataDir);
   let launched: chromeLauncher.LaunchedChrome;
   try {
@@ -234,6 +234,8 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
 
 /** In a self-held run dir: the pid of the process holding Chrome's pipe. */
 const HOLDER_PID_FILE = "holder.pid";
+/** In every run dir: Chrome's pid. */
+const CHROME_PID_FILE = "chrome.pid";
 
 /**
  * Removes a run dir with its pid files last. A removal that fails part way (a process of that Chrome still
@@ -241,7 +243,7 @@ const HOLDER_PID_FILE = "holder.pid";
  * removes once both pids are gone, instead of an empty dir nothing would ever remove.
  */
 function removeRunDir(dir: string): void {
-  const last = new Set([HOLDER_PID_FILE, "chrome.pid"]);
+  const last = new Set([HOLDER_PID_FILE, CHROME_PID_FILE]);
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -284,7 +286,7 @@ export function sweepRunDirs(): void {
     try {
       if (uid !== undefined && statSync(dir).uid !== uid) continue;
       const holder = Number(readFileSync(join(dir, HOLDER_PID_FILE), "utf8"));
-      const chrome = Number(readFileSync(join(dir, "chrome.pid"), "utf8"));
+      const chrome = Number(readFileSync(join(dir, CHROME_PID_FILE), "utf8"));
       if (!(holder > 0) || processAlive(holder) || (chrome > 0 && processAlive(chrome))) continue;
       removeRunDir(dir);
     } catch {
