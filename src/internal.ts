@@ -44,7 +44,7 @@ export { NETWORK_BODY_LIMIT, NETWORK_ENABLE_PARAMS, type NetworkBody, type Netwo
 export { type Har, type HarBody, type HarEntry, buildHar, harTimings } from "./browser/har.js";
 export { callOn } from "./browser/element.js";
 export type { ElementHandle } from "./browser/resolve.js";
-export { sweepRunDirs } from "./browser/launch.js";
+export { sweepRunDirs } from "./browser/run-dir.js";
 export { FIND_KINDS, type FindKind, type FindQuery, findElements } from "./browser/find.js";
 export { type Box, countMatches, elementBox } from "./browser/inspect.js";
 export { modifierBit } from "./browser/input.js";

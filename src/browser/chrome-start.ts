@@ -1,33 +1,13 @@
 /**
  * The parts of starting Chrome that decide whether it can start at all, and what to say when it cannot:
- * a run folder short enough for Chrome's singleton socket, a display for a headed window, and Chrome's own
- * fatal line (read from its log) instead of a bare `connect ECONNREFUSED`.
+ * a display for a headed window, and Chrome's own fatal line (read from its log) instead of a bare
+ * `connect ECONNREFUSED`. (The run folder short enough for Chrome's singleton socket: run-dir.ts.)
  */
 import type { ChildProcess } from "node:child_process";
-import { accessSync, closeSync, constants as fsConstants, openSync, readSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ServiceInitError } from "../errors.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
-
-/**
- * Chrome puts its singleton socket at `$TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket` and dies
- * (`FATAL … Socket path too long`) when that exceeds sun_path (104 bytes on macOS, 108 on Linux). svc sets
- * Chrome's TMPDIR to `<base>/svc-chrome-XXXXXX/tmp`, so the base may take at most 104 - 1 - 45 - 22 bytes.
- */
-const MAX_RUN_BASE_LENGTH = 36;
-
-/** Where svc's per-Chrome run folders go: the OS temp dir, or /tmp when that path is too long (macOS). */
-export function runBase(): string {
-  const base = tmpdir();
-  if (base.length <= MAX_RUN_BASE_LENGTH || process.platform === "win32") return base;
-  try {
-    accessSync("/tmp", fsConstants.W_OK | fsConstants.X_OK);
-    return "/tmp";
-  } catch {
-    return base; // Chrome may then fail; its own fatal line says why
-  }
-}
 
 /** A headed Chrome on Linux needs an X or Wayland display; without one it exits before opening its port. */
 export function checkDisplay(options: LocalBrowserLaunchOptions): void {

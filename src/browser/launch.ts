@@ -10,19 +10,21 @@
  *   dir a killed holder left is removed by a later launch (sweepRunDirs).
  * - "parent" / "idle" (the library's default): a tiny detached reaper (reaper.ts), which also ends Chrome
  *   and deletes the profile we created when this process dies ("parent"), or when the heartbeat file goes
- *   stale ("idle").
+ *   stale ("idle"). It is named as the run dir's holder, so a dir it could not remove is swept like the rest.
+ * The run dir itself, its pid files and the sweep: run-dir.ts.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import * as chromeLauncher from "chrome-launcher";
 import { ServiceBrowserNotFoundError, ServiceInitError } from "../errors.js";
-import { checkDisplay, chromeErrLog, runBase, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
+import { checkDisplay, chromeErrLog, waitForEndpoint, type EndpointReady } from "./chrome-start.js";
+import { CHROME_PID_FILE, HOLDER_PID_FILE, removeRunDir, runBase, sweepRunDirs } from "./run-dir.js";
 import { unixWsEndpoint } from "../util/devtools-socket.js";
 import type { LocalBrowserLaunchOptions } from "./types.js";
-import { processAlive, waitForExit } from "../util/process.js";
+import { waitForExit } from "../util/process.js";
 import { holdPipe, type HeldPipe } from "./pipe-holder.js";
 
 /**
@@ -197,6 +199,8 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
       endpoint = holdPipe({ toChrome: pipes[0] as Writable, fromChrome: pipes[1] as Readable, runDir }).then((h) => ((held = h), h));
     } else {
       const reaper = startReaper(reaperScript, { runDir, pidFile, userDataDir, lifeline: lifeline as Exclude<Lifeline, { kind: "self" }> }, pipes);
+      // The reaper is this Chrome's holder: should its own removal of the dir fail, a later sweep finishes it.
+      if (reaper.pid) writeFileSync(join(runDir, HOLDER_PID_FILE), String(reaper.pid));
       endpoint = reaperReady(reaper);
     }
     ready = await waitForEndpoint(launched.process, errLog, STARTUP_TIMEOUT_MS, endpoint);
@@ -232,29 +236,6 @@ export async function launchBrowser(options: LocalBrowserLaunchOptions, lifeline
   };
 }
 
-/** In a self-held run dir: the pid of the process holding Chrome's pipe. */
-const HOLDER_PID_FILE = "holder.pid";
-/** In every run dir: Chrome's pid. */
-const CHROME_PID_FILE = "chrome.pid";
-
-/**
- * Removes a run dir with its pid files last. A removal that fails part way (a process of that Chrome still
- * creating files in its TMPDIR under load) leaves them, so the dir stays one that sweepRunDirs recognises and
- * removes once both pids are gone, instead of an empty dir nothing would ever remove.
- */
-function removeRunDir(dir: string): void {
-  const last = new Set([HOLDER_PID_FILE, CHROME_PID_FILE]);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw e;
-  }
-  for (const name of names) if (!last.has(name)) rmSync(join(dir, name), { recursive: true, force: true, maxRetries: 3 });
-  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-}
-
 /** Chromes whose pipe this process holds: ended with it (an exit that skipped close()). */
 const heldBrowsers = new Set<{ pid: number; runDir: string }>();
 process.on("exit", () => {
@@ -267,33 +248,6 @@ process.on("exit", () => {
     }
   }
 });
-
-/**
- * Removes the run dirs of self-held Chromes whose holder and Chrome are both gone (a holder killed with -9
- * ends its Chrome through the pipe, but nothing of it was left to remove the dir). Only this user's dirs.
- */
-export function sweepRunDirs(): void {
-  const base = runBase();
-  let names: string[];
-  try {
-    names = readdirSync(base).filter((n) => n.startsWith("svc-chrome-"));
-  } catch {
-    return;
-  }
-  const uid = process.getuid?.();
-  for (const name of names) {
-    const dir = join(base, name);
-    try {
-      if (uid !== undefined && statSync(dir).uid !== uid) continue;
-      const holder = Number(readFileSync(join(dir, HOLDER_PID_FILE), "utf8"));
-      const chrome = Number(readFileSync(join(dir, CHROME_PID_FILE), "utf8"));
-      if (!(holder > 0) || processAlive(holder) || (chrome > 0 && processAlive(chrome))) continue;
-      removeRunDir(dir);
-    } catch {
-      // not a self-held dir, or not complete yet (its launch is under way)
-    }
-  }
-}
 
 /** The reaper's one line on its stdout: its endpoint is up, or why not. */
 function reaperReady(reaper: ChildProcess): Promise<EndpointReady> {

@@ -11,11 +11,13 @@
  * (one JSON line) when that endpoint is up. Chrome opens no TCP port. Chrome quits when the pipe's last
  * holder is gone, so killing this watchdog (kill -9 included) ends its Chrome.
  */
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { Socket } from "node:net";
+import { sep } from "node:path";
 import { sleep } from "../util/abort.js";
-import { processAlive as alive, processesWhere } from "../util/process.js";
+import { groupMembers, processAlive as alive, processesWhere } from "../util/process.js";
 import { holdPipe } from "./pipe-holder.js";
+import { removeRunDir } from "./run-dir.js";
 
 interface Spec {
   ownerPid: number;
@@ -27,6 +29,10 @@ interface Spec {
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
 const POLL_MS = 250;
+/** Whether the profile is the one svc created in the run dir (no other Chrome can be using it). */
+const ownsProfile = spec.userDataDir.startsWith(spec.runDir + sep);
+/** Chrome's pid once read: the owner's close() deletes the pid file with the run dir. */
+let known: number | undefined;
 
 /** One line to the launcher, then stdout is closed: the launcher may be long gone later. */
 function tell(message: { ready: { socketPath: string; browserId: string } } | { error: string }): void {
@@ -62,10 +68,18 @@ function chromePid(): number | undefined {
   }
 }
 
-/** Processes started with this profile (Linux only; elsewhere the pid file is all we have). */
-function profileProcesses(): number[] {
-  const flag = `--user-data-dir=${spec.userDataDir}`;
-  return processesWhere((cmdline) => cmdline.split("\0").includes(flag));
+/**
+ * Chrome's processes: its process group (Chrome leads it; every child it starts stays in it), and on Linux
+ * whatever was started with its profile. Once Chrome itself is gone, a profile svc did not create here may
+ * already belong to the next Chrome: then only the group counts.
+ */
+function chromeProcesses(pid: number | undefined): number[] {
+  const own = new Set(pid ? groupMembers(pid) : []);
+  if ((pid && alive(pid)) || ownsProfile) {
+    const flag = `--user-data-dir=${spec.userDataDir}`;
+    for (const p of processesWhere((cmdline) => cmdline.split("\0").includes(flag))) own.add(p);
+  }
+  return [...own];
 }
 
 function lifelineCut(): boolean {
@@ -79,33 +93,48 @@ function lifelineCut(): boolean {
   }
 }
 
-function cleanup(): void {
-  try {
-    rmSync(spec.runDir, { recursive: true, force: true, maxRetries: 5 });
-  } catch {
-    // best effort: a temp dir left behind is harmless compared to a live browser
-  }
-}
+/** How long the reaper keeps at ending its Chrome's last processes and removing the run dir. */
+const FINISH_MS = 30_000;
 
-async function killAll(): Promise<void> {
-  const pid = chromePid();
+/** SIGTERM, then SIGKILL, to every process of this Chrome; resolves once none is left (or at `deadline`). */
+async function killAll(deadline: number): Promise<void> {
+  const pid = chromePid() ?? known;
   for (const sig of ["SIGTERM", "SIGKILL"] as const) {
-    const targets = new Set([...(pid ? [-pid, pid] : []), ...profileProcesses()]);
-    for (const t of targets) {
+    const graceEnd = sig === "SIGTERM" ? Math.min(deadline, Date.now() + 1000) : deadline;
+    for (const t of [...(pid ? [-pid] : []), ...chromeProcesses(pid)]) {
       try {
         process.kill(t, sig);
       } catch {
         // gone already
       }
     }
-    for (let i = 0; i < 20 && ((pid && alive(pid)) || profileProcesses().length); i++) await sleep(50);
+    while (chromeProcesses(pid).length && Date.now() < graceEnd) await sleep(50);
+  }
+}
+
+/**
+ * Ends what is left of this Chrome, then removes the run dir. Under load a child of Chrome (its network
+ * service, say) can still be writing into the profile while the dir goes: the removal then fails, and is
+ * tried again once that process is gone. Should it still fail at the end, the dir keeps its pid files and
+ * the next launch's sweep removes it.
+ */
+async function finish(): Promise<void> {
+  const deadline = Date.now() + FINISH_MS;
+  for (;;) {
+    await killAll(deadline);
+    try {
+      removeRunDir(spec.runDir);
+      return;
+    } catch {
+      if (Date.now() >= deadline) return;
+    }
+    await sleep(POLL_MS);
   }
 }
 
 async function main(): Promise<void> {
   void serveEndpoint();
   let seen = false;
-  let known: number | undefined;
   for (;;) {
     // The owner's close() deletes the run dir with the pid file in it: keep the pid once read, or this
     // watchdog would outlive its Chrome until the owner exits (one stray process per session in a server).
@@ -117,13 +146,12 @@ async function main(): Promise<void> {
     if (seen && pid && !alive(pid)) {
       // Chrome ended on its own or by its owner: give the owner a moment to clean up, then make sure.
       await sleep(500);
-      cleanup();
+      await finish();
       return;
     }
     if (!seen && !statSafe(spec.runDir)) return; // the launch failed and its owner cleaned up
     if (lifelineCut()) {
-      await killAll();
-      cleanup();
+      await finish();
       return;
     }
     await sleep(POLL_MS);
@@ -141,5 +169,5 @@ function statSafe(path: string): boolean {
 
 // Exits once its Chrome is gone, whatever the endpoint's sockets still hold open. Should anything throw,
 // Chrome (which dies with this process's pipe anyway) is ended and its run dir removed first.
-process.on("uncaughtException", () => void killAll().then(() => (cleanup(), process.exit(1))));
+process.on("uncaughtException", () => void finish().then(() => process.exit(1)));
 void main().then(() => process.exit(0));

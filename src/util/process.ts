@@ -29,6 +29,11 @@ function zombie(pid: number): boolean {
  * NUL) `match` accepts. Linux only: [] where there is no /proc.
  */
 export function processesWhere(match: (cmdline: string) => boolean): number[] {
+  return pidsWhere("cmdline", match);
+}
+
+/** Pids (other than this one) whose `/proc/PID/<file>` `match` accepts; [] where there is no /proc. */
+function pidsWhere(file: "cmdline" | "stat", match: (text: string) => boolean): number[] {
   const out: number[] = [];
   let entries: string[];
   try {
@@ -39,7 +44,7 @@ export function processesWhere(match: (cmdline: string) => boolean): number[] {
   for (const name of entries) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (match(readFileSync(`/proc/${name}/cmdline`, "utf8"))) out.push(Number(name));
+      if (match(readFileSync(`/proc/${name}/${file}`, "utf8"))) out.push(Number(name));
     } catch {
       // exited meanwhile
     }
@@ -55,4 +60,24 @@ export async function waitForExit(pid: number, timeoutMs: number, pollMs = 25): 
     await new Promise((r) => setTimeout(r, pollMs));
   }
   return true;
+}
+
+/**
+ * Pids of the live (not zombie) processes in process group `pgid`. Linux reads /proc; elsewhere the group
+ * answers `kill(-pgid, 0)` as a whole, so this is `[pgid]` while any member exists.
+ */
+export function groupMembers(pgid: number): number[] {
+  if (process.platform !== "linux") {
+    try {
+      process.kill(-pgid, 0);
+      return [pgid];
+    } catch {
+      return [];
+    }
+  }
+  return pidsWhere("stat", (stat) => {
+    // After the command's closing parenthesis: state, ppid, pgrp.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(pgrp) === pgid && state !== "Z";
+  });
 }

@@ -4,13 +4,14 @@
  * the watchdog and the owner are both killed (-9).
  */
 import { pidAlive, processesMentioning } from "../support/process.js";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { launchBrowser, sweepRunDirs } from "../../src/browser/launch.js";
+import { launchBrowser } from "../../src/browser/launch.js";
+import { sweepRunDirs } from "../../src/browser/run-dir.js";
 import { ServiceInitError } from "../../src/errors.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "svc-launch-edges-"));
@@ -116,41 +117,77 @@ describe("run folder and startup failures", () => {
   });
 });
 
-describe("no orphan Chrome", () => {
-  it("ends when its reaper is killed (-9): the reaper holds Chrome's only pipe", async () => {
-    const script = `
-      const { launchBrowser } = await import(${JSON.stringify(new URL("../../dist/src/browser/launch.js", import.meta.url).href)});
-      const b = await launchBrowser({ headless: true, executablePath: ${JSON.stringify(CHROMIUM)} });
-      console.log(JSON.stringify({ pid: b.pid, runDir: b.runDir }));
-      setInterval(() => {}, 1000);`;
-    const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      owner.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        if (out.includes("\n")) resolve(out.split("\n")[0]!);
-      });
-      owner.once("exit", () => reject(new Error(`owner exited early: ${out}`)));
+/** A separate Node process that launches a Chrome the library's way (a reaper holds it) and then idles. */
+async function startOwner(): Promise<{ owner: ChildProcess; pid: number; runDir: string; userDataDir: string }> {
+  const script = `
+    const { launchBrowser } = await import(${JSON.stringify(new URL("../../dist/src/browser/launch.js", import.meta.url).href)});
+    const b = await launchBrowser({ headless: true, executablePath: ${JSON.stringify(CHROMIUM)} });
+    console.log(JSON.stringify({ pid: b.pid, runDir: b.runDir, userDataDir: b.userDataDir }));
+    setInterval(() => {}, 1000);`;
+  const owner = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    owner.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.split("\n")[0]!);
     });
-    const { pid, runDir } = JSON.parse(line) as { pid: number; runDir: string };
+    owner.once("exit", () => reject(new Error(`owner exited early: ${out}`)));
+  });
+  return { owner, ...(JSON.parse(line) as { pid: number; runDir: string; userDataDir: string }) };
+}
+
+function killHard(...targets: number[]): void {
+  for (const t of targets) {
+    try {
+      process.kill(t, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+describe("no orphan Chrome", () => {
+  it("ends when its reaper is killed (-9): the reaper holds Chrome's only pipe; the dir it leaves names it as holder, so a sweep removes it", async () => {
+    const { owner, pid, runDir } = await startOwner();
     try {
       const reapers = await waitFor(() => reapersOf(runDir).length > 0 && reapersOf(runDir));
       expect(pidAlive(pid)).toBe(true);
+      expect(Number(readFileSync(join(runDir, "holder.pid"), "utf8"))).toBe(reapers[0]);
       for (const r of reapers) process.kill(r, "SIGKILL");
       await waitFor(() => reapersOf(runDir).length === 0);
       // The owner still runs, but holds no copy of the pipe: Chrome sees it close and quits.
       await waitFor(() => !pidAlive(pid));
       expect(pidAlive(pid)).toBe(false);
       expect(owner.exitCode).toBe(null);
+      // Nothing of that Chrome is left to remove its dir but the next launch's sweep (its last processes
+      // may still be exiting: the sweep leaves the dir until they are gone).
+      await waitFor(() => (sweepRunDirs(), !existsSync(runDir)));
     } finally {
-      owner.kill("SIGKILL");
-      for (const t of [-pid, pid]) {
-        try {
-          process.kill(t, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      killHard(owner.pid!, -pid, pid);
+      rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+
+  it("a process of Chrome's still writing into its profile after the browser died is ended by the reaper, and the run dir goes", async () => {
+    const { owner, pid, runDir, userDataDir } = await startOwner();
+    // Stands for a child of Chrome (its network service, say) that outlives the browser on a loaded machine
+    // and keeps writing into the profile: it carries the profile on its command line, as Chrome's children do.
+    const script = join(tmp, "straggler.cjs");
+    writeFileSync(
+      script,
+      `const fs = require("fs"); const d = process.argv[2].slice("--user-data-dir=".length) + "/Default";
+       setInterval(() => { fs.mkdirSync(d, { recursive: true }); fs.writeFileSync(d + "/journal", String(Date.now())); }, 5);`,
+    );
+    const straggler = spawn(process.execPath, [script, `--user-data-dir=${userDataDir}`], { stdio: "ignore" });
+    try {
+      await waitFor(() => existsSync(join(userDataDir, "Default", "journal")));
+      await waitFor(() => reapersOf(runDir).length > 0);
+      process.kill(pid, "SIGKILL");
+      await waitFor(() => straggler.exitCode !== null || straggler.signalCode !== null);
+      await waitFor(() => reapersOf(runDir).length === 0 && !existsSync(runDir));
+      expect(straggler.signalCode).toBe("SIGTERM");
+    } finally {
+      killHard(owner.pid!, straggler.pid!, -pid, pid);
       rmSync(runDir, { recursive: true, force: true });
     }
   });
