@@ -11,7 +11,8 @@ import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { MAX_CDP_MESSAGE, type PipeMux } from "./pipe-mux.js";
+import { serveInProcess } from "./cdp/local-endpoints.js";
+import { MAX_CDP_MESSAGE, type MuxClient, type MuxClientSink, type PipeMux } from "./pipe-mux.js";
 
 /** A client reading slower than Chrome writes to it is cut off past this many unsent bytes. */
 const MAX_UNSENT = 2 * MAX_CDP_MESSAGE;
@@ -84,26 +85,28 @@ export async function serveDevtoolsEndpoint(options: { socketPath: string; mux: 
     send(res, 404, "text/plain", "not found");
   }
 
-  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://endpoint.invalid").pathname;
+  /** A client of the mux at a DevTools path: the browser (this endpoint's id only) or one page target. */
+  async function attachAt(path: string, sink: MuxClientSink): Promise<MuxClient> {
     const m = /^\/devtools\/(browser|page)\/([^/]+)$/.exec(path);
     if (!m) throw new Error("not a DevTools socket path");
     const id = decodeURIComponent(m[2]!);
     if (m[1] === "browser" && id !== browserId) throw new Error("no such browser");
+    return mux.attach(sink, m[1] === "page" ? id : undefined);
+  }
+
+  async function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://endpoint.invalid").pathname;
     let ws: WebSocket | undefined;
     const early: string[] = [];
-    const client = await mux.attach(
-      {
-        send: (text) => {
-          if (!ws) return void early.push(text);
-          if (ws.readyState !== ws.OPEN) return;
-          if (ws.bufferedAmount > MAX_UNSENT) return ws.terminate();
-          ws.send(text);
-        },
-        close: () => ws?.close(1000) ?? socket.destroy(),
+    const client = await attachAt(path, {
+      send: (text) => {
+        if (!ws) return void early.push(text);
+        if (ws.readyState !== ws.OPEN) return;
+        if (ws.bufferedAmount > MAX_UNSENT) return ws.terminate();
+        ws.send(text);
       },
-      m[1] === "page" ? id : undefined,
-    );
+      close: () => ws?.close(1000) ?? socket.destroy(),
+    });
     if (socket.destroyed) return client.close();
     socket.once("close", () => client.close());
     wss.handleUpgrade(req, socket, head, (open) => {
@@ -124,6 +127,9 @@ export async function serveDevtoolsEndpoint(options: { socketPath: string; mux: 
     });
   });
   chmodSync(socketPath, 0o600);
+  // This process's own clients of the endpoint skip the socket (cdp/local-endpoints.ts).
+  const stopInProcess = serveInProcess(socketPath, attachAt);
+  server.once("close", stopInProcess);
   return server;
 }
 

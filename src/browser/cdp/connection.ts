@@ -1,10 +1,13 @@
 /**
  * The only module that speaks to chrome-remote-interface. One WebSocket to the browser target; every page,
- * iframe (OOPIF) and worker is a flattened session multiplexed on it.
+ * iframe (OOPIF) and worker is a flattened session multiplexed on it. To an endpoint this process serves
+ * itself (a Chrome pipe it holds), no WebSocket: the client joins the pipe in process (local-endpoints.ts).
  */
 import CDP from "chrome-remote-interface";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js";
 import { ServiceBrowserClosedError, ServiceError, ServiceTargetCrashedError, ServiceTimeoutError } from "../../errors.js";
+import { parseUnixWsEndpoint } from "../../util/devtools-socket.js";
+import { InProcessClient, inProcessEndpoint } from "./local-endpoints.js";
 
 export type Commands = ProtocolMapping.Commands;
 export type Events = ProtocolMapping.Events;
@@ -201,8 +204,12 @@ export class CdpConnection {
   static async connect(wsEndpoint: string, options: { protocolTimeout?: number | undefined } = {}): Promise<CdpConnection> {
     // chrome-remote-interface takes only ws:/wss: strings as URLs; a `ws+unix:` one (svc's own Chromes,
     // devtools-socket.ts) goes in as a target object, which it uses as given.
-    const target = wsEndpoint.startsWith("ws+unix:") ? { webSocketDebuggerUrl: wsEndpoint } : wsEndpoint;
-    const client = (await CDP({ target: target as string, local: true })) as unknown as CriClient;
+    const unix = parseUnixWsEndpoint(wsEndpoint);
+    const inProcess = unix && inProcessEndpoint(unix.socketPath);
+    // An endpoint this process serves itself (a pipe it holds) is joined in process, without a WebSocket.
+    const client = inProcess
+      ? await InProcessClient.open(inProcess, unix.path)
+      : ((await CDP({ target: (unix ? { webSocketDebuggerUrl: wsEndpoint } : wsEndpoint) as string, local: true })) as unknown as CriClient);
     const connection = new CdpConnection(client);
     if (options.protocolTimeout !== undefined) connection.protocolTimeout = options.protocolTimeout;
     return connection;
