@@ -19,10 +19,11 @@ const READY_MS = 60_000;
 
 /**
  * Node flags of the resident process: a young generation of 1 MB semi-spaces instead of 16 (the host's
- * garbage is short-lived command output) and V8's size-over-speed heuristics; together its RSS after ten
- * commands drops from ~100 MB to ~80 MB (docs/performance.md).
+ * garbage is short-lived command output): its RSS after ten commands is ~75 MB instead of ~91. Not
+ * `--optimize-for-size`: it saved another 2–3 MB but cost ~40 % more CPU on a large page's snapshot
+ * (docs/performance.md).
  */
-const HOST_NODE_FLAGS = ["--max-semi-space-size=1", "--optimize-for-size"];
+const HOST_NODE_FLAGS = ["--max-semi-space-size=1"];
 
 /** A started host: `stop()` ends it and the Chrome it launched (an interrupted or failed start). */
 export interface StartingHost {
