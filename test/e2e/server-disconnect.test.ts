@@ -11,7 +11,7 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { processesMentioning } from "../cli/helpers.js";
+import { chromeBrowsersUnder } from "../support/process.js";
 
 const KEY = "disconnect-key-0001";
 const GRACE_MS = 1500;
@@ -41,17 +41,8 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 const status = async (id: string): Promise<string> => ((await api("GET", `/sessions/${id}`)) as Session).status;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Chrome browser processes of this file (their profile is under its TMPDIR; reapers left out). */
-function allChromes(): number[] {
-  return processesMentioning(base).filter((pid) => {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmd.includes("--remote-debugging-pipe") && !cmd.includes("--type=") && !cmd.includes("reaper.js");
-    } catch {
-      return false;
-    }
-  });
-}
+/** Chrome browser processes of this file (their profile is under its TMPDIR). */
+const allChromes = (): number[] => chromeBrowsersUnder(base);
 
 /**
  * The Chromes started since `before` (taken just before the session's start). A Chrome that was there already
@@ -77,7 +68,7 @@ async function visit(session: Session): Promise<void> {
 describe("a platform session and its CDP clients", () => {
   it("without keepAlive: the last client leaving ends it after the grace, and its Chrome is gone", async () => {
     const session = (await api("POST", "/sessions", {})) as Session;
-    expect(chromes()).toHaveLength(1);
+    expect(chromes(), commandLines(chromes())).toHaveLength(1);
     // Nobody connected yet: it waits for a client (or its timeout), not for the grace.
     await sleep(GRACE_MS + 1000);
     expect(await status(session.id)).toBe("RUNNING");

@@ -18,10 +18,24 @@ export function processesMentioning(...needles: string[]): number[] {
   return processesWhere((cmdline) => needles.every((n) => cmdline.includes(n)));
 }
 
-/** Chrome browser processes (not their children) on the DevTools pipe whose profile is under `dir`. */
+/**
+ * Chrome browser processes (not their children) on the DevTools pipe whose profile is under `dir`. A child
+ * Chrome has forked and not yet exec'd (its zygote or crash handler, as it starts) still shows the browser's
+ * command line: it is left out by its parent being one of them.
+ */
 export function chromeBrowsersUnder(dir: string): number[] {
-  return processesWhere((cmdline) => {
+  const found = processesWhere((cmdline) => {
     const args = cmdline.split("\0");
     return args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && args.includes("--remote-debugging-pipe") && !args.some((a) => a.startsWith("--type="));
   });
+  return found.filter((pid) => !found.includes(parentOf(pid)));
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
 }
