@@ -16,11 +16,27 @@ export function processAlive(pid: number): boolean {
 
 function zombie(pid: number): boolean {
   if (process.platform !== "linux") return false;
+  return procStat(pid)?.state === "Z"; // gone meanwhile, or no /proc: kill(0) said it exists
+}
+
+/** What svc reads of `/proc/PID/stat`: the fields after the command's closing parenthesis. */
+export interface ProcStat {
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+function parseStat(text: string): ProcStat {
+  const [state = "", ppid, pgrp] = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { state, ppid: Number(ppid), pgrp: Number(pgrp) };
+}
+
+/** Process `pid`'s state, parent and group (Linux); undefined when it is gone or there is no /proc. */
+export function procStat(pid: number): ProcStat | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+    return parseStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
-    return false; // gone meanwhile, or no /proc: kill(0) said it exists
+    return undefined;
   }
 }
 
@@ -75,9 +91,8 @@ export function groupMembers(pgid: number): number[] {
       return [];
     }
   }
-  return pidsWhere("stat", (stat) => {
-    // After the command's closing parenthesis: state, ppid, pgrp.
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(pgrp) === pgid && state !== "Z";
+  return pidsWhere("stat", (text) => {
+    const { state, pgrp } = parseStat(text);
+    return pgrp === pgid && state !== "Z";
   });
 }

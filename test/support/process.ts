@@ -1,13 +1,12 @@
 /** The machine's processes as tests see them: whether one runs, which ones a test left behind. */
-import { readFileSync } from "node:fs";
-import { processesWhere } from "../../src/util/process.js";
+import { procStat, processesWhere } from "../../src/util/process.js";
 
 /** Whether a process runs: `kill(pid, 0)` answers, and it is not a zombie (exited, not yet reaped: dead for tests). */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/.test(stat);
+    const stat = procStat(pid);
+    return stat !== undefined && stat.state !== "Z";
   } catch {
     return false;
   }
@@ -28,14 +27,5 @@ export function chromeBrowsersUnder(dir: string): number[] {
     const args = cmdline.split("\0");
     return args.some((a) => a.startsWith(`--user-data-dir=${dir}`)) && args.includes("--remote-debugging-pipe") && !args.some((a) => a.startsWith("--type="));
   });
-  return found.filter((pid) => !found.includes(parentOf(pid)));
-}
-
-function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return 0;
-  }
+  return found.filter((pid) => !found.includes(procStat(pid)?.ppid ?? 0));
 }
