@@ -251,7 +251,9 @@ describe("the CLI (svc act --action)", () => {
 
   it("fails with exit 6 naming the layer; succeeds once a timer removed it", async () => {
     expect((await cli(["goto", world.server.url("veil.html?case=cli")])).code).toBe(0);
-    const failed = await cli(["act", "--action", clickJson, "--timeout", "1500"]);
+    // A bound well past the 1.5 s still-cover rule, which is what ends it: at --timeout 1500 the two raced, and
+    // on a slow moment the act's own deadline won (TIMEOUT, exit 7).
+    const failed = await cli(["act", "--action", clickJson, "--timeout", "10000"]);
     expect(failed.code).toBe(6);
     expect(failed.stderr).toMatch(/^svc: cannot click <button id="target">: <div id="veil"> intercepts pointer events/);
     expect(await pageText()).toMatch(/Target clicks: 0[\s\S]*Veil clicks: 0/);
