@@ -77,9 +77,15 @@ export interface RunResult {
  */
 let spawnEveryCall = process.env.SVC_TEST_SPAWN === "1";
 
-/** This file's svc() calls all spawn the built bin (for tests of the process: its host, its exit, its stdin). */
+/**
+ * This file's svc() calls all spawn the built bin (for tests of the process: its host, its exit, its stdin).
+ * Called at a file's top; the next file run by the same worker (which shares this module) starts without it.
+ */
 export function spawnOnly(): void {
   spawnEveryCall = true;
+  afterAll(() => {
+    spawnEveryCall = process.env.SVC_TEST_SPAWN === "1";
+  });
 }
 
 /**

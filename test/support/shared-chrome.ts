@@ -8,7 +8,7 @@
  * then launch a Chrome per Service, as do Services whose options need a launch (any launch option).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { inject } from "vitest";
+import { afterAll, inject } from "vitest";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";
 import { DEFAULT_VIEWPORT } from "../../src/browser/connect.js";
 import type { ServiceOptions } from "../../src/options.js";
@@ -26,9 +26,15 @@ let ownChrome = false;
 /** Shared Services attached right now in this file: a second one at once would reset the first's tabs. */
 let attached = 0;
 
-/** Opt-out for a file that tests launching or ending Chrome: its helpers launch a Chrome per Service. */
+/**
+ * Opt-out for a file that tests launching or ending Chrome: its helpers launch a Chrome per Service. Called at
+ * a file's top; the next file run by the same worker (which shares this module) starts without it.
+ */
 export function launchOwnChrome(): void {
   ownChrome = true;
+  afterAll(() => {
+    ownChrome = false;
+  });
 }
 
 /** Launch options a shared Chrome already has (headless); any other needs a Chrome launched with it. */
