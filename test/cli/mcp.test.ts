@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { generateToken, parseCaps, serveHttp } from "../../src/mcp/index.js";
 import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor, pollUntil } from "./helpers.js";
 
 let world: ModelWorld;
@@ -309,12 +310,18 @@ describe("svc mcp", () => {
     } finally {
       await plain.close();
     }
+    // Each set alone, served in this process: `svc mcp` hands --caps to the same parseCaps and server (the
+    // spawns before and after this cover the flag itself), without a Node start per set.
+    const token = generateToken();
     for (const [cap, names] of Object.entries(BY_CAP)) {
-      const c = await open(["--caps", cap]);
+      const served = await serveHttp({ service: { env: "LOCAL" }, caps: parseCaps(cap), port: 0, token });
+      const c = new Client({ name: "test", version: "1.0.0" });
       try {
+        await c.connect(withToken(served.url, token));
         expect((await c.listTools()).tools.map((t) => t.name).sort(), cap).toEqual([...CORE, ...names].sort());
       } finally {
         await c.close();
+        await served.close();
       }
     }
     const bad = await collect(spawnSvc(["mcp", "--caps", "core,nope"], world.sb.env), 30_000);
