@@ -5,8 +5,10 @@
  * - a process whose environment names one (SVC_TEST_FILE, set by test/support/suite-cpu-tag.ts in the worker
  *   before the file loads, and inherited by what it starts: Chrome, `svc`, a session host that detached);
  * - a vitest worker: the file it runs at that moment (the tag's log, SVC_SUITE_CPU_LOG);
- * - else, under vitest's own process: "(vitest main)", or "(shared Chrome)" for the browsers its global setup
- *   starts (test/support/shared-chrome-setup.ts), which the library files share;
+ * - a shared Chrome (test/support/shared-chrome-setup.ts names each one's worker slot in the log): the file
+ *   that slot runs at that moment;
+ * - else, under vitest's own process: "(vitest main)", or "(shared Chrome)" for a browser its global setup
+ *   started before the log names it;
  * - anything else on the machine is counted apart ("outside the suite": kernel threads, other jobs).
  *
  * A process that exits between two samples loses at most its last 250 ms, except that the parent that reaps it
@@ -86,6 +88,11 @@ class Sampler {
   /** CPU ticks per key, split by kind. */
   readonly charged = new Map<string, { chrome: number; node: number; other: number }>();
   private readonly workerFile = new Map<number, string>();
+  /** The file each worker slot (VITEST_POOL_ID) runs now, and the shared Chrome of each slot (browser pid). */
+  private readonly slotFile = new Map<string, string>();
+  private readonly sharedChrome = new Map<number, string>();
+  /** CPU ticks of the shared Chromes, whichever file they were charged to. */
+  sharedTicks = 0;
   private logRead = 0;
 
   constructor(
@@ -107,15 +114,27 @@ class Sampler {
     const end = fresh.lastIndexOf("\n") + 1;
     this.logRead += end;
     for (const line of fresh.slice(0, end).split("\n")) {
-      const m = /^(\d+) (.+)$/.exec(line);
-      if (m) this.workerFile.set(Number(m[1]), m[2]!);
+      const chrome = /^chrome (\d+) (\d+)$/.exec(line);
+      if (chrome) {
+        this.sharedChrome.set(Number(chrome[1]), chrome[2]!);
+        continue;
+      }
+      const m = /^(\d+) (\S+) ?(\d*)$/.exec(line);
+      if (!m) continue;
+      this.workerFile.set(Number(m[1]), m[2]!);
+      if (m[3]) this.slotFile.set(m[3], m[2]!);
     }
   }
 
   /** What a process is charged to, and whether that can change (a worker moves from file to file). */
-  private keyOf(p: Proc, procs: Map<number, Proc>): { key: string; fixed: boolean } {
+  private keyOf(p: Proc, procs: Map<number, Proc>): { key: string; fixed: boolean; shared?: boolean } {
     const own = fileInEnvironment(p.pid);
     if (own) return { key: own, fixed: true };
+    // A shared Chrome (or one of its processes): the file its worker slot runs at this moment.
+    for (let q: Proc | undefined = p, depth = 0; q && depth < 6; q = procs.get(q.ppid), depth++) {
+      const slot = this.sharedChrome.get(q.pid);
+      if (slot) return { key: this.slotFile.get(slot) ?? "(shared Chrome)", fixed: false, shared: true };
+    }
     const worker = this.workerFile.get(p.pid);
     if (worker) return { key: worker, fixed: false };
     const main = this.vitestPid();
@@ -123,7 +142,7 @@ class Sampler {
       const file = this.workerFile.get(q.pid);
       if (file) return { key: file, fixed: false };
       // A Node child of vitest's may be a worker that has not named its file yet: asked again next time.
-      if (q.pid === main) return kind(p.comm) === "chrome" ? { key: "(shared Chrome)", fixed: true } : { key: "(vitest main)", fixed: false };
+      if (q.pid === main) return { key: kind(p.comm) === "chrome" ? "(shared Chrome)" : "(vitest main)", fixed: false };
     }
     if (p.pid === main) return { key: "(vitest main)", fixed: true };
     return { key: "outside the suite", fixed: true };
@@ -157,12 +176,11 @@ class Sampler {
     for (const p of procs.values()) {
       if (p.pid === process.pid) continue;
       const old = this.seen.get(p.id);
-      const { key: k, fixed } = old?.fixedKey !== undefined ? { key: old.fixedKey, fixed: true } : this.keyOf(p, procs);
-      this.charge(k, p.comm, p.own - (old?.own ?? 0));
-      if (old) {
-        // Children reaped since the last sample: their whole CPU arrived in `reaped`; charge what was not seen.
-        this.charge(k, p.comm, p.reaped - old.reaped - this.seenOfExitedChildren(p.pid));
-      }
+      const { key: k, fixed, shared } = old?.fixedKey !== undefined ? { key: old.fixedKey, fixed: true, shared: false } : this.keyOf(p, procs);
+      // Children reaped since the last sample: their whole CPU arrived in `reaped`; charge what was not seen.
+      const ticks = p.own - (old?.own ?? 0) + (old ? p.reaped - old.reaped - this.seenOfExitedChildren(p.pid) : 0);
+      this.charge(k, p.comm, ticks);
+      if (shared && ticks > 0) this.sharedTicks += ticks;
       this.seen.set(p.id, { ...p, alive: true, settled: false, before: old?.before ?? 0, fixedKey: fixed ? k : undefined });
     }
     const now = Date.now();
@@ -208,6 +226,7 @@ async function main(): Promise<void> {
   lines.push(
     "",
     `vitest exited ${code} after ${wall.toFixed(0)} s. The suite used ${s(suite)} s of CPU (${(suite / TICK / wall).toFixed(2)} of ${cores} cores on average); outside it, ${s(outside ? sum(outside) : 0)} s.`,
+    `The shared Chromes used ${s(sampler.sharedTicks)} s of it, charged to the file their worker ran.`,
     `The machine was busy ${(((m1.busy - m0.busy) / (m1.total - m0.total)) * 100).toFixed(0)} % of the time.`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);

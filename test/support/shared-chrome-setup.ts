@@ -65,6 +65,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       writeFileSync(originsFile, "");
       watchers.push(await watchOrigins(browser.wsEndpoint, originsFile));
       chromes.push({ wsEndpoint: browser.wsEndpoint, pid: browser.pid, originsFile });
+      // scripts/suite-cpu.ts charges this Chrome's CPU to the file its worker slot runs.
+      if (process.env.SVC_SUITE_CPU_LOG) appendFileSync(process.env.SVC_SUITE_CPU_LOG, `chrome ${browser.pid} ${i + 1}\n`);
     }
     project.provide("sharedChromes", chromes);
   } catch (e) {
