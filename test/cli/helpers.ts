@@ -94,9 +94,10 @@ export function spawnOnly(): void {
  * command runs in this process at the moment, or spawnOnly()/SVC_TEST_SPAWN=1 says so, by spawning the
  * built bin. `signal` is null for an in-process run.
  */
-export async function svc(args: readonly string[], env: NodeJS.ProcessEnv, options: { timeoutMs?: number; input?: string } = {}): Promise<RunResult> {
+export async function svc(args: readonly string[], env: NodeJS.ProcessEnv, options: { timeoutMs?: number; input?: string; fullCli?: boolean } = {}): Promise<RunResult> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  if (spawnEveryCall || options.input !== undefined || inProcessBusy() || process.cwd() !== ROOT) {
+  // fullCli: the full CLI is what is wanted (never the session host), so this process runs it even in a spawnOnly() file.
+  if ((spawnEveryCall && !options.fullCli) || options.input !== undefined || inProcessBusy() || process.cwd() !== ROOT) {
     return collect(spawnSvc(args, env), timeoutMs, options.input);
   }
   return { ...(await runInProcess(ROOT, args, env, timeoutMs)), signal: null };

@@ -15,14 +15,16 @@ spawnOnly();
 
 const world = useCliWorld({ session: true });
 
-const run = (args: string[], env: NodeJS.ProcessEnv = {}) => svc(args, { ...world.sb.env, ...env });
+// SVC_NO_HOST=1 (the full CLI, the baseline the host's output is compared with) runs in this process: the
+// same code the spawned full CLI runs, without a Node start each time; so does the inspection in current().
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => svc(args, { ...world.sb.env, ...env }, { fullCli: env.SVC_NO_HOST === "1" });
 const phased = (args: string[], env: NodeJS.ProcessEnv = {}) => run(args, { SVC_PHASES: "1", ...env });
 const hosted = (r: RunResult) => /^svc\[phase\] hosted \d+$/m.test(r.stderr);
 const withoutPhases = (stderr: string) => stderr.replace(/^svc\[phase\].*\n/gm, "");
 
 /** The live session's id and its host's socket. */
 async function current(): Promise<{ id: string; sock: string }> {
-  const r = await run(["--json", "sessions", "list"]);
+  const r = await run(["--json", "sessions", "list"], { SVC_NO_HOST: "1" });
   const { sessions } = json<{ sessions: { id: string; status: string }[] }>(r.stdout);
   const id = sessions.find((s) => s.status === "alive")?.id;
   if (!id) throw new Error(`no live session: ${r.stdout}`);
