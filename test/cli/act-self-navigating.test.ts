@@ -16,8 +16,9 @@ async function sessionOn(page: string): Promise<string> {
   const started = await svc(["--json", "sessions", "start"], world.sb.env);
   expect(started.code, started.stderr).toBe(0);
   const id = json<{ session: { id: string } }>(started.stdout).session.id;
-  // The goto itself may see the document change under it; the act is what is tested here.
-  await svc(["--json", "--session", id, "goto", "--timeout", "5000", world.server.url(page)], world.sb.env);
+  // The goto itself may see the document change under it; the act is what is tested here. A short bound: on a
+  // page that never stops, the goto settles until it (the page hopping all the while, a core's worth of CPU).
+  await svc(["--json", "--session", id, "goto", "--timeout", "1500", world.server.url(page)], world.sb.env);
   return id;
 }
 
