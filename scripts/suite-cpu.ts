@@ -81,6 +81,25 @@ function fileInEnvironment(pid: number): string | undefined {
   }
 }
 
+/** What a Node process of the suite is, by its command line. */
+function roleOf(pid: number): string {
+  let cmd: string;
+  try {
+    cmd = readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").join(" ");
+  } catch {
+    return "(exited before read)";
+  }
+  const roles: Array<[RegExp, string]> = [
+    [/commands\/host\.js /, "session host"],
+    [/browser\/reaper\.js /, "Chrome reaper"],
+    [/bin\/svc(\.js)? /, "svc, spawned"],
+    [/npm/, "npm"],
+    [/vitest\/dist\/workers|forks/, "vitest worker"],
+    [/vitest\.mjs/, "vitest main"],
+  ];
+  return roles.find(([re]) => re.test(`${cmd} `))?.[1] ?? "other Node";
+}
+
 const kind = (comm: string) => (/^chrom/.test(comm) ? "chrome" : comm === "node" || comm.startsWith("npm") ? "node" : "other");
 
 class Sampler {
@@ -93,6 +112,9 @@ class Sampler {
   private readonly sharedChrome = new Map<number, string>();
   /** CPU ticks of the shared Chromes, whichever file they were charged to. */
   sharedTicks = 0;
+  /** Node's CPU ticks by what the process is (its command line), over the whole suite. */
+  readonly nodeRoles = new Map<string, number>();
+  private readonly roles = new Map<string, string>();
   private logRead = 0;
 
   constructor(
@@ -181,6 +203,11 @@ class Sampler {
       const ticks = p.own - (old?.own ?? 0) + (old ? p.reaped - old.reaped - this.seenOfExitedChildren(p.pid) : 0);
       this.charge(k, p.comm, ticks);
       if (shared && ticks > 0) this.sharedTicks += ticks;
+      if (ticks > 0 && kind(p.comm) === "node" && k !== "outside the suite") {
+        const role = this.roles.get(p.id) ?? roleOf(p.pid);
+        this.roles.set(p.id, role);
+        this.nodeRoles.set(role, (this.nodeRoles.get(role) ?? 0) + ticks);
+      }
       this.seen.set(p.id, { ...p, alive: true, settled: false, before: old?.before ?? 0, fixedKey: fixed ? k : undefined });
     }
     const now = Date.now();
@@ -227,6 +254,7 @@ async function main(): Promise<void> {
     "",
     `vitest exited ${code} after ${wall.toFixed(0)} s. The suite used ${s(suite)} s of CPU (${(suite / TICK / wall).toFixed(2)} of ${cores} cores on average); outside it, ${s(outside ? sum(outside) : 0)} s.`,
     `The shared Chromes used ${s(sampler.sharedTicks)} s of it, charged to the file their worker ran.`,
+    `Node by process: ${[...sampler.nodeRoles].sort((a, b) => b[1] - a[1]).map(([r, t]) => `${r} ${s(t)} s`).join(", ")}.`,
     `The machine was busy ${(((m1.busy - m0.busy) / (m1.total - m0.total)) * 100).toFixed(0)} % of the time.`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);
