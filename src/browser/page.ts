@@ -332,18 +332,27 @@ export class Page {
     };
     const blank = (u: string) => u === "" || u === "about:blank";
     if (!blank(current()) || this.isClosed) return current();
+    let committed = "";
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         off();
         resolve();
       };
+      const seen = (url: string) => {
+        if (blank(url)) return;
+        committed = url;
+        done();
+      };
       const timer = setTimeout(done, timeoutMs);
       const off = this.mainSession.on("Page.frameNavigated", (e) => {
-        if (!e.frame.parentId && !blank(e.frame.url)) done();
+        if (!e.frame.parentId) seen(e.frame.url);
       });
+      // Subscribed first, then asked: a commit this page got no event for (likely one made before its Page.enable
+      // took effect; a suite run waited the whole bound for one) is in the frame tree.
+      void this.mainSession.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url), () => {});
     });
-    return current();
+    return blank(current()) && committed ? committed : current();
   }
 
   /**
