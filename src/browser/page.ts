@@ -350,7 +350,7 @@ export class Page {
       });
       // Subscribed first, then asked: a commit this page got no event for (likely one made before its Page.enable
       // took effect; a suite run waited the whole bound for one) is in the frame tree.
-      void this.mainSession.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url), () => {});
+      void this.mainSession.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url + (frameTree.frame.urlFragment ?? "")), () => {});
     });
     return blank(current()) && committed ? committed : current();
   }
