@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { standIn, useResource } from "../support/use-resource.js";
 import { inProcessBusy, runInProcess } from "./in-process.js";
-import { processesMentioning } from "../support/process.js";
+import { killProcessesMentioning, processesMentioning } from "../support/process.js";
 export { pidAlive, processesMentioning } from "../support/process.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -52,13 +52,7 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
     tmp,
     env,
     cleanup() {
-      for (const p of processesMentioning(base)) {
-        try {
-          process.kill(p, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      killProcessesMentioning(base);
       rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     },
   };

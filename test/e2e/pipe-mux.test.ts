@@ -14,7 +14,7 @@ import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MuxClient, PipeMux } from "../../src/browser/pipe-mux.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { processesMentioning } from "../support/process.js";
+import { killProcessesMentioning, processesMentioning } from "../support/process.js";
 
 interface Reply {
   id?: number;
@@ -76,15 +76,8 @@ afterAll(async () => {
   await new Promise((r) => (chrome.exitCode === null && chrome.signalCode === null ? chrome.once("exit", r) : r(undefined)));
   // Chrome's children (its network service, the zygotes) outlive a -9 of the browser for a moment, writing into
   // the profile meanwhile (a removal once failed on a dir they had just written): they are ended and gone first.
-  const left = () => processesMentioning(profile);
-  for (const pid of left()) {
-    try {
-      process.kill(pid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-  await waitFor(() => left().length === 0);
+  killProcessesMentioning(profile);
+  await waitFor(() => processesMentioning(profile).length === 0);
   rmSync(profile, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -17,6 +17,17 @@ export function processesMentioning(...needles: string[]): number[] {
   return processesWhere((cmdline) => needles.every((n) => cmdline.includes(n)));
 }
 
+/** SIGKILL to every process `processesMentioning(...needles)` finds (one already gone is skipped). */
+export function killProcessesMentioning(...needles: string[]): void {
+  for (const pid of processesMentioning(...needles)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
 /**
  * Chrome browser processes (not their children) on the DevTools pipe whose profile is under `dir`. A child
  * Chrome has forked and not yet exec'd (its zygote or crash handler, as it starts) still shows the browser's
