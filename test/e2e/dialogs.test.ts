@@ -146,9 +146,11 @@ describe("a confirm() loop", () => {
   it("act and extract go on while the page keeps asking", async () => {
     const svc = env.svc;
     await open(svc, "alert-loop.html?every=100");
-    await promptly("act fill", svc.act(action("fill", "#note", ["hello"]), { timeout: PROMPTLY }));
-    await promptly("act click", svc.act(action("click", "#save"), { timeout: PROMPTLY }));
-    expect(await text(svc, "result")).toBe("saved: hello");
+    const filled = await promptly("act fill", svc.act(action("fill", "#note", ["hello"]), { timeout: PROMPTLY }));
+    const clicked = await promptly("act click", svc.act(action("click", "#save"), { timeout: PROMPTLY }));
+    // What svc reported beside what the page shows, so that a failure tells a refused act from a false success.
+    const seen = { filled: filled.success, clicked: clicked.success, note: await inPage<string>(svc.page, `document.getElementById("note").value`), result: await text(svc, "result") };
+    expect(seen, JSON.stringify({ filled, clicked })).toEqual({ filled: true, clicked: true, note: "hello", result: "saved: hello" });
     await waitFor(async () => Number(await text(svc, "asks")) >= 3, PROMPTLY);
     expect((await promptly("extract", svc.extract())).pageText).toMatch(/Questions asked: \d+/);
     expect((await dialogsIn(svc)).filter((d) => (d.parameters as { message: string }).message === "Stay on this page?").length).toBeGreaterThanOrEqual(3);
