@@ -7,8 +7,8 @@
  * target; inside shadow roots, the point again) against the element. An event that reaches another element
  * is cancelled (preventDefault + stopImmediatePropagation: the page's handlers never see it), and so is
  * every later event of that press. After the press the record is read back: the click succeeded only when
- * the listener saw the press reach the element and nothing go elsewhere; otherwise the caller checks again
- * and presses again, or fails naming the element that got it.
+ * the listener saw the press reach the element, each button that went down come up again, and nothing go
+ * elsewhere; otherwise the caller checks again and presses again, or fails naming what went wrong.
  *
  * An event after the first that lands elsewhere because the element itself went away (a menu item that
  * closes its menu on mousedown) is the page's own reaction, not a miss. The record cannot be read when the
@@ -27,6 +27,13 @@ export interface PressRecord {
   seen: number;
   /** The first event that reached another element: `mousedown on <p class="title">`; "" when none did. */
   miss: string;
+  /**
+   * Buttons that went down and came up on the element (each the larger of its pointer and mouse events' counts:
+   * a page that cancels pointerdown gets no mouse events). A release can be lost: a dialog the page opens
+   * between the two (a timer's confirm()) swallows it, and the page's click never comes.
+   */
+  down: number;
+  up: number;
 }
 
 /** `gone`: the element's document went away, so pressing again is pointless. */
@@ -66,7 +73,8 @@ export function armPress(this: Element, token: string, binding: string, tools: H
   const hitTarget = tools.hitTarget;
   let outer: Element = hitTarget;
   for (let root = outer.getRootNode() as ShadowRoot; root.host; root = outer.getRootNode() as ShadowRoot) outer = root.host;
-  const record: PressRecord = { seen: 0, miss: "" };
+  const record: PressRecord = { seen: 0, miss: "", down: 0, up: 0 };
+  const counts: Record<string, number> = {};
   const reached = (e: MouseEvent): boolean => {
     if (record.seen > 0 && !hitTarget.isConnected) return true;
     const t = e.target instanceof Element ? e.target : null;
@@ -81,6 +89,9 @@ export function armPress(this: Element, token: string, binding: string, tools: H
     if (!record.miss) {
       const ok = reached(e);
       record.seen++;
+      counts[e.type] = (counts[e.type] ?? 0) + 1;
+      record.down = Math.max(counts.pointerdown ?? 0, counts.mousedown ?? 0);
+      record.up = Math.max(counts.pointerup ?? 0, counts.mouseup ?? 0);
       if (ok && record.seen === 1) {
         const report = (globalThis as unknown as Record<string, ((payload: string) => void) | undefined>)[binding];
         if (typeof report === "function") report(token);
@@ -129,5 +140,6 @@ export async function pressOutcome(handle: ElementHandle, watch: PressWatch): Pr
   if (!record) return { ok: false, reason: "the press was not observed (its listener was removed)" };
   if (record.miss) return { ok: false, reason: `the press landed elsewhere: ${record.miss} (the page moved between the check and the press)` };
   if (record.seen === 0) return { ok: false, reason: "no pointer event of the press reached its document (something of another frame took it)" };
+  if (record.up < record.down) return { ok: false, reason: "the button went down on it but its release never reached the page (a dialog the page opened meanwhile swallowed it)" };
   return { ok: true };
 }

@@ -2,7 +2,8 @@
  * A click is verified where it lands (src/browser/press.ts). When the element's document is gone by the
  * time svc reads what its listener saw, the press counts as received only if the page reported, through
  * svc's world's binding, that the press reached the element: a click that navigates is a success; a press
- * made after the page replaced its document by itself is not (it reached no document that took it).
+ * made after the page replaced its document by itself is not (it reached no document that took it). Nor is a
+ * press whose button went down on the element but whose release never reached the page.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actionable } from "../../src/browser/actionability.js";
@@ -67,5 +68,34 @@ describe("a press whose document is gone", () => {
     const result = await env.svc.act(action("click", "#submit-div"));
     expect(result.success).toBe(true);
     await expect.poll(() => page.url()).toBe(server.url("controls.html"));
+  });
+});
+
+describe("a press whose release never reaches the page", () => {
+  it("the button went down on the element and never came up (a dialog swallowed the release): not received", async () => {
+    const page = env.svc.page;
+    await page.goto(server.url("clickable.html"));
+    const { at, watch } = await arm("#submit-div");
+    const session = at.handle.frame.session;
+    try {
+      // What a confirm() opened by a timer between the two events does: the page gets the press, never its release.
+      await session.send("Input.dispatchMouseEvent", { type: "mousePressed", x: at.point.x, y: at.point.y, button: "left", buttons: 1, clickCount: 1 });
+      expect(await pressOutcome(at.handle, watch)).toMatchObject({ ok: false, reason: expect.stringMatching(/its release never reached the page/) });
+    } finally {
+      watch.stop();
+      await session.send("Input.dispatchMouseEvent", { type: "mouseReleased", x: at.point.x, y: at.point.y, button: "left", buttons: 0, clickCount: 1 });
+    }
+  });
+
+  it("a whole press on the element: received", async () => {
+    const page = env.svc.page;
+    await page.goto(server.url("clickable.html"));
+    const { at, watch } = await arm("#submit-div");
+    try {
+      await page.input.buttons(at.point);
+      expect(await pressOutcome(at.handle, watch)).toEqual({ ok: true });
+    } finally {
+      watch.stop();
+    }
   });
 });
