@@ -9,7 +9,7 @@
 // (__dirname, import.meta.url, require.resolve, WebAssembly) stays in node_modules, and so does every package
 // such a package imports, so that each package has one copy in a process (two Reacts would break Ink).
 // Figures: docs/development.md.
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { build } from "esbuild";
 
 const common = {
@@ -55,8 +55,8 @@ async function externalsOf(entryPoints) {
 }
 
 const programs = ["dist/commands/main.js", "dist/commands/host.js"];
-// The chunks of an earlier build (their names are hashes of their content).
-for (const f of readdirSync("dist/commands")) if (f.startsWith("chunk-")) rmSync(`dist/commands/${f}`);
+// Chunks of an earlier build are left in place (their names are hashes of their content): a session host
+// started before a rebuild still loads its own. `npm pack` starts from an empty dist/ (prepack).
 await build({ ...common, entryPoints: programs, outdir: "dist/commands", allowOverwrite: true, splitting: true, chunkNames: "chunk-[hash]", sourcemap: true, external: await externalsOf(programs) });
 
 const reaper = "dist/src/browser/reaper.js";
