@@ -28,12 +28,11 @@ export interface PressRecord {
   /** The first event that reached another element: `mousedown on <p class="title">`; "" when none did. */
   miss: string;
   /**
-   * Buttons that went down and came up on the element (each the larger of its pointer and mouse events' counts:
-   * a page that cancels pointerdown gets no mouse events). A release can be lost: a dialog the page opens
-   * between the two (a timer's confirm()) swallows it, and the page's click never comes.
+   * How many of each event type reached the element before any miss. Each button that went down must come up:
+   * a release can be lost (a dialog the page opens between the two, a timer's confirm(), swallows it, and the
+   * page's click never comes).
    */
-  down: number;
-  up: number;
+  counts: Record<string, number>;
 }
 
 /** `gone`: the element's document went away, so pressing again is pointless. */
@@ -73,8 +72,7 @@ export function armPress(this: Element, token: string, binding: string, tools: H
   const hitTarget = tools.hitTarget;
   let outer: Element = hitTarget;
   for (let root = outer.getRootNode() as ShadowRoot; root.host; root = outer.getRootNode() as ShadowRoot) outer = root.host;
-  const record: PressRecord = { seen: 0, miss: "", down: 0, up: 0 };
-  const counts: Record<string, number> = {};
+  const record: PressRecord = { seen: 0, miss: "", counts: {} };
   const reached = (e: MouseEvent): boolean => {
     if (record.seen > 0 && !hitTarget.isConnected) return true;
     const t = e.target instanceof Element ? e.target : null;
@@ -89,9 +87,7 @@ export function armPress(this: Element, token: string, binding: string, tools: H
     if (!record.miss) {
       const ok = reached(e);
       record.seen++;
-      counts[e.type] = (counts[e.type] ?? 0) + 1;
-      record.down = Math.max(counts.pointerdown ?? 0, counts.mousedown ?? 0);
-      record.up = Math.max(counts.pointerup ?? 0, counts.mouseup ?? 0);
+      record.counts[e.type] = (record.counts[e.type] ?? 0) + 1;
       if (ok && record.seen === 1) {
         const report = (globalThis as unknown as Record<string, ((payload: string) => void) | undefined>)[binding];
         if (typeof report === "function") report(token);
@@ -140,6 +136,8 @@ export async function pressOutcome(handle: ElementHandle, watch: PressWatch): Pr
   if (!record) return { ok: false, reason: "the press was not observed (its listener was removed)" };
   if (record.miss) return { ok: false, reason: `the press landed elsewhere: ${record.miss} (the page moved between the check and the press)` };
   if (record.seen === 0) return { ok: false, reason: "no pointer event of the press reached its document (something of another frame took it)" };
-  if (record.up < record.down) return { ok: false, reason: "the button went down on it but its release never reached the page (a dialog the page opened meanwhile swallowed it)" };
+  // Pointer or mouse events, whichever came more often: a page that cancels pointerdown gets no mouse events.
+  const times = (pointer: string, mouse: string) => Math.max(record.counts[pointer] ?? 0, record.counts[mouse] ?? 0);
+  if (times("pointerup", "mouseup") < times("pointerdown", "mousedown")) return { ok: false, reason: "the button went down on it but its release never reached the page (a dialog the page opened meanwhile swallowed it)" };
   return { ok: true };
 }
