@@ -1,6 +1,6 @@
 /**
  * A tab. Owns its main CDP session, the sessions of its out-of-process iframes, its frame tree and its
- * network tracker. Navigation, inspection and input live here; element work goes through Locator.
+ * network tracker. Navigation (its URL rules and waits: navigation.ts), inspection and input live here; element work goes through Locator.
  */
 import { type CdpSession, isDocumentGone } from "./cdp/connection.js";
 import type { DialogHandler } from "./dialogs.js";
@@ -12,8 +12,9 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
+import { committedMainUrl, lifecycleWaiter, normalizeUrl, webUrl } from "./navigation.js";
 import type { Viewport, WaitUntil } from "./types.js";
-import { ServiceEvalError, ServiceInvalidArgumentError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
+import { ServiceEvalError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
 
 export interface PageOptions {
   viewport?: Viewport;
@@ -54,37 +55,6 @@ export interface GotoOptions {
 const NAV_TIMEOUT = 30_000;
 /** How often one goto starts its navigation again because a dialog of the page being left blocked it. */
 const MAX_NAVIGATION_RESTARTS = 3;
-const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
-
-/** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
-function normalizeUrl(raw: string): string {
-  const text = raw.trim();
-  if (!text) throw new ServiceInvalidArgumentError("url: expected a URL, got an empty string");
-  let url: URL;
-  try {
-    url = new URL(text);
-    if (!ALLOWED_SCHEMES.has(url.protocol) && /^[a-z0-9.-]+:\d+/i.test(text)) url = new URL(`http://${text}`);
-  } catch {
-    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/.*)?$|^localhost(:\d+)?(\/.*)?$/i.test(text)) {
-      throw new ServiceInvalidArgumentError(`url: "${text}" is not a valid URL`, { hint: "use a full URL such as https://example.com" });
-    }
-    url = new URL(`${/^(localhost|127\.)/.test(text) ? "http" : "https"}://${text}`);
-  }
-  if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
-  return url.href;
-}
-
-/**
- * `url` (normalized) when it is a web URL: http:, https:, data: or about:blank. Anything else would show
- * the browser's host rather than the web — file: reads its files; chrome:, devtools:, view-source: and
- * about: pages (Chrome maps about:version to chrome://version) show its settings and command line.
- */
-export function webUrl(url: string): string {
-  const u = new URL(url);
-  if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "data:" || (u.protocol === "about:" && u.pathname === "blank")) return url;
-  throw new ServiceInvalidArgumentError(`url: ${u.protocol === "about:" ? `about:${u.pathname.slice(0, 20)}` : u.protocol} URLs are refused here: this browser opens only http:, https:, data: and about:blank`);
-}
-
 /** How a page enables the Network domain on its sessions (an emulation on them re-enables it the same way). */
 export const PAGE_NETWORK_ENABLE = { maxPostDataSize: 0 };
 
@@ -200,7 +170,7 @@ export class Page {
       if (session === this.mainSession && restarts++ < MAX_NAVIGATION_RESTARTS) void this.mainSession.send("Page.navigate", params).catch(() => {});
     });
     try {
-      const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, url);
+      const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, url);
       const res = await this.mainSession.send("Page.navigate", params);
       if (res.errorText) {
         waiter.cancel();
@@ -218,34 +188,10 @@ export class Page {
     }
   }
 
-  private waitForLifecycle(event: WaitUntil, timeout: number, url: string): { promise: Promise<void>; cancel: () => void } {
-    const name = event === "load" ? "load" : event === "domcontentloaded" ? "DOMContentLoaded" : "networkIdle";
-    let off = () => {};
-    let timer: NodeJS.Timeout | undefined;
-    const promise = new Promise<void>((resolve, reject) => {
-      off = this.mainSession.on("Page.lifecycleEvent", (e) => {
-        if (e.name === name && e.frameId === this.frames.main.id) {
-          cleanup();
-          resolve();
-        }
-      });
-      timer = setTimeout(() => {
-        cleanup();
-        reject(new ServiceTimeoutError(`navigation to ${url} did not reach "${event}" within ${timeout} ms`));
-      }, timeout);
-    });
-    const cleanup = () => {
-      off();
-      if (timer) clearTimeout(timer);
-    };
-    promise.catch(() => {});
-    return { promise, cancel: cleanup };
-  }
-
   async reload(options: GotoOptions = {}): Promise<void> {
     const timeout = options.timeout ?? NAV_TIMEOUT;
     const deadline = Date.now() + timeout;
-    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, this.url());
+    const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, this.url());
     await this.mainSession.send("Page.reload");
     await waiter.promise;
     await this.settleWithin(deadline);
@@ -265,7 +211,7 @@ export class Page {
     if (!entry) return false;
     const timeout = options.timeout ?? NAV_TIMEOUT;
     const deadline = Date.now() + timeout;
-    const waiter = this.waitForLifecycle(options.waitUntil ?? "load", timeout, entry.url);
+    const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, entry.url);
     await this.mainSession.send("Page.navigateToHistoryEntry", { entryId: entry.id });
     // Back/forward may be served from the bfcache or be same-document: no load event then.
     await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
@@ -330,29 +276,7 @@ export class Page {
         return "";
       }
     };
-    const blank = (u: string) => u === "" || u === "about:blank";
-    if (!blank(current()) || this.isClosed) return current();
-    let committed = "";
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        off();
-        resolve();
-      };
-      const seen = (url: string) => {
-        if (blank(url)) return;
-        committed = url;
-        done();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      const off = this.mainSession.on("Page.frameNavigated", (e) => {
-        if (!e.frame.parentId) seen(e.frame.url);
-      });
-      // Subscribed first, then asked: a commit this page got no event for (likely one made before its Page.enable
-      // took effect; a suite run waited the whole bound for one) is in the frame tree.
-      void this.mainSession.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url + (frameTree.frame.urlFragment ?? "")), () => {});
-    });
-    return blank(current()) && committed ? committed : current();
+    return this.isClosed ? current() : committedMainUrl(this.mainSession, current, timeoutMs);
   }
 
   /**

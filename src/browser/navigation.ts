@@ -1,0 +1,98 @@
+/**
+ * What a navigation may open and how it waits: the URL rules of Page.goto (bare hosts accepted, schemes
+ * bounded, web URLs only where the browser serves others than its owner) and the wait for a lifecycle event
+ * of the main frame, shared by goto, reload and history.
+ */
+import type { CdpSession } from "./cdp/connection.js";
+import type { WaitUntil } from "./types.js";
+import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
+
+const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
+
+/** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
+export function normalizeUrl(raw: string): string {
+  const text = raw.trim();
+  if (!text) throw new ServiceInvalidArgumentError("url: expected a URL, got an empty string");
+  let url: URL;
+  try {
+    url = new URL(text);
+    if (!ALLOWED_SCHEMES.has(url.protocol) && /^[a-z0-9.-]+:\d+/i.test(text)) url = new URL(`http://${text}`);
+  } catch {
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/.*)?$|^localhost(:\d+)?(\/.*)?$/i.test(text)) {
+      throw new ServiceInvalidArgumentError(`url: "${text}" is not a valid URL`, { hint: "use a full URL such as https://example.com" });
+    }
+    url = new URL(`${/^(localhost|127\.)/.test(text) ? "http" : "https"}://${text}`);
+  }
+  if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
+  return url.href;
+}
+
+/**
+ * `url` (normalized) when it is a web URL: http:, https:, data: or about:blank. Anything else would show
+ * the browser's host rather than the web — file: reads its files; chrome:, devtools:, view-source: and
+ * about: pages (Chrome maps about:version to chrome://version) show its settings and command line.
+ */
+export function webUrl(url: string): string {
+  const u = new URL(url);
+  if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "data:" || (u.protocol === "about:" && u.pathname === "blank")) return url;
+  throw new ServiceInvalidArgumentError(`url: ${u.protocol === "about:" ? `about:${u.pathname.slice(0, 20)}` : u.protocol} URLs are refused here: this browser opens only http:, https:, data: and about:blank`);
+}
+
+/**
+ * Resolves when the main frame (its id read at each event: a navigation may swap it) reaches `event`, rejects
+ * with TIMEOUT after `timeout` ms; `cancel` stops listening. Subscribe before sending the navigation.
+ */
+export function lifecycleWaiter(session: CdpSession, mainFrameId: () => string, event: WaitUntil, timeout: number, url: string): { promise: Promise<void>; cancel: () => void } {
+  const name = event === "load" ? "load" : event === "domcontentloaded" ? "DOMContentLoaded" : "networkIdle";
+  let off = () => {};
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve, reject) => {
+    off = session.on("Page.lifecycleEvent", (e) => {
+      if (e.name === name && e.frameId === mainFrameId()) {
+        cleanup();
+        resolve();
+      }
+    });
+    timer = setTimeout(() => {
+      cleanup();
+      reject(new ServiceTimeoutError(`navigation to ${url} did not reach "${event}" within ${timeout} ms`));
+    }, timeout);
+  });
+  const cleanup = () => {
+    off();
+    if (timer) clearTimeout(timer);
+  };
+  promise.catch(() => {});
+  return { promise, cancel: cleanup };
+}
+
+const blank = (u: string) => u === "" || u === "about:blank";
+
+/**
+ * The main frame's URL once a document other than the initial empty one committed (`current()` until then):
+ * waits for that commit up to timeoutMs, then gives what there is.
+ */
+export async function committedMainUrl(session: CdpSession, current: () => string, timeoutMs: number): Promise<string> {
+  if (!blank(current())) return current();
+  let committed = "";
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      off();
+      resolve();
+    };
+    const seen = (url: string) => {
+      if (blank(url)) return;
+      committed = url;
+      done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    const off = session.on("Page.frameNavigated", (e) => {
+      if (!e.frame.parentId) seen(e.frame.url);
+    });
+    // Subscribed first, then asked: a commit this page got no event for (likely one made before its Page.enable
+    // took effect; a suite run waited the whole bound for one) is in the frame tree.
+    void session.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url + (frameTree.frame.urlFragment ?? "")), () => {});
+  });
+  return blank(current()) && committed ? committed : current();
+}
