@@ -2,7 +2,8 @@
  * One agent run: a loop of steps, each ONE structured-output model call (the tool to use and its
  * arguments, over the current page) followed by that tool. It stops when the model calls `done`, or
  * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
- * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on.
+ * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on. A cached
+ * run's steps are replayed first, and a successful run stored, by run-cache.ts.
  */
 import { describeDialog } from "../browser/dialogs.js";
 import { describeDownload, type Download } from "../browser/downloads.js";
@@ -19,7 +20,7 @@ import type { MetricOperation } from "../records.js";
 import { abortable, abortError, Cancellation } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 import type { AgentCacheSession } from "./cache.js";
-import { pageFingerprint } from "./fingerprint.js";
+import { RunCache, type FinalAnswer } from "./run-cache.js";
 import { watchNavigation } from "./navigation.js";
 import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
@@ -32,7 +33,7 @@ import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
 import { dialogTool, type DialogControl } from "./tools-dialog.js";
 import { askHumanTool, humanAsker } from "./tools-human.js";
-import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ReplayStep, type ToolEnv, type ToolOutcome } from "./tools.js";
+import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
 export interface AgentHost {
@@ -98,21 +99,13 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   const totals: AgentUsage = { input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cached_input_tokens: 0, inference_time_ms: 0 };
   const actions: AgentAction[] = [];
   const history: HistoryLine[] = [];
-  const replayed: ReplayStep[] = [];
-  let cacheable = true;
-  /** How far the cache entry was replayed: "full" = every stored step, then the model took over. */
-  let replayState = "none" as "none" | "partial" | "full";
-  /** Steps the model chose other than `done` (after a full replay: the entry no longer told the whole path). */
-  let modelSteps = 0;
+  const runCache = new RunCache(cache);
   let detail: { step: number; tool: string; text: string } | undefined;
   let note: string | undefined;
   let lastUrl: string | undefined;
   let step = 0;
   let stop: AgentStopReason | undefined;
-  let final: { message: string; success: boolean; output?: unknown } | undefined;
-  /** The fingerprint of the page the model's `done` was read from; whether `final` is the cache's answer. */
-  let finalFingerprint: string | undefined;
-  let answeredFromCache = false;
+  let final: FinalAnswer | undefined;
   const loops = options.loopDetection ? new LoopDetector(options.loopDetection) : undefined;
   /** The model's last step, waiting for the next page to tell whether it changed anything. */
   let pending: { tool: string; args: unknown; before: string } | undefined;
@@ -242,59 +235,29 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     });
     history.push({ step, tool: call.tool.name, args: call.args, ok: outcome.ok, summary: outcome.summary, ...(url !== before ? { url } : {}) });
     detail = outcome.detail ? { step, tool: call.tool.name, text: outcome.detail } : undefined;
-    if (outcome.ok && outcome.replay) replayed.push(...outcome.replay);
-    else if (outcome.ok) cacheable = false;
-    if (!cached && call.tool.name !== "done") modelSteps++;
     if (outcome.done) final = outcome.done;
-    if (outcome.done && !cached) finalFingerprint = await pageFingerprint(host.page());
+    await runCache.record(call.tool.name, outcome, cached, () => host.page());
     if (options.onStepEnd) await stepEnd(options.onStepEnd, { step, tool: call.tool.name, ok: outcome.ok, url });
     return outcome;
   };
 
-  /**
-   * Replays a cached run's steps with no model, never a `done` (its answer was about another run's page).
-   * Either way the model takes over afterwards: at the first step that no longer fits, or after the last
-   * one, to read the page as it is now and give the final answer (usually one call).
-   */
-  const replay = async (steps: ReplayStep[]): Promise<void> => {
-    for (const s of steps) {
-      const tool = s.tool === "done" ? undefined : tools.find((t) => t.name === s.tool);
-      const parsed = tool?.input.safeParse(s.args);
-      if (!tool || !parsed?.success || step >= options.maxSteps) {
-        if (step > 0) replayState = "partial";
-        return;
-      }
-      step++;
-      emit({ type: "step_start", step });
-      const outcome = await execute(host.page(), undefined, { tool, args: parsed.data, reasoning: "replayed from the agent cache" }, true);
-      if (!outcome.ok) {
-        replayState = "partial";
-        emit({ type: "log", level: "info", message: `cache replay stopped at step ${step} (${outcome.summary}); the model takes over` });
-        note = `Note: steps 1–${step} were replayed from a cache; step ${step} failed, so look at the page and continue from here.`;
-        return;
-      }
-    }
-    replayState = "full";
-    if (step === 0) return; // an entry with nothing to redo: the model starts as on a miss
-    const stored = cache?.entry?.answer;
-    if (stored?.success && typeof stored.message === "string" && stored.fingerprint === (await pageFingerprint(host.page()))) {
-      const answer = { message: stored.message, success: true, ...(stored.output !== undefined ? { output: stored.output } : {}) };
-      answeredFromCache = true;
-      emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the page matches the one the stored answer was read from, so it is returned with no model call` });
-      // The answer is a step of its own, as in the run that stored it (events, history, the step's hook).
-      const done = tools.find((t) => t.name === "done");
-      const args = done?.input.safeParse(answer);
-      if (done && args?.success && step < options.maxSteps) {
+  /** A cached run's steps first (run-cache.ts), each a step of this run. */
+  const replay = async (): Promise<void> => {
+    const end = await runCache.replay({
+      tools,
+      steps: () => step,
+      nextStep: () => {
+        if (step >= options.maxSteps) return false;
         step++;
         emit({ type: "step_start", step });
-        await execute(host.page(), undefined, { tool: done, args: args.data, reasoning: "the stored answer: the page matches the one it was read from" }, true);
-      } else {
-        final = answer;
-      }
-      return;
-    }
-    emit({ type: "log", level: "info", message: `replayed ${step} cached step(s); the model reads the page for the final answer` });
-    note = `Note: steps 1–${step} were replayed from a cache of an earlier run of this task. Look at the page as it is now: continue if something is left, and give the final answer from what this page shows.`;
+        return true;
+      },
+      execute: (call) => execute(host.page(), undefined, call, true),
+      page: () => host.page(),
+      log: (message) => emit({ type: "log", level: "info", message }),
+    });
+    if (end.note) note = end.note;
+    if (end.final) final = end.final;
   };
 
   /** cua mode: the provider's computer-use tool instead of structured-output steps (see cua.ts). */
@@ -325,7 +288,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     });
 
   const loop = async (): Promise<void> => {
-    if (cache?.entry) await replay(cache.entry.steps);
+    await replay();
     if (final) return;
     if (config.mode === "cua") return cua();
     while (!final) {
@@ -415,21 +378,14 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
   }
   const reason: AgentStopReason = stop ?? "aborted";
   const fromCache = actions.filter((a) => a.cached).length;
-  // HIT: every stored step replayed (the answer is the stored one only when the page matched its fingerprint).
-  const cacheStatus = !cache ? undefined : replayState === "full" ? "HIT" : replayState === "partial" ? "PARTIAL" : "MISS";
-  // A HIT answered from the cache leaves the entry as it was; one the model answered stores its new answer.
-  if (cache && (cacheStatus !== "HIT" || modelSteps > 0 || !answeredFromCache) && reason === "done" && final?.success && cacheable) {
-    const answer = !answeredFromCache && finalFingerprint ? { message: final.message, success: true, ...(final.output !== undefined ? { output: final.output } : {}), fingerprint: finalFingerprint } : undefined;
-    try {
-      cache.save(replayed, answer);
-    } catch (e) {
-      const message = `the agent cache was not written: ${errorMessage(e)}`;
-      emit({ type: "log", level: "warn", message });
-      host.warn?.(message);
-    }
+  const cacheStatus = runCache.status;
+  const unwritten = runCache.store(reason, final);
+  if (unwritten) {
+    emit({ type: "log", level: "warn", message: unwritten });
+    host.warn?.(unwritten);
   }
   // A replay that a budget or an abort stopped before the model answered: say there is no fresh answer.
-  const notRecomputed = replayState === "full" && reason !== "done" ? ` (${fromCache} step(s) were replayed from the agent cache; the final answer was not recomputed)` : "";
+  const notRecomputed = runCache.fullyReplayed && reason !== "done" ? ` (${fromCache} step(s) were replayed from the agent cache; the final answer was not recomputed)` : "";
   const result = checkResult({
     success: reason === "done" && Boolean(final?.success),
     message: reason === "done" ? final!.message : `${stopMessage(reason, options, totals, failure, loopFound?.what)}${notRecomputed}`,
@@ -442,7 +398,7 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       stopReason: reason,
       ...(loopFound ? { loop: { tool: loopFound.tool, args: loopFound.args, count: loopFound.count } } : {}),
       ...(final?.output !== undefined ? { output: final.output } : {}),
-      ...(cacheStatus ? { cacheStatus, cacheKey: cache!.key } : {}),
+      ...(cacheStatus ? { cacheStatus, cacheKey: runCache.key } : {}),
       ...(failure ? { error: { code: (failure as { code?: string }).code ?? "ERROR", message: errorMessage(failure) } } : {}),
     },
     usage: totals,
