@@ -1,6 +1,7 @@
 /**
  * A tab. Owns its main CDP session, the sessions of its out-of-process iframes, its frame tree and its
- * network tracker. Navigation (its URL rules and waits: navigation.ts), inspection and input live here; element work goes through Locator.
+ * network tracker. Navigation (its URL rules and waits: page-navigation.ts), inspection and input live here;
+ * element work goes through Locator.
  */
 import { type CdpSession, isDocumentGone } from "./cdp/connection.js";
 import type { DialogHandler } from "./dialogs.js";
@@ -12,7 +13,7 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
-import { committedMainUrl, lifecycleWaiter, normalizeUrl, webUrl } from "./navigation.js";
+import { committedMainUrl, lifecycleWaiter, normalizeUrl, webUrl } from "./page-navigation.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
 
