@@ -2,8 +2,8 @@
  * One agent run: a loop of steps, each ONE structured-output model call (the tool to use and its
  * arguments, over the current page) followed by that tool. It stops when the model calls `done`, or
  * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
- * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on. A cached
- * run's steps are replayed first, and a successful run stored, by run-cache.ts.
+ * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on (run-tool.ts).
+ * A cached run's steps are replayed first, and a successful run stored, by run-cache.ts.
  */
 import { describeDialog } from "../browser/dialogs.js";
 import { describeDownload, type Download } from "../browser/downloads.js";
@@ -17,12 +17,12 @@ import type { PageSnapshots } from "../operations/snapshots.js";
 import { promptVariables } from "../operations/variables.js";
 import type { SearchBackend } from "../platform/search.js";
 import type { MetricOperation } from "../records.js";
-import { abortable, abortError, Cancellation } from "../util/abort.js";
+import { abortable } from "../util/abort.js";
 import type { Secrets } from "../util/secrets.js";
 import type { AgentCacheSession } from "./cache.js";
 import { RunCache, type FinalAnswer } from "./run-cache.js";
-import { watchNavigation } from "./navigation.js";
-import { STEP_HOOK_TIMEOUT_MS, type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
+import { callStepHook, callTool } from "./run-tool.js";
+import { type AgentStepEnd, type ResolvedAgentConfig, type ResolvedExecuteOptions, type StepEndHook } from "./options.js";
 import { agentSystemPrompt, stepMessage, type HistoryLine } from "./prompt.js";
 import { LOOP_NOTE_TOKENS, LoopDetector, pageState, type LoopFinding } from "./loop-detect.js";
 import { promptTokens, snapshotBudget } from "../operations/budget.js";
@@ -167,46 +167,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
     return url;
   };
 
-  /**
-   * Runs a tool under toolTimeout; errors and overruns become an error outcome for the model. The tool's
-   * signal aborts at the timeout (or the run's end) and its work stops there — typing between two keys,
-   * waits at once — before the model hears that it was stopped.
-   */
-  const runTool = async (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> => {
-    const limit = tool.timeoutMs?.(options) ?? options.toolTimeout;
-    const cancel = new Cancellation({ signal: controller.signal, timeout: limit, what: tool.name });
-    // Element waits end a little before the tool is stopped, so their error (what covers it) reaches the model.
-    const deadline = Date.now() + limit - Math.min(500, limit / 10);
-    const navigation = watchNavigation(page);
-    try {
-      return await cancel.run(async (signal) => {
-        const outcome = await tool.run(env(page, refs, signal, deadline), args);
-        await navigation.finish(Math.min(page.domSettleTimeout, 10_000), signal);
-        return outcome;
-      });
-    } catch (e) {
-      if (controller.signal.aborted) throw abortError(controller.signal);
-      if (!cancel.aborted) return { ok: false, summary: errorMessage(e) };
-      // What the stopped work had done (e.g. "typed 3 of 40 characters") follows the timeout's own words.
-      const reason = abortError(cancel.signal).message;
-      const done = e instanceof Error && e.message.startsWith(reason) ? e.message.slice(reason.length) : "";
-      return { ok: false, summary: `${tool.name} did not finish within ${limit} ms (${tool.timeoutMs ? "its own limit" : "toolTimeout"}) and was stopped${done}` };
-    } finally {
-      navigation.stop();
-    }
-  };
-
-  /** The caller's per-step hook, awaited with a bound: a failure or an overrun is a warning; an abort stops the run. */
-  const stepEnd = async (hook: StepEndHook, info: Omit<AgentStepEnd, "signal">): Promise<void> => {
-    const what = `the onStepEnd hook of step ${info.step}`;
-    const cancel = new Cancellation({ signal: controller.signal, timeout: STEP_HOOK_TIMEOUT_MS, what });
-    try {
-      await cancel.run(async (signal) => hook({ ...info, signal }), 0);
-    } catch (e) {
-      if (controller.signal.aborted) throw abortError(controller.signal);
-      emit({ type: "log", level: "warn", message: `${cancel.aborted ? errorMessage(e) : `${what} failed: ${errorMessage(e)}`}; the run goes on` });
-    }
-  };
+  const runTool = (page: Page, refs: ToolEnv["refs"], tool: AgentTool, args: unknown): Promise<ToolOutcome> =>
+    callTool({ page, tool, args, options, runSignal: controller.signal, env: (signal, deadline) => env(page, refs, signal, deadline) });
+  const stepEnd = (hook: StepEndHook, info: Omit<AgentStepEnd, "signal">): Promise<void> =>
+    callStepHook({ hook, info, runSignal: controller.signal, warn: (message) => emit({ type: "log", level: "warn", message }) });
 
   /** Emits tool_call, runs the tool, emits tool_result, records the action and the history line. */
   const execute = async (page: Page, refs: ToolEnv["refs"], call: ParsedStep, cached: boolean): Promise<ToolOutcome> => {
