@@ -232,8 +232,9 @@ export class Page {
   /** Waits until the page is quiet (no requests in flight), at most `domSettleTimeout`. */
   async settle(timeoutMs = this.options.domSettleTimeout, signal?: AbortSignal): Promise<void> {
     // The reply to Input.dispatch* can overtake the Network.requestWillBeSent of a fetch() the event handler
-    // started: one round trip to the renderer flushes its pending events before we look for quiet.
-    await this.mainSession.send("Runtime.evaluate", { expression: "0" }).catch(() => {});
+    // started: one round trip to the renderer flushes its pending events before we look for quiet (unless an
+    // action's own read-back after its input already made one).
+    if (!this.mainSession.inputFlushed) await this.mainSession.send("Runtime.evaluate", { expression: "0" }).catch(() => {});
     await this.network.waitForQuiet(timeoutMs, signal);
     // Out-of-process iframes attached meanwhile must be fully set up before anyone reads the page.
     while (this.attaching.size) await Promise.all([...this.attaching]);

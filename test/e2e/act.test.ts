@@ -286,6 +286,11 @@ describe("settle.html", () => {
     expect(await textIn(page(), "#result")).toBe("loaded");
   });
 
+  it("act returns only after the request a hover started has finished (the read-back after the move flushes its events)", async () => {
+    await act("hover", "#hover-load");
+    expect(await textIn(page(), "#result")).toBe("hover loaded");
+  });
+
   it("acts on an element that appears later", async () => {
     await act("click", "#add-later");
     await waitFor(() => page().locator("#added-button").isVisible());

@@ -124,3 +124,22 @@ describe("protocol timeout and browser exit", () => {
     expect(() => makeService({ localBrowserLaunchOptions: { protocolTimeout: -1 } })).toThrow(/protocolTimeout/);
   });
 });
+
+describe("inputFlushed: a renderer round trip after every input event", () => {
+  it("is false after an input event and true only once a Runtime call sent after its answer is answered", async () => {
+    const page = await freshPage();
+    const s = page.mainSession;
+    expect(s.inputFlushed).toBe(false);
+    await s.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 5, y: 5 });
+    expect(s.inputFlushed).toBe(false);
+    // Sent while an input is in flight: not a flush of that input.
+    const move = s.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 6, y: 6 });
+    await s.send("Runtime.evaluate", { expression: "0" });
+    await move;
+    expect(s.inputFlushed).toBe(false);
+    await s.send("Runtime.evaluate", { expression: "0" });
+    expect(s.inputFlushed).toBe(true);
+    await s.send("Input.dispatchMouseEvent", { type: "mouseMoved", x: 7, y: 7 });
+    expect(s.inputFlushed).toBe(false);
+  });
+});

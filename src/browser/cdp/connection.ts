@@ -74,6 +74,11 @@ export class CdpSession {
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly pending = new Set<Pending>();
   private ended: Ended | null = null;
+  /** Input.* calls sent, and those answered: see `inputFlushed`. */
+  private inputsSent = 0;
+  private inputsAnswered = 0;
+  /** `inputsAnswered` when the latest answered Runtime.* call was sent (-1: none since the last input). */
+  private runtimeAfter = -1;
 
   constructor(
     readonly connection: CdpConnection,
@@ -84,6 +89,15 @@ export class CdpSession {
 
   get closed(): boolean {
     return this.ended !== null || this.connection.closed;
+  }
+
+  /**
+   * Whether the renderer has answered a Runtime call sent after every input event of this session was
+   * answered. Chrome acknowledges an input event before the renderer's events about what its handlers
+   * started (a fetch's Network.requestWillBeSent) reach us; such a round trip delivers them first.
+   */
+  get inputFlushed(): boolean {
+    return this.inputsAnswered > 0 && this.inputsSent === this.inputsAnswered && this.runtimeAfter === this.inputsAnswered;
   }
 
   /** Calls waiting for an answer (for tests and diagnostics). */
@@ -106,9 +120,19 @@ export class CdpSession {
         call.timer.unref?.();
       }
       this.pending.add(call);
+      const input = method.startsWith("Input.");
+      const runtime = method.startsWith("Runtime.");
+      if (input) {
+        this.inputsSent++;
+        this.runtimeAfter = -1;
+      }
+      // A Runtime call counts as a flush only when every input was answered before it was sent.
+      const after = runtime && this.inputsSent === this.inputsAnswered ? this.inputsAnswered : -1;
       const settled = () => {
         this.pending.delete(call);
         if (call.timer) clearTimeout(call.timer);
+        if (input) this.inputsAnswered++;
+        else if (after >= 0 && after === this.inputsAnswered && this.inputsSent === this.inputsAnswered) this.runtimeAfter = after;
       };
       this.connection.raw(method, params[0] as object | undefined, this.sessionId).then(
         (result: Result<M>) => {
