@@ -2,7 +2,7 @@
  * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
  * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
  * otherwise, one browser per MCP session, every request carrying the bearer token (--token, SVC_MCP_TOKEN, or
- * one generated and printed on stderr with the URL). `navigate` opens http(s) only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
+ * one generated and printed on stderr with the URL). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";

@@ -67,7 +67,7 @@ export async function openCloudBackend(setup: BackendSetup): Promise<ServiceBack
     const debug = await platform.debug(session.id).catch(() => undefined);
     const cloud = { id: session.id, url: `${platformApi.baseURL}/v1/sessions/${session.id}`, debugUrl: debug?.debuggerFullscreenUrl ?? session.connectUrl };
     const init = { sessionId: session.id, sessionUrl: cloud.url, debugUrl: cloud.debugUrl };
-    const browser = await openBrowser({ cdpUrl: session.connectUrl, domSettleTimeout: opts.domSettleTimeout, webUrlsOnly: raw.webUrlsOnly, dialogPolicy: opts.dialogPolicy });
+    const browser = await openBrowser({ cdpUrl: session.connectUrl, domSettleTimeout: opts.domSettleTimeout, urlPolicy: raw.urlPolicy, dialogPolicy: opts.dialogPolicy });
     const useApi = raw.useAPI !== false && raw.llmClient === undefined;
     if (!useApi) return new LocalBackend({ ...setup, browser, init, cloud, onClose: ({ force }) => release(force) });
     const api = new SessionApi(new ApiClient({ baseURL: urls.api, apiKey }));

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { DialogPolicyOptionSchema, toDialogPolicy, type DialogPolicy } from "./browser/dialogs.js";
 import { LocalBrowserLaunchOptionsSchema, type LocalBrowserLaunchOptions } from "./browser/types.js";
 import { ServiceEnvironmentError, ServiceInvalidArgumentError } from "./errors.js";
+import { URL_POLICIES } from "./util/url-policy.js";
 import { describeIssue } from "./util/zod.js";
 import type { RefStore } from "./operations/snapshots.js";
 
@@ -48,9 +49,10 @@ export const ServiceOptionsSchema = z.strictObject({
   platformBaseURL: z.url({ protocol: /^https?$/ }).optional(),
   // svc: the agent's search backend (useSearch), a SearXNG instance (default: SVC_SEARCH_URL; else the platform in env BROWSERBASE).
   searchUrl: z.url({ protocol: /^https?$/ }).optional(),
-  // svc: goto (navigate, the agent's goto tool, cached replays) opens only http:, https:, data: and about:blank;
-  // file:, chrome:, view-source: … are refused (a browser serving others, such as a shared server's tenants).
-  webUrlsOnly: z.boolean().optional(),
+  // svc: what goto opens — navigate, a new tab, the agent's goto tool, cached replays (src/util/url-policy.ts):
+  // "any" (default), "web" (http:, https:, data:, about:blank: a shared server's tenants), "http" (http: and
+  // https:, for a model a page can steer: svc mcp), "http+file".
+  urlPolicy: z.enum(URL_POLICIES).optional(),
   // svc: where each page's refs are kept between processes ({ load(pageId), save(pageId, state) }; a CLI
   // session's file), so a ref printed by one command works in the next (see src/operations/snapshots.ts).
   refStore: z.custom<RefStore>((v) => typeof (v as RefStore | null)?.load === "function" && typeof (v as RefStore).save === "function", { message: "expected { load, save } functions" }).optional(),

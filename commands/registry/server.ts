@@ -15,7 +15,7 @@ export const MCP_OPTIONS = {
   host: value("--host <host>", "with --http: interface to listen on (default 127.0.0.1)"),
   idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
   token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed)"),
-  allowFileUrls: flag("--allow-file-urls", "let navigate and tabs open file: URLs (default: http and https only)"),
+  allowFileUrls: flag("--allow-file-urls", "let navigate, tabs and the agent open file: URLs (default: http and https only)"),
   caps: value("--caps <list>", `tool sets beside the core (navigate, snapshot, verbs, wait, act/extract/observe…): ${CAPS.filter((c) => c !== "core").join(", ")}, or all`),
   model: value("--model <provider/model>", "model for act/extract/observe/agent (default: SVC_MODEL, config model)"),
   cacheDir: value("--cache-dir <dir>", "act/agent cache directory"),

@@ -11,6 +11,7 @@ import { browserWsEndpoint, launchBrowser, type LaunchedBrowser, type Lifeline }
 import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
 import { processAlive } from "../util/process.js";
+import type { UrlPolicy } from "../util/url-policy.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 } as const;
 
@@ -34,7 +35,7 @@ async function resolveCdpUrl(cdpUrl: string): Promise<string> {
   return browserWsEndpoint(Number(u.port || (u.protocol === "https:" ? 443 : 80)), u.hostname);
 }
 
-export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; webUrlsOnly?: boolean | undefined; dialogPolicy?: DialogPolicy | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
+export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; urlPolicy?: UrlPolicy | undefined; dialogPolicy?: DialogPolicy | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
   let launched: LaunchedBrowser | undefined;
   let wsEndpoint: string;
   if (options.cdpUrl) {
@@ -60,7 +61,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
   try {
     context = await BrowserContext.create(connection, {
       domSettleTimeout: options.domSettleTimeout,
-      ...(options.webUrlsOnly ? { webUrlsOnly: true } : {}),
+      ...(options.urlPolicy ? { urlPolicy: options.urlPolicy } : {}),
       dialogs: new DialogHandler(options.dialogPolicy),
       // Headless Chrome's own default (800×600 window, ~780×437 viewport) hides the layout most sites show
       // on a laptop; 1280×720 unless the caller chose. A headed window keeps its own size.

@@ -5,6 +5,7 @@
 import type { CdpConnection, CdpSession } from "./cdp/connection.js";
 import { DialogHandler } from "./dialogs.js";
 import { Page, type NavigateHandler, type PageOperations, type PageOptions } from "./page.js";
+import { normalizeUrl } from "./page-navigation.js";
 import { type StorageState, applyStorageState, collectStorageState } from "./storage-state.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
@@ -120,6 +121,8 @@ export class BrowserContext {
   }
 
   async newPage(url = "about:blank"): Promise<Page> {
+    // A URL goto() would refuse opens no tab either.
+    if (url !== "about:blank") normalizeUrl(url, this.pageOptions.urlPolicy);
     const { targetId } = await this.connection.root.send("Target.createTarget", { url: "about:blank" });
     const page =
       this.byTarget.get(targetId) && this.order.includes(this.byTarget.get(targetId)!)

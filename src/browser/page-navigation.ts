@@ -1,16 +1,20 @@
 /**
  * What a navigation may open and how it waits: the URL rules of Page.goto (bare hosts accepted, schemes
- * bounded, web URLs only where the browser serves others than its owner) and the wait for a lifecycle event
+ * bounded, and the browser's URL policy, util/url-policy.ts) and the wait for a lifecycle event
  * of the main frame, shared by goto, reload and history.
  */
 import type { CdpSession } from "./cdp/connection.js";
 import type { WaitUntil } from "./types.js";
 import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
+import { checkUrlPolicy, type UrlPolicy } from "../util/url-policy.js";
 
 const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
 
-/** Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly. */
-export function normalizeUrl(raw: string): string {
+/**
+ * Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly, and what
+ * `policy` refuses (util/url-policy.ts) with its own words, whatever the scheme.
+ */
+export function normalizeUrl(raw: string, policy: UrlPolicy = "any"): string {
   const text = raw.trim();
   if (!text) throw new ServiceInvalidArgumentError("url: expected a URL, got an empty string");
   let url: URL;
@@ -23,19 +27,9 @@ export function normalizeUrl(raw: string): string {
     }
     url = new URL(`${/^(localhost|127\.)/.test(text) ? "http" : "https"}://${text}`);
   }
+  checkUrlPolicy(url, policy);
   if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
   return url.href;
-}
-
-/**
- * `url` (normalized) when it is a web URL: http:, https:, data: or about:blank. Anything else would show
- * the browser's host rather than the web — file: reads its files; chrome:, devtools:, view-source: and
- * about: pages (Chrome maps about:version to chrome://version) show its settings and command line.
- */
-export function webUrl(url: string): string {
-  const u = new URL(url);
-  if (u.protocol === "http:" || u.protocol === "https:" || u.protocol === "data:" || (u.protocol === "about:" && u.pathname === "blank")) return url;
-  throw new ServiceInvalidArgumentError(`url: ${u.protocol === "about:" ? `about:${u.pathname.slice(0, 20)}` : u.protocol} URLs are refused here: this browser opens only http:, https:, data: and about:blank`);
 }
 
 /**

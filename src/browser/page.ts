@@ -13,7 +13,8 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
-import { committedMainUrl, lifecycleWaiter, normalizeUrl, webUrl } from "./page-navigation.js";
+import { committedMainUrl, lifecycleWaiter, normalizeUrl } from "./page-navigation.js";
+import type { UrlPolicy } from "../util/url-policy.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
 
@@ -22,8 +23,8 @@ export interface PageOptions {
   ignoreHTTPSErrors?: boolean;
   proxyCredentials?: { username: string; password: string };
   domSettleTimeout: number;
-  /** goto() opens only web URLs (see webUrl): the browser serves others than its owner (a server's tenants). */
-  webUrlsOnly?: boolean | undefined;
+  /** What goto() may open (util/url-policy.ts; default "any"). */
+  urlPolicy?: UrlPolicy | undefined;
   /** Set by BrowserContext.routeNavigation: goto() is served elsewhere (a session API's navigate). */
   navigate?: NavigateHandler | undefined;
   /** Answers the JavaScript dialogs of every session of this page (see dialogs.ts). */
@@ -148,7 +149,7 @@ export class Page {
   }
 
   private async navigate(rawUrl: string, options: GotoOptions): Promise<{ url: string; status: number | null }> {
-    const url = this.options.webUrlsOnly ? webUrl(normalizeUrl(rawUrl)) : normalizeUrl(rawUrl);
+    const url = normalizeUrl(rawUrl, this.options.urlPolicy);
     const routed = this.options.navigate;
     if (routed) {
       const result = await routed(this, url, options);

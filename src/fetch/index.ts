@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { ServiceFetchError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { renderInBrowser } from "./browser.js";
 import { Cancellation, abortError } from "../util/abort.js";
+import { checkUrlPolicy } from "../util/url-policy.js";
 import { type ContentKind, declaredKind, decodeBody, describeType, parseContentType, sniffKind } from "./content.js";
 import { checkHost, httpGet } from "./http.js";
 import { compileSchema, jsonContent } from "./json.js";
@@ -77,11 +78,8 @@ function resolveOptions(options: FetchOptions): Resolved {
   return { format, timeoutMs, maxBytes, maxRedirects, follow: options.allowRedirects !== false && maxRedirects > 0 };
 }
 
-/**
- * An absolute http(s) URL, or a clear refusal. The one scheme check of everything that opens a URL on a
- * caller's word (fetch, and the MCP `navigate`/`tabs` tools): `allowFiles` (an operator's flag) also lets file: through.
- */
-export function checkFetchUrl(raw: string, options: { allowFiles?: boolean } = {}): URL {
+/** An absolute http(s) URL (the "http" URL policy, util/url-policy.ts, as goto applies it), or a clear refusal. */
+export function checkFetchUrl(raw: string): URL {
   if (typeof raw !== "string" || !raw.trim()) throw invalid("url: expected an http(s) URL, got an empty string");
   let url: URL;
   try {
@@ -90,11 +88,7 @@ export function checkFetchUrl(raw: string, options: { allowFiles?: boolean } = {
     const bare = /^[\w-]+(\.[\w-]+)+(:\d+)?([/?#].*)?$/.test(raw.trim());
     throw invalid(`url: "${raw}" is not an absolute URL`, bare ? `did you mean https://${raw.trim()} ?` : "use a full URL such as https://example.com");
   }
-  if (options.allowFiles === true && url.protocol === "file:") return url;
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    const hint = url.protocol !== "file:" ? undefined : options.allowFiles === false ? "the operator allows file: URLs with --allow-file-urls" : "read the file directly, or open it with svc goto";
-    throw invalid(`url: only http and https URLs can be opened (got ${url.protocol.slice(0, -1)}:)`, hint);
-  }
+  checkUrlPolicy(url, "http", "read the file directly, or open it with svc goto");
   if (url.username || url.password) throw invalid("url: credentials in the URL (user:password@) are not supported");
   return url;
 }

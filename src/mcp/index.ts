@@ -30,16 +30,18 @@ export interface McpOptions extends ModelToolsOptions {
   version?: string;
   /** The capability sets whose tools are offered (tools.ts CAPS; default core alone). */
   caps?: ReadonlySet<Cap>;
-  /** `navigate` and `tabs new` may open file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
+  /** Pages may be opened at file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
   allowFileUrls?: boolean;
 }
 
 /** One client's server and browser. */
 function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
-  const browser = new McpBrowser(options.service);
+  // The client's model (or a page's prompt injection, through it) chooses the URLs: every tool's navigation,
+  // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
+  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
-  registerPageTools(reg, browser, { allowFileUrls: options.allowFileUrls === true });
+  registerPageTools(reg, browser);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
   registerEmulationTool(reg, browser);

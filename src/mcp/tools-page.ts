@@ -3,7 +3,6 @@
  * Each verb is one Action run through service.act (the same actionability and history as `svc act --action`);
  * its result is the page after it — the snapshot, or what changed since the last one.
  */
-import { checkFetchUrl } from "../internal.js";
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -13,14 +12,8 @@ function action(selector: string, method: Action["method"], args: string[] = [])
   return { selector, description: "", method, arguments: args };
 }
 
-export interface PageToolsOptions {
-  /** file: URLs may be opened (the operator's --allow-file-urls); otherwise only what `fetch` opens (http, https). */
-  allowFileUrls: boolean;
-}
-
-export function registerPageTools(reg: Registrar, b: McpBrowser, options: PageToolsOptions): void {
-  // A URL a client (or a page's prompt injection, through it) asks to open: fetch's scheme check.
-  const openable = (url: string) => checkFetchUrl(url, { allowFiles: options.allowFileUrls }).href;
+/** navigate and `tabs new` open what the browser's URL policy lets through (McpBrowser's Service, index.ts). */
+export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   const verb = (name: ToolName, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
     registerDeclared(reg, name, (args: Record<string, unknown>) =>
       b.run(async () => {
@@ -37,9 +30,8 @@ export function registerPageTools(reg: Registrar, b: McpBrowser, options: PageTo
     "navigate",
     ({ url }) =>
       b.run(async () => {
-        const target = openable(url);
         const svc = await b.service();
-        const r = await svc.page.goto(target);
+        const r = await svc.page.goto(url);
         return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`);
       }),
   );
@@ -106,7 +98,7 @@ export function registerPageTools(reg: Registrar, b: McpBrowser, options: PageTo
           if (!p) throw new ServiceInvalidArgumentError(`tab: no open tab ${tab}`);
           return p;
         };
-        if (what === "new") await ctx.newPage(url === undefined ? "about:blank" : openable(url));
+        if (what === "new") await ctx.newPage(url);
         else if (what === "select") ctx.setActivePage(pick());
         else if (what === "close") await pick().close();
         const active = ctx.activePage();

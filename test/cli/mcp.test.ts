@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateToken, parseCaps, serveHttp } from "../../src/mcp/index.js";
 import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor, pollUntil } from "./helpers.js";
+import { call, openStdio, served, text, withToken } from "./mcp-support.js";
 
 let world: ModelWorld;
 
@@ -31,17 +32,6 @@ beforeEach(() => world.fake.reset());
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
 const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
-
-type Content = { type: string; text?: string; data?: string; mimeType?: string };
-type CallResult = { content: Content[]; isError?: boolean };
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallResult> {
-  return (await client.callTool({ name, arguments: args })) as CallResult;
-}
-
-function text(r: CallResult): string {
-  return r.content.map((c) => c.text ?? "").join("\n");
-}
 
 /** The ref of the line `eN role name…` in a snapshot. */
 function refOf(snapshot: string, role: string, name: string): string {
@@ -125,24 +115,7 @@ async function driveForms(client: Client): Promise<void> {
 }
 
 /** An SDK client of `svc mcp` with these flags, over stdio. */
-async function open(extra: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", ...extra], env: world.sb.env as Record<string, string>, cwd: ROOT, stderr: "pipe" });
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-/** The URL and generated token `svc mcp --http` printed on its one stderr line. */
-function served(stderr: string): { url: string; token: string } {
-  const m = /MCP server at (\S+) \(bearer token: (\S+)\)/.exec(stderr);
-  if (!m) throw new Error(`no URL and token in: ${stderr}`);
-  return { url: m[1]!, token: m[2]! };
-}
-
-/** The SDK's own HTTP transport, sending the token the way a host does (requestInit headers). */
-function withToken(url: string, token: string): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-}
+const open = (extra: string[]) => openStdio(world.sb.env, extra);
 
 /** POST {} to url with this Host header (fetch may not set Host). */
 function statusWithHost(url: string, host: string, token: string): Promise<number> {
@@ -271,35 +244,6 @@ describe("svc mcp", () => {
       child.kill("SIGTERM");
     }
     expect((await done).code).toBe(0);
-  }, 120_000);
-
-  it("navigate and tabs refuse file: and other non-web schemes (as fetch does) unless the operator starts with --allow-file-urls", async () => {
-    const locked = await open(["--caps", "tabs"]);
-    try {
-      for (const url of ["file:///etc/hostname", "chrome://version", "javascript:alert(1)", "data:text/html,hi"]) {
-        const r = await call(locked, "navigate", { url });
-        expect(r.isError, url).toBe(true);
-        expect(text(r)).toMatch(/^INVALID_ARGUMENT: url: only http and https URLs can be opened \(got \w+:\)/);
-      }
-      const tab = await call(locked, "tabs", { action: "new", url: "file:///etc/hostname" });
-      expect(tab.isError).toBe(true);
-      expect(text(tab)).toMatch(/^INVALID_ARGUMENT: url: only http and https URLs can be opened \(got file:\)/);
-      const tabs = text(await call(locked, "tabs"));
-      expect(tabs).not.toContain("file:");
-    } finally {
-      await locked.close();
-    }
-    const open2 = await open(["--allow-file-urls", "--caps", "tabs"]);
-    try {
-      const r = await call(open2, "navigate", { url: "file:///etc/hostname" });
-      expect(r.isError).toBeFalsy();
-      expect(text(r)).toContain("navigated to file:///etc/hostname");
-      expect(text(r)).toContain(readFileSync("/etc/hostname", "utf8").trim());
-      expect((await call(open2, "navigate", { url: "chrome://version" })).isError).toBe(true); // only file: is added
-    } finally {
-      await open2.close();
-    }
-    await expectNoProcesses(world.sb.tmp);
   }, 120_000);
 
   it("--caps: each set adds its tools to the core; every tool beyond the verbs works once; a bad set is a usage error", async () => {

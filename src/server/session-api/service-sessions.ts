@@ -136,7 +136,7 @@ export class ApiSessions {
         ...(body.systemPrompt ? { systemPrompt: body.systemPrompt } : {}),
         verbose: body.verbose ?? 1,
         // Isolated tenants navigate only to web URLs (no file:, chrome:, view-source: …).
-        ...(isolated(this.config) ? { webUrlsOnly: true } : {}),
+        ...(isolated(this.config) ? { urlPolicy: "web" as const } : {}),
         cacheDir: ownerCacheDir(this.config.cacheDir, owner),
         // Model configs are the tenant's: an endpoint it chooses gets only its own key (isolation/model-policy.ts).
         modelEndpointPolicy: this.models.policy,

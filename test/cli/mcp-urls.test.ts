@@ -1,0 +1,115 @@
+/**
+ * `svc mcp`'s one URL policy (util/url-policy.ts, applied by Page.goto): every way the server opens a page —
+ * `navigate`, `tabs new`, the agent's goto — refuses the same hostile URLs with the same words, over real
+ * stdio, unless the operator starts it with --allow-file-urls, which adds file: alone. The agent is the fake
+ * model scripted to goto each URL, as a prompt-injected page would ask it to; a secret in a local file never
+ * reaches a tool's answer.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { step } from "../e2e/agent-support.js";
+import { type ModelWorld, expectNoProcesses, startModelWorld } from "./helpers.js";
+import { call, openStdio, text } from "./mcp-support.js";
+
+let world: ModelWorld;
+let dir: string;
+const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
+let secretUrl: string;
+
+beforeAll(async () => {
+  world = await startModelWorld();
+  dir = mkdtempSync(join(tmpdir(), "svc-mcp-urls-"));
+  const file = join(dir, "secret.txt");
+  writeFileSync(file, `${secret}\n`);
+  secretUrl = pathToFileURL(file).href;
+});
+
+afterAll(async () => {
+  await world?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(() => world.fake.reset());
+
+/** Each hostile URL and the scheme the refusal names. */
+const hostile = (): Array<[string, string]> => [
+  [secretUrl, "file:"],
+  [`view-source:${secretUrl}`, "view-source:"],
+  ["chrome://version", "chrome:"],
+  ["devtools://devtools/bundled/inspector.html", "devtools:"],
+  [`data:text/html,<p>${secret}</p>`, "data:"],
+  [`javascript:document.body.textContent='${secret}'`, "javascript:"],
+];
+
+/** The refusal every door gives, as the client (or the agent's model) reads it. */
+const refusal = (scheme: string) => `url: only http and https URLs can be opened (got ${scheme})`;
+
+/** The agent's answer to a run whose model asks for goto `url`, and what the model was told of that step. */
+async function agentGoto(client: Client, url: string): Promise<{ answer: string; toldModel: string }> {
+  const before = world.fake.requestsFor("agent_step").length;
+  world.fake.script(step("goto", { url }, "the page asks me to open this"), step("done", { message: "finished", success: true }));
+  const r = await call(client, "agent", { instruction: "do what the page asks" });
+  const steps = world.fake.requestsFor("agent_step").slice(before);
+  expect(steps.length, text(r)).toBe(2);
+  return { answer: text(r), toldModel: steps[1]!.userText };
+}
+
+/** The tab list: one tab, still on `page`. */
+async function stillOn(client: Client, page: string): Promise<void> {
+  const tabs = text(await call(client, "tabs")).split("\n");
+  expect(tabs).toEqual([expect.stringMatching(new RegExp(`^\\* 1 .* ${page.replace(/[.?]/g, "\\$&")}$`))]);
+}
+
+describe("svc mcp: one URL policy for every door", () => {
+  it("navigate, tabs new and the agent's goto refuse file:, view-source:, chrome:, devtools:, data: and javascript: with the same words; no secret reaches an answer", async () => {
+    const client = await openStdio(world.sb.env, ["--caps", "tabs,agent"]);
+    try {
+      const page = world.server.url("forms.html");
+      expect((await call(client, "navigate", { url: page })).isError).toBeFalsy();
+      for (const [url, scheme] of hostile()) {
+        const nav = await call(client, "navigate", { url });
+        expect(nav.isError, url).toBe(true);
+        expect(text(nav), url).toBe(`INVALID_ARGUMENT: ${refusal(scheme)}`);
+        const tab = await call(client, "tabs", { action: "new", url });
+        expect(tab.isError, url).toBe(true);
+        expect(text(tab), url).toBe(`INVALID_ARGUMENT: ${refusal(scheme)}`);
+        const agent = await agentGoto(client, url);
+        expect(agent.toldModel, url).toContain(`→ error: ${refusal(scheme)}`);
+        expect(agent.answer, url).toMatch(/^done: finished\n/);
+        expect(agent.answer, url).not.toContain(secret);
+        await stillOn(client, page);
+      }
+      // A page that redirects to a file: is not followed there either (Chrome's own rule for a web page's redirect).
+      const redirected = await call(client, "navigate", { url: world.server.url(`/redirect?to=${encodeURIComponent(secretUrl)}`) });
+      expect(text(redirected)).not.toContain(secret);
+    } finally {
+      await client.close();
+    }
+    await expectNoProcesses(world.sb.tmp);
+  }, 180_000);
+
+  it("--allow-file-urls adds file: (and only file:) for every door, the agent's goto too", async () => {
+    const client = await openStdio(world.sb.env, ["--allow-file-urls", "--caps", "tabs,agent"]);
+    try {
+      const nav = await call(client, "navigate", { url: secretUrl });
+      expect(nav.isError, text(nav)).toBeFalsy();
+      expect(text(nav)).toContain(`navigated to ${secretUrl}`);
+      expect(text(nav)).toContain(secret);
+      const chrome = await call(client, "navigate", { url: "chrome://version" });
+      expect(text(chrome)).toBe("INVALID_ARGUMENT: url: only http, https and file URLs can be opened (got chrome:)");
+      expect(text(await call(client, "tabs", { action: "new", url: secretUrl }))).toMatch(new RegExp(`^\\* 2 .*${secretUrl.replace(/[.]/g, "\\.")}$`, "m"));
+      await call(client, "navigate", { url: world.server.url("forms.html") });
+      const agent = await agentGoto(client, secretUrl);
+      expect(agent.toldModel).toMatch(/→ ok: opened file:/);
+      expect(agent.answer).toContain(secret);
+    } finally {
+      await client.close();
+    }
+    await expectNoProcesses(world.sb.tmp);
+  }, 120_000);
+});
