@@ -70,6 +70,15 @@ export function hasOwnRef(ax: AXNodeLike, role: string, name: string, focusableO
   return ax.backendDOMNodeId !== undefined && !NO_REF.has(role) && (ACTIONABLE.has(role) || focusableOrEditable || (role === "region" && name !== ""));
 }
 
+/**
+ * An AX node that is one control: an acting role or an editable host. What is inside one is part of it. A node
+ * that is only focusable (`<main tabindex="-1">`, a focusable chart or mail pane) or a named region is not: the
+ * controls inside it are controls of their own.
+ */
+export function isControl(ax: AXNodeLike, role: string, editable: boolean): boolean {
+  return ax.backendDOMNodeId !== undefined && !NO_REF.has(role) && (ACTIONABLE.has(role) || editable);
+}
+
 const ROLE_NAMES: Record<string, string> = {
   image: "img",
   DisclosureTriangle: "summary",

@@ -17,13 +17,15 @@
  * Which of those get a ref (decided in the AX tree, so the outline stays small):
  * - a listener, or `cursor: pointer` where the parent's cursor differs (an inherited pointer says nothing:
  *   every span inside a clickable card has it);
- * - not an element that already has a ref (role, focusable, editable) nor anything inside one, nor inside
- *   another clickable: one ref for the outermost clickable of a group;
+ * - not an element that already has a ref (role, focusable, editable), nor anything inside a control (an acting
+ *   role, an editable host) or inside another clickable: one ref for the outermost clickable of a group. A
+ *   container that is only focusable (`<main tabindex="-1">`, a focusable chart or mail pane) or a named region
+ *   is no control: the clickables inside it (a tab, an SVG node, Reply and Forward) get refs of their own;
  * - a listener alone (no pointer) on a container of controls or of other clickables is event delegation
  *   (frameworks listen on their root), not a control: no ref. A pointer container (a mail row with a
  *   checkbox) keeps its ref.
  */
-import { NO_REF, hasOwnRef, readProps, str, type AXNodeLike } from "./ax.js";
+import { NO_REF, hasOwnRef, isControl, readProps, str, type AXNodeLike } from "./ax.js";
 
 /** Flags per backendNodeId. */
 export const LISTENER = 1;
@@ -101,7 +103,7 @@ export function isClickable(ax: AXNodeLike, frame: ClickFrame): boolean {
   const known = frame.decided.get(ax.nodeId);
   if (known !== undefined) return known;
   const role = str(ax.role);
-  let yes = !NO_REF.has(role) && role !== "StaticText" && role !== "LabelText" && !insideRef(ax, frame);
+  let yes = !NO_REF.has(role) && role !== "StaticText" && role !== "LabelText" && !insideControl(ax, frame);
   if (yes && !(flags & POINTER)) yes = !holdsControls(ax, frame);
   frame.decided.set(ax.nodeId, yes);
   return yes;
@@ -114,10 +116,10 @@ function ownRef(ax: AXNodeLike): boolean {
   return hasOwnRef(ax, role, str(ax.name).trim(), props.focusable || props.editable);
 }
 
-function insideRef(ax: AXNodeLike, frame: ClickFrame): boolean {
+function insideControl(ax: AXNodeLike, frame: ClickFrame): boolean {
   let p = ax.parentId !== undefined ? frame.byId.get(ax.parentId) : undefined;
   for (let depth = 0; p && depth < 2000; depth++) {
-    if (!p.ignored && (ownRef(p) || isClickable(p, frame))) return true;
+    if (!p.ignored && (isControl(p, str(p.role), readProps(p).editable) || (!ownRef(p) && isClickable(p, frame)))) return true;
     p = p.parentId !== undefined ? frame.byId.get(p.parentId) : undefined;
   }
   return false;

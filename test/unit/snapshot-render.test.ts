@@ -299,6 +299,14 @@ describe("clickable elements without a role", () => {
     expect(row.text).toBe("e1 clickable\n  e2 button Star\n  Mail from Ada");
   });
 
+  it("a container that is only focusable, or a named region, is no control: the clickables inside get refs", () => {
+    const main = n("main", "", [span(1, t("Parameters")), btn("Execute")], { props: { focusable: true } });
+    const pane = n("generic", "", [span(2, t("Reply")), t(" "), span(3, t("Forward"))], { props: { focusable: true } });
+    const region = n("region", "Files", [span(4, t("Open"))]);
+    const s = clickSnap(page(main, pane, region), new Map([[1, POINTER], [2, LISTENER], [3, POINTER], [4, LISTENER]]));
+    expect(s.text).toBe("e1 main\n  e2 clickable Parameters\n  e3 button Execute\ne4 generic\n  e5 clickable Reply\n  e6 clickable Forward\ne7 region Files\n  e8 clickable Open");
+  });
+
   it("a semantic role keeps its name (listitem, img); no ref for labels or the document", () => {
     const s = clickSnap(page(n("list", "", [n("listitem", "", [t("Inbox")], { be: 1 })]), n("LabelText", "", [t("Name")], { be: 2 })), new Map([[1, LISTENER], [2, POINTER]]));
     expect(s.text).toBe("list\n  e1 listitem Inbox\nName");
