@@ -3,7 +3,9 @@
  * (src/store/emulation.ts) applied to every page over the keeper's own DevTools sessions, which live as long
  * as the session (the library's PageEmulation does the applying). A page opened later gets them before its
  * first script runs (the keeper attaches with the page paused). A `svc set` asks the host to read the file
- * again (`reload`), and every page is brought to the new state, settings taken away cleared.
+ * again (`reload`), and every page is brought to the new state, settings taken away cleared. The session's
+ * size (its --viewport, else the one-shot browser's default) is held here too, for every page and the whole
+ * session: an override lasts only as long as the DevTools session that set it, so a command's would end with it.
  * (Proxy authentication is host-fetch.ts's, the one owner of each page's Fetch domain.)
  */
 import { type CdpSession, type EmulationApplied, NETWORK_ENABLE_PARAMS, PageEmulation } from "../src/internal.js";
@@ -12,8 +14,9 @@ import { type SessionEmulation, sessionEmulationStore } from "../src/base.js";
 export class HostEmulation {
   private readonly pages: PageEmulation;
 
-  constructor(private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string }) {
-    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent, networkEnable: NETWORK_ENABLE_PARAMS }, this.read());
+  /** `viewport`: the session's pages' size when `svc set` names none (the launch's, connect.ts pageViewport). */
+  constructor(private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string; viewport: { width: number; height: number } | undefined }) {
+    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent, networkEnable: NETWORK_ENABLE_PARAMS, viewport: config.viewport }, this.read());
   }
 
   private read(): SessionEmulation {

@@ -15,7 +15,8 @@
  * `svc har`). A page opened later is attached paused, and runs once
  * it is watched, logged and emulated (a tab another client makes with a URL too: src/browser/pipe-mux.ts holds it).
  */
-import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher } from "../src/internal.js";
+import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher, pageViewport } from "../src/internal.js";
+import type { LocalBrowserLaunchOptions } from "../src/index.js";
 import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
@@ -40,17 +41,17 @@ export interface KeptSession {
 
 /**
  * Attaches to every page of the session's Chrome with dialogs watched, downloads and the page log recorded and
- * the session's emulation applied; resolves once that is so (a dialog that opened before, with no command
+ * the session's emulation applied (`launch`: what the host launched Chrome with, which sizes its pages); resolves once that is so (a dialog that opened before, with no command
  * attached, could be answered by nobody).
  */
-export async function keepSession(record: SessionRecord, root: string, proxyCredentials?: ProxyCredentials): Promise<KeptSession> {
+export async function keepSession(record: SessionRecord, root: string, opts: { proxyCredentials?: ProxyCredentials | undefined; launch?: LocalBrowserLaunchOptions | undefined }): Promise<KeptSession> {
   const connection = await CdpConnection.connect(record.wsEndpoint);
   let emulation: HostEmulation;
   let fetch: HostFetch;
   try {
     const { userAgent } = await connection.root.send("Browser.getVersion");
-    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root });
-    fetch = new HostFetch({ sessionId: record.id, stateRoot: root, proxyCredentials });
+    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, viewport: opts.launch ? pageViewport(opts.launch) : undefined });
+    fetch = new HostFetch({ sessionId: record.id, stateRoot: root, proxyCredentials: opts.proxyCredentials });
   } catch (e) {
     await connection.close().catch(() => {});
     throw e;

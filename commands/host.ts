@@ -120,7 +120,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   try {
     if (interrupted) return await abandon();
     // The keeper role before the socket: no command may reach a page it does not watch.
-    kept = await keepSession(record, root, proxyCredentials);
+    kept = await keepSession(record, root, { proxyCredentials, launch: spec.launch });
     if (interrupted) return await abandon();
     rmSync(path, { force: true });
   } catch (e) {

@@ -8,7 +8,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Service, ServiceOptions } from "../src/index.js";
 import { ServiceBrowserNotFoundError, ServiceError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/base.js";
-import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionEmulationStore, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
+import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
 import { withCallUsage } from "./call-usage.js";
 import { commandSignal, registerCleanup } from "./cleanup.js";
 import { phase } from "./phases.js";
@@ -173,16 +173,6 @@ async function initWithin(svc: { init(): Promise<unknown> }, timeoutMs: number =
   );
 }
 
-/** Whether `svc set viewport|device` sized the session's pages (its host holds that override; a command's own would fight it). */
-function emulatesSize(id: string, root: string): boolean {
-  try {
-    const e = sessionEmulationStore(id, root).load();
-    return e.viewport !== undefined || e.device !== undefined;
-  } catch {
-    return false; // a corrupt file: `svc set` says so
-  }
-}
-
 /** Run `fn` against the resolved session's browser (`resolved`: one the caller already found alive); Chrome keeps running afterwards. */
 export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => Promise<T>, extras: ServiceExtras = {}, resolved?: StoredSession): Promise<T> {
   phase("command-loaded");
@@ -205,7 +195,8 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
     ? await cloudSessionOptions(session, extras)
     : {
         env: "LOCAL",
-        localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, ...(session.viewport && !emulatesSize(session.id, root) ? { viewport: session.viewport } : {}), downloadsPath: session.downloadsDir ?? defaultDownloadsDir(root, session.id) },
+        // No viewport: the session's host holds its pages' size (host-emulation.ts); a command's own would end with it.
+        localBrowserLaunchOptions: { cdpUrl: session.wsEndpoint, downloadsPath: session.downloadsDir ?? defaultDownloadsDir(root, session.id) },
         // Refs printed by one command (svc extract) name the same elements in the next (svc act).
         refStore: sessionRefStore(session.id, root),
         ...(g.dialog ?? session.dialog ? { dialogPolicy: g.dialog ?? session.dialog } : {}),

@@ -15,6 +15,16 @@ import type { UrlPolicy } from "../util/url-policy.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 } as const;
 
+/**
+ * The size the pages of a browser opened with these options get: the caller's, else, for a headless Chrome svc
+ * launches, DEFAULT_VIEWPORT: headless Chrome's own default (800×600 window, ~780×437 viewport) hides the
+ * layout most sites show on a laptop. A headed window, or a Chrome svc attaches to, keeps its own size.
+ */
+export function pageViewport(options: Pick<LocalBrowserLaunchOptions, "viewport" | "headless" | "cdpUrl">): { width: number; height: number } | undefined {
+  if (options.viewport) return options.viewport;
+  return (options.headless ?? true) && !options.cdpUrl ? { ...DEFAULT_VIEWPORT } : undefined;
+}
+
 export interface BrowserHandle {
   readonly connection: CdpConnection;
   readonly context: BrowserContext;
@@ -56,6 +66,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
     throw new ServiceInitError(`cannot connect to the browser at ${wsEndpoint}`, { hint: "is the browser still running?", cause: e });
   }
   const proxy = options.proxy;
+  const viewport = pageViewport(options);
   let context: BrowserContext;
   let downloads: DownloadWatcher | undefined;
   try {
@@ -63,9 +74,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
       domSettleTimeout: options.domSettleTimeout,
       ...(options.urlPolicy ? { urlPolicy: options.urlPolicy } : {}),
       dialogs: new DialogHandler(options.dialogPolicy),
-      // Headless Chrome's own default (800×600 window, ~780×437 viewport) hides the layout most sites show
-      // on a laptop; 1280×720 unless the caller chose. A headed window keeps its own size.
-      ...(options.viewport ? { viewport: options.viewport } : (options.headless ?? true) && !options.cdpUrl ? { viewport: DEFAULT_VIEWPORT } : {}),
+      ...(viewport ? { viewport } : {}),
       ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
       ...(proxy?.username ? { proxyCredentials: { username: proxy.username, password: proxy.password ?? "" } } : {}),
     });

@@ -26,8 +26,9 @@ export class PageEmulation {
     /**
      * `networkEnable`: the Network.enable parameters the session's owner uses (its network log, its page), sent again
      * the same when a network setting needs the domain, so a re-enable changes nothing of the owner's.
+     * `viewport`: the size a page has when no viewport or device is set (connect.ts pageViewport); none: Chrome's own.
      */
-    private readonly config: { root: CdpSession; browserUserAgent: string; networkEnable: Record<string, unknown> },
+    private readonly config: { root: CdpSession; browserUserAgent: string; networkEnable: Record<string, unknown>; viewport?: { width: number; height: number } | undefined },
     private state: SessionEmulation = {},
   ) {}
 
@@ -61,7 +62,7 @@ export class PageEmulation {
     this.applied.set(session, e);
     const calls: Promise<unknown>[] = [];
     const send = (method: string, params: object) => calls.push((session.send as (m: string, p: object) => Promise<unknown>)(method, params));
-    const size = e.viewport ?? e.device;
+    const size = e.viewport ?? e.device ?? this.config.viewport;
     if (size) send("Emulation.setDeviceMetricsOverride", { width: size.width, height: size.height, deviceScaleFactor: e.device?.deviceScaleFactor ?? 1, mobile: e.device?.mobile ?? false });
     else if (before.viewport ?? before.device) send("Emulation.clearDeviceMetricsOverride", {});
     if (e.device?.touch) send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });

@@ -6,7 +6,7 @@
  * thin client (the host runs `svc set` itself).
  */
 import { describe, expect, it } from "vitest";
-import { collect, expectOneLine, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
+import { collect, expectOneLine, json, sandbox, spawnSvc, svc, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
 const run = (...args: string[]) => svc(args, world.sb.env);
@@ -105,6 +105,30 @@ describe("svc set", () => {
       expect(await width()).toBe(1000);
     } finally {
       await run("sessions", "end", "sized");
+    }
+  });
+
+  it("a session's pages are 1280×720 by default: the open tab, a later one, after `svc set viewport off`, and in a session a command started", async () => {
+    await ok("goto", world.server.url("forms.html"));
+    const size = "[innerWidth, innerHeight]";
+    expect(await page<number[]>(size)).toEqual([1280, 720]);
+    await ok("tabs", "new", world.server.url("forms.html"));
+    expect(await page<number[]>(size)).toEqual([1280, 720]);
+    await ok("set", "viewport", "412x600");
+    expect(await page<number[]>(size)).toEqual([412, 600]);
+    await ok("set", "viewport", "off");
+    expect(await page<number[]>(size)).toEqual([1280, 720]);
+    // A session `svc goto` starts itself (none live in this sandbox), its page read through its host.
+    const other = sandbox();
+    try {
+      const started = await svc(["goto", world.server.url("forms.html")], other.env);
+      expect(started.code, started.stderr).toBe(0);
+      const r = await collect(spawnSvc(["--json", "eval", size], other.env));
+      expect(r.code, r.stderr).toBe(0);
+      expect(json<{ result: number[] }>(r.stdout).result).toEqual([1280, 720]);
+    } finally {
+      await svc(["sessions", "end", "--all"], other.env);
+      other.cleanup();
     }
   });
 
