@@ -45,10 +45,11 @@ const CONTROLS = {
   /** `svc har start`. */
   harStart: control(z.object({}), async (_args, ctx) => ctx.kept.network.harStart()),
   /** `svc har stop FILE` (an absolute path, checked by the command and again here). */
-  /** `svc view`: the live view's URL (started first when `start`), and how many watch it. */
-  view: control(z.object({ start: z.boolean() }), async ({ start }, ctx) => {
+  /** `svc view`: the live view's URL (started first when `start`), and how many watch it; `launch`: also a launch file's path (`svc view --open`, host-view.ts). */
+  view: control(z.object({ start: z.boolean(), launch: z.boolean().optional() }), async ({ start, launch }, ctx) => {
     if (start) await ctx.kept.view.start();
-    return { ...(ctx.kept.view.url !== undefined ? { url: ctx.kept.view.url } : {}), viewers: ctx.kept.view.viewers };
+    const file = launch ? await ctx.kept.view.launch() : undefined;
+    return { ...(ctx.kept.view.url !== undefined ? { url: ctx.kept.view.url } : {}), ...(file ? { launch: file } : {}), viewers: ctx.kept.view.viewers };
   }),
   /** `svc agent --ask-human`: the question in the live view; answered once a viewer presses Continue (or `answered: false` at the timeout). */
   ask: control(z.object({ message: z.string().min(1).max(2000), timeoutMs: z.number().int().min(1000).max(3_600_000) }), async ({ message, timeoutMs }, ctx) => ({

@@ -4,10 +4,22 @@
  * (each viewer attaches its own session to the tab it shows, so the keeper's sessions are left alone). Started
  * on the first `svc view` (or the first question an `svc agent --ask-human` asks), on a port chosen then, and
  * kept until the session ends; the view starts on the session's selected tab and follows it.
+ *
+ * `svc view --open` opens a launch file (`launch()`) rather than the URL: a program's arguments and environment
+ * are readable by every local user (/proc/PID/cmdline), so the tokenised URL is never put there. The file is
+ * an HTML redirect to the URL, 0600 in a 0700 folder of the session's state (the permissions, not a secret
+ * name, keep other users out); its path carries nothing. It is removed LAUNCH_FILE_MS later (a browser that
+ * is started for it reads it within seconds; when it was read cannot be observed) and with the session.
  */
+import { randomBytes } from "node:crypto";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { CdpConnection } from "../src/internal.js";
-import { type SessionRecord, sessionTabStore } from "../src/base.js";
+import { type SessionRecord, mkdirp, sessionTabStore, viewLaunchDir } from "../src/base.js";
 import type { LiveAnswer, LocalLiveView } from "../src/server/live/index.js";
+
+/** How long a launch file stays for the browser to read it. */
+const LAUNCH_FILE_MS = 60_000;
 
 export class HostView {
   private starting: Promise<LocalLiveView> | undefined;
@@ -41,8 +53,21 @@ export class HostView {
     return (await this.start()).ask(message, timeoutMs, signal);
   }
 
+  /** Starts the view and writes a launch file for it (see above): its path. */
+  async launch(): Promise<string> {
+    const view = await this.start();
+    const dir = viewLaunchDir(this.o.root, this.o.record.id);
+    mkdirp(dir, 0o700);
+    chmodSync(dir, 0o700);
+    const file = join(dir, `open-${randomBytes(12).toString("hex")}.html`);
+    writeFileSync(file, launchPage(view.url), { mode: 0o600, flag: "wx" });
+    setTimeout(() => rmSync(file, { force: true }), LAUNCH_FILE_MS).unref();
+    return file;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    rmSync(viewLaunchDir(this.o.root, this.o.record.id), { recursive: true, force: true });
     await this.view?.close().catch(() => {});
     await this.connection?.close().catch(() => {});
   }
@@ -71,4 +96,10 @@ export class HostView {
     this.view = view;
     return view;
   }
+}
+
+/** A page that goes on to `url` at once (a meta refresh: no script needed), with a link if it does not. */
+function launchPage(url: string): string {
+  const href = url.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${href}"><title>svc view</title><a href="${href}">Open the live view</a>\n`;
 }

@@ -3,7 +3,9 @@
  * a person's mouse and keys forwarded — served by the session's host on 127.0.0.1 (commands/host-view.ts;
  * started on the first `svc view`, then kept for the session) with a random per-session token in the URL.
  * Prints the URL (`--json`: {session, url}) and exits; `--open` also opens it in the default browser
- * ($BROWSER, else xdg-open / open / start): failing to is a warning, the URL is still printed.
+ * ($BROWSER, else xdg-open / open / start) through a launch file the host wrote (host-view.ts: the token never
+ * goes on the opener's command line, which every local user can read); failing to is a warning, the URL is
+ * still printed.
  */
 import { spawn } from "node:child_process";
 import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";
@@ -22,17 +24,17 @@ export async function liveViewUrl(root: string, sessionId: string, start: boolea
   return reply.url;
 }
 
-/** The session's live view URL, its host asked to start the view if it serves none yet. */
-async function startLiveView(root: string, sessionId: string): Promise<string> {
-  const url = await liveViewUrl(root, sessionId, true);
-  if (url === undefined) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
-  return url;
+/** The session's live view URL, its host asked to start the view if it serves none yet; `launch`: also a launch file for it. */
+async function startLiveView(root: string, sessionId: string, launch = false): Promise<{ url: string; launch?: string }> {
+  const reply = await askHostFor<{ url?: string; launch?: string }>(root, sessionId, { control: "view", start: true, ...(launch ? { launch } : {}) }, { unreached: `session ${sessionId} has no live view`, refused: `session ${sessionId}'s host could not start its live view` });
+  if (reply.url === undefined || (launch && reply.launch === undefined)) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
+  return { url: reply.url, ...(reply.launch !== undefined ? { launch: reply.launch } : {}) };
 }
 
 /** `svc agent --ask-human`'s way to ask in the session's live view (the host's `ask` control, withdrawn with `signal`). */
 export function hostViewAsker(root: string, sessionId: string): ViewAsker {
   return {
-    start: () => startLiveView(root, sessionId),
+    start: async () => (await startLiveView(root, sessionId)).url,
     async ask(message, timeoutMs, signal) {
       // The host ends the question at timeoutMs itself; the margin covers a slow answer.
       const control = { control: "ask", message: message.slice(0, 2000), timeoutMs: Math.max(1000, Math.min(3_600_000, timeoutMs)) };
@@ -42,18 +44,18 @@ export function hostViewAsker(root: string, sessionId: string): ViewAsker {
   };
 }
 
-/** The command that opens a URL in the default browser: $BROWSER, else the platform's opener. */
-function opener(url: string): [string, string[]] {
+/** The command that opens a file in the default browser: $BROWSER, else the platform's opener. */
+function opener(file: string): [string, string[]] {
   const browser = process.env.BROWSER?.trim();
-  if (browser) return [browser, [url]];
-  if (process.platform === "darwin") return ["open", [url]];
-  if (process.platform === "win32") return ["cmd", ["/c", "start", '""', url]];
-  return ["xdg-open", [url]];
+  if (browser) return [browser, [file]];
+  if (process.platform === "darwin") return ["open", [file]];
+  if (process.platform === "win32") return ["cmd", ["/c", "start", '""', file]];
+  return ["xdg-open", [file]];
 }
 
-/** Opens `url`; resolves with why it failed, or undefined once the opener took it (exit 0, or still running). */
-export function openInBrowser(url: string): Promise<string | undefined> {
-  const [cmd, args] = opener(url);
+/** Opens `file` (a path: never a secret, it is on the opener's command line); resolves with why it failed, or undefined once the opener took it (exit 0, or still running). */
+function openInBrowser(file: string): Promise<string | undefined> {
+  const [cmd, args] = opener(file);
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
@@ -81,9 +83,9 @@ export async function view(g: GlobalOptions, opts: { open?: boolean }): Promise<
   const root = stateRoot();
   const session = touchSession(await resolveSession(root, g.session), root);
   if (isCloud(session)) throw new ServiceInvalidArgumentError("svc view shows a local session; a cloud session's live view is the platform's (its debuggerFullscreenUrl)", { hint: "svc sessions start (local), or --session ID" });
-  const url = await startLiveView(root, session.id);
-  if (opts.open) {
-    const failed = await openInBrowser(url);
+  const { url, launch } = await startLiveView(root, session.id, opts.open === true);
+  if (launch !== undefined) {
+    const failed = await openInBrowser(launch);
     if (failed) process.stderr.write(`svc: warning: could not open a browser (${failed}); open the URL yourself\n`);
   }
   out.result({ session: session.id, url }, () => [url]);

@@ -64,6 +64,7 @@ export {
   sessionsDir,
   touchHeartbeat,
   touchSession,
+  viewLaunchDir,
 } from "./store/session-records.js";
 export {
   type Effective,

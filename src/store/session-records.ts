@@ -93,6 +93,11 @@ export function heartbeatPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.heartbeat`);
 }
 
+/** The session's `svc view --open` launch files (commands/host-view.ts), a 0700 folder: removed with the session. */
+export function viewLaunchDir(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.view`);
+}
+
 /** The session's refs per page (store/refs.ts): removed with the session. */
 export function refsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.refs`);
@@ -219,7 +224,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs, network log and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs, network log, view launch files and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -236,6 +241,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   }
   rmSync(networkLogPath(root, id), { force: true });
   rmSync(`${networkLogPath(root, id)}.cleared`, { force: true });
+  rmSync(viewLaunchDir(root, id), { recursive: true, force: true });
   // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }

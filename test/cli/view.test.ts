@@ -3,16 +3,18 @@
  * Chromium shows the session's selected tab (frames painted, the tab strip), a click through the view reaches
  * the session's page (checked with `svc eval`), the URL is the same on every `svc view` (one server per
  * session), a wrong token or another address is refused, a view-only URL ignores input, viewers are bounded,
- * `--open` hands the URL to $BROWSER (a failure to open is a warning), and the view ends with the session.
+ * `--open` hands $BROWSER a launch file, never the token (a failure to open is a warning), and the view ends
+ * with the session.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { request } from "node:http";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM, json, svc, useCliWorld } from "./helpers.js";
+import { CHROMIUM, collect, json, spawnSvc, svc, useCliWorld, waitFor } from "./helpers.js";
 import { viewPointOf } from "../support/live-view.js";
 
 const world = useCliWorld({ session: true });
@@ -85,6 +87,8 @@ function socketStatus(url: string): Promise<number> {
 
 describe("svc view", () => {
   let url = "";
+  /** The folder of the session's launch files (`--open`). */
+  let launchDir = "";
 
   it("prints the session's live view URL; the view shows its tab and a click through it reaches the page", async () => {
     await ok("goto", world.server.url("forms.html"));
@@ -181,16 +185,53 @@ describe("svc view", () => {
     }
   });
 
-  it("--open hands the URL to $BROWSER; an opener that fails is a warning and the URL is still printed", async () => {
+  it("--open hands $BROWSER a 0600 launch file that leads to the view; the token is in no process's arguments or environment", async () => {
     const dir = mkdtempSync(join(tmpdir(), "svc-view-open-"));
     const script = join(dir, "opener.sh");
-    const seen = join(dir, "opened.txt");
-    writeFileSync(script, `#!/bin/sh\nprintf '%s' "$1" > '${seen}'\n`);
+    // The opener records what it got, then waits (bounded) until the test has looked at every process.
+    writeFileSync(
+      script,
+      `#!/bin/sh\ncat /proc/$$/environ > '${dir}/env'\nprintf '%s\\n' "$@" > '${dir}/argv.tmp' && mv '${dir}/argv.tmp' '${dir}/argv'\n` +
+        `i=0; while [ ! -e '${dir}/release' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n`,
+    );
     chmodSync(script, 0o755);
-    const r = await svc(["view", "--open"], { ...world.sb.env, BROWSER: script });
+    const token = url.slice(url.lastIndexOf("/") + 1);
+    const run = collect(spawnSvc(["view", "--open"], { ...world.sb.env, BROWSER: script }));
+    try {
+      await waitFor(() => existsSync(join(dir, "argv")));
+      const holders: string[] = [];
+      for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+        for (const what of ["cmdline", "environ"]) {
+          try {
+            if (readFileSync(`/proc/${pid}/${what}`).includes(token)) holders.push(`${pid} ${what}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`);
+          } catch {
+            // gone, or not ours to read
+          }
+        }
+      }
+      expect(holders).toEqual([]);
+      const argv = readFileSync(join(dir, "argv"), "utf8").trim().split("\n");
+      expect(argv).toHaveLength(1);
+      expect(readFileSync(join(dir, "env"), "utf8")).not.toContain(token);
+      const file = argv[0]!;
+      expect(file).not.toContain(token);
+      launchDir = dirname(file);
+      expect([statSync(file).mode & 0o777, statSync(launchDir).mode & 0o777]).toEqual([0o600, 0o700]);
+      // The file leads a real browser to the view.
+      const page = await viewer.newPage({ viewport: { width: 1000, height: 700 } });
+      try {
+        await page.goto(pathToFileURL(file).href);
+        await page.waitForSelector("img[data-svc-live][data-frames]", { timeout: 20_000 });
+        expect(page.url()).toBe(url);
+      } finally {
+        await page.close();
+      }
+    } finally {
+      writeFileSync(join(dir, "release"), "");
+    }
+    const r = await run;
     expect([r.code, r.stderr]).toEqual([0, ""]);
     expect(r.stdout.trim()).toBe(url);
-    expect(existsSync(seen) && readFileSync(seen, "utf8")).toBe(url);
 
     const failed = await svc(["view", "--open"], { ...world.sb.env, BROWSER: join(dir, "no-such-opener") });
     expect(failed.code).toBe(0);
@@ -210,9 +251,11 @@ describe("svc view", () => {
     await view.close();
   });
 
-  it("the view ends with the session", async () => {
+  it("the view ends with the session, its launch files too", async () => {
     expect(await status(url)).toBe(200);
+    expect(existsSync(launchDir)).toBe(true);
     expect((await svc(["sessions", "end"], world.sb.env)).code).toBe(0);
     await until(() => status(url).then(() => false, () => true), "the view's port to close");
+    expect(existsSync(launchDir)).toBe(false);
   });
 });
