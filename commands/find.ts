@@ -4,11 +4,13 @@
  * a target later commands take: its ref when the session's snapshot shows the element (find takes one, so the
  * refs are the session's, stored like `svc snapshot`'s), else its XPath selector. With ACTION (a verb: click,
  * fill VALUE, check, hover, focus, …) it runs that verb on the one match, as `svc <verb>` runs it; several
- * matches fail naming how many, unless `--first` or `--nth N` (1 = the first) picks one.
+ * matches fail naming how many, unless `--first` or `--nth N` (1 = the first) picks one. `role --name` also
+ * matches the names the snapshot derives for icon-only controls (`e7 button trash (icon)`), which Chrome's tree
+ * does not have.
  */
 import type { Page } from "../src/index.js";
 import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } from "../src/base.js";
-import { FIND_KINDS, type FindKind, type FindQuery, callOn, findElements, selectorOf } from "../src/internal.js";
+import { FIND_KINDS, type ElementHandle, type FindKind, type FindQuery, callOn, findElements, resolveTarget, selectorOf } from "../src/internal.js";
 import { ActFailedError } from "./act.js";
 import type { GlobalOptions } from "./output.js";
 import { withSession } from "./runtime.js";
@@ -75,13 +77,33 @@ function describe(q: FindQuery): string {
   return `${q.kind} "${q.value}"${q.name !== undefined ? ` --name "${q.name}"` : ""}`;
 }
 
+type Taken = Awaited<ReturnType<ReturnType<typeof sessionSnapshots>["take"]>>;
+
+/** The snapshot's icon-only controls whose derived name matches a `role --name` query, beside Chrome's own matches. */
+async function derivedMatches(page: Page, snap: Taken | undefined, q: FindQuery, found: readonly ElementHandle[]): Promise<ElementHandle[]> {
+  if (q.kind !== "role" || q.name === undefined || !snap) return [];
+  const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
+  const want = norm(q.name);
+  const seen = new Set(found.map((e) => `${e.frame.id}:${e.backendNodeId}`));
+  const out: ElementHandle[] = [];
+  for (const t of snap.refs) {
+    if (!t.derived || t.role !== q.value.trim() || seen.has(`${t.frameId}:${t.backendNodeId}`)) continue;
+    const name = norm(t.name);
+    if (q.exact ? name === want : name.includes(want)) out.push(await resolveTarget(page, t.ref, snap.refs));
+  }
+  return out;
+}
+
 export async function find(g: GlobalOptions, by: string, value: string | undefined, rest: readonly string[], flags: FindFlags): Promise<void> {
   const p = parse(by, value, rest, flags);
   await withSession(g, async ({ svc, out, session }) => {
     const page: Page = svc.page;
     // The session's snapshot issues (and stores) the refs a match is named by; a cloud session has none.
     const snap = session && !isCloud(session) ? await sessionSnapshots(session).take(page, { interactiveOnly: true }) : undefined;
-    const found = await findElements(page.frames, p.query, Math.max(LIST_LIMIT, p.nth ?? 0));
+    const limit = Math.max(LIST_LIMIT, p.nth ?? 0);
+    const byTree = await findElements(page.frames, p.query, limit);
+    const derived = await derivedMatches(page, snap, p.query, byTree.elements);
+    const found = { elements: [...byTree.elements, ...derived].slice(0, limit), total: byTree.total + derived.length };
     if (found.total === 0) throw new ServiceElementNotFoundError(`find ${describe(p.query)}: no element matches`, { hint: "look at the page with `svc snapshot`" });
     if (p.nth !== undefined && p.nth > found.total) throw new ServiceElementNotFoundError(`find ${describe(p.query)}: --nth ${p.nth}, but only ${found.total} match`);
     if (p.action && p.nth === undefined && found.total > 1) {

@@ -3,7 +3,8 @@
  * session or a browser for this command only, as `svc extract URL`) with refs, the same snapshot `svc extract`
  * prints (no instruction), numbered by the session's ref store so the verbs (`svc click e3`) resolve them.
  * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
- * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name}}, tokens}`.
+ * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name, derived?}}, tokens}` (`derived`: an icon-only
+ * control's name, src/snapshot/icon-name.ts).
  */
 import type { Page } from "../src/index.js";
 import { ServiceInvalidArgumentError } from "../src/base.js";
@@ -50,8 +51,8 @@ export async function snapshot(g: CloudGlobals, flags: SnapshotFlags, rawUrl?: s
     // A browser for this command only has no session to keep refs in: they number this one outline.
     const snapshots = session || url === undefined ? sessionSnapshots(session) : new PageSnapshots();
     const snap = await snapshots.take(page, options);
-    const refs: Record<string, { role: string; name: string }> = {};
-    for (const t of snap.refs) refs[t.ref] = { role: t.role, name: t.name };
+    const refs: Record<string, { role: string; name: string; derived?: true }> = {};
+    for (const t of snap.refs) refs[t.ref] = { role: t.role, name: t.name, ...(t.derived ? { derived: true as const } : {}) };
     note({ method: "snapshot", parameters: options, result: { url: page.url(), refs: snap.refs.size, tokens: snap.tokens } });
     out.result({ session: session?.id, url: page.url(), snapshot: snap.text, refs, tokens: snap.tokens }, () => snap.text);
   };

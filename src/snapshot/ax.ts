@@ -16,6 +16,8 @@ export interface AXNodeLike {
   role?: AXValueLike;
   name?: AXValueLike;
   value?: AXValueLike;
+  /** aria-describedby, aria-description, a title not used as the name. */
+  description?: AXValueLike;
   properties?: AXPropertyLike[];
   parentId?: string;
   childIds?: string[];

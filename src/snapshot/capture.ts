@@ -13,6 +13,7 @@ import { utilityContext, type Frame, type FrameTree } from "../browser/frames.js
 import { ProtocolError } from "../browser/cdp/connection.js";
 import { ServiceDomProcessError, ServiceElementNotFoundError } from "../errors.js";
 import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
+import { ICON_DEPTH, applyDerived, deriveName, unnamedRefs, type DomNodeLike } from "./icon-name.js";
 import { RefMap } from "./refs.js";
 import { render } from "./render.js";
 import { buildTree, type AXNodeLike, type BuiltTree, type FrameAXTree } from "./tree.js";
@@ -153,6 +154,36 @@ async function readClickables(frames: readonly Frame[]): Promise<Map<Frame["sess
   return out;
 }
 
+/**
+ * Icon-only controls named from what the page carries (icon-name.ts): one DOM.describeNode per ref line with no
+ * usable name, all sent at once. A node that cannot be read (gone mid-capture) keeps its line as it was.
+ */
+async function nameIcons(source: SnapshotSource, built: BuiltTree, trees: readonly FrameAXTree[]): Promise<void> {
+  const wanted = unnamedRefs(built);
+  if (!wanted.length) return;
+  const key = (frameId: string, backendNodeId: number) => `${frameId}:${backendNodeId}`;
+  const descriptions = new Map(wanted.map((u) => [key(u.target.frameId, u.target.backendNodeId), ""]));
+  for (const t of trees) {
+    for (const n of t.nodes) {
+      const k = n.backendDOMNodeId !== undefined ? key(t.frameId, n.backendDOMNodeId) : undefined;
+      if (k !== undefined && descriptions.get(k) === "" && typeof n.description?.value === "string") descriptions.set(k, n.description.value);
+    }
+  }
+  await Promise.all(
+    wanted.map(async (u) => {
+      const session = source.frames.get(u.target.frameId)?.session;
+      const dom = session
+        ? await session.send("DOM.describeNode", { backendNodeId: u.target.backendNodeId, depth: ICON_DEPTH, pierce: true }).then(
+            (r) => r.node as DomNodeLike,
+            () => undefined,
+          )
+        : undefined;
+      const name = deriveName(dom, descriptions.get(key(u.target.frameId, u.target.backendNodeId)));
+      if (name) applyDerived(built, u, name);
+    }),
+  );
+}
+
 export async function captureSnapshot(source: SnapshotSource, options: SnapshotOptions = {}): Promise<Snapshot> {
   const { frames, topId } = framesFor(source, options);
   const [read, clickables] = await Promise.all([Promise.all(frames.map((f) => readFrame(source, f, topId))), readClickables(frames)]);
@@ -167,6 +198,7 @@ export async function captureSnapshot(source: SnapshotSource, options: SnapshotO
     ...(options.scope ? { scope: options.scope } : {}),
     ...(options.interactiveOnly ? { interactiveOnly: true } : {}),
   });
+  await nameIcons(source, built, trees);
   options.refs?.assign(built, trees, options.scope === undefined);
   const out = render(built.nodes, options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {});
   return { text: out.text, refs: new RefMap(built.refs), tokens: out.tokens };

@@ -16,6 +16,8 @@ export interface RefTarget {
   readonly role: string;
   /** Accessible name as shown in the snapshot (whitespace collapsed, untruncated). */
   readonly name: string;
+  /** The name is derived for an icon-only control (title, tooltip, icon class …; icon-name.ts), not its accessible name. */
+  readonly derived?: true;
   /**
    * Chrome's own role and name of the node (its AX node as read), compared when the ref is used: the shown
    * role/name may be derived by the snapshot (a name from the text inside), these can be read back for one node.

@@ -22,6 +22,7 @@ const TargetSchema = z.strictObject({
   backendNodeId: z.number().int().positive(),
   role: z.string(),
   name: z.string(),
+  derived: z.literal(true).optional(),
   ax: z.strictObject({ role: z.string(), name: z.string() }).optional(),
 });
 
@@ -84,7 +85,7 @@ export class PageRefs implements RefLookup {
         ref = `e${this.next++}`;
       }
       const own = ax.get(key);
-      const target: RefTarget = { ref, frameId: t.frameId, backendNodeId: t.backendNodeId, role: t.role, name: t.name, ...(own ? { ax: own } : {}) };
+      const target: RefTarget = { ref, frameId: t.frameId, backendNodeId: t.backendNodeId, role: t.role, name: t.name, ...(t.derived ? { derived: true } : {}), ...(own ? { ax: own } : {}) };
       this.byKey.set(key, target);
       this.byRef.set(ref, target);
       renamed.set(t.ref, ref);

@@ -45,6 +45,8 @@ export interface SnapNode {
   /** Row cell texts (role `row`). */
   cells?: string[];
   ref?: string;
+  /** The name is derived for an icon-only control (icon-name.ts), not Chrome's accessible name: shown marked. */
+  derived?: boolean;
   children: SnapNode[];
   /** Text produced by a block (paragraph, list item, cell): never merged with its neighbours. */
   sealed?: boolean;

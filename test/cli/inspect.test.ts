@@ -116,6 +116,18 @@ describe("svc find", () => {
     expect(await fails(2, "find", "label", "Email", "fill")).toMatch(/the value is missing/);
     expect(await fails(2, "find", "label", "Email", "explode")).toMatch(/unknown action "explode"/);
   });
+
+  it("role --name matches the name the snapshot derives for an icon-only control (icons.html)", async () => {
+    await ok("goto", world.server.url("icons.html"));
+    expect(await ok("snapshot", "-i")).toMatch(/^e\d+ button trash \(icon\)$/m);
+    const trash = json<FindJson>(await ok("--json", "find", "role", "button", "--name", "trash"));
+    expect(trash.total).toBe(1);
+    expect(trash.matches[0]!.ref).toMatch(/^e\d+$/);
+    await ok("find", "role", "button", "--name", "star border", "--exact", "click");
+    expect(await ok("get", "text", "#result")).toBe("clicked: star");
+    const snap = json<{ refs: Record<string, { role: string; name: string; derived?: boolean }> }>(await ok("--json", "snapshot", "-i"));
+    expect(snap.refs[trash.matches[0]!.ref!]).toEqual({ role: "button", name: "trash", derived: true });
+  });
 });
 
 describe("across frames (iframes.html: a same-origin and a cross-origin frame)", () => {
