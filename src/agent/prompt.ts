@@ -24,11 +24,13 @@
 import type { AgentMode } from "../events.js";
 import type { PromptVariable } from "../operations/prompts.js";
 import type { AgentTool } from "./tools.js";
+import { DERIVED_NAME_GUIDE } from "../snapshot/index.js";
 
 const OUTLINE_GUIDE =
   "The page is an outline: one element per line, indented by nesting. Lines starting with a ref (e1, e2, …) are elements you can act on: " +
   "`e12 button Submit` is a button named Submit; `: value` shows a field's value; [checked] [expanded] [disabled] show states; " +
-  "`options:` lists a native dropdown's choices; `iframe` lines hold the content of frames.";
+  "`options:` lists a native dropdown's choices; `iframe` lines hold the content of frames; " +
+  `${DERIVED_NAME_GUIDE}.`;
 
 export function agentSystemPrompt(tools: readonly AgentTool[], mode: AgentMode, custom?: string): string {
   return [

@@ -10,6 +10,7 @@
  */
 import { MODEL_ACTION_METHODS } from "./action.js";
 import type { StructuredOutput } from "../model/types.js";
+import { DERIVED_NAME_GUIDE } from "../snapshot/index.js";
 
 export interface PromptVariable {
   name: string;
@@ -19,7 +20,8 @@ export interface PromptVariable {
 const SNAPSHOT_GUIDE =
   "The page is given as an outline: one element per line, indented by nesting. Lines starting with a ref " +
   "(e1, e2, …) are elements you can act on: `e12 button Submit` is a button named Submit; `: value` shows a " +
-  "field's current value; [checked] [expanded] [disabled] show states; `iframe` lines hold the content of frames.";
+  "field's current value; [checked] [expanded] [disabled] show states; `iframe` lines hold the content of frames; " +
+  `${DERIVED_NAME_GUIDE}.`;
 
 export function actSystemPrompt(custom?: string): string {
   return [

@@ -18,6 +18,8 @@ import type { BuiltTree, SnapNode } from "./tree.js";
 
 /** Longest derived name (characters); longer ones end in `…`. */
 export const MAX_DERIVED_CHARS = 60;
+/** What a model is told of the marker (the act and agent prompts both explain the outline). */
+export const DERIVED_NAME_GUIDE = "a name followed by (icon) was derived for an icon-only control from its icon or tooltip, not read from a label";
 /** Controls named so per snapshot (each costs one DOM.describeNode). */
 export const MAX_DERIVED = 200;
 /** How deep into a control its DOM is read, and how many of its nodes at most. */
