@@ -1,8 +1,8 @@
 /**
  * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
  * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
- * otherwise, one browser per MCP session, every request carrying the bearer token (--token, SVC_MCP_TOKEN, or
- * one generated and printed on stderr with the URL). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
+ * otherwise, one browser per MCP session, every request carrying the bearer token (SVC_MCP_TOKEN, --token-file,
+ * --token, or one generated and printed on stderr with the URL). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
@@ -14,6 +14,7 @@ import { launchDefaults } from "./runtime.js";
 import type { MCP_OPTIONS } from "./registry/server.js";
 import type { FlagsOf } from "./registry/types.js";
 import { openSettings } from "./settings.js";
+import { type SecretFlag, takeSecrets } from "./secret-flags.js";
 
 export type McpFlags = FlagsOf<typeof MCP_OPTIONS>;
 
@@ -24,11 +25,20 @@ function whole(raw: string | undefined, flag: string, min: number, max: number):
   return n;
 }
 
+const TOKEN: SecretFlag = { flag: "--token", fileFlag: "--token-file", env: "SVC_MCP_TOKEN" };
+
+/** `--token` or `--token-file` > SVC_MCP_TOKEN; undefined: one is generated. The warning is printed as it starts. */
+async function bearerToken(flags: McpFlags): Promise<{ token: string | undefined; warning: string | undefined }> {
+  const { values, warning } = await takeSecrets("mcp", [{ spec: TOKEN, args: flags.token !== undefined ? [flags.token] : undefined, file: flags.tokenFile }]);
+  const env = process.env.SVC_MCP_TOKEN;
+  const token = values[0] ? checkToken(values[0].values[0]!, values[0].from) : env ? checkToken(env, "SVC_MCP_TOKEN") : undefined;
+  return { token, warning };
+}
+
 /** Runs until stdin closes (stdio) or `stop` fires (either mode); every browser is closed before it returns. */
 export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, version: string): Promise<void> {
-  if (!flags.http && (flags.port !== undefined || flags.host !== undefined || flags.token !== undefined)) throw new ServiceInvalidArgumentError("--port, --host and --token go with --http");
-  const envToken = process.env.SVC_MCP_TOKEN;
-  const givenToken = !flags.http ? undefined : flags.token !== undefined ? checkToken(flags.token, "--token") : envToken ? checkToken(envToken, "SVC_MCP_TOKEN") : undefined;
+  if (!flags.http && (flags.port !== undefined || flags.host !== undefined || flags.token !== undefined || flags.tokenFile !== undefined)) throw new ServiceInvalidArgumentError("--port, --host, --token and --token-file go with --http");
+  const { token: givenToken, warning } = flags.http ? await bearerToken(flags) : { token: undefined, warning: undefined };
   const port = flags.http ? (whole(flags.port ?? "3100", "--port", 0, 65535) as number) : 0;
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
   const settings = await openSettings();
@@ -72,6 +82,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
     await serving;
     return;
   }
+  if (warning) process.stderr.write(warning);
   const token = givenToken ?? generateToken();
   const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token });
   const unregister = registerCleanup(() => server.close());

@@ -5,6 +5,7 @@
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { ServerOptions } from "../src/server/index.js";
+import { maskUrlCredentials } from "./serve-secrets.js";
 import type { SettingsStore } from "./settings.js";
 
 export interface ClusterFlags {
@@ -40,9 +41,9 @@ export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): Se
     }
     return undefined;
   }
-  if (!/^rediss?:\/\/\S+$/.test(store)) throw new ServiceInvalidArgumentError(`--store must be memory or a Redis URL (redis://host:6379), got "${store.replace(/\/\/[^@/]*@/, "//***@").slice(0, 80)}"`);
+  if (!/^rediss?:\/\/\S+$/.test(store)) throw new ServiceInvalidArgumentError(`--store must be memory or a Redis URL (redis://host:6379), got "${maskUrlCredentials(store).slice(0, 80)}"`);
   const secret = effective(flags.clusterSecret, "server.clusterSecret", settings);
-  if (!secret) throw new ServiceInvalidArgumentError("a Redis store needs a cluster secret shared by every replica: pass --cluster-secret, set SVC_CLUSTER_SECRET, or run svc config set server.clusterSecret …");
+  if (!secret) throw new ServiceInvalidArgumentError("a Redis store needs a cluster secret shared by every replica: give --cluster-secret-file FILE (mode 0600) or SVC_CLUSTER_SECRET, or run svc config set server.clusterSecret …");
   if (secret.length < MIN_SECRET) throw new ServiceInvalidArgumentError(`--cluster-secret needs at least ${MIN_SECRET} characters`);
   const advertiseUrl = effective(flags.advertiseUrl, "server.advertiseUrl", settings);
   if (advertiseUrl !== undefined) {

@@ -9,15 +9,16 @@ import { ServiceInvalidArgumentError } from "../src/base.js";
 import { AddressPolicy } from "../src/base.js";
 import { registerCleanup } from "./cleanup.js";
 import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
+import { type ServeSecretFlags, serveSecrets } from "./serve-secrets.js";
+import type { SecretValue } from "./secret-flags.js";
 import { byteSize, limitOptions } from "./serve-limits.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "./runtime.js";
 import { parseSetting, type SettingsStore, settingDef, splitList } from "./settings.js";
 
-export interface ServeFlags extends LaunchFlags, ClusterFlags {
+export interface ServeFlags extends LaunchFlags, ClusterFlags, ServeSecretFlags {
   port?: string;
   host?: string;
-  apiKey?: string[];
   maxSessions?: string;
   queue?: string;
   queueTimeout?: string;
@@ -30,7 +31,6 @@ export interface ServeFlags extends LaunchFlags, ClusterFlags {
   bodyLimit?: string;
   cacheDir?: string;
   dataDir?: string;
-  dataKey?: string;
   publicUrl?: string;
   searchUrl?: string;
   isolate?: boolean;
@@ -84,13 +84,13 @@ function positive(raw: string | undefined, flag: string, max: number): number | 
   return n;
 }
 
-/** `--api-key` (repeatable) > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
-function serverKeys(flags: readonly string[] | undefined, settings: SettingsStore): string[] {
+/** `--api-key` (repeatable) or `--api-key-file` > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
+function serverKeys(given: SecretValue | undefined, settings: SettingsStore): string[] {
   let keys: string[];
   let from: string;
-  if (flags?.length) {
-    keys = flags.map((k) => k.trim());
-    from = "--api-key";
+  if (given) {
+    keys = given.values.map((k) => k.trim());
+    from = given.from;
   } else {
     const eff = settings.effective("server.apiKeys");
     keys = typeof eff.value === "string" ? splitList(eff.value) : [];
@@ -98,7 +98,7 @@ function serverKeys(flags: readonly string[] | undefined, settings: SettingsStor
   }
   if (!keys.length) {
     throw new ServiceInvalidArgumentError(
-      "svc serve needs at least one API key for its clients: pass --api-key KEY (repeatable), set SVC_API_KEYS=key1,key2, or run svc config set server.apiKeys key1,key2",
+      "svc serve needs at least one API key for its clients: set SVC_API_KEYS=key1,key2, give --api-key-file FILE (mode 0600, one key a line; - reads stdin), or run svc config set server.apiKeys key1,key2",
     );
   }
   if (keys.some((k) => k.length < MIN_KEY_LENGTH)) throw new ServiceInvalidArgumentError(`${from}: an API key needs at least ${MIN_KEY_LENGTH} characters`);
@@ -126,6 +126,8 @@ function listenError(e: unknown, host: string, port: number): unknown {
 const ANNOUNCED = /^(listening on |stopped$)/;
 
 export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSignal): Promise<NodeJS.Signals> {
+  // Secrets first: one given as an argument leaves the visible command line before anything else runs.
+  const secrets = await serveSecrets(flags);
   // Validate every flag before anything is started.
   const port = int(flags.port ?? "3000", "--port", 0, 65535)!;
   const host = (flags.host ?? "127.0.0.1").trim();
@@ -145,7 +147,7 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   const bodyLimitBytes = int(flags.bodyLimit, "--body-limit", 1);
   const url = publicUrl(flags.publicUrl);
   const { defaults, settings } = await launchDefaults(flags);
-  const apiKeys = serverKeys(flags.apiKey, settings);
+  const apiKeys = serverKeys(secrets.apiKeys, settings);
   const searchUrl = serverSearchUrl(flags.searchUrl, settings);
   // The model endpoint every command uses (SVC_MODEL_BASE_URL > config model.baseURL), the server included.
   const modelBaseURL = settings.effective("model.baseURL").value as string | undefined;
@@ -157,13 +159,13 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   }
   const modelEndpoints = flags.modelEndpoints?.map(modelEndpoint);
   const limits = limitOptions(flags as Record<string, unknown>);
-  const cluster = clusterOptions(flags, settings);
+  const cluster = clusterOptions({ ...flags, store: secrets.store?.values[0], clusterSecret: secrets.clusterSecret?.values[0] }, settings);
   const cacheDir = flags.cacheDir !== undefined ? resolve(flags.cacheDir) : join(stateRoot(), "server-cache");
   // The server's data (saved contexts …) and the key it is encrypted with (see src/server/isolation/data-key.ts).
   const dataDirRaw = flags.dataDir ?? (settings.effective("server.dataDir").value as string | undefined);
   const dataDir = dataDirRaw !== undefined && dataDirRaw.trim() ? resolve(dataDirRaw.trim()) : join(stateRoot(), "server-data");
-  const dataKey = flags.dataKey ?? (settings.effective("server.dataKey").value as string | undefined);
-  if (dataKey !== undefined && dataKey.length < 16) throw new ServiceInvalidArgumentError("--data-key needs at least 16 characters");
+  const dataKey = secrets.dataKey?.values[0] ?? (settings.effective("server.dataKey").value as string | undefined);
+  if (dataKey !== undefined && dataKey.length < 16) throw new ServiceInvalidArgumentError(`${secrets.dataKey?.from ?? "--data-key"} needs at least 16 characters`);
 
   const say = (line: string) => {
     if (!g.json) process.stderr.write(`svc serve: ${line}\n`);
@@ -175,6 +177,8 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
         }
       : undefined;
 
+  // Every flag is valid: say now that a secret was visible in the command line (a usage error stays one line).
+  if (secrets.warning) process.stderr.write(secrets.warning);
   const { startServer } = await import("../src/server/index.js");
   // Stopped while still starting: nothing to serve.
   if (stop.aborted) return stop.reason as NodeJS.Signals;

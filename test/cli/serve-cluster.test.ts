@@ -38,7 +38,8 @@ describe("svc serve --store", () => {
   });
 
   it("a Redis that does not answer fails the start, its password masked", async () => {
-    const r = await svc(["serve", "--port", "0", "--api-key", KEY, "--store", "redis://:hunter2-password@127.0.0.1:1", "--cluster-secret", SECRET], sb.env, { timeoutMs: 30_000 });
+    const env = { ...sb.env, SVC_API_KEYS: KEY, SVC_STORE: "redis://:hunter2-password@127.0.0.1:1", SVC_CLUSTER_SECRET: SECRET };
+    const r = await svc(["serve", "--port", "0"], env, { timeoutMs: 30_000 });
     expect(r.code).toBe(2);
     const line = expectOneLine(r.stderr);
     expect(line).toMatch(/--store: the Redis at redis:\/\/:?\*\*\*@127\.0\.0\.1:1 did not answer \(.*ECONNREFUSED.*\)/);

@@ -1,7 +1,7 @@
 /**
  * `svc serve` through the built CLI: it refuses to start without API keys (naming the three ways to give
- * them), validates its flags, listens and answers /healthz, 401 without a key, takes its keys from the
- * flag, SVC_API_KEYS or the stored `server.apiKeys`, logs requests at --verbose 1 (never a key), and on
+ * them), validates its flags, listens and answers /healthz, 401 without a key, takes its keys from
+ * SVC_API_KEYS or the stored `server.apiKeys` (the flag and file forms: secrets-argv.test.ts), logs requests at --verbose 1 (never a key), and on
  * SIGTERM (exit 0) or SIGINT (exit 130) ends every browser it started.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -69,7 +69,7 @@ describe("svc serve: running", () => {
   });
 
   it("answers /healthz, 401 without a key; SIGTERM ends every browser and exits 0", async () => {
-    served = await startServe(sb.env, ["--api-key", KEY, "--api-key", KEY2]);
+    served = await startServe({ ...sb.env, SVC_API_KEYS: `${KEY},${KEY2}` });
     expect(served.url).toBe(`http://127.0.0.1:${served.port}`);
     const health = await get(`${served.url}/healthz`);
     expect(health.status).toBe(200);
@@ -86,7 +86,7 @@ describe("svc serve: running", () => {
     expect(processesMentioning(sb.tmp).length).toBeGreaterThan(0);
 
     // A second server on the same port: a usage error naming the flag.
-    const clash = await svc(["serve", "--port", String(served.port), "--api-key", KEY], sb.env);
+    const clash = await svc(["serve", "--port", String(served.port)], { ...sb.env, SVC_API_KEYS: KEY });
     expect(clash.code).toBe(2);
     expect(expectOneLine(clash.stderr)).toMatch(new RegExp(`--port ${served.port}: 127\\.0\\.0\\.1:${served.port} is already in use`));
 
