@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
+import { refusalsOf, screenedInput } from "./jsonrpc.js";
 import { authProblem } from "./auth.js";
 export { checkToken, generateToken } from "./auth.js";
 import { McpBrowser } from "./browser.js";
@@ -55,7 +56,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
 /** Serve one client on stdin/stdout until stdin closes; the browser is closed before this resolves. */
 export async function serveStdio(options: McpOptions): Promise<void> {
   const { server, browser } = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport: StdioServerTransport = new StdioServerTransport(screenedInput(process.stdin, (refusal) => void transport.send(refusal).catch(() => {})), process.stdout);
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -133,6 +134,8 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     const id = header(req, "mcp-session-id");
     const body = req.method === "POST" ? await readJson(req) : undefined;
     if (body instanceof Error) return reply(res, 400, "INVALID_ARGUMENT", body.message);
+    const refused = refusalsOf(body);
+    if (refused) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(refused));
     let entry = id ? sessions.get(id) : undefined;
     if (id && !entry) return reply(res, 404, "SESSION_NOT_FOUND", `no MCP session ${id}`);
     if (!entry) {
