@@ -41,6 +41,8 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const { token: givenToken, warning } = flags.http ? await bearerToken(flags) : { token: undefined, warning: undefined };
   const port = flags.http ? (whole(flags.port ?? "3100", "--port", 0, 65535) as number) : 0;
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
+  if (!flags.http && flags.maxSessions !== undefined) throw new ServiceInvalidArgumentError("--max-sessions goes with --http");
+  const maxSessions = whole(flags.maxSessions, "--max-sessions", 1, 1000);
   const settings = await openSettings();
   const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
   const searchUrl = settings.effective("search.url").value;
@@ -84,7 +86,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   }
   if (warning) process.stderr.write(warning);
   const token = givenToken ?? generateToken();
-  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token });
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}) });
   const unregister = registerCleanup(() => server.close());
   // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
   process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);

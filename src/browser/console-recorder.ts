@@ -141,8 +141,8 @@ export class ConsoleRecorder {
   private add<K extends PageLogKind>(kind: K, entry: PageLogEntries[K][number]): void {
     const list = this.buffers[kind] as Array<ConsoleEntry | ErrorEntry>;
     list.push(entry);
-    // Bounded: trimmed by count here (twice the bound, so trimming is rare); a writer bounds by bytes too.
-    if (list.length > PAGE_LOG_LIMITS.entries * 2) list.splice(0, list.length - PAGE_LOG_LIMITS.entries);
+    // At most the bound at every moment: the oldest goes as the newest comes (a writer bounds by bytes too).
+    if (list.length > PAGE_LOG_LIMITS.entries) list.splice(0, list.length - PAGE_LOG_LIMITS.entries);
     this.options.onChange?.(kind);
   }
 }

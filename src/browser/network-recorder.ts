@@ -268,8 +268,8 @@ export class NetworkRecorder {
     open.hops.push(entry);
     this.apply(open, open.hops.length - 1);
     this.list.push(entry);
-    // Bounded in memory too: trimmed by count in steps (the byte bound is the store's).
-    if (this.list.length > this.limit + 100) this.list.splice(0, this.list.length - this.limit);
+    // At most `limit` in memory at every moment: the oldest goes as the newest comes (the byte bound is the store's).
+    if (this.list.length > this.limit) this.list.splice(0, this.list.length - this.limit);
     if (this.captured) {
       this.captured.push(entry);
       if (this.captured.length > this.captureLimit) (this.captured.shift(), this.capturedDropped++);

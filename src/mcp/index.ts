@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
+import { refusalsOf, screenedInput } from "./jsonrpc.js";
 import { authProblem } from "./auth.js";
 export { checkToken, generateToken } from "./auth.js";
 import { McpBrowser } from "./browser.js";
@@ -55,7 +56,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
 /** Serve one client on stdin/stdout until stdin closes; the browser is closed before this resolves. */
 export async function serveStdio(options: McpOptions): Promise<void> {
   const { server, browser } = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  const transport: StdioServerTransport = new StdioServerTransport(screenedInput(process.stdin, (refusal) => void transport.send(refusal).catch(() => {})), process.stdout);
   const ended = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
@@ -75,6 +76,8 @@ export interface HttpOptions extends McpOptions {
   idleMs?: number;
   /** Every request must carry `Authorization: Bearer <token>` (src/mcp/auth.ts); otherwise 401. */
   token: string;
+  /** MCP sessions (each with its browser) at once; past it an initialize gets 429 TOO_MANY_SESSIONS. Default 8, as `svc serve`'s --max-sessions. */
+  maxSessions?: number;
 }
 
 export interface McpHttpServer {
@@ -86,6 +89,7 @@ export interface McpHttpServer {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 const MAX_BODY = 4 * 1024 * 1024;
+export const DEFAULT_MAX_SESSIONS = 8;
 
 interface Entry {
   transport: StreamableHTTPServerTransport;
@@ -103,7 +107,10 @@ interface Entry {
 export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
   const host = options.host ?? "127.0.0.1";
   const idleMs = options.idleMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const sessions = new Map<string, Entry>();
+  /** Initializes under way: each holds a slot until its session is in `sessions` (or failed). */
+  let opening = 0;
 
   const end = async (id: string) => {
     const e = sessions.get(id);
@@ -133,14 +140,27 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     const id = header(req, "mcp-session-id");
     const body = req.method === "POST" ? await readJson(req) : undefined;
     if (body instanceof Error) return reply(res, 400, "INVALID_ARGUMENT", body.message);
+    const refused = refusalsOf(body);
+    if (refused) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(refused));
     let entry = id ? sessions.get(id) : undefined;
     if (id && !entry) return reply(res, 404, "SESSION_NOT_FOUND", `no MCP session ${id}`);
     if (!entry) {
       if (req.method !== "POST" || !isInitializeRequest(body)) return reply(res, 400, "INVALID_ARGUMENT", "mcp-session-id: missing (only an initialize request may start a session)");
+      if (sessions.size + opening >= maxSessions) {
+        return reply(res, 429, "TOO_MANY_SESSIONS", `this server runs at most ${maxSessions} MCP sessions at once (--max-sessions); end one (DELETE /mcp) or retry later`, (body as { id?: string | number }).id ?? null);
+      }
+      opening++;
+      let holding = true;
+      const unhold = () => {
+        if (holding) opening--;
+        holding = false;
+      };
+      res.once("close", unhold);
       const { server, browser } = createMcpServer(options);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
+          unhold();
           sessions.set(sid, { transport, browser, server, timer: undefined, busy: 0 });
           touch(sid);
         },
@@ -202,8 +222,8 @@ function hostnameOf(host: string | undefined): string {
   return host.replace(/:\d+$/, "");
 }
 
-function reply(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${code}: ${message}` }, id: null }));
+function reply(res: ServerResponse, status: number, code: string, message: string, id: string | number | null = null): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: `${code}: ${message}` }, id }));
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
