@@ -19,8 +19,10 @@ export const LIVE_LIMITS = {
   maxFrameSide: 3840,
   /** JPEG quality of the frames. */
   jpegQuality: 70,
-  /** Unsent bytes on a viewer's socket past which a new frame is dropped (not queued). */
+  /** Unsent bytes on a viewer's socket past which no frame is sent: the newest waits in one slot, Chrome's capture pauses. */
   maxBufferedBytes: 2 * 1024 * 1024,
+  /** A viewer whose socket took none of the bytes waiting for it for this long is closed (1008). */
+  stuckViewerMs: 15_000,
   /** How often the tab list (titles, URLs, new tabs) is read again while a viewer watches. */
   tabsRefreshMs: 2000,
   /** CDP commands in flight per viewer: input past it is dropped. */

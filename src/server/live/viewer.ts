@@ -4,6 +4,9 @@
  * only when the viewer acknowledged the one before (it says so once it painted it), and Chrome's frame is
  * acknowledged (Page.screencastFrameAck) only then, so a slow viewer slows Chrome's capture instead of
  * queueing frames: while the viewer is busy the newest frame waits in one slot, an older one there is dropped.
+ * An ack is only the viewer's word: a frame is also held while more than LIVE_LIMITS.maxBufferedBytes wait
+ * unsent on its socket (sent once the socket drains), and a viewer whose socket took nothing of what waits for
+ * LIVE_LIMITS.stuckViewerMs is closed, so one that acks without reading costs a bounded amount.
  * The tab list (titles, URLs) is read from the source after navigations and every
  * LIVE_LIMITS.tabsRefreshMs; when the source names a preferred tab (the one a CLI session's commands drive),
  * the view starts there and follows it when it changes. A question the session asks (`notify` an `ask`) is
@@ -48,6 +51,10 @@ export class LiveViewer {
   private held: Frame | undefined;
   /** Chrome's frames not acknowledged yet (their screencast session ids). */
   private owed: number[] = [];
+  /** Messages given to the socket whose bytes have not all been written out of this process yet. */
+  private unwritten = 0;
+  /** When the socket last took a message, or when it began to owe one: the stuck clock. */
+  private flowedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
   private tokens: number = LIVE_LIMITS.maxMessagesPerSecond;
   private refilled = Date.now();
@@ -56,7 +63,7 @@ export class LiveViewer {
   framesSent = 0;
 
   constructor(private readonly o: LiveViewerOptions) {
-    this.timer = setInterval(() => void this.refreshTabs(), LIVE_LIMITS.tabsRefreshMs);
+    this.timer = setInterval(() => this.tick(), LIVE_LIMITS.tabsRefreshMs);
     this.timer.unref();
     o.socket.on("message", (raw, isBinary) => this.onMessage(raw as Buffer, isBinary));
     o.socket.on("close", () => this.close());
@@ -93,7 +100,32 @@ export class LiveViewer {
   }
 
   private send(m: ServerMessage): void {
-    if (this.o.socket.readyState === this.o.socket.OPEN) this.o.socket.send(JSON.stringify(m));
+    this.write(JSON.stringify(m));
+  }
+
+  /** Sends `data`; once it was written out the stuck clock restarts and a held frame may go. */
+  private write(data: string | Buffer): void {
+    const socket = this.o.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    if (this.unwritten++ === 0) this.flowedAt = Date.now();
+    socket.send(data, { binary: typeof data !== "string" }, () => {
+      this.unwritten--;
+      this.flowedAt = Date.now();
+      this.pump();
+    });
+  }
+
+  private tick(): void {
+    if (this.unwritten > 0 && Date.now() - this.flowedAt > LIVE_LIMITS.stuckViewerMs) return this.stuck();
+    void this.refreshTabs();
+  }
+
+  /** The viewer reads nothing: closed (its socket goes once the close is read, or at ws's close timeout). */
+  private stuck(): void {
+    const reason = `viewer: read nothing for ${LIVE_LIMITS.stuckViewerMs / 1000} s`;
+    this.o.log(`live view: closed a viewer that ${reason.slice(8)} (${this.o.socket.bufferedAmount} bytes waiting)`);
+    this.o.socket.close(1008, reason);
+    this.close();
   }
 
   private onMessage(raw: Buffer, isBinary: boolean): void {
@@ -206,11 +238,15 @@ export class LiveViewer {
 
   private onFrame(frame: Frame): void {
     this.owed.push(frame.sessionId);
-    if (this.viewerBusy) {
+    if (this.viewerBusy || this.backedUp()) {
       this.held = frame; // an older held frame is dropped
       return;
     }
     this.sendFrame(frame);
+  }
+
+  private backedUp(): boolean {
+    return this.o.socket.bufferedAmount > LIVE_LIMITS.maxBufferedBytes;
   }
 
   private sendFrame(frame: Frame): void {
@@ -218,7 +254,7 @@ export class LiveViewer {
     if (socket.readyState !== socket.OPEN) return;
     const m = frame.metadata;
     this.send({ type: "frame", width: m.deviceWidth ?? 0, height: m.deviceHeight ?? 0, offsetTop: m.offsetTop ?? 0, pageScaleFactor: m.pageScaleFactor ?? 1 });
-    socket.send(Buffer.from(frame.data, "base64"), { binary: true });
+    this.write(Buffer.from(frame.data, "base64"));
     this.viewerBusy = true;
     this.framesSent++;
   }
@@ -227,6 +263,12 @@ export class LiveViewer {
   private viewerAck(): void {
     if (!this.viewerBusy) return;
     this.viewerBusy = false;
+    this.pump();
+  }
+
+  /** When the viewer is free and its socket not backed up: the held frame goes, and Chrome may capture again. */
+  private pump(): void {
+    if (this.closed || this.viewerBusy || this.backedUp()) return;
     const held = this.held;
     this.held = undefined;
     if (held) this.sendFrame(held);
