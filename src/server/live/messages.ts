@@ -8,8 +8,10 @@ import { z } from "zod";
 import { describeIssue } from "../../util/zod.js";
 
 export const LIVE_LIMITS = {
-  /** Largest viewer message (bytes): every message is a few short fields. */
+  /** Largest viewer message (bytes): every message is a few short fields; a larger one closes the socket (1008). */
   maxMessageBytes: 8 * 1024,
+  /** Largest message the WebSocket layer reads at all (ws's maxPayload): past it, ws closes with 1009 unread. */
+  maxWireMessageBytes: 64 * 1024,
   /** Viewer messages per second, at most (a burst of this many, refilled per second): past it the socket closes. */
   maxMessagesPerSecond: 200,
   /** Viewers of one session at once (sockets); the next one is refused with 429 LIVE_VIEWERS. */

@@ -12,7 +12,7 @@
  * the view starts there and follows it when it changes. A question the session asks (`notify` an `ask`) is
  * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
  */
-import type { WebSocket } from "ws";
+import type { ServerOptions, WebSocket } from "ws";
 import type { LiveSource, LiveTabLink } from "./source.js";
 import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
 
@@ -27,6 +27,13 @@ export interface LiveViewerOptions {
   answer?: (id: string, reply: string | undefined) => void;
   log: (line: string) => void;
 }
+
+/**
+ * The options of a live view's WebSocketServer (svc serve's and a session host's). ws's maxPayload closes a
+ * larger message with 1009 and no reason, so it is set past LIVE_LIMITS.maxMessageBytes and the viewer
+ * refuses a message over that itself, with 1008 and a reason like any bad message.
+ */
+export const LIVE_SOCKET_OPTIONS: ServerOptions = { noServer: true, perMessageDeflate: false, maxPayload: LIVE_LIMITS.maxWireMessageBytes };
 
 interface Frame {
   data: string;
@@ -135,6 +142,7 @@ export class LiveViewer {
     this.refilled = now;
     if (--this.tokens < 0) return this.refuse(`message: more than ${LIVE_LIMITS.maxMessagesPerSecond} messages per second`);
     if (isBinary) return this.refuse("message: binary messages are not accepted");
+    if (raw.length > LIVE_LIMITS.maxMessageBytes) return this.refuse(`message: ${raw.length} bytes, more than the ${LIVE_LIMITS.maxMessageBytes} a message may have`);
     const parsed = parseViewerMessage(raw);
     if (!parsed.ok) return this.refuse(parsed.reason);
     const m = parsed.message;
