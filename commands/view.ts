@@ -18,15 +18,19 @@ import { resolveSession } from "./session-lookup.js";
 /** How long the opener may take to say it failed (it usually hands the URL over and exits at once). */
 const OPEN_WAIT_MS = 5000;
 
+/** The host's `view` control: the view's URL (started first when `start`), and a launch file's path when `launch`. */
+function askView(root: string, sessionId: string, control: { start: boolean; launch?: boolean }): Promise<{ url?: string; launch?: string }> {
+  return askHostFor(root, sessionId, { control: "view", ...control }, { unreached: `session ${sessionId} has no live view`, refused: `session ${sessionId}'s host could not start its live view` });
+}
+
 /** The session's live view URL, started by its host when `start` (else undefined when it has none yet). */
 export async function liveViewUrl(root: string, sessionId: string, start: boolean): Promise<string | undefined> {
-  const reply = await askHostFor<{ url?: string }>(root, sessionId, { control: "view", start }, { unreached: `session ${sessionId} has no live view`, refused: `session ${sessionId}'s host could not start its live view` });
-  return reply.url;
+  return (await askView(root, sessionId, { start })).url;
 }
 
 /** The session's live view URL, its host asked to start the view if it serves none yet; `launch`: also a launch file for it. */
 async function startLiveView(root: string, sessionId: string, launch = false): Promise<{ url: string; launch?: string }> {
-  const reply = await askHostFor<{ url?: string; launch?: string }>(root, sessionId, { control: "view", start: true, ...(launch ? { launch } : {}) }, { unreached: `session ${sessionId} has no live view`, refused: `session ${sessionId}'s host could not start its live view` });
+  const reply = await askView(root, sessionId, { start: true, ...(launch ? { launch } : {}) });
   if (reply.url === undefined || (launch && reply.launch === undefined)) throw new ServiceStateError(`session ${sessionId}'s host started no live view`);
   return { url: reply.url, ...(reply.launch !== undefined ? { launch: reply.launch } : {}) };
 }

@@ -156,6 +156,16 @@ describe("svc view", () => {
     expect(await socketStatus(url)).toBe(101);
   });
 
+  it("a message over 8 KiB closes the view's socket with 1008 and a reason naming its size", async () => {
+    const u = new URL(url);
+    const ws = new WebSocket(`ws://${u.host}${u.pathname}/socket`);
+    const closed = new Promise<[number, string]>((resolve) => ws.once("close", (code, reason) => resolve([code, String(reason)])));
+    await new Promise((r, j) => ws.once("open", r).once("error", j));
+    const nine = JSON.stringify({ type: "navigate", url: `https://example.com/${"x".repeat(9 * 1024)}` });
+    ws.send(nine);
+    expect(await closed).toEqual([1008, `message: ${nine.length} bytes, more than the 8192 a message may have`]);
+  });
+
   it("at most 4 viewers at once: the 5th socket gets 429; a closed one frees its place", async () => {
     const u = new URL(url);
     const open = () =>

@@ -78,17 +78,19 @@ async function viewPoint(view: Page, page: Page, selector: string): Promise<{ x:
   return viewPointOf(view, (await page.locator(selector).boundingBox())!);
 }
 
-/** A raw viewer socket: its messages as they come, and a promise of its close code. */
-function rawSocket(pageUrl: string): Promise<{ ws: WebSocket; messages: Json[]; closed: Promise<number> }> {
+/** A raw viewer socket: its messages as they come, and promises of its close code and reason. */
+function rawSocket(pageUrl: string): Promise<{ ws: WebSocket; messages: Json[]; closed: Promise<number>; reason: Promise<string> }> {
   const u = new URL(pageUrl);
   const ws = new WebSocket(`${u.origin.replace(/^http/, "ws")}${u.pathname}/socket${u.search}`);
   const messages: Json[] = [];
   ws.on("message", (data, isBinary) => {
     if (!isBinary) messages.push(JSON.parse(String(data)) as Json);
   });
-  const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+  const closing = new Promise<[number, string]>((resolve) => ws.on("close", (code, reason) => resolve([code, String(reason)])));
+  const closed = closing.then(([code]) => code);
+  const reason = closing.then(([, why]) => why);
   return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve({ ws, messages, closed }));
+    ws.once("open", () => resolve({ ws, messages, closed, reason }));
     ws.once("error", reject);
   });
 }
@@ -296,10 +298,12 @@ describe("live view", () => {
       const theirsView = await rawSocket(theirs.debug.debuggerUrl as string);
       await waitFor(() => theirsView.messages.some((m) => m.type === "tabs" && m.selected));
       theirsView.ws.close();
-      // Viewer messages are bounded: too large (1009), binary, too many per second (1008, naming why).
+      // Viewer messages are bounded: too large, binary, too many per second (1008, naming why).
       const large = await rawSocket(theirs.debug.debuggerUrl as string);
-      large.ws.send(JSON.stringify({ type: "navigate", url: `https://example.com/${"x".repeat(9000)}` }));
-      expect(await large.closed).toBe(1009);
+      const nine = JSON.stringify({ type: "navigate", url: `https://example.com/${"x".repeat(9 * 1024)}` });
+      large.ws.send(nine);
+      expect(await large.closed).toBe(1008);
+      expect(await large.reason).toBe(`message: ${nine.length} bytes, more than the 8192 a message may have`);
       const binary = await rawSocket(theirs.debug.debuggerUrl as string);
       binary.ws.send(Buffer.from([1, 2, 3]));
       expect(await binary.closed).toBe(1008);

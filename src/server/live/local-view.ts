@@ -17,7 +17,7 @@ import { WebSocketServer } from "ws";
 import { LIVE_LIMITS } from "./messages.js";
 import { livePage, livePageHeaders } from "./page-html.js";
 import type { LiveSource } from "./source.js";
-import { LiveViewer } from "./viewer.js";
+import { LIVE_SOCKET_OPTIONS, LiveViewer } from "./viewer.js";
 
 /** Questions waiting at once, at most (an agent asks one at a time). */
 const MAX_ASKS = 8;
@@ -61,7 +61,7 @@ export async function startLocalLiveView(o: LocalLiveViewOptions): Promise<Local
   const tokenDigest = digest(token);
   const viewers = new Set<LiveViewer>();
   const asks = new Map<string, Ask>();
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: LIVE_LIMITS.maxMessageBytes });
+  const wss = new WebSocketServer(LIVE_SOCKET_OPTIONS);
   let port = 0;
   const base = `/live/${encodeURIComponent(o.sessionId)}/`;
 

@@ -8,8 +8,10 @@ import { z } from "zod";
 import { describeIssue } from "../../util/zod.js";
 
 export const LIVE_LIMITS = {
-  /** Largest viewer message (bytes): every message is a few short fields. */
+  /** Largest viewer message (bytes): every message is a few short fields; a larger one closes the socket (1008). */
   maxMessageBytes: 8 * 1024,
+  /** Largest message the WebSocket layer reads at all (ws's maxPayload): past it, ws closes with 1009 unread. */
+  maxWireMessageBytes: 64 * 1024,
   /** Viewer messages per second, at most (a burst of this many, refilled per second): past it the socket closes. */
   maxMessagesPerSecond: 200,
   /** Viewers of one session at once (sockets); the next one is refused with 429 LIVE_VIEWERS. */
@@ -19,8 +21,10 @@ export const LIVE_LIMITS = {
   maxFrameSide: 3840,
   /** JPEG quality of the frames. */
   jpegQuality: 70,
-  /** Unsent bytes on a viewer's socket past which a new frame is dropped (not queued). */
+  /** Unsent bytes on a viewer's socket past which no frame is sent: the newest waits in one slot, Chrome's capture pauses. */
   maxBufferedBytes: 2 * 1024 * 1024,
+  /** A viewer whose socket took none of the bytes waiting for it for this long is closed (1008). */
+  stuckViewerMs: 15_000,
   /** How often the tab list (titles, URLs, new tabs) is read again while a viewer watches. */
   tabsRefreshMs: 2000,
   /** CDP commands in flight per viewer: input past it is dropped. */

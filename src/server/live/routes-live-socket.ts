@@ -17,7 +17,7 @@ import { sessionDownloadsDir } from "../features/recorder-downloads.js";
 import type { PlatformSessions } from "../platform/chrome-sessions.js";
 import { LIVE_LIMITS } from "./messages.js";
 import { socketSource } from "./socket-source.js";
-import { LiveViewer } from "./viewer.js";
+import { LIVE_SOCKET_OPTIONS, LiveViewer } from "./viewer.js";
 
 /** What a live view token is derived for (PlatformSessions.derivedToken). */
 export const LIVE_PURPOSE = "svc-live-view";
@@ -34,7 +34,7 @@ export interface LiveSocketDeps {
 export type LiveUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => Promise<boolean>;
 
 export function liveSocketHandler(deps: LiveSocketDeps): LiveUpgrade {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: LIVE_LIMITS.maxMessageBytes });
+  const wss = new WebSocketServer(LIVE_SOCKET_OPTIONS);
   const viewers = new Map<string, number>();
   const filtered = isolated(deps.config);
 

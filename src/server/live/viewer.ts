@@ -4,12 +4,15 @@
  * only when the viewer acknowledged the one before (it says so once it painted it), and Chrome's frame is
  * acknowledged (Page.screencastFrameAck) only then, so a slow viewer slows Chrome's capture instead of
  * queueing frames: while the viewer is busy the newest frame waits in one slot, an older one there is dropped.
+ * An ack is only the viewer's word: a frame is also held while more than LIVE_LIMITS.maxBufferedBytes wait
+ * unsent on its socket (sent once the socket drains), and a viewer whose socket took nothing of what waits for
+ * LIVE_LIMITS.stuckViewerMs is closed, so one that acks without reading costs a bounded amount.
  * The tab list (titles, URLs) is read from the source after navigations and every
  * LIVE_LIMITS.tabsRefreshMs; when the source names a preferred tab (the one a CLI session's commands drive),
  * the view starts there and follows it when it changes. A question the session asks (`notify` an `ask`) is
  * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
  */
-import type { WebSocket } from "ws";
+import type { ServerOptions, WebSocket } from "ws";
 import type { LiveSource, LiveTabLink } from "./source.js";
 import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
 
@@ -24,6 +27,13 @@ export interface LiveViewerOptions {
   answer?: (id: string, reply: string | undefined) => void;
   log: (line: string) => void;
 }
+
+/**
+ * The options of a live view's WebSocketServer (svc serve's and a session host's). ws's maxPayload closes a
+ * larger message with 1009 and no reason, so it is set past LIVE_LIMITS.maxMessageBytes and the viewer
+ * refuses a message over that itself, with 1008 and a reason like any bad message.
+ */
+export const LIVE_SOCKET_OPTIONS: ServerOptions = { noServer: true, perMessageDeflate: false, maxPayload: LIVE_LIMITS.maxWireMessageBytes };
 
 interface Frame {
   data: string;
@@ -48,6 +58,10 @@ export class LiveViewer {
   private held: Frame | undefined;
   /** Chrome's frames not acknowledged yet (their screencast session ids). */
   private owed: number[] = [];
+  /** Messages given to the socket whose bytes have not all been written out of this process yet. */
+  private unwritten = 0;
+  /** When the socket last took a message, or when it began to owe one: the stuck clock. */
+  private flowedAt = Date.now();
   private readonly timer: NodeJS.Timeout;
   private tokens: number = LIVE_LIMITS.maxMessagesPerSecond;
   private refilled = Date.now();
@@ -56,7 +70,7 @@ export class LiveViewer {
   framesSent = 0;
 
   constructor(private readonly o: LiveViewerOptions) {
-    this.timer = setInterval(() => void this.refreshTabs(), LIVE_LIMITS.tabsRefreshMs);
+    this.timer = setInterval(() => this.tick(), LIVE_LIMITS.tabsRefreshMs);
     this.timer.unref();
     o.socket.on("message", (raw, isBinary) => this.onMessage(raw as Buffer, isBinary));
     o.socket.on("close", () => this.close());
@@ -93,7 +107,32 @@ export class LiveViewer {
   }
 
   private send(m: ServerMessage): void {
-    if (this.o.socket.readyState === this.o.socket.OPEN) this.o.socket.send(JSON.stringify(m));
+    this.write(JSON.stringify(m));
+  }
+
+  /** Sends `data`; once it was written out the stuck clock restarts and a held frame may go. */
+  private write(data: string | Buffer): void {
+    const socket = this.o.socket;
+    if (socket.readyState !== socket.OPEN) return;
+    if (this.unwritten++ === 0) this.flowedAt = Date.now();
+    socket.send(data, { binary: typeof data !== "string" }, () => {
+      this.unwritten--;
+      this.flowedAt = Date.now();
+      this.pump();
+    });
+  }
+
+  private tick(): void {
+    if (this.unwritten > 0 && Date.now() - this.flowedAt > LIVE_LIMITS.stuckViewerMs) return this.stuck();
+    void this.refreshTabs();
+  }
+
+  /** The viewer reads nothing: closed (its socket goes once the close is read, or at ws's close timeout). */
+  private stuck(): void {
+    const reason = `viewer: read nothing for ${LIVE_LIMITS.stuckViewerMs / 1000} s`;
+    this.o.log(`live view: closed a viewer that ${reason.slice(8)} (${this.o.socket.bufferedAmount} bytes waiting)`);
+    this.o.socket.close(1008, reason);
+    this.close();
   }
 
   private onMessage(raw: Buffer, isBinary: boolean): void {
@@ -103,6 +142,7 @@ export class LiveViewer {
     this.refilled = now;
     if (--this.tokens < 0) return this.refuse(`message: more than ${LIVE_LIMITS.maxMessagesPerSecond} messages per second`);
     if (isBinary) return this.refuse("message: binary messages are not accepted");
+    if (raw.length > LIVE_LIMITS.maxMessageBytes) return this.refuse(`message: ${raw.length} bytes, more than the ${LIVE_LIMITS.maxMessageBytes} a message may have`);
     const parsed = parseViewerMessage(raw);
     if (!parsed.ok) return this.refuse(parsed.reason);
     const m = parsed.message;
@@ -206,11 +246,15 @@ export class LiveViewer {
 
   private onFrame(frame: Frame): void {
     this.owed.push(frame.sessionId);
-    if (this.viewerBusy) {
+    if (this.viewerBusy || this.backedUp()) {
       this.held = frame; // an older held frame is dropped
       return;
     }
     this.sendFrame(frame);
+  }
+
+  private backedUp(): boolean {
+    return this.o.socket.bufferedAmount > LIVE_LIMITS.maxBufferedBytes;
   }
 
   private sendFrame(frame: Frame): void {
@@ -218,7 +262,7 @@ export class LiveViewer {
     if (socket.readyState !== socket.OPEN) return;
     const m = frame.metadata;
     this.send({ type: "frame", width: m.deviceWidth ?? 0, height: m.deviceHeight ?? 0, offsetTop: m.offsetTop ?? 0, pageScaleFactor: m.pageScaleFactor ?? 1 });
-    socket.send(Buffer.from(frame.data, "base64"), { binary: true });
+    this.write(Buffer.from(frame.data, "base64"));
     this.viewerBusy = true;
     this.framesSent++;
   }
@@ -227,6 +271,12 @@ export class LiveViewer {
   private viewerAck(): void {
     if (!this.viewerBusy) return;
     this.viewerBusy = false;
+    this.pump();
+  }
+
+  /** When the viewer is free and its socket not backed up: the held frame goes, and Chrome may capture again. */
+  private pump(): void {
+    if (this.closed || this.viewerBusy || this.backedUp()) return;
     const held = this.held;
     this.held = undefined;
     if (held) this.sendFrame(held);
