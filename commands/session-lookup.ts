@@ -51,7 +51,7 @@ export async function discardSession(record: StoredSession, root: string): Promi
   }
   const singleton = singletonDir(record.userDataDir);
   if (pidBelongsToSession(record) !== false) {
-    const { killBrowserProcess } = await import("../src/index.js");
+    const { killBrowserProcess } = await import("../src/internal.js");
     killBrowserProcess(record.pid, record.ownsProfile === false ? undefined : record.userDataDir);
     await waitForExit(record.pid, 3000);
   }

@@ -2,8 +2,10 @@
  * The library's light entry point: its errors, small helpers and the CLI's state directory (sessions, refs,
  * tabs, history, metrics, secrets, settings), loading no browser, model or server code. Commands that only
  * read or write state (`svc config`, `svc history`, `svc metrics`, the start of every command) import this
- * instead of src/index.ts or src/internal.ts, which load the whole library. Explicit named exports only.
+ * instead of src/index.ts or src/internal.ts, which load the whole library. Each name is here because a command
+ * imports it (the group's comment says why); a name no command needs leaves. Explicit named exports only.
  */
+// The error classes commands throw or tell apart before the library is loaded.
 export {
   MissingLLMConfigurationError,
   ServiceBrowserNotFoundError,
@@ -34,16 +36,16 @@ export { describeIssue } from "./util/zod.js";
 export { configDir } from "./store/config-file.js";
 export { sessionDialogAnswer } from "./store/dialog-answer.js";
 export { DEVICES, findDevice } from "./store/devices.js";
-export { type EmulatedDevice, type EmulationField, type SessionEmulation, EMULATION_FIELDS, checkEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, sessionEmulationStore } from "./store/emulation.js";
+export { type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, sessionEmulationStore } from "./store/emulation.js";
 export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
-export { type InputState, type InputStateStore, sessionInputStore } from "./store/input-state.js";
+export { type InputState, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
-export { type SessionRoute, ROUTE_LIMITS, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkStatus as checkRouteStatus, fetchUrlPattern, routeMatcher, sessionRouteStore } from "./store/routes.js";
-export { type ConsoleEntry, type ErrorEntry, type PageLogKind, PAGE_LOG_LIMITS, bounded as boundedPageLog, clip as clipPageText, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
+export { type SessionRoute, ROUTE_LIMITS, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkStatus as checkRouteStatus, sessionRouteStore } from "./store/routes.js";
+export { type ConsoleEntry, type ErrorEntry, type PageLogKind, bounded as boundedPageLog, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
 export { sessionMasker, sessionSecretStore } from "./store/secrets.js";
-export { type NetworkEntry, type NetworkLogStore, type ResourceTiming, NETWORK_LOG_LIMITS, NETWORK_REQUEST_ID, boundedNetworkLog, durationWord, entryDuration, headerLines, networkClearedAt, sessionNetworkLog, statusWord } from "./store/network-log.js";
+export { type NetworkEntry, NETWORK_LOG_LIMITS, NETWORK_REQUEST_ID, durationWord, entryDuration, headerLines, networkClearedAt, sessionNetworkLog, statusWord } from "./store/network-log.js";
 export {
   type CloudSessionRecord,
   type SessionRecord,
@@ -51,7 +53,6 @@ export {
   checkSessionName,
   defaultDownloadsDir,
   findSession,
-  getSession,
   heartbeatPath,
   isAlive,
   isCloud,

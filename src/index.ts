@@ -12,12 +12,11 @@ export {
   DEFAULT_ASK_HUMAN_TIMEOUT_MS,
   AgentConfigSchema,
   AgentExecuteOptionsSchema,
-  AgentExecuteOptionsWireSchema,
   AgentExecuteRequestSchema,
   DEFAULT_MAX_STEPS,
   DEFAULT_TOOL_TIMEOUT_MS,
 } from "./agent/options.js";
-export { AgentActionSchema, AgentResultSchema, AgentUsageSchema, AgentExecuteResponseSchema, AgentExecuteResultOutputSchema, AgentCacheEntryOutputSchema } from "./agent/result.js";
+export { AgentActionSchema, AgentResultSchema, AgentUsageSchema, AgentExecuteResponseSchema } from "./agent/result.js";
 export type {
   AgentAction,
   AgentMode,
@@ -35,13 +34,13 @@ export { ModelConfigSchema } from "./model/config.js";
 export { type ModelEndpointPolicy } from "./model/endpoint.js";
 export { VariablesSchema } from "./operations/variables.js";
 export { Secrets, type SecretInput, type Masker } from "./util/secrets.js";
-export { type HistoryEntry, type Metrics, emptyMetrics, mergeMetrics } from "./records.js";
+export type { HistoryEntry, Metrics } from "./records.js";
 export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type Viewport } from "./browser/types.js";
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export { Locator } from "./browser/locator.js";
-export { launchBrowser, killBrowserProcess, DEFAULT_ARGS, type LaunchedBrowser, type Lifeline } from "./browser/launch.js";
+export { launchBrowser, type LaunchedBrowser } from "./browser/launch.js";
 export {
   ServiceError,
   ServiceElementNotFoundError,

@@ -30,7 +30,7 @@ import { holdPipe, type HeldPipe } from "./pipe-holder.js";
 /**
  * Added before `args` unless `ignoreDefaultArgs` removes them. `--remote-allow-origins=*` matters only with an opted-in `port`: it lets any web page that finds
  * that port on loopback drive the browser. `svc serve` drops it for every Chrome it runs
- * (src/server/cdp/devtools-origin.ts); svc's own clients send no Origin.
+ * (src/server/platform/devtools-origin.ts); svc's own clients send no Origin.
  */
 export const DEFAULT_ARGS: readonly string[] = [
   "--remote-allow-origins=*",

@@ -11,7 +11,8 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Admission } from "./platform/admission.js";
 import type { ApiSessions } from "./session-api/service-sessions.js";
-import { apiKeyAuth, keyFingerprint, type Owner } from "./http/auth.js";
+import { apiKeyAuth } from "./http/auth.js";
+import { keyFingerprint, type Owner } from "./tenant.js";
 import { limitBody } from "./http/body.js";
 import type { ClusterParts } from "./cluster/index.js";
 import type { ServerConfig } from "./config.js";
@@ -33,6 +34,8 @@ import type { SessionRecorders } from "./features/recorder-feature.js";
 import { webRoutes } from "./platform/routes-web.js";
 import { uiRoutes } from "./ui/routes.js";
 import { liveRoutes, liveViewUrl } from "./live/routes-live.js";
+import { liveDebugRoutes } from "./live/routes-debug.js";
+import { cdpRoutes } from "./cdp/routes.js";
 import { replayRoutes } from "./live/routes-replay.js";
 import { clip } from "../util/zod.js";
 
@@ -114,6 +117,8 @@ export function createApp(deps: ServerDeps): Hono<Env> {
   // Session API first: its static `/sessions/start` must win over the platform's `/sessions/:id`.
   app.route("/v1", sessionRoutes(deps));
   app.route("/v1", platformRoutes(deps));
+  app.route("/v1", liveDebugRoutes(deps));
+  app.route("/v1", cdpRoutes(deps));
   app.route("/v1", liveRoutes(deps.platform));
   app.route("/v1", replayRoutes(deps.platform, deps.recorders));
   app.route("/v1", sessionArtifactRoutes(deps));

@@ -2,11 +2,14 @@
  * What went wrong in the server's domain code (sessions, features, the CDP proxy's targets, the cluster),
  * said without HTTP: domain code throws these, and only the HTTP layer (http/errors.ts, STATUS_BY_KIND)
  * and the route files choose the status a client sees. Bad input is the library's own
- * ServiceInvalidArgumentError (400 INVALID_ARGUMENT); these cover what the library has no class for.
+ * ServiceInvalidArgumentError (400 INVALID_ARGUMENT; parseWith below); these cover what the library has no class for.
  *
  * `code` is a more precise wire name than the status's own (e.g. CONTEXT_IN_USE for a conflict), for
  * clients that tell them apart; `retryAfterS` becomes a `retry-after` header.
  */
+import type { ZodError, ZodType } from "zod";
+import { isServiceError, ServiceInvalidArgumentError } from "../index.js";
+import { clip, describeIssue } from "../util/zod.js";
 
 export const FAILURE_KINDS = ["unauthorized", "forbidden", "not-found", "conflict", "gone", "too-large", "overloaded", "client-gone", "internal", "upstream", "unavailable"] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
@@ -60,3 +63,29 @@ export class InternalFailureError extends failure("internal") {}
 export class UpstreamError extends failure("upstream") {}
 /** The server takes no such request now (shutting down, the session store silent): retry later. */
 export class UnavailableError extends failure("unavailable") {}
+
+/** Longest error message a client reads: a library error may quote a request's input, which can be megabytes. */
+export const MAX_MESSAGE = 300;
+
+/**
+ * What a client may read of a thrown value: a failure's or a library error's own message, cut to MAX_MESSAGE;
+ * anything else was not thrown for the client, and its message (which may quote internals) is masked.
+ */
+export function clientMessage(e: unknown): string {
+  return e instanceof ServerFailure || isServiceError(e) ? clip(e.message, MAX_MESSAGE) : "internal server error";
+}
+
+/** Validates a value (a body, a query, a session's create params) with a schema: bad input is ServiceInvalidArgumentError naming the field. */
+export function parseWith<T>(schema: ZodType<T>, value: unknown, where = ""): T {
+  let parsed: ReturnType<ZodType<T>["safeParse"]>;
+  try {
+    // reportInput: the message can then cut a quotation of the value short (describeIssue).
+    parsed = schema.safeParse(value, { reportInput: true });
+  } catch (e) {
+    // A value too deep for a recursive check (bodies are bounded before this; other callers' values may not be).
+    if (e instanceof RangeError) throw new ServiceInvalidArgumentError(`${where || "body"}: too deeply nested to validate`);
+    throw e;
+  }
+  if (!parsed.success) throw new ServiceInvalidArgumentError(describeIssue(parsed.error as ZodError, where));
+  return parsed.data;
+}

@@ -22,14 +22,14 @@ import { ExtensionStore, ExtensionsFeature } from "./features/extensions.js";
 import { checkIsolatedManifest } from "./features/extensions-policy.js";
 import { LoadMonitor } from "./platform/load.js";
 import { PlatformSessions } from "./platform/chrome-sessions.js";
-import type { SessionFeature } from "./features/feature.js";
+import type { SessionFeature } from "./platform/feature.js";
 import { UsageMeter } from "./platform/routes-projects.js";
 import { StagehandCache } from "./stagehand/cache.js";
 import { SessionRecorders } from "./features/recorder-feature.js";
 import { TargetWatches } from "./features/target-watch-feature.js";
 
 export { type ServerOptions, type ServerConfig, ServerOptionsSchema } from "./config.js";
-export { keyFingerprint } from "./http/auth.js";
+export { keyFingerprint } from "./tenant.js";
 
 export interface RunningServer {
   /** http://host:port (or publicUrl). */
@@ -59,7 +59,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const limits = { maxSessions: config.maxSessions, maxQueued: config.maxQueued, queueTimeoutMs: config.queueTimeoutS * 1000, maxCpu: config.maxCpu, maxMemoryBytes: config.maxMemoryBytes };
   const monitor = new LoadMonitor(() => admission.pump());
   const admission = new Admission(limits, () => monitor.read());
-  // What each session may add to its Chrome's life (contexts, extensions, logs …): features/feature.ts.
+  // What each session may add to its Chrome's life (contexts, extensions, logs …): platform/feature.ts.
   const usage = new UsageMeter();
   // Stagehand 4's cache: in the cluster's Redis when there is one (every replica serves the same entries).
   const cacheLimits = { maxEntryBytes: config.cacheMaxEntryBytes, maxEntries: config.cacheMaxEntriesPerKey, maxBytes: config.cacheMaxBytesPerKey };

@@ -12,16 +12,18 @@
  *   (src/server/index.ts, src/mcp/index.ts), and the two files loaded before any command is known import
  *   only the tiny modules they name (LIGHT_IMPORTS);
  * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
- * - inside src/server/ (closed world: every folder has a role): http/ ← the areas (session-api, platform,
- *   features, cdp, isolation, stagehand, cluster, ui, live) ← the composition root (index.ts, app.ts); no area file
- *   imports a route file (an area's index.ts may assemble its own); only http/, app.ts and the route files
- *   construct HttpError (they alone choose statuses; domain code throws failures.ts's errors or library errors).
+ * - inside src/server/ (closed world: every folder has a role): the shared files (tenant, events, failures,
+ *   config …) ← http/ and the areas ← the composition root (index.ts, app.ts); the areas in a declared order
+ *   (SERVER_AREA_DEPS, test/support/server-rules.ts: each imports only the areas it names, all declared before
+ *   it, so no circles); no domain file imports http/ (only route files speak HTTP) nor a route file (an area's index.ts may assemble its own);
+ *   only http/, app.ts and the route files construct HttpError (they alone choose statuses; domain code throws
+ *   failures.ts's errors or library errors).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { FILES, IMPORTS, type Import, ROOT, isDynamic, packageName, rel } from "../support/imports.js";
+import { SERVER_AREA_DEPS, areaCycles, choosesStatuses, httpErrorConstructions, orderViolations, serverAreaGraph, serverPart, serverViolation } from "../support/server-rules.js";
 
 // --- layers ----------------------------------------------------------------------------------------
 const BASE = "base"; // util/, errors.ts, events.ts, records.ts (records every layer may produce)
@@ -117,63 +119,6 @@ const VENDOR_RULES: VendorRule[] = [
   { pkgs: (p) => p === "openai" || p === "@anthropic-ai/sdk", allowed: (i) => i.from.startsWith("src/model/"), where: "src/model/" },
 ];
 
-// --- inside the server ------------------------------------------------------------------------------
-/** src/server/'s folders: http/ (the HTTP layer every area may use) and the areas. */
-const SERVER_HTTP = "http";
-const SERVER_AREAS = ["session-api", "platform", "features", "cdp", "isolation", "stagehand", "cluster", "ui", "live"] as const;
-/** src/server/'s own top-level files: the composition root (index.ts, app.ts), settings, and the failures domain code throws. */
-const SERVER_ROOT = { composition: ["index.ts", "app.ts"], shared: ["config.ts", "limits.ts", "failures.ts"] } as const;
-/** Request handlers that are not Hono routes but answer requests themselves (the CDP proxy's upgrades, the cluster's forwarding). */
-const REQUEST_HANDLERS = ["src/server/cdp/proxy.ts", "src/server/cluster/forward-http.ts", "src/server/cluster/forward-ws.ts"];
-
-type ServerPart = { kind: "http" } | { kind: "area"; name: string } | { kind: "composition" } | { kind: "shared" } | { kind: "unknown"; what: string };
-
-function serverPart(file: string): ServerPart {
-  const p = file.replace(/^src\/server\//, "");
-  const top = p.includes("/") ? p.slice(0, p.indexOf("/")) : undefined;
-  if (top === undefined) {
-    if ((SERVER_ROOT.composition as readonly string[]).includes(p)) return { kind: "composition" };
-    if ((SERVER_ROOT.shared as readonly string[]).includes(p)) return { kind: "shared" };
-    return { kind: "unknown", what: `src/server/${p}` };
-  }
-  if (top === SERVER_HTTP) return { kind: "http" };
-  if ((SERVER_AREAS as readonly string[]).includes(top)) return { kind: "area", name: top };
-  return { kind: "unknown", what: `src/server/${top}/` };
-}
-
-/** A route file: its name starts with "routes", or it is one of the raw request handlers. */
-const isRouteFile = (file: string) => /^routes[^/]*\.ts$/.test(file.slice(file.lastIndexOf("/") + 1)) || REQUEST_HANDLERS.includes(file);
-
-/** Why `from` may not import `to` (both in src/server/), or undefined. */
-function serverViolation(i: Pick<Import, "from" | "typeOnly">, to: string): string | undefined {
-  const a = serverPart(i.from);
-  const b = serverPart(to);
-  for (const m of [a, b]) if (m.kind === "unknown") return `${m.what} has no role in the server: give it one in this test and in ARCHITECTURE.md`;
-  if (a.kind === "composition") return undefined;
-  if (b.kind === "composition") return i.typeOnly ? undefined : "only the composition root (index.ts, app.ts) is imported for values by nobody: import its types only";
-  if (a.kind === "shared") return b.kind === "shared" ? undefined : "config.ts, limits.ts and failures.ts import only each other";
-  if (a.kind === "http") return b.kind === "http" || b.kind === "shared" ? undefined : "http/ knows no area (direction: http/ ← areas ← index.ts/app.ts)";
-  // An area's index.ts assembles its own parts, its request handlers included (cluster/index.ts).
-  const assemblesOwn = a.kind === "area" && b.kind === "area" && a.name === b.name && i.from.endsWith("/index.ts");
-  if (b.kind === "area" && isRouteFile(to) && !isRouteFile(i.from) && !assemblesOwn) return "a domain file must not import a route file (routes call the domain, not the other way)";
-  return undefined;
-}
-
-/** Files that construct HttpError (`new HttpError(…)`), with the line. */
-function httpErrorConstructions(file: string, text = readFileSync(join(ROOT, file), "utf8")): number[] {
-  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-  const lines: number[] = [];
-  const visit = (node: ts.Node) => {
-    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "HttpError") lines.push(sf.getLineAndCharacterOfPosition(node.getStart()).line + 1);
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return lines;
-}
-
-/** Whether `file` may choose an HTTP status: http/, app.ts and route files. */
-const choosesStatuses = (file: string) => file.startsWith(`src/server/${SERVER_HTTP}/`) || file === "src/server/app.ts" || isRouteFile(file);
-
 const fmt = (i: Import) => `${i.from}:${i.line} imports "${i.spec}"`;
 
 describe("architecture (ARCHITECTURE.md)", () => {
@@ -258,12 +203,21 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(unknown).toEqual([]);
   });
 
-  it("inside src/server/: http/ ← areas ← index.ts/app.ts, and no domain file imports a route file", () => {
+  it("inside src/server/: shared ← http/ and the areas, in their declared order ← index.ts/app.ts; no domain file imports http/ or a route file", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/server/") && i.target?.startsWith("src/server/"))
       .map((i) => ({ i, why: serverViolation(i, i.target!) }))
       .filter((x) => x.why !== undefined)
       .map((x) => `${fmt(x.i)}: ${x.why}`);
     expect(bad).toEqual([]);
+  });
+
+  it("the server's areas form no circle: the declared order has none, and neither do the imports", () => {
+    expect(orderViolations(SERVER_AREA_DEPS)).toEqual([]);
+    expect(areaCycles(SERVER_AREA_DEPS)).toEqual([]);
+    const graph = serverAreaGraph(IMPORTS);
+    expect(areaCycles(graph)).toEqual([]);
+    // The graph is the real one: areas do import each other (the rule has something to check).
+    expect(Object.keys(graph).length).toBeGreaterThan(3);
   });
 
   it("only http/, app.ts and the route files construct HttpError (they alone choose statuses)", () => {
@@ -356,16 +310,44 @@ describe("architecture (ARCHITECTURE.md)", () => {
     // The server's inner rules.
     const value = (from: string) => ({ from, typeOnly: false });
     expect(serverViolation(value("src/server/http/auth.ts"), "src/server/platform/chrome-sessions.ts")).toMatch(/http\/ knows no area/);
-    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/http/errors.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/http/errors.ts")).toMatch(/domain file must not import http/);
     expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/platform/routes.ts")).toMatch(/route file/);
     expect(serverViolation(value("src/server/cdp/url.ts"), "src/server/cdp/proxy.ts")).toMatch(/route file/);
-    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/cdp/proxy.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/live/routes-live-socket.ts"), "src/server/cdp/proxy.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/cdp/proxy.ts")).toMatch(/platform\/ may not import cdp\//);
     expect(serverViolation(value("src/server/cluster/index.ts"), "src/server/cluster/forward-http.ts")).toBeUndefined();
-    expect(serverViolation(value("src/server/cluster/index.ts"), "src/server/cdp/proxy.ts")).toMatch(/route file/);
+    expect(serverViolation(value("src/server/session-api/service-sessions.ts"), "src/server/cdp/proxy.ts")).toMatch(/route file/);
     expect(serverViolation(value("src/server/features/contexts.ts"), "src/server/app.ts")).toMatch(/composition root/);
     expect(serverViolation({ from: "src/server/features/routes-contexts.ts", typeOnly: true }, "src/server/app.ts")).toBeUndefined();
     expect(serverViolation(value("src/server/zzprobe/x.ts"), "src/server/http/errors.ts")).toMatch(/no role/);
     expect(serverViolation(value("src/server/app.ts"), "src/server/zzprobe.ts")).toMatch(/no role/);
+    // A domain file reaching the HTTP layer is refused (its route files may); a shared file is not http/.
+    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/http/auth.ts")).toMatch(/domain file must not import http/);
+    expect(serverViolation({ from: "src/server/features/feature.ts", typeOnly: true }, "src/server/http/sse.ts")).toMatch(/domain file must not import http/);
+    expect(serverViolation(value("src/server/cluster/index.ts"), "src/server/http/errors.ts")).toMatch(/domain file must not import http/);
+    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/http/errors.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/cdp/proxy.ts"), "src/server/http/errors.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/platform/chrome-sessions.ts"), "src/server/tenant.ts")).toBeUndefined();
+    expect(serverViolation(value("src/server/tenant.ts"), "src/server/http/auth.ts")).toMatch(/shared files/);
+    // Sideways: only to an area declared below, types included; a route file is held to its area's order too.
+    expect(serverViolation(value("src/server/cdp/filter.ts"), "src/server/features/target-watch.ts")).toBeUndefined();
+    expect(serverViolation({ from: "src/server/platform/chrome-sessions.ts", typeOnly: true }, "src/server/features/contexts.ts")).toMatch(/platform\/ may not import features\//);
+    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/live/routes-live.ts")).toMatch(/platform\/ may not import live\//);
+    expect(serverViolation(value("src/server/cluster/forward-ws.ts"), "src/server/cdp/proxy.ts")).toMatch(/cluster\/ may not import cdp\//);
+    // A planted circle: two areas that import each other are found, in the code and in a declared order.
+    const planted = serverAreaGraph([
+      { from: "src/server/platform/chrome-sessions.ts", target: "src/server/live/viewer.ts" },
+      { from: "src/server/live/routes-live.ts", target: "src/server/platform/chrome-sessions.ts" },
+      { from: "src/server/live/routes-live.ts", target: "src/server/live/page-html.ts" },
+    ]);
+    expect(planted).toEqual({ platform: ["live"], live: ["platform"] });
+    expect(areaCycles(planted)).toEqual(["platform → live → platform"]);
+    expect(areaCycles({ a: ["b"], b: ["c"], c: ["a"], d: [] })).toEqual(["a → b → c → a"]);
+    expect(areaCycles({ a: ["b", "c"], b: ["c"], c: [] })).toEqual([]);
+    const circular = { ...SERVER_AREA_DEPS, platform: [...SERVER_AREA_DEPS.platform!, "live"] };
+    expect(orderViolations(circular)).toEqual(["platform → live: live is not declared before platform"]);
+    expect(areaCycles(circular).length).toBeGreaterThan(0);
+    expect(serverViolation(value("src/server/platform/routes.ts"), "src/server/live/routes-live.ts", circular)).toBeUndefined();
     expect(choosesStatuses("src/server/features/contexts.ts")).toBe(false);
     expect(choosesStatuses("src/server/features/routes-contexts.ts")).toBe(true);
   });

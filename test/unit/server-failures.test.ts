@@ -3,8 +3,9 @@
  * replaced gave: status, code (the status's own unless a precise one is named), message and retry-after.
  */
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../../src/index.js";
-import { ConflictError, FAILURE_KINDS, GoneError, NotFoundError, OverloadedError, ServerFailure, UnavailableError } from "../../src/server/failures.js";
+import { clientMessage, ConflictError, FAILURE_KINDS, GoneError, NotFoundError, OverloadedError, parseWith, ServerFailure, UnavailableError } from "../../src/server/failures.js";
 import { errorResponse, HttpError, isDeliberate, STATUS_BY_KIND } from "../../src/server/http/errors.js";
 
 describe("server failures as HTTP answers", () => {
@@ -25,6 +26,26 @@ describe("server failures as HTTP answers", () => {
 
   it("bad input (the library's class) answers exactly as HttpError(400) did", () => {
     expect(errorResponse(new ServiceInvalidArgumentError("file: not a zip"))).toEqual(errorResponse(new HttpError(400, "file: not a zip")));
+  });
+
+  it("domain validation (parseWith) throws the library's bad input, which answers 400 naming the field", () => {
+    const schema = z.object({ region: z.string() });
+    expect(parseWith(schema, { region: "eu" })).toEqual({ region: "eu" });
+    let thrown: unknown;
+    try {
+      parseWith(schema, { region: 1 }, "browserbaseSessionCreateParams");
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(ServiceInvalidArgumentError);
+    expect(errorResponse(thrown)).toMatchObject({ status: 400, code: "INVALID_ARGUMENT", message: expect.stringMatching(/^browserbaseSessionCreateParams\.region: /) });
+  });
+
+  it("a failure's message as a client reads it (a session's replay records it): masked unless deliberate, cut short", () => {
+    expect(clientMessage(new NotFoundError("session x not found"))).toBe("session x not found");
+    expect(clientMessage(new ServiceInvalidArgumentError("frameId: no such page"))).toBe(errorResponse(new ServiceInvalidArgumentError("frameId: no such page")).message);
+    expect(clientMessage(new Error("secret internals"))).toBe("internal server error");
+    expect(clientMessage(new GoneError("x".repeat(10_000))).length).toBeLessThanOrEqual(301);
   });
 
   it("deliberate errors are told from unexpected ones (which are logged and masked)", () => {

@@ -62,7 +62,7 @@ const NAVIGABLE_SCHEMES = new Set(["http:", "https:", "data:", "blob:", "javascr
 import { BREAKPOINT_COMMANDS, breakpointRefusal, guardOf, LIVE_EDIT_REFUSED, scriptRewrites, tabRewrites } from "./code-guard.js";
 import { downloadRewrites } from "./downloads.js";
 import { SessionTargets } from "./filter-sessions.js";
-import type { ClientVerdict } from "./relay.js";
+import type { ClientVerdict } from "../relay.js";
 import type { TargetPlaces } from "../features/target-watch.js";
 import { ABOUT_PAGES, ownExtensionUrl, tenantTarget } from "../isolation/tenant-targets.js";
 

@@ -15,7 +15,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import { devtoolsJson, ENDPOINT_HOST, unixWsEndpoint } from "../../util/devtools-socket.js";
 import { TenantCdpFilter } from "./filter.js";
-import { MAX_CDP_MESSAGE, relay } from "./relay.js";
+import { MAX_CDP_MESSAGE, relay } from "../relay.js";
 import { isolated, type ServerConfig } from "../config.js";
 import { errorBody, errorResponse, HttpError, isDeliberate, statusCode } from "../http/errors.js";
 import type { PlatformSessions } from "../platform/chrome-sessions.js";

@@ -20,7 +20,7 @@ import { isIP } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
 import type { AddressPolicy } from "../../util/address-policy.js";
 import { guardedFetch, guardedLookup, type HostPolicy, refusalIn } from "../../util/guarded-fetch.js";
-import { MAX_CDP_MESSAGE, relay } from "./relay.js";
+import { MAX_CDP_MESSAGE, relay } from "../relay.js";
 import { type ServerConfig, tenantPolicy } from "../config.js";
 import { readCapped } from "../../util/read-capped.js";
 import { InternalFailureError } from "../failures.js";

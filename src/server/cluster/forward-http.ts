@@ -17,6 +17,7 @@ import { Agent, request } from "undici";
 import type { Env } from "../app.js";
 import { HttpError } from "../http/errors.js";
 import { namedEvents } from "../http/sse.js";
+import { ClientGoneError } from "../failures.js";
 import { type Cluster, PEER_HEADER } from "./cluster.js";
 import type { SessionKind } from "./store.js";
 
@@ -112,7 +113,7 @@ export class Forwarder {
     try {
       res = await request(`${base}${url.pathname}${url.search}`, { method: method as "GET", headers, body, dispatcher: this.agent, signal: c.req.raw.signal });
     } catch (e) {
-      if (c.req.raw.signal.aborted) throw new HttpError(499, "the client disconnected");
+      if (c.req.raw.signal.aborted) throw new ClientGoneError("the client disconnected");
       const gone = await this.cluster.goneNow(kind, id);
       if (gone) throw gone;
       throw new HttpError(502, `the replica that owns session ${id} (${base}) did not answer: ${(e as { code?: string }).code ?? (e as Error).name}`);

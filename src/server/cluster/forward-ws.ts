@@ -1,14 +1,14 @@
 /**
  * The CDP WebSocket (a platform session's connectUrl) through any replica: an upgrade for a session
  * another replica owns opens a WebSocket (ws) to that replica's own CDP proxy, with the cluster secret,
- * and only once it is open accepts the client's and relays the two message by message (cdp/relay.ts:
+ * and only once it is open accepts the client's and relays the two message by message (relay.ts:
  * back-pressure and close propagation as for Chrome). The owner checks the session token and applies the
  * tenant filter as for a direct client; its refusal (401, 404, 410 …) is the client's answer.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocket, type WebSocketServer } from "ws";
-import { MAX_CDP_MESSAGE, relay } from "../cdp/relay.js";
+import { MAX_CDP_MESSAGE, relay } from "../relay.js";
 import { HttpError } from "../http/errors.js";
 import { type Cluster, PEER_HEADER } from "./cluster.js";
 import { sessionOfPath } from "./forward-http.js";

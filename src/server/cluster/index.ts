@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { ServiceInvalidArgumentError } from "../../index.js";
 import type { Env } from "../app.js";
 import type { ServerConfig } from "../config.js";
-import { HttpError } from "../http/errors.js";
+import { ClientGoneError } from "../failures.js";
 import { Cluster, PEER_HEADER } from "./cluster.js";
 import { Forwarder } from "./forward-http.js";
 import { upgradeForwarder } from "./forward-ws.js";
@@ -85,7 +85,7 @@ export async function remoteSessionList(parts: ClusterParts, c: Context<Env>, ow
         const body = (await res.json()) as unknown;
         return Array.isArray(body) ? (body as Record<string, unknown>[]) : [];
       } catch (e) {
-        if (e instanceof HttpError && e.status === 499) throw e;
+        if (e instanceof ClientGoneError) throw e;
         return [];
       }
     }),

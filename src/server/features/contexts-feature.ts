@@ -1,5 +1,5 @@
 /**
- * `browserSettings.context: {id, persist}` on a session start (features/feature.ts): before Chrome starts,
+ * `browserSettings.context: {id, persist}` on a session start (platform/feature.ts): before Chrome starts,
  * the context's saved profile parts are written into a fresh profile directory (never a warm Chrome), and
  * once Chrome runs its saved cookies are set. With `persist: true` the session holds the context's lock
  * (a second persisting session gets 409 CONTEXT_IN_USE) and, as it ends, its cookies are read over CDP,
@@ -16,7 +16,7 @@ import { processAlive } from "../../util/process.js";
 import type { ServerConfig } from "../config.js";
 import { type Contexts, MAX_CONTEXT_BYTES } from "./contexts.js";
 import { readProfileParts, writeProfileParts } from "./contexts-profile.js";
-import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 
 /** How long Chrome may take to exit after Browser.close (within the features' ENDING_TIMEOUT_MS). */
 const CLEAN_EXIT_MS = 8000;

@@ -8,7 +8,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { removeDownloadsDir } from "./recorder-downloads.js";
 
 interface Held {

@@ -16,9 +16,9 @@
 import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { unpackExtension, type ExtensionManifest } from "./extensions-zip.js";
-import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 import { loadedExtension, loadWithoutFileAccess } from "../../internal.js";
 import { writeFileAtomic } from "../../util/atomic-write.js";
 import { clip } from "../../util/zod.js";

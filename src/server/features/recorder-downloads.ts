@@ -12,7 +12,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { zipSync, type Zippable } from "fflate";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { dataDirOf, type ServerConfig } from "../config.js";
 
 /** Folders untouched this long are left from an earlier server run (a session lasts at most 6 h, then stays listable 1 h). */

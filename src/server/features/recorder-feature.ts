@@ -7,7 +7,7 @@
  * Ended sessions' logs and recordings together keep at most RETAINED_MAX_BYTES in memory: past it the
  * oldest ended sessions' logs and recordings are freed first (their routes then answer 410).
  */
-import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 import { createDownloadsDir, downloadsRoot, removeDownloadsDir, sessionDownloadsDir, sweepStaleDownloads } from "./recorder-downloads.js";
 import { SessionRecorder } from "./recorder.js";
 import { DownloadQuota } from "./downloads-quota.js";
@@ -42,7 +42,7 @@ export class SessionRecorders implements SessionFeature {
   prepare(start: SessionStart): FeatureRun {
     const downloadsDir = sessionDownloadsDir(this.config, start);
     createDownloadsDir(downloadsDir);
-    // A session-API start whose launch options say `acceptDownloads: false` gets none (features/emulation.ts denies them).
+    // A session-API start whose launch options say `acceptDownloads: false` gets none (platform/emulation.ts denies them).
     const settings = start.params.browserSettings;
     const keep = { record: settings?.recordSession !== false, log: settings?.logSession !== false };
     this.quota.open(start.id, start.owner, downloadsDir);

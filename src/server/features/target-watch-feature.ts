@@ -5,7 +5,7 @@
  * CDP proxy does not let a tenant in (watchOf() is undefined). When a tenant tab reached one of Chrome's
  * own pages before svc could stop it, the session's Chrome is killed.
  */
-import type { FeatureRun, SessionFeature, SessionStart } from "./feature.js";
+import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 import { TargetWatch } from "./target-watch.js";
 
 export class TargetWatches implements SessionFeature {

@@ -1,17 +1,11 @@
 /**
  * `x-bb-api-key` on every route but health. A session belongs to the key that created it, recorded as the
- * key's fingerprint (never the key itself, so nothing the server stores or logs holds a key).
+ * key's fingerprint (tenant.ts).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { keyFingerprint, type Owner } from "../tenant.js";
 import { HttpError } from "./errors.js";
-
-export type Owner = string;
-
-/** A short, stable, one-way id of an API key: safe to store and log. */
-export function keyFingerprint(key: string): Owner {
-  return createHash("sha256").update(key).digest("hex").slice(0, 16);
-}
 
 export function apiKeyAuth(keys: readonly string[]): MiddlewareHandler<{ Variables: { owner: Owner } }> {
   const known = keys.map((k) => createHash("sha256").update(k).digest());

@@ -10,7 +10,8 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";
-import { HttpError, parseWith } from "./errors.js";
+import { HttpError } from "./errors.js";
+import { parseWith } from "../failures.js";
 import { fieldPath } from "../../util/zod.js";
 import { readCapped } from "../../util/read-capped.js";
 

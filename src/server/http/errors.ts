@@ -1,16 +1,15 @@
 /**
  * Where failures become HTTP statuses (ARCHITECTURE.md "The server"): only this layer (http/) and the
- * route files choose a status. Routes throw HttpError for protocol failures (400 validation, 401, 404, 413,
+ * route files choose a status. Routes throw HttpError for protocol failures (a malformed body, 401, 404, 413,
  * 429, 501, 503); domain code throws the server's failures (failures.ts), mapped here by their kind
  * (STATUS_BY_KIND), and library errors, mapped by their code (STATUS_BY_CODE; the type checker requires
  * both maps to be complete): bad input → 400, unknown session → 404, a failed operation → 422, anything
  * else → 500 with its message masked (it may quote internals). Every message is cut to
  * MAX_MESSAGE characters: a library error may quote a request's input, which can be megabytes.
  */
-import type { ZodError, ZodType } from "zod";
 import { isServiceError, type ServiceErrorCode } from "../../index.js";
-import { clip, describeIssue } from "../../util/zod.js";
-import { ServerFailure, type FailureKind } from "../failures.js";
+import { clip } from "../../util/zod.js";
+import { clientMessage, MAX_MESSAGE, ServerFailure, type FailureKind } from "../failures.js";
 
 /** The status of each library error code: the request named something unusable (400), an unknown session (404), else the operation failed (422). */
 export const STATUS_BY_CODE: Readonly<Record<ServiceErrorCode, number>> = {
@@ -67,9 +66,6 @@ export const STATUS_BY_KIND: Readonly<Record<FailureKind, number>> = {
   upstream: 502,
   unavailable: 503,
 };
-
-/** Longest error message a response carries (the rule plus a short quote of the input fits well within). */
-const MAX_MESSAGE = 300;
 
 /**
  * The `code` of an error body that no library error describes: one stable name per status. 400 is the
@@ -139,32 +135,17 @@ function classify(e: unknown): ErrorResponse {
   if (e instanceof HttpError) return { status: e.status, message: e.message, code: e.code, headers: e.headers };
   if (e instanceof ServerFailure) {
     const status = STATUS_BY_KIND[e.kind];
-    return { status, message: e.message, code: e.code ?? statusCode(status), headers: e.retryAfterS === undefined ? {} : { "retry-after": String(e.retryAfterS) } };
+    return { status, message: clientMessage(e), code: e.code ?? statusCode(status), headers: e.retryAfterS === undefined ? {} : { "retry-after": String(e.retryAfterS) } };
   }
-  if (isServiceError(e)) return { status: STATUS_BY_CODE[e.code] ?? 422, message: e.message, code: e.code, headers: {} };
+  if (isServiceError(e)) return { status: STATUS_BY_CODE[e.code] ?? 422, message: clientMessage(e), code: e.code, headers: {} };
   // decodeURIComponent on a request's path or query: only input can be malformed percent-encoding.
   if (e instanceof URIError) return { status: 400, message: "malformed percent-encoding in the request", code: statusCode(400), headers: {} };
-  return { status: 500, message: "internal server error", code: statusCode(500), headers: {} };
+  return { status: 500, message: clientMessage(e), code: statusCode(500), headers: {} };
 }
 
 /** Whether `e` was thrown on purpose, its message meant for the client (not an unexpected failure to log). */
 export function isDeliberate(e: unknown): e is HttpError | ServerFailure {
   return e instanceof HttpError || e instanceof ServerFailure;
-}
-
-/** Validates a request body (or query) with a library schema; 400 naming the field on failure. */
-export function parseWith<T>(schema: ZodType<T>, value: unknown, where = ""): T {
-  let parsed: ReturnType<ZodType<T>["safeParse"]>;
-  try {
-    // reportInput: the message can then cut a quotation of the value short (describeIssue).
-    parsed = schema.safeParse(value, { reportInput: true });
-  } catch (e) {
-    // A value too deep for a recursive check (bodies are bounded before this; other callers' values may not be).
-    if (e instanceof RangeError) throw new HttpError(400, `${where || "body"}: too deeply nested to validate`);
-    throw e;
-  }
-  if (!parsed.success) throw new HttpError(400, describeIssue(parsed.error as ZodError, where));
-  return parsed.data;
 }
 
 /** A path as a log line shows it: the CDP proxy's capability token masked, the length bounded. */

@@ -7,7 +7,7 @@
  * Memory is bounded: at most `limit` timestamps per key, and keys are the server's configured API keys.
  */
 import type { MiddlewareHandler } from "hono";
-import type { Owner } from "./auth.js";
+import type { Owner } from "../tenant.js";
 import { HttpError } from "./errors.js";
 
 export type RateDecision = { ok: true } | { ok: false; retryAfterS: number };

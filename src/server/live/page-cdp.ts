@@ -7,7 +7,7 @@
  */
 import { WebSocket } from "ws";
 import { unixWsEndpoint } from "../../util/devtools-socket.js";
-import { MAX_CDP_MESSAGE } from "../cdp/relay.js";
+import { MAX_CDP_MESSAGE } from "../relay.js";
 import type { ClientVerdict, TenantCdpFilter } from "../cdp/filter.js";
 import { LIVE_LIMITS } from "./messages.js";
 import type { LiveTabLink } from "./source.js";

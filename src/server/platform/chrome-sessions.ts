@@ -9,22 +9,21 @@ import type { z } from "zod";
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions, type Viewport } from "../../index.js";
 import { type BrowserEmulation, emulates } from "../../internal.js";
 import type { Admission, Release } from "./admission.js";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import type { SessionRegistry } from "../cluster/store.js";
 import { isolated, type ServerConfig } from "../config.js";
 import { BrowserPool } from "./browser-pool.js";
 import type { EgressProxy } from "../isolation/egress-proxy.js";
 import { sessionLaunchOptions } from "./launch-options.js";
-import { parseWith } from "../http/errors.js";
 import { DEFAULT_REGION, sessionToWire } from "./wire.js";
 import { type SessionCreateParams, SessionCreateParamsSchema } from "./create-params.js";
 import { SessionClients } from "./clients.js";
-import { FeatureRuns, type SessionFeature } from "../features/feature.js";
-import { holdSessionEmulation } from "../features/emulation.js";
+import { FeatureRuns, type SessionFeature } from "./feature.js";
+import { holdSessionEmulation } from "./emulation.js";
 import { processAlive as alive } from "../../util/process.js";
 import { devtoolsPath } from "../../util/devtools-socket.js";
 import { clip } from "../../util/zod.js";
-import { ClientGoneError, ConflictError, GoneError, NotFoundError, UnauthorizedError, UnavailableError } from "../failures.js";
+import { ClientGoneError, ConflictError, GoneError, NotFoundError, parseWith, UnauthorizedError, UnavailableError } from "../failures.js";
 
 export const SESSION_STATUSES = ["PENDING", "RUNNING", "COMPLETED", "ERROR", "TIMED_OUT"] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
@@ -87,7 +86,7 @@ export interface PlatformSessionsDeps {
   admission: Admission;
   /** Cluster mode: every session is recorded in the shared store while it runs. */
   registry?: SessionRegistry | undefined;
-  /** Contexts, extensions, session logs …: asked before each session's Chrome starts (features/feature.ts). */
+  /** Contexts, extensions, session logs …: asked before each session's Chrome starts (platform/feature.ts). */
   features?: readonly SessionFeature[] | undefined;
 }
 

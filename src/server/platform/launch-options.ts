@@ -5,7 +5,7 @@
  */
 import type { LocalBrowserLaunchOptions, Viewport } from "../../index.js";
 import type { ServerConfig } from "../config.js";
-import { withoutBrowserOrigins } from "../cdp/devtools-origin.js";
+import { withoutBrowserOrigins } from "./devtools-origin.js";
 import { type EgressProxy, isolationArgs } from "../isolation/egress-proxy.js";
 
 /** Switches that would open a DevTools TCP port. */

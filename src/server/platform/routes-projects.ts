@@ -10,10 +10,10 @@
  */
 import { Hono } from "hono";
 import type { Env, ServerDeps } from "../app.js";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { HttpError } from "../http/errors.js";
 import type { PlatformSession } from "./chrome-sessions.js";
-import type { SessionFeature } from "../features/feature.js";
+import type { SessionFeature } from "./feature.js";
 import { clip } from "../../util/zod.js";
 
 const MINUTE_MS = 60_000;

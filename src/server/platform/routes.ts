@@ -1,18 +1,16 @@
 /**
- * Platform API routes (docs/wire-formats.md "Platform API"): browser sessions as Browserbase's SDK sees them,
- * their debug URLs, and the HTTP side of the CDP proxy. Responses carry no envelope (the SDK reads the
- * objects directly).
+ * Platform API routes (docs/wire-formats.md "Platform API"): browser sessions as Browserbase's SDK sees them
+ * (their debug URLs are the live view's: live/routes-debug.ts; the CDP proxy's HTTP side is cdp/routes.ts).
+ * Responses carry no envelope (the SDK reads the objects directly).
  */
 import { Hono } from "hono";
-import { devtoolsJson } from "../../util/devtools-socket.js";
 import { z } from "zod";
 import type { Env, ServerDeps } from "../app.js";
 import { parseBody } from "../http/body.js";
-import { proxyCdpHttp } from "../cdp/proxy.js";
 import { remoteSessionList } from "../cluster/index.js";
-import { HttpError, parseWith } from "../http/errors.js";
+import { HttpError } from "../http/errors.js";
+import { parseWith } from "../failures.js";
 import { createOnlyFields } from "./wire.js";
-import { liveViewUrl } from "../live/routes-live.js";
 import { SESSION_STATUSES, SessionCreateParamsSchema, type PlatformSession } from "./chrome-sessions.js";
 
 const UpdateSchema = z.looseObject({
@@ -24,14 +22,6 @@ const ListQuerySchema = z.looseObject({
   status: z.enum(SESSION_STATUSES).optional(),
   q: z.string().max(1000).optional(),
 });
-
-interface ChromeTarget {
-  id: string;
-  type: string;
-  url: string;
-  title: string;
-  faviconUrl?: string;
-}
 
 export function platformRoutes(deps: ServerDeps): Hono<Env> {
   const { platform } = deps;
@@ -61,39 +51,6 @@ export function platformRoutes(deps: ServerDeps): Hono<Env> {
     platform.get(owner, id); // 404 before 400: another key's session does not exist for this one
     await parseBody(c, UpdateSchema);
     return c.json(platform.toWire(platform.release(owner, id)));
-  });
-
-  // The live view (live/routes-live.ts) of the session's first tab, and of each tab.
-  app.get("/sessions/:id/debug", async (c) => {
-    const owner = c.get("owner");
-    const session = platform.get(owner, c.req.param("id"));
-    const socketPath = platform.chromeSocket(owner, session.id);
-    let targets: ChromeTarget[];
-    try {
-      const list = await devtoolsJson(socketPath, "/json/list");
-      if (!Array.isArray(list.body)) throw new Error("not a list");
-      targets = list.body as ChromeTarget[];
-    } catch {
-      throw new HttpError(502, "the session's browser did not answer");
-    }
-    const publicUrl = deps.publicUrl();
-    const pages = targets
-      .filter((t) => t.type === "page")
-      .map((t) => {
-        const url = liveViewUrl(platform, publicUrl, session, t.id);
-        return { id: t.id, url: t.url, title: t.title, faviconUrl: t.faviconUrl ?? "", debuggerUrl: url, debuggerFullscreenUrl: url };
-      });
-    const debuggerUrl = liveViewUrl(platform, publicUrl, session);
-    return c.json({ debuggerUrl, debuggerFullscreenUrl: debuggerUrl, wsUrl: platform.connectUrl(session), pages });
-  });
-
-  // The CDP proxy's HTTP side; app.ts exempts /v1/connect/ from the API key (the token authorises).
-  app.get("/connect/:id/:token/*", (c) => {
-    const { id, token } = c.req.param();
-    const prefix = `/v1/connect/${encodeURIComponent(id)}/${encodeURIComponent(token)}`;
-    const url = new URL(c.req.url);
-    const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : "/";
-    return proxyCdpHttp(platform, id, token, `${path || "/"}${url.search}`);
   });
 
   return app;

@@ -11,7 +11,7 @@ import { checkModelEndpoint } from "../../internal.js";
 import { ownerCacheDir } from "./service-sessions.js";
 import type { ApiSession, Operation } from "./session.js";
 import { type ActBody, type ExtractBody, type NavigateBody, type ObserveBody, withModelKey } from "./bodies.js";
-import { agentEventLine } from "../http/sse.js";
+import { agentEventLine } from "../events.js";
 import { abortable } from "../../util/abort.js";
 import { fromJsonSchema } from "../../util/json-schema.js";
 

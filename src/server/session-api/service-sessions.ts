@@ -14,16 +14,15 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { Service } from "../../index.js";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import type { SessionRegistry } from "../cluster/store.js";
 import { isolated, type ServerConfig } from "../config.js";
-import { errorResponse, parseWith } from "../http/errors.js";
 import { serverModelPolicy, type ServerModelPolicy } from "../isolation/model-policy.js";
 import { type PlatformSession, type PlatformSessions, SessionCreateParamsSchema } from "../platform/chrome-sessions.js";
 import { clientCdpEndpoint } from "../cdp/url.js";
 import { refuseTenantLaunchOptions, type StartBody, tenantLaunchOptions, withModelKey } from "./bodies.js";
-import { wireLogLine } from "../http/sse.js";
-import { NotFoundError, UnavailableError } from "../failures.js";
+import { wireLogLine } from "../events.js";
+import { NotFoundError, parseWith, UnavailableError } from "../failures.js";
 import { ApiSession, type EndCause } from "./session.js";
 
 

@@ -4,10 +4,9 @@
  * clock.
  */
 import { type LogLine, type Metrics, type Page, Service, ServiceInvalidArgumentError } from "../../index.js";
-import type { Owner } from "../http/auth.js";
-import { errorResponse } from "../http/errors.js";
-import { wireLogLine } from "../http/sse.js";
-import { GoneError, NotFoundError, UnavailableError } from "../failures.js";
+import type { Owner } from "../tenant.js";
+import { wireLogLine } from "../events.js";
+import { clientMessage, GoneError, NotFoundError, UnavailableError } from "../failures.js";
 import { ReplayLog, type ReplayMethod, usageBetween } from "./replay.js";
 
 export interface OperationOutcome {
@@ -145,7 +144,7 @@ export class ApiSession {
       }
       if (!this.ended) {
         // A failure as its client saw it (an internal error's message stays masked here too).
-        const result = outcome ? outcome.result : { error: errorResponse(failure).message };
+        const result = outcome ? outcome.result : { error: clientMessage(failure) };
         const secrets = this.service.secrets;
         this.replay.add(secrets.text(url), { method: op.method, parameters: secrets.deep(op.parameters), result: secrets.deep(result), timestamp, endTime: Date.now(), tokenUsage: usageBetween(before, await this.metrics()) });
       }

@@ -15,7 +15,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { z } from "zod";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { openRedis, type RedisClient } from "../cluster/redis-client.js";
 import { TooLargeError } from "../failures.js";
 

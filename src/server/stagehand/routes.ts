@@ -18,7 +18,7 @@ import { z } from "zod";
 import { MissingLLMConfigurationError } from "../../index.js";
 import { gatewayTarget } from "../../internal.js";
 import type { Env, ServerDeps } from "../app.js";
-import type { Owner } from "../http/auth.js";
+import type { Owner } from "../tenant.js";
 import { limitBody, parseBody } from "../http/body.js";
 import { HttpError } from "../http/errors.js";
 import { NotFoundError } from "../failures.js";

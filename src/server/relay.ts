@@ -3,11 +3,12 @@
  * client's messages pass through an optional check (the tenant filter) that may answer one itself instead
  * of forwarding it, or decide later: the client's messages then wait behind that one (the client's order
  * is kept; the client is not read meanwhile, beyond MAX_HELD messages it is disconnected). A side whose peer reads slowly is paused (no unbounded buffering: screencasts and
- * screenshots are large), and either side closing or failing closes the other.
+ * screenshots are large), and either side closing or failing closes the other. Shared by every socket the
+ * server passes on: the CDP proxy (cdp/), a session's client cdpUrl (cdp/url.ts), the cluster's forwarding.
  */
 import type { WebSocket } from "ws";
 
-export { MAX_CDP_MESSAGE } from "../../util/cdp-limits.js";
+export { MAX_CDP_MESSAGE } from "../util/cdp-limits.js";
 const HIGH_WATER = 16 * 1024 * 1024;
 const LOW_WATER = 1024 * 1024;
 

@@ -3,13 +3,14 @@
  * recordings, downloads): each feature is asked once before the session's Chrome starts and may add
  * Chrome switches or a prepared profile, then hears when the Chrome runs, when the session ends (Chrome
  * still running, unless it exited by itself) and when Chrome is gone. PlatformSessions composes them; a
- * feature never reaches into another's state.
+ * feature never reaches into another's state. The interface lives here, with the sessions it serves: the
+ * features (features/) implement it and startServer hands them in, so platform/ imports no feature.
  */
 import type { LaunchedBrowser } from "../../index.js";
 import type { BrowserEmulation } from "../../internal.js";
-import type { Owner } from "../http/auth.js";
-import type { PlatformSession } from "../platform/chrome-sessions.js";
-import type { SessionCreateParams } from "../platform/create-params.js";
+import type { Owner } from "../tenant.js";
+import type { PlatformSession } from "./chrome-sessions.js";
+import type { SessionCreateParams } from "./create-params.js";
 
 export interface SessionStart {
   /** The id the session will have (known before its Chrome starts). */
@@ -19,7 +20,7 @@ export interface SessionStart {
   params: SessionCreateParams;
   /** Whether the server isolates its tenants (config.ts isolated()). */
   isolated: boolean;
-  /** Page settings of a session-API start's launch options (locale, acceptDownloads …), held by features/emulation.ts. */
+  /** Page settings of a session-API start's launch options (locale, acceptDownloads …), held by platform/emulation.ts. */
   emulation?: BrowserEmulation | undefined;
 }
 
