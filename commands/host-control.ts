@@ -33,8 +33,9 @@ const CONTROLS = {
   routes: control(z.object({}), async (_args, ctx) => ({ ...(await ctx.kept.fetch.reload()) })),
   /** Starts the session's trace (one at a time). */
   "trace-start": control(
-    z.object({ categories: z.array(z.string().min(1).max(200)).min(1).max(100), screenshotsOf: z.object({ target: z.string().max(100).optional() }).strict().optional() }),
-    async (args, ctx) => ({ ...(await ctx.kept.trace.start(args.categories, args.screenshotsOf)) }),
+    // maxSizeMb's range is the trace's own check (BrowserTrace.start).
+    z.object({ categories: z.array(z.string().min(1).max(200)).min(1).max(100), screenshotsOf: z.object({ target: z.string().max(100).optional() }).strict().optional(), maxSizeMb: z.number().optional() }),
+    async (args, ctx) => ({ ...(await ctx.kept.trace.start(args.categories, args.screenshotsOf, args.maxSizeMb)) }),
   ),
   /** Stops it and writes it to an absolute path. */
   "trace-stop": control(z.object({ path: z.string().min(2).max(4096).startsWith("/") }), async (args, ctx) => ({ ...(await ctx.kept.trace.stop(args.path)) })),

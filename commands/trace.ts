@@ -1,12 +1,12 @@
 /**
- * `svc trace start [--screenshots] [--categories LIST]` and `svc trace stop FILE`: a Chrome trace of the
+ * `svc trace start [--screenshots] [--categories LIST] [--max-size MB]` and `svc trace stop FILE`: a Chrome trace of the
  * session, held by its host (src/browser/trace.ts; asked with control requests, so a full `svc` process
  * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
  * (src/browser/trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
  */
 import { ServiceInvalidArgumentError, isCloud, sessionTabStore, touchSession } from "../src/base.js";
 import { askSessionHost } from "./host-ask.js";
-import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, type TraceSummary, type TraceWritten, summaryLines, summarizeTraceFile } from "../src/internal.js";
+import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_SIZE_MB, type TraceSummary, type TraceWritten, boundWords, checkTraceMaxSize, summaryLines, summarizeTraceFile } from "../src/internal.js";
 import { checkOutputPath } from "./output-file.js";
 import type { GlobalOptions } from "./output.js";
 import { output, stateRoot } from "./runtime.js";
@@ -35,14 +35,21 @@ async function hostOf(g: GlobalOptions): Promise<{ root: string; id: string }> {
   return { root, id: session.id };
 }
 
-export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolean; categories?: string }): Promise<void> {
+/** `--max-size MB`: a whole number in range (the library's one check), else the default. */
+function parseMaxSize(raw: string | undefined): number {
+  if (raw === undefined) return TRACE_MAX_SIZE_MB.default;
+  return checkTraceMaxSize(/^\d{1,6}$/.test(raw.trim()) ? Number(raw.trim()) : raw, "--max-size");
+}
+
+export async function traceStart(g: GlobalOptions, flags: { screenshots?: boolean; categories?: string; maxSize?: string }): Promise<void> {
   const out = output(g);
   const categories = parseCategories(flags.categories, !!flags.screenshots);
+  const maxSizeMb = parseMaxSize(flags.maxSize);
   const { root, id } = await hostOf(g);
   // Screenshots are the selected tab's (the one later commands drive).
   const screenshotsOf = flags.screenshots ? { target: sessionTabStore(id, root).load().selected } : undefined;
-  await askSessionHost(root, id, { control: "trace-start", categories, ...(screenshotsOf ? { screenshotsOf } : {}) });
-  out.result({ session: id, tracing: true, categories }, () => [`tracing session ${id} (${categories.filter((c) => !c.startsWith("-")).length} categories); svc trace stop FILE writes it`]);
+  await askSessionHost(root, id, { control: "trace-start", categories, maxSizeMb, ...(screenshotsOf ? { screenshotsOf } : {}) });
+  out.result({ session: id, tracing: true, categories, maxSizeMb }, () => [`tracing session ${id} (${categories.filter((c) => !c.startsWith("-")).length} categories, at most ${maxSizeMb} MB); svc trace stop FILE writes it`]);
 }
 
 export async function traceStop(g: GlobalOptions, file: string): Promise<void> {
@@ -57,6 +64,8 @@ export async function traceStop(g: GlobalOptions, file: string): Promise<void> {
   } catch (e) {
     why = `the trace could not be read: ${(e as Error).message}`;
   }
-  const head = `wrote ${file} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled: the later events are missing" : ""})`;
-  out.result({ session: id, file: path, bytes: written.bytes, dataLoss: written.dataLoss, startedAt: written.startedAt, summary: summary ?? null, ...(why ? { summaryError: why } : {}) }, () => [head, ...(summary ? summaryLines(summary) : [`no summary: ${why}`])]);
+  const bound = boundWords(written);
+  const head = `wrote ${file} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled: the later events are missing" : ""}${bound ? `; ${bound}` : ""})`;
+  const { bytes, dataLoss, maxBytes, boundHit, droppedEvents, droppedBytes, startedAt } = written;
+  out.result({ session: id, file: path, bytes, dataLoss, maxBytes, boundHit, droppedEvents, droppedBytes, startedAt, summary: summary ?? null, ...(why ? { summaryError: why } : {}) }, () => [head, ...(summary ? summaryLines(summary) : [`no summary: ${why}`])]);
 }

@@ -1,4 +1,5 @@
 /** The session's Chrome trace: `svc trace start|stop` (commands/trace.ts; held by the session's host, src/browser/trace.ts). */
+import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { type GroupDecl, command, flag, value } from "./types.js";
 
 export const TRACE_GROUP: GroupDecl = { name: "trace", description: "record a Chrome performance trace of the session (DevTools Performance panel)" };
@@ -10,8 +11,9 @@ export const TRACE_COMMANDS = [
     options: {
       screenshots: flag("--screenshots", "also record screenshots of the frames (the filmstrip)"),
       categories: value("--categories <list>", "the trace categories to record instead of the Performance panel's, comma-separated (-x excludes x)"),
+      maxSize: value("--max-size <MB>", SHARED.traceMaxSize),
     },
-    examples: ["svc trace start", "svc trace start --screenshots", "svc trace start --categories devtools.timeline,toplevel,blink.user_timing"],
+    examples: ["svc trace start", "svc trace start --screenshots", "svc trace start --max-size 20", "svc trace start --categories devtools.timeline,toplevel,blink.user_timing"],
     hosted: true,
     run: async (c, _args, o) => (await import("../trace.js")).traceStart(c.globals, o),
   }),

@@ -77,8 +77,35 @@ function frames(trace: StackTrace | undefined): string[] {
 
 const LEVELS: Record<string, string> = { warning: "warn", startGroup: "group", startGroupCollapsed: "group" };
 
+/**
+ * A page restored from the back/forward cache has its DevTools agents attached again, and Runtime's re-enable
+ * replays the messages and exceptions its document reported before it was cached: same execution context,
+ * same timestamp. Those already recorded are recognised by that identity and not added again; per page, as
+ * many are remembered as V8 keeps to replay (its console storage holds the last 1000).
+ */
+const REMEMBERED = 1000;
+
+class Reported {
+  private readonly byTarget = new Map<string, Set<string>>();
+
+  /** True the first time `key` is seen for `target`. */
+  first(target: string, key: string): boolean {
+    let seen = this.byTarget.get(target);
+    if (!seen) this.byTarget.set(target, (seen = new Set()));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    if (seen.size > REMEMBERED) seen.delete(seen.values().next().value as string);
+    return true;
+  }
+
+  forget(target: string): void {
+    this.byTarget.delete(target);
+  }
+}
+
 export class ConsoleRecorder {
   private readonly buffers: PageLogEntries = { console: [], errors: [] };
+  private readonly reported = new Reported();
 
   /** `onChange`: called after each change of a kind's buffer (an entry added or taken back). */
   constructor(private readonly options: { onChange?: (kind: PageLogKind) => void } = {}) {}
@@ -88,20 +115,24 @@ export class ConsoleRecorder {
    * resolves once Runtime is enabled there (Chrome then also reports what was logged before).
    */
   watch(session: CdpSession, target: string): Promise<unknown> {
+    session.on("svc.detached" as never, () => this.reported.forget(target));
     session.on("Runtime.consoleAPICalled", (e) => {
       if (e.type === "endGroup") return;
+      const text = clip(consoleText(e.args));
+      if (!this.reported.first(target, `c ${e.executionContextId} ${e.timestamp} ${e.type} ${text.slice(0, 200)}`)) return;
       const top = e.stackTrace?.callFrames[0];
       this.add("console", {
         received: Date.now(),
         at: new Date(e.timestamp).toISOString(),
         target,
         level: LEVELS[e.type] ?? e.type,
-        text: clip(consoleText(e.args)),
+        text,
         ...(top?.url ? { url: clip(top.url, 1000), line: top.lineNumber + 1 } : {}),
       });
     });
     session.on("Runtime.exceptionThrown", (e) => {
       const d = e.exceptionDetails;
+      if (!this.reported.first(target, `x ${d.executionContextId ?? ""} ${d.exceptionId} ${e.timestamp}`)) return;
       const description = d.exception?.description ?? (d.exception?.value !== undefined ? String(d.exception.value) : undefined);
       const url = d.url ?? d.stackTrace?.callFrames[0]?.url;
       this.add("errors", {

@@ -2,15 +2,20 @@
  * A browser's Chrome trace (`svc trace start|stop`, held by the CLI session host on its keeper's root session,
  * commands/host-keeper.ts; the MCP `trace_start`/`trace_stop` tools on their Service's): Chrome's tracing covers
  * every process of the browser, so every tab is in it. Screenshots (the filmstrip) are recorded only by a page's own Tracing domain, so a
- * trace with them is held on that tab's keeper session instead (closing that tab ends it). One trace at a time; Chrome's buffer is bounded (recordUntilFull: once full, later
- * events are dropped and the stop says so). Stopped, the trace is streamed (ReturnAsStream, IO.read) into the
+ * trace with them is held on that tab's keeper session instead (closing that tab ends it). One trace at a time.
+ * It is bounded by its size in MB (TRACE_MAX_SIZE_MB): the file is cut at that many bytes (trace-bound.ts: the
+ * events that do not fit are left out, counted, and the file stays whole JSON), and Chrome stops collecting once
+ * its buffer holds twice that (at most TRACE_BUFFER_KB; recordUntilFull: later events are dropped and the stop
+ * says so), which is more than the file can take: the JSON of an event is larger than its place in the buffer. Stopped, the trace is streamed (ReturnAsStream, IO.read) into the
  * file, written atomically (a temp file beside it, then renamed): the JSON object with `traceEvents` the
  * DevTools Performance panel opens. A trace still running when the session ends ends with its Chrome.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { ServiceStateError, ServiceTimeoutError } from "../errors.js";
+import { ServiceInvalidArgumentError, ServiceStateError, ServiceTimeoutError } from "../errors.js";
+import { TRACE_MAX_SIZE_MB } from "../util/trace-limits.js";
 import type { CdpSession } from "./cdp/connection.js";
+import { BoundedTraceWriter, type TraceBoundReport } from "./trace-bound.js";
 
 /** What the DevTools Performance panel records (Puppeteer's set, plus `loading` for the largest contentful paint). */
 export const DEFAULT_TRACE_CATEGORIES: readonly string[] = [
@@ -29,26 +34,39 @@ export const DEFAULT_TRACE_CATEGORIES: readonly string[] = [
 ];
 export const SCREENSHOT_CATEGORY = "disabled-by-default-devtools.screenshot";
 
-/** Chrome's trace buffer, in KB: the bound on what one trace holds. */
+/** Chrome's trace buffer at most, in KB (twice the file's bound below that). */
 export const TRACE_BUFFER_KB = 200 * 1024;
+
+export { TRACE_MAX_SIZE_MB };
+
+/** A trace's bound in MB as a caller gave it (`field`: how the caller names it), checked: a whole number in range. */
+export function checkTraceMaxSize(mb: unknown, field: string): number {
+  const { min, max } = TRACE_MAX_SIZE_MB;
+  if (typeof mb !== "number" || !Number.isInteger(mb) || mb < min || mb > max) {
+    throw new ServiceInvalidArgumentError(`invalid ${field}: expected a whole number of MB from ${min} to ${max}, got ${JSON.stringify(mb)?.slice(0, 40)}`);
+  }
+  return mb;
+}
 /** The longest Chrome may take to hand over a stopped trace. */
 const COMPLETE_TIMEOUT_MS = 60_000;
 const READ_CHUNK = 4 * 1024 * 1024;
 
 export interface TraceStarted {
   categories: string[];
+  maxSizeMb: number;
 }
 
-export interface TraceWritten {
+/** The file written (`bytes` ≤ maxBytes) and what its bound left out (`boundHit`, `droppedEvents`, `droppedBytes`). */
+export interface TraceWritten extends TraceBoundReport {
   path: string;
-  bytes: number;
   /** Chrome's buffer filled: the trace lacks its later events. */
   dataLoss: boolean;
+  maxBytes: number;
   startedAt: string;
 }
 
 export class BrowserTrace {
-  private state: { kind: "idle" } | { kind: "running" | "stopping"; startedAt: string; on: CdpSession } = { kind: "idle" };
+  private state: { kind: "idle" } | { kind: "running" | "stopping"; startedAt: string; on: CdpSession; maxBytes: number } = { kind: "idle" };
 
   /** `pages`: the keeper's session of each page, by target id. */
   constructor(private readonly config: { root: CdpSession; pages: () => Iterable<CdpSession> }) {}
@@ -57,8 +75,12 @@ export class BrowserTrace {
     return this.state.kind !== "idle";
   }
 
-  /** Starts the trace: on the browser, or with screenshots on the page `target` (else the first page). */
-  async start(categories: readonly string[], screenshotsOf?: { target?: string | undefined }): Promise<TraceStarted> {
+  /**
+   * Starts the trace: on the browser, or with screenshots on the page `target` (else the first page); its file
+   * at most `maxSizeMb` MB (TRACE_MAX_SIZE_MB; checked here for every caller).
+   */
+  async start(categories: readonly string[], screenshotsOf?: { target?: string | undefined }, maxSizeMb: number = TRACE_MAX_SIZE_MB.default): Promise<TraceStarted> {
+    const mb = checkTraceMaxSize(maxSizeMb, "maxSizeMb");
     if (this.state.kind !== "idle") throw new ServiceStateError(`a trace is already ${this.state.kind} in this session (since ${this.state.startedAt})`, { hint: "svc trace stop FILE" });
     let on = this.config.root;
     if (screenshotsOf) {
@@ -68,20 +90,21 @@ export class BrowserTrace {
       on = page;
     }
     const startedAt = new Date().toISOString();
-    this.state = { kind: "running", startedAt, on };
+    const maxBytes = mb * 1024 * 1024;
+    this.state = { kind: "running", startedAt, on, maxBytes };
     const included = categories.filter((c) => !c.startsWith("-"));
     const excluded = categories.filter((c) => c.startsWith("-")).map((c) => c.slice(1));
     try {
       await on.send("Tracing.start", {
         transferMode: "ReturnAsStream",
         streamFormat: "json",
-        traceConfig: { recordMode: "recordUntilFull", traceBufferSizeInKb: TRACE_BUFFER_KB, includedCategories: included, excludedCategories: excluded },
+        traceConfig: { recordMode: "recordUntilFull", traceBufferSizeInKb: Math.min(TRACE_BUFFER_KB, 2 * mb * 1024), includedCategories: included, excludedCategories: excluded },
       });
     } catch (e) {
       this.state = { kind: "idle" };
       throw e;
     }
-    return { categories: [...categories] };
+    return { categories: [...categories], maxSizeMb: mb };
   }
 
   /** Stops the trace and writes it to `path` (absolute; its directory checked by the command). */
@@ -89,12 +112,12 @@ export class BrowserTrace {
     if (this.state.kind !== "running") {
       throw new ServiceStateError(this.state.kind === "idle" ? "no trace is running in this session" : "the trace is already being stopped", { hint: this.state.kind === "idle" ? "svc trace start" : undefined });
     }
-    const { startedAt, on } = this.state;
+    const { startedAt, on, maxBytes } = this.state;
     if (on.closed) {
       this.state = { kind: "idle" };
       throw new ServiceStateError("the tab the trace recorded screenshots of was closed: its trace is gone", { hint: "svc trace start" });
     }
-    this.state = { kind: "stopping", startedAt, on };
+    this.state = { kind: "stopping", startedAt, on, maxBytes };
     try {
       let timer: NodeJS.Timeout | undefined;
       const complete = on.once("Tracing.tracingComplete");
@@ -104,31 +127,34 @@ export class BrowserTrace {
       await on.send("Tracing.end");
       const done = await Promise.race([complete, late]).finally(() => clearTimeout(timer));
       if (!done.stream) throw new ServiceStateError("Chrome ended the trace without a stream");
-      const bytes = await this.copy(on, done.stream, path);
-      return { path, bytes, dataLoss: !!done.dataLossOccurred, startedAt };
+      const bound = await this.copy(on, done.stream, path, maxBytes);
+      return { path, ...bound, dataLoss: !!done.dataLossOccurred, maxBytes, startedAt };
     } finally {
       this.state = { kind: "idle" };
     }
   }
 
-  /** IO.read until the end, into a temp file beside `path`, renamed to it once whole; the stream is closed. */
-  private async copy(on: CdpSession, stream: string, path: string): Promise<number> {
+  /**
+   * IO.read until the end (what is left out is still read, to be counted), into a temp file beside `path`, cut at
+   * `maxBytes`, renamed to it once whole; the stream is closed.
+   */
+  private async copy(on: CdpSession, stream: string, path: string, maxBytes: number): Promise<TraceBoundReport> {
     const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
     const fd = openSync(temp, "wx", 0o644);
-    let bytes = 0;
     let closed = false;
     try {
+      const writer = new BoundedTraceWriter(fd, maxBytes);
       for (;;) {
         const chunk = await on.send("IO.read", { handle: stream, size: READ_CHUNK });
         const data = chunk.base64Encoded ? Buffer.from(chunk.data, "base64") : Buffer.from(chunk.data, "utf8");
-        if (data.length) writeSync(fd, data);
-        bytes += data.length;
+        if (data.length) writer.push(data);
         if (chunk.eof) break;
       }
+      const report = writer.end();
       closeSync(fd);
       closed = true;
       renameSync(temp, path);
-      return bytes;
+      return report;
     } finally {
       if (!closed) closeSync(fd);
       rmSync(temp, { force: true });

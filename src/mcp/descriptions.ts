@@ -2,6 +2,8 @@
  * Descriptions an MCP tool's property and the CLI flag of the same capability share (tools.ts, and the
  * command registry in commands/). Plain strings: the CLI reads them without loading zod.
  */
+import { TRACE_MAX_SIZE_MB as TRACE_MB } from "../util/trace-limits.js";
+
 export const SHARED_DESCRIPTIONS = {
   interactive: "only elements with a ref (plus headings)",
   maxTokens: "fit the outline into about n tokens (ref lines always stay)",
@@ -10,6 +12,7 @@ export const SHARED_DESCRIPTIONS = {
   numResults: "how many results, 1–25",
   extractSelector: "only read inside this element",
   maxSteps: "stop after n steps (default 20)",
+  traceMaxSize: `the trace file's bound in MB, ${TRACE_MB.min}–${TRACE_MB.max} (default ${TRACE_MB.default}): later events are left out, and the stop says how many`,
 } as const;
 
 /**

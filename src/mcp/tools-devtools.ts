@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, DEVICES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, checkEmulation, findDevice, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
+import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, DEVICES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, boundWords, checkEmulation, findDevice, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -90,13 +90,13 @@ export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
 let traceDir: string | undefined;
 
 export function registerTraceTools(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "trace_start", ({ screenshots }) =>
+  registerDeclared(reg, "trace_start", ({ screenshots, maxSizeMb }) =>
     b.run(async () => {
       const trace = await b.trace();
       const svc = await b.service();
       const categories = screenshots ? [...DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY] : [...DEFAULT_TRACE_CATEGORIES];
-      await trace.start(categories, screenshots ? { target: svc.page.targetId } : undefined);
-      return textResult(`tracing${screenshots ? " with screenshots of the current tab" : " every tab"}; trace_stop ends it`);
+      const started = await trace.start(categories, screenshots ? { target: svc.page.targetId } : undefined, maxSizeMb);
+      return textResult(`tracing${screenshots ? " with screenshots of the current tab" : " every tab"} (at most ${started.maxSizeMb} MB); trace_stop ends it`);
     }),
   );
   registerDeclared(reg, "trace_stop", () =>
@@ -105,7 +105,8 @@ export function registerTraceTools(reg: Registrar, b: McpBrowser): void {
       traceDir ??= mkdtempSync(join(tmpdir(), "svc-mcp-traces-"));
       const written = await trace.stop(join(traceDir, `trace-${new Date().toISOString().replace(/[:.]/g, "-")}.json`));
       const summary = await summarizeTraceFile(written.path);
-      return textResult([`trace saved: ${written.path} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled, later events are missing" : ""}; open it in the DevTools Performance panel)`, ...summaryLines(summary)].join("\n"));
+      const bound = boundWords(written);
+      return textResult([`trace saved: ${written.path} (${written.bytes} bytes${written.dataLoss ? "; Chrome's buffer filled, later events are missing" : ""}${bound ? `; ${bound}` : ""}; open it in the DevTools Performance panel)`, ...summaryLines(summary)].join("\n"));
     }),
   );
 }

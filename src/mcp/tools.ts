@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
-import { NETWORK_REQUEST_ID } from "../internal.js";
+import { NETWORK_REQUEST_ID, TRACE_MAX_SIZE_MB } from "../internal.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -44,6 +44,7 @@ const SHARED = {
   numResults: z.number().int().min(1).max(25).optional().describe(D.numResults),
   extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
+  traceMaxSize: z.number().int().min(TRACE_MAX_SIZE_MB.min).max(TRACE_MAX_SIZE_MB.max).optional().describe(D.traceMaxSize),
 } as const;
 
 export const TOOLS = {
@@ -228,7 +229,7 @@ export const TOOLS = {
     cap: "devtools",
     description: "Start a Chrome performance trace of every tab (trace_stop ends and summarises it)",
     annotations: moves("Start a trace", false),
-    inputSchema: { screenshots: z.boolean().optional().describe("also record the current tab's frames (a filmstrip)") },
+    inputSchema: { screenshots: z.boolean().optional().describe("also record the current tab's frames (a filmstrip)"), maxSizeMb: SHARED.traceMaxSize },
   },
   trace_stop: {
     cap: "devtools",

@@ -2,7 +2,8 @@
  * `svc console` and `svc errors` through the built `svc`, run by the session's host (a spawned thin client)
  * and by a full process (SVC_NO_HOST=1): what the pages logged and threw, recorded by the host, which stays
  * attached between commands — an entry logged after the last command ended is listed by the next one —
- * bounded files, `--clear`, the selected tab vs `--all`, and secrets masked in the text and on disk.
+ * bounded files, `--clear`, the selected tab vs `--all`, secrets masked in the text and on disk, and each entry
+ * listed once after `svc back` brings a page back from the back/forward cache (Chrome replays its messages).
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { type Server, createServer } from "node:http";
@@ -32,6 +33,27 @@ beforeAll(async () => {
   await new Promise<void>((r) => beacons.listen(0, "127.0.0.1", r));
 });
 afterAll(() => new Promise<void>((r) => beacons.close(() => r())));
+
+/**
+ * Two pages a tab may keep in its back/forward cache (the fixture server's answers are no-store, which keeps
+ * them out): `/logs.html?tag=T` logs two messages and throws, and says in its title when it was restored.
+ */
+let cacheable: Server;
+beforeAll(async () => {
+  cacheable = createServer((req, res) => {
+    const tag = new URL(req.url ?? "/", "http://x").searchParams.get("tag") ?? "";
+    res.setHeader("content-type", "text/html; charset=utf-8");
+    if (!req.url?.startsWith("/logs.html")) return res.end("<!doctype html><title>Other</title><p>other</p>");
+    res.end(`<!doctype html><title>Logs</title><script>
+      console.log("svc-back-one-${tag}"); console.info("svc-back-two-${tag}");
+      setTimeout(() => { throw new Error("svc-back-error-${tag}"); }, 0);
+      addEventListener("pageshow", (e) => { if (e.persisted) document.title = "Restored"; });
+    </script>`);
+  });
+  await new Promise<void>((r) => cacheable.listen(0, "127.0.0.1", r));
+});
+afterAll(() => new Promise<void>((r) => cacheable.close(() => r())));
+const cacheableUrl = (path: string) => `http://127.0.0.1:${(cacheable.address() as { port: number }).port}${path}`;
 const beaconUrl = (name: string) => `http://127.0.0.1:${(beacons.address() as { port: number }).port}/${name}`;
 
 async function beaconed(name: string, timeoutMs = 20_000): Promise<void> {
@@ -141,6 +163,23 @@ describe.each(MODES)("svc console / svc errors $mode", ({ mode, run }) => {
     expect(all.console.filter((r) => r.tab === opened).length).toBe(selected.console.length);
     await ok("tabs", "close");
     expect((await consoleRows()).tab).toBe(1);
+  });
+
+  it("lists each entry once after `svc back` restores the page from the back/forward cache", async () => {
+    await ok("console", "--clear");
+    await ok("errors", "--clear");
+    await ok("goto", cacheableUrl(`/logs.html?tag=${tag}`));
+    await rowsWhen(() => errorRows(), (d) => d.errors.length > 0);
+    await ok("goto", cacheableUrl("/other.html"));
+    await ok("back");
+    // Restored, not loaded again (which would log again): Chrome replays what the document reported before.
+    expect(json<{ result: string }>(await ok("--json", "eval", "document.title")).result).toBe("Restored");
+    // A message logged after the restore: once it is listed, so is anything the restore replayed before it.
+    await ok("eval", `console.log("svc-back-after-${tag}"), 1`);
+    const rows = (await rowsWhen(() => consoleRows(), (d) => texts(d.console).includes(`svc-back-after-${tag}`))).console;
+    expect(texts(rows)).toEqual([`svc-back-one-${tag}`, `svc-back-two-${tag}`, `svc-back-after-${tag}`]);
+    expect((await errorRows()).errors.map((e) => e.message)).toEqual([`Error: svc-back-error-${tag}`]);
+    expect((await ok("errors")).trimEnd().split("\n")).toHaveLength(1);
   });
 
   it("masks the session's secrets in the text, the url and the file on disk", async () => {

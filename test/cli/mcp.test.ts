@@ -345,7 +345,8 @@ describe("svc mcp", () => {
       expect(text(await call(c, "console", { level: "warn", clear: true }))).toMatch(/cleared$/);
       expect(text(await call(c, "console", {}))).toBe("no console messages in the current tab");
       // trace_start / trace_stop: a file the Performance panel opens, and its summary with the page's long task.
-      expect(text(await call(c, "trace_start", {}))).toBe("tracing every tab; trace_stop ends it");
+      expect((await call(c, "trace_start", { maxSizeMb: 0 })).isError).toBe(true);
+      expect(text(await call(c, "trace_start", { maxSizeMb: 50 }))).toBe("tracing every tab (at most 50 MB); trace_stop ends it");
       expect(text(await call(c, "trace_start", {}))).toMatch(/^STATE_ERROR: a trace is already running/);
       await call(c, "navigate", { url: world.server.url("long-task.html") });
       expect((await call(c, "wait", { target: "#big[data-done=yes]", state: "visible" })).isError).toBeFalsy();

@@ -69,11 +69,47 @@ describe("svc trace", () => {
     });
   }
 
+  it("keeps the file within --max-size on a page that never rests, whole JSON, and says what it left out", async () => {
+    await ok("goto", world.server.url("forms.html"));
+    await ok("trace", "start", "--max-size", "1");
+    // Never at rest: an animation, constant logging and user-timing marks of 2 kB each (MBs of trace a second).
+    await ok("eval", `(() => { window.svcMarks = 0; const name = "svc-mark-" + "x".repeat(2000);
+      (function frame() { document.body.style.opacity = String(0.5 + Math.random() / 2); requestAnimationFrame(frame); })();
+      setInterval(() => { for (let i = 0; i < 50; i++) performance.mark(name + i); performance.clearMarks(); console.log("svc-restless", window.svcMarks += 50); }, 4);
+      return 1; })()`);
+    // Four times the bound in marks alone.
+    await ok("wait", "--fn", "window.svcMarks >= 2000");
+    const file = join(dir, "bounded.json");
+    const stopped = json<{ bytes: number; maxBytes: number; boundHit: boolean; droppedEvents: number; droppedBytes: number; summary: Summary }>(await ok("--json", "trace", "stop", file));
+    const size = readFileSync(file).length;
+    expect(stopped.maxBytes).toBe(1024 * 1024);
+    expect(size).toBe(stopped.bytes);
+    expect(size).toBeLessThanOrEqual(stopped.maxBytes);
+    expect(size).toBeGreaterThan(stopped.maxBytes - 64 * 1024); // filled up to the bound, not stopped short
+    const trace = JSON.parse(readFileSync(file, "utf8")) as { traceEvents: Array<{ name?: string }> };
+    expect(trace.traceEvents.length).toBe(stopped.summary.events);
+    expect(trace.traceEvents.some((e) => e.name?.startsWith("svc-mark-"))).toBe(true);
+    expect(stopped.boundHit).toBe(true);
+    expect(stopped.droppedEvents).toBeGreaterThan(0);
+    expect(stopped.droppedBytes).toBeGreaterThan(0);
+    await ok("eval", "location.reload(), 1");
+
+    // In words: the bound, and how much was left out.
+    await ok("trace", "start", "--max-size", "1");
+    await ok("eval", `(() => { window.svcMarks = 0; const name = "svc-mark-" + "x".repeat(2000); setInterval(() => { for (let i = 0; i < 50; i++) performance.mark(name + i); performance.clearMarks(); window.svcMarks += 50; }, 4); return 1; })()`);
+    await ok("wait", "--fn", "window.svcMarks >= 2000");
+    const out = await ok("trace", "stop", join(dir, "bounded-lines.json"));
+    expect(out).toMatch(/^wrote .*bounded-lines\.json \(\d+ bytes(; Chrome's buffer filled[^;]*)?; its 1 MB bound was hit: [1-9]\d* later events \([1-9]\d* bytes\) left out\)$/m);
+    await ok("eval", "location.reload(), 1");
+  });
+
   it("refuses bad categories and an unwritable file before anything starts", async () => {
     for (const [args, message] of [
       [["trace", "start", "--categories", "a b"], /invalid --categories: "a b" is not a category name/],
       [["trace", "start", "--categories", ","], /invalid --categories: expected 1 to 100/],
       [["trace", "stop", join(dir, "no", "such", "dir.json")], /cannot write .*does not exist/],
+      [["trace", "start", "--max-size", "0"], /invalid --max-size: expected a whole number of MB from 1 to 1024, got 0/],
+      [["trace", "start", "--max-size", "lots"], /invalid --max-size: expected a whole number of MB from 1 to 1024, got "lots"/],
     ] as const) {
       const r = await run(...args);
       expect(r.code, args.join(" ")).toBe(2);
