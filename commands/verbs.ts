@@ -77,7 +77,7 @@ export function actionFor(verb: Verb, positional: readonly string[]): Action {
   if (spec.value && args.length === 0) {
     throw new ServiceInvalidArgumentError(`${verb}: ${spec.value} is missing`, verb === "fill" ? { hint: 'svc fill e3 "text" (use "" to clear)' } : {});
   }
-  const most = verb === "upload" ? Infinity : spec.value !== undefined || verb === "scroll" ? 1 : 0;
+  const most = verb === "upload" || verb === "select" ? Infinity : spec.value !== undefined || verb === "scroll" ? 1 : 0;
   if (args.length > most) throw new ServiceInvalidArgumentError(`${verb}: unexpected argument "${args[most]}"`, { hint: "quote a value that has spaces" });
   if (verb === "upload") args = args.map(checkFile);
   const { method, arguments: actionArgs } = typeof spec.method === "function" ? spec.method(args) : { method: spec.method, arguments: args };
@@ -103,8 +103,10 @@ export async function runVerb(g: GlobalOptions, verb: string, positional: readon
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
     const opened = await openedTab(svc, before, session, out);
+    // The act's message is "<method> succeeded: <description>" plus what the page holds afterwards, if it says.
+    const done = result.message.replace(/^\w+ succeeded: /, "");
     out.result({ session: session?.id, result, ...(opened ? { openedTab: opened } : {}) }, () =>
-      `done: ${action.description}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
+      `done: ${done}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
     );
   }, timeout !== undefined ? { timeoutMs: timeout } : {});
 }

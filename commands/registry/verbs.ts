@@ -26,7 +26,7 @@ const VERB_DECLS: readonly VerbDecl[] = [
     examples: ["svc press Enter", "svc press e1 Tab"],
     mcpTool: "press",
   },
-  { name: "select", args: "<target> <option>", description: "choose an option of a <select> by its text or value", examples: ["svc select e6 Norway"], mcpTool: "select" },
+  { name: "select", args: "<target> <options...>", description: "choose an option of a <select> by its text or value (several for a <select multiple>)", examples: ["svc select e6 Norway", "svc select e7 Red Blue"], mcpTool: "select" },
   { name: "check", args: "<target>", description: "check a checkbox or radio button (nothing if already checked)", examples: ["svc check e5"], mcpTool: "check" },
   { name: "uncheck", args: "<target>", description: "uncheck a checkbox (nothing if already unchecked)", examples: ["svc uncheck e5"], mcpTool: "check" },
   { name: "scroll", args: "[target] [where]", description: "scroll the page or the element: down (default), up, top, bottom, N%, left, right (one visible width) or Npx (down; -Npx up)", examples: ["svc scroll down", "svc scroll e9 bottom", "svc scroll right", "svc scroll 300px"], mcpTool: "scroll" },

@@ -25,6 +25,8 @@ export interface Need {
    * caller confirms stability after its pointer move, which waits for a frame anyway.
    */
   defer: boolean;
+  /** A block (disabled) seen for this long by this call, in a document unchanged as long, is returned then. */
+  stillMs: number;
 }
 
 /** A box and the animation frame it was measured on: a later call compares against it. */
@@ -35,12 +37,17 @@ export interface Since {
 
 export type PageResult =
   | { state: "ok"; x: number; y: number; target: string; value?: unknown; stable: boolean; since?: Since }
-  | { state: "retry"; reason: string; target: string; cover?: Cover }
+  | { state: "retry"; reason: string; target: string; block?: Block }
   | { state: "fatal"; reason: string; target: string }
   | { state: "detached" };
 
-/** What covers the element at every point tried: its name, and how long nothing in the document changed. */
-export interface Cover {
+/**
+ * What keeps the action from the element and may never go by itself: the element covering it at every point
+ * tried, or what disables it; and how long nothing in the document changed.
+ */
+export interface Block {
+  kind: "cover" | "disabled";
+  /** `<div id="veil">`; `its disabled attribute`, `the disabled <fieldset id="billing">`, `aria-disabled on <div class="row">`. */
   by: string;
   /** ms since the last DOM change in this document (0 while a CSS animation or transition runs). */
   stillMs: number;
@@ -147,7 +154,21 @@ export async function pageActionable(
     for (const r of Array.from(e.getClientRects())) if (r.width > 0 && r.height > 0) return r;
     return null;
   };
-  const disabled = (e: Element) => e.matches(":disabled") || e.closest("[aria-disabled]")?.getAttribute("aria-disabled")?.toLowerCase() === "true";
+  const ariaDisabled = (e: Element) => {
+    const owner = e.closest("[aria-disabled]");
+    return owner?.getAttribute("aria-disabled")?.toLowerCase() === "true" ? owner : null;
+  };
+  const disabled = (e: Element) => e.matches(":disabled") || !!ariaDisabled(e);
+  // What disables it, for the model: the attribute, the fieldset or optgroup that passes it on, or aria-disabled.
+  const disabledBy = (e: Element): string => {
+    if (e.matches(":disabled")) {
+      if (e.hasAttribute("disabled")) return "its disabled attribute";
+      const owner = e.closest("fieldset:disabled, optgroup:disabled");
+      return owner ? `the disabled ${short(owner)}` : "the page";
+    }
+    const owner = ariaDisabled(e)!;
+    return owner === e ? `its aria-disabled="true"` : `aria-disabled="true" on ${short(owner)}`;
+  };
   const readOnly = (e: Element) => (textLike(e) && (e as HTMLInputElement).readOnly) || e.getAttribute("aria-readonly")?.toLowerCase() === "true";
   const hitAt = (x: number, y: number): Element | null => {
     // The target's roots, innermost first: closed shadow roots are reachable from the inside only.
@@ -252,9 +273,13 @@ export async function pageActionable(
   for (;;) {
     if (!target.isConnected) return { state: "detached" };
     let reason = "";
+    let block: Block | undefined;
     const r = need.visible ? box(target) : target.getBoundingClientRect();
     if (!r) reason = "the element is not visible";
-    else if (need.enabled && disabled(target)) reason = "the element is not enabled";
+    else if (need.enabled && disabled(target)) {
+      reason = "the element is not enabled";
+      block = { kind: "disabled", by: disabledBy(target), stillMs: stillFor() };
+    }
     else if (need.editable && readOnly(target)) reason = "the element is not editable (read-only)";
     else if (!scrolled) {
       scrolled = true;
@@ -280,7 +305,7 @@ export async function pageActionable(
           const hit = hitAt(at.x, at.y);
           if (!hit || !accepted(hit)) {
             const other = visiblePoint(r, hit) ?? (need.viaLabel ? labelPoint() : null);
-            if (!other) return { state: "retry", reason: blocker(hit), target: name, ...(hit ? { cover: { by: coverName(hit), stillMs: stillFor() } } : {}) };
+            if (!other) return { state: "retry", reason: blocker(hit), target: name, ...(hit ? { block: { kind: "cover", by: coverName(hit), stillMs: stillFor() } } : {}) };
             at = other;
           }
         }
@@ -290,7 +315,8 @@ export async function pageActionable(
       }
     } else previous = null;
     first = false;
-    if (performance.now() - started >= budget) return { state: "retry", reason, target: name };
+    const stillBlocked = block && performance.now() - started >= need.stillMs && block.stillMs >= need.stillMs;
+    if (performance.now() - started >= budget || stillBlocked) return { state: "retry", reason, target: name, ...(block ? { block } : {}) };
     await nextFrame();
   }
 }

@@ -34,15 +34,16 @@ const STOPPED = "the action was stopped before its element was ready";
 /** A wait inside the page ends this long before the deadline (a last frame can take 100 ms in a hidden tab). */
 const PAGE_MARGIN_MS = 150;
 /**
- * Covered by the same element for this long while nothing in the document changed (no DOM mutation, no
- * animation): a person would not wait for it to go, so the action fails now, naming the cover, rather
- * than at its deadline. A cover on a page that is still changing is waited for until the deadline.
+ * Covered by the same element, or disabled, while nothing in the document changed (no DOM mutation, no
+ * animation) for this long: a person would not wait for that to go, so the action fails now, naming the cover
+ * or what disables the element, rather than at its deadline. On a page that is still changing it is waited
+ * for until the deadline.
  */
-const STILL_COVER_MS = 1500;
+export const STILL_BLOCK_MS = 1000;
 
 export type ActionKind = "click" | "hover" | "drag" | "drop" | "fill" | "type" | "select";
 
-type Needs = Omit<Need, "scroll" | "defer">;
+type Needs = Omit<Need, "scroll" | "defer" | "stillMs">;
 const POINTER: Needs = { visible: true, enabled: false, editable: "", stable: true, hit: true, retarget: "button-link", select: false, viaLabel: false };
 const TEXT: Needs = { visible: true, enabled: true, editable: "", stable: false, hit: false, retarget: "follow-label", select: false, viaLabel: false };
 const NEEDS: Record<ActionKind, Needs> = {
@@ -121,8 +122,8 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
   const started = Date.now();
   let handle = first;
   let attempt = 0;
-  /** The cover seen on the latest tries, and since when (this process's clock). */
-  let covered: { by: string; since: number } | undefined;
+  /** What blocks the element on the latest tries (a cover, what disables it), and since when (this process's clock). */
+  let blocked: { by: string; since: number } | undefined;
   for (;;) {
     if (attempt > 0) {
       // The last wait is cut short rather than skipped: the element gets every chance up to the deadline.
@@ -132,8 +133,9 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
     }
     throwIfAborted(timing.signal, STOPPED);
     const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
-    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId };
+    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId, stillMs: STILL_BLOCK_MS };
     const since = attempt === 0 && handle === first ? options.stableSince : undefined;
+    const called = Date.now();
     const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
     attempt++;
     if (r.state === "detached") {
@@ -145,15 +147,13 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
     if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
     if (r.state === "retry") {
       seen.last = { reason: r.reason, target: r.target };
-      if (!r.cover) covered = undefined;
-      else if (covered?.by !== r.cover.by) covered = { by: r.cover.by, since: Date.now() };
-      else {
-        const seen = Date.now() - covered.since;
-        if (seen >= STILL_COVER_MS && r.cover.stillMs >= seen) {
-          throw new ServiceClickError(`cannot ${VERB[kind]} ${r.target}: ${r.reason} (nothing on the page changed for ${Math.round(seen)} ms)`, {
-            hint: `${r.cover.by} covers it and is not going away by itself: close or dismiss it first`,
-          });
-        }
+      // Blocked by the same thing for the bound, and the document unchanged for as long: it stays.
+      const block = r.block;
+      if (blocked?.by !== block?.by) blocked = block ? { by: block.by, since: called } : undefined;
+      if (block && Date.now() - blocked!.since >= STILL_BLOCK_MS && block.stillMs >= STILL_BLOCK_MS) {
+        const hint = block.kind === "cover" ? `${block.by} covers it and is not going away by itself: close or dismiss it first` : "do what enables it first";
+        const cause = block.kind === "disabled" ? `, disabled by ${block.by}` : "";
+        throw new ServiceClickError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}${cause} (nothing on the page changed for ${Math.round(block.stillMs)} ms)`, { hint });
       }
       continue;
     }
@@ -221,7 +221,7 @@ async function pointInRoot(frames: FrameTree, frame: Frame, local: Point): Promi
     // The browser routes input into an OOPIF with the geometry of the parent's last rendered frame: after a
     // change that moved the iframe (a scroll the child asked for), wait for a frame before measuring.
     const settleFrame = parent.session !== child.session;
-    const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "", defer: false };
+    const need: Need = { ...NEEDS.drop, stable: false, enabled: false, retarget: "none", scroll: "", defer: false, stillMs: STILL_BLOCK_MS };
     let r: PageResult;
     try {
       r = await callPage<PageResult>(parent.session, objectId, declaration(undefined), [{ value: need }, { value: 50 }, { value: { ...point, settleFrame } }, { value: null }, { value: null }]);

@@ -4,70 +4,19 @@
  * Every pointer and text action first waits until the element is actionable (see actionability.ts).
  * All of it runs in svc's isolated world (frames.ts): a handle from the page's main world is adopted first.
  */
-import { actionable, DEFAULT_ACTION_TIMEOUT_MS, type Actionable, type ActionableOptions, type ActionTiming } from "./actionability.js";
-import { ProtocolError, type CdpSession } from "./cdp/connection.js";
-import type { FrameTree } from "./frames.js";
-import type { Input, Point } from "./input.js";
+import { actionable, DEFAULT_ACTION_TIMEOUT_MS, type Actionable, type ActionableOptions } from "./actionability.js";
+import { callOn, type ElementHost, held, opts, type WaitOptions } from "./element-call.js";
+import type { Point } from "./input.js";
 import { armPress, PRESS_BINDING, pressOutcome, type PressOutcome, watchPress } from "./press.js";
 import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
-import { pageFunction } from "./selector.js";
-import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceInvalidArgumentError } from "../errors.js";
+import { selectOption } from "./select.js";
+import { ServiceClickError, ServiceElementNotFoundError, ServiceInvalidArgumentError } from "../errors.js";
+
+export { callOn, type ElementHost, type WaitOptions } from "./element-call.js";
+export { selectOption } from "./select.js";
 
 /** A press that missed is tried again only with this much time left before the deadline. */
 const PRESS_RETRY_MARGIN_MS = 100;
-
-export interface ElementHost {
-  readonly frames: FrameTree;
-  readonly mainSession: CdpSession;
-  readonly input: Input;
-}
-
-export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...args: any[]) => unknown, ...args: unknown[]): Promise<T> {
-  const call = async (h: ElementHandle) =>
-    h.frame.session.send("Runtime.callFunctionOn", {
-      objectId: h.objectId,
-      functionDeclaration: pageFunction(fn),
-      arguments: args.map((value) => ({ value })),
-      returnByValue: true,
-      awaitPromise: true,
-    });
-  const handle = await isolated(el);
-  const res = await call(handle).catch(async (e: unknown) => {
-    // A handle kept from an earlier operation: its object was released with that operation's group (or its
-    // world ended); the node may still be there, so look it up again once.
-    if (!(e instanceof ProtocolError) || !/Could not find object|Cannot find context/i.test(e.message)) throw e;
-    return call(await elementFromNode(handle.frame, handle.backendNodeId));
-  });
-  if (res.exceptionDetails) {
-    const msg = res.exceptionDetails.exception?.description?.split("\n")[0] ?? res.exceptionDetails.text;
-    throw new ServiceEvalError(`page script failed: ${msg}`);
-  }
-  return res.result.value as T;
-}
-
-/** How long an action may wait for its element, and what to do when the element was re-rendered. */
-export interface WaitOptions extends ActionTiming {
-  /** Resolves the element again after it was detached (a selector); without it a detached element fails. */
-  again?: () => Promise<ElementHandle>;
-}
-
-function opts(host: ElementHost, wait: WaitOptions): ActionableOptions {
-  const again = wait.again;
-  return { frames: host.frames, ...(again ? { again: async () => isolated(await again()) } : {}) };
-}
-
-/**
- * One element operation: on the element's isolated-world object, and holding the page's object group
- * (released when the last operation ends: the handles it resolved are for this operation only).
- */
-async function held<T>(host: ElementHost, el: ElementHandle, work: (el: ElementHandle) => Promise<T>): Promise<T> {
-  const release = host.frames.hold();
-  try {
-    return await work(await isolated(el));
-  } finally {
-    release();
-  }
-}
 
 /**
  * Where the pointer would go now (the centre of the element, root viewport coordinates), after one check:
@@ -238,7 +187,7 @@ async function fillIsolated(host: ElementHost, el: ElementHandle, value: string,
       args: [SET_DIRECTLY, value],
     },
   });
-  if (kind === "select") return selectOption(host, handle, value, wait);
+  if (kind === "select") return void (await selectOption(host, handle, value, wait));
   if (kind !== "done") {
     if (value === "") await host.input.press("Delete");
     else await host.input.insertText(value);
@@ -295,47 +244,6 @@ async function typeIsolated(host: ElementHost, el: ElementHandle, text: string, 
 export async function press(host: ElementHost, el: ElementHandle | null, key: string): Promise<void> {
   if (el) await focus(el);
   await host.input.press(key);
-}
-
-/**
- * Chooses an option of a native <select> (visible and enabled) by its value or visible text, as a user's
- * choice does: the option is selected and `input` then `change` bubble from the select. The select is not
- * focused (Playwright's selectOption does not either): a dropdown plugin that opens its own list on focus
- * would leave it open over the page. The choice is read back afterwards: a page that undid it fails.
- */
-export function selectOption(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions = {}): Promise<void> {
-  return held(host, el, (h) => selectIsolated(host, h, choice, wait));
-}
-
-async function selectIsolated(host: ElementHost, el: ElementHandle, choice: string, wait: WaitOptions): Promise<void> {
-  const { handle, value: result } = await actionable<{ ok: boolean; index?: number; options?: string[] }>("select", el, wait, {
-    ...opts(host, wait),
-    then: {
-      fn: function (this: HTMLSelectElement, want: string) {
-        const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
-        const options = Array.from(this.options);
-        const hit = options.find((o) => o.value === want) ?? options.find((o) => norm(o.text) === norm(want)) ?? options.find((o) => norm(o.text).includes(norm(want)));
-        if (!hit) return { ok: false, options: options.map((o) => o.text.trim()) };
-        hit.selected = true;
-        this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-        this.dispatchEvent(new Event("change", { bubbles: true }));
-        return { ok: true, index: hit.index };
-      },
-      args: [choice],
-    },
-  });
-  if (result.ok) {
-    const now = await callOn<{ selected: boolean; text: string }>(handle, function (this: Element, index: number) {
-      // The element acted on: this one, or the select a label (or an element inside one) stands for.
-      const el = this.nodeType === Node.ELEMENT_NODE ? this : this.parentElement!;
-      const s = (el.localName === "select" ? el : (el.closest("label") as HTMLLabelElement | null)?.control) as HTMLSelectElement | null;
-      const chosen = s?.options[index];
-      return { selected: !!chosen && chosen.selected, text: s?.selectedOptions[0]?.text.trim() ?? "" };
-    }, result.index);
-    if (now.selected) return;
-    throw new ServiceClickError(`chose "${choice}" but the dropdown now shows "${now.text}"`, { hint: "the page undid the choice (a script on input or change); look at it with a new snapshot" });
-  }
-  throw new ServiceElementNotFoundError(`no option "${choice}" in the dropdown`, { hint: `options are: ${(result.options ?? []).slice(0, 20).join(", ")}` });
 }
 
 /** Scrolls the element (or the page, for html/body) to a percentage of its scroll height. */

@@ -28,16 +28,18 @@ export class Locator {
    * Resolves, waits until the element is actionable (a re-rendered element is resolved again), acts, and
    * lets the page settle. `timeout`: how long to wait for the element (default DEFAULT_ACTION_TIMEOUT_MS).
    */
-  private async run(options: LocatorActionOptions, action: (h: ElementHandle, wait: el.WaitOptions) => Promise<void>): Promise<void> {
+  private async run<T>(options: LocatorActionOptions, action: (h: ElementHandle, wait: el.WaitOptions) => Promise<T>): Promise<T> {
     const deadline = Date.now() + (options.timeout ?? DEFAULT_ACTION_TIMEOUT_MS);
     // Holds the page's object group until the action is done: the objects resolving made are released then.
     const release = this.page.frames.hold();
+    let result: T;
     try {
-      await action(await this.resolve(), { deadline, again: () => this.resolve() });
+      result = await action(await this.resolve(), { deadline, again: () => this.resolve() });
     } finally {
       release();
     }
     await this.page.settle();
+    return result;
   }
 
   click(options: { button?: "left" | "right" | "middle"; clickCount?: number } & LocatorActionOptions = {}): Promise<void> {
@@ -60,8 +62,9 @@ export class Locator {
   press(key: string): Promise<void> {
     return this.run({}, (h) => el.press(this.page, h, key));
   }
-  selectOption(choice: string, options: LocatorActionOptions = {}): Promise<void> {
-    return this.run(options, (h, w) => el.selectOption(this.page, h, choice, w));
+  /** The values of the options the select holds afterwards (as Playwright's selectOption returns). */
+  async selectOption(choice: string | readonly string[], options: LocatorActionOptions = {}): Promise<string[]> {
+    return (await this.run(options, (h, w) => el.selectOption(this.page, h, choice, w))).map((o) => o.value);
   }
   scrollTo(percent: number): Promise<void> {
     return this.run({}, (h) => el.scrollToPercent(h, percent));

@@ -52,7 +52,7 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   verb("press", (a) =>
     action((a.target as string | undefined) ?? "", "press", [a.key as string]),
   );
-  verb("select", (a) => action(a.target as string, "selectOptionFromDropdown", [a.option as string]));
+  verb("select", (a) => action(a.target as string, "selectOptionFromDropdown", typeof a.option === "string" ? [a.option] : (a.option as string[])));
   verb("hover", (a) => action(a.target as string, "hover"));
   verb("check", async (a) => {
     const want = a.checked !== false;

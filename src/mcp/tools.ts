@@ -88,7 +88,7 @@ export const TOOLS = {
     cap: "core",
     description: "Choose an option of a dropdown",
     annotations: acts("Choose an option"),
-    inputSchema: { target, option: z.string().describe("the option's text or value") },
+    inputSchema: { target, option: z.union([z.string(), z.array(z.string()).min(1).max(100)]).describe("the option's text or value; a list of them for a <select multiple>") },
   },
   hover: {
     cap: "core",

@@ -5,6 +5,7 @@
  * ref, click: an element that never became actionable) with a hint; success returns the seed's ActResult.
  */
 import * as el from "../browser/element.js";
+import { describeSelected } from "../browser/select.js";
 import type { Page } from "../browser/page.js";
 import { resolveSelector, selectorOf, type ElementHandle } from "../browser/resolve.js";
 import { DEFAULT_ACTION_TIMEOUT_MS, DETACHED_EVERY_TRY } from "../browser/actionability.js";
@@ -32,7 +33,8 @@ export async function resolveTarget(page: Page, selector: string, refs?: RefLook
   return isRef(selector) ? resolveRef(page, refs, selector) : resolveSelector(page.frames, selector, { deep: true });
 }
 
-async function run(page: Page, method: ActionMethod, target: () => Promise<ElementHandle>, args: string[], refs: RefLookup | undefined, wait: el.WaitOptions): Promise<void> {
+/** Does the method; some say what the page holds afterwards (a select: its options), for the result's message. */
+async function run(page: Page, method: ActionMethod, target: () => Promise<ElementHandle>, args: string[], refs: RefLookup | undefined, wait: el.WaitOptions): Promise<string | void> {
   const need = (i: number, what: string): string => {
     const v = args[i];
     if (v === undefined) throw new ServiceInvalidArgumentError(`action.arguments[${i}]: ${method} needs ${what}`);
@@ -51,8 +53,10 @@ async function run(page: Page, method: ActionMethod, target: () => Promise<Eleme
       return el.type(page, await target(), need(0, "the text to type"), wait);
     case "press":
       return el.press(page, null, need(0, "a key such as Enter"));
-    case "selectOptionFromDropdown":
-      return el.selectOption(page, await target(), need(0, "the option's text or value"), wait);
+    case "selectOptionFromDropdown": {
+      need(0, "the option's text or value");
+      return `the dropdown now holds ${describeSelected(await el.selectOption(page, await target(), args, wait))}`;
+    }
     case "scrollTo":
       return el.scrollToPercent(await target(), el.parsePercent(args[0]));
     case "nextChunk":
@@ -166,11 +170,11 @@ async function performOnce(page: Page, input: Action, refs: RefLookup | undefine
   if (action.method === "press" && selector) void (await el.focus(await target()));
   // A re-rendered element is looked up again by its selector (a ref's element that is gone fails as stale).
   const again = () => (selector ? resolveTarget(page, selector, refs) : target());
-  await run(page, action.method, target, action.arguments, refs, { again, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  const holds = await run(page, action.method, target, action.arguments, refs, { again, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}), ...(options.signal ? { signal: options.signal } : {}) });
   await page.settle(undefined, options.signal);
   return {
     success: true,
-    message: `${action.method} succeeded${action.description ? `: ${action.description}` : ""}`,
+    message: `${action.method} succeeded${action.description ? `: ${action.description}` : ""}${holds ? ` (${holds})` : ""}`,
     actionDescription: action.description,
     actions: [recorded],
   };

@@ -28,7 +28,7 @@ export function actSystemPrompt(custom?: string): string {
     "You operate a web browser for a user. Choose the ONE element and method that perform the instruction on the page.",
     SNAPSHOT_GUIDE,
     `Methods: ${MODEL_ACTION_METHODS.join(", ")}. fill replaces a field's value; type appends; press takes a key name (Enter, Tab, ArrowDown…); ` +
-      "selectOptionFromDropdown is only for native dropdowns (combobox lines followed by `options:`), with the option text as argument; " +
+      "selectOptionFromDropdown is only for native dropdowns (combobox lines followed by `options:`), with the option text as argument (one argument per option for a multiple select); " +
       "scrollTo takes a percentage such as \"50%\"; dragAndDrop takes the drop target's ref as argument.",
     "For a custom dropdown (a button or combobox without `options:`), click it open and set twoStep to true; you will then be shown the page again to pick the option.",
     "Where the instruction mentions a variable such as %name%, put the variable reference itself (e.g. %name%) in arguments, never a guessed value.",

@@ -87,6 +87,15 @@ describe("svc snapshot", () => {
 });
 
 describe("verbs on refs", () => {
+  it("select with several options: a <select multiple> holds them all and the output says so; a single select refuses two (issue 40)", async () => {
+    expect((await run("goto", world.server.url("select-multiple.html"))).code).toBe(0);
+    expect(await ok("select", "#toppings", "Ham", "Basil")).toMatch(/the dropdown now holds "Ham" \(ham\), "Basil" \(basil\)/);
+    expect(await ok("eval", "Array.from(document.getElementById('toppings').selectedOptions, (o) => o.value).join()")).toBe('"ham,basil"');
+    const two = await run("--json", "select", "#size", "Small", "Large");
+    expect(two.code).not.toBe(0);
+    expect(json<{ error: { code: string; message: string } }>(two.stdout).error).toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/^the dropdown <select id="size"> takes one option, got 2/) });
+  });
+
   it("fill, type, check, uncheck, select, press, click change the form", async () => {
     const ref = await open("forms.html");
     await ok("fill", ref("textbox", "Full name"), "Ada");

@@ -53,7 +53,7 @@ describe("click what a person can see", () => {
     expect(await text("partly-count")).toBe("2");
   });
 
-  it("a button under a static overlay: fails once the overlay has stayed still a second and a half (long before the deadline), naming it", async () => {
+  it("a button under a static overlay: fails once the page has stayed still a second (long before the deadline), naming it", async () => {
     await open("cover.html?case=covered");
     const t0 = Date.now();
     const e = await rejection(env.svc.act(click("#covered"), { timeout: 30_000 }));
@@ -62,9 +62,9 @@ describe("click what a person can see", () => {
     // It gave up on the still cover (not at its 30 s deadline, which would say "waited N ms").
     const still = /^cannot click <button id="covered">: <div id="cookie-wall"> intercepts pointer events \(nothing on the page changed for (\d+) ms\)/.exec(e.message);
     expect(still, e.message).not.toBeNull();
-    expect(Number(still![1])).toBeGreaterThanOrEqual(1500);
+    expect(Number(still![1])).toBeGreaterThanOrEqual(1000);
     expect(e.hint).toMatch(/<div id="cookie-wall"> covers it/);
-    expect(took).toBeGreaterThan(1400);
+    expect(took).toBeGreaterThan(900);
     expect(took).toBeLessThan(30_000);
     expect([await text("covered-count"), await text("overlay-count")]).toEqual(["0", "0"]);
   });

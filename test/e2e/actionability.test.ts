@@ -32,7 +32,8 @@ describe("act(action)", () => {
     const e = await rejection(env.svc.act(click("#target"), { timeout: 1500 }));
     expect(e).toBeInstanceOf(ServiceClickError);
     expect(e.code).toBe("CLICK_FAILED");
-    expect(e.message).toMatch(/^cannot click <button id="target">: <div id="veil"> intercepts pointer events \(waited \d+ ms\)/);
+    // A layer that stays on a page that does not change: given up on once still for a second, else at the deadline.
+    expect(e.message).toMatch(/^cannot click <button id="target">: <div id="veil"> intercepts pointer events \((waited|nothing on the page changed for) \d+ ms\)/);
     expect(e.hint).toMatch(/covers it/);
     // It waited for the layer to go (until just before the timeout), then failed with its own error.
     expect(Date.now() - t0).toBeGreaterThan(1000);
@@ -125,7 +126,7 @@ describe("act(action)", () => {
     // last check saw.
     const never = await rejection(env.svc.act(action("fill", "#code", ["1234"]), { timeout: 2000 }));
     expect(never).toBeInstanceOf(ServiceClickError);
-    expect(never.message).toMatch(/^cannot fill <input id="code">: the element is not enabled \(waited \d+ ms\)/);
+    expect(never.message).toMatch(/^cannot fill <input id="code">: the element is not enabled, disabled by its disabled attribute \(nothing on the page changed for \d+ ms\)/);
     expect(await inPage(page(), `document.getElementById("code").value`)).toBe("");
     const sendNever = await rejection(env.svc.act(click("#send"), { timeout: 2000 }));
     expect(sendNever.message).toMatch(/cannot click <button id="send">: the element is not enabled/);
@@ -136,6 +137,30 @@ describe("act(action)", () => {
     expect(await text("result")).toBe("code: 1234");
     await env.svc.act(click("#send"));
     expect([await text("send-count"), await text("result")]).toEqual(["1", "sent: 1234"]);
+  });
+
+  it("disabled behind a static popup: fails in about a second naming what disables it, not at the deadline (issue 40)", async () => {
+    await open("disabled.html?case=popup");
+    for (const [id, cause] of [["card", 'the disabled <fieldset id="billing">'], ["zip", "its disabled attribute"]] as const) {
+      const t0 = Date.now();
+      const e = await rejection(env.svc.act(action("fill", `#${id}`, ["12"]), { timeout: 30_000 }));
+      const took = Date.now() - t0;
+      expect(e).toBeInstanceOf(ServiceClickError);
+      const m = new RegExp(`^cannot fill <input id="${id}">: the element is not enabled, disabled by ${cause.replace(/[()]/g, "\\$&")} \\(nothing on the page changed for (\\d+) ms\\)`).exec(e.message);
+      expect(m, e.message).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThanOrEqual(1000);
+      expect(e.hint).toBe("do what enables it first");
+      // The issue's "fails in about a second" (before: the whole 30 s deadline).
+      expect(took).toBeLessThan(3000);
+    }
+  });
+
+  it("disabled while the page keeps changing: fill waits past the still bound and fills once the page enables it", async () => {
+    await open("disabled.html?case=progress");
+    await env.svc.act(click("#start")); // counts up every 100 ms, enables #code at 15
+    await env.svc.act(action("fill", "#code", ["1234"]), { timeout: 10_000 });
+    expect(await text("progress")).toBe("15");
+    expect(await text("log")).toBe("enabled; input: 1234; ");
   });
 
   it("a visually hidden checkbox (1 px, clipped) is clicked through its label", async () => {

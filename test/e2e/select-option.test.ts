@@ -2,10 +2,13 @@
  * selectOptionFromDropdown chooses like a user (issue 22): the option is set, `input` and `change` bubble, the
  * select is never focused, so a dropdown plugin that opens its own list on focus leaves it closed and the
  * button below stays clickable. The choice is read back: a page that undoes it makes the action fail.
+ * Several options (issue 40): a <select multiple> holds every one given, and the result says what it holds;
+ * several for a single select, or one that is not there, fail with one line naming it.
  */
 import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { action, textIn, useService } from "../support/browser.js";
+import { rejection } from "../support/rejection.js";
 
 const server = useFixtureServer();
 
@@ -38,5 +41,40 @@ describe("a <select> behind a plugin that opens its list on focus", () => {
       s.addEventListener("change", () => (s.value = "r"));
     });
     await expect(act("selectOptionFromDropdown", "#color", ["Green"])).rejects.toThrow(/chose "Green" but the dropdown now shows "Red"/);
+  });
+});
+
+describe("several options (issue 40)", () => {
+  const held = (id: string) => env.svc.page.evaluate((sel: string) => Array.from((document.getElementById(sel) as HTMLSelectElement).selectedOptions, (o) => o.value), id);
+
+  it("a <select multiple> holds every option given, the others deselected; input and change fire once; the result names both", async () => {
+    await env.svc.page.goto(server.url("select-multiple.html"));
+    const res = await act("selectOptionFromDropdown", "#toppings", ["Ham", "basil"]);
+    expect(res.success).toBe(true);
+    expect(await held("toppings")).toEqual(["ham", "basil"]);
+    expect(res.message).toMatch(/the dropdown now holds "Ham" \(ham\), "Basil" \(basil\)\)$/);
+    expect((await textIn(env.svc.page, "#log")).trim()).toBe("toppings input: ham,basil; toppings change: ham,basil;");
+    // The locator door returns the values the select holds, as Playwright's does.
+    expect(await env.svc.page.locator("#toppings").selectOption(["pepper", "Olives"])).toEqual(["olives", "pepper"]);
+    expect(await held("toppings")).toEqual(["olives", "pepper"]);
+  });
+
+  it("two options for a single select: INVALID_ARGUMENT naming the select; nothing chosen, no event", async () => {
+    await env.svc.page.goto(server.url("select-multiple.html"));
+    const e = await rejection(act("selectOptionFromDropdown", "#size", ["Small", "Large"]));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.message).toMatch(/^the dropdown <select id="size"> takes one option, got 2: "Small", "Large" \(hint: /);
+    expect(await held("size")).toEqual(["s"]);
+    expect(await textIn(env.svc.page, "#log")).toBe("");
+  });
+
+  it("an option that is not there: ELEMENT_NOT_FOUND naming it (and only it); nothing chosen", async () => {
+    await env.svc.page.goto(server.url("select-multiple.html"));
+    const e = await rejection(act("selectOptionFromDropdown", "#toppings", ["Ham", "Anchovies"]));
+    expect(e.code).toBe("ELEMENT_NOT_FOUND");
+    expect(e.message).toMatch(/^no option "Anchovies" in the dropdown <select id="toppings"> \(hint: /);
+    expect(e.hint).toBe("options are: Ham, Olives, Pepper, Basil");
+    expect(await held("toppings")).toEqual(["olives"]);
+    expect(await textIn(env.svc.page, "#log")).toBe("");
   });
 });
