@@ -47,6 +47,9 @@ async function returnTo(page: Page, before: string): Promise<void> {
   await page.goto("about:blank", { timeout: 10_000 }).catch(() => {});
 }
 
+/** A navigation's bound without --timeout (Page.goto's default). */
+const DEFAULT_NAV_TIMEOUT_MS = 30_000;
+
 /** How long returnTo waits for the page to say where it is. */
 const RETURN_ASK_MS = 2000;
 
@@ -58,6 +61,7 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
   await withSessionOrStart(g, command, async ({ svc, out, session, note }) => {
     const page = svc.page;
     const before = page.url();
+    const deadline = Date.now() + (timeout ?? DEFAULT_NAV_TIMEOUT_MS);
     let nav: Awaited<ReturnType<typeof page.goto>>;
     try {
       nav = await page.goto(url, { ...(timeout !== undefined ? { timeout } : {}), ...(waitUntil ? { waitUntil } : {}) });
@@ -67,7 +71,10 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
       if (!(e instanceof ServiceTimeoutError)) await returnTo(page, before);
       throw e;
     }
-    const title = await page.title();
+    // A page that loops (alert() for ever) right after its load event answers no read: bounded by the same timeout.
+    const title = await within(page.title(), Math.max(0, deadline - Date.now()), () =>
+      new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout ?? DEFAULT_NAV_TIMEOUT_MS} ms (a script that never yields, such as a dialog loop)`),
+    );
     const finalUrl = page.url();
     const status = nav?.status ?? null;
     note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status } });

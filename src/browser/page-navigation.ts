@@ -7,6 +7,7 @@ import type { CdpSession } from "./cdp/connection.js";
 import type { WaitUntil } from "./types.js";
 import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
 import { checkUrlPolicy, type UrlPolicy } from "../util/url-policy.js";
+import { within } from "../util/abort.js";
 
 const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
 
@@ -89,4 +90,14 @@ export async function committedMainUrl(session: CdpSession, current: () => strin
     void session.send("Page.getFrameTree").then(({ frameTree }) => seen(frameTree.frame.url + (frameTree.frame.urlFragment ?? "")), () => {});
   });
   return blank(current()) && committed ? committed : current();
+}
+
+/**
+ * A navigation's work (the navigate call, its lifecycle event, the settling) ends at its deadline with TIMEOUT,
+ * whatever call the page leaves unanswered: a page whose script never yields (a loop of alert()/confirm()
+ * started after its load event) answers none, and each call would wait for Chrome's 180 s protocol timeout.
+ */
+export async function navigationWithin<T>(work: Promise<T>, deadline: number, describe: () => string): Promise<T> {
+  work.catch(() => {});
+  return within(work, Math.max(0, deadline - Date.now()), () => new ServiceTimeoutError(describe()));
 }

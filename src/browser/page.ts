@@ -13,7 +13,7 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
-import { committedMainUrl, lifecycleWaiter, normalizeUrl } from "./page-navigation.js";
+import { committedMainUrl, lifecycleWaiter, navigationWithin, normalizeUrl } from "./page-navigation.js";
 import type { UrlPolicy } from "../util/url-policy.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
@@ -171,8 +171,8 @@ export class Page {
     const offStuck = this.options.dialogs?.onStuck((session) => {
       if (session === this.mainSession && restarts++ < MAX_NAVIGATION_RESTARTS) void this.mainSession.send("Page.navigate", params).catch(() => {});
     });
-    try {
-      const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, url);
+    const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, url);
+    const work = async () => {
       const res = await this.mainSession.send("Page.navigate", params);
       if (res.errorText) {
         waiter.cancel();
@@ -181,10 +181,14 @@ export class Page {
       if (res.loaderId) await waiter.promise;
       else waiter.cancel(); // same-document navigation (hash change): no load event follows
       await this.settleWithin(deadline);
+    };
+    try {
+      await navigationWithin(work(), deadline, () => `navigation to ${url} did not finish within ${timeout} ms`);
       const info = { requestedUrl: url, url: this.url(), status };
       for (const l of this.navigationListeners) l(info);
       return { url: info.url, status };
     } finally {
+      waiter.cancel();
       offResponse();
       offStuck?.();
     }
@@ -193,10 +197,14 @@ export class Page {
   async reload(options: GotoOptions = {}): Promise<void> {
     const timeout = options.timeout ?? NAV_TIMEOUT;
     const deadline = Date.now() + timeout;
-    const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, this.url());
-    await this.mainSession.send("Page.reload");
-    await waiter.promise;
-    await this.settleWithin(deadline);
+    const url = this.url();
+    const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, url);
+    const work = async () => {
+      await this.mainSession.send("Page.reload");
+      await waiter.promise;
+      await this.settleWithin(deadline);
+    };
+    await navigationWithin(work(), deadline, () => `reloading ${url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
   }
 
   async goBack(options: GotoOptions = {}): Promise<boolean> {
@@ -214,11 +222,14 @@ export class Page {
     const timeout = options.timeout ?? NAV_TIMEOUT;
     const deadline = Date.now() + timeout;
     const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, entry.url);
-    await this.mainSession.send("Page.navigateToHistoryEntry", { entryId: entry.id });
-    // Back/forward may be served from the bfcache or be same-document: no load event then.
-    await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
-    waiter.cancel();
-    await this.settleWithin(deadline);
+    const work = async () => {
+      await this.mainSession.send("Page.navigateToHistoryEntry", { entryId: entry.id });
+      // Back/forward may be served from the bfcache or be same-document: no load event then.
+      await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
+      waiter.cancel();
+      await this.settleWithin(deadline);
+    };
+    await navigationWithin(work(), deadline, () => `going to ${entry.url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
     return true;
   }
 
