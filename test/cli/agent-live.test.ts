@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../support/fake-model.js";
 import type { FixtureServer } from "../support/server.js";
 import { scriptTimes, siteBrain, step } from "../e2e/agent-support.js";
-import { BIN, ROOT, type Sandbox, collect, expectNoProcesses, hasPython, spawnSvc, type ModelWorld, startModelWorld, terminalEnv } from "./helpers.js";
+import { BIN, ROOT, type Sandbox, collect, hasPython, spawnSvc, type ModelWorld, startModelWorld, terminalEnv, expectNoChrome } from "./helpers.js";
 
 let server: FixtureServer;
 let fake: FakeModel;
@@ -95,7 +95,7 @@ describe("svc agent is interrupted cleanly", () => {
     const end = lines.find((l) => l.type === "run_end")!;
     expect(end.result).toMatchObject({ completed: false, success: false, message: "aborted", metadata: { stopReason: "aborted", steps: 2 } });
     expect(lines.at(-1)).toMatchObject({ type: "result", result: { message: "aborted" } });
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 });
 
@@ -116,7 +116,7 @@ describe.skipIf(!hasPython)("svc agent at a terminal (Ink view)", () => {
     expect(screen).toMatch(/✓ Done: Order GS-\d{5} is placed\./);
     expect(screen).toMatch(/7 steps · [\d,]+ in \/ [\d,]+ out tokens · [\d.]+(s| ms)/);
     for (const s of ["Ada Lovelace", "Ada+Lovelace", "ada@example.com", "ada%40example.com"]) expect(screen).not.toContain(s);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 
   it("Ctrl-C while the model thinks: the view ends with the aborted run, exit 130, no Chrome left", async () => {
@@ -127,6 +127,6 @@ describe.skipIf(!hasPython)("svc agent at a terminal (Ink view)", () => {
     expect(screen).toContain("svc: interrupted");
     expect(screen).toContain("✓ 1. think");
     expect(screen).toContain("✗ Not completed: aborted");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 });

@@ -7,14 +7,15 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import { BIN, ROOT, collect, expectNoProcesses, hasPython, useModelWorld, svc, terminalEnv } from "./helpers.js";
+import { BIN, ROOT, collect, hasPython, useModelWorld, svc, terminalEnv, expectNoChrome } from "./helpers.js";
+import { TEST_MARK } from "../support/process.js";
 
 const { server, fake, sb } = useModelWorld();
 
 /**
  * Runs argv in a 40×120 pseudo-terminal and prints JSON: every chunk read with its time (ms since the
- * fork), the first time a Chrome process of this sandbox (its command line names `needle`, the TMPDIR
- * holding the profile) was seen, and the exit code. Types Ctrl-C once `marker` has appeared.
+ * fork), the first time a Chrome process of this sandbox (its environment holds `needle`, the sandbox's
+ * mark: test/support/process.ts) was seen, and the exit code. Types Ctrl-C once `marker` has appeared.
  */
 const PTY = String.raw`
 import fcntl, json, os, pty, select, struct, sys, termios, time
@@ -31,9 +32,11 @@ def chrome_up():
         try:
             with open("/proc/%s/cmdline" % p, "rb") as f:
                 c = f.read()
+            with open("/proc/%s/environ" % p, "rb") as f:
+                e = f.read().split(b"\0")
         except OSError:
             continue
-        if needle in c and b"chrom" in c.split(b"\0")[0]:
+        if needle in e and b"chrom" in c.split(b"\0")[0]:
             return True
     return False
 chunks, out, sent, status, chrome, end = [], b"", False, None, None, time.time() + 80
@@ -69,7 +72,7 @@ interface PtyRun {
 }
 
 async function inPty(args: readonly string[], marker = ""): Promise<PtyRun> {
-  const child = spawn("python3", ["-c", PTY, JSON.stringify([process.execPath, BIN, ...args]), marker, sb.tmp], { env: terminalEnv(sb.env), cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("python3", ["-c", PTY, JSON.stringify([process.execPath, BIN, ...args]), marker, `${TEST_MARK}=${sb.tmp}`], { env: terminalEnv(sb.env), cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   const r = await collect(child, 90_000);
   return JSON.parse(r.stdout) as PtyRun;
 }
@@ -148,7 +151,7 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
     expect(screen.filter((l) => SPINNER.test(l)), screen.join("\n")).toEqual([]);
     expect(screen.join("\n").match(TOTALS), screen.join("\n")).toHaveLength(1);
     expect(screen.filter((l) => /starting/.test(l))).toEqual([]);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 
   it("Ctrl-C while the model thinks: `svc: interrupted` stays on screen, no spinner line behind, the totals once", async () => {
@@ -162,7 +165,7 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
     expect(text).toContain("svc: interrupted");
     expect(text).toContain("✗ Not completed: aborted");
     expect(text.match(TOTALS), text).toHaveLength(1);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 
   it("on a live session the first lines say which session it attaches to", async () => {
@@ -181,7 +184,7 @@ describe.skipIf(!hasPython)("svc agent's terminal view, as the terminal shows it
     } finally {
       await svc(["sessions", "end", "--all"], sb.env);
     }
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 });
 

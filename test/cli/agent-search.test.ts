@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
 import { searxResult, startStub, type Stub } from "../support/search-stub.js";
-import { expectNoProcesses, type ModelWorld, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, startModelWorld, svc, expectNoChrome } from "./helpers.js";
 
 let world: ModelWorld;
 let searx: Stub;
@@ -46,7 +46,7 @@ describe("svc agent --search", () => {
     expect(JSON.stringify(world.fake.requestsFor("agent_step")[0]!.body)).toContain('"search"');
     const second = world.fake.requestsFor("agent_step")[1]!;
     expect(JSON.stringify(second.body)).toContain("Boston Fern care");
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   });
 
   it("without --search the tool is not offered", async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../support/fake-model.js";
 import type { FixtureServer } from "../support/server.js";
 import { scriptTimes, siteBrain, step, stepRequests } from "../e2e/agent-support.js";
-import { type Sandbox, expectNoProcesses, expectOneLine, json, svc, type ModelWorld, startModelWorld } from "./helpers.js";
+import { type Sandbox, expectOneLine, json, svc, type ModelWorld, startModelWorld, expectNoChrome } from "./helpers.js";
 
 type Line = Record<string, any> & { schemaVersion: number; type: string };
 
@@ -107,7 +107,7 @@ describe("svc agent (JSON lines)", () => {
     expect(html).toContain("&quot;%customer%&quot;"); // arguments as escaped JSON
     expect(html).toContain(escapeText(result.message));
     for (const s of SECRETS) expect(html).not.toContain(s);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 
   it("the run is in svc history (text and JSON) and in the agent bucket of svc metrics", async () => {
@@ -143,7 +143,7 @@ describe("svc agent (JSON lines)", () => {
     const out = lines(r.stdout);
     expect(out.at(-1)).toMatchObject({ type: "result", result: { completed: false, message: expect.stringMatching(/^stopped: reached the token limit \(maxTokens 1; \d+ used\)$/) } });
     expect(out.at(-2)!.type).toBe("run_end");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 
   it("--session ID runs on that session's browser, which keeps running; the run is in that session's history", async () => {

@@ -24,6 +24,7 @@ import {
   strayStateFiles,
   svc,
   waitFor,
+  expectNoChrome,
 } from "./helpers.js";
 
 let server: FixtureServer;
@@ -49,7 +50,7 @@ async function expectFailure(r: RunResult, code: number, message: RegExp, sb: Sa
   expect(line).toMatch(message);
   expect(r.stdout).toBe("");
   expect(r.code).toBe(code);
-  await expectNoProcesses(sb.tmp);
+  await expectNoChrome(sb.tmp);
   await expectEmptyDir(sb.tmp);
   expect(strayStateFiles(sb.state)).toEqual([]);
 }
@@ -219,7 +220,7 @@ describe("bad input against a session", () => {
     expect(expectOneLine(r.stderr)).toMatch(new RegExp(`session ${session.id} is no longer running`));
     expect(r.code).toBe(4);
     expect(existsSync(join(sb.state, "sessions", `${session.id}.json`))).toBe(false);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expectNoProcesses(session.userDataDir);
     expect(existsSync(session.userDataDir)).toBe(false);
     // Implicit resolution now finds nothing.

@@ -12,7 +12,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useRedis } from "../support/redis.js";
 import { type Line, SECRET, batchBrain, comparable, jsonLines, scriptBrain, writeTasks } from "./batch-support.js";
-import { type ModelWorld, expectNoProcesses, pidAlive, spawnSvc, startModelWorld, svc, waitFor, pollUntil } from "./helpers.js";
+import { type ModelWorld, pidAlive, spawnSvc, startModelWorld, svc, waitFor, pollUntil, expectNoChrome } from "./helpers.js";
 
 const redis = useRedis();
 let world: ModelWorld;
@@ -110,7 +110,7 @@ describe("svc batch --queue with svc worker", () => {
     await waitFor(() => survivors.every((w) => w.child.exitCode !== null));
     for (const w of survivors) expect(w.out().at(-1)).toMatchObject({ type: "stopped", drained: true });
     expect(pidAlive(victim!.child.pid!)).toBe(false);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   }, 420_000);
 
   it("--detach prints a batch id; --results collects it once a worker has run it; variables without a key are refused", async () => {

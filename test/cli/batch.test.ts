@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET, batchBrain, jsonLines, scriptBrain, writeTasks } from "./batch-support.js";
-import { type ModelWorld, expectNoProcesses, expectOneLine, hasPython, spawnSvc, startModelWorld, svc, svcInPty, waitFor, collect } from "./helpers.js";
+import { type ModelWorld, expectOneLine, hasPython, spawnSvc, startModelWorld, svc, svcInPty, waitFor, collect, expectNoChrome } from "./helpers.js";
 
 let world: ModelWorld;
 
@@ -64,7 +64,7 @@ describe("svc batch (local pool)", () => {
     expect(lines.at(-1)).toEqual({ ...jsonLines(w.stdout)[0], schemaVersion: 1, type: "summary" });
     expect(existsSync(`${file}.partial`)).toBe(false);
     expect(readFileSync(file, "utf8")).not.toContain(SECRET);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   }, 150_000);
 
   it("a task that does not succeed: its result says so, the others are there, exit 11", async () => {
@@ -135,7 +135,7 @@ describe("svc batch (local pool)", () => {
     expect(r.code).toBe(130);
     expect(jsonLines(readFileSync(journal, "utf8")).map((l) => [l.index, l.message])).toEqual([[0, "Task 0: Red Rose costs 12.50"]]);
     expect(existsSync(file)).toBe(false);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     const again = await svc(["batch", tasks, "-o", file], sb.env);
     expect(again.code).toBe(2);
     expect(expectOneLine(again.stderr)).toMatch(/int-results\.jsonl\.partial exists/);

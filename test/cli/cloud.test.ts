@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import { type ModelWorld, expectNoProcesses, expectOneLine, filesUnder, json, processesMentioning, startModelWorld, svc } from "./helpers.js";
+import { type ModelWorld, chromePidsOf, expectNoChrome, expectOneLine, filesUnder, json, startModelWorld, svc } from "./helpers.js";
 
 import { type Served, startServe } from "./serve-helpers.js";
 
@@ -49,8 +49,8 @@ afterEach(async () => {
 });
 
 const page = () => world.server.url("forms.html");
-/** Chrome processes of the server (their profiles live under the sandbox's TMPDIR). */
-const chromes = () => processesMentioning(world.sb.tmp);
+/** Chrome processes of the server (marked with the sandbox's TMPDIR). */
+const chromes = () => chromePidsOf(world.sb.tmp);
 
 async function running(): Promise<{ id: string }[]> {
   const res = await fetch(`${served.url}/v1/sessions?status=RUNNING`, { headers: { "x-bb-api-key": KEY } });
@@ -136,7 +136,7 @@ describe("svc sessions --cloud against svc serve", () => {
     expect(ended.stderr).toBe("");
     expect(ended.code).toBe(0);
     expect(json(ended.stdout)).toMatchObject({ ended: [session.id] });
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
     expect(await running()).toEqual([]);
     expect(json<{ sessions: unknown[] }>((await svc(["--json", "sessions", "list"], env)).stdout).sessions).toEqual([]);
     const none = await svc(["snapshot"], env);
@@ -151,7 +151,7 @@ describe("svc sessions --cloud against svc serve", () => {
     // Released behind the CLI's back (another client, the platform's own timeout …).
     const rel = await fetch(`${served.url}/v1/sessions/${id}`, { method: "POST", headers: { "x-bb-api-key": KEY, "content-type": "application/json" }, body: JSON.stringify({ status: "REQUEST_RELEASE" }) });
     expect(rel.status).toBe(200);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
     const used = await svc(["--session", id, "goto", page()], env);
     expect(used.code).toBe(4);
     expect(expectOneLine(used.stderr)).toMatch(new RegExp(`cloud session ${id} is no longer running.*removed its record`));
@@ -162,7 +162,7 @@ describe("svc sessions --cloud against svc serve", () => {
     const listed = json<{ sessions: unknown[] }>((await svc(["--json", "sessions", "list"], env)).stdout).sessions;
     expect(listed).toEqual([expect.objectContaining({ id: second, kind: "cloud", alive: false, status: "gone" })]);
     expect(json<{ sessions: unknown[] }>((await svc(["--json", "sessions", "list"], env)).stdout).sessions).toEqual([]);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 90_000);
 });
 
@@ -173,7 +173,7 @@ describe("one-shot commands in cloud mode", () => {
     expect(r.code).toBe(0);
     expect(json<{ pageText: string }>(r.stdout).pageText).toContain("Full name");
     expect(await running()).toEqual([]);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 60_000);
 
   it("the stored settings select cloud mode too (config env, browserbase.apiKey, cloud.platformUrl); agent runs remotely", async () => {
@@ -192,14 +192,14 @@ describe("one-shot commands in cloud mode", () => {
     expect(last).toMatchObject({ type: "result", result: { success: true, message: "the form is there" } });
     expect(world.fake.requests.length).toBeGreaterThan(0);
     expect(await running()).toEqual([]);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
 
     // --env LOCAL overrides the stored setting: a local one-shot browser (no cloud session at all).
     const local = await svc(["--json", "--env", "LOCAL", "extract", page()], cfg);
     expect(local.code, local.stderr).toBe(0);
     expect(await running()).toEqual([]);
     // Its browser is closed at the end too (and so not left to the next test's count of the server's Chromes).
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 
   it("cloud mode without a key, or with local-only flags, is a usage error before anything starts", async () => {

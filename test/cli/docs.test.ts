@@ -15,7 +15,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SETTINGS } from "../../src/store/settings-defs.js";
 import { headings, links, proseLines, section, shLines, tableRows } from "../support/markdown.js";
-import { BIN, ROOT, type RunResult, type Sandbox, assertBuilt, collect, expectNoProcesses, sandbox } from "./helpers.js";
+import { BIN, ROOT, type RunResult, type Sandbox, assertBuilt, collect, sandbox, expectNoChrome } from "./helpers.js";
 
 const read = (path: string): string => readFileSync(join(ROOT, path), "utf8");
 const DOCS = readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
@@ -133,6 +133,6 @@ describe("docs, run as printed", () => {
       if (prints) expect(r.stdout.trim(), `${where}: \`${line}\``).toBe(prints);
     }
     expect(existsSync(join(work, "page.png"))).toBe(true);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   });
 });

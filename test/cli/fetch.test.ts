@@ -12,13 +12,13 @@ import {
   type RunResult,
   type Sandbox,
   assertBuilt,
+  chromePidsOf,
   collect,
   expectEmptyDir,
-  expectNoProcesses,
+  expectNoChrome,
   expectOneLine,
   filesUnder,
   json,
-  processesMentioning,
   sandbox,
   spawnSvc,
   svc,
@@ -60,7 +60,7 @@ async function expectFailure(r: RunResult, code: number, message: RegExp): Promi
   expect(r.code, r.stderr).toBe(code);
   expect(expectOneLine(r.stderr)).toMatch(message);
   expect(r.stdout).toBe("");
-  await expectNoProcesses(sb.tmp);
+  await expectNoChrome(sb.tmp);
 }
 
 describe("svc fetch (plain HTTP)", () => {
@@ -154,7 +154,7 @@ describe("svc fetch --browser (real Chrome)", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("## Rendered headline");
     expect(r.stdout).toContain("- third item");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expectEmptyDir(sb.tmp);
     expect(existsSync(sb.state)).toBe(true);
   });
@@ -162,13 +162,13 @@ describe("svc fetch --browser (real Chrome)", () => {
   it("Ctrl-C while Chrome renders: exit 130, Chrome closed", async () => {
     const child = spawnSvc(["fetch", server.url("/slow?ms=30000"), "--browser"], sb.env);
     const done = collect(child, 60_000);
-    await waitFor(() => processesMentioning(sb.tmp).length > 0, 30_000);
+    await waitFor(() => chromePidsOf(sb.tmp).length > 0, 30_000);
     await new Promise((r) => setTimeout(r, 500));
     child.kill("SIGINT");
     const r = await done;
     expect(r.code, r.stderr).toBe(130);
     expect(r.stdout).toBe("");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expectEmptyDir(sb.tmp);
   });
 });

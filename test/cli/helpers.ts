@@ -1,7 +1,7 @@
 /**
  * Spawning the BUILT `svc` (bin/svc.js → dist/) with its own state dir, config dir and TMPDIR, so each
- * test can check exactly what it left behind: Chrome processes (found by their command line naming the
- * test's TMPDIR, where the profile lives), files in TMPDIR, temp/lock files in the state dir.
+ * test can check exactly what it left behind: Chrome processes (marked with the sandbox's TMPDIR:
+ * test/support/process.ts, wherever svc put their run dirs), files in TMPDIR, temp/lock files in the state dir.
  */
 import { type FakeModel, startFakeModel } from "../support/fake-model.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { runBase } from "../../src/browser/run-dir.js";
 import { standIn, useResource } from "../support/use-resource.js";
 import { inProcessBusy, runInProcess } from "./in-process.js";
-import { killProcessesMentioning, processesMentioning } from "../support/process.js";
-export { pidAlive, processesMentioning } from "../support/process.js";
+import { TEST_MARK, killMarked, killProcessesMentioning, processesMentioning } from "../support/process.js";
+export { chromePidsOf, chromeProcessesOf, expectNoChrome, pidAlive, processesMentioning } from "../support/process.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BIN = join(ROOT, "bin", "svc.js");
@@ -32,17 +33,19 @@ export interface Sandbox {
   state: string;
   config: string;
   tmp: string;
+  /** Where svc puts this sandbox's Chrome run dirs: `tmp`, or /tmp when `tmp` is too long (src/browser/run-dir.ts). */
+  runBase: string;
   env: NodeJS.ProcessEnv;
   cleanup(): void;
 }
 
-/** Fresh state, config and temp dirs; `env` is what every svc spawned in this sandbox gets. */
+/** Fresh state, config and temp dirs; `env` is what every svc spawned in this sandbox gets (marked with `tmp`). */
 export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const base = mkdtempSync(join(tmpdir(), "svc-cli-"));
   const state = join(base, "state");
   const config = join(base, "config");
   const tmp = mkdtempSync(join(base, "tmp-"));
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, [TEST_MARK]: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
   for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "SVC_STATE_KEY", "XDG_STATE_HOME"]) {
     if (!(k in extraEnv)) delete env[k];
   }
@@ -50,12 +53,26 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
     state,
     config,
     tmp,
+    runBase: runBaseWith(tmp),
     env,
     cleanup() {
+      killMarked(tmp);
       killProcessesMentioning(base);
       rmSync(base, { recursive: true, force: true, maxRetries: 3 });
     },
   };
+}
+
+/** svc's runBase() for a process whose TMPDIR is `tmp`. */
+function runBaseWith(tmp: string): string {
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    return runBase();
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
 }
 
 export interface RunResult {

@@ -5,7 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ModelWorld, collect, expectNoProcesses, spawnSvc, startModelWorld, waitFor } from "./helpers.js";
+import { type ModelWorld, collect, expectNoChrome, spawnSvc, startModelWorld, waitFor } from "./helpers.js";
 import { call, openStdio, servedBy, text, withToken } from "./mcp-support.js";
 
 let world: ModelWorld;
@@ -43,7 +43,7 @@ describe("svc mcp: bounds", () => {
     } finally {
       await client.close();
     }
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 
   it("--http --max-sessions 2: a third client's initialize is refused with 429 TOO_MANY_SESSIONS; after one ends its session, a new client is served", async () => {

@@ -13,7 +13,7 @@ import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import { type ModelWorld, expectNoProcesses, startModelWorld } from "./helpers.js";
+import { type ModelWorld, expectNoChrome, startModelWorld } from "./helpers.js";
 import { call, openStdio, text } from "./mcp-support.js";
 
 let world: ModelWorld;
@@ -90,7 +90,7 @@ describe("svc mcp: one URL policy for every door", () => {
     } finally {
       await client.close();
     }
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 180_000);
 
   it("--allow-file-urls adds file: (and only file:) for every door, the agent's goto too", async () => {
@@ -110,6 +110,6 @@ describe("svc mcp: one URL policy for every door", () => {
     } finally {
       await client.close();
     }
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateToken, parseCaps, serveHttp } from "../../src/mcp/index.js";
-import { BIN, type ModelWorld, ROOT, collect, expectNoProcesses, processesMentioning, spawnSvc, startModelWorld, waitFor, pollUntil } from "./helpers.js";
+import { BIN, type ModelWorld, ROOT, chromeProcessesOf, collect, expectNoChrome, processesMentioning, spawnSvc, startModelWorld, waitFor, pollUntil } from "./helpers.js";
 import { call, openStdio, served, text, withToken } from "./mcp-support.js";
 
 let world: ModelWorld;
@@ -139,11 +139,11 @@ describe("svc mcp", () => {
     const pid = transport.pid!;
     try {
       await driveForms(client);
-      expect(processesMentioning(world.sb.tmp).length).toBeGreaterThan(0);
+      expect(chromeProcessesOf(world.sb.tmp).length).toBeGreaterThan(0);
     } finally {
       await client.close();
     }
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
     await waitFor(() => !processesMentioning(`${BIN} mcp`).includes(pid));
     expect(stderr).toBe("");
   }, 120_000);
@@ -160,11 +160,11 @@ describe("svc mcp", () => {
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
       await driveForms(client);
-      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length).toBeGreaterThan(0);
+      expect(chromeProcessesOf(world.sb.tmp).length).toBeGreaterThan(0);
       await transport.terminateSession();
       await client.close();
-      await pollUntil(() => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid).length === 0);
-      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
+      await pollUntil(() => chromeProcessesOf(world.sb.tmp).length === 0);
+      expect(chromeProcessesOf(world.sb.tmp)).toEqual([]);
       // Another Host header is refused (DNS rebinding), and the server still answers.
       expect(await statusWithHost(url, "evil.example", token)).toBe(403);
       expect(child.exitCode).toBe(null);
@@ -173,7 +173,7 @@ describe("svc mcp", () => {
     }
     const r = await done;
     expect(r.code).toBe(0);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 
   it("HTTP: a session nobody uses for --idle-timeout seconds is closed with its Chrome", async () => {
@@ -188,7 +188,7 @@ describe("svc mcp", () => {
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
       expect((await call(client, "navigate", { url: world.server.url("forms.html") })).isError).toBeFalsy();
-      const chrome = () => processesMentioning(world.sb.tmp).filter((p) => p !== child.pid);
+      const chrome = () => chromeProcessesOf(world.sb.tmp);
       expect(chrome().length).toBeGreaterThan(0);
       await waitFor(() => chrome().length === 0);
       const after = await call(client, "snapshot").catch((e: unknown) => e as Error);
@@ -233,7 +233,7 @@ describe("svc mcp", () => {
       expect(basic.status).toBe(401);
       expect(await basic.json()).toMatchObject({ error: { message: expect.stringMatching(/^UNAUTHORIZED: Authorization: expected the Bearer scheme/) } });
       // Nothing is started for a refused client; the right token works.
-      expect(processesMentioning(world.sb.tmp).filter((p) => p !== child.pid)).toEqual([]);
+      expect(chromeProcessesOf(world.sb.tmp)).toEqual([]);
       const transport = withToken(url, token);
       const client = new Client({ name: "test", version: "1.0.0" });
       await client.connect(transport);
@@ -401,6 +401,6 @@ describe("svc mcp", () => {
     } finally {
       await c.close();
     }
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 180_000);
 });

@@ -4,7 +4,7 @@
  * (the live session, else a browser for this command only). `sessions end` leaves no Chrome behind.
  */
 import { describe, expect, it } from "vitest";
-import { expectNoProcesses, expectOneLine, json, svc, useCliWorld } from "./helpers.js";
+import { expectOneLine, json, svc, useCliWorld, expectNoChrome } from "./helpers.js";
 
 const world = useCliWorld();
 const run = (args: readonly string[]) => svc(args, world.sb.env);
@@ -12,7 +12,7 @@ const run = (args: readonly string[]) => svc(args, world.sb.env);
 async function endAll(): Promise<void> {
   const r = await run(["sessions", "end", "--all"]);
   expect(r.code, r.stderr).toBe(0);
-  await expectNoProcesses(world.sb.tmp);
+  await expectNoChrome(world.sb.tmp);
 }
 
 describe("svc open / goto with no live session", () => {
@@ -57,7 +57,7 @@ describe("svc snapshot URL", () => {
     expect(r.stdout).toMatch(/e1\b/);
     const listed = await run(["--json", "sessions", "list"]);
     expect((json(listed.stdout) as { sessions: unknown[] }).sessions).toHaveLength(0);
-    await expectNoProcesses(world.sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   });
 
   it("with a live session: navigates it, as extract URL does", async () => {

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { ROOT, type RunResult, type Sandbox, assertBuilt, collect, expectNoProcesses, sandbox } from "./helpers.js";
+import { ROOT, type RunResult, type Sandbox, assertBuilt, collect, expectNoChrome, expectNoProcesses, sandbox } from "./helpers.js";
 
 const PKG = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; bin: Record<string, string> };
 /** A bound on a hang of npm (a registry that does not answer), not a measure. */
@@ -98,8 +98,9 @@ describe(`the published package (${PKG.name})`, () => {
 
     const ended = await installed(["sessions", "end", "--all"]);
     expect(ended.code, ended.stderr).toBe(0);
-    // The session's Chrome (its profile in the sandbox's TMPDIR) and its resident processes (run from the
+    // The session's Chrome (marked with the sandbox's TMPDIR) and its resident processes (run from the
     // installed package under the sandbox) are gone.
+    await expectNoChrome(sb.tmp);
     await expectNoProcesses(dirname(sb.state));
   });
 });

@@ -6,7 +6,8 @@
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { basename, dirname } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expectNoProcesses, pidAlive, processesMentioning, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
+import { markedProcesses } from "../support/process.js";
+import { expectNoProcesses, pidAlive, spawnOnly, svc, useCliWorld, waitFor } from "./helpers.js";
 
 // The processes are what is counted: every command is a real `node bin/svc.js`.
 spawnOnly();
@@ -19,13 +20,12 @@ interface Resident {
   rssKb: number;
 }
 
-/** The Node processes whose command line names this sandbox (its state dir, profile or temp dir). */
+/** The Node processes started in this sandbox (marked with its TMPDIR: test/support/process.ts). */
 function residentNodes(): Resident[] {
   const out: Resident[] = [];
-  for (const pid of processesMentioning(dirname(world.sb.state))) {
+  for (const { pid, args: cmd } of markedProcesses(world.sb.tmp)) {
     try {
       if (!/^node/.test(basename(readlinkSync(`/proc/${pid}/exe`)))) continue;
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
       const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
       out.push({ pid, role: basename(cmd.slice(1).find((a) => a.endsWith(".js")) ?? "?"), rssKb: Number(rss?.[1] ?? 0) });
     } catch {

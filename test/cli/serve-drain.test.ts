@@ -9,7 +9,7 @@ import { waitFor } from "../support/browser.js";
 import { type FakeModel, startFakeModel } from "../support/fake-model.js";
 import { parseSse } from "../support/session-api.js";
 import { step } from "../e2e/agent-support.js";
-import { type Sandbox, assertBuilt, expectNoProcesses, expectOneLine, sandbox, svc } from "./helpers.js";
+import { type Sandbox, assertBuilt, expectOneLine, sandbox, svc, expectNoChrome } from "./helpers.js";
 import { type Served, startServe } from "./serve-helpers.js";
 
 const KEY = "serve-drain-key-0123456789";
@@ -91,6 +91,6 @@ describe("svc serve: SIGTERM drains", () => {
     expect(last.result).toMatchObject({ success: true, completed: true });
     const done = await served.done;
     expect(done.code).toBe(0);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   }, 90_000);
 });

@@ -5,7 +5,7 @@
  * SIGTERM (exit 0) or SIGINT (exit 130) ends every browser it started.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Sandbox, assertBuilt, expectNoProcesses, expectOneLine, json, processesMentioning, sandbox, svc } from "./helpers.js";
+import { type Sandbox, assertBuilt, chromePidsOf, expectNoChrome, expectOneLine, json, sandbox, svc } from "./helpers.js";
 import { type Served, startServe } from "./serve-helpers.js";
 
 const KEY = "serve-test-key-0123456789";
@@ -83,7 +83,7 @@ describe("svc serve: running", () => {
     expect(created.status).toBeLessThan(300);
     const session = (await created.json()) as { id: string; status: string };
     expect(session.status).toBe("RUNNING");
-    expect(processesMentioning(sb.tmp).length).toBeGreaterThan(0);
+    expect(chromePidsOf(sb.tmp).length).toBeGreaterThan(0);
 
     // A second server on the same port: a usage error naming the flag.
     const clash = await svc(["serve", "--port", String(served.port)], { ...sb.env, SVC_API_KEYS: KEY });
@@ -97,7 +97,7 @@ describe("svc serve: running", () => {
     expect(r.stdout.trim().split("\n")).toHaveLength(1);
     expect(json(r.stdout)).toEqual({ schemaVersion: 1, ok: true, url: served.url, port: served.port });
     expect(r.stderr).toBe("");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expect(get(`${served.url}/healthz`)).rejects.toThrow();
   }, 60_000);
 
@@ -141,6 +141,6 @@ describe("svc serve: running", () => {
       "svc serve: stopping (SIGTERM): finishing requests, ending every browser",
       "svc serve: stopped",
     ]);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
   }, 60_000);
 });

@@ -10,14 +10,15 @@ import { type FixtureServer, startFixtureServer } from "../support/server.js";
 import {
   type Sandbox,
   assertBuilt,
+  chromeProcessesOf,
   collect,
   expectEmptyDir,
+  expectNoChrome,
   expectNoProcesses,
   expectOneLine,
   filesUnder,
   json,
   pidAlive,
-  processesMentioning,
   sandbox,
   spawnSvc,
   strayStateFiles,
@@ -60,7 +61,7 @@ describe("svc sessions", () => {
     expect(session.idleMs).toBe(5 * 60_000);
     expect(pidAlive(session.pid)).toBe(true);
     expect(existsSync(session.userDataDir)).toBe(true);
-    expect(session.userDataDir.startsWith(sb.tmp)).toBe(true);
+    expect(session.userDataDir.startsWith(join(sb.runBase, "svc-chrome-"))).toBe(true);
     expect(statSync(sb.state).mode & 0o777).toBe(0o700);
 
     // The CLI that started it has exited; Chrome outlives it.
@@ -130,7 +131,7 @@ describe("svc sessions", () => {
     // Nothing of that session is left: its Chrome (and every child), its reaper, its profile, temp files.
     await waitFor(() => !pidAlive(session.pid));
     await expectNoProcesses(session.userDataDir);
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     expect(existsSync(session.userDataDir)).toBe(false);
     expect(existsSync(session.heartbeatFile)).toBe(false);
     expect(filesUnder(sb.tmp)).toEqual([]);
@@ -167,7 +168,7 @@ describe("svc sessions", () => {
       expect(new Set(json<{ ended: string[] }>(ended.stdout).ended)).toEqual(new Set([a.id, b.id]));
     }
     await waitFor(() => !pidAlive(a.pid) && !pidAlive(b.pid));
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     expect(filesUnder(sb.tmp)).toEqual([]);
   }, 180_000);
 
@@ -195,7 +196,7 @@ describe("no orphan Chrome from a one-shot run", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(json<{ pageText: string }>(r.stdout).pageText).toContain("Full name");
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expectEmptyDir(sb.tmp);
     const h = await svc(["--json", "--session", "default", "history"], sb.env);
     expect(json<{ entries: { method: string }[] }>(h.stdout).entries.map((e) => e.method)).toEqual(["navigate", "extract"]);
@@ -206,14 +207,15 @@ describe("no orphan Chrome from a one-shot run", () => {
       const child = spawnSvc(["extract", server.url("/slow?ms=30000")], sb.env);
       const done = collect(child, 60_000);
       // Wait until its Chrome is up, then interrupt.
-      await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("--user-data-dir")), 30_000);
+      const runDir = await waitFor(() => chromeProcessesOf(sb.tmp).find((p) => p.kind === "chrome")?.runDir, 30_000);
       await new Promise((r) => setTimeout(r, 300));
       child.kill(signal);
       const r = await done;
       expect(r.code).toBe(130);
       expect(expectOneLine(r.stderr)).toMatch(/interrupted|terminated/);
-      await expectNoProcesses(sb.tmp);
+      await expectNoChrome(sb.tmp);
       await expectEmptyDir(sb.tmp);
+      await waitFor(() => !existsSync(runDir)); // under TMPDIR, or in /tmp when TMPDIR is too long
     }, 90_000);
   }
 
@@ -221,18 +223,11 @@ describe("no orphan Chrome from a one-shot run", () => {
     const child = spawnSvc(["extract", server.url("/slow?ms=30000")], sb.env);
     const done = collect(child, 60_000);
     // Once Chrome is up and its reaper is watching (the reaper is what guards against SIGKILL).
-    await waitFor(() => processesMentioning(sb.tmp).some((p) => readCmd(p).includes("reaper")), 30_000);
+    const runDir = await waitFor(() => chromeProcessesOf(sb.tmp).find((p) => p.kind === "reaper")?.runDir, 30_000);
     child.kill("SIGKILL");
     await done;
-    await expectNoProcesses(sb.tmp);
+    await expectNoChrome(sb.tmp);
     await expectEmptyDir(sb.tmp);
+    await waitFor(() => !existsSync(runDir));
   }, 90_000);
 });
-
-function readCmd(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
-  } catch {
-    return "";
-  }
-}

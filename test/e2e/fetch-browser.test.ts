@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ServiceAbortedError, ServiceFetchError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../../src/errors.js";
 import { fetchPage, pageRenderer, renderInBrowser } from "../../src/fetch/index.js";
-import { commandsMentioning, expectNoProcesses } from "../cli/helpers.js";
 import { CHROMIUM, useService } from "../support/browser.js";
+import { chromeProcessesOf, expectNoChrome, markTmpdir } from "../support/process.js";
 import { type FixtureServer, startFixtureServer } from "../support/server.js";
 
 let server: FixtureServer;
@@ -22,18 +22,16 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** Each test's one-shot Chrome keeps its profile under a TMPDIR of its own: what is left is findable. */
+/** Each test's one-shot Chrome is marked with a TMPDIR of its own: what is left is findable. */
 let tmp: string;
-let savedTmp: string | undefined;
+let restoreTmp = (): void => {};
 beforeEach(() => {
-  savedTmp = process.env.TMPDIR;
   tmp = mkdtempSync(join(tmpdir(), "svc-fetch-e2e-"));
-  process.env.TMPDIR = tmp;
+  restoreTmp = markTmpdir(tmp);
 });
 afterEach(async () => {
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
-  await expectNoProcesses(tmp);
+  restoreTmp();
+  await expectNoChrome(tmp);
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -66,10 +64,10 @@ describe("browser: true (a one-shot Chrome)", () => {
   it("closes Chrome when aborted mid-render", async () => {
     const controller = new AbortController();
     const pending = fetchPage(server.url("/slow?ms=20000"), { browser: true, signal: controller.signal });
-    // Abort once Chrome is up (its profile is under this test's TMPDIR).
+    // Abort once Chrome is up (marked with this test's TMPDIR).
     const deadline = Date.now() + 20_000;
-    while (commandsMentioning(tmp).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(commandsMentioning(tmp).length).toBeGreaterThan(0);
+    while (chromeProcessesOf(tmp).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(chromeProcessesOf(tmp).length).toBeGreaterThan(0);
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(ServiceAbortedError);
   });
@@ -85,7 +83,7 @@ describe("browser: true (a one-shot Chrome)", () => {
     const e = await fetchPage(server.url("fetch/js-rendered.html"), { browser: true, refuseHost: (host) => `not ${host}` }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ServiceInvalidArgumentError);
     expect((e as Error).message).toMatch(/refused: not localhost/);
-    expect(commandsMentioning(tmp)).toEqual([]);
+    expect(chromeProcessesOf(tmp)).toEqual([]);
   });
 
   it("renderInBrowser alone gives the serialized document", async () => {

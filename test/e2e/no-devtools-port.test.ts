@@ -16,8 +16,8 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { assertBuilt, CHROMIUM, json, sandbox, svc, type Sandbox } from "../cli/helpers.js";
 import { freePort } from "../support/free-port.js";
 import { tcpListenersOf } from "../support/listening.js";
-import { chromeBrowsersUnder } from "../support/process.js";
-import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { chromeBrowsersOf, expectNoChrome, markTmpdir } from "../support/process.js";
+import { apiClient } from "../support/session-api.js";
 
 const KEY = "no-port-key-aaaaaaaa";
 const NOBODY = 65534;
@@ -52,11 +52,11 @@ describe("no DevTools TCP port on any Chrome svc starts", () => {
   let library: LaunchedBrowser;
   const { json: api } = apiClient({ server: () => server, key: KEY });
 
-  const savedTmp = process.env.TMPDIR;
+  let restoreTmp = (): void => {};
   beforeAll(() => {
     assertBuilt();
     sb = sandbox();
-    process.env.TMPDIR = sb.tmp;
+    restoreTmp = markTmpdir(sb.tmp);
   });
 
   afterAll(async () => {
@@ -65,8 +65,7 @@ describe("no DevTools TCP port on any Chrome svc starts", () => {
     await svc(["sessions", "end", "--all"], sb.env).catch(() => undefined);
     await expectNoChrome(sb.tmp);
     sb.cleanup();
-    if (savedTmp === undefined) delete process.env.TMPDIR;
-    else process.env.TMPDIR = savedTmp;
+    restoreTmp();
   });
 
   const started: Started[] = [];
@@ -102,7 +101,7 @@ describe("no DevTools TCP port on any Chrome svc starts", () => {
     server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(sb.tmp, "cache"), launch: { executablePath: CHROMIUM, headless: true } });
     const created = await api("POST", "/sessions", { keepAlive: true });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const pid = chromeBrowsersUnder(sb.tmp).find((p) => !started.some((s) => s.pid === p));
+    const pid = chromeBrowsersOf(sb.tmp).find((p) => !started.some((s) => s.pid === p));
     expect(pid).toBeDefined();
     const userDataDir = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((a) => a.startsWith("--user-data-dir="))!.slice("--user-data-dir=".length);
     const s = { what: "svc serve session", pid: pid!, socketPath: join(dirname(userDataDir), "devtools.sock") };

@@ -19,7 +19,7 @@ import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROME_OWN_PAGES_BACK, CHROMIUM, makeService, waitFor } from "../support/browser.js";
 import { freePort } from "../support/free-port.js";
-import { chromeBrowsersUnder } from "../support/process.js";
+import { chromeBrowsersOf, markTmpdir } from "../support/process.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
@@ -27,7 +27,7 @@ import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
 const KEY_A = "cdp-key-aaaaaaaaaa";
 const KEY_B = "cdp-key-bbbbbbbbbb";
 const base = mkdtempSync(join(tmpdir(), "svc-security-cdp-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const logs: string[] = [];
 
 let site: FixtureServer;
@@ -53,11 +53,11 @@ const page = (path: string) => site.url(path, "127.0.0.1");
 
 /** Chrome browser processes launched under `base` (their pids). */
 function chromeBrowsers(): number[] {
-  return chromeBrowsersUnder(base);
+  return chromeBrowsersOf(base);
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   remote = await launchBrowser({ executablePath: CHROMIUM, headless: true, port: await freePort() });
   loop = await launchBrowser({ executablePath: CHROMIUM, headless: true, port: await freePort(), ignoreDefaultArgs: ["--remote-allow-origins=*"] });
@@ -98,8 +98,7 @@ afterAll(async () => {
   await new Promise<void>((r) => (lure ? lure.close(() => r()) : r()));
   await site?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -21,12 +21,13 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { AddressPolicy } from "../../src/util/address-policy.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
-import { apiClient, expectNoChrome, processesMentioning } from "../support/session-api.js";
+import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { browserProcessesOf, chromeProcessesOf, markTmpdir } from "../support/process.js";
 
 const KEY_A = "egress-key-aaaaaaaa";
 const KEY_B = "egress-key-bbbbbbbb";
 const base = mkdtempSync(join(tmpdir(), "svc-security-egress-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 
 /** Every TCP connection, HTTP request, WebSocket upgrade and UDP packet the victim ever saw. */
 const seen: string[] = [];
@@ -53,7 +54,7 @@ async function listen(host: string, port: number): Promise<Server> {
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   const v4 = await listen("127.0.0.1", 0);
   victimPort = (v4.address() as AddressInfo).port;
@@ -78,8 +79,7 @@ afterAll(async () => {
   await Promise.all([site?.close(), ...victims.map((v) => new Promise((r) => v.close(r)))]);
   udp?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 
@@ -103,13 +103,9 @@ function expectRefused(r: { status: number; body: any }, what: string): void {
 /** DevTools ports of the Chromes of this file (from their command lines), whoever owns them. */
 function devtoolsPorts(): number[] {
   const ports = new Set<number>();
-  for (const pid of processesMentioning(`--user-data-dir=${base}`)) {
-    try {
-      const m = /--remote-debugging-port=(\d+)/.exec(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
-      if (m && Number(m[1]) > 0) ports.add(Number(m[1]));
-    } catch {
-      // exited meanwhile
-    }
+  for (const { args } of chromeProcessesOf(base)) {
+    const m = /^--remote-debugging-port=(\d+)$/.exec(args.find((a) => a.startsWith("--remote-debugging-port=")) ?? "");
+    if (m && Number(m[1]) > 0) ports.add(Number(m[1]));
   }
   return [...ports];
 }
@@ -138,11 +134,7 @@ describe("an isolated tenant's browser reaches only the public web (and the allo
   });
 
   it("every Chrome of the server, warm pool included, runs behind the egress proxy", () => {
-    // The browser processes: children (renderers, zygote …) carry `--type=`.
-    const browsers = processesMentioning(`--user-data-dir=${base}`)
-      .map((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8"))
-      .filter((cmd) => !cmd.includes("--type="))
-      .map((cmd) => cmd.split("\0"));
+    const browsers = browserProcessesOf(base).map((p) => p.args);
     expect(browsers.length).toBeGreaterThanOrEqual(2);
     for (const argv of browsers) {
       expect(argv).toEqual(expect.arrayContaining([expect.stringMatching(/^--proxy-server=http:\/\/127\.0\.0\.1:\d+$/), "--proxy-bypass-list=<-loopback>", "--disable-quic", "--webrtc-ip-handling-policy=disable_non_proxied_udp"]));

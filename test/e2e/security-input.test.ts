@@ -15,17 +15,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { processesMentioning } from "../cli/helpers.js";
+import { chromePidsOf, markTmpdir } from "../support/process.js";
 
 const KEY_A = "security-input-key-a-01";
 const KEY_B = "security-input-key-b-02";
 const base = mkdtempSync(join(tmpdir(), "svc-security-input-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const logs: string[] = [];
 let server: RunningServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   // One session at a time: a Chrome leaked by a failed create would make the next create a 429.
   server = await startServer({ port: 0, apiKeys: [KEY_A, KEY_B], maxSessions: 1, cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, log: (l) => logs.push(l) });
 });
@@ -36,21 +36,14 @@ afterAll(async () => {
     await waitFor(() => chromes().length === 0).catch(() => {});
     expect(chromes()).toEqual([]);
   } finally {
-    process.env.TMPDIR = originalTmp;
-    if (originalTmp === undefined) delete process.env.TMPDIR;
+    restoreTmp();
     rmSync(base, { recursive: true, force: true, maxRetries: 3 });
   }
 });
 
 /** Chrome processes launched by this file (reaper watchdogs left out: they exit with this worker). */
 function chromes(): number[] {
-  return processesMentioning(base).filter((p) => {
-    try {
-      return !readFileSync(`/proc/${p}/cmdline`, "utf8").includes("reaper");
-    } catch {
-      return false;
-    }
-  });
+  return chromePidsOf(base);
 }
 
 async function send(method: string, path: string, body: string | undefined, key = KEY_B): Promise<{ status: number; body: any; raw: string }> {

@@ -19,6 +19,7 @@ import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { scriptTimes, siteBrain, step, stepRequests } from "./agent-support.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY_A = "models-key-aaaaaaaa";
 const KEY_B = "models-key-bbbbbbbb";
@@ -29,7 +30,8 @@ const MODEL = "openai/gpt-4.1-mini";
 
 const base = mkdtempSync(join(tmpdir(), "svc-security-models-"));
 const cacheDir = join(base, "cache");
-const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+let restoreTmp = (): void => {};
+const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY };
 let site: FixtureServer;
 /** A model endpoint the operator allows (allowNet): reached, and records what it was sent. */
 let allowed: FakeModel;
@@ -40,7 +42,7 @@ let server: RunningServer;
 let pinned: RunningServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   // The operator's own key, as `svc serve` would find it in its environment.
   process.env.OPENAI_API_KEY = OPERATOR_KEY;
   [site, allowed, capture] = await Promise.all([startFixtureServer(), startFakeModel(), startFakeModel()]);
@@ -57,6 +59,7 @@ afterAll(async () => {
   await Promise.all([server?.close(), pinned?.close()]);
   await Promise.all([site?.close(), allowed?.close(), capture?.close()]);
   await expectNoChrome(base);
+  restoreTmp();
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

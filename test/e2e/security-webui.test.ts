@@ -19,11 +19,12 @@ import { CHROMIUM, waitFor } from "../support/browser.js";
 import { zipExtension } from "../support/extensions.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
 import { expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY_A = "webui-key-aaaaaaaaaa";
 const KEY_B = "webui-key-bbbbbbbbbb";
 const base = mkdtempSync(join(tmpdir(), "svc-security-webui-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const HOSTNAME = readFileSync("/etc/hostname", "utf8").trim();
 const logs: string[] = [];
 
@@ -35,7 +36,7 @@ type Cdp = Awaited<ReturnType<typeof rawCdp>>;
 type TargetInfo = { targetId: string; type: string; url: string };
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   server = await startServer({
     port: 0,
     apiKeys: [KEY_A, KEY_B],
@@ -52,8 +53,7 @@ afterAll(async () => {
   console.log(`security-webui: svc ended a session for a page reached too early ${logs.filter((l) => l.includes("before svc could stop it")).length} times: ${logs.filter((l) => l.includes("before svc could stop it")).join(" | ").slice(0, 600)}`);
   await server?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

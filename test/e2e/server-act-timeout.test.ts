@@ -14,6 +14,7 @@ import { startFakeModel, type FakeModel, type FakeReply } from "../support/fake-
 import { rejection } from "../support/rejection.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 import { waitFor } from "../support/wait.js";
 
 const KEY = "act-timeout-key-aaaaaaaa";
@@ -26,14 +27,14 @@ const STALLS: Array<[string, FakeReply]> = [
 ];
 
 const base = mkdtempSync(join(tmpdir(), "svc-act-timeout-"));
-const savedTmp = process.env.TMPDIR;
+let unmark: (() => void) | undefined;
 let fake: FakeModel;
 let site: FixtureServer;
 let server: RunningServer;
 const { json } = apiClient({ server: () => server, key: KEY });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  unmark = markTmpdir(base);
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true } });
 });
@@ -42,8 +43,7 @@ afterAll(async () => {
   await server?.close();
   await Promise.all([fake?.close(), site?.close()]);
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  unmark?.();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -15,15 +15,16 @@ import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { scriptTimes, step } from "./agent-support.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "test-key-admission-1";
 const base = mkdtempSync(join(tmpdir(), "svc-server-admission-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let fake: FakeModel;
 const servers: RunningServer[] = [];
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fake = await startFakeModel();
 });
 
@@ -31,8 +32,7 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   await fake?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -11,15 +11,16 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "test-key-cccccccc";
 const base = mkdtempSync(join(tmpdir(), "svc-server-cancel-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let site: FixtureServer;
 let server: RunningServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, log: () => {} });
 });
@@ -28,8 +29,7 @@ afterAll(async () => {
   await server?.close();
   await site?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -14,7 +14,7 @@ import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { useRedis } from "../support/redis.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { parseSse } from "../support/session-api.js";
-import { assertBuilt, expectNoProcesses, processesMentioning, type Sandbox, sandbox } from "../cli/helpers.js";
+import { assertBuilt, chromePidsOf, type Sandbox, sandbox, expectNoChrome } from "../cli/helpers.js";
 import { type Served, startServe } from "../cli/serve-helpers.js";
 import { step } from "./agent-support.js";
 
@@ -225,7 +225,7 @@ describe("a session started through A, driven through B and C", () => {
   });
 
   it("kill -9 A: its session answers 410 REPLICA_GONE through B within lease + grace, never hangs; A's Chrome is gone", async () => {
-    const chromes = processesMentioning(boxes[0]!.tmp);
+    const chromes = chromePidsOf(boxes[0]!.tmp);
     expect(chromes.length).toBeGreaterThan(0);
     // An agent run streamed through B is under way on A when A dies.
     fake.reset();
@@ -277,6 +277,6 @@ describe("a session started through A, driven through B and C", () => {
     expect(upgrade.status).toBe(410);
     expect(JSON.parse(upgrade.body)).toMatchObject({ code: "REPLICA_GONE" });
     // The reaper ends A's Chrome once A is gone.
-    await expectNoProcesses(boxes[0]!.tmp);
+    await expectNoChrome(boxes[0]!.tmp);
   }, 60_000);
 });

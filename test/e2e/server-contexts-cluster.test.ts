@@ -14,11 +14,12 @@ import { keyFingerprint, startServer, type RunningServer } from "../../src/serve
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { useRedis } from "../support/redis.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "test-key-ctx-cluster-01";
 const SECRET = "cluster-secret-for-contexts-0001";
 const base = mkdtempSync(join(tmpdir(), "svc-server-contexts-cluster-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const redis = useRedis();
 const logs: string[] = [];
 
@@ -39,7 +40,7 @@ function replica(name: string): Promise<RunningServer> {
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fixtures = await startFixtureServer();
   a = await replica("a");
   b = await replica("b");
@@ -49,8 +50,7 @@ afterAll(async () => {
   await a?.close();
   await b?.close();
   await fixtures?.close();
-  process.env.TMPDIR = originalTmp;
-  if (originalTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -14,11 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "test-key-ctx-one-0001";
 const OTHER_KEY = "test-key-ctx-two-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-server-contexts-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const logs: string[] = [];
 
 let fixtures: FixtureServer;
@@ -27,7 +28,7 @@ let bb: Browserbase;
 let other: Browserbase;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fixtures = await startFixtureServer();
   server = await startServer({
     port: 0,
@@ -47,8 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await fixtures?.close();
-  process.env.TMPDIR = originalTmp;
-  if (originalTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

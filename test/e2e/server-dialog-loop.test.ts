@@ -13,15 +13,16 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "dialog-loop-key-1";
 const base = mkdtempSync(join(tmpdir(), "svc-server-dialogs-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let site: FixtureServer;
 let server: RunningServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, log: () => {} });
 });
@@ -30,8 +31,7 @@ afterAll(async () => {
   await server?.close();
   await site?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -11,23 +11,22 @@ import { chromium } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
-import { chromeBrowsersUnder } from "../support/process.js";
+import { chromeBrowsersOf, markTmpdir } from "../support/process.js";
 
 const KEY = "disconnect-key-0001";
 const GRACE_MS = 1500;
 const base = mkdtempSync(join(tmpdir(), "svc-disconnect-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let server: RunningServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, disconnectGraceMs: GRACE_MS });
 });
 
 afterAll(async () => {
   await server?.close();
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 
@@ -41,12 +40,12 @@ async function api(method: string, path: string, body?: unknown): Promise<any> {
 const status = async (id: string): Promise<string> => ((await api("GET", `/sessions/${id}`)) as Session).status;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Chrome browser processes of this file (their profile is under its TMPDIR). */
-const allChromes = (): number[] => chromeBrowsersUnder(base);
+/** Chrome browser processes of this file (marked with its TMPDIR). */
+const allChromes = (): number[] => chromeBrowsersOf(base);
 
 /**
  * The Chromes started since `before` (taken just before the session's start). A Chrome that was there already
- * is not this test's: once, under a full parallel run, one more Chrome under this file's TMPDIR was there
+ * is not this test's: once, under a full parallel run, one more Chrome marked with this file's TMPDIR was there
  * before its first session started (its command line, if it shows up again: see the failure message).
  */
 let before: number[] = [];
@@ -54,7 +53,7 @@ const chromes = (): number[] => allChromes().filter((pid) => !before.includes(pi
 const commandLines = (pids: number[]) => pids.map((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 400); } catch { return `${pid}: gone`; } }).join("\n");
 beforeEach(() => {
   before = allChromes();
-  if (before.length) console.warn(`server-disconnect: Chrome(s) under this file's TMPDIR before the test:\n${commandLines(before)}`);
+  if (before.length) console.warn(`server-disconnect: Chrome(s) marked with this file's TMPDIR before the test:\n${commandLines(before)}`);
 });
 
 /** Connects with Playwright, opens the page, disconnects without releasing. */

@@ -12,23 +12,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM } from "../support/browser.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "codes-key-aaaaaaaa";
 const base = mkdtempSync(join(tmpdir(), "svc-codes-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let server: RunningServer;
 const { call } = apiClient({ server: () => server, key: KEY });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true }, maxSessions: 1, bodyLimitBytes: 4096 });
 });
 
 afterAll(async () => {
   await server?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

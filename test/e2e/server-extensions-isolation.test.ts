@@ -17,12 +17,12 @@ import { CHROME_OWN_PAGES_BACK, CHROMIUM, waitFor } from "../support/browser.js"
 import { zipExtension } from "../support/extensions.js";
 import { rawCdp, type CdpReply } from "../support/raw-cdp.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
-import { processesMentioning } from "../cli/helpers.js";
+import { chromePidsOf, markTmpdir } from "../support/process.js";
 
 const KEY = "iso-ext-key-0001";
 const OTHER_KEY = "iso-ext-key-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-server-ext-iso-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const HOSTNAME = readFileSync("/etc/hostname", "utf8").trim();
 const STAGEHAND_ZIP = join(import.meta.dirname, "..", "..", "node_modules", "stagehand4", "dist", "assets", "stagehand-extension.zip");
 
@@ -35,7 +35,7 @@ const upload = async (zip: Uint8Array, client = bb) => client.extensions.create(
 const refused = (r: CdpReply) => expect(r.error?.message ?? JSON.stringify(r)).toMatch(/refused by svc: /);
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fixtures = await startFixtureServer();
   // Chrome's own address-bar popups (chrome://omnibox-popup…), which svc's defaults no longer preload, are back
   // (the last --disable-features wins): Chrome's own pages for the filter to refuse.
@@ -50,10 +50,9 @@ afterAll(async () => {
   await single?.close();
   await fixtures?.close();
   try {
-    await waitFor(() => processesMentioning(base).filter((p) => !readFileSync(`/proc/${p}/cmdline`, "utf8").includes("reaper.js")).length === 0).catch(() => {});
+    await waitFor(() => chromePidsOf(base).length === 0).catch(() => {});
   } finally {
-    process.env.TMPDIR = originalTmp;
-    if (originalTmp === undefined) delete process.env.TMPDIR;
+    restoreTmp();
     rmSync(base, { recursive: true, force: true, maxRetries: 3 });
   }
 });

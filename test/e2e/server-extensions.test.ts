@@ -15,7 +15,7 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { zipExtension, type ZipOptions } from "../support/extensions.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
-import { processesMentioning } from "../cli/helpers.js";
+import { chromePidsOf, markTmpdir } from "../support/process.js";
 
 const KEY = "ext-key-one-0001";
 const OTHER_KEY = "ext-key-two-0002";
@@ -24,7 +24,7 @@ const QUOTA_KEY = "ext-key-quota-0004";
 /** The server's unpacked-bytes quota per key (extensionsMaxBytesPerKey), small enough for a test to pass. */
 const QUOTA = 400_000;
 const base = mkdtempSync(join(tmpdir(), "svc-server-ext-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 
 let fixtures: FixtureServer;
 let server: RunningServer;
@@ -64,7 +64,7 @@ async function markOf(connectUrl: string): Promise<string | undefined> {
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fixtures = await startFixtureServer();
   server = await startServer({
     port: 0,
@@ -83,10 +83,9 @@ afterAll(async () => {
   await server?.close();
   await fixtures?.close();
   try {
-    await waitFor(() => processesMentioning(base).filter((p) => !commandOf(p).includes("reaper.js")).length === 0).catch(() => {});
+    await waitFor(() => chromePidsOf(base).length === 0).catch(() => {});
   } finally {
-    process.env.TMPDIR = originalTmp;
-    if (originalTmp === undefined) delete process.env.TMPDIR;
+    restoreTmp();
     rmSync(base, { recursive: true, force: true, maxRetries: 3 });
   }
 });

@@ -19,7 +19,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, processesMentioning, type Sandbox, sandbox, waitFor } from "../cli/helpers.js";
+import { assertBuilt, chromePidsOf, type Sandbox, sandbox, waitFor } from "../cli/helpers.js";
 import { type Served, startServe } from "../cli/serve-helpers.js";
 import { BODY_CLASSES, bodyText, deepText, junkSegment, junkValue, multipartUpload, rawExchange, Rng } from "../support/fuzz.js";
 
@@ -92,8 +92,8 @@ async function call(method: string, path: string, key: string | undefined, body?
   }
 }
 
-/** Chrome processes of this server: their profiles live under the sandbox's TMPDIR. */
-const chromes = () => processesMentioning(sb.tmp).filter((p) => !cmdline(p).includes("reaper"));
+/** Chrome processes of this server: marked with the sandbox's TMPDIR. */
+const chromes = () => chromePidsOf(sb.tmp);
 function cmdline(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");

@@ -15,17 +15,18 @@ import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { EVENT_WAIT_MS } from "../support/timing.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "launch-opts-key-aaaa";
 const base = mkdtempSync(join(tmpdir(), "svc-launch-opts-"));
 const downloadsDir = join(base, "downloads");
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let site: FixtureServer;
 let server: RunningServer;
 const { json } = apiClient({ server: () => server, key: KEY });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   // artifactsTtlS: an ended session's downloads are deleted a second after it ended (checked below).
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), downloadsDir, artifactsTtlS: 1, launch: { executablePath: CHROMIUM, headless: true } });
@@ -35,8 +36,7 @@ afterAll(async () => {
   await server?.close();
   await site?.close();
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -17,12 +17,13 @@ import { setEnv, usageOf } from "../support/models.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { expectNoChrome } from "../support/session-api.js";
 import { scriptTimes, siteBrain, stepRequests } from "./agent-support.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "official-client-key-1";
 const MODEL_KEY = "sk-official-client-model-key";
 
 const base = mkdtempSync(join(tmpdir(), "svc-server-official-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let fake: FakeModel;
 let site: FixtureServer;
 let server: RunningServer;
@@ -31,7 +32,7 @@ const serverLog: string[] = [];
 
 beforeAll(async () => {
   // Chrome profiles of this file live under `base`, so the end can check none is left.
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   server = await startServer({
     port: 0,
@@ -58,8 +59,7 @@ afterAll(async () => {
   await server?.close();
   await Promise.all([fake?.close(), site?.close()]);
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -3,10 +3,10 @@
  * ownership), the CDP proxy (Playwright's connectOverCDP over ws:// and http://, svc's own Service over
  * cdpUrl, bad tokens), the debug route, and that no Chrome outlives its session or the server.
  *
- * TMPDIR points at this file's own directory before any server starts, so every Chrome (and its reaper)
- * launched here carries that path on its command line: that is how the tests find them.
+ * TMPDIR points at this file's own directory before any server starts, marking every Chrome (and its reaper)
+ * launched here: that is how the tests find them, wherever svc put their run dirs (test/support/process.ts).
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,12 +16,12 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { Service } from "../../src/service.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
-import { pidAlive, processesMentioning } from "../cli/helpers.js";
+import { chromeBrowsersOf, chromeProcessesOf, expectNoChrome, markTmpdir, pidAlive } from "../support/process.js";
 
 const KEY = "test-key-one-0001";
 const OTHER_KEY = "test-key-two-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-server-platform-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const logs: string[] = [];
 
 let fixtures: FixtureServer;
@@ -42,7 +42,7 @@ function start(extra: Partial<Parameters<typeof startServer>[0]> = {}): Promise<
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   fixtures = await startFixtureServer();
   server = await start({ maxSessions: 2 });
   shortServer = await start({ sessionTimeoutS: 2 });
@@ -54,11 +54,9 @@ afterAll(async () => {
   await fixtures?.close();
   try {
     // Every Chrome process (browser, renderers, GPU …) launched from this file is gone.
-    await waitFor(() => chromeProcesses().length === 0).catch(() => {});
-    expect(chromeProcesses().map((p) => commandOf(p))).toEqual([]);
+    await expectNoChrome(base);
   } finally {
-    process.env.TMPDIR = originalTmp;
-    if (originalTmp === undefined) delete process.env.TMPDIR;
+    restoreTmp();
     rmSync(base, { recursive: true, force: true, maxRetries: 3 });
   }
 });
@@ -93,41 +91,8 @@ async function release(srv: RunningServer, id: string, key = KEY): Promise<Json>
   return r.body as Json;
 }
 
-/** Chrome processes launched by this file (their profile and TMPDIR are under `base`). */
-function chromeProcesses(): number[] {
-  return processesMentioning(base);
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200);
-  } catch {
-    return "";
-  }
-}
-
-/**
- * The browser process of each Chrome launched from this file (one per --user-data-dir). A child Chrome
- * forks has its parent's command line until it execs, so a process whose parent is a browser of the same
- * profile is not counted (under load that window is long enough to be seen).
- */
-function chromeBrowsers(): number[] {
-  const found = new Map<number, { ppid: number; dir: string }>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const args = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      const dir = args.find((a) => a.startsWith(`--user-data-dir=${base}`));
-      if (!dir || args.some((a) => a.startsWith("--type="))) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      found.set(Number(name), { ppid, dir });
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return [...found].filter(([, p]) => found.get(p.ppid)?.dir !== p.dir).map(([pid]) => pid);
-}
+/** The browser process of each Chrome launched from this file. */
+const chromeBrowsers = (): number[] => chromeBrowsersOf(base);
 
 /** Creates a session and returns it with the pid of the Chrome that appeared for it. */
 async function createWithPid(srv: RunningServer, params: Json = {}): Promise<{ session: Json; pid: number }> {
@@ -185,7 +150,7 @@ describe("platform sessions", () => {
     expect(pidAlive(pid)).toBe(true);
     // No reaper per session: the server holds its Chrome's pipe itself, so nothing of this file's launches
     // but Chrome's own processes runs.
-    expect(processesMentioning(base).filter((p) => commandOf(p).includes("reaper.js"))).toEqual([]);
+    expect(chromeProcessesOf(base).filter((p) => p.kind === "reaper")).toEqual([]);
 
     // The create response alone carries the SDK's seleniumRemoteUrl and signingKey (src/server/platform/wire.ts).
     const { seleniumRemoteUrl, signingKey, ...retrievable } = session;

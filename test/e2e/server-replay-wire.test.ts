@@ -15,10 +15,11 @@ import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "replay-key-aaaaaaaa";
 const base = mkdtempSync(join(tmpdir(), "svc-replay-wire-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let fake: FakeModel;
 let site: FixtureServer;
 let server: RunningServer;
@@ -36,7 +37,7 @@ const ReplayAction = z.object({
 const ReplayResult = z.object({ pages: z.array(z.object({ url: z.string(), timestamp: z.number(), duration: z.number(), actions: z.array(ReplayAction) })) });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: join(base, "cache"), launch: { executablePath: CHROMIUM, headless: true } });
 });
@@ -45,8 +46,7 @@ afterAll(async () => {
   await server?.close();
   await Promise.all([fake?.close(), site?.close()]);
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -13,11 +13,12 @@ import Browserbase from "@browserbasehq/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "sdk-shapes-key-0001";
 const OTHER = "sdk-shapes-key-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-sdk-shapes-"));
-const originalTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 
 let server: RunningServer;
 let searx: Server;
@@ -25,7 +26,7 @@ let bb: Browserbase;
 let other: Browserbase;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   // A SearXNG-format stub: one result with every field, one with a URL and a title only.
   searx = createServer((_req, res) => {
     res.setHeader("content-type", "application/json");
@@ -53,8 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await new Promise<void>((resolve) => (searx ? searx.close(() => resolve()) : resolve()));
-  process.env.TMPDIR = originalTmp;
-  if (originalTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

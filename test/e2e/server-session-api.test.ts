@@ -18,6 +18,7 @@ import { usageOf } from "../support/models.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, type CallOptions, expectNoChrome, parseSse, UUID } from "../support/session-api.js";
 import { scriptTimes, siteBrain, step, stepRequests } from "./agent-support.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "test-key-aaaaaaaa";
 const OTHER_KEY = "test-key-bbbbbbbb";
@@ -26,14 +27,14 @@ const TASK = "Order two Boston Ferns with express delivery for %customer% (%emai
 
 // Chrome run dirs (profiles) live under this TMPDIR while the file runs.
 const base = mkdtempSync(join(tmpdir(), "svc-server-api-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 let fake: FakeModel;
 let site: FixtureServer;
 let server: RunningServer;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   server = await startServer({
     port: 0,
@@ -51,8 +52,7 @@ afterAll(async () => {
   await server?.close();
   await Promise.all([fake?.close(), site?.close()]);
   await expectNoChrome(base);
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -16,27 +16,27 @@ import { keyFingerprint, startServer, type RunningServer } from "../../src/serve
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { EVENT_WAIT_MS } from "../support/timing.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "quota-key-aaaaaaaa";
 const OTHER_KEY = "quota-key-bbbbbbbb";
 const PER_KEY = 100_000;
 const base = mkdtempSync(join(tmpdir(), "svc-artifacts-quota-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 const logs: string[] = [];
 const connections: CdpConnection[] = [];
 
 let site: FixtureServer;
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
 });
 
 afterAll(async () => {
   for (const c of connections) await c.close().catch(() => {});
   await site?.close();
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 

@@ -14,15 +14,17 @@ import Browserbase from "@browserbasehq/sdk";
 import { unzipSync } from "fflate";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runBase } from "../../src/browser/run-dir.js";
 import { keyFingerprint, startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { DOWNLOAD_BODY, startFixtureServer, type FixtureServer } from "../support/server.js";
 import { EVENT_WAIT_MS } from "../support/timing.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "artifacts-key-aaaaaa";
 const OTHER_KEY = "artifacts-key-bbbbbb";
 const base = mkdtempSync(join(tmpdir(), "svc-session-artifacts-"));
-const savedTmp = process.env.TMPDIR;
+let restoreTmp = (): void => {};
 
 let site: FixtureServer;
 let server: RunningServer;
@@ -34,7 +36,7 @@ let sessionId = "";
 type Log = { method: string; pageId: number; sessionId: string; frameId?: string; request?: { params: Record<string, any> } };
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   site = await startFixtureServer();
   server = await startServer({
     port: 0,
@@ -55,8 +57,7 @@ afterAll(async () => {
   await pw?.close().catch(() => {});
   await server?.close();
   await site?.close();
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
+  restoreTmp();
   rmSync(base, { recursive: true, force: true, maxRetries: 3 });
 });
 
@@ -116,7 +117,8 @@ describe("session logs, recording and downloads", () => {
     expect(after.length).toBeGreaterThanOrEqual(before);
     expect(JSON.stringify(after)).not.toContain("forged");
     const rrwebDir = dirname(createRequire(import.meta.url).resolve("rrweb"));
-    const viewer = await chromium.launch({ executablePath: CHROMIUM, headless: true });
+    // Its TMPDIR as svc would choose one: this file's own may be too long for Chrome's singleton socket.
+    const viewer = await chromium.launch({ executablePath: CHROMIUM, headless: true, env: { ...process.env, TMPDIR: runBase() } });
     try {
       const page = await viewer.newPage();
       await page.setContent("<!doctype html><div id=root></div>");

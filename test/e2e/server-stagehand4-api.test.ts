@@ -13,12 +13,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "stagehand4-key-0001";
 const OTHER = "stagehand4-key-0002";
 const OPERATOR_KEY = "sk-operator-secret-0123456789";
 const base = mkdtempSync(join(tmpdir(), "svc-stagehand4-api-"));
-const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY, GROQ_API_KEY: process.env.GROQ_API_KEY };
+let restoreTmp = (): void => {};
+const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY, GROQ_API_KEY: process.env.GROQ_API_KEY };
 const logs: string[] = [];
 
 let server: RunningServer;
@@ -49,7 +51,7 @@ const tree = (names: string[]) => ({ rootFrameId: "F1", frames: [{ frameId: "F1"
 const cacheReq = (sessionId: string, names = ["Submit", "Cancel"]) => ({ method: "act", sessionId, url: "http://site.test/form", cdpTree: tree(names), data: { input: "click submit", options: { variables: undefined, timeout: 5000 } } });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   process.env.OPENAI_API_KEY = OPERATOR_KEY;
   delete process.env.GROQ_API_KEY;
   fake = await startFakeModel();
@@ -73,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await fake?.close();
+  restoreTmp();
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

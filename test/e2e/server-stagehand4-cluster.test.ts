@@ -15,13 +15,15 @@ import { TTL_MS } from "../../src/server/stagehand/cache.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
 import { useRedis } from "../support/redis.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "sh4-cluster-key-0001";
 const OTHER = "sh4-cluster-key-0002";
 const SECRET = "sh4-cluster-secret-0123456789";
 const OPERATOR_KEY = "sk-operator-cluster-0123456789";
 const base = mkdtempSync(join(tmpdir(), "svc-sh4-cluster-"));
-const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+let restoreTmp = (): void => {};
+const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY };
 const redis = useRedis();
 
 let fake: FakeModel;
@@ -54,7 +56,7 @@ const cacheReq = (sessionId: string) => ({
 });
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   process.env.OPENAI_API_KEY = OPERATOR_KEY;
   fake = await startFakeModel();
   [a, b] = await Promise.all([start("a"), start("b")]);
@@ -65,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
   await fake?.close();
+  restoreTmp();
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

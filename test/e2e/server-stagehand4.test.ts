@@ -20,6 +20,7 @@ import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM, waitFor } from "../support/browser.js";
 import { startFakeModel, type FakeModel, type FakeReply, type FakeRequest } from "../support/fake-model.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
+import { markTmpdir } from "../support/process.js";
 
 const KEY = "stagehand4-e2e-key-0001";
 const OTHER = "stagehand4-e2e-key-0002";
@@ -28,7 +29,8 @@ const CLIENT = resolve(import.meta.dirname, "../support/stagehand4-client.mjs");
 /** The extension 4.4.0 uploads on launch (a connect needs a session that already has it). */
 const EXTENSION_ZIP = resolve(import.meta.dirname, "../../node_modules/stagehand4/dist/assets/stagehand-extension.zip");
 const base = mkdtempSync(join(tmpdir(), "svc-stagehand4-"));
-const saved = { TMPDIR: process.env.TMPDIR, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+let restoreTmp = (): void => {};
+const saved = { OPENAI_API_KEY: process.env.OPENAI_API_KEY };
 const logs: string[] = [];
 
 let fake: FakeModel;
@@ -99,7 +101,7 @@ function start(extra: Partial<Parameters<typeof startServer>[0]> = {}): Promise<
 }
 
 beforeAll(async () => {
-  process.env.TMPDIR = base;
+  restoreTmp = markTmpdir(base);
   process.env.OPENAI_API_KEY = OPERATOR_KEY;
   [fake, site] = await Promise.all([startFakeModel(), startFixtureServer()]);
   fake.mode = stagehandBrain;
@@ -115,6 +117,7 @@ afterAll(async () => {
   await server?.close();
   await isolatedServer?.close();
   await Promise.all([fake?.close(), site?.close()]);
+  restoreTmp();
   for (const [k, v] of Object.entries(saved)) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

@@ -1,14 +1,9 @@
 /**
  * Helpers for the `svc serve` session-API tests: raw HTTP calls with the auth header, SSE parsing, and the
- * check that no Chrome with a profile under a directory is left running.
+ * check that no Chrome a test started is left running (test/support/process.ts).
  */
-import { readFileSync } from "node:fs";
-import { expect } from "vitest";
 import type { RunningServer } from "../../src/server/index.js";
-import { processesMentioning } from "./process.js";
-import { waitFor } from "./wait.js";
-
-export { processesMentioning } from "./process.js";
+export { expectNoChrome } from "./process.js";
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -67,19 +62,4 @@ export function apiClient(defaults: { server: () => RunningServer; key: string }
   }
 
   return { call, json, stream };
-}
-
-
-/** No Chrome process (browser, renderers, crashpad …) runs with a profile under `dir`; lists survivors. */
-export async function expectNoChrome(dir: string): Promise<void> {
-  const needle = `--user-data-dir=${dir}`;
-  await waitFor(() => processesMentioning(needle).length === 0).catch(() => {});
-  const left = processesMentioning(needle).map((pid) => {
-    try {
-      return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").slice(0, 200)}`;
-    } catch {
-      return `${pid}: (exited)`;
-    }
-  });
-  expect(left).toEqual([]);
 }
