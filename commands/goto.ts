@@ -53,6 +53,28 @@ const DEFAULT_NAV_TIMEOUT_MS = 30_000;
 /** How long returnTo waits for the page to say where it is. */
 const RETURN_ASK_MS = 2000;
 
+/** What the title read may take past the navigation's timeout (a page navigating itself reads in a few ms). */
+const TITLE_GRACE_MS = 2000;
+
+/**
+ * The loaded page's title, bounded by the navigation's deadline (plus a grace: a page that is never quiet spends
+ * the whole timeout in the settle after load). A page that answers but whose documents never last long enough
+ * to be read (it navigates itself all the time) gets Chrome's own title for the tab; one that answers nothing
+ * (a dialog loop right after its load event) is a TIMEOUT.
+ */
+async function titleWithin(page: Page, url: string, timeout: number, deadline: number): Promise<string> {
+  const hung = () => new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout} ms (a script that never yields, such as a dialog loop)`);
+  const read = page.title();
+  try {
+    return await within(read, Math.max(TITLE_GRACE_MS, deadline - Date.now()), hung);
+  } catch (e) {
+    if (!(e instanceof ServiceTimeoutError)) throw e;
+    read.catch(() => {});
+    await page.answers(TITLE_GRACE_MS).catch(() => Promise.reject(hung()));
+    return page.targetTitle();
+  }
+}
+
 /** `svc goto URL` / `svc open URL`: with no live session, one is started first (runtime.ts withSessionOrStart). */
 export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {}, command = "goto"): Promise<void> {
   const url = checkUrl(rawUrl);
@@ -71,10 +93,7 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
       if (!(e instanceof ServiceTimeoutError)) await returnTo(page, before);
       throw e;
     }
-    // A page that loops (alert() for ever) right after its load event answers no read: bounded by the same timeout.
-    const title = await within(page.title(), Math.max(0, deadline - Date.now()), () =>
-      new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout ?? DEFAULT_NAV_TIMEOUT_MS} ms (a script that never yields, such as a dialog loop)`),
-    );
+    const title = await titleWithin(page, url, timeout ?? DEFAULT_NAV_TIMEOUT_MS, deadline);
     const finalUrl = page.url();
     const status = nav?.status ?? null;
     note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status } });

@@ -325,6 +325,11 @@ export class Page {
         await this.frames.waitForContext(this.frames.main.id, 1000);
       }
     }
+    return this.targetTitle();
+  }
+
+  /** The tab's title as Chrome's browser process knows it: answered even while the page's script never yields. */
+  async targetTitle(): Promise<string> {
     const { targetInfo } = await this.mainSession.send("Target.getTargetInfo", {});
     // Chrome gives the URL (with or without its scheme) as the title of a page that has none yet.
     const { title, url } = targetInfo;

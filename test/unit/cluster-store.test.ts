@@ -115,7 +115,9 @@ describe.each(kinds)("%s store", (_name, make) => {
     const g = (await a.claim({ ...record(id, "A"), expiresAt: Date.now() - 60_000 + 300 }))!;
     for (let i = 0; i < 4; i++) {
       await sleep(LEASE_MS / 3);
-      expect(await a.renew([{ kind: "platform", id, replica: "A", generation: g }])).toEqual({ lost: [], reclaimed: [] });
+      // Never lost; a renewal a loaded machine delays past lease + grace takes the record back (reclaimed), which
+      // keeps it too: what this test is about is the claimed expiry not ending it.
+      expect((await a.renew([{ kind: "platform", id, replica: "A", generation: g }])).lost).toEqual([]);
     }
     expect((await b.get("platform", id))?.record.replica).toBe("A");
   });
