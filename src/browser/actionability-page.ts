@@ -63,6 +63,22 @@ export interface HitTools {
   short(e: Element): string;
 }
 
+/** Why a check failed when the element's box changed between two frames. */
+export const NOT_STABLE = "the element is not stable (it moves)";
+
+/**
+ * How errors name an element: `<div id="veil">`, `<p class="title">`, `<input type="text">`. Runs in the page:
+ * every page function that uses it is sent with its source (see actionability.ts's declaration).
+ */
+export function shortName(e: Element): string {
+  let s = `<${e.localName}`;
+  const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
+  if (e.id) s += ` id="${e.id.slice(0, 40)}"`;
+  else if (cls) s += ` class="${cls.slice(0, 40)}"`;
+  else if (e.localName === "input") s += ` type="${(e as HTMLInputElement).type}"`;
+  return s + ">";
+}
+
 /**
  * `this`: the element (or a text node). Polls (one animation frame at a time, at most `budget` ms) until
  * the element is visible, enabled, editable and stable as `need` asks, scrolls it into view, then
@@ -110,14 +126,7 @@ export async function pageActionable(
   const quiet = () => performance.now() - changes().at > 50 && !animating();
   // Scrolls are left out here: svc's own retries scroll the element into view at other alignments.
   const stillFor = () => (animating() ? 0 : Math.round(performance.now() - changes().dom));
-  const short = (e: Element): string => {
-    let s = `<${e.localName}`;
-    const cls = typeof e.className === "string" ? e.className.trim().split(/\s+/).slice(0, 2).join(" ") : "";
-    if (e.id) s += ` id="${e.id.slice(0, 40)}"`;
-    else if (cls) s += ` class="${cls.slice(0, 40)}"`;
-    else if (e.localName === "input") s += ` type="${(e as HTMLInputElement).type}"`;
-    return s + ">";
-  };
+  const short = shortName;
   const parentOf = (e: Element): Element | null => e.parentElement ?? ((e.parentNode as ShadowRoot | null)?.host || null);
   const within = (e: Element | null, of: Element): boolean => {
     for (let n = e; n; n = parentOf(n)) if (n === of) return true;
@@ -297,7 +306,7 @@ export async function pageActionable(
       const moved = !b || b.x !== r.x || b.y !== r.y || b.width !== r.width || b.height !== r.height;
       const deferred = need.stable && need.defer && first && !since && quiet();
       if (need.stable && !deferred && (moved || previous!.frame === frameNow())) {
-        reason = "the element is not stable (it moves)";
+        reason = NOT_STABLE;
         if (moved) previous = { box: { x: r.x, y: r.y, width: r.width, height: r.height }, frame: frameNow() };
       } else {
         let at = { x: r.left + r.width / 2, y: r.top + r.height / 2 };

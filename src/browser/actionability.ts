@@ -9,7 +9,7 @@
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";
 import type { Point } from "./input.js";
-import { pageActionable, type Need, type PageResult, type Since } from "./actionability-page.js";
+import { NOT_STABLE, pageActionable, shortName, type Need, type PageResult, type Since } from "./actionability-page.js";
 import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceEvalError, ServiceStaleRefError } from "../errors.js";
 import { abortable, abortError, sleep, throwIfAborted, withDetail } from "../util/abort.js";
@@ -71,6 +71,8 @@ export interface Actionable<V = unknown> {
   value: V;
   /** With deferStable, when stability is still to be confirmed: pass it back as `stableSince`. */
   since?: Since;
+  /** Checked without stability: it kept moving for `unstableAfterMs`, or the caller said so (`moving`). */
+  moving?: true;
 }
 
 export interface ActionableOptions {
@@ -92,6 +94,13 @@ export interface ActionableOptions {
   deferStable?: boolean;
   /** The box an earlier call measured: stable means the same box now, on a later frame. */
   stableSince?: Since;
+  /**
+   * Stability is waited for this long at most: then the element is checked without it and its point is the
+   * one measured last (a click verifies where its press lands, press.ts). Without it, until the deadline.
+   */
+  unstableAfterMs?: number;
+  /** Known to keep moving: checked without stability at once. */
+  moving?: boolean;
 }
 
 /** Why an action failed at its deadline when its element was gone each time it was looked at (a part of the message). */
@@ -124,6 +133,9 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
   let attempt = 0;
   /** What blocks the element on the latest tries (a cover, what disables it), and since when (this process's clock). */
   let blocked: { by: string; since: number } | undefined;
+  /** Since when the element has been found moving on every try (this process's clock). */
+  let movingSince: number | undefined;
+  const bound = options.unstableAfterMs;
   for (;;) {
     if (attempt > 0) {
       // The last wait is cut short rather than skipped: the element gets every chance up to the deadline.
@@ -132,8 +144,9 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
       await sleep(Math.min(BACKOFF_MS[Math.min(attempt - 1, BACKOFF_MS.length - 1)]!, room), timing.signal, STOPPED);
     }
     throwIfAborted(timing.signal, STOPPED);
-    const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
-    const need: Need = { ...NEEDS[kind], scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId, stillMs: STILL_BLOCK_MS };
+    const unstable = !!options.moving || (bound !== undefined && movingSince !== undefined && Date.now() - movingSince >= bound);
+    const budget = Math.max(50, Math.min(MAX_PAGE_WAIT_MS, bound ?? MAX_PAGE_WAIT_MS, deadline - Date.now() - PAGE_MARGIN_MS));
+    const need: Need = { ...NEEDS[kind], ...(unstable ? { stable: false } : {}), scroll: scrollFor(kind, handle.frame, attempt), defer: !!options.deferStable && !handle.frame.parentId, stillMs: STILL_BLOCK_MS };
     const since = attempt === 0 && handle === first ? options.stableSince : undefined;
     const called = Date.now();
     const r = await abortable(checkInFrame(handle, need, budget, since, options), timing.signal, STOPPED);
@@ -147,6 +160,7 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
     if (r.state === "fatal") throw new ServiceElementNotFoundError(`cannot ${VERB[kind]} ${r.target}: ${r.reason}`, { hint: hintFor(r.reason) });
     if (r.state === "retry") {
       seen.last = { reason: r.reason, target: r.target };
+      movingSince = r.reason === NOT_STABLE ? (movingSince ?? called) : undefined;
       // Blocked by the same thing for the bound, and the document unchanged for as long: it stays.
       const block = r.block;
       if (blocked?.by !== block?.by) blocked = block ? { by: block.by, since: called } : undefined;
@@ -157,7 +171,7 @@ async function waitActionable<V>(kind: ActionKind, first: ElementHandle, timing:
       }
       continue;
     }
-    const done = { handle, value: r.value as V, ...(r.since ? { since: r.since } : {}) };
+    const done = { handle, value: r.value as V, ...(r.since ? { since: r.since } : {}), ...(unstable && NEEDS[kind].stable ? { moving: true as const } : {}) };
     if (!NEEDS[kind].hit || !handle.frame.parentId) return { ...done, point: { x: r.x, y: r.y } };
     const up = await abortable(pointInRoot(options.frames, handle.frame, { x: r.x, y: r.y }), timing.signal, STOPPED);
     if ("point" in up) return { ...done, point: up.point };
@@ -252,7 +266,7 @@ function declaration(then: ((...args: any[]) => unknown) | undefined): string {
   let text = declarations.get(then);
   if (!text) {
     // `__name`: bundlers that keep function names (esbuild keepNames, used by tsx) call it; see pageFunction.
-    text = `function (need, budget, through, since, also, ...rest) { const __name = (f) => f; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, since, also, then ? (el, tools) => then.apply(el, [...rest, tools]) : null); }`;
+    text = `function (need, budget, through, since, also, ...rest) { const __name = (f) => f; const NOT_STABLE = ${JSON.stringify(NOT_STABLE)}; const shortName = ${shortName.toString()}; const then = ${then ? `(${then.toString()})` : "null"}; return (${pageActionable.toString()}).call(this, need, budget, through, since, also, then ? (el, tools) => then.apply(el, [...rest, tools]) : null); }`;
     declarations.set(then, text);
   }
   return text;

@@ -9,6 +9,7 @@ import { callOn, type ElementHost, held, opts, type WaitOptions } from "./elemen
 import type { Point } from "./input.js";
 import { armPress, PRESS_BINDING, pressOutcome, type PressOutcome, watchPress } from "./press.js";
 import { elementFromNode, isolated, type ElementHandle } from "./resolve.js";
+import { settleOrMover } from "./moving.js";
 import { selectOption } from "./select.js";
 import { ServiceClickError, ServiceElementNotFoundError, ServiceInvalidArgumentError } from "../errors.js";
 
@@ -17,6 +18,10 @@ export { selectOption } from "./select.js";
 
 /** A press that missed is tried again only with this much time left before the deadline. */
 const PRESS_RETRY_MARGIN_MS = 100;
+/** Presses a click makes at most: each one that missed was cancelled, but a page that keeps moving is not clicked by trying more. */
+export const MAX_PRESSES = 3;
+/** How long a click waits for its element to stop moving: before the first press, and again after a press that missed. */
+export const SETTLE_MS = 1000;
 
 /**
  * Where the pointer would go now (the centre of the element, root viewport coordinates), after one check:
@@ -34,8 +39,8 @@ export async function clickablePoint(host: ElementHost, el: ElementHandle): Prom
  * the pointer waits for stability first, so it never passes over an element that slides under it.
  * `then` runs in the page call of the last check (a click arms its press check there).
  */
-async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions, then?: ActionableOptions["then"]): Promise<Actionable<V>> {
-  const first = await actionable<V>(kind, el, wait, { ...opts(host, wait), deferStable: true, ...(then ? { then } : {}) });
+async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions, then?: ActionableOptions["then"], moving: Pick<ActionableOptions, "unstableAfterMs" | "moving"> = {}): Promise<Actionable<V>> {
+  const first = await actionable<V>(kind, el, wait, { ...opts(host, wait), deferStable: true, ...moving, ...(then ? { then } : {}) });
   await host.input.move(first.point);
   if (!first.since) return first;
   const sure = await actionable<V>(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since, ...(then ? { then } : {}) });
@@ -44,18 +49,23 @@ async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: Elemen
 }
 
 /**
- * No button goes down before the element was seen stable, enabled and hit at the point, and the press is
- * checked where it lands (press.ts): a press another element received was cancelled, so the element is
- * checked and pressed again until the deadline, then the click fails naming what got the press.
+ * No button goes down before the element was seen enabled and hit at the point, and stable (waited for up
+ * to SETTLE_MS; an element still moving then is pressed at the point measured last), and the press is
+ * checked where it lands (press.ts): a press another element received was cancelled. Then svc waits (up to
+ * SETTLE_MS) for the element and its ancestors to stop moving, checks and presses again; after MAX_PRESSES,
+ * or at the deadline, the click fails naming what got the press and what kept moving.
  */
 export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
   const timing = { ...wait, deadline: wait.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS };
   await held(host, el, async (h) => {
-    for (let tries = 1; ; tries++) {
+    /** What kept moving once a settle wait ran out: later presses go at the freshest point without waiting. */
+    let mover: string | null = null;
+    for (let presses = 1; ; presses++) {
       const watch = watchPress(h.frame.session);
       let outcome: PressOutcome = { ok: false, reason: "the press did not happen" };
       try {
-        const at = await pointAt<string>(host, "click", h, timing, { fn: armPress, args: [watch.token, PRESS_BINDING] });
+        const then = { fn: armPress, args: [watch.token, PRESS_BINDING] };
+        const at = await pointAt<string>(host, "click", h, timing, then, { unstableAfterMs: SETTLE_MS, moving: !!mover });
         try {
           await host.input.buttons(at.point, options);
         } finally {
@@ -63,9 +73,12 @@ export async function click(host: ElementHost, el: ElementHandle, options: { but
         }
         if (outcome.ok) return;
         if (outcome.gone) throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}`, { hint: "the page moved on by itself; look at the page it is on now and act there" });
-        if (Date.now() >= timing.deadline - PRESS_RETRY_MARGIN_MS) {
-          throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}; pressed ${tries} time${tries > 1 ? "s" : ""}, cancelled each`, {
-            hint: "the page kept moving under the pointer; wait for it to settle (or for its animation to end) and try again",
+        const last = presses >= MAX_PRESSES || Date.now() >= timing.deadline - PRESS_RETRY_MARGIN_MS;
+        if (!mover) mover = await settleOrMover(at.handle, Math.min(last ? SETTLE_MS / 4 : SETTLE_MS, timing.deadline - Date.now() - PRESS_RETRY_MARGIN_MS));
+        if (last) {
+          const moving = mover ? `; ${mover === at.value ? "it" : mover} kept moving` : "";
+          throw new ServiceClickError(`cannot click ${at.value}: ${outcome.reason}; pressed ${presses} time${presses > 1 ? "s" : ""}, cancelled each${moving}`, {
+            hint: mover ? `${mover} moves all the time (an animation that does not end?): stop it, or do what the page offers instead` : "the page kept moving under the pointer; wait for it to settle (or for its animation to end) and try again",
           });
         }
         h = at.handle;

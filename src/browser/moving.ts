@@ -1,0 +1,72 @@
+/**
+ * What keeps an element moving. A press that landed elsewhere (press.ts) means the layout moved between the
+ * check and the press; before pressing again, svc waits (bounded) for the element and its ancestors to stay
+ * put. Moving: the element's box, or its own transform (a CSS animation, an SVG animateTransform, a script's
+ * transform attribute), or that of an ancestor changed between two animation frames. What is named is the
+ * outermost element that moved: the rotating group of a pie menu, not its item.
+ */
+import { ProtocolError } from "./cdp/connection.js";
+import { shortName } from "./actionability-page.js";
+import type { ElementHandle } from "./resolve.js";
+
+/** Still for this long: the element has settled (longer than a timer-driven animation's step). */
+const SETTLED_MS = 150;
+
+/**
+ * Waits up to `maxMs` for the element and its ancestors to stay put for SETTLED_MS. Null once they did (or the
+ * element is gone); otherwise the outermost that kept moving, as errors name elements (`<g id="pie">`).
+ */
+export async function settleOrMover(handle: ElementHandle, maxMs: number): Promise<string | null> {
+  try {
+    const res = await handle.frame.session.send("Runtime.callFunctionOn", {
+      objectId: handle.objectId,
+      functionDeclaration: DECLARATION,
+      arguments: [{ value: Math.max(0, maxMs) }, { value: SETTLED_MS }],
+      returnByValue: true,
+      awaitPromise: true,
+    });
+    return res.exceptionDetails ? null : ((res.result.value as string | null) ?? null);
+  } catch (e) {
+    if (e instanceof ProtocolError) return null; // its document went away: nothing left to wait for
+    throw e;
+  }
+}
+
+/** Runs in the page; `this` is the element (or a text node). */
+function pageMover(this: Node, maxMs: number, settledMs: number): Promise<string | null> {
+  const chain: Element[] = [];
+  for (let e = this.nodeType === Node.ELEMENT_NODE ? (this as Element) : this.parentElement; e && chain.length < 64; ) {
+    chain.push(e);
+    e = e.parentElement ?? ((e.parentNode as ShadowRoot | null)?.host || null);
+  }
+  const pose = (e: Element): string => {
+    const r = e.getBoundingClientRect();
+    const m = e instanceof SVGGraphicsElement ? e.getCTM() : null;
+    return `${r.x},${r.y},${r.width},${r.height}|${m ? [m.a, m.b, m.c, m.d, m.e, m.f].join() : getComputedStyle(e).transform}`;
+  };
+  return new Promise((resolve) => {
+    const started = performance.now();
+    let still = started;
+    let mover: Element | null = null;
+    let last = chain.map(pose);
+    const tick = () => {
+      const now = chain.map(pose);
+      for (let i = chain.length - 1; i >= 0; i--) {
+        if (now[i] === last[i]) continue;
+        mover = chain[i]!;
+        still = performance.now();
+        break;
+      }
+      last = now;
+      if (performance.now() - still >= settledMs || !chain[0]!.isConnected) return resolve(null);
+      if (performance.now() - started >= maxMs) return resolve(mover ? shortName(mover) : null);
+      let done = false;
+      const next = () => void (done || ((done = true), tick()));
+      requestAnimationFrame(next);
+      setTimeout(next, 100); // no animation frames in a hidden tab
+    };
+    tick();
+  });
+}
+
+const DECLARATION = `function (maxMs, settledMs) { const __name = (f) => f; const shortName = ${shortName.toString()}; return (${pageMover.toString()}).call(this, maxMs, settledMs); }`;
