@@ -71,10 +71,13 @@ export async function goto(g: CloudGlobals, rawUrl: string, flags: GotoFlags = {
       if (!(e instanceof ServiceTimeoutError)) await returnTo(page, before);
       throw e;
     }
-    // A page that loops (alert() for ever) right after its load event answers no read: bounded by the same timeout.
-    const title = await within(page.title(), Math.max(0, deadline - Date.now()), () =>
-      new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout ?? DEFAULT_NAV_TIMEOUT_MS} ms (a script that never yields, such as a dialog loop)`),
-    );
+    // A page that loops (alert() for ever) right after its load event answers no read: bounded by the same
+    // timeout, and then left for a blank page as a navigation's timeout leaves it (Page.leaveIfUnanswering).
+    const title = await within(page.title(), Math.max(0, deadline - Date.now()), () => new ServiceTimeoutError("")).catch(async (e: unknown) => {
+      if (!(e instanceof ServiceTimeoutError)) throw e;
+      const left = await page.leaveIfUnanswering();
+      throw new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout ?? DEFAULT_NAV_TIMEOUT_MS} ms (a script that never yields, such as a dialog loop)${left ? `: ${left}` : ""}`);
+    });
     const finalUrl = page.url();
     const status = nav?.status ?? null;
     note({ method: "navigate", parameters: { url }, result: { url: finalUrl, title, status } });
