@@ -60,7 +60,7 @@ const TITLE_GRACE_MS = 2000;
  * The loaded page's title, bounded by the navigation's deadline (plus a grace: a page that is never quiet spends
  * the whole timeout in the settle after load). A page that answers but whose documents never last long enough
  * to be read (it navigates itself all the time) gets Chrome's own title for the tab; one that answers nothing
- * (a dialog loop right after its load event) is a TIMEOUT.
+ * (a dialog loop right after its load event) is a TIMEOUT saying where its tab was left.
  */
 async function titleWithin(page: Page, url: string, timeout: number, deadline: number): Promise<string> {
   const hung = () => new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout} ms (a script that never yields, such as a dialog loop)`);
@@ -70,8 +70,11 @@ async function titleWithin(page: Page, url: string, timeout: number, deadline: n
   } catch (e) {
     if (!(e instanceof ServiceTimeoutError)) throw e;
     read.catch(() => {});
-    await page.answers(TITLE_GRACE_MS).catch(() => Promise.reject(hung()));
-    return page.targetTitle();
+    // One that does not answer is left for a blank page, as a navigation's timeout leaves it, so the session's
+    // next command finds a page that answers (Page.leaveIfUnanswering).
+    const left = await page.leaveIfUnanswering();
+    if (left === undefined) return page.targetTitle();
+    throw new ServiceTimeoutError(`${hung().message}: ${left}`);
   }
 }
 

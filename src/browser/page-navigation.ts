@@ -101,3 +101,43 @@ export async function navigationWithin<T>(work: Promise<T>, deadline: number, de
   work.catch(() => {});
   return within(work, Math.max(0, deadline - Date.now()), () => new ServiceTimeoutError(describe()));
 }
+
+/** How long a page whose navigation ran out of time has to answer a trivial script before its tab is left. */
+export const HUNG_PROBE_MS = 1000;
+/** The longest the move to a blank page, and the check that the tab shows it, may take. */
+const LEAVE_MS = 5000;
+/** How long one try at that move has before it is sent again. */
+const LEAVE_TRY_MS = 1000;
+/** Where such a tab is sent: an empty data: document, which Chrome commits in a new renderer (about:blank may stay in the hung one). */
+const BLANK_DATA = "data:text/html,";
+
+/**
+ * After a navigation's timeout: a page that does not answer a trivial script within HUNG_PROBE_MS (a loop of
+ * alert()/confirm(): whoever answers one, the next opens) would hold every later command of the session, the
+ * next one's attach first. A navigation to an empty data: document leaves it (Chrome commits it in a new
+ * renderer, even though the old one never yields), and the tab is asked where it is after. Resolves with what happened,
+ * for the TIMEOUT's message, or undefined when the page answered (it is left as it is).
+ */
+export async function leaveUnanswering(session: CdpSession): Promise<string | undefined> {
+  let dialogs = 0;
+  const offDialog = session.on("Page.javascriptDialogOpening", () => void dialogs++);
+  const ask = (ms: number) => within(session.send("Runtime.evaluate", { expression: "location.href", returnByValue: true }), ms, () => new ServiceTimeoutError("no answer"));
+  try {
+    if (await ask(HUNG_PROBE_MS).then(() => true, () => false)) return undefined;
+  } finally {
+    offDialog();
+  }
+  const what = dialogs > 0 ? "the page kept opening dialogs" : "the page did not answer";
+  const deadline = Date.now() + LEAVE_MS;
+  // The navigation may wait on the old renderer (a dialog of the loop open as it is sent): asked again
+  // each LEAVE_TRY_MS until the bound, and the tab asked where it is after each.
+  let left = false;
+  while (!left && Date.now() < deadline) {
+    const bound = Math.min(LEAVE_TRY_MS, Math.max(0, deadline - Date.now()));
+    const sent = Date.now();
+    left = await within(session.send("Page.navigate", { url: BLANK_DATA }), bound, () => new ServiceTimeoutError("no answer"))
+      .then(() => ask(Math.max(0, bound - (Date.now() - sent))))
+      .then((r) => r.result.value === BLANK_DATA, () => false);
+  }
+  return left ? `${what}; the tab was left on a blank page (${BLANK_DATA})` : `${what}, and leaving it for a blank page failed`;
+}

@@ -13,7 +13,7 @@ import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
-import { committedMainUrl, lifecycleWaiter, navigationWithin, normalizeUrl } from "./page-navigation.js";
+import { committedMainUrl, leaveUnanswering, lifecycleWaiter, navigationWithin, normalizeUrl } from "./page-navigation.js";
 import type { UrlPolicy } from "../util/url-policy.js";
 import type { Viewport, WaitUntil } from "./types.js";
 import { ServiceEvalError, ServiceNavigationError, ServiceNotInitializedError, ServiceTimeoutError } from "../errors.js";
@@ -183,7 +183,8 @@ export class Page {
       await this.settleWithin(deadline);
     };
     try {
-      await navigationWithin(work(), deadline, () => `navigation to ${url} did not finish within ${timeout} ms`);
+      // At the timeout, before the tab is left: no restart may send it back to `url`.
+      await this.navigationBound(work(), deadline, () => `navigation to ${url} did not finish within ${timeout} ms`, () => offStuck?.());
       const info = { requestedUrl: url, url: this.url(), status };
       for (const l of this.navigationListeners) l(info);
       return { url: info.url, status };
@@ -204,7 +205,7 @@ export class Page {
       await waiter.promise;
       await this.settleWithin(deadline);
     };
-    await navigationWithin(work(), deadline, () => `reloading ${url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
+    await this.navigationBound(work(), deadline, () => `reloading ${url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
   }
 
   async goBack(options: GotoOptions = {}): Promise<boolean> {
@@ -229,8 +230,33 @@ export class Page {
       waiter.cancel();
       await this.settleWithin(deadline);
     };
-    await navigationWithin(work(), deadline, () => `going to ${entry.url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
+    await this.navigationBound(work(), deadline, () => `going to ${entry.url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
     return true;
+  }
+
+  /**
+   * A navigation's work within its deadline; at its TIMEOUT (`timedOut` told first), a page that no longer
+   * answers is left (leaveIfUnanswering).
+   */
+  private async navigationBound(work: Promise<void>, deadline: number, describe: () => string, timedOut?: () => void): Promise<void> {
+    try {
+      await navigationWithin(work, deadline, describe);
+    } catch (e) {
+      if (!(e instanceof ServiceTimeoutError)) throw e;
+      timedOut?.();
+      const left = await this.leaveIfUnanswering();
+      throw left ? new ServiceTimeoutError(`${e.message}: ${left}`) : e;
+    }
+  }
+
+  /**
+   * For a caller whose read of this page ran out of time (svc goto's title): a page that does not answer a
+   * trivial script within a second (a dialog loop) has its tab moved to a blank page, so the session's next
+   * command finds a page that answers. Resolves with what happened (for the caller's TIMEOUT message), or
+   * undefined when the page answered and was left as it is.
+   */
+  async leaveIfUnanswering(): Promise<string | undefined> {
+    return leaveUnanswering(this.mainSession);
   }
 
   /**

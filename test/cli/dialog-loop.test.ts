@@ -1,13 +1,14 @@
 /**
  * A page that loops on alert()/confirm() for ever (dialog-forever.html) does not hold a CLI command past its
- * --timeout: the goto ends with TIMEOUT, and so does an act sent afterwards, whose attach to the session
- * the looping page never answers (it hung for minutes before). Both exit 7 (EXIT_CODES.md); a command with
- * no --timeout ends the same way after the default attach bound. A page that starts its loop just after its
- * load event (the navigation's settling then met it) ends the goto at its --timeout too: it held the command
- * for Chrome's 180 s protocol timeout before (issue 41).
+ * --timeout: the goto ends with TIMEOUT (and leaves the tab on a blank page), and so does an act whose click
+ * starts the loop (it hung for minutes before). Both exit 7 (EXIT_CODES.md); a command with no --timeout
+ * whose attach meets the loop ends the same way after the default attach bound. A page that starts its loop
+ * just after its load event (the navigation's settling then met it) ends the goto at its --timeout too: it
+ * held the command for Chrome's 180 s protocol timeout before; and the session stays usable: the tab is left
+ * on a blank page, and the same host takes the next goto (issue 41).
  */
 import { describe, expect, it } from "vitest";
-import { json, svc, useCliWorld } from "./helpers.js";
+import { json, processesMentioning, svc, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld();
 const click = JSON.stringify({ selector: "#go", description: "the Go button", method: "click", arguments: [] });
@@ -24,17 +25,18 @@ describe("a dialog loop under the CLI", () => {
       const nav = await svc(["--json", "--session", id, "goto", world.server.url("dialog-forever.html"), "--timeout", "3000"], world.sb.env, { timeoutMs: 60_000 });
       expect(nav.code, nav.stdout + nav.stderr).toBe(7);
       expect(Date.now() - t0).toBeLessThan(3000 + SLACK_MS);
-      // The act, and a command with no --timeout of its own, both sent now: each is bounded by its own clock.
-      // The latter ends at the documented attach default (30 s); sending it beside the act rather than after
-      // it keeps the looping page from spinning through both bounds one after the other.
+      expect(json<{ error: { message: string } }>(nav.stdout).error.message).toMatch(/the page kept opening dialogs; the tab was left on a blank page/);
+      // The goto left the tab: the loop starts again with the act's click, then a command with no --timeout of
+      // its own meets it while attaching and ends at the documented attach default (30 s).
+      const calm = await svc(["--json", "--session", id, "goto", world.server.url("dialog-forever.html?start=click")], world.sb.env, { timeoutMs: 60_000 });
+      expect(calm.code, calm.stdout + calm.stderr).toBe(0);
       t0 = Date.now();
-      const acting = svc(["--json", "--session", id, "act", "--timeout", "3000", "--action", click], world.sb.env, { timeoutMs: 60_000 }).then((r) => ({ r, took: Date.now() - t0 }));
-      const getting = svc(["--json", "--session", id, "get", "title"], world.sb.env, { timeoutMs: 90_000 }).then((r) => ({ r, took: Date.now() - t0 }));
-      const act = await acting;
+      const act = await svc(["--json", "--session", id, "act", "--timeout", "3000", "--action", click], world.sb.env, { timeoutMs: 60_000 }).then((r) => ({ r, took: Date.now() - t0 }));
       expect(act.r.code, act.r.stdout + act.r.stderr).toBe(7);
       expect(json<{ error: { code: string } }>(act.r.stdout).error.code).toBe("TIMEOUT");
       expect(act.took).toBeLessThan(3000 + SLACK_MS);
-      const get = await getting;
+      t0 = Date.now();
+      const get = await svc(["--json", "--session", id, "get", "title"], world.sb.env, { timeoutMs: 90_000 }).then((r) => ({ r, took: Date.now() - t0 }));
       expect(get.r.code, get.r.stdout + get.r.stderr).toBe(7);
       expect(json<{ error: { code: string; message: string } }>(get.r.stdout).error.message).toMatch(/within 30000 ms/);
       expect(get.took).toBeLessThan(30_000 + SLACK_MS);
@@ -53,6 +55,17 @@ describe("a dialog loop under the CLI", () => {
       expect(nav.code, nav.stdout + nav.stderr).toBe(7);
       expect(json<{ error: { code: string; message: string } }>(nav.stdout).error.message).toMatch(/(did not (finish|reach "load")|loaded but did not answer) within 5000 ms/);
       expect(Date.now() - t0).toBeLessThan(5000 + SLACK_MS);
+      expect(json<{ error: { message: string } }>(nav.stdout).error.message).toMatch(/the page kept opening dialogs; the tab was left on a blank page/);
+      // The session is still usable: the same host (same process) takes the next goto and snapshot.
+      const hosts = processesMentioning(`host.js\0${id}\0`);
+      expect(hosts).toHaveLength(1);
+      const next = await svc(["--json", "--session", id, "goto", world.server.url("forms.html"), "--timeout", "10000"], world.sb.env, { timeoutMs: 60_000 });
+      expect(next.code, next.stdout + next.stderr).toBe(0);
+      expect(json<{ session: string; url: string }>(next.stdout)).toMatchObject({ session: id, url: world.server.url("forms.html") });
+      const snap = await svc(["--session", id, "snapshot"], world.sb.env, { timeoutMs: 60_000 });
+      expect(snap.code, snap.stdout + snap.stderr).toBe(0);
+      expect(snap.stdout).toMatch(/Full name/);
+      expect(processesMentioning(`host.js\0${id}\0`)).toEqual(hosts);
     } finally {
       await svc(["--json", "sessions", "end", id], world.sb.env, { timeoutMs: 60_000 });
     }
