@@ -123,7 +123,8 @@ export async function leaveUnanswering(session: CdpSession): Promise<string | un
   const offDialog = session.on("Page.javascriptDialogOpening", () => void dialogs++);
   const ask = (ms: number) => within(session.send("Runtime.evaluate", { expression: "location.href", returnByValue: true }), ms, () => new ServiceTimeoutError("no answer"));
   try {
-    if (await ask(HUNG_PROBE_MS).then(() => true, () => false)) return undefined;
+    // Any reply is an answer: an error (the document between contexts, a page navigating itself) is not a hang.
+    if (await ask(HUNG_PROBE_MS).then(() => true, (e: unknown) => !(e instanceof ServiceTimeoutError))) return undefined;
   } finally {
     offDialog();
   }

@@ -180,11 +180,13 @@ export class Page {
       }
       if (res.loaderId) await waiter.promise;
       else waiter.cancel(); // same-document navigation (hash change): no load event follows
+      loaded = true;
       await this.settleWithin(deadline);
     };
+    let loaded = false;
     try {
       // At the timeout, before the tab is left: no restart may send it back to `url`.
-      await this.navigationBound(work(), deadline, () => `navigation to ${url} did not finish within ${timeout} ms`, () => offStuck?.());
+      await this.navigationBound(work(), deadline, () => `navigation to ${url} did not finish within ${timeout} ms`, { timedOut: () => offStuck?.(), loaded: () => loaded });
       const info = { requestedUrl: url, url: this.url(), status };
       for (const l of this.navigationListeners) l(info);
       return { url: info.url, status };
@@ -200,12 +202,14 @@ export class Page {
     const deadline = Date.now() + timeout;
     const url = this.url();
     const waiter = lifecycleWaiter(this.mainSession, () => this.frames.main.id, options.waitUntil ?? "load", timeout, url);
+    let loaded = false;
     const work = async () => {
       await this.mainSession.send("Page.reload");
       await waiter.promise;
+      loaded = true;
       await this.settleWithin(deadline);
     };
-    await this.navigationBound(work(), deadline, () => `reloading ${url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
+    await this.navigationBound(work(), deadline, () => `reloading ${url} did not finish within ${timeout} ms`, { loaded: () => loaded }).finally(() => waiter.cancel());
   }
 
   async goBack(options: GotoOptions = {}): Promise<boolean> {
@@ -228,24 +232,28 @@ export class Page {
       // Back/forward may be served from the bfcache or be same-document: no load event then.
       await Promise.race([waiter.promise, new Promise((r) => setTimeout(r, 1000))]);
       waiter.cancel();
+      loaded = true;
       await this.settleWithin(deadline);
     };
-    await this.navigationBound(work(), deadline, () => `going to ${entry.url} did not finish within ${timeout} ms`).finally(() => waiter.cancel());
+    let loaded = false;
+    await this.navigationBound(work(), deadline, () => `going to ${entry.url} did not finish within ${timeout} ms`, { loaded: () => loaded }).finally(() => waiter.cancel());
     return true;
   }
 
   /**
    * A navigation's work within its deadline; at its TIMEOUT (`timedOut` told first), a page that no longer
-   * answers is left (leaveIfUnanswering).
+   * answers is left (leaveIfUnanswering). One that had loaded and still answers only had its settle cut (a page
+   * that is never quiet), which is best effort: that navigation succeeded.
    */
-  private async navigationBound(work: Promise<void>, deadline: number, describe: () => string, timedOut?: () => void): Promise<void> {
+  private async navigationBound(work: Promise<void>, deadline: number, describe: () => string, on: { timedOut?: () => void; loaded?: () => boolean } = {}): Promise<void> {
     try {
       await navigationWithin(work, deadline, describe);
     } catch (e) {
       if (!(e instanceof ServiceTimeoutError)) throw e;
-      timedOut?.();
+      on.timedOut?.();
       const left = await this.leaveIfUnanswering();
-      throw left ? new ServiceTimeoutError(`${e.message}: ${left}`) : e;
+      if (left) throw new ServiceTimeoutError(`${e.message}: ${left}`);
+      if (!on.loaded?.()) throw e;
     }
   }
 
