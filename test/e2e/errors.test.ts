@@ -16,6 +16,7 @@ import {
   ServiceNotInitializedError,
   ServiceShadowRootMissingError,
   ServiceStaleRefError,
+  ServiceTimeoutError,
   XPathResolutionError,
 } from "../../src/errors.js";
 
@@ -97,8 +98,14 @@ describe("selector failures", () => {
 describe("element state failures", () => {
   it("clicking a hidden element → ServiceClickError", async () => {
     await env.svc.page.goto(server.url("dropdown.html"));
-    // It stays hidden: the act's own timeout (not the 10 s default) bounds the wait for it.
-    await expectError(env.svc.act(action("click", "#opt-apple"), { timeout: 1000 }), ServiceClickError);
+    // It stays hidden: the act's own timeout (not the 10 s default) bounds the wait for it. The wait's deadline
+    // and the act's timeout are the same moment: either ends it, and either names what the last check saw.
+    const e = await env.svc.act(action("click", "#opt-apple"), { timeout: 1000 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e instanceof ServiceClickError || e instanceof ServiceTimeoutError, String(e)).toBe(true);
+    expect((e as Error).message).toContain("not visible");
   });
 
   it("selectOptionFromDropdown on a non-<select> or with a missing option → ServiceElementNotFoundError", async () => {
