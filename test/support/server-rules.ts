@@ -75,7 +75,7 @@ export function serverViolation(i: Pick<Import, "from" | "typeOnly">, to: string
   return undefined;
 }
 
-/** The circles of a graph of areas (each as a path back to its start), empty when there is none. */
+/** The circles of a graph (server areas, or src/ files), each as a path back to its start; empty when there is none. */
 export function areaCycles(graph: Readonly<Record<string, readonly string[]>>): string[] {
   const cycles: string[] = [];
   const state = new Map<string, "visiting" | "done">();

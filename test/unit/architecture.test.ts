@@ -169,21 +169,7 @@ describe("architecture (ARCHITECTURE.md)", () => {
       if (!i.from.startsWith("src/") || i.typeOnly || !i.target?.startsWith("src/")) continue;
       graph.set(i.from, [...(graph.get(i.from) ?? []), i.target]);
     }
-    const cycles: string[] = [];
-    const state = new Map<string, "visiting" | "done">();
-    const stack: string[] = [];
-    const dfs = (n: string) => {
-      state.set(n, "visiting");
-      stack.push(n);
-      for (const m of graph.get(n) ?? []) {
-        const s = state.get(m);
-        if (s === "visiting") cycles.push([...stack.slice(stack.indexOf(m)), m].join(" → "));
-        else if (!s) dfs(m);
-      }
-      stack.pop();
-      state.set(n, "done");
-    };
-    for (const n of graph.keys()) if (!state.has(n)) dfs(n);
+    const cycles = areaCycles(Object.fromEntries(graph));
     expect(cycles).toEqual([]);
   });
 
