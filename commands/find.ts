@@ -13,9 +13,10 @@ import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } fro
 import { FIND_KINDS, type ElementHandle, type FindKind, type FindQuery, callOn, findElements, resolveTarget, selectorOf } from "../src/internal.js";
 import { ActFailedError } from "./act.js";
 import type { GlobalOptions } from "./output.js";
+import { elementOf } from "./inspect.js";
 import { withSession } from "./runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
-import { actionFor } from "./verbs.js";
+import { type CliVerb, CAPABILITIES, cliInput, cliVerbs, positionalNames } from "../src/capabilities/index.js";
 
 export interface FindFlags {
   name?: string;
@@ -24,11 +25,12 @@ export interface FindFlags {
   nth?: string;
 }
 
-/** The verbs find may run on its match, and whether each takes a value. */
-const ACTIONS: Readonly<Record<string, "value" | "none">> = {
-  click: "none", dblclick: "none", hover: "none", focus: "none", check: "none", uncheck: "none",
-  fill: "value", type: "value", select: "value",
-};
+/** The verbs find may run on its match: those whose first argument is the target, and whether each takes a value. */
+const ACTIONS: ReadonlyMap<string, { verb: CliVerb; takes: "value" | "none" }> = new Map(
+  cliVerbs(CAPABILITIES)
+    .filter((v) => !v.capability.cli?.positional && positionalNames(v.capability)[0] === "target")
+    .map((v) => [v.verb, { verb: v, takes: positionalNames(v.capability).length > 1 ? "value" : "none" }]),
+);
 
 /** Matches listed without --first/--nth (the total is always said). */
 const LIST_LIMIT = 20;
@@ -57,8 +59,8 @@ function parse(by: string, value: string | undefined, rest: readonly string[], f
   const query: FindQuery = { kind: by as FindKind, value, ...(flags.name !== undefined ? { name: flags.name } : {}), ...(flags.exact ? { exact: true } : {}) };
   const [verb, ...args] = rest;
   if (verb === undefined) return { query, ...(nth !== undefined ? { nth } : {}) };
-  const takes = ACTIONS[verb];
-  if (!takes) throw new ServiceInvalidArgumentError(`find: unknown action "${verb}"`, { hint: `one of ${Object.keys(ACTIONS).join(", ")}` });
+  const takes = ACTIONS.get(verb)?.takes;
+  if (!takes) throw new ServiceInvalidArgumentError(`find: unknown action "${verb}"`, { hint: `one of ${[...ACTIONS.keys()].join(", ")}` });
   if (takes === "value" && args.length === 0) throw new ServiceInvalidArgumentError(`find … ${verb}: the value is missing`, { hint: `svc find label Email ${verb} "ada@example.com"` });
   const most = takes === "value" ? 1 : 0;
   if (args.length > most) throw new ServiceInvalidArgumentError(`find … ${verb}: unexpected argument "${args[most]}"`, { hint: "quote a value that has spaces" });
@@ -128,8 +130,11 @@ export async function find(g: GlobalOptions, by: string, value: string | undefin
       return;
     }
     const match = matches[0]!;
-    const action = actionFor(p.action.verb as Parameters<typeof actionFor>[0], [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])]);
-    const result = await svc.act(action);
+    const verb = ACTIONS.get(p.action.verb)!.verb;
+    const input = cliInput(verb, [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])], {});
+    const outcome = await verb.capability.run({ svc, resolve: (t) => elementOf(page, session, t) }, input as never);
+    if (outcome.kind !== "act") throw new Error(`find: ${p.action.verb} is not an action`);
+    const result = outcome.result;
     if (!result.success) throw new ActFailedError(`find ${describe(p.query)} ${p.action.verb} failed: ${result.message}`);
     out.result({ session: session?.id, by: p.query.kind, value: p.query.value, total: found.total, match, result }, () => `done: ${p.action!.verb} ${match.target} (${match.tag}${match.text ? ` "${match.text}"` : ""})`);
   });

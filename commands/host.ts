@@ -96,7 +96,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   try {
     // Loaded while Chrome starts: compiling them blocks the event loop for a while, and a page opened
     // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
-    [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./verbs.js"), import("commander")]);
+    [{ runCommand }] = await Promise.all([import("./main.js"), import("./runtime.js").then((r) => r.loadLibrary()), import("./snapshot.js"), import("./capability.js"), import("commander")]);
     (await import("./session-lookup.js")).holdsSession(id);
     started = await launching;
   } catch (e) {

@@ -98,7 +98,7 @@ export async function hover(host: ElementHost, el: ElementHandle, wait: WaitOpti
  * happens. Otherwise one click (with the click's actionability), then the state is read back: a click that
  * did not change it fails rather than reporting success.
  */
-export async function setChecked(host: ElementHost, el: ElementHandle, checked: boolean, wait: WaitOptions = {}): Promise<void> {
+export async function setChecked(host: ElementHost, el: ElementHandle, checked: boolean, wait: WaitOptions = {}): Promise<string | undefined> {
   const state = () =>
     callOn<boolean | "none">(el, function (this: Element) {
       const t = this.nodeType === Node.TEXT_NODE ? (this as unknown as Text).parentElement! : this;
@@ -109,12 +109,14 @@ export async function setChecked(host: ElementHost, el: ElementHandle, checked: 
     });
   const before = await state();
   if (before === "none") throw new ServiceElementNotFoundError(`cannot ${checked ? "check" : "uncheck"} the element: it is not a checkbox or radio button`, { hint: "use click for other elements" });
-  if (before === checked) return;
+  // What the result says, so "nothing happened" is told apart from a click.
+  if (before === checked) return `already ${checked ? "checked" : "unchecked"}`;
   if (!checked && (await callOn<boolean>(el, function (this: Element) { return (this as HTMLInputElement).type === "radio"; }))) {
     throw new ServiceElementNotFoundError("cannot uncheck a radio button", { hint: "check another option of its group" });
   }
   await click(host, el, {}, wait);
   if ((await state()) !== checked) throw new ServiceClickError(`clicked the element but it is still ${checked ? "unchecked" : "checked"}`, { hint: "the page may handle the click itself; look at it with a new snapshot" });
+  return undefined;
 }
 
 /**

@@ -15,9 +15,4 @@ export const SHARED_DESCRIPTIONS = {
   traceMaxSize: `the trace file's bound in MB, ${TRACE_MB.min}–${TRACE_MB.max} (default ${TRACE_MB.default}): later events are left out, and the stop says how many`,
 } as const;
 
-/**
- * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
- * reads stays short); `all` turns every set on.
- */
-export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web"] as const;
-export type Cap = (typeof CAPS)[number];
+export { CAPS, type Cap } from "../capabilities/declare.js";

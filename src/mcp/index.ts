@@ -19,6 +19,7 @@ export { checkToken, generateToken } from "./auth.js";
 import { McpBrowser } from "./browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
+import { registerCapabilities } from "./capabilities.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
 import { registerNetworkTools } from "./tools-network.js";
@@ -43,6 +44,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerPageTools(reg, browser);
+  registerCapabilities(reg, browser);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
   registerEmulationTool(reg, browser);

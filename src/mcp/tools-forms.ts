@@ -1,6 +1,6 @@
 /**
  * The MCP tools beyond the verbs: going back, waiting, closing the browser, resizing, filling a form at once,
- * uploading, dragging, answering the next dialog and evaluating JavaScript. Each result is what the page shows
+ * answering the next dialog and evaluating JavaScript. Each result is what the page shows
  * afterwards (b.report), read after the fact, or the value the page returned.
  */
 import { sleep } from "../util/abort.js";
@@ -111,22 +111,6 @@ export function registerFormTools(reg: Registrar, b: McpBrowser): void {
         done.push(f.target);
       }
       return b.report(`filled ${done.length} field${done.length === 1 ? "" : "s"}: ${done.join(", ")}`);
-    }),
-  );
-
-  registerDeclared(reg, "upload", ({ target, files }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      const r = await svc.act(action(target, "setInputFiles", files));
-      return b.report(r.message);
-    }),
-  );
-
-  registerDeclared(reg, "drag", ({ from, to }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      const r = await svc.act(action(from, "dragAndDrop", [to]));
-      return b.report(r.message);
     }),
   );
 

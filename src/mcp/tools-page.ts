@@ -1,30 +1,13 @@
 /**
- * The page tools: navigate, snapshot, the verbs on a ref (or any selector svc accepts), screenshot, tabs.
- * Each verb is one Action run through service.act (the same actionability and history as `svc act --action`);
- * its result is the page after it — the snapshot, or what changed since the last one.
+ * The page tools: navigate, snapshot, screenshot, tabs (the verbs on one element are generated from their
+ * capability declarations, capabilities.ts). A result that changes the page is the page after it.
  */
-import { type Action, ServiceInvalidArgumentError } from "../index.js";
+import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
-import type { ToolName } from "./tools.js";
-
-function action(selector: string, method: Action["method"], args: string[] = []): Action {
-  return { selector, description: "", method, arguments: args };
-}
 
 /** navigate and `tabs new` open what the browser's URL policy lets through (McpBrowser's Service, index.ts). */
 export function registerPageTools(reg: Registrar, b: McpBrowser): void {
-  const verb = (name: ToolName, toAction: (a: Record<string, unknown>) => Action | Promise<Action | string>) =>
-    registerDeclared(reg, name, (args: Record<string, unknown>) =>
-      b.run(async () => {
-        const svc = await b.service();
-        const a = await toAction(args);
-        if (typeof a === "string") return b.report(a);
-        const r = await svc.act(a);
-        return b.report(r.message);
-      }),
-    );
-
   registerDeclared(
     reg,
     "navigate",
@@ -44,32 +27,6 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
         const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) });
         return textResult(text);
       }),
-  );
-
-  verb("click", (a) => action(a.target as string, a.double ? "doubleClick" : "click"));
-  verb("fill", (a) => action(a.target as string, "fill", [a.value as string]));
-  verb("type", (a) => action(a.target as string, "type", [a.text as string]));
-  verb("press", (a) =>
-    action((a.target as string | undefined) ?? "", "press", [a.key as string]),
-  );
-  verb("select", (a) => action(a.target as string, "selectOptionFromDropdown", typeof a.option === "string" ? [a.option] : (a.option as string[])));
-  verb("hover", (a) => action(a.target as string, "hover"));
-  verb("check", async (a) => {
-    const want = a.checked !== false;
-    const now = await isChecked(b, a.target as string);
-    if (now === want) return `already ${want ? "checked" : "unchecked"}`;
-    return action(a.target as string, "click");
-  });
-  verb(
-    "scroll",
-    (a) => {
-      const to = String(a.to).trim().toLowerCase();
-      const sel = (a.target as string | undefined) ?? "";
-      if (to === "down") return action(sel, "nextChunk");
-      if (to === "up") return action(sel, "prevChunk");
-      if (/^\d+(\.\d+)?%$/.test(to)) return action(sel, "scrollTo", [to]);
-      throw new ServiceInvalidArgumentError(`to: expected "down", "up" or a percentage such as "50%", got "${String(a.to)}"`);
-    },
   );
 
   registerDeclared(
@@ -106,13 +63,4 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
         return what === "list" ? textResult(list) : b.report(list);
       }),
   );
-}
-
-/** Whether the ref's line in a fresh snapshot shows it checked; undefined for a selector or a ref not shown. */
-async function isChecked(b: McpBrowser, ref: string): Promise<boolean | undefined> {
-  const m = /^\[?(?:ref=)?(e\d+)\]?$/.exec(ref.trim());
-  if (!m) return undefined;
-  const text = await b.snapshot({ interactiveOnly: true });
-  const line = text.split("\n").find((l) => l.trimStart().startsWith(`${m[1]} `));
-  return line === undefined ? undefined : /\[[^\]]*\bchecked\b[^\]]*\]\s*$/.test(line);
 }

@@ -60,54 +60,6 @@ export const TOOLS = {
     annotations: readOnly("Page outline"),
     inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector },
   },
-  click: {
-    cap: "core",
-    description: "Click an element",
-    annotations: acts("Click"),
-    inputSchema: { target, double: z.boolean().optional().describe("double-click instead") },
-  },
-  fill: {
-    cap: "core",
-    description: "Replace an input's value",
-    annotations: acts("Fill a field"),
-    inputSchema: { target, value: z.string().describe("the new value (empty clears the field)") },
-  },
-  type: {
-    cap: "core",
-    description: "Type text into an element, key by key",
-    annotations: acts("Type text"),
-    inputSchema: { target, text: z.string().describe("the text to type") },
-  },
-  press: {
-    cap: "core",
-    description: "Press a key (Enter, Tab, Control+A) on an element or the focused one",
-    annotations: acts("Press a key"),
-    inputSchema: { key: z.string().min(1).describe("the key, e.g. Enter, Tab or Control+A"), target: target.optional().describe("ref or selector of the element; the focused one when left out") },
-  },
-  select: {
-    cap: "core",
-    description: "Choose an option of a dropdown",
-    annotations: acts("Choose an option"),
-    inputSchema: { target, option: z.union([z.string(), z.array(z.string()).min(1).max(100)]).describe("the option's text or value; a list of them for a <select multiple>") },
-  },
-  hover: {
-    cap: "core",
-    description: "Move the mouse over an element",
-    annotations: moves("Hover", true),
-    inputSchema: { target },
-  },
-  check: {
-    cap: "core",
-    description: "Check (or uncheck) a checkbox or radio",
-    annotations: acts("Check a box"),
-    inputSchema: { target, checked: z.boolean().optional().describe("false to uncheck (default true)") },
-  },
-  scroll: {
-    cap: "core",
-    description: "Scroll the page (or an element) down/up a screen, or to a percentage",
-    annotations: moves("Scroll"),
-    inputSchema: { to: z.string().describe('"down", "up" or "50%"'), target: target.optional().describe("ref or selector of the element to scroll; the page when left out") },
-  },
   screenshot: {
     cap: "core",
     description: "A PNG of the viewport (or the full page)",
@@ -170,18 +122,6 @@ export const TOOLS = {
         .max(100)
         .describe("the fields, in order"),
     },
-  },
-  upload: {
-    cap: "forms",
-    description: "Set the files of a file input",
-    annotations: acts("Upload files"),
-    inputSchema: { target, files: z.array(z.string().min(1)).min(1).max(20).describe("absolute paths of files on this machine") },
-  },
-  drag: {
-    cap: "forms",
-    description: "Drag one element onto another",
-    annotations: acts("Drag and drop"),
-    inputSchema: { from: target.describe("ref or selector of the element to drag"), to: target.describe("ref or selector of the element to drop it on") },
   },
   dialog: {
     cap: "forms",

@@ -30,7 +30,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools. */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 /** The ref of the line `eN role name…` in a snapshot. */
@@ -327,6 +327,13 @@ describe("svc mcp", () => {
       const up = await call(c, "upload", { target: refOf(controls, "button", "CV"), files: [join(ROOT, "package.json")] });
       expect(up.isError, text(up)).toBeFalsy();
       expect(text(await call(c, "evaluate", { expression: "document.querySelector('#chosen').textContent" }))).toMatch(/package\.json \(\d+ bytes\)/);
+      // focus (the CLI's verb, a tool of its own since issue 42), and the scrolls the CLI has beyond screens: pixels.
+      const focused = await call(c, "focus", { target: refOf(controls, "textbox", "Focus me") });
+      expect(focused.isError, text(focused)).toBeFalsy();
+      expect(text(await call(c, "evaluate", { expression: "document.activeElement.id" }))).toBe(JSON.stringify("focus-me"));
+      const scrolled = await call(c, "scroll", { to: "120px" });
+      expect(text(scrolled)).toMatch(/^scrolled 120px: page at x 0, y 120 \(was x 0, y 0\)/);
+      expect(text(await call(c, "evaluate", { expression: "scrollY" }))).toBe("120");
       await call(c, "navigate", { url: world.server.url("drag.html") });
       const drag = text(await call(c, "snapshot", { interactive: true }));
       const dragged = await call(c, "drag", { from: refOf(drag, "button", "Drag me"), to: refOf(drag, "region", "Drop zone") });

@@ -158,7 +158,7 @@ describe("verbs on refs", () => {
 
     const missing = await run("upload", ref("button", "CV"), join(world.sb.tmp, "..", "nope.pdf"));
     expect(missing.code).toBe(2);
-    expect(expectOneLine(missing.stderr)).toMatch(/upload: no such file .*nope\.pdf/);
+    expect(expectOneLine(missing.stderr)).toMatch(/upload: files: no such file .*nope\.pdf/);
     const notFile = await run("upload", ref("button", "Double me"), file);
     expect(notFile.code).toBe(6);
     expect(expectOneLine(notFile.stderr)).toMatch(/not a file input/);

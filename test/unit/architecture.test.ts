@@ -28,7 +28,7 @@ import { SERVER_AREA_DEPS, areaCycles, choosesStatuses, httpErrorConstructions, 
 // --- layers ----------------------------------------------------------------------------------------
 const BASE = "base"; // util/, errors.ts, events.ts, records.ts (records every layer may produce)
 const SIDE = ["model", "cache", "platform", "store"] as const;
-const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "server", "mcp"] as const;
+const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "capabilities", "server", "mcp"] as const;
 
 /** Folders of src/ that compose the layers below them (ranked with service.ts): fetch/ (svc fetch), local/ and remote/ (the two backends), types/ (declarations of untyped packages). */
 const COMPOSITION = ["fetch", "local", "remote", "types"] as const;
@@ -77,7 +77,7 @@ function layerViolation(from: string, to: string): string | undefined {
  * What commands/ may import from src/: the library's entry points (public, internal, and base: the light part,
  * errors and the state directory, that loads no browser or model code), and the entries of the faces it starts.
  */
-const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src/server/index.ts", "src/server/live/index.ts", "src/mcp/index.ts"];
+const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src/capabilities/index.ts", "src/server/index.ts", "src/server/live/index.ts", "src/mcp/index.ts"];
 /**
  * The files loaded before any command is known, which must stay cheap to load (the entry points load the whole
  * library, ~300 ms more): bin/svc.js's client of a session host, and the serve flags main.ts registers on
@@ -217,9 +217,20 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(FILES.map(rel).filter((f) => f.startsWith("src/server/") && choosesStatuses(f) && httpErrorConstructions(f).length > 0).length).toBeGreaterThan(3);
   });
 
-  it("src/mcp/ is a client of the library's entry points: it imports src/index.ts, src/internal.ts, util/ and itself only", () => {
+  it("src/capabilities/ is a client of the library's entry points, light to load: statically only errors.ts, util/ and itself, and the entry points by type or on demand", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("src/capabilities/") && i.target?.startsWith("src/"))
+      .filter((i) => {
+        if (i.target === "src/errors.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/capabilities/")) return false;
+        return !((i.target === "src/index.ts" || i.target === "src/internal.ts") && (i.typeOnly || isDynamic(i)));
+      })
+      .map(fmt);
+    expect(bad).toEqual([]);
+    expect(IMPORTS.some((i) => i.from.startsWith("src/capabilities/") && isDynamic(i))).toBe(true);
+  });
+
+  it("src/mcp/ is a client of the library's entry points: it imports src/index.ts, src/internal.ts, src/capabilities/, util/ and itself only", () => {
     const bad = IMPORTS.filter((i) => i.from.startsWith("src/mcp/") && i.target?.startsWith("src/"))
-      .filter((i) => !(i.target === "src/index.ts" || i.target === "src/internal.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/mcp/")))
+      .filter((i) => !(i.target === "src/index.ts" || i.target === "src/internal.ts" || i.target!.startsWith("src/util/") || i.target!.startsWith("src/mcp/") || i.target!.startsWith("src/capabilities/")))
       .map(fmt);
     expect(bad).toEqual([]);
     expect(IMPORTS.some((i) => i.from.startsWith("src/mcp/"))).toBe(true);

@@ -10,8 +10,7 @@ import { describe, expect, it } from "vitest";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "../../commands/registry/index.js";
 import { HOSTED, isForwardedEnv } from "../../commands/registry/hosted.js";
 import { attributeName } from "../../commands/registry/types.js";
-import { VERB_COMMANDS } from "../../commands/registry/verbs.js";
-import { VERBS } from "../../commands/verbs.js";
+import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { CAPS, TOOLS } from "../../src/mcp/tools.js";
 
 const longFlag = (flags: string) => /--[\w-]+/.exec(flags)?.[0];
@@ -47,10 +46,6 @@ describe("command registry", () => {
     }
   });
 
-  it("the declared verbs are exactly the verbs commands/verbs.ts turns into Actions", () => {
-    expect(VERB_COMMANDS.map((v) => v.name).sort()).toEqual(Object.keys(VERBS).sort());
-  });
-
   it("the session host runs exactly the registry's hosted commands, and forwards SVC_* plus a few named variables", () => {
     expect([...HOSTED].sort()).toEqual(COMMANDS.filter((c) => c.hosted).map((c) => c.name).sort());
     expect(isForwardedEnv("SVC_MODEL")).toBe(true);
@@ -60,8 +55,11 @@ describe("command registry", () => {
   });
 
   it("every MCP tool has annotations and a title, every property a description; commands name only real tools", () => {
-    expect(Object.keys(TOOLS).length).toBe(38);
-    for (const [name, t] of Object.entries(TOOLS)) {
+    const capabilityTools = CAPABILITIES.filter((c) => c.mcp).map((c) => [c.name, { cap: c.mcp!.cap, description: c.description, annotations: c.mcp!.annotations, inputSchema: c.input }] as const);
+    const tools = [...Object.entries(TOOLS), ...capabilityTools];
+    expect(tools.length).toBe(39);
+    expect(new Set(tools.map(([n]) => n)).size).toBe(tools.length);
+    for (const [name, t] of tools) {
       expect(CAPS, name).toContain(t.cap);
       expect(t.description.trim(), name).not.toBe("");
       expect(t.annotations.title.trim(), name).not.toBe("");
@@ -69,7 +67,7 @@ describe("command registry", () => {
       if (t.annotations.readOnlyHint) expect(t.annotations.destructiveHint, name).toBe(false);
       for (const [prop, schema] of Object.entries(t.inputSchema)) expect((schema as { description?: string }).description?.trim(), `${name}.${prop}`).toBeTruthy();
     }
-    for (const c of COMMANDS.filter((x) => x.mcpTool)) expect(Object.keys(TOOLS), c.name).toContain(c.mcpTool);
+    for (const c of COMMANDS.filter((x) => x.mcpTool)) expect(tools.map(([n]) => n), c.name).toContain(c.mcpTool);
   });
 
   it.each(["README.md", "docs/cli.md"])("the command table of %s lists exactly the registry's commands", (file) => {

@@ -1,0 +1,31 @@
+/**
+ * The CLI commands generated from the capability declarations (src/capabilities/): one per verb, its flags
+ * from the input's shape, its help from the declaration; the action turns the command line into the input
+ * (checked by the capability's schema) and runs the one handler (commands/capability.ts).
+ */
+import { type CliFlag, type CliVerb, CAPABILITIES, cliFlags, cliVerbs } from "../../src/capabilities/index.js";
+import { choice, type CommandDecl, command, flag, list, type OptionDecl, value } from "./types.js";
+
+function optionOf(f: CliFlag): OptionDecl {
+  if (f.kind === "switch") return flag(f.flags, f.description);
+  if (f.kind === "choice") return choice(f.flags, f.description, f.choices as [string, ...string[]]);
+  if (f.kind === "list") return list(f.flags, f.description);
+  return value(f.flags, f.description);
+}
+
+function commandOf(v: CliVerb): CommandDecl {
+  const c = v.capability;
+  return command({
+    name: v.verb,
+    args: c.cli!.args,
+    description: v.description,
+    options: Object.fromEntries(cliFlags(c).map((f) => [f.property, optionOf(f)])),
+    examples: v.examples,
+    hosted: c.cli!.hosted,
+    ...(c.mcp ? { mcpTool: c.name } : {}),
+    run: async (ctx, _a, flags) => (await import("../capability.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
+  });
+}
+
+/** Every command a capability declares. */
+export const CAPABILITY_COMMANDS: readonly CommandDecl[] = cliVerbs(CAPABILITIES).map(commandOf);

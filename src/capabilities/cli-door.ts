@@ -1,0 +1,127 @@
+/**
+ * A capability as a CLI verb: its flags read from the input's zod shape (a boolean is a switch, an enum a
+ * choice, an array a repeatable flag, anything else a value), its positionals named by property, and the
+ * command line turned into the input and checked by the same schema the MCP tool uses. Commander-free: the
+ * registry (commands/registry/capabilities.ts) builds commands from this, `svc find … click` reuses it.
+ */
+import { z } from "zod";
+import { ServiceInvalidArgumentError } from "../errors.js";
+import { type Capability, type CliPreset, shapeFor } from "./declare.js";
+
+export type FlagKind = "switch" | "value" | "choice" | "list";
+
+/** One CLI flag of a capability's input property. */
+export interface CliFlag {
+  property: string;
+  /** `--max-tokens <n>`. */
+  flags: string;
+  kind: FlagKind;
+  choices?: readonly string[];
+  /** The property is a number: the flag's text is read as one before the schema checks it. */
+  numeric: boolean;
+  description: string;
+}
+
+/** One verb: a capability's own, or a preset of it (`dblclick`). */
+export interface CliVerb {
+  verb: string;
+  capability: Capability;
+  preset?: CliPreset;
+  description: string;
+  examples: readonly string[];
+}
+
+/** The schema under optional/default wrappers. */
+function bare(s: z.ZodType): z.ZodType {
+  let t = s;
+  while (t instanceof z.ZodOptional || t instanceof z.ZodDefault) t = t.unwrap() as z.ZodType;
+  return t;
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The properties the positionals name, in order (`<target> <value>` → target, value). */
+export function positionalNames(c: Capability): string[] {
+  if (c.cli?.fills) return [...c.cli.fills];
+  return [...(c.cli?.args ?? "").matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!).filter((n) => Object.hasOwn(c.input, n));
+}
+
+/** The flags: every CLI property that is not a positional (a preset's properties are the verb's, not flags). */
+export function cliFlags(c: Capability): CliFlag[] {
+  const positional = new Set(positionalNames(c));
+  const preset = new Set((c.cli?.presets ?? []).flatMap((p) => Object.keys(p.preset)));
+  return Object.entries(shapeFor(c, "cli"))
+    .filter(([k]) => !positional.has(k) && !preset.has(k))
+    .map(([property, schema]) => {
+      const t = bare(schema as z.ZodType);
+      const description = (schema as z.ZodType).description ?? t.description ?? "";
+      const flag = `--${kebab(property)}`;
+      if (t instanceof z.ZodBoolean) return { property, flags: flag, kind: "switch", numeric: false, description };
+      if (t instanceof z.ZodEnum) return { property, flags: `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
+      if (t instanceof z.ZodArray) return { property, flags: `${flag} <value>`, kind: "list", numeric: false, description };
+      const numeric = t instanceof z.ZodNumber;
+      return { property, flags: `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
+    });
+}
+
+/** Every verb the capabilities offer on the CLI. */
+export function cliVerbs(all: readonly Capability[]): CliVerb[] {
+  return all.flatMap((c) =>
+    c.cli
+      ? [
+          { verb: c.cli.verb, capability: c, description: c.cli.description, examples: c.cli.examples },
+          ...(c.cli.presets ?? []).map((p) => ({ verb: p.verb, capability: c, preset: p, description: p.description, examples: p.examples })),
+        ]
+      : [],
+  );
+}
+
+/** A number flag's text as a number when it is one (else left for the schema to name). */
+function numberOf(raw: unknown): unknown {
+  return typeof raw === "string" && /^-?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw;
+}
+
+/**
+ * The command line → the capability's input, checked: positionals by name (variadic ones as a list), flags
+ * by property, the verb's preset, then the schema and the capability's own check. The error names the
+ * argument (`click: target: …`) or the flag (`--timeout: …`).
+ */
+export function cliInput(v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const c = v.capability;
+  const input: Record<string, unknown> = {};
+  const names = positionalNames(c);
+  if (c.cli?.positional) {
+    if (positional.length > names.length) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[names.length]}"`, { hint: "quote a value that has spaces" });
+    Object.assign(input, c.cli.positional(positional));
+  } else {
+    const variadic = /\.\.\.[>\]]\s*$/.test(c.cli?.args ?? "");
+    names.forEach((n, i) => {
+      const last = i === names.length - 1;
+      const v = last && variadic ? positional.slice(i) : positional[i];
+      if (v !== undefined && !(Array.isArray(v) && v.length === 0)) input[n] = v;
+    });
+    const most = variadic ? Infinity : names.length;
+    if (positional.length > most) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[most]}"`, { hint: "quote a value that has spaces" });
+  }
+  const byProperty = new Map(cliFlags(c).map((f) => [f.property, f]));
+  for (const [k, raw] of Object.entries(flags)) {
+    const f = byProperty.get(k);
+    if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : raw;
+  }
+  Object.assign(input, v.preset?.preset ?? {});
+  const parsed = z.object(shapeFor(c, "cli")).safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? "");
+    const f = byProperty.get(key);
+    const what = input[key] === undefined && !f ? "is missing" : issue.message;
+    throw new ServiceInvalidArgumentError(f ? `${f.flags.split(" ")[0]}: ${what}` : `${v.verb}: ${key} ${what}`, {
+      hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
+    });
+  }
+  const problem = c.check?.(parsed.data as never);
+  if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
+  return parsed.data;
+}

@@ -1,0 +1,112 @@
+/**
+ * How a capability is declared once for every door: a zod input whose properties carry their descriptions,
+ * the doors that offer it (a CLI verb, an MCP tool) and one handler over the library. The CLI's registry
+ * (commands/registry/capabilities.ts) and the MCP server (src/mcp/capabilities.ts) are generated from these;
+ * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
+ */
+import type { z } from "zod";
+import type { ActResult, Service } from "../index.js";
+import type { ElementHandle } from "../internal.js";
+
+/** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
+export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web"] as const;
+export type Cap = (typeof CAPS)[number];
+
+export type Door = "cli" | "mcp";
+
+/** How an MCP tool treats the world (the MCP spec's ToolAnnotations). */
+export interface Annotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+/** Reads the page or the web; changes nothing. */
+export const readOnly = (title: string): Annotations => ({ title, readOnlyHint: true, destructiveHint: false, openWorldHint: true });
+/** Changes what the browser shows, but submits nothing (navigation, scrolling, hovering). */
+export const moves = (title: string, idempotent = false): Annotations => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint: idempotent, openWorldHint: true });
+/** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
+export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
+
+/** What a handler gets from the door that called it: the Service on the door's browser, and its refs. */
+export interface CapabilityContext {
+  svc: Service;
+  /** The element a ref of this door's latest snapshots (or any selector svc accepts) names. */
+  resolve(target: string): Promise<ElementHandle>;
+}
+
+/** A scroll that has no Action method (sideways, by pixels), read back from the page. */
+export interface Scrolled {
+  kind: "scrolled";
+  target: string | null;
+  where: string;
+  scroller: "page" | "element";
+  from: { x: number; y: number };
+  to: { x: number; y: number };
+  moved: boolean;
+}
+
+/** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
+export type Outcome = { kind: "act"; result: ActResult } | Scrolled;
+
+/** Another CLI verb for the same capability, with some properties preset (`dblclick` is `click --double`). */
+export interface CliPreset {
+  verb: string;
+  description: string;
+  examples: readonly string[];
+  preset: Readonly<Record<string, unknown>>;
+}
+
+/** The CLI door: the verb, its positional arguments (named by property) and its help. */
+export interface CliDoor {
+  verb: string;
+  /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
+  args: string;
+  /** When the positionals cannot be read in order (`svc press Enter` and `svc press e1 Enter`): their properties. */
+  positional?(args: readonly string[]): Record<string, unknown>;
+  /** With `positional`: the properties it fills (they are arguments, not flags). */
+  fills?: readonly string[];
+  description: string;
+  examples: readonly string[];
+  /** The session host may run it: it drives the live session's page and never asks a model. */
+  hosted: boolean;
+  presets?: readonly CliPreset[];
+}
+
+export interface McpDoor {
+  cap: Cap;
+  annotations: Annotations;
+}
+
+export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
+  /** The MCP tool's name, and the CLI verb's unless the door says another. */
+  name: string;
+  /** One line: the MCP tool's description. */
+  description: string;
+  input: S;
+  /** A property only one door has, and why (the capability test reads the reason). */
+  only?: { readonly [K in keyof S]?: { door: Door; why: string } };
+  cli?: CliDoor;
+  mcp?: McpDoor;
+  /** Checks that need more than one property (each property's own are in its schema): the message names the property. */
+  check?(input: z.output<z.ZodObject<S>>): string | undefined;
+  run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;
+}
+
+/** Identity, so each declaration's input type is inferred from its shape. */
+export function capability<S extends z.ZodRawShape>(c: Capability<S>): Capability<S> {
+  return c;
+}
+
+/** The properties a door offers (those marked for the other door only are left out). */
+export function shapeFor(c: Capability, door: Door): z.ZodRawShape {
+  return Object.fromEntries(Object.entries(c.input).filter(([k]) => (c.only?.[k]?.door ?? door) === door));
+}
+
+/** An outcome in one line, for a person or a model: the act's own message, or where the scroll left things. */
+export function outcomeText(o: Outcome): string {
+  if (o.kind === "act") return o.result.message;
+  return o.moved ? `scrolled ${o.where}: ${o.scroller} at x ${o.to.x}, y ${o.to.y} (was x ${o.from.x}, y ${o.from.y})` : `did not move: the ${o.scroller} is already at the edge (x ${o.to.x}, y ${o.to.y})`;
+}

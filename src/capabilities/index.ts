@@ -1,0 +1,11 @@
+/**
+ * The capabilities every door offers, each declared once (declare.ts): the CLI's verbs and the MCP server's
+ * tools are generated from this list. Faces import it as an entry point, like src/internal.ts.
+ */
+import type { Capability } from "./declare.js";
+import { ELEMENT_CAPABILITIES } from "./element.js";
+
+export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES];
+
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Outcome, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type CliFlag, type CliVerb, cliFlags, cliInput, cliVerbs, positionalNames } from "./cli-door.js";

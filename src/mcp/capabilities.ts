@@ -1,0 +1,27 @@
+/**
+ * The MCP tools generated from the capability declarations (src/capabilities/): the tool's name, description,
+ * annotations and input are the declaration's, the handler is its one handler; this file only turns the
+ * outcome into a tool result (the page after it, as every page tool reports).
+ */
+import { type Capability, CAPABILITIES, outcomeText, shapeFor } from "../capabilities/index.js";
+import { ServiceInvalidArgumentError } from "../index.js";
+import type { McpBrowser, ToolResult } from "./browser.js";
+import type { Registrar } from "./register.js";
+
+export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {
+  const door = c.mcp;
+  if (!door || !reg.caps.has(door.cap)) return;
+  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>) =>
+    b.run(async (): Promise<ToolResult> => {
+      const problem = c.check?.(input as never);
+      if (problem) throw new ServiceInvalidArgumentError(problem);
+      const svc = await b.service();
+      return b.report(outcomeText(await c.run({ svc, resolve: (t) => b.resolve(t) }, input as never)));
+    }),
+  );
+}
+
+/** Every declared capability that has an MCP door, under its capability set. */
+export function registerCapabilities(reg: Registrar, b: McpBrowser): void {
+  for (const c of CAPABILITIES) registerCapability(reg, b, c);
+}
