@@ -1,12 +1,13 @@
 /**
- * `svc act "instruction"`: one model call picks the element and method, the deterministic path runs it
+ * `svc act "instruction"`: a literal instruction (src/operations/literal.ts) that fits one element runs with no model;
+ * otherwise one model call picks the element and method, the deterministic path runs it
  * (with `--cache-dir`, a stored success is replayed with no model call). `svc act --action JSON|@file.json`:
  * run one Action deterministically, with no model.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";
-import { type ModelFlags, parseTimeout, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { type ModelFlags, parseTimeout, readVariables, requireModel, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { loadLibrary, withSession } from "./runtime.js";
 
@@ -70,7 +71,10 @@ async function actWithModel(g: GlobalOptions, instruction: string | undefined, o
     throw new ServiceInvalidArgumentError("act needs an instruction or --action", { hint: 'svc act "click the Submit button"' });
   }
   const variables = await readVariables(opts.variables, opts.varFile);
-  const spec = await resolveCliModel(opts);
+  const { parseLiteral } = await import("../src/internal.js");
+  // A literal instruction may need no model (one element fits it); any other needs one before a browser starts.
+  const resolved = await resolveCliModel(opts);
+  const spec = parseLiteral(instruction) ? resolved : await requireModel(g, resolved);
   await withSession(
     g,
     async ({ svc, out, session }) => {
@@ -79,10 +83,12 @@ async function actWithModel(g: GlobalOptions, instruction: string | undefined, o
         svc.act(instruction, { model, variables, ...(spec.timeout !== undefined ? { timeout: spec.timeout } : {}) }),
       );
       if (!result.success) throw new ActFailedError(`act failed: ${result.message}`);
-      out.result({ session: session?.id, model: spec.model.modelName, result }, () => {
+      // A literal instruction the library performed with no model says so (result.model "none").
+      out.result({ session: session?.id, model: result.model ?? spec.model.modelName, result }, () => {
         const lines = [result.message || `done: ${result.actionDescription}`];
         for (const a of result.actions) lines.push(`  ${a.method}${a.arguments.length ? `(${a.arguments.map((x) => JSON.stringify(x)).join(", ")})` : ""} ${a.selector}`);
         if (result.cacheStatus) lines.push(`  cache: ${result.cacheStatus}`);
+        if (result.model) lines.push(`  model: ${result.model}`);
         return lines;
       });
     },

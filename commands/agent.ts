@@ -16,7 +16,7 @@ import type { AgentResultData, RunEvent } from "../src/index.js";
 import { ServiceError, ServiceInvalidArgumentError, isCloud } from "../src/base.js";
 import type { Variables } from "../src/internal.js";
 import { registerCleanup } from "./cleanup.js";
-import { type CliModel, type ResolvedCliModel, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { readVariables, resolveCliModel, withKey } from "./model.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "./output.js";
 import { createRecorder } from "./record.js";
 import { type LaunchFlags, type RunContext, type RunTarget, checkUrl, stateRoot, withLiveOrOneShot } from "./runtime.js";
@@ -66,15 +66,6 @@ export function positiveInt(raw: string | undefined, flag: string, unit = ""): n
   const n = Number(raw);
   if (!raw.trim() || !Number.isInteger(n) || n <= 0) throw new ServiceInvalidArgumentError(`${flag} must be a positive integer${unit}, got "${raw}"`);
   return n;
-}
-
-/** Looks the key up before any browser starts; at a terminal a missing one is asked for (see model.ts). */
-export async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag: string): Promise<CliModel> {
-  const { parseModelConfig, resolveApiKey } = await import("../src/internal.js");
-  return withModelKey(g, spec, async (model) => {
-    resolveApiKey(parseModelConfig(model, flag));
-    return model;
-  });
 }
 
 /** Screenshots (hybrid mode keeps one per action) stay out of what is printed. */

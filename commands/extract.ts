@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { ServiceInvalidArgumentError } from "../src/base.js";
-import { type ModelFlags, readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { type ModelFlags, readVariables, requireModel, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { type LaunchFlags, type RunContext, withLiveOrOneShot, withSession } from "./runtime.js";
 import { checkUrl, looksLikeUrl } from "./url.js";
@@ -78,7 +78,7 @@ export async function extract(g: GlobalOptions, args: readonly string[], flags: 
   if (instruction !== undefined && !instruction.trim()) throw new ServiceInvalidArgumentError("extract: the instruction is empty");
   // Validate everything before a browser is touched.
   const schema = flags.schema !== undefined ? await readSchema(flags.schema) : undefined;
-  const spec = usesModel ? await resolveCliModel(flags) : undefined;
+  const spec = usesModel ? await requireModel(g, await resolveCliModel(flags)) : undefined;
   const variables = usesModel ? await readVariables(flags.variables, flags.varFile) : {};
 
   const run = async ({ svc, out, session, note }: RunContext) => {

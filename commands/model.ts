@@ -26,6 +26,9 @@ export interface ResolvedCliModel {
   timeout: number | undefined;
 }
 
+/** The local presets a missing-key hint offers (src/model/providers.ts; docs/models.md "Presets"). */
+const LOCAL_PRESETS = "ollama/<model> (or lmstudio/, vllm/, llamacpp/)";
+
 const hasSetting = (key: string) => SETTINGS.some((d) => d.key === key);
 
 /**
@@ -126,12 +129,29 @@ export async function withModelKey<T>(g: GlobalOptions, spec: ResolvedCliModel, 
   }
 }
 
+/**
+ * Looks the key up before any browser starts (a command that needs a model fails at once, exit 9, with no
+ * Chrome started); at a terminal a missing one is asked for. Returns the model with the key it will use.
+ */
+export async function withKey(g: GlobalOptions, spec: ResolvedCliModel, flag = "--model"): Promise<CliModel> {
+  const { parseModelConfig, resolveApiKey } = await import("../src/internal.js");
+  return withModelKey(g, spec, async (model) => {
+    resolveApiKey(parseModelConfig(model, flag));
+    return model;
+  });
+}
+
+/** The same check for a command's resolved model: the spec, with a key asked for at a terminal. */
+export async function requireModel(g: GlobalOptions, spec: ResolvedCliModel): Promise<ResolvedCliModel> {
+  return { ...spec, model: await withKey(g, spec) };
+}
+
 /** The CLI's wording: what to set, in shell terms (the library's speaks of `model.apiKey`). */
 function missingKey(e: MissingKey): MissingLLMConfigurationError {
   const stored = hasSetting(`${e.provider}.apiKey`) ? `, or run svc config set ${e.provider}.apiKey <key>` : "";
   return Object.assign(
     new MissingLLMConfigurationError(`${e.variable} is not set: no API key for ${e.provider}`, {
-      hint: `export ${e.variable}=<key>${stored}; at a terminal svc asks for it`,
+      hint: `export ${e.variable}=<key>${stored}; at a terminal svc asks for it; or a model on this machine, no key: svc config set model ${LOCAL_PRESETS} (svc init lists the local servers that answer)`,
       cause: e,
     }),
     { provider: e.provider, variable: e.variable },

@@ -1,6 +1,6 @@
 /** `svc observe ["instruction"]`: the Actions a model finds on the page (selector, description, method, arguments). */
 import type { ModelFlags } from "./model.js";
-import { readVariables, resolveCliModel, withModelKey } from "./model.js";
+import { readVariables, requireModel, resolveCliModel, withModelKey } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { withSession } from "./runtime.js";
 
@@ -12,7 +12,7 @@ export interface ObserveFlags extends ModelFlags {
 
 export async function observe(g: GlobalOptions, instruction: string | undefined, opts: ObserveFlags): Promise<void> {
   const variables = await readVariables(opts.variables, opts.varFile);
-  const spec = await resolveCliModel(opts);
+  const spec = await requireModel(g, await resolveCliModel(opts));
   const text = instruction?.trim() ? instruction : undefined;
   await withSession(g, async ({ svc, out, session }) => {
     const actions = await withModelKey(g, spec, (model) =>

@@ -25,6 +25,8 @@ export { type BrowserCookie, browserCookies, setBrowserCookies, closeBrowserClea
 // Settings → model, and the model clients' keys and providers.
 export { type SettingsModel, modelFromSettings } from "./settings.js";
 export { PROVIDERS, envKeysFor, parseModelConfig, resolveApiKey } from "./model/index.js";
+// Whether an act's instruction is literal (needs no model when one element fits): the CLI checks for a model first otherwise.
+export { parseLiteral } from "./operations/literal.js";
 // Cloud sessions: the platform's URLs and its session client.
 export { cloudUrls } from "./cloud.js";
 export { ApiClient } from "./platform/http.js";

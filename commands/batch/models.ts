@@ -2,8 +2,7 @@
  * The model of each batch task (its `model`, else the CLI's default: SVC_MODEL, config `model`), resolved
  * once per distinct name with its key, as `svc agent` resolves its own (commands/model.ts).
  */
-import { withKey } from "../agent.js";
-import { type CliModel, resolveCliModel } from "../model.js";
+import { type CliModel, resolveCliModel, withKey } from "../model.js";
 import type { GlobalOptions } from "../output.js";
 import type { BatchTask } from "./tasks.js";
 

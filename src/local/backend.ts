@@ -16,6 +16,7 @@ import type { LLMClient, ModelUsage } from "../model/index.js";
 import { DEFAULT_MODEL, isLLMClient } from "../model-choice.js";
 import type { ActResult, Action } from "../operations/action.js";
 import { actWithCache } from "../operations/act-cached.js";
+import { actInstruction } from "../operations/act-literal.js";
 import type { OperationContext } from "../operations/context.js";
 import { extractPageText, extractWithModel } from "../operations/extract.js";
 import { observe as observeOp } from "../operations/observe.js";
@@ -117,8 +118,11 @@ export class LocalBackend implements ServiceBackend {
     if (typeof input === "string") {
       const parameters = { instruction: input, variables: Object.keys(variables), ...(r.model ? { model: describeModel(r.model) } : {}) };
       const result = await this.run("act", page, r, parameters, (signal, deadline) => {
-        const ctx = { ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) };
-        return actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache, warn: (m) => this.s.log.warn("act", m) });
+        const env = { page, snapshots: this.snapshots, variables, secrets: this.s.secrets, signal, ...(deadline !== undefined ? { deadline } : {}) };
+        return actInstruction(env, input, {
+          context: () => ({ ...this.operationContext("act", page, variables, r.model, signal), ...(deadline !== undefined ? { deadline } : {}) }),
+          act: (ctx) => actWithCache(ctx, input, { selfHeal: this.s.opts.selfHeal, cache: r.serverCache === false ? undefined : this.s.cache, warn: (m) => this.s.log.warn("act", m) }),
+        });
       });
       this.record("act", parameters, result);
       return result;

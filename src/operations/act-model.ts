@@ -26,7 +26,7 @@ const Reply = z.object({
  * element that never became actionable: covered (`<div id="veil"> intercepts pointer events`), hidden,
  * disabled, moving; the model is told which, and may first deal with what covers it.
  */
-const HEALABLE = new Set(["ELEMENT_NOT_FOUND", "CLICK_FAILED", "STALE_REF", "XPATH_UNRESOLVED", "IFRAME_UNRESOLVED", "CONTENT_FRAME_NOT_FOUND", "SHADOW_ROOT_MISSING", "EVAL_FAILED"]);
+export const HEALABLE: ReadonlySet<string> = new Set(["ELEMENT_NOT_FOUND", "CLICK_FAILED", "STALE_REF", "XPATH_UNRESOLVED", "IFRAME_UNRESOLVED", "CONTENT_FRAME_NOT_FOUND", "SHADOW_ROOT_MISSING", "EVAL_FAILED"]);
 
 /**
  * With a way out (a heal left, or a model to ask after a cached replay) an action waits at most this long

@@ -41,6 +41,8 @@ export const ActResultSchema = z.object({
   actionDescription: z.string(),
   actions: z.array(ActionSchema),
   cacheStatus: z.enum(["HIT", "MISS"]).optional(),
+  /** "none": a literal instruction (literal.ts) was performed with no model call. */
+  model: z.string().optional(),
 });
 export type ActResult = z.infer<typeof ActResultSchema>;
 

@@ -103,7 +103,7 @@ describe("svc sessions --cloud against svc serve", () => {
     expect(json(acted.stdout)).toMatchObject({ session: session.id, result: { success: true } });
 
     // With the model: the server calls it (the fake), with the key the CLI sent along.
-    const clicked = await svc(["--json", "act", "click the Subscribe to newsletter checkbox"], env);
+    const clicked = await svc(["--json", "act", "please click the Subscribe to newsletter checkbox"], env);
     expect(clicked.code, clicked.stdout + clicked.stderr).toBe(0);
     expect(json(clicked.stdout)).toMatchObject({ session: session.id, result: { success: true } });
     expect(world.fake.requests.map((r) => r.operation)).toEqual(["act"]);

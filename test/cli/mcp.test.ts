@@ -68,7 +68,7 @@ async function driveForms(client: Client): Promise<void> {
   const selected = await call(client, "select", { target: refOf(snap, "combobox", "Country"), option: "France" });
   expect(text(selected)).toMatch(/\+ .*combobox Country: France/);
   expect(text(await call(client, "type", { target: refOf(snap, "textbox", "Bio"), text: "Hi" }))).toMatch(/\+ .*textbox Bio: Hi/);
-  const acted = await call(client, "act", { instruction: "click the Help link" });
+  const acted = await call(client, "act", { instruction: "please click the Help link" });
   expect(acted.isError).toBeFalsy();
   expect(text(acted)).toContain("clicked: help-link");
   expect(world.fake.requestsFor("act").length).toBe(1);

@@ -32,7 +32,7 @@ describe("svc act at a local server", () => {
     world.fake.reset();
     world.fake.mode = localServer(quirks);
     for (let i = 0; i < 2; i++) {
-      const r = await collect(spawnSvc(["--json", "act", "click the Submit button", "--model", "vllm/qwen3"], world.sb.env));
+      const r = await collect(spawnSvc(["--json", "act", "please click the Submit button", "--model", "vllm/qwen3"], world.sb.env));
       expect(r.code, r.stderr).toBe(0);
       expect(json<{ result: { success: boolean } }>(r.stdout).result.success).toBe(true);
     }
@@ -42,11 +42,11 @@ describe("svc act at a local server", () => {
   it("SVC_MODEL_STRUCTURED_OUTPUT states it: no refused request; a bad value is refused naming the variable", async () => {
     world.fake.reset();
     world.fake.mode = localServer(quirks);
-    const r = await svc(["--json", "act", "click the Submit button", "--model", "vllm/qwen3"], { ...world.sb.env, SVC_MODEL_STRUCTURED_OUTPUT: "json_object" });
+    const r = await svc(["--json", "act", "please click the Submit button", "--model", "vllm/qwen3"], { ...world.sb.env, SVC_MODEL_STRUCTURED_OUTPUT: "json_object" });
     expect(r.code, r.stderr).toBe(0);
     expect(formats()).toEqual(["200 json_object"]);
 
-    const bad = await svc(["act", "click the Submit button", "--model", "vllm/qwen3"], { ...world.sb.env, SVC_MODEL_STRUCTURED_OUTPUT: "xml" });
+    const bad = await svc(["act", "please click the Submit button", "--model", "vllm/qwen3"], { ...world.sb.env, SVC_MODEL_STRUCTURED_OUTPUT: "xml" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/SVC_MODEL_STRUCTURED_OUTPUT must be one of json_schema, json_object, prompt/);
   });
@@ -57,7 +57,7 @@ describe("a model endpoint that stalls, with no --timeout", () => {
     world.fake.reset();
     world.fake.script({ kind: "hang" }, { kind: "hang", afterHeaders: true }, { kind: "hang" });
     const t0 = Date.now();
-    const r = await svc(["--json", "act", "click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "500" });
+    const r = await svc(["--json", "act", "please click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "500" });
     expect(r.code, r.stdout + r.stderr).toBe(10);
     const { error } = json<{ error: { code: string; message: string } }>(r.stdout);
     expect(error.code).toBe("LLM_RESPONSE_ERROR");
@@ -66,7 +66,7 @@ describe("a model endpoint that stalls, with no --timeout", () => {
     // Three deadlines and the SDK's backoff between them; far under the default's 3 × 60 s.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1500);
 
-    const bad = await svc(["act", "click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "7200000" });
+    const bad = await svc(["act", "please click the Submit button"], { ...world.sb.env, SVC_MODEL_TIMEOUT_MS: "7200000" });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/SVC_MODEL_TIMEOUT_MS must be at most 3600000/);
   });

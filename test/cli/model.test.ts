@@ -53,7 +53,7 @@ async function pageText(): Promise<string> {
 describe("svc act / observe / extract with a model", () => {
   it("act \"instruction\" clicks through the model; the effect shows in svc extract", async () => {
     const before = fake.requests.length;
-    const r = await svc(["--json", "act", "click the Submit button", "--model", "openai/gpt-x"], sb.env);
+    const r = await svc(["--json", "act", "please click the Submit button", "--model", "openai/gpt-x"], sb.env);
     expect(r.stderr).toBe("");
     expect(r.code, r.stdout).toBe(0);
     const out = json<ActJson>(r.stdout);
@@ -63,13 +63,13 @@ describe("svc act / observe / extract with a model", () => {
     const sent = fake.requests.slice(before);
     expect(sent.map((q) => [q.operation, q.model, q.path])).toEqual([["act", "gpt-x", "/v1/responses"]]);
     expect(sent[0]!.headers.authorization).toBe("Bearer sk-test");
-    expect(sent[0]!.instruction).toBe("click the Submit button");
+    expect(sent[0]!.instruction).toBe("please click the Submit button");
     expect(await pageText()).toContain('"country":""'); // the form's submit handler wrote its JSON
   });
 
   it("text output, the default model from SVC_MODEL, and history/metrics with tokens and time per call", async () => {
     const before = fake.requests.length;
-    const r = await svc(["act", "click the Help link"], { ...sb.env, SVC_MODEL: "openai/gpt-from-env" });
+    const r = await svc(["act", "please click the Help link"], { ...sb.env, SVC_MODEL: "openai/gpt-from-env" });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/click succeeded: .*Help/);
@@ -84,9 +84,9 @@ describe("svc act / observe / extract with a model", () => {
       expect(e.usage?.completionTokens).toBeGreaterThan(0);
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
     }
-    expect(acts.at(-1)!.parameters).toMatchObject({ instruction: "click the Help link", model: "openai/gpt-from-env" });
+    expect(acts.at(-1)!.parameters).toMatchObject({ instruction: "please click the Help link", model: "openai/gpt-from-env" });
     const text = await svc(["history"], sb.env);
-    expect(text.stdout).toMatch(/act\s+"click the Help link" → .*\[\d+\/\d+ tok, \d+ ms\]/);
+    expect(text.stdout).toMatch(/act\s+"please click the Help link" → .*\[\d+\/\d+ tok, \d+ ms\]/);
 
     const m = await svc(["--json", "metrics"], sb.env);
     expect(m.code).toBe(0);
@@ -152,25 +152,25 @@ describe("svc act / observe / extract with a model", () => {
 
   it("--cache-dir: the second identical act is a HIT with zero model requests", async () => {
     const dir = join(sb.state, "..", "act-cache");
-    const first = await svc(["--json", "act", "click the Help link", "--cache-dir", dir], sb.env);
+    const first = await svc(["--json", "act", "please click the Help link", "--cache-dir", dir], sb.env);
     expect(first.code, first.stderr).toBe(0);
     expect(json<ActJson>(first.stdout).result.cacheStatus).toBe("MISS");
     expect(filesUnder(dir).length).toBeGreaterThan(0);
     const n = fake.requests.length;
-    const second = await svc(["--json", "act", "click the Help link", "--cache-dir", dir], sb.env);
+    const second = await svc(["--json", "act", "please click the Help link", "--cache-dir", dir], sb.env);
     expect(second.code, second.stderr).toBe(0);
     expect(json<ActJson>(second.stdout).result).toMatchObject({ success: true, cacheStatus: "HIT" });
     expect(fake.requests.length).toBe(n);
   });
 
   it("model errors: a malformed --model → 10 before any browser work; a stored key is used when env has none", async () => {
-    const bad = await svc(["act", "click the Submit button", "--model", "gpt x"], sb.env);
+    const bad = await svc(["act", "please click the Submit button", "--model", "gpt x"], sb.env);
     expect(expectOneLine(bad.stderr)).toMatch(/--model: "gpt x" is not in provider\/model form/);
     expect(bad.code).toBe(10);
     // SVC_MODEL_BASE_URL is set here: a malformed name is refused the same as without one, never sent.
     for (const name of ["openai/", "/gpt"]) {
       const before = fake.requests.length;
-      const r = await svc(["act", "click the Submit button", "--model", name], sb.env);
+      const r = await svc(["act", "please click the Submit button", "--model", name], sb.env);
       expect(expectOneLine(r.stderr)).toContain(`--model: "${name}" is not in provider/model form`);
       expect(r.code).toBe(10);
       expect(fake.requests.length).toBe(before);
@@ -181,7 +181,7 @@ describe("svc act / observe / extract with a model", () => {
     expect((await svc(["config", "set", "openai.apiKey", "sk-stored-0123456789"], sb.env)).code).toBe(0);
     try {
       const before = fake.requests.length;
-      const r = await svc(["act", "click the Help link"], noEnvKey);
+      const r = await svc(["act", "please click the Help link"], noEnvKey);
       expect(r.code, r.stderr).toBe(0);
       expect(fake.requests.slice(before).map((q) => q.headers.authorization)).toEqual(["Bearer sk-stored-0123456789"]);
     } finally {
@@ -195,7 +195,7 @@ describe("svc act / observe / extract with a model", () => {
     delete env.OPENAI_API_KEY;
     delete env.SVC_MODEL_BASE_URL;
     const before = fake.requests.length;
-    const r = await svc(["act", "click the Submit button"], env);
+    const r = await svc(["act", "please click the Submit button"], env);
     expect(expectOneLine(r.stderr)).toMatch(/OPENAI_API_KEY/);
     expect(r.stdout).toBe("");
     expect(r.code).toBe(9);
@@ -213,7 +213,7 @@ describe("svc act / observe / extract with a model", () => {
     // is required, as for a remote provider.
     env.SVC_MODEL_BASE_URL = `http://[::ffff:127.0.0.1]:${fake.port}/v1`;
     const before = fake.requests.length;
-    const r = await svcInPty(["act", "click the Help link"], [["Paste a key for openai", `${key}\r`], ["Store it", "y\r"]], env);
+    const r = await svcInPty(["act", "please click the Help link"], [["Paste a key for openai", `${key}\r`], ["Store it", "y\r"]], env);
     expect(r.code, r.out).toBe(0);
     expect(r.out).toContain("OPENAI_API_KEY is not set. Paste a key for openai (hidden):");
     expect(r.out).not.toContain(key);
@@ -221,7 +221,7 @@ describe("svc act / observe / extract with a model", () => {
     expect(fake.requests.slice(before).map((q) => q.headers.authorization)).toEqual([`Bearer ${key}`]);
     expect(JSON.parse(readFileSync(join(sb.config, "config.json"), "utf8"))).toMatchObject({ openai: { apiKey: key } });
     // Stored: the next run asks nothing.
-    const again = await svc(["act", "click the Help link"], env);
+    const again = await svc(["act", "please click the Help link"], env);
     expect(again.code, again.stderr).toBe(0);
     await svc(["config", "unset", "openai.apiKey"], sb.env);
   });
@@ -233,8 +233,8 @@ describe("svc act / observe / extract with a model", () => {
     const varFile = join(sb.state, "..", "vars.json");
     writeFileSync(varFile, JSON.stringify({ who: { value: name, description: "the person's full name" } }));
     const before = fake.requests.length;
-    const a = await svc(["--json", "act", "type %who% into the Full name field", "--var-file", varFile], sb.env);
-    const b = await svc(["act", "type %pass% into the Password field", "--variables", `pass=${secret}`, "--verbose", "2"], sb.env);
+    const a = await svc(["--json", "act", "please type %who% into the Full name field", "--var-file", varFile], sb.env);
+    const b = await svc(["act", "please type %pass% into the Password field", "--variables", `pass=${secret}`, "--verbose", "2"], sb.env);
     for (const r of [a, b]) {
       expect(r.code, r.stderr).toBe(0);
       for (const v of [secret, name]) {

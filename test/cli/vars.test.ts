@@ -38,7 +38,7 @@ describe("--var / --variables", () => {
     ["act", "--var"],
     ["act", "--variables"],
   ])("%s takes %s: the model sees the name, not the value", async (command, flag) => {
-    const instruction = command === "act" ? "type %who% into the Full name field" : "find the field for %who%";
+    const instruction = command === "act" ? "please type %who% into the Full name field" : "find the field for %who%";
     const r = await svc(["--json", command, instruction, flag, `who=${SECRET}`], sb.env);
     expect(r.code, r.stderr).toBe(0);
     const calls = fake.requests.filter((q) => q.operation === command);

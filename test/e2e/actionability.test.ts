@@ -182,7 +182,7 @@ describe("act(instruction) with the fake model", () => {
   it("waits for the layer to go and clicks the button the model chose", async () => {
     await open("veil.html?case=instruction");
     await inPage(page(), "removeVeilIn(600)");
-    const res = await env.svc.act("click the Target button");
+    const res = await env.svc.act("please click the Target button");
     expect(res).toMatchObject({ success: true, cacheStatus: "MISS" });
     expect([await text("target-count"), await text("veil-count")]).toEqual(["1", "0"]);
     expect(world.fake.requests).toHaveLength(1);
@@ -190,7 +190,7 @@ describe("act(instruction) with the fake model", () => {
 
   it("a layer that stays: self-heal tells the model what covers the element, then CLICK_FAILED", async () => {
     await open("veil.html?case=heal");
-    const e = await rejection(env.svc.act("click the Target button", { timeout: 3000 }));
+    const e = await rejection(env.svc.act("please click the Target button", { timeout: 3000 }));
     expect(e).toBeInstanceOf(ServiceClickError);
     expect(e.message).toMatch(/<div id="veil"> intercepts pointer events/);
     expect(world.fake.requests).toHaveLength(2);
@@ -201,12 +201,12 @@ describe("act(instruction) with the fake model", () => {
   it("a popup fading out and a field enabled later", async () => {
     await open("fade.html?case=instruction");
     await inPage(page(), "closePopup()");
-    await env.svc.act("click the Save button");
+    await env.svc.act("please click the Save button");
     expect([await text("save-count"), await text("popup-count")]).toEqual(["1", "0"]);
 
     await open("enable.html?case=instruction");
-    await env.svc.act("check the I agree to the terms checkbox");
-    await env.svc.act('type "4321" into the Code field');
+    await env.svc.act("please check the I agree to the terms checkbox");
+    await env.svc.act('please type "4321" into the Code field');
     expect(await text("result")).toBe("code: 4321");
   });
 });
@@ -227,7 +227,7 @@ describe("an agent tool", () => {
     await open("veil.html?case=agent");
     await inPage(page(), "removeVeilIn(600)");
     steps(clickTarget);
-    const ok = await env.svc.agent().execute("click the Target button");
+    const ok = await env.svc.agent().execute("please click the Target button");
     expect(ok.actions[0]).toMatchObject({ type: "perform", ok: true });
     expect([await text("target-count"), await text("veil-count")]).toEqual(["1", "0"]);
 
@@ -245,13 +245,13 @@ describe("an agent tool", () => {
 describe("a cached replay", () => {
   it("replays onto a button under a layer only once the layer is gone", async () => {
     await open("veil.html?case=replay&remove=0");
-    expect((await env.svc.act("click the Target button")).cacheStatus).toBe("MISS");
+    expect((await env.svc.act("please click the Target button")).cacheStatus).toBe("MISS");
     await open("veil.html?case=replay&remove=0");
     await waitFor(async () => (await text("state")) === "veil removed");
     // The same URL, the layer back over the button (and removed 600 ms later).
     await inPage(page(), `(() => { const v = document.createElement("div"); v.id = "veil"; v.className = "veil";
       v.addEventListener("click", () => bump("veil-count")); document.querySelector(".stage").append(v); removeVeilIn(600); return true; })()`);
-    const hit = await env.svc.act("click the Target button");
+    const hit = await env.svc.act("please click the Target button");
     expect(hit.cacheStatus).toBe("HIT");
     expect(world.fake.requests).toHaveLength(1);
     expect([await text("target-count"), await text("veil-count")]).toEqual(["1", "0"]);

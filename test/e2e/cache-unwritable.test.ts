@@ -22,7 +22,7 @@ describe("unwritable cacheDir", () => {
 
   it("act: the click happens and act resolves with its result; the cache failure is a warning in the log", async () => {
     await env.svc.page.goto(world.server.url("forms.html?case=unwritable"));
-    const result = await env.svc.act("check the Subscribe to newsletter checkbox");
+    const result = await env.svc.act("please check the Subscribe to newsletter checkbox");
     expect(result).toMatchObject({ success: true, cacheStatus: "MISS" });
     await expectText(env.svc.page, "#log", "subscribe: true");
     const warning = logs.lines.find((l) => l.category === "act" && l.message.startsWith("warning: the action cache was not written"));

@@ -76,7 +76,7 @@ describe("model operations", () => {
     await openSlowField();
     world.fake.script({ kind: "hang" });
     const controller = new AbortController();
-    const acting = env.svc.act("click the Submit button", { signal: controller.signal });
+    const acting = env.svc.act("please click the Submit button", { signal: controller.signal });
     await waitFor(() => world.fake.requests.length === 1);
     const t0 = Date.now();
     controller.abort();
@@ -85,7 +85,7 @@ describe("model operations", () => {
     expect(Date.now() - t0).toBeLessThan(SLACK_MS);
     expect(world.fake.requests).toHaveLength(1);
     expect(world.fake.requests[0]!.response).toEqual({ status: 0 }); // never answered
-    expect(await last()).toMatchObject({ method: "act", parameters: { instruction: "click the Submit button" }, result: { stopped: "aborted" } });
+    expect(await last()).toMatchObject({ method: "act", parameters: { instruction: "please click the Submit button" }, result: { stopped: "aborted" } });
   });
 
   it("extract and observe take a signal too", async () => {

@@ -75,7 +75,7 @@ describe("a page that breaks querySelector, evaluate and getBoundingClientRect",
 
   it("act(instruction) through the fake model, and extract(instruction)", async () => {
     await open();
-    const res = await env.svc.act("click the Save button");
+    const res = await env.svc.act("please click the Save button");
     expect(res.success).toBe(true);
     expect(await result()).toBe("clicked: save");
     const { extraction } = (await env.svc.extract("what is the page's heading?")) as { extraction: unknown };

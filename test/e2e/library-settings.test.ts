@@ -47,7 +47,7 @@ async function actWith(options: ConstructorParameters<typeof Service>[0] = {}): 
   try {
     await svc.init();
     await svc.page.goto(world.server.url("forms.html"));
-    const r = await svc.act('type "Ada Lovelace" into the Full name field');
+    const r = await svc.act('please type "Ada Lovelace" into the Full name field');
     expect(r.success).toBe(true);
     expect(await textIn(svc.page, "#log")).toContain("name: Ada Lovelace");
   } finally {

@@ -25,13 +25,13 @@ describe.each(WIRES)("$label", (wire) => {
   describe("forms.html", () => {
     it("act fills a field, ticks a checkbox and picks a native option, one model call each", async () => {
       await open("forms.html");
-      const fill = await env.svc.act('type "Ada Lovelace" into the Full name field');
-      expect(fill).toMatchObject({ success: true, actionDescription: 'type "Ada Lovelace" into the Full name field' });
+      const fill = await env.svc.act('please type "Ada Lovelace" into the Full name field');
+      expect(fill).toMatchObject({ success: true, actionDescription: 'please type "Ada Lovelace" into the Full name field' });
       expect(fill.actions).toEqual([{ selector: "xpath=/html/body/form/p[1]/input", description: expect.any(String), method: "fill", arguments: ["Ada Lovelace"] }]);
       expect(fill.cacheStatus).toBeUndefined();
       await expectText(page(), "#log", "name: Ada Lovelace");
 
-      await env.svc.act("check the Subscribe to newsletter checkbox");
+      await env.svc.act("please check the Subscribe to newsletter checkbox");
       await expectText(page(), "#log", "subscribe: true");
 
       const select = await env.svc.act("select France from the Country dropdown");
@@ -41,7 +41,7 @@ describe.each(WIRES)("$label", (wire) => {
       const acts = world.fake.requestsFor("act");
       expect(acts).toHaveLength(3);
       expect(world.fake.requests).toHaveLength(3);
-      expect(acts[0]!.instruction).toBe('type "Ada Lovelace" into the Full name field');
+      expect(acts[0]!.instruction).toBe('please type "Ada Lovelace" into the Full name field');
       expect(acts[0]!.url).toBe(world.server.url("forms.html"));
       expect(acts[0]!.snapshot).toMatch(/e\d+ textbox Full name/);
     });
@@ -102,10 +102,10 @@ describe.each(WIRES)("$label", (wire) => {
       await open("nested.html");
       await env.svc.act("click the Middle button");
       await expectText(page(), "#mid-result", "clicked: mid-button", ["#mid-frame"]);
-      const res = await env.svc.act("click the Child button");
+      const res = await env.svc.act("please click the Child button");
       expect(res.actions[0]!.selector).toBe("xpath=/html/body/iframe/html/body/iframe/html/body/button");
       await expectText(page(), "#child-result", "clicked: child-button", ["#mid-frame", "#inner-frame"]);
-      await env.svc.act('type "deep" into the Child input');
+      await env.svc.act('please type "deep" into the Child input');
       await expectText(page(), "#child-result", "child-input: deep", ["#mid-frame", "#inner-frame"]);
       expect(await textIn(page(), "#result")).toBe("");
     });
@@ -114,14 +114,14 @@ describe.each(WIRES)("$label", (wire) => {
   describe("shadow roots", () => {
     it("shadow.html: act clicks and types in open, closed and nested shadow roots", async () => {
       await open("shadow.html");
-      await env.svc.act("click the Open button");
+      await env.svc.act("please click the Open button");
       await expectText(page(), "#result", "clicked: open-button");
-      const closed = await env.svc.act("click the Closed button");
+      const closed = await env.svc.act("please click the Closed button");
       expect(closed.actions[0]!.selector).toBe("xpath=/html/body/closed-widget/#shadow-root/button");
       await expectText(page(), "#result", "clicked: closed-button");
-      await env.svc.act('type "secret room" into the Closed input');
+      await env.svc.act('please type "secret room" into the Closed input');
       await expectText(page(), "#result", "closed-input: secret room");
-      await env.svc.act("click the Deep button");
+      await env.svc.act("please click the Deep button");
       await expectText(page(), "#result", "clicked: deep-button");
       expect(world.fake.requestsFor("act")).toHaveLength(4);
     });

@@ -51,7 +51,7 @@ afterEach(() => restoreEnv());
 describe("custom llmClient", () => {
   it("act, observe and extract go through it; nothing reaches the SDKs", async () => {
     const before = await env.svc.metrics;
-    const res = await env.svc.act("check the Subscribe to newsletter checkbox");
+    const res = await env.svc.act("please check the Subscribe to newsletter checkbox");
     expect(res.success).toBe(true);
     await expectText(page(), "#log", "subscribe: true");
     const found = await env.svc.observe("find the Email field");
@@ -78,7 +78,7 @@ describe("custom llmClient", () => {
 
   it("its replies are checked like any model's: a non-JSON reply is retried, an exception is an LLMResponseError", async () => {
     client.next.push("not json at all");
-    expect((await env.svc.act("check the Subscribe to newsletter checkbox")).success).toBe(true);
+    expect((await env.svc.act("please check the Subscribe to newsletter checkbox")).success).toBe(true);
     expect(client.calls).toHaveLength(2);
     expect(client.calls[1]!.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
 
@@ -89,7 +89,7 @@ describe("custom llmClient", () => {
   });
 
   it.each(WIRES)("a per-call model ($label) is used instead of the custom client", async (wire) => {
-    const res = await env.svc.act("check the Subscribe to newsletter checkbox", { model: wire.model(world.fake) });
+    const res = await env.svc.act("please check the Subscribe to newsletter checkbox", { model: wire.model(world.fake) });
     expect(res.success).toBe(true);
     expect(client.calls).toHaveLength(0);
     expect(world.fake.requests).toHaveLength(1);
@@ -103,7 +103,7 @@ describe("custom llmClient", () => {
 
 describe("missing keys", () => {
   it("no apiKey and no OPENAI_API_KEY: MissingLLMConfigurationError naming OPENAI_API_KEY, nothing sent", async () => {
-    const err = await env.svc.act("check the Subscribe to newsletter checkbox", { model: "openai/gpt-4.1-mini" }).catch((e: unknown) => e);
+    const err = await env.svc.act("please check the Subscribe to newsletter checkbox", { model: "openai/gpt-4.1-mini" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MissingLLMConfigurationError);
     expect((err as Error).message).toContain("OPENAI_API_KEY");
     expect(world.fake.requests).toHaveLength(0);
@@ -112,7 +112,7 @@ describe("missing keys", () => {
 
   it("the same for Anthropic (ANTHROPIC_API_KEY), and for observe and extract", async () => {
     for (const call of [
-      () => env.svc.act("click the Help link", { model: "anthropic/claude-sonnet-4-5" }),
+      () => env.svc.act("please click the Help link", { model: "anthropic/claude-sonnet-4-5" }),
       () => env.svc.observe("find the Email field", { model: "anthropic/claude-sonnet-4-5" }),
       () => env.svc.extract("what does the help text say", { model: { modelName: "anthropic/claude-sonnet-4-5" } }),
     ]) {
@@ -124,7 +124,7 @@ describe("missing keys", () => {
 
   it("a key in the environment is used when the config has none", async () => {
     setEnv({ OPENAI_API_KEY: "sk-from-the-environment" });
-    const res = await env.svc.act("click the Help link", { model: { modelName: "openai/gpt-test", baseURL: world.fake.baseURL() } });
+    const res = await env.svc.act("please click the Help link", { model: { modelName: "openai/gpt-test", baseURL: world.fake.baseURL() } });
     expect(res.success).toBe(true);
     expect(world.fake.requests[0]!.headers.authorization).toBe("Bearer sk-from-the-environment");
   });
@@ -148,13 +148,13 @@ describe("model names", () => {
   });
 
   it("the same per call, before any request", async () => {
-    const err = await env.svc.act("click the Help link", { model: "gpt-4o" }).catch((e: unknown) => e);
+    const err = await env.svc.act("please click the Help link", { model: "gpt-4o" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidAISDKModelFormatError);
     expect(world.fake.requests).toHaveLength(0);
   });
 
   it("an unknown provider without a baseURL: UnsupportedModelError", async () => {
-    const err = await env.svc.act("click the Help link", { model: "nosuchprovider/some-model" }).catch((e: unknown) => e);
+    const err = await env.svc.act("please click the Help link", { model: "nosuchprovider/some-model" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnsupportedModelError);
     expect(world.fake.requests).toHaveLength(0);
   });

@@ -22,7 +22,7 @@ describe.each(WIRES)("$label", (wire) => {
   it("a 429 is retried by the SDK: two requests, success", async () => {
     await open();
     world.fake.script({ kind: "status", status: 429 });
-    const res = await env.svc.act("check the Subscribe to newsletter checkbox");
+    const res = await env.svc.act("please check the Subscribe to newsletter checkbox");
     expect(res.success).toBe(true);
     await expectText(page(), "#log", "subscribe: true");
     expect(world.fake.requests.map((r) => r.response?.status)).toEqual([429, 200]);
@@ -34,7 +34,7 @@ describe.each(WIRES)("$label", (wire) => {
   it("500s beyond the SDK's retries: LLMResponseError, nothing done on the page", async () => {
     await open();
     world.fake.script({ kind: "status", status: 500 }, { kind: "status", status: 500 }, { kind: "status", status: 500 });
-    const err = await env.svc.act("check the Subscribe to newsletter checkbox").catch((e: unknown) => e);
+    const err = await env.svc.act("please check the Subscribe to newsletter checkbox").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LLMResponseError);
     expect((err as Error).message).toMatch(/failed \(500\) after 3 attempts/);
     expect(world.fake.requests).toHaveLength(3);
@@ -55,7 +55,7 @@ describe.each(WIRES)("$label", (wire) => {
   it("a malformed reply is sent back once with the parse problem, then the act succeeds", async () => {
     await open();
     world.fake.script({ kind: "malformed" });
-    const res = await env.svc.act('type "Grace" into the Full name field');
+    const res = await env.svc.act('please type "Grace" into the Full name field');
     expect(res.success).toBe(true);
     await expectText(page(), "#log", "name: Grace");
     expect(world.fake.requests).toHaveLength(2);
@@ -77,7 +77,7 @@ describe.each(WIRES)("$label", (wire) => {
   it("a reply naming a ref that is not on the page is a misfit: retried with the problem", async () => {
     await open();
     world.fake.script({ ref: "e999", method: "click", arguments: [], description: "made up", twoStep: false });
-    const res = await env.svc.act("check the Subscribe to newsletter checkbox");
+    const res = await env.svc.act("please check the Subscribe to newsletter checkbox");
     expect(res.success).toBe(true);
     expect(world.fake.requests).toHaveLength(2);
     expect(world.fake.requests[1]!.userText).toMatch(/ref "e999" is not in the page outline/);
@@ -87,7 +87,7 @@ describe.each(WIRES)("$label", (wire) => {
     await open();
     world.fake.script({ kind: "hang" });
     const started = Date.now();
-    const err = await env.svc.act("check the Subscribe to newsletter checkbox", { timeout: 400 }).catch((e: unknown) => e);
+    const err = await env.svc.act("please check the Subscribe to newsletter checkbox", { timeout: 400 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceTimeoutError);
     expect(Date.now() - started).toBeLessThan(400 + SLACK_MS);
     expect(await inPage(page(), `document.querySelector("#subscribe").checked`)).toBe(false);
@@ -100,7 +100,7 @@ describe.each(WIRES)("$label", (wire) => {
     try {
       // Usage with cached and reasoning tokens, so every counter moves.
       world.fake.script((_req, auto) => ({ kind: "object", value: auto(), usage: { input: 900, output: 40, cached: 300, reasoning: 12 } }));
-      await env.svc.act("check the Subscribe to newsletter checkbox");
+      await env.svc.act("please check the Subscribe to newsletter checkbox");
       world.fake.script({ kind: "malformed" }); // a failed attempt is paid for, too
       await env.svc.observe("find the Email field");
       await env.svc.extract("what does the help text say");
@@ -137,17 +137,17 @@ describe.each(WIRES)("$label", (wire) => {
   it("history: act, observe and extract entries with parameters and results; the system prompt reached the model", async () => {
     await open();
     const start = (await env.svc.history).length;
-    await env.svc.act("check the Subscribe to newsletter checkbox", { variables: { who: { value: "Ada-private", description: "a name" } } });
+    await env.svc.act("please check the Subscribe to newsletter checkbox", { variables: { who: { value: "Ada-private", description: "a name" } } });
     await env.svc.observe("find the Email field");
     await env.svc.extract("what does the help text say");
-    await env.svc.act("click the Help link", { model: wire.model(world.fake) });
+    await env.svc.act("please click the Help link", { model: wire.model(world.fake) });
     const entries = (await env.svc.history).slice(start);
     expect(entries.map((e) => e.method)).toEqual(["act", "observe", "extract", "act"]);
-    expect(entries[0]).toMatchObject({ parameters: { instruction: "check the Subscribe to newsletter checkbox", variables: ["who"] }, result: { success: true } });
+    expect(entries[0]).toMatchObject({ parameters: { instruction: "please check the Subscribe to newsletter checkbox", variables: ["who"] }, result: { success: true } });
     expect(entries[1]).toMatchObject({ parameters: { instruction: "find the Email field" }, result: [expect.objectContaining({ selector: "xpath=/html/body/form/p[2]/input" })] });
     expect(entries[2]).toMatchObject({ parameters: { instruction: "what does the help text say" }, result: { extraction: expect.stringContaining("Help") } });
     // A per-call model is recorded by name only: its key stays out of history.
-    expect(entries[3]!.parameters).toEqual({ instruction: "click the Help link", variables: [], model: wire.model(world.fake).modelName });
+    expect(entries[3]!.parameters).toEqual({ instruction: "please click the Help link", variables: [], model: wire.model(world.fake).modelName });
     for (const e of entries) expect(new Date(e.timestamp).getTime()).toBeGreaterThan(0);
     const text = JSON.stringify(entries);
     expect(text).not.toContain("Ada-private");

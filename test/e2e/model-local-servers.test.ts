@@ -39,7 +39,7 @@ describe.each(LOCAL_SERVERS)("$label", ({ quirks }) => {
     world.fake.mode = localServer(quirks);
     await env.svc.page.goto(world.server.url("forms.html"));
 
-    const fill = await env.svc.act('type "Ada Lovelace" into the Full name field');
+    const fill = await env.svc.act('please type "Ada Lovelace" into the Full name field');
     expect(fill.success).toBe(true);
     await expectText(env.svc.page, "#log", "name: Ada Lovelace");
     const found = await env.svc.observe("find the Email field");
@@ -95,7 +95,7 @@ describe("endpoint quirks", () => {
     await withService({ model }, async (svc) => {
       world.fake.mode = localServer({ tools: REFUSALS.llamacppTools, wrap: ["think"] });
       await svc.page.goto(world.server.url("forms.html"));
-      await svc.act('type "Ada Lovelace" into the Full name field');
+      await svc.act('please type "Ada Lovelace" into the Full name field');
       await expectText(svc.page, "#log", "name: Ada Lovelace");
       const { extraction } = await svc.extract("what does the help text say");
       expect(extraction).toContain("Help: fill in the form");
@@ -120,7 +120,7 @@ describe("endpoint quirks", () => {
     await withService({ model: wireModel({ capabilities: { structuredOutput: "prompt" } }) }, async (svc) => {
       world.fake.mode = localServer({ jsonSchema: REFUSALS.proxyResponseFormat, jsonObject: REFUSALS.proxyResponseFormat, wrap: ["prose"] });
       await svc.page.goto(world.server.url("forms.html"));
-      await svc.act('type "Ada Lovelace" into the Full name field');
+      await svc.act('please type "Ada Lovelace" into the Full name field');
       expect(levels(world.fake.requests)).toEqual(["prompt"]);
     });
     world.fake.reset();
@@ -128,7 +128,7 @@ describe("endpoint quirks", () => {
     await withService({ model: wireModel({ modelName: "ollama/other", capabilities: { structuredOutput: "json_schema" } }) }, async (svc) => {
       world.fake.mode = localServer({ jsonSchema: REFUSALS.llamacppJsonSchema });
       await svc.page.goto(world.server.url("forms.html"));
-      await expect(svc.act("click the Submit button")).rejects.toThrow(/rejected the request \(400\): response_format type must be one of/);
+      await expect(svc.act("please click the Submit button")).rejects.toThrow(/rejected the request \(400\): response_format type must be one of/);
       expect(world.fake.requests).toHaveLength(1);
     });
   });
@@ -137,14 +137,14 @@ describe("endpoint quirks", () => {
     await withService({ model: wireModel({ modelName: "ollama/mistral" }) }, async (svc) => {
       world.fake.mode = localServer({ jsonSchema: REFUSALS.llamacppJsonSchema });
       await svc.page.goto(world.server.url("forms.html"));
-      await svc.act("click the Submit button");
+      await svc.act("please click the Submit button");
     });
     expect(learnedFor(`${world.fake.baseURL()} mistral`)).toEqual({ structuredOutput: "json_object" });
     world.fake.reset();
     await withService({ model: wireModel({ modelName: "ollama/mistral" }) }, async (svc) => {
       world.fake.mode = localServer({ jsonSchema: REFUSALS.llamacppJsonSchema });
       await svc.page.goto(world.server.url("forms.html"));
-      await svc.act("click the Submit button");
+      await svc.act("please click the Submit button");
       expect(levels(world.fake.requests)).toEqual(["json_object"]);
     });
   });
@@ -164,7 +164,7 @@ describe("429 / 503 with Retry-After", () => {
     await withService({ model: { modelName: "vllm/qwen3-8b", baseURL: slow.baseURL() } }, async (svc) => {
       await svc.page.goto(world.server.url("forms.html"));
       const t0 = performance.now();
-      await svc.act('type "Ada Lovelace" into the Full name field');
+      await svc.act('please type "Ada Lovelace" into the Full name field');
       // Retry-After: 1 → the retry waited about a second (not the SDK's own 0.5 s first backoff).
       expect(performance.now() - t0).toBeGreaterThanOrEqual(950);
       await expectText(svc.page, "#log", "name: Ada Lovelace");

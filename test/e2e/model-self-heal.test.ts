@@ -46,7 +46,7 @@ describe.each(WIRES)("$label", (wire) => {
     await page().goto(world.server.url("forms.html"));
     await inPage(page(), `document.querySelector("#name").value = "Heal"; true`);
     world.fake.script(chooseThenMutate(page, "button", "Submit", REPLACE_SUBMIT));
-    const res = await env.svc.act("click the Submit button");
+    const res = await env.svc.act("please click the Submit button");
     expect(res.success).toBe(true);
     expect(res.actions).toEqual([expect.objectContaining({ method: "click", selector: "xpath=/html/body/form/button" })]);
     // The replacement button submitted the form.
@@ -78,7 +78,7 @@ describe.each(WIRES)("$label", (wire) => {
     world.fake.script(chooseThenMutate(page, "button", "Submit", hide));
     // The second reply: whatever the model now thinks the help button is.
     world.fake.script((req) => ({ ref: refOf(req, "button", "Help me"), method: "click", arguments: [], description: "the Help me button", twoStep: false }));
-    const res = await env.svc.act("click the Submit button");
+    const res = await env.svc.act("please click the Submit button");
     expect(res.success).toBe(true);
     await expectText(page(), "#log", "clicked: help-2");
     expect(await inPage(page(), `document.querySelector("#result").textContent`)).toBe("");
@@ -98,7 +98,7 @@ describe.each(WIRES)("$label", (wire) => {
       return true;
     })()`;
     world.fake.script(chooseThenMutate(page, "button", "Open button", replace));
-    const res = await env.svc.act("click the Open button");
+    const res = await env.svc.act("please click the Open button");
     expect(res.success).toBe(true);
     expect(res.actions[0]!.selector).toBe("xpath=/html/body/open-widget/#shadow-root/button");
     await expectText(page(), "#result", "clicked: open-button-2");
@@ -109,7 +109,7 @@ describe.each(WIRES)("$label", (wire) => {
     await page().goto(world.server.url("forms.html"));
     const again = `(() => { document.querySelector("#submit-new").remove(); return true; })()`;
     world.fake.script(chooseThenMutate(page, "button", "Submit", REPLACE_SUBMIT), chooseThenMutate(page, "button", "Submit", again));
-    const err = await env.svc.act("click the Submit button").catch((e: unknown) => e);
+    const err = await env.svc.act("please click the Submit button").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect(ELEMENT_ERRORS).toContain((err as ServiceError).code);
     expect(world.fake.requests).toHaveLength(2);
@@ -124,7 +124,7 @@ describe("selfHeal: false", () => {
   it.each(WIRES)("$label: the element error is thrown after one model call", async (wire) => {
     await page().goto(world.server.url("forms.html"));
     world.fake.script(chooseThenMutate(page, "button", "Submit", REPLACE_SUBMIT));
-    const err = await env.svc.act("click the Submit button", { model: wire.model(world.fake) }).catch((e: unknown) => e);
+    const err = await env.svc.act("please click the Submit button", { model: wire.model(world.fake) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceError);
     expect(ELEMENT_ERRORS).toContain((err as ServiceError).code);
     expect((err as Error).message).toMatch(/no element|removed/);

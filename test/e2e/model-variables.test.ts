@@ -35,7 +35,7 @@ describe.each(WIRES)("$label", (wire) => {
 
   it("act with {value, description} and primitive variables: the page gets the values, nothing else does", async () => {
     await page().goto(world.server.url("forms.html?case=variables"));
-    const typed = await env.svc.act("type %password% into the Password field", { variables });
+    const typed = await env.svc.act("please type %password% into the Password field", { variables });
     expect(typed.success).toBe(true);
     expect(await inPage(page(), `document.querySelector("#password").value`)).toBe(SECRET);
     // forms.html echoes every input into #log: the secret is now page text, too.
@@ -43,16 +43,16 @@ describe.each(WIRES)("$label", (wire) => {
     expect(typed.actions).toEqual([expect.objectContaining({ method: "fill", arguments: ["%password%"] })]);
     expect(typed.cacheStatus).toBe("MISS");
 
-    const named = await env.svc.act("type %fullName% into the Full name field", { variables });
+    const named = await env.svc.act("please type %fullName% into the Full name field", { variables });
     expect(await inPage(page(), `document.querySelector("#name").value`)).toBe(NAME_SECRET);
 
     // More calls with the same variables while the values are on the page (in #log and the field values).
     const observed = await env.svc.observe("find the Password field", { variables });
-    const clicked = await env.svc.act("click the Subscribe to newsletter checkbox", { variables });
+    const clicked = await env.svc.act("please click the Subscribe to newsletter checkbox", { variables });
     await expectText(page(), "#log", "subscribe: true");
     // The same act again: replayed from the cache, the value substituted locally again.
     await inPage(page(), `document.querySelector("#password").value = ""; true`);
-    const replayed = await env.svc.act("type %password% into the Password field", { variables });
+    const replayed = await env.svc.act("please type %password% into the Password field", { variables });
     expect(replayed.cacheStatus).toBe("HIT");
     expect(await inPage(page(), `document.querySelector("#password").value`)).toBe(SECRET);
 
@@ -61,7 +61,7 @@ describe.each(WIRES)("$label", (wire) => {
     expect(acts).toHaveLength(3);
     expect(acts[0]!.variables.sort()).toEqual(["fullName", "password"]);
     expect(acts[0]!.userText).toContain("Variables: %password% (the password), %fullName%");
-    expect(acts[0]!.instruction).toBe("type %password% into the Password field");
+    expect(acts[0]!.instruction).toBe("please type %password% into the Password field");
     for (const r of world.fake.requests) expect(r.format).toBe(wire.format);
 
     const seen = await everything([typed, named, observed, clicked, replayed]);
@@ -83,7 +83,7 @@ describe.each(WIRES)("$label", (wire) => {
   it("an error quoting the value (the self-heal note, the thrown error) is masked too", async () => {
     await page().goto(world.server.url("forms.html?case=error"));
     const country = { country: { value: "Atlantis-SECRET", description: "a country" } };
-    const err = await env.svc.act("select %country% from the Country dropdown", { variables: country }).catch((e: unknown) => e);
+    const err = await env.svc.act("please select %country% from the Country dropdown", { variables: country }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     // Healed once (the note quotes the failure), then failed again.
     expect(world.fake.requests).toHaveLength(2);
@@ -98,7 +98,7 @@ describe.each(WIRES)("$label", (wire) => {
     const history = await env.svc.history;
     const acts = history.filter((h) => h.method === "act");
     expect(acts.length).toBeGreaterThanOrEqual(3);
-    expect(acts[0]!.parameters).toEqual({ instruction: "type %password% into the Password field", variables: ["password", "fullName"] });
+    expect(acts[0]!.parameters).toEqual({ instruction: "please type %password% into the Password field", variables: ["password", "fullName"] });
     const observes = history.filter((h) => h.method === "observe");
     expect(observes[0]!.parameters).toEqual({ instruction: "find the Password field", variables: ["password", "fullName"] });
   });

@@ -62,7 +62,7 @@ async function platformSession(id: string, key = KEY_A): Promise<{ status: numbe
 async function script(svc: Service) {
   const forms = world.server.url("forms.html");
   const nav = await svc.page.goto(forms);
-  const fill = await svc.act('type "Ada Lovelace" into the Full name field');
+  const fill = await svc.act('please type "Ada Lovelace" into the Full name field');
   const name = await textIn(svc.page, "#log");
   const observed = await svc.observe("find the Email field");
   const typed = await svc.act({ ...observed[0]!, method: "fill", arguments: ["ada@example.com"] });
@@ -206,7 +206,7 @@ describe("one cloud session: init, the session API's limits, logs, close", () =>
 
   it("the server's streamed logs reach the local logger; no key reaches any log", async () => {
     await svc().page.goto(world.server.url("forms.html"));
-    await svc().act('type "Ada Lovelace" into the Full name field');
+    await svc().act('please type "Ada Lovelace" into the Full name field');
     expect(sink.lines.some((l) => l.category === "act")).toBe(true);
   });
 
@@ -255,7 +255,7 @@ describe("keepAlive, resume, other keys", () => {
     world.fake.reset();
     await using(remote({ useAPI: false }), async (svc) => {
       await svc.page.goto(world.server.url("forms.html"));
-      const r = await svc.act('type "Ada Lovelace" into the Full name field');
+      const r = await svc.act('please type "Ada Lovelace" into the Full name field');
       expect(r.success).toBe(true);
       expect(await textIn(svc.page, "#log")).toBe("name: Ada Lovelace");
       // Counted here, not on the server: the replay of this session has no act.

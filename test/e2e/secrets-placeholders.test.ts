@@ -29,7 +29,7 @@ describe("a sign-up form with a verify-password field, driven by act(instruction
     // What the model was told: the second instruction carries the mask, and it answered with the mask.
     const acts = world.fake.requestsFor("act");
     expect(acts).toHaveLength(2);
-    expect(acts[1]!.instruction).toBe('type "%password%" into the Verify password field');
+    expect(acts[1]!.instruction).toBe('please type "%password%" into the Verify password field');
     expect(second.actions).toEqual([expect.objectContaining({ method: "fill", arguments: ["%password%"] })]);
     const sent = everythingSent(world.fake);
     expect(sent).toContain("%password%");
@@ -40,9 +40,9 @@ describe("a sign-up form with a verify-password field, driven by act(instruction
 
   it("a %name% that is no variable and no masked value is refused, and nothing is typed", async () => {
     await env.svc.page.goto(world.server.url("signup.html"));
-    await expect(env.svc.act("type %foo% into the Verify password field")).rejects.toMatchObject({ code: "LLM_RESPONSE_ERROR", message: expect.stringContaining("%foo%") });
+    await expect(env.svc.act("please type %foo% into the Verify password field")).rejects.toMatchObject({ code: "LLM_RESPONSE_ERROR", message: expect.stringContaining("%foo%") });
     expect(await value("verify")).toBe("");
     // The model did answer with the placeholder: the refusal is svc's, after the model's choice.
-    expect(world.fake.requestsFor("act").at(-1)!.instruction).toBe("type %foo% into the Verify password field");
+    expect(world.fake.requestsFor("act").at(-1)!.instruction).toBe("please type %foo% into the Verify password field");
   });
 });

@@ -47,11 +47,11 @@ describe("whole tokens", () => {
     const page = s.svc.page;
     await page.goto(world.server.url("secrets.html"));
     const variables = { x: "1", qty: "2" };
-    const typed = await s.svc.act("type %x% into the User field", { variables });
+    const typed = await s.svc.act("please type %x% into the User field", { variables });
     expect(typed.actions).toEqual([expect.objectContaining({ selector: "xpath=/html/body/form/p[1]/input", method: "fill", arguments: ["%x%"] })]);
     expect(await inPage(page, `document.querySelector("#user").value`)).toBe("1");
     await expectText(page, "#log", "user: 1");
-    const replayed = await s.svc.act("type %x% into the User field", { variables });
+    const replayed = await s.svc.act("please type %x% into the User field", { variables });
     expect(replayed).toMatchObject({ cacheStatus: "HIT", message: "replayed 1 cached action(s)" });
 
     world.fake.script(step("done", { message: "Order GS-19286 is placed at 127.0.0.1:4285 for 1 user.", success: true }));
@@ -90,7 +90,7 @@ describe("session memory, URLs and password fields", () => {
   it("a value given once, and a literal typed into a password field, are masked in every later request and record", async () => {
     const page = s.svc.page;
     await page.goto(world.server.url("secrets.html"));
-    await s.svc.act("type %nick% into the User field", { variables: { nick: { value: NICK, description: "the user" } } });
+    await s.svc.act("please type %nick% into the User field", { variables: { nick: { value: NICK, description: "the user" } } });
     expect(await inPage(page, `document.querySelector("#user").value`)).toBe(NICK);
 
     // The model writes a password out literally (no variable): svc sees it go into a password field.
@@ -109,7 +109,7 @@ describe("session memory, URLs and password fields", () => {
     expect(pwLine).toMatch(/textbox Password: •{8}$/);
 
     // Plain calls, no variables: the form goes out by GET, the values land in the address and the page.
-    await s.svc.act("click the Sign in button");
+    await s.svc.act("please click the Sign in button");
     await waitFor(() => page.url().includes("user="));
     expect(page.url()).toContain(`user=${encodeURIComponent(NICK).replace(/%20/g, "+")}`);
     await expectText(page, "#welcome", `Welcome, ${NICK}.`);

@@ -169,7 +169,7 @@ describe("modelEndpoints pins where a request's model may point", () => {
       await navigate(pinnedB, id, "forms.html");
       const outside = { modelName: MODEL, baseURL: capture.baseURL() };
       const allowedList = allowed.baseURL().replace(/[./]/g, (c) => `\\${c}`);
-      const act = await pinnedB.json("POST", `/sessions/${id}/act`, { input: "click the Submit button", options: { model: outside } });
+      const act = await pinnedB.json("POST", `/sessions/${id}/act`, { input: "please click the Submit button", options: { model: outside } });
       expect(act.status).toBe(400);
       expect(act.body.message).toMatch(new RegExp(`^options\\.model\\.baseURL: http://127\\.0\\.0\\.1:${capture.port}/v1 is not an allowed model endpoint \\(allowed: ${allowedList}\\)`));
 
@@ -220,7 +220,7 @@ describe("a client-chosen model endpoint passes the tenants' address policy", ()
         expect(r.body.message).toMatch(/loopback, private or link-local/);
       }
       // Streamed: an error event naming the endpoint's host.
-      const streamed = await asB.stream(`/sessions/${id}/act`, { input: "click the Submit button", options: { model: { modelName: MODEL, baseURL: spellings[0] } } });
+      const streamed = await asB.stream(`/sessions/${id}/act`, { input: "please click the Submit button", options: { model: { modelName: MODEL, baseURL: spellings[0] } } });
       expect(streamed.events.at(-1)!.event === "error" || streamed.events.at(-1)!.data.data.status === "error").toBe(true);
       expect(JSON.stringify(streamed.events.at(-1)!.data)).toContain(`the model endpoint 127.0.0.1:${p} is not reachable from here`);
       expect(capture.requests).toHaveLength(0);
@@ -235,7 +235,7 @@ describe("caches are per key", () => {
     const [a, b] = [await sharedSession(asA), await sharedSession(asB)];
     try {
       await Promise.all([navigate(asA, a, "forms.html"), navigate(asB, b, "forms.html")]);
-      const body = { input: "click the Submit button", options: { model: { modelName: MODEL, baseURL: allowed.baseURL() } } };
+      const body = { input: "please click the Submit button", options: { model: { modelName: MODEL, baseURL: allowed.baseURL() } } };
       allowed.reset();
       const first = await asA.json("POST", `/sessions/${a}/act`, body);
       expect(first.status, JSON.stringify(first.body)).toBe(200);

@@ -57,7 +57,7 @@ it("session API: act with options.timeout 5000 on a stalled model answers 422 TI
     fake.reset();
     fake.mode = reply;
     const t0 = Date.now();
-    const r = await json("POST", `/sessions/${id}/act`, { input: "click the Submit button", options: { timeout: TIMEOUT_MS, model } }, { headers: { "x-model-api-key": "sk-test" } });
+    const r = await json("POST", `/sessions/${id}/act`, { input: "please click the Submit button", options: { timeout: TIMEOUT_MS, model } }, { headers: { "x-model-api-key": "sk-test" } });
     const took = Date.now() - t0;
     expect(r.status, stall).toBe(422);
     expect(r.body, stall).toEqual({ success: false, message: `act did not finish within ${TIMEOUT_MS} ms`, code: "TIMEOUT" });
@@ -78,7 +78,7 @@ it("library: act({timeout: 5000}) on a stalled model rejects with TIMEOUT within
       fake.reset();
       fake.mode = reply;
       const t0 = Date.now();
-      const acting = svc.act("click the Submit button", { timeout: TIMEOUT_MS, serverCache: false });
+      const acting = svc.act("please click the Submit button", { timeout: TIMEOUT_MS, serverCache: false });
       await waitFor(() => fake.requests.length === 1);
       const e = await rejection(acting);
       const took = Date.now() - t0;

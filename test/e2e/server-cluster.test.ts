@@ -87,7 +87,7 @@ describe("a session started through A, driven through B and C", () => {
   it("navigate through B, act through C, extract through B: each lands on A's browser", async () => {
     const nav = await json(B, "POST", `/sessions/${id}/navigate`, { url: site.url("forms.html") });
     expect(nav.status, JSON.stringify(nav.body)).toBe(200);
-    const act = await json(C, "POST", `/sessions/${id}/act`, { input: "check the Subscribe to newsletter checkbox", options: { model: model() } }, withModelKey);
+    const act = await json(C, "POST", `/sessions/${id}/act`, { input: "please check the Subscribe to newsletter checkbox", options: { model: model() } }, withModelKey);
     expect(act.status, JSON.stringify(act.body)).toBe(200);
     expect(act.body.data.result).toMatchObject({ success: true });
     const extract = await json(B, "POST", `/sessions/${id}/extract`, {});

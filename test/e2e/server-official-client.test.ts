@@ -92,9 +92,9 @@ describe("Stagehand 3.7.3 against svc serve", () => {
       await page.goto(site.url("forms.html"));
       expect(await page.evaluate(() => document.title)).toBe("Forms");
 
-      const acted = await stagehand.act("check the Subscribe to newsletter checkbox");
+      const acted = await stagehand.act("please check the Subscribe to newsletter checkbox");
       // cacheStatus: the server's act cache verdict, read from the finished event's cacheHit.
-      expect(acted).toMatchObject({ success: true, actionDescription: "check the Subscribe to newsletter checkbox", cacheStatus: "MISS" });
+      expect(acted).toMatchObject({ success: true, actionDescription: "please check the Subscribe to newsletter checkbox", cacheStatus: "MISS" });
       await waitFor(async () => (await page.evaluate(() => document.querySelector("#log")?.textContent)) === "subscribe: true");
       expect(fake.requestsFor("act")).toHaveLength(1);
       // The model key travelled in x-model-api-key / the model config; the model server saw it.

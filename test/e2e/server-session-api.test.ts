@@ -142,8 +142,8 @@ describe("a session: start, operations, replay, end", () => {
     expect(byAction.body).toMatchObject({ success: true, data: { result: { success: true, actions: [action] }, actionId: expect.stringMatching(UUID) } });
     expect(fake.requests).toHaveLength(0);
 
-    const byInstruction = await json("POST", `/sessions/${id}/act`, { input: "check the Subscribe to newsletter checkbox", options: { model: model() } }, withKey);
-    expect(byInstruction.body).toMatchObject({ success: true, data: { result: { success: true, actionDescription: "check the Subscribe to newsletter checkbox" } } });
+    const byInstruction = await json("POST", `/sessions/${id}/act`, { input: "please check the Subscribe to newsletter checkbox", options: { model: model() } }, withKey);
+    expect(byInstruction.body).toMatchObject({ success: true, data: { result: { success: true, actionDescription: "please check the Subscribe to newsletter checkbox" } } });
     expect(fake.requestsFor("act")).toHaveLength(1);
     // The key came from the header: the model server saw it, the body never carried it.
     expect(fake.requests.at(-1)!.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
@@ -202,7 +202,7 @@ describe("a session: start, operations, replay, end", () => {
   });
 
   it("SSE: starting → connected → logs → finished, uuid ids, event names; errors are 200 + error", async () => {
-    const ok = await stream(`/sessions/${id}/act`, { input: "check the Subscribe to newsletter checkbox", options: { model: model() } }, withKey);
+    const ok = await stream(`/sessions/${id}/act`, { input: "please check the Subscribe to newsletter checkbox", options: { model: model() } }, withKey);
     expect(ok.status).toBe(200);
     expect(ok.type).toContain("text/event-stream");
     const statuses = ok.events.map((e) => e.data.data.status);
@@ -244,7 +244,7 @@ describe("a session: start, operations, replay, end", () => {
 
   it("act cache: MISS then HIT (zero model calls) in the header and the event; the bypass header skips it", async () => {
     await navigate(id, "forms.html");
-    const body = { input: "click the Submit button", options: { model: model() } };
+    const body = { input: "please click the Submit button", options: { model: model() } };
     const first = await json("POST", `/sessions/${id}/act`, body, withKey);
     expect(first.headers.get("browserbase-cache-status")).toBe("MISS");
     expect(first.body.data.result.cacheStatus).toBe("MISS");

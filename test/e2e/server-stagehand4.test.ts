@@ -133,7 +133,7 @@ async function clientRun(srv: RunningServer, connectTo?: string): Promise<Client
     SVC_URL: srv.url,
     SVC_KEY: KEY,
     PAGE_URL: site.url("stagehand4.html"),
-    ACT: "click the Confirm order button",
+    ACT: "please click the Confirm order button",
     EXTRACT: "the order status",
     ...(connectTo ? { CONNECT_SESSION: connectTo } : {}),
   });

@@ -73,13 +73,13 @@ describe("clickable elements without a role", () => {
 
   it("act(instruction) names them through the model; observe finds them and its Action replays", async () => {
     await open();
-    const terms = await env.svc.act("click the terms link");
+    const terms = await env.svc.act("please click the terms link");
     expect(terms.success).toBe(true);
     await expectText(page(), "#result", "clicked: terms");
     const sent = world.fake.requestsFor("act").at(-1)!;
     expect(sent.snapshot).toMatch(/e\d+ clickable terms/);
 
-    await env.svc.act("click the Submit button");
+    await env.svc.act("please click the Submit button");
     await expectText(page(), "#result", "clicked: submit-div");
 
     const found = await env.svc.observe("find the Closed shadow link");

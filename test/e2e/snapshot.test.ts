@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { useService, waitFor } from "../support/browser.js";
 import type { Page } from "../../src/browser/page.js";
-import type { Frame } from "../../src/browser/frames.js";
 import { resolveSelector } from "../../src/browser/resolve.js";
 import { captureSnapshot, type RefTarget, type Snapshot } from "../../src/snapshot/index.js";
+import { attribute, framePaths } from "../support/frame-paths.js";
 
 interface ManifestElement {
   id: string;
@@ -31,33 +31,6 @@ const server = useFixtureServer();
 
 const env = useService();
 const page = (): Page => env.svc.page;
-
-/** Frame id → manifest frame path ("main", "mid-frame/inner-frame"), from each iframe element's id. */
-async function framePaths(p: Page): Promise<Map<string, string>> {
-  const paths = new Map<string, string>();
-  for (const f of p.frames.ordered()) {
-    if (f.parentId === undefined) {
-      paths.set(f.id, "main");
-      continue;
-    }
-    const parent = p.frames.get(f.parentId);
-    if (!parent) continue;
-    // The frame map may still hold a frame of the previous document: it has no owner any more.
-    const owner = await parent.session.send("DOM.getFrameOwner", { frameId: f.id }).catch(() => undefined);
-    if (!owner) continue;
-    const id = await attribute(parent, owner.backendNodeId, "id");
-    const parentPath = paths.get(parent.id);
-    paths.set(f.id, parentPath === undefined || parentPath === "main" ? id : `${parentPath}/${id}`);
-  }
-  return paths;
-}
-
-async function attribute(frame: Frame, backendNodeId: number, name: string): Promise<string> {
-  const { node } = await frame.session.send("DOM.describeNode", { backendNodeId });
-  const attrs = node.attributes ?? [];
-  for (let i = 0; i < attrs.length; i += 2) if (attrs[i] === name) return attrs[i + 1] ?? "";
-  return "";
-}
 
 /** The ref line for a ref: `e12 role name`, then the end, `: value` or ` [states]`. */
 function refLine(snapshot: Snapshot, target: RefTarget): string | undefined {
