@@ -12,7 +12,8 @@ import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { join } from "node:path";
 import { resolveStateDir } from "../src/store/state-dir.js";
-import { HOSTED, isForwardedEnv } from "./registry/hosted.js";
+import { HOSTED, HOSTED_BARE } from "./registry/hosted.js";
+import { isForwardedEnv } from "./registry/host-env.js";
 
 
 /** Flags that make a command something else (help, a browser of its own, another environment): never hosted. */
@@ -65,14 +66,9 @@ function hostable(argv: readonly string[]): Parsed | undefined {
   }
   // A group's command (`network route`) is hosted by its full name.
   if (command === undefined || !(HOSTED.has(command) || HOSTED.has(`${command} ${positional[0] ?? ""}`))) return undefined;
-  // `svc screenshot URL` may open a one-shot browser; only the page's own screenshot is hosted.
-  if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--format|--quality|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
-    return undefined;
-  }
-  // `svc snapshot URL` may open a one-shot browser too.
-  if (command === "snapshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-s|--selector|--max-tokens|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
-    return undefined;
-  }
+  // `svc screenshot URL` may open a browser of its own: only the bare command is hosted (a flag's value is no URL).
+  const bare = Object.hasOwn(HOSTED_BARE, command) ? HOSTED_BARE[command]! : undefined;
+  if (bare && argv.some((a, i) => !a.startsWith("-") && a !== command && !bare.includes(argv[i - 1] ?? ""))) return undefined;
   return { session, json };
 }
 

@@ -10,7 +10,7 @@
  * was interrupted, and after KEEP_COMMANDS commands (its history grows with each).
  */
 import type { Service, ServiceOptions } from "../src/index.js";
-import { isForwardedEnv } from "./registry/hosted.js";
+import { isForwardedEnv } from "./registry/host-env.js";
 
 /** Commands one kept Service serves before a fresh one is built (bounds what it accumulates). */
 const KEEP_COMMANDS = 200;

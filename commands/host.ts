@@ -27,7 +27,7 @@ import { hostSocketPath } from "./host-client.js";
 import { type ParsedControl, parseControl, runControl } from "./host-control.js";
 import { type KeptSession, keepSession } from "./host-keeper.js";
 import { READY_LINE } from "./host-start.js";
-import { isForwardedEnv } from "./registry/hosted.js";
+import { isForwardedEnv } from "./registry/host-env.js";
 import { phase, setPhaseOrigin } from "./phases.js";
 import { redirectOutput } from "./redirect-output.js";
 

@@ -47,6 +47,7 @@ export const DEVTOOLS_COMMANDS = [
     options: SCREENSHOT_OPTIONS,
     examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page", "svc screenshot --format jpeg --quality 60 -o page.jpeg", "svc screenshot --annotate -o refs.png"],
     hosted: true,
+    hostedBare: true,
     mcpTool: "screenshot",
     run: async (c, [url], o) => (await import("../screenshot.js")).screenshot(c.globals, url as string | undefined, o),
   }),

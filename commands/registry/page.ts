@@ -111,6 +111,7 @@ export const PAGE_COMMANDS = [
     options: SNAPSHOT_OPTIONS,
     examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc --json snapshot --max-tokens 2000"],
     hosted: true,
+    hostedBare: true,
     mcpTool: "snapshot",
     run: async (c, [url], o) => (await import("../snapshot.js")).snapshot(c.globals, o, url as string | undefined),
   }),

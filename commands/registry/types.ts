@@ -76,6 +76,8 @@ export interface CommandDecl<O extends Options = Options> {
   helpAfter?: string;
   /** The session host (commands/host.ts) may run it: it drives a live session's page and never asks a model. */
   hosted?: boolean;
+  /** With a positional (a URL) it may open a browser of its own: the host takes only the bare command. */
+  hostedBare?: true;
   /** The MCP tool of the same capability (src/mcp/tools.ts), when there is one. */
   mcpTool?: string;
   /** Errors and results as JSON lines (one per line), even an error document. */

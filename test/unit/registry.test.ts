@@ -8,7 +8,9 @@ import { readFileSync } from "node:fs";
 import { Option } from "commander";
 import { describe, expect, it } from "vitest";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "../../commands/registry/index.js";
-import { HOSTED, isForwardedEnv } from "../../commands/registry/hosted.js";
+import { HOSTED } from "../../commands/registry/hosted.js";
+import { hostedSource } from "../../commands/registry/hosted-source.js";
+import { isForwardedEnv } from "../../commands/registry/host-env.js";
 import { attributeName } from "../../commands/registry/types.js";
 import { CAPABILITIES } from "../../src/capabilities/index.js";
 import { CAPS, TOOLS } from "../../src/mcp/tools.js";
@@ -48,6 +50,8 @@ describe("command registry", () => {
 
   it("the session host runs exactly the registry's hosted commands, and forwards SVC_* plus a few named variables", () => {
     expect([...HOSTED].sort()).toEqual(COMMANDS.filter((c) => c.hosted).map((c) => c.name).sort());
+    // hosted.ts is generated from the registry: a command or flag added without `npm run gen:hosted` is seen here.
+    expect(readFileSync(new URL("../../commands/registry/hosted.ts", import.meta.url), "utf8"), "run npm run gen:hosted").toBe(hostedSource());
     expect(isForwardedEnv("SVC_MODEL")).toBe(true);
     expect(isForwardedEnv("CHROME_PATH")).toBe(true);
     expect(isForwardedEnv("OPENAI_API_KEY")).toBe(false);
