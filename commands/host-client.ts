@@ -66,7 +66,7 @@ function hostable(argv: readonly string[]): Parsed | undefined {
   // A group's command (`network route`) is hosted by its full name.
   if (command === undefined || !(HOSTED.has(command) || HOSTED.has(`${command} ${positional[0] ?? ""}`))) return undefined;
   // `svc screenshot URL` may open a one-shot browser; only the page's own screenshot is hosted.
-  if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--format|--quality|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
+  if (command === "screenshot" && argv.some((a, i) => !a.startsWith("-") && a !== command && !/^(-o|--output|--format|--quality|--max-size|--session|--verbose)$/.test(argv[i - 1] ?? ""))) {
     return undefined;
   }
   // `svc snapshot URL` may open a one-shot browser too.
