@@ -1,9 +1,12 @@
 /**
- * `svc screenshot [URL] [-o file] [--full-page] [--format png|jpeg] [--quality N] [--annotate]`: written
- * atomically, never a half-written file. Without `-o`: `screenshot-<UTC time>.png` (or `.jpeg`) in the
- * current folder; the path is printed either way. `--annotate`: screenshot-annotate.ts.
+ * `svc screenshot [URL] [-o file] [--full-page] [--format png|jpeg] [--quality N] [--annotate] [--max-size N]
+ * [--if-changed]`: written atomically, never a half-written file. Without `-o`: `screenshot-<UTC time>.png` (or
+ * `.jpeg`) in the current folder; the path is printed either way. The long side is at most 2000 px unless
+ * `--max-size` says otherwise (the library's takeScreenshot; the tab's fingerprint kept in the session's
+ * state for `--if-changed`). `--annotate`: screenshot-annotate.ts.
  */
-import { ServiceInvalidArgumentError } from "../src/base.js";
+import { ServiceInvalidArgumentError, sessionScreenshotStore } from "../src/base.js";
+import { SCREENSHOT_MAX_SIZE, checkMaxSize, takeScreenshot } from "../src/internal.js";
 import type { GlobalOptions } from "./output.js";
 import { type LaunchFlags, type RunContext, checkUrl, withLiveOrOneShot, withSession } from "./runtime.js";
 import { checkOutputPath, writeOutputFile } from "./output-file.js";
@@ -17,6 +20,8 @@ export interface ScreenshotOptions extends LaunchFlags {
   format?: string;
   quality?: string;
   annotate?: boolean;
+  maxSize?: string;
+  ifChanged?: boolean;
 }
 
 /** JPEG quality when --quality is not given. */
@@ -32,9 +37,16 @@ export function pictureFormat(opts: Pick<ScreenshotOptions, "format" | "quality"
   return { type, quality: n };
 }
 
+/** --max-size as a number, checked by the library's rule before any work. */
+function maxSizeFlag(raw: string | undefined): number {
+  if (raw === undefined) return SCREENSHOT_MAX_SIZE.default;
+  return checkMaxSize(raw.trim() && /^\d+$/.test(raw.trim()) ? Number(raw) : raw, "--max-size");
+}
+
 export async function screenshot(g: GlobalOptions, rawUrl: string | undefined, opts: ScreenshotOptions): Promise<void> {
   const url = rawUrl === undefined ? undefined : checkUrl(rawUrl);
   const format = pictureFormat(opts);
+  const maxSize = maxSizeFlag(opts.maxSize);
   const path = checkOutputPath(opts.output ?? defaultScreenshotName(format.type));
   const run = async ({ svc, out, session, note }: RunContext) => {
     const page = svc.page;
@@ -42,12 +54,19 @@ export async function screenshot(g: GlobalOptions, rawUrl: string | undefined, o
       await page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: page.url() } });
     }
-    const capture = () => page.screenshot({ fullPage: !!opts.fullPage, ...format });
+    const shots = session ? sessionScreenshotStore(session.id) : undefined;
+    const capture = async () => {
+      const { capture: shot, fingerprint } = await takeScreenshot(page, { fullPage: !!opts.fullPage, ...format, maxSize, ifChanged: !!opts.ifChanged }, shots?.load(page.targetId));
+      shots?.save(page.targetId, fingerprint);
+      return shot;
+    };
     const shot = opts.annotate ? await withAnnotations(page, session, capture) : { result: await capture() };
-    const data = shot.result;
-    writeOutputFile(path, data);
+    const pic = shot.result;
+    if (pic.unchanged) return out.result({ unchanged: true }, () => "unchanged");
+    writeOutputFile(path, pic.data);
     const refs = "drawn" in shot ? { annotated: shot.drawn, ...(shot.skipped.length ? { notDrawn: shot.skipped } : {}) } : {};
-    out.result({ ...(session ? { session: session.id } : {}), url: page.url(), path, format: format.type, bytes: data.length, ...refs }, () => path);
+    const size = { width: pic.width, height: pic.height, scale: pic.scale };
+    out.result({ ...(session ? { session: session.id } : {}), url: page.url(), path, format: format.type, bytes: pic.data.length, ...size, ...refs }, () => (pic.scaled ? [path, `scaled to ${pic.width}×${pic.height} px, scale ${pic.scale} (page px = image px / ${pic.scale})`] : path));
   };
   if (url !== undefined) await withLiveOrOneShot(g, opts, run);
   else await withSession(g, run);

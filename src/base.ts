@@ -42,6 +42,7 @@ export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds,
 export { addMetrics, listMetricsIds, readMetrics } from "./store/metrics.js";
 export { type InputState, sessionInputStore } from "./store/input-state.js";
 export { sessionRefStore } from "./store/refs.js";
+export { sessionScreenshotStore } from "./store/screenshot-state.js";
 export { type SessionRoute, ROUTE_LIMITS, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkStatus as checkRouteStatus, sessionRouteStore } from "./store/routes.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, bounded as boundedPageLog, flushPageLog, onPageLogFlush, pageLogLine, sessionPageLog } from "./store/page-log.js";
 export { sessionMasker, sessionSecretStore } from "./store/secrets.js";

@@ -39,6 +39,7 @@ export { type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, type V
 export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
+export type { Capture, CaptureOptions, Picture, ScreenshotOptions } from "./browser/screenshot.js";
 export { Locator } from "./browser/locator.js";
 export { launchBrowser, type LaunchedBrowser } from "./browser/launch.js";
 export {

@@ -40,6 +40,7 @@ export { ConsoleRecorder } from "./browser/console-recorder.js";
 export { PAPER, type PaperFormat, printPdf } from "./browser/pdf.js";
 export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.js";
 export { pageViewport } from "./browser/connect.js";
+export { SCREENSHOT_MAX_SIZE, checkMaxSize, takeScreenshot } from "./browser/screenshot.js";
 export { PAGE_NETWORK_ENABLE } from "./browser/page.js";
 export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, headerLines, statusWord } from "./store/network-log.js";
 export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";

@@ -21,6 +21,8 @@ export const SCREENSHOT_OPTIONS = {
   fullPage: flag("--full-page", SHARED.fullPage),
   format: choice("--format <format>", "png (default) or jpeg", ["png", "jpeg"]),
   quality: value("--quality <n>", "JPEG quality, 0–100 (default 80; only with --format jpeg)"),
+  maxSize: value("--max-size <px>", SHARED.screenshotMaxSize),
+  ifChanged: flag("--if-changed", SHARED.ifChanged),
   annotate: flag("--annotate", "draw each interactive ref of a fresh snapshot (svc snapshot -i) as a box labelled with its ref; the page is left as it was"),
   ...ONE_SHOT,
 } as const;
@@ -45,7 +47,7 @@ export const DEVTOOLS_COMMANDS = [
     args: "[url]",
     description: "save a PNG (or JPEG) of the page and print its path; with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
     options: SCREENSHOT_OPTIONS,
-    examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page", "svc screenshot --format jpeg --quality 60 -o page.jpeg", "svc screenshot --annotate -o refs.png"],
+    examples: ["svc screenshot -o page.png", "svc screenshot https://example.com -o page.png --full-page", "svc screenshot --format jpeg --quality 60 -o page.jpeg", "svc screenshot --annotate -o refs.png", "svc screenshot --full-page --max-size 0 -o full.png", "svc screenshot --if-changed -o page.png"],
     hosted: true,
     hostedBare: true,
     mcpTool: "screenshot",

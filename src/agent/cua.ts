@@ -4,7 +4,7 @@
  * through hybrid mode's clickAt / dragAt; moves, wheel scrolls, typing and keys through the page's input).
  * A reply with only a message ends the run with that message. The actions go through run.ts's `execute`,
  * so events, the AgentAction records, toolTimeout, budgets, abort and the cache work as in dom mode.
- * Coordinates are screenshot pixels, divided by devicePixelRatio like hybrid mode's.
+ * Coordinates are screenshot pixels, divided by the picture's scale like hybrid mode's.
  */
 import { z } from "zod";
 import type { Page } from "../browser/page.js";
@@ -13,7 +13,7 @@ import type { ComputerAction, ComputerCallResult, ComputerUseSession } from "../
 import type { LLMClient, ModelUsage } from "../model/types.js";
 import { promptVariables, resolveArgument, type Variables } from "../operations/variables.js";
 import { abortable, sleep, throwIfAborted } from "../util/abort.js";
-import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
+import { hybridTools, ratio, stepScreenshot } from "./tools-hybrid.js";
 import { defineTool, oneLine, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 const Coord = z.number().min(0).max(100_000);
@@ -33,11 +33,6 @@ const ComputerActionSchema = z.discriminatedUnion("type", [
 ]);
 
 const DEFAULT_WAIT_MS = 1000;
-
-async function ratio(page: Page): Promise<number> {
-  const r = Number(await page.evaluate("window.devicePixelRatio"));
-  return Number.isFinite(r) && r > 0 ? r : 1;
-}
 
 function describeComputerAction(a: ComputerAction): string {
   switch (a.type) {

@@ -1,19 +1,19 @@
 /**
  * hybrid mode: the dom tools plus coordinate tools on the screenshot attached to every step. Coordinates
- * are screenshot pixels; they are divided by devicePixelRatio to get the CSS pixels input events take.
+ * are screenshot pixels; they are divided by the picture's scale (devicePixelRatio, less when the picture was
+ * shrunk to its 2000 px bound) to get the CSS pixels input events take.
  */
 import { z } from "zod";
 import type { Page } from "../browser/page.js";
+import { viewportScale } from "../browser/screenshot.js";
 import type { ModelImage } from "../model/types.js";
 import { resolveArgument } from "../operations/variables.js";
 import { defineTool, highlight, type AgentTool, type ToolEnv } from "./tools.js";
 
 const Coord = z.number().min(0).max(100_000);
 
-async function ratio(page: Page): Promise<number> {
-  const r = Number(await page.evaluate("window.devicePixelRatio"));
-  return Number.isFinite(r) && r > 0 ? r : 1;
-}
+/** Image px per CSS px of the step's picture. */
+export const ratio = (page: Page): Promise<number> => viewportScale(page);
 
 async function point(env: ToolEnv, x: number, y: number): Promise<{ x: number; y: number }> {
   const r = await ratio(env.page);
@@ -72,7 +72,6 @@ export function hybridTools(): AgentTool[] {
 
 /** The screenshot sent with a hybrid step, and its size for the prompt. */
 export async function stepScreenshot(page: Page): Promise<{ image: ModelImage; width: number; height: number }> {
-  const png = await page.screenshot();
-  // PNG IHDR: width and height are big-endian at bytes 16 and 20.
-  return { image: { mediaType: "image/png", data: png.toString("base64") }, width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+  const shot = await page.picture({ type: "png" });
+  return { image: { mediaType: "image/png", data: shot.data.toString("base64") }, width: shot.width, height: shot.height };
 }

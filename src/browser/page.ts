@@ -9,6 +9,7 @@ import { FrameTree } from "./frames.js";
 import { focusedIsPassword } from "./password-input.js";
 import { Input } from "./input.js";
 import { Locator } from "./locator.js";
+import { type Capture, type CaptureOptions, type Picture, type ScreenshotOptions, takeScreenshot } from "./screenshot.js";
 import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
 import { within } from "../util/abort.js";
@@ -66,6 +67,8 @@ export class Page {
   readonly input: Input;
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
+  /** The fingerprint of this tab's last screenshot (screenshot.ts), for capture({ ifChanged }). */
+  private lastScreenshot: string | undefined;
   private readonly navigationListeners = new Set<(info: NavigationInfo) => void>();
   private readonly passwordListeners = new Set<(text: string) => void>();
   /** One operation at a time on this page: goto and the Service's act/extract/observe take turns. */
@@ -389,19 +392,24 @@ export class Page {
     return res.result.value as R;
   }
 
-  async screenshot(options: { fullPage?: boolean; type?: "png" | "jpeg"; quality?: number } = {}): Promise<Buffer> {
-    const format = options.type ?? "png";
-    let clip: { x: number; y: number; width: number; height: number; scale: number } | undefined;
-    if (options.fullPage) {
-      const { cssContentSize } = await this.mainSession.send("Page.getLayoutMetrics");
-      clip = { x: 0, y: 0, width: Math.ceil(cssContentSize.width), height: Math.ceil(cssContentSize.height), scale: 1 };
-    }
-    const { data } = await this.mainSession.send("Page.captureScreenshot", {
-      format,
-      ...(format === "jpeg" && options.quality !== undefined ? { quality: options.quality } : {}),
-      ...(clip ? { clip, captureBeyondViewport: true } : {}),
-    });
-    return Buffer.from(data, "base64");
+  /** The picture alone, full size unless `maxSize` is given (screenshot.ts). */
+  async screenshot(options: ScreenshotOptions = {}): Promise<Buffer> {
+    return (await this.picture({ maxSize: 0, ...options })).data;
+  }
+
+  /** capture() without ifChanged: always a picture (long side at most 2000 px by default) with its scale. */
+  async picture(options: ScreenshotOptions = {}): Promise<Picture> {
+    return (await this.capture({ ...options, ifChanged: false })) as Picture;
+  }
+
+  /**
+   * A screenshot for a model: its long side at most `maxSize` px (default 2000; 0: full size) and its `scale`
+   * (image px per CSS px), or `{ unchanged: true }` with `ifChanged` when it would show what this tab's last one showed.
+   */
+  async capture(options: CaptureOptions = {}): Promise<Capture> {
+    const { capture, fingerprint } = await takeScreenshot(this, options, this.lastScreenshot);
+    this.lastScreenshot = fingerprint;
+    return capture;
   }
 
   // ——— input ———

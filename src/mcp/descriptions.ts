@@ -2,6 +2,7 @@
  * Descriptions an MCP tool's property and the CLI flag of the same capability share (tools.ts, and the
  * command registry in commands/). Plain strings: the CLI reads them without loading zod.
  */
+import { SCREENSHOT_MAX_SIZE as SHOT } from "../util/screenshot-limits.js";
 import { TRACE_MAX_SIZE_MB as TRACE_MB } from "../util/trace-limits.js";
 
 export const SHARED_DESCRIPTIONS = {
@@ -9,6 +10,8 @@ export const SHARED_DESCRIPTIONS = {
   maxTokens: "fit the outline into about n tokens (ref lines always stay)",
   snapshotSelector: "only this element's subtree",
   fullPage: "capture the whole page, not just the viewport",
+  screenshotMaxSize: `the picture's long side at most this many px, ${SHOT.min}–${SHOT.max} (default ${SHOT.default}; 0: full size); the scale is reported`,
+  ifChanged: "answer unchanged, with no picture, when the tab looks as at its last screenshot (same options)",
   numResults: "how many results, 1–25",
   extractSelector: "only read inside this element",
   maxSteps: "stop after n steps (default 20)",

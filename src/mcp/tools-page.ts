@@ -32,11 +32,13 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "screenshot",
-    ({ fullPage }) =>
+    ({ fullPage, maxSize, ifChanged }) =>
       b.run(async (): Promise<ToolResult> => {
         const svc = await b.service();
-        const png = await svc.page.screenshot({ fullPage: fullPage === true, type: "png" });
-        return { content: [{ type: "image", data: png.toString("base64"), mimeType: "image/png" }] };
+        const shot = await svc.page.capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
+        if (shot.unchanged) return textResult("unchanged: the page looks as at this tab's last screenshot");
+        const size = `${shot.width}×${shot.height} px, scale ${shot.scale}: page px = image px / ${shot.scale}`;
+        return { content: [{ type: "image", data: shot.data.toString("base64"), mimeType: "image/png" }, { type: "text", text: size }] };
       }),
   );
 

@@ -41,6 +41,9 @@ const SHARED = {
   maxTokens: z.number().int().min(1).max(1_000_000).optional().describe(D.maxTokens),
   snapshotSelector: z.string().min(1).optional().describe(D.snapshotSelector),
   fullPage: z.boolean().optional().describe(D.fullPage),
+  // 0 or 100–10000: the range is the library's check (browser/screenshot.ts), one rule for every door.
+  screenshotMaxSize: z.number().optional().describe(D.screenshotMaxSize),
+  ifChanged: z.boolean().optional().describe(D.ifChanged),
   numResults: z.number().int().min(1).max(25).optional().describe(D.numResults),
   extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
@@ -62,9 +65,9 @@ export const TOOLS = {
   },
   screenshot: {
     cap: "core",
-    description: "A PNG of the viewport (or the full page)",
+    description: "A PNG of the viewport (or the full page), with its scale",
     annotations: readOnly("Screenshot"),
-    inputSchema: { fullPage: SHARED.fullPage },
+    inputSchema: { fullPage: SHARED.fullPage, maxSize: SHARED.screenshotMaxSize, ifChanged: SHARED.ifChanged },
   },
   tabs: {
     cap: "tabs",

@@ -123,6 +123,11 @@ export function inputStatePath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.input`);
 }
 
+/** The fingerprint of each tab's last screenshot (`svc screenshot --if-changed`, store/screenshot-state.ts): removed with the session. */
+export function screenshotStatePath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.shots`);
+}
+
 /** What the session's pages logged or threw (store/page-log.ts), and `<file>.cleared`: removed with the session. */
 export function pageLogPath(root: string, id: string, kind: "console" | "errors"): string {
   return join(sessionsDir(root), `${checkId(id)}.${kind}`);
@@ -224,7 +229,7 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, page logs, network log, view launch files and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, screenshot fingerprints, page logs, network log, view launch files and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
@@ -235,6 +240,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.routes`), { force: true });
   rmSync(inputStatePath(root, id), { force: true });
+  rmSync(screenshotStatePath(root, id), { force: true });
   for (const kind of ["console", "errors"] as const) {
     rmSync(pageLogPath(root, id, kind), { force: true });
     rmSync(`${pageLogPath(root, id, kind)}.cleared`, { force: true });

@@ -85,6 +85,22 @@ async function driveForms(client: Client): Promise<void> {
   const shot = await call(client, "screenshot");
   expect(shot.content[0]).toMatchObject({ type: "image", mimeType: "image/png" });
   expect(Buffer.from(shot.content[0]!.data!, "base64").subarray(1, 4).toString()).toBe("PNG");
+  expect(shot.content[1]?.text).toMatch(/^\d+×\d+ px, scale 1: page px = image px \/ 1$/);
+  const same = await call(client, "screenshot", { ifChanged: true });
+  expect(same.content.map((c) => c.type)).toEqual(["text"]);
+  expect(text(same)).toMatch(/^unchanged/);
+  // Another page: a picture again; a full page 3000 px tall comes back 2000 px long, with the scale that maps it back.
+  await call(client, "navigate", { url: world.server.url("tall.html") });
+  const tall = await call(client, "screenshot", { fullPage: true, ifChanged: true });
+  const png = Buffer.from(tall.content[0]!.data!, "base64");
+  const [w, h] = [png.readUInt32BE(16), png.readUInt32BE(20)];
+  expect(h).toBeLessThanOrEqual(2000);
+  expect(h).toBeGreaterThanOrEqual(1999);
+  expect(tall.content[1]?.text).toBe(`${w}×${h} px, scale 0.6667: page px = image px / 0.6667`);
+  const badSize = await call(client, "screenshot", { maxSize: 50 });
+  expect(badSize.isError).toBe(true);
+  expect(text(badSize)).toMatch(/^INVALID_ARGUMENT: invalid maxSize: expected 0 \(full size\) or a whole number of pixels from 100 to 10000/);
+  await call(client, "navigate", { url: world.server.url("forms.html") });
 
   const opened = text(await call(client, "tabs", { action: "new", url: world.server.url("steps.html") }));
   expect(opened).toMatch(/^\* 2 .*steps\.html$/m);

@@ -2,7 +2,9 @@
  * `svc pdf` and `svc screenshot --format/--quality/--annotate` through the built `svc`, run by the session's
  * host (a spawned thin client) and by a full process (SVC_NO_HOST=1): a real PDF of the paper asked for,
  * written atomically; JPEG at the quality asked for, bad qualities refused before any work; annotated
- * pictures with each interactive ref boxed in the annotation colour, and the page's DOM as it was after.
+ * pictures with each interactive ref boxed in the annotation colour, and the page's DOM as it was after;
+ * the 2000 px bound on the long side (Chrome scales, the file's real size and the scale reported) and
+ * --if-changed (no file while the tab looks as at its last screenshot).
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -113,5 +115,52 @@ describe.each(MODES)("svc pdf and svc screenshot $mode", ({ run }) => {
     expect(await dom()).toBe(before);
     expect(json<{ result: unknown }>(await ok("--json", "eval", "document.querySelectorAll('svc-annotations').length")).result).toBe(0);
     expect(existsSync(annotated)).toBe(true);
+  });
+  it("--if-changed: a still page answers unchanged and writes nothing; after a change, a picture again", async () => {
+    await ok("goto", world.server.url("forms.html"));
+    const out = dir();
+    const first = join(out, "first.png");
+    expect((await ok("screenshot", "-o", first)).trim()).toBe(first);
+    const same = json<Record<string, unknown>>(await ok("--json", "screenshot", "--if-changed", "-o", join(out, "same.png")));
+    expect(same).toMatchObject({ unchanged: true });
+    expect(same).not.toHaveProperty("path");
+    expect((await ok("screenshot", "--if-changed", "-o", join(out, "same.png"))).trim()).toBe("unchanged");
+    expect(readdirSync(out)).toEqual(["first.png"]);
+    await ok("eval", "document.body.style.background = 'rgb(255, 0, 255)'");
+    const changed = join(out, "changed.png");
+    expect(json<{ path: string }>(await ok("--json", "screenshot", "--if-changed", "-o", changed)).path).toBe(changed);
+    expect(near(decodePng(readFileSync(changed)).rgb(5, 5), MAGENTA)).toBe(true);
+    // Other options are another picture: not compared with the last one's.
+    expect(json<{ path: string }>(await ok("--json", "screenshot", "--if-changed", "--full-page", "-o", join(out, "full.png"))).path).toBe(join(out, "full.png"));
+  });
+
+  it("a full page 3000 px tall comes back 2000 px long with its scale; --max-size 0 is full size; a bad --max-size is refused before any work", async () => {
+    await ok("goto", world.server.url("tall.html"));
+    const width = json<{ result: number }>(await ok("--json", "eval", "document.documentElement.clientWidth")).result;
+    const out = dir();
+    const small = join(out, "small.png");
+    const doc = json<{ path: string; width: number; height: number; scale: number }>(await ok("--json", "screenshot", "--full-page", "-o", small));
+    const png = decodePng(readFileSync(small));
+    expect(png.height).toBeLessThanOrEqual(2000);
+    expect(png.height).toBeGreaterThanOrEqual(1999);
+    expect(Math.abs(png.width - (width * 2) / 3)).toBeLessThanOrEqual(1);
+    expect(doc).toMatchObject({ path: small, width: png.width, height: png.height });
+    expect(doc.scale).toBeCloseTo(2 / 3, 3);
+    // page px = image px / scale: the blue band's bottom edge (page y 100) is at image y ≈ 67.
+    expect(png.rgb(10, Math.floor(97 * doc.scale))).toEqual([0, 0, 255]);
+    expect(near(png.rgb(10, Math.ceil(103 * doc.scale)), [255, 255, 255])).toBe(true);
+    const text = (await ok("screenshot", "--full-page", "-o", join(out, "text.png"))).trim().split("\n");
+    expect(text[0]).toBe(join(out, "text.png"));
+    expect(text[1]).toMatch(new RegExp(`^scaled to ${png.width}×${png.height} px, scale 0\\.6667 `));
+
+    const full = join(out, "full.png");
+    expect(json<{ scale: number }>(await ok("--json", "screenshot", "--full-page", "--max-size", "0", "-o", full)).scale).toBe(1);
+    expect(decodePng(readFileSync(full))).toMatchObject({ width, height: 3000 });
+    for (const bad of ["50", "10001", "abc", "-1", "1.5"]) {
+      const r = await run(["screenshot", "--max-size", bad, "-o", join(out, "bad.png")]);
+      expect(r.code, bad).toBe(2);
+      expect(expectOneLine(r.stderr)).toMatch(/--max-size: expected 0 \(full size\) or a whole number of pixels from 100 to 10000/);
+    }
+    expect(readdirSync(out).sort()).toEqual(["full.png", "small.png", "text.png"]);
   });
 });

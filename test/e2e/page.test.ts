@@ -117,6 +117,24 @@ describe("navigation and inspection", () => {
     expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
   });
 
+  it("capture: a full page 3000 px tall is 2000 px long with its scale (maxSize 0: full size); ifChanged answers unchanged until the page changes", async () => {
+    const page = env.svc.page;
+    await page.goto(server.url("tall.html"));
+    const shot = await page.capture({ fullPage: true });
+    if (shot.unchanged) throw new Error("expected a picture");
+    const real = { width: shot.data.readUInt32BE(16), height: shot.data.readUInt32BE(20) };
+    expect(real).toEqual({ width: shot.width, height: shot.height });
+    expect(Math.max(real.width, real.height)).toBeLessThanOrEqual(2000);
+    expect(real.height).toBeGreaterThanOrEqual(1999);
+    expect(shot).toMatchObject({ scale: 0.6667, scaled: true });
+    expect(await page.capture({ fullPage: true, ifChanged: true })).toEqual({ unchanged: true });
+    await page.evaluate(() => void (document.getElementById("band")!.style.background = "red"));
+    expect((await page.capture({ fullPage: true, ifChanged: true })).unchanged).toBe(false);
+    const full = await page.capture({ fullPage: true, maxSize: 0 });
+    expect(full).toMatchObject({ height: 3000, scale: 1, scaled: false });
+    await expect(page.capture({ maxSize: 99 })).rejects.toThrow(/invalid maxSize: expected 0 \(full size\)/);
+  });
+
   it("evaluate: expressions, functions with an argument, promises; a throw → ServiceEvalError", async () => {
     const page = env.svc.page;
     await page.goto(server.url("forms.html"));
