@@ -3,7 +3,7 @@
  * from the input's shape, its help from the declaration; the action turns the command line into the input
  * (checked by the capability's schema) and runs the one handler (commands/capability.ts).
  */
-import { type CliFlag, type CliVerb, CAPABILITIES, cliFlags, cliVerbs } from "../../src/capabilities/index.js";
+import { type Capability, type CliFlag, type CliVerb, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
 import { choice, type CommandDecl, command, flag, list, type OptionDecl, value } from "./types.js";
 
 function optionOf(f: CliFlag): OptionDecl {
@@ -13,13 +13,21 @@ function optionOf(f: CliFlag): OptionDecl {
   return value(f.flags, f.description);
 }
 
+/** Each argument's help: its property's; an argument that stands for several (`<target-or-key>`) names theirs. */
+function argHelp(c: Capability): Record<string, string> {
+  const names = [...c.cli!.args.matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!);
+  const unnamed = positionalNames(c).filter((p) => !names.includes(p));
+  return Object.fromEntries(names.map((n) => [n, Object.hasOwn(c.input, n) ? propertyHelp(c, n) : unnamed.map((p) => `${p}: ${propertyHelp(c, p)}`).join("; or ")]));
+}
+
 function commandOf(v: CliVerb): CommandDecl {
   const c = v.capability;
   return command({
     name: v.verb,
     args: c.cli!.args,
+    argHelp: argHelp(c),
     description: v.description,
-    options: Object.fromEntries(cliFlags(c).map((f) => [f.property, optionOf(f)])),
+    options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.property, optionOf(f)])),
     examples: v.examples,
     hosted: c.cli!.hosted,
     ...(c.mcp ? { mcpTool: c.name } : {}),

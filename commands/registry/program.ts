@@ -82,6 +82,7 @@ export function buildProgram(hooks: ProgramHooks, description: string, words?: R
     if (words && !words.has(path[0]!) && !decl.aliases?.some((a) => words.has(a))) continue;
     const leaf = path[path.length - 1]!;
     const cmd = parentOf(path.slice(0, -1)).command(decl.args ? `${leaf} ${decl.args}` : leaf).description(decl.description);
+    for (const a of cmd.registeredArguments) a.description = decl.argHelp?.[a.name()] ?? a.description;
     if (decl.usage) cmd.usage(decl.usage);
     if (decl.aliases?.length) cmd.aliases([...decl.aliases]);
     for (const d of Object.values(decl.options ?? {})) cmd.addOption(toOption(d));

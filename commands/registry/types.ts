@@ -66,6 +66,8 @@ export interface CommandDecl<O extends Options = Options> {
   aliases?: readonly string[];
   /** commander's argument syntax: `<url>`, `[target] [where]`, `[args...]`. */
   args?: string;
+  /** Each argument's help, by its name in `args` (`svc click --help` lists them). */
+  argHelp?: Readonly<Record<string, string>>;
   /** The usage line when commander's own would mislead. */
   usage?: string;
   description: string;

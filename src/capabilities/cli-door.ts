@@ -48,15 +48,21 @@ export function positionalNames(c: Capability): string[] {
   return [...(c.cli?.args ?? "").matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!).filter((n) => Object.hasOwn(c.input, n));
 }
 
-/** The flags: every CLI property that is not a positional (a preset's properties are the verb's, not flags). */
-export function cliFlags(c: Capability): CliFlag[] {
+/** A property's description (what `--help` and the MCP tool say of it). */
+export function propertyHelp(c: Capability, name: string): string {
+  const s = c.input[name] as z.ZodType | undefined;
+  return s ? (s.description ?? bare(s).description ?? "") : "";
+}
+
+/** The flags: every CLI property that is not a positional, nor set by the verb's preset (`dblclick` has no --double). */
+export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
   const positional = new Set(positionalNames(c));
-  const preset = new Set((c.cli?.presets ?? []).flatMap((p) => Object.keys(p.preset)));
+  const presetKeys = new Set(Object.keys(preset?.preset ?? {}));
   return Object.entries(shapeFor(c, "cli"))
-    .filter(([k]) => !positional.has(k) && !preset.has(k))
+    .filter(([k]) => !positional.has(k) && !presetKeys.has(k))
     .map(([property, schema]) => {
       const t = bare(schema as z.ZodType);
-      const description = (schema as z.ZodType).description ?? t.description ?? "";
+      const description = propertyHelp(c, property);
       const flag = `--${kebab(property)}`;
       if (t instanceof z.ZodBoolean) return { property, flags: flag, kind: "switch", numeric: false, description };
       if (t instanceof z.ZodEnum) return { property, flags: `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
@@ -105,13 +111,14 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const most = variadic ? Infinity : names.length;
     if (positional.length > most) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[most]}"`, { hint: "quote a value that has spaces" });
   }
-  const byProperty = new Map(cliFlags(c).map((f) => [f.property, f]));
+  const byProperty = new Map(cliFlags(c, v.preset).map((f) => [f.property, f]));
   for (const [k, raw] of Object.entries(flags)) {
     const f = byProperty.get(k);
     if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : raw;
   }
   Object.assign(input, v.preset?.preset ?? {});
-  const parsed = z.object(shapeFor(c, "cli")).safeParse(input);
+  // The whole shape: a preset may set a property the CLI has no flag for (uncheck's checked: false).
+  const parsed = z.object(c.input).safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? "");

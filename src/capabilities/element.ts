@@ -121,6 +121,7 @@ export const check = capability({
   name: "check",
   description: "Check (or uncheck) a checkbox or radio; nothing when it already is",
   input: { target: TARGET, checked: z.boolean().optional().describe("false to uncheck (default true)"), timeout: TIMEOUT },
+  only: { checked: { door: "mcp", why: "the CLI says uncheck, a verb of its own" } },
   mcp: { cap: "core", annotations: acts("Check a box") },
   cli: {
     verb: "check",

@@ -8,4 +8,4 @@ import { ELEMENT_CAPABILITIES } from "./element.js";
 export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES];
 
 export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Outcome, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
-export { type CliFlag, type CliVerb, cliFlags, cliInput, cliVerbs, positionalNames } from "./cli-door.js";
+export { type CliFlag, type CliVerb, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp } from "./cli-door.js";

@@ -1,0 +1,86 @@
+/**
+ * The capability declarations walked across both doors as a user meets them: `svc mcp --caps all`'s tool list
+ * (the built server, over stdio) and the CLI's commander program. For every capability on both doors the CLI's
+ * arguments and flags and the MCP tool's properties are the same properties, of matching types, with the same
+ * descriptions; every property is described; a property on one door only is declared so, with a reason.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Command } from "commander";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildProgram } from "../../commands/registry/program.js";
+import { CAPABILITIES, type Capability, cliFlags, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
+import { assertBuilt, sandbox } from "./helpers.js";
+import { openStdio } from "./mcp-support.js";
+
+type JsonSchema = { type?: string; anyOf?: JsonSchema[]; enum?: unknown[]; description?: string };
+type Tool = { name: string; description?: string; inputSchema: { properties?: Record<string, JsonSchema> } };
+
+let client: Client;
+let tools: Tool[];
+const program = buildProgram({ version: "0", setGlobals: () => {}, globals: () => ({ json: false, verbose: 0, session: undefined }), dispatch: async () => {} }, "test");
+
+beforeAll(async () => {
+  assertBuilt();
+  client = await openStdio(sandbox().env, ["--caps", "all"]);
+  tools = (await client.listTools()).tools as Tool[];
+});
+
+afterAll(async () => {
+  await client?.close();
+});
+
+const both = CAPABILITIES.filter((c) => c.cli && c.mcp);
+
+/** The JSON Schema types a property may take (a union lists each). */
+function types(s: JsonSchema): string[] {
+  return s.anyOf ? s.anyOf.flatMap(types) : s.enum ? ["enum"] : [s.type ?? "?"];
+}
+
+/** What the CLI gives a property: a positional's value(s), or a flag's. */
+function cliType(c: Capability, cmd: Command, property: string): string[] {
+  const arg = cmd.registeredArguments.find((a) => a.name() === property);
+  if (arg) return arg.variadic ? ["string", "array"] : ["string"];
+  const f = cliFlags(c).find((x) => x.property === property);
+  if (!f) return ["string"]; // one word of an argument that stands for several (`<target-or-key>`)
+  return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
+}
+
+describe("one declaration per capability", () => {
+  it("the capabilities on both doors are real tools and real commands (the walk has something to walk)", () => {
+    expect(both.length).toBeGreaterThanOrEqual(11);
+    for (const c of both) {
+      expect(tools.map((t) => t.name), c.name).toContain(c.name);
+      expect(program.commands.map((x) => x.name()), c.name).toContain(c.cli!.verb);
+    }
+  });
+
+  it.each(both.map((c) => [c.name, c] as const))("%s: the same properties on both doors, each described the same, of matching types", (_name, c) => {
+    const tool = tools.find((t) => t.name === c.name)!;
+    const cmd = program.commands.find((x) => x.name() === c.cli!.verb)!;
+    expect(tool.description).toBe(c.description);
+    const mcpProps = tool.inputSchema.properties ?? {};
+    const cliProps = [...positionalNames(c), ...cmd.options.map((o) => o.attributeName())];
+    expect(Object.keys(mcpProps).sort()).toEqual(Object.keys(shapeFor(c, "mcp")).sort());
+    expect(cliProps.sort()).toEqual(Object.keys(shapeFor(c, "cli")).sort());
+    for (const [property, schema] of Object.entries(mcpProps)) {
+      const help = propertyHelp(c, property);
+      expect(help.trim(), `${c.name}.${property} has no description`).not.toBe("");
+      expect(schema.description, `${c.name}.${property} on MCP`).toBe(help);
+      if (!cliProps.includes(property)) continue;
+      const option = cmd.options.find((o) => o.attributeName() === property);
+      const arg = cmd.registeredArguments.find((a) => a.name() === property);
+      if (option || arg) expect(option?.description ?? arg?.description, `${c.name}.${property} on the CLI`).toBe(help);
+      // A property an argument of several holds (`<target-or-key>`): that argument's help names it.
+      else expect(cmd.registeredArguments.some((a) => a.description.includes(`${property}: ${help}`)), `${c.name}.${property} in an argument's help`).toBe(true);
+      const mcpTypes = types(schema);
+      expect(cliType(c, cmd, property).some((t) => mcpTypes.includes(t)), `${c.name}.${property}: CLI ${cliType(c, cmd, property).join("|")} vs MCP ${mcpTypes.join("|")}`).toBe(true);
+    }
+    for (const [property, only] of Object.entries(c.only ?? {})) expect(only!.why.trim(), `${c.name}.${property}: a one-door property says why`).not.toBe("");
+  });
+
+  it("a verb that presets a property (dblclick, uncheck) runs the same capability with it set", () => {
+    const presets = cliVerbs(CAPABILITIES).filter((v) => v.preset);
+    expect(presets.map((v) => v.verb).sort()).toEqual(["dblclick", "uncheck"]);
+    for (const v of presets) expect(program.commands.map((x) => x.name())).toContain(v.verb);
+  });
+});
