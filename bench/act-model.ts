@@ -277,7 +277,7 @@ export async function benchActModel(pages: BenchPage[], runs: number, replayRuns
             id: "svc.diag.replayIdentity",
             run: async () => {
               const el = await resolveTarget(svcCached.page, svcAction.selector);
-              await el.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: el.backendNodeId, fetchRelatives: false });
+              await el.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: await el.backendNodeId, fetchRelatives: false });
             },
           },
           // …and finding the entry: key (sha256) + reading its JSON file from cacheDir.

@@ -86,7 +86,7 @@ async function derivedMatches(page: Page, snap: Taken | undefined, q: FindQuery,
   if (q.kind !== "role" || q.name === undefined || !snap) return [];
   const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
   const want = norm(q.name);
-  const seen = new Set(found.map((e) => `${e.frame.id}:${e.backendNodeId}`));
+  const seen = new Set(await Promise.all(found.map(async (e) => `${e.frame.id}:${await e.backendNodeId}`)));
   const out: ElementHandle[] = [];
   for (const t of snap.refs) {
     if (!t.derived || t.role !== q.value.trim() || seen.has(`${t.frameId}:${t.backendNodeId}`)) continue;
@@ -114,7 +114,7 @@ export async function find(g: GlobalOptions, by: string, value: string | undefin
     const picked = p.nth !== undefined ? [found.elements[p.nth - 1]!] : found.elements;
     const matches: Match[] = [];
     for (const el of picked) {
-      const ref = snap?.refs.findByNode(el.frame.id, el.backendNodeId)?.ref;
+      const ref = snap?.refs.findByNode(el.frame.id, await el.backendNodeId)?.ref;
       const about = await callOn<{ tag: string; text: string }>(el, function (this: Element) {
         const t = (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement ? this.value || this.placeholder : (this as HTMLElement).innerText ?? this.textContent ?? "").replace(/\s+/g, " ").trim();
         return { tag: this.localName, text: t.length > 80 ? `${t.slice(0, 77)}...` : t };

@@ -30,7 +30,7 @@ export async function callOn<T = unknown>(el: ElementHandle, fn: (this: any, ...
     // A handle kept from an earlier operation: its object was released with that operation's group (or its
     // world ended); the node may still be there, so look it up again once.
     if (!(e instanceof ProtocolError) || !/Could not find object|Cannot find context/i.test(e.message)) throw e;
-    return call(await elementFromNode(handle.frame, handle.backendNodeId));
+    return call(await elementFromNode(handle.frame, await handle.backendNodeId));
   });
   if (res.exceptionDetails) {
     const msg = res.exceptionDetails.exception?.description?.split("\n")[0] ?? res.exceptionDetails.text;

@@ -43,7 +43,8 @@ async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: Elemen
   const first = await actionable<V>(kind, el, wait, { ...opts(host, wait), deferStable: true, ...moving, ...(then ? { then } : {}) });
   await host.input.move(first.point);
   if (!first.since) return first;
-  const sure = await actionable<V>(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since, ...(then ? { then } : {}) });
+  // The move may start the motion (an animation on hover): this wait has the same bound as the first.
+  const sure = await actionable<V>(kind, first.handle, wait, { ...opts(host, wait), stableSince: first.since, ...moving, ...(then ? { then } : {}) });
   if (sure.point.x !== first.point.x || sure.point.y !== first.point.y) await host.input.move(sure.point);
   return sure;
 }
@@ -144,7 +145,7 @@ export async function setInputFiles(el: ElementHandle, files: readonly string[])
     const { node } = await el.frame.session.send("DOM.describeNode", { objectId: result.objectId! });
     target = await elementFromNode(el.frame, node.backendNodeId);
   }
-  await target.frame.session.send("DOM.setFileInputFiles", { files: [...files], backendNodeId: target.backendNodeId });
+  await target.frame.session.send("DOM.setFileInputFiles", { files: [...files], backendNodeId: await target.backendNodeId });
 }
 
 /**

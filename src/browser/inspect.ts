@@ -81,11 +81,11 @@ export async function countMatches(frames: FrameTree, selector: string): Promise
     for (const f of frames.ordered()) {
       if (f.parentId !== host.frame.id) continue;
       const owner = await host.frame.session.send("DOM.getFrameOwner", { frameId: f.id }).catch(() => undefined);
-      if (owner?.backendNodeId === host.backendNodeId) return countIn(f, undefined, "css", last);
+      if (owner?.backendNodeId === (await host.backendNodeId)) return countIn(f, undefined, "css", last);
     }
     return 0;
   }
-  const { node } = await host.frame.session.send("DOM.describeNode", { backendNodeId: host.backendNodeId, depth: 0 });
+  const { node } = await host.frame.session.send("DOM.describeNode", { backendNodeId: await host.backendNodeId, depth: 0 });
   const root = node.shadowRoots?.[0];
   if (!root) throw new ServiceInvalidArgumentError(`count: "${parsed.hops.slice(0, -1).join(" >> ")}" is neither an iframe nor a shadow host`);
   const shadow = await elementFromNode(host.frame, root.backendNodeId);

@@ -19,14 +19,18 @@ import { SHADOW_STEP, isFrameStep, joinXPath, pageCssFirst, pageFunction, pageXP
 /** A live element: the frame whose session owns it, its backend node id and a remote object for it. */
 export interface ElementHandle {
   frame: Frame;
-  backendNodeId: number;
+  /**
+   * A handle a selector found carries the id as Chrome's answer still to come (asked at once, awaited only by
+   * what needs it: a pointer action does not, so it saves a round trip to the page before its check).
+   */
+  backendNodeId: number | Promise<number>;
   objectId: string;
   /** "utility": `objectId` lives in svc's isolated world; otherwise (a main-world object) see `isolated`. */
   world?: "utility";
 }
 
 /** The element with this backend node id, as an object of svc's isolated world in its frame. */
-export async function elementFromNode(frame: Frame, backendNodeId: number): Promise<ElementHandle> {
+export async function elementFromNode(frame: Frame, backendNodeId: number): Promise<ElementHandle & { backendNodeId: number }> {
   const executionContextId = await utilityContext(frame);
   const { object } = await frame.session.send("DOM.resolveNode", { backendNodeId, executionContextId, objectGroup: OBJECT_GROUP });
   if (!object.objectId) throw new ContentFrameNotFoundError(`node ${backendNodeId} has no object in frame ${frame.id}`);
@@ -34,8 +38,8 @@ export async function elementFromNode(frame: Frame, backendNodeId: number): Prom
 }
 
 /** The same element in svc's isolated world (a handle from elsewhere may be the page's main-world object). */
-export function isolated(handle: ElementHandle): Promise<ElementHandle> {
-  return handle.world === "utility" ? Promise.resolve(handle) : elementFromNode(handle.frame, handle.backendNodeId);
+export async function isolated(handle: ElementHandle): Promise<ElementHandle> {
+  return handle.world === "utility" ? handle : elementFromNode(handle.frame, await handle.backendNodeId);
 }
 
 /** A document or shadow root to search from. */
@@ -77,9 +81,11 @@ async function callFirst(root: Root, fn: (this: any, arg: string) => unknown, ar
   return res.result.subtype === "null" || !res.result.objectId ? null : res.result.objectId;
 }
 
-async function handleFor(frame: Frame, objectId: string): Promise<ElementHandle> {
-  const { node } = await frame.session.send("DOM.describeNode", { objectId });
-  return { frame, objectId, backendNodeId: node.backendNodeId, world: "utility" };
+/** The element's handle at once; its backend node id is asked for now and awaited by whoever needs it. */
+function handleFor(frame: Frame, objectId: string): ElementHandle {
+  const backendNodeId = frame.session.send("DOM.describeNode", { objectId }).then(({ node }) => node.backendNodeId);
+  backendNodeId.catch(() => {}); // unread when no one needs it: not an unhandled rejection
+  return { frame, objectId, backendNodeId, world: "utility" };
 }
 
 /** The document inside an iframe element (same-process or OOPIF). */
@@ -115,7 +121,7 @@ async function resolveXPath(frames: FrameTree, root: Root, steps: string[], sele
       const frameId = await evalXPath(root, steps.slice(0, i + 1), selector);
       // The path names an iframe to enter and there is none: the iframe, not the target, is what is missing.
       if (!frameId) throw new ServiceIframeError(`"${selector}": no iframe at ${joinXPath(steps.slice(0, i + 1))}`, { hint: "the page's iframes changed; locate the element again" });
-      const doc = await enterFrame(frames, await handleFor(root.frame, frameId), selector);
+      const doc = await enterFrame(frames, handleFor(root.frame, frameId), selector);
       const rest = steps.slice(i + 1);
       return resolveXPath(frames, doc, rest[0] === "" ? rest : ["", ...rest], selector);
     }
@@ -151,7 +157,7 @@ async function resolveCss(frames: FrameTree, root: Root, hops: string[], selecto
       return null;
     }
     if (i === hops.length - 1) return handleFor(current.frame, id);
-    const el = await handleFor(current.frame, id);
+    const el = handleFor(current.frame, id);
     const { node } = await current.frame.session.send("DOM.describeNode", { objectId: id, pierce: true, depth: 1 });
     current = node.frameId && /^i?frame$/i.test(node.nodeName) ? await enterFrame(frames, el, selector) : await shadowRootOf(current.frame.session, current.frame, id, selector);
   }
@@ -216,10 +222,10 @@ export async function resolveSelector(frames: FrameTree, selector: string, optio
 }
 
 /** The svc selector (deep XPath) of an element, walking up through shadow roots and frame owners. */
-export async function selectorOf(frames: FrameTree, el: { frame: Frame; backendNodeId: number }): Promise<string> {
+export async function selectorOf(frames: FrameTree, el: { frame: Frame; backendNodeId: number | Promise<number> }): Promise<string> {
   const parts: string[] = [];
   let frame: Frame | undefined = el.frame;
-  let backendNodeId = el.backendNodeId;
+  let backendNodeId = await el.backendNodeId;
   while (frame) {
     const { objectId } = await elementFromNode(frame, backendNodeId);
     const res = await frame.session.send("Runtime.callFunctionOn", { objectId, functionDeclaration: pageFunction(pageXPathOf), returnByValue: true });

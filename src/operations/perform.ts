@@ -98,8 +98,9 @@ const norm = (s: string) => s.replace(/\s+/g, " ").trim().toLowerCase();
 
 /** Throws ServiceElementNotFoundError unless the element still has this role and name. */
 async function checkIdentity(handle: ElementHandle, expect: ElementIdentity): Promise<void> {
-  const { nodes } = await handle.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId: handle.backendNodeId, fetchRelatives: false });
-  const node = nodes.find((n) => n.backendDOMNodeId === handle.backendNodeId) ?? nodes[0];
+  const backendNodeId = await handle.backendNodeId;
+  const { nodes } = await handle.frame.session.send("Accessibility.getPartialAXTree", { backendNodeId, fetchRelatives: false });
+  const node = nodes.find((n) => n.backendDOMNodeId === backendNodeId) ?? nodes[0];
   const role = displayRole(String(node?.role?.value ?? ""));
   const name = String(node?.name?.value ?? "");
   if (norm(role) !== norm(expect.role) || norm(name) !== norm(expect.name)) {

@@ -52,7 +52,7 @@ export class PageSnapshots {
     if (options.maxTokens !== undefined) snapOptions.maxTokens = options.maxTokens;
     if (options.selector) {
       const el = await resolveSelector(page.frames, options.selector, { deep: true });
-      snapOptions.scope = { frameId: el.frame.id, backendNodeId: el.backendNodeId };
+      snapOptions.scope = { frameId: el.frame.id, backendNodeId: await el.backendNodeId };
     }
     refs.enter(await documentOf(page));
     const snapshot = await captureSnapshot(page, snapOptions);

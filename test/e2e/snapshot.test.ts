@@ -112,7 +112,7 @@ describe("options on real pages", () => {
     const p = page();
     await p.goto(server.url("forms.html"));
     const el = await resolveSelector(p.frames, "#signup", { deep: true });
-    const s = await captureSnapshot(p, { scope: { frameId: el.frame.id, backendNodeId: el.backendNodeId } });
+    const s = await captureSnapshot(p, { scope: { frameId: el.frame.id, backendNodeId: await el.backendNodeId } });
     expect(s.text.split("\n")[0]).toBe("form Sign up");
     expect(s.text).not.toContain("h1 Forms");
     expect(s.refs.size).toBe(12);
