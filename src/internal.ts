@@ -45,7 +45,7 @@ export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_
 export { boundWords } from "./browser/trace-bound.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
 export { type SessionRoute, checkRoutes } from "./store/routes.js";
-export { DEVICES, findDevice } from "./store/devices.js";
+export { DEVICES, deviceByName, findDevice } from "./store/devices.js";
 export { checkEmulation } from "./store/emulation.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
