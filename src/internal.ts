@@ -64,3 +64,4 @@ export { PageRefs } from "./snapshot/index.js";
 // Ending a CLI session whose host is gone (commands/session-lookup.ts): its Chrome, then its run folder.
 export { killBrowserProcess } from "./browser/launch.js";
 export { sweepRunDirs } from "./browser/run-dir.js";
+export { defaultProfileDirs, findUserChrome } from "./browser/devtools-active-port.js";
