@@ -3,6 +3,7 @@
  * (`9222`, `http://127.0.0.1:9222`) or an explicit ws(s):// URL (any host: the user named it). The session has
  * a host like any other (commands/host.ts: dialogs, downloads, emulation, hosted commands), which attaches
  * instead of launching; `svc sessions end` and the idle timeout end only that host and leave the Chrome running.
+ * `--auto`: the user's own running Chrome (its DevToolsActivePort), worked on in a window of the session's own.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { HostLaunchSpec } from "./host-browser.js";
@@ -35,23 +36,46 @@ export function parseEndpoint(raw: string): string {
   return `http://${u.host}`;
 }
 
-export async function connectSession(g: CloudGlobals, target: string, opts: { name?: string; idleTimeout?: string }): Promise<void> {
+/** `--auto`: the user's own running Chrome, from its DevToolsActivePort (src/browser/devtools-active-port.ts). */
+async function endpointOf(target: string | undefined, opts: ConnectOptions): Promise<string> {
+  if (!opts.auto) {
+    if (opts.userDataDir !== undefined || opts.allTabs) throw new ServiceInvalidArgumentError("--user-data-dir and --all-tabs go with --auto");
+    if (target === undefined) throw new ServiceInvalidArgumentError("svc connect: give a DevTools PORT or ws(s):// URL, or --auto for your own running Chrome");
+    return parseEndpoint(target);
+  }
+  if (target !== undefined) throw new ServiceInvalidArgumentError("svc connect --auto takes no endpoint (it reads DevToolsActivePort; --user-data-dir DIR for another profile)");
+  if (opts.userDataDir !== undefined && (!opts.userDataDir.trim() || opts.userDataDir.length > 4096)) throw new ServiceInvalidArgumentError("invalid --user-data-dir: expected a folder path of at most 4096 characters");
+  const { findUserChrome } = await import("../src/internal.js");
+  return (await findUserChrome(opts.userDataDir)).wsEndpoint;
+}
+
+interface ConnectOptions {
+  name?: string;
+  idleTimeout?: string;
+  auto?: boolean;
+  userDataDir?: string;
+  allTabs?: boolean;
+}
+
+export async function connectSession(g: CloudGlobals, target: string | undefined, opts: ConnectOptions): Promise<void> {
   const out = output(g);
   const root = stateRoot();
-  const url = parseEndpoint(target);
+  const url = await endpointOf(target, opts);
+  // The user's own Chrome: a window of the session's own, and the user's tabs left alone (unless --all-tabs).
+  const own = opts.auto === true && !opts.allTabs;
   if (opts.name !== undefined) await claimName(opts.name, root);
   const idleFlag = opts.idleTimeout !== undefined ? parseSetting(settingDef("session.idleTimeoutMinutes"), opts.idleTimeout, "--idle-timeout") : undefined;
   const { value } = await launchDefaults({}, { "session.idleTimeoutMinutes": idleFlag });
   const { fields } = prepareSession(g, root, Number(value("session.idleTimeoutMinutes")));
   const spec: HostLaunchSpec = {
-    connect: { url },
+    connect: { url, ...(opts.auto ? { ownWindow: true, ...(opts.allTabs ? { allTabs: true } : {}) } : {}) },
     record: { ...fields, ...(opts.name !== undefined ? { name: opts.name } : {}), headless: false, attached: url },
     ownerPid: process.pid,
   };
   const record = await runHost(spec, root);
   const ref = record.name ?? record.id;
   out.result({ session: record }, () => [
-    `session ${record.id}${record.name !== undefined ? ` "${record.name}"` : ""} attached to ${url} (ends after ${record.idleMs / 60_000} idle min; ending it leaves that Chrome running)`,
+    `session ${record.id}${record.name !== undefined ? ` "${record.name}"` : ""} attached to ${url} (ends after ${record.idleMs / 60_000} idle min; ending it leaves that Chrome running${opts.auto ? `; it works in a window of its own${own ? " and drives only its own tabs" : ""}` : ""})`,
     `use it: svc goto URL [--session ${ref}] · end it: svc sessions end ${ref}`,
   ]);
 }

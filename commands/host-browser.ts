@@ -7,7 +7,7 @@
  * (`svc sessions end`, a wiped state dir), the host ends Chrome (a launched one) and itself.
  */
 import { statSync } from "node:fs";
-import { type SessionRecord, ServiceInitError, pidAlive, saveSession, touchHeartbeat } from "../src/base.js";
+import { type SessionRecord, ServiceInitError, pidAlive, saveSession, sessionOwnTabs, touchHeartbeat } from "../src/base.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
 import type { ProxyCredentials } from "./host-fetch.js";
 
@@ -15,7 +15,8 @@ import type { ProxyCredentials } from "./host-fetch.js";
 export interface HostLaunchSpec {
   launch?: LocalBrowserLaunchOptions;
   /** Attach to this Chrome instead: `http://127.0.0.1:PORT` (its /json/version is asked) or a ws(s):// URL. */
-  connect?: { url: string };
+  /** `ownWindow`: the user's own Chrome (`svc connect --auto`): a window of the session's, and only its tabs driven unless `allTabs`. */
+  connect?: { url: string; ownWindow?: boolean; allTabs?: boolean };
   record: Omit<SessionRecord, "wsEndpoint" | "pid" | "userDataDir" | "ownsProfile" | "port">;
   /** The starting command: while it runs (a slow start on a loaded machine) the session is not idle. */
   ownerPid: number;
@@ -67,7 +68,7 @@ const CLEAN_CLOSE_MS = 10_000;
 
 /** Launches the session's Chrome held by this process (or attaches to the one it was told), and saves the session's record. */
 export async function launchSessionBrowser(spec: HostLaunchSpec, root: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
-  const { record, browser } = spec.connect ? await attach(spec, spec.connect.url) : await launch(spec, spec.launch ?? {});
+  const { record, browser } = spec.connect ? await attach(spec, spec.connect.url, root) : await launch(spec, spec.launch ?? {});
   try {
     saveSession(record, root);
     touchHeartbeat(record.heartbeatFile, false);
@@ -98,10 +99,37 @@ async function launch(spec: HostLaunchSpec, options: LocalBrowserLaunchOptions):
 }
 
 /** `svc connect`: the Chrome's browser endpoint; the record's pid is this host's (the Chrome is not svc's to end). */
-async function attach(spec: HostLaunchSpec, url: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
+async function attach(spec: HostLaunchSpec, url: string, root: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
   const wsEndpoint = /^wss?:\/\//.test(url) ? url : await browserEndpoint(url);
-  const record: SessionRecord = { ...spec.record, wsEndpoint, pid: process.pid, userDataDir: "", ownsProfile: false };
-  return { record, browser: { close: async () => {} } };
+  const record: SessionRecord = { ...spec.record, wsEndpoint, pid: process.pid, userDataDir: "", ownsProfile: false, ...(spec.connect?.ownWindow && !spec.connect.allTabs ? { ownTabs: true as const } : {}) };
+  if (!spec.connect?.ownWindow) return { record, browser: { close: async () => {} } };
+  return { record, browser: await ownWindow(record, root) };
+}
+
+/**
+ * A user's own Chrome (`svc connect --auto`): the session's tab, in a window of its own in the user's profile
+ * (signed in as they are), adopted before any command attaches. Ending the session closes the session's tabs
+ * only; Chrome and the user's tabs stay.
+ */
+async function ownWindow(record: SessionRecord, root: string): Promise<SessionBrowser> {
+  const { CdpConnection } = await import("../src/internal.js");
+  const tabs = sessionOwnTabs(record.id, root);
+  const connection = await CdpConnection.connect(record.wsEndpoint).catch((e: unknown) => {
+    throw new ServiceInitError(`cannot attach to the Chrome at ${record.wsEndpoint}: ${(e as Error).message}`, { hint: "allow the connection in Chrome if it asks, or check chrome://inspect/#remote-debugging", cause: e });
+  });
+  try {
+    const { targetId } = await connection.root.send("Target.createTarget", { url: "about:blank", newWindow: true });
+    tabs.adopt(targetId);
+  } catch (e) {
+    await connection.close().catch(() => {});
+    throw e;
+  }
+  return {
+    close: async () => {
+      for (const targetId of tabs.known()) await connection.root.send("Target.closeTarget", { targetId }).catch(() => {});
+      await connection.close().catch(() => {});
+    },
+  };
 }
 
 /** The browser WebSocket a DevTools HTTP endpoint names (/json/version), asked with a bound. */

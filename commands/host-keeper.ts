@@ -17,7 +17,7 @@
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher, pageViewport } from "../src/internal.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
-import { appendHistory, type SessionRecord, sessionDialogAnswer } from "../src/base.js";
+import { appendHistory, type SessionRecord, sessionDialogAnswer, sessionOwnTabs } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
 import { HostNetwork } from "./host-network.js";
@@ -73,6 +73,14 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   connection.onClose(() => (pageLog.close(), network.close(), void view.close()));
   const enabling: Promise<unknown>[] = [];
   const pages = new Map<string, CdpSession>();
+  // A user's own Chrome: only the session's tabs are watched; another is resumed and left alone, held only until
+  // a command of this host adopts it (a tab it just created, reported here before the command knew its id).
+  const scope = record.ownTabs ? sessionOwnTabs(record.id, root) : undefined;
+  const foreign = new Map<string, () => void>();
+  scope?.onAdopt((targetId) => {
+    foreign.get(targetId)?.();
+    foreign.delete(targetId);
+  });
   connection.root.on("Target.attachedToTarget", (e) => {
     const session = connection.session(e.sessionId);
     if (!session) return;
@@ -80,6 +88,13 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
       if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
     };
     if (e.targetInfo.type !== "page") return resume();
+    if (scope && !scope.owns(e.targetInfo.targetId, e.targetInfo.openerId)) {
+      foreign.set(e.targetInfo.targetId, () => keep(e, session, () => {}));
+      return resume();
+    }
+    keep(e, session, resume);
+  });
+  const keep = (e: { sessionId: string; targetInfo: { targetId: string } }, session: CdpSession, resume: () => void) => {
     pages.set(e.sessionId, session);
     dialogs.watch(session, { yieldMs: YIELD_MS });
     // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable and the network
@@ -91,8 +106,9 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
     const recording = network.watch(session, e.targetInfo.targetId).catch(() => {});
     enabling.push(watched, logging, recording);
     void Promise.race([watched, new Promise((r) => setTimeout(r, RESUME_BOUND_MS).unref())]).then(resume);
-  });
+  };
   connection.root.on("Target.detachedFromTarget", (e) => {
+    if (e.targetId) foreign.delete(e.targetId);
     pages.delete(e.sessionId);
     emulation.forget(e.sessionId);
     fetch.forget(e.sessionId);

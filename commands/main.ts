@@ -99,7 +99,8 @@ function classify(e: unknown): Classified {
   }
   if (typeof err?.code === "string" && typeof err.name === "string" && Object.hasOwn(EXIT_BY_CODE, err.code)) {
     let msg = message;
-    if (err.code === "BROWSER_NOT_FOUND" && !/install/i.test(msg)) {
+    // (not for `svc connect --auto`, which found no running Chrome: its own hint says how to allow one)
+    if (err.code === "BROWSER_NOT_FOUND" && !/install|DevToolsActivePort/i.test(msg)) {
       msg += " (hint: install Chromium, e.g. apt-get install -y chromium, or set CHROME_PATH / --executable-path)";
     }
     return { code: err.code, message: msg, exit: exitCodeOf(err.code) };

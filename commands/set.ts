@@ -5,7 +5,7 @@
  * one setting, `svc set --clear` all of them. The file is written first, then the host is asked to apply it
  * (a control request it answers even while a command runs), and the answer says on how many tabs it took.
  */
-import { DEVICES, ServiceInvalidArgumentError, ServiceStateError, type EmulationField, findDevice, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
+import { DEVICES, ServiceInvalidArgumentError, deviceByName, ServiceStateError, type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
 import { askHostFor, savedWording } from "./host-ask.js";
 import type { GlobalOptions } from "./output.js";
 import { table } from "./output.js";
@@ -51,9 +51,7 @@ export function parseSetting(name: string, values: readonly string[]): { field: 
   };
   switch (field) {
     case "device": {
-      const device = findDevice(joined);
-      if (!device) throw new ServiceInvalidArgumentError(`invalid device: unknown device ${JSON.stringify(joined.slice(0, 60))}; known: ${DEVICES.map((d) => d.name).join(", ")}`);
-      return { field, value: device };
+      return { field, value: deviceByName("invalid device", joined) };
     }
     case "viewport": {
       const m = /^(\d{1,5})x(\d{1,5})$/.exec(one());
@@ -111,7 +109,7 @@ function describe(e: SessionEmulation): string[][] {
 export async function set(g: GlobalOptions, name: string | undefined, values: readonly string[], opts: { clear?: boolean; list?: boolean }): Promise<void> {
   const out = output(g);
   if (opts.list) {
-    return out.result({ devices: DEVICES }, () => table([["DEVICE", "VIEWPORT", "SCALE", "MOBILE"], ...DEVICES.map((d) => [d.name, `${d.width}x${d.height}`, String(d.deviceScaleFactor), d.mobile ? "yes" : "no"])]));
+    return out.result({ devices: DEVICES }, () => table([["DEVICE", "VIEWPORT", "SCALE", "MOBILE", "TOUCH"], ...DEVICES.map((d) => [d.name, `${d.width}x${d.height}`, String(d.deviceScaleFactor), d.mobile ? "yes" : "no", d.touch ? "yes" : "no"])]));
   }
   const root = stateRoot();
   const session = touchSession(await resolveSession(root, g.session), root);

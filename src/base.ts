@@ -35,7 +35,7 @@ export { describeIssue } from "./util/zod.js";
 // The CLI's state directory: files, sessions, refs, tabs, dialogs, history, metrics, secrets, saved state.
 export { configDir } from "./store/config-file.js";
 export { sessionDialogAnswer } from "./store/dialog-answer.js";
-export { DEVICES, findDevice } from "./store/devices.js";
+export { DEVICES, deviceByName, findDevice } from "./store/devices.js";
 export { type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, sessionEmulationStore } from "./store/emulation.js";
 export { checkId, describeFsError, ensureDir, ensureStateDir, mkdirp } from "./store/files.js";
 export { DEFAULT_LOG_ID, type StoredHistoryEntry, appendHistory, listHistoryIds, readHistory } from "./store/history.js";
@@ -83,3 +83,4 @@ export {
 export { resolveStateDir } from "./store/state-dir.js";
 export { openSealed, readSavedState, sealState, writeSavedState } from "./store/state-file.js";
 export { type TabStore, type TabsFile, sessionTabStore, syncTabs } from "./store/tabs.js";
+export { type OwnTabs, sessionOwnTabs } from "./store/own-tabs.js";

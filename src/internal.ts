@@ -48,7 +48,7 @@ export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_
 export { boundWords } from "./browser/trace-bound.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
 export { type SessionRoute, checkRoutes } from "./store/routes.js";
-export { DEVICES, findDevice } from "./store/devices.js";
+export { DEVICES, deviceByName, findDevice } from "./store/devices.js";
 export { checkEmulation } from "./store/emulation.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
@@ -67,3 +67,4 @@ export { PageRefs } from "./snapshot/index.js";
 // Ending a CLI session whose host is gone (commands/session-lookup.ts): its Chrome, then its run folder.
 export { killBrowserProcess } from "./browser/launch.js";
 export { sweepRunDirs } from "./browser/run-dir.js";
+export { defaultProfileDirs, findUserChrome } from "./browser/devtools-active-port.js";

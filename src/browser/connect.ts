@@ -12,6 +12,7 @@ import type { LocalBrowserLaunchOptions } from "./types.js";
 import { ServiceInitError } from "../errors.js";
 import { processAlive } from "../util/process.js";
 import type { UrlPolicy } from "../util/url-policy.js";
+import type { TabScope } from "./tab-scope.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 } as const;
 
@@ -45,7 +46,7 @@ async function resolveCdpUrl(cdpUrl: string): Promise<string> {
   return browserWsEndpoint(Number(u.port || (u.protocol === "https:" ? 443 : 80)), u.hostname);
 }
 
-export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; urlPolicy?: UrlPolicy | undefined; dialogPolicy?: DialogPolicy | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
+export async function openBrowser(options: LocalBrowserLaunchOptions & { domSettleTimeout: number; urlPolicy?: UrlPolicy | undefined; dialogPolicy?: DialogPolicy | undefined; tabScope?: TabScope | undefined }, lifeline: Lifeline = { kind: "parent" }): Promise<BrowserHandle> {
   let launched: LaunchedBrowser | undefined;
   let wsEndpoint: string;
   if (options.cdpUrl) {
@@ -77,7 +78,7 @@ export async function openBrowser(options: LocalBrowserLaunchOptions & { domSett
       ...(viewport ? { viewport } : {}),
       ...(options.ignoreHTTPSErrors ? { ignoreHTTPSErrors: true } : {}),
       ...(proxy?.username ? { proxyCredentials: { username: proxy.username, password: proxy.password ?? "" } } : {}),
-    });
+    }, options.tabScope);
     if (options.downloadsPath) downloads = await DownloadWatcher.start(connection.root, resolve(options.downloadsPath));
   } catch (e) {
     await connection.close();

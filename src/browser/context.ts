@@ -7,6 +7,7 @@ import { DialogHandler } from "./dialogs.js";
 import { Page, type NavigateHandler, type PageOperations, type PageOptions } from "./page.js";
 import { normalizeUrl } from "./page-navigation.js";
 import { type StorageState, applyStorageState, collectStorageState } from "./storage-state.js";
+import { type TabScope, releaseTab } from "./tab-scope.js";
 import { ServiceInitError, ServiceTimeoutError } from "../errors.js";
 
 export class BrowserContext {
@@ -16,15 +17,20 @@ export class BrowserContext {
   private readonly pageWaiters = new Map<string, (p: Page) => void>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly pageListeners = new Set<(p: Page) => void>();
+  /** With a scope: tabs out of it that attached while this context created one, decided once its id is known. */
+  private creating = 0;
+  private readonly undecided = new Map<string, { session: CdpSession; sessionId: string; waiting: boolean }>();
 
   private constructor(
     readonly connection: CdpConnection,
     private readonly pageOptions: PageOptions,
+    private readonly scope: TabScope | undefined,
   ) {}
 
-  static async create(connection: CdpConnection, pageOptions: PageOptions): Promise<BrowserContext> {
+  /** `scope`: drive only the tabs in it (a user's own Chrome); none: every tab of the browser. */
+  static async create(connection: CdpConnection, pageOptions: PageOptions, scope?: TabScope): Promise<BrowserContext> {
     pageOptions.dialogs ??= new DialogHandler();
-    const ctx = new BrowserContext(connection, pageOptions);
+    const ctx = new BrowserContext(connection, pageOptions, scope);
     const root = connection.root;
     root.on("Target.attachedToTarget", (e) => {
       const session = connection.session(e.sessionId);
@@ -33,9 +39,15 @@ export class BrowserContext {
         void session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
         return;
       }
-      const p = ctx.addPage(session, e.targetInfo.targetId).catch(() => {});
-      ctx.pending.add(p);
-      void p.finally(() => ctx.pending.delete(p));
+      const { targetId, openerId } = e.targetInfo;
+      if (scope && !scope.owns(targetId, openerId)) {
+        const held = { session, sessionId: e.sessionId, waiting: e.waitingForDebugger };
+        // Perhaps the tab this context is creating (Chrome may report it before it answers createTarget).
+        if (ctx.creating > 0) ctx.undecided.set(targetId, held);
+        else releaseTab(root, session, e.sessionId, e.waitingForDebugger);
+        return;
+      }
+      ctx.attach(session, targetId);
     });
     root.on("Target.detachedFromTarget", (e) => {
       if (e.targetId) ctx.removePage(e.targetId);
@@ -46,6 +58,22 @@ export class BrowserContext {
     await ctx.idle();
     if (ctx.order.length === 0) await ctx.newPage();
     return ctx;
+  }
+
+  private attach(session: CdpSession, targetId: string): void {
+    const p = this.addPage(session, targetId).catch(() => {});
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  /** After a create in scope: the created tab joins, every other tab that attached meanwhile is released. */
+  private decide(created: string | undefined): void {
+    if (--this.creating > 0) return;
+    for (const [targetId, held] of this.undecided) {
+      if (targetId === created) this.attach(held.session, targetId);
+      else releaseTab(this.connection.root, held.session, held.sessionId, held.waiting);
+    }
+    this.undecided.clear();
   }
 
   private async addPage(session: CdpSession, targetId: string): Promise<void> {
@@ -120,10 +148,24 @@ export class BrowserContext {
     return applyStorageState(this, state);
   }
 
+  /** A new tab; in a scope, in a window of its own when the scope has none yet (a user's windows stay theirs). */
+  private async createTarget(): Promise<string> {
+    if (!this.scope) return (await this.connection.root.send("Target.createTarget", { url: "about:blank" })).targetId;
+    this.creating++;
+    let created: string | undefined;
+    try {
+      created = (await this.connection.root.send("Target.createTarget", { url: "about:blank", newWindow: this.pages().length === 0 })).targetId;
+      this.scope.adopt(created);
+      return created;
+    } finally {
+      this.decide(created);
+    }
+  }
+
   async newPage(url = "about:blank"): Promise<Page> {
     // A URL goto() would refuse opens no tab either.
     if (url !== "about:blank") normalizeUrl(url, this.pageOptions.urlPolicy);
-    const { targetId } = await this.connection.root.send("Target.createTarget", { url: "about:blank" });
+    const targetId = await this.createTarget();
     const page =
       this.byTarget.get(targetId) && this.order.includes(this.byTarget.get(targetId)!)
         ? this.byTarget.get(targetId)!

@@ -63,7 +63,8 @@ export class PageEmulation {
     const calls: Promise<unknown>[] = [];
     const send = (method: string, params: object) => calls.push((session.send as (m: string, p: object) => Promise<unknown>)(method, params));
     const size = e.viewport ?? e.device ?? this.config.viewport;
-    if (size) send("Emulation.setDeviceMetricsOverride", { width: size.width, height: size.height, deviceScaleFactor: e.device?.deviceScaleFactor ?? 1, mobile: e.device?.mobile ?? false });
+    const screen = e.device?.screen ? { screenWidth: e.device.screen.width, screenHeight: e.device.screen.height } : {};
+    if (size) send("Emulation.setDeviceMetricsOverride", { width: size.width, height: size.height, deviceScaleFactor: e.device?.deviceScaleFactor ?? 1, mobile: e.device?.mobile ?? false, ...screen });
     else if (before.viewport ?? before.device) send("Emulation.clearDeviceMetricsOverride", {});
     if (e.device?.touch) send("Emulation.setTouchEmulationEnabled", { enabled: true, maxTouchPoints: 5 });
     else if (before.device?.touch) send("Emulation.setTouchEmulationEnabled", { enabled: false });

@@ -8,7 +8,7 @@ import { LocalBackend } from "./backend.js";
 export async function openLocalBackend(setup: BackendSetup): Promise<LocalBackend> {
   const { opts, log } = setup;
   log.info("init", "starting browser", { headless: opts.launch.headless ?? true, attach: Boolean(opts.launch.cdpUrl) });
-  const browser = await openBrowser({ ...opts.launch, domSettleTimeout: opts.domSettleTimeout, urlPolicy: opts.raw.urlPolicy, dialogPolicy: opts.dialogPolicy });
+  const browser = await openBrowser({ ...opts.launch, domSettleTimeout: opts.domSettleTimeout, urlPolicy: opts.raw.urlPolicy, dialogPolicy: opts.dialogPolicy, tabScope: opts.raw.tabScope });
   const init = { sessionId: randomUUID(), sessionUrl: browser.wsEndpoint, debugUrl: debugUrl(browser.wsEndpoint, browser.launched?.socketPath) };
   return new LocalBackend({ ...setup, browser, init });
 }

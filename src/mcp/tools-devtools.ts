@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, DEVICES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, boundWords, checkEmulation, findDevice, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
+import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, boundWords, checkEmulation, deviceByName, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -68,11 +68,8 @@ export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
       for (const [k, v] of Object.entries(a)) {
         if (k === "reset" || v === undefined) continue;
         if (v === null || (k === "offline" && v === false)) delete next[k];
-        else if (k === "device") {
-          const device = findDevice(String(v));
-          if (!device) throw new ServiceInvalidArgumentError(`device: unknown device ${JSON.stringify(String(v).slice(0, 60))}; known: ${DEVICES.map((d) => d.name).join(", ")}`);
-          next.device = device;
-        } else next[k] = v;
+        else if (k === "device") next.device = deviceByName("device", String(v));
+        else next[k] = v;
       }
       const applied = await emulation.set(checkEmulation(next));
       if (applied.failed > 0 && applied.pages === 0) throw new ServiceInvalidArgumentError(`no tab took the settings: ${applied.error ?? "unknown error"}`);

@@ -232,7 +232,7 @@ export const TOOLS = {
     description: "Emulate a device, viewport, location, colour scheme, offline, headers, UA, time zone, locale",
     annotations: moves("Emulate", true),
     inputSchema: {
-      device: z.string().min(1).max(64).nullable().optional().describe("a device by name: iPhone SE, iPhone 14, Pixel 7, Galaxy S20, iPad Mini, iPad Pro, Laptop, Desktop HD…"),
+      device: z.string().min(1).max(64).nullable().optional().describe("a device by Playwright's name (its device list): iPhone 15 Pro, iPhone 13, Pixel 7, Galaxy S24, iPad Mini, Desktop Chrome…"),
       viewport: z.object({ width: z.number().int(), height: z.number().int() }).nullable().optional().describe("the viewport in CSS pixels (wins over the device's size)"),
       geo: z.object({ latitude: z.number(), longitude: z.number(), accuracy: z.number().optional() }).nullable().optional().describe("the position the page's geolocation reports (permission granted)"),
       media: z.enum(["dark", "light"]).nullable().optional().describe("prefers-color-scheme"),

@@ -13,6 +13,8 @@ export interface EmulatedDevice {
   name: string;
   width: number;
   height: number;
+  /** The device's screen (screen.width/height), when it differs from the viewport; none: the viewport's size. */
+  screen?: { width: number; height: number };
   deviceScaleFactor: number;
   mobile: boolean;
   touch: boolean;
@@ -122,7 +124,7 @@ function checkDevice(field: string, v: unknown): EmulatedDevice {
   const d = v as Partial<EmulatedDevice> | null;
   if (!d || typeof d !== "object" || typeof d.name !== "string" || typeof d.mobile !== "boolean" || typeof d.touch !== "boolean") throw bad(field, "expected a device of the table");
   const size = checkViewport(field, d);
-  return { name: d.name.slice(0, 64), ...size, deviceScaleFactor: numIn(`${field} deviceScaleFactor`, d.deviceScaleFactor, 0.5, 5), mobile: d.mobile, touch: d.touch, userAgent: checkUserAgent(`${field} userAgent`, d.userAgent) };
+  return { name: d.name.slice(0, 64), ...size, ...(d.screen !== undefined ? { screen: checkViewport(`${field} screen`, d.screen) } : {}), deviceScaleFactor: numIn(`${field} deviceScaleFactor`, d.deviceScaleFactor, 0.5, 5), mobile: d.mobile, touch: d.touch, userAgent: checkUserAgent(`${field} userAgent`, d.userAgent) };
 }
 
 /** Checks every field of an emulation (unknown fields refused); throws an INVALID_ARGUMENT naming the field. */

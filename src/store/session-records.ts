@@ -48,6 +48,8 @@ export interface SessionRecord {
    * URL). `pid` is then the session host's, and ending the session leaves that Chrome running.
    */
   attached?: string;
+  /** `svc connect --auto`: a user's own Chrome; the session drives only the tabs it created (store/own-tabs.ts). */
+  ownTabs?: true;
   /** `--proxy`: the proxy server, never its password (the host alone holds that, in memory). */
   proxy?: string;
   /** `--args`: extra Chrome flags the session was launched with. */
@@ -106,6 +108,11 @@ export function refsPath(root: string, id: string): string {
 /** The session's tab ids and selected tab (store/tabs.ts): removed with the session. */
 export function tabsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.tabs`);
+}
+
+/** The tabs a session on a user's own Chrome may drive (store/own-tabs.ts): removed with the session. */
+export function ownTabsPath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.own-tabs`);
 }
 
 /** The values of a session's secrets (store/secrets.ts), 0600. */
@@ -236,6 +243,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(refsPath(root, id), { force: true });
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
+  rmSync(ownTabsPath(root, id), { force: true });
   rmSync(dialogAnswerPath(root, id), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.emulation`), { force: true });
   rmSync(join(sessionsDir(root), `${checkId(id)}.routes`), { force: true });

@@ -5,8 +5,12 @@
  * the setting. The commands run as full processes (the host applies on a control request) and once through the
  * thin client (the host runs `svc set` itself).
  */
-import { describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { collect, expectOneLine, json, sandbox, spawnSvc, svc, useCliWorld } from "./helpers.js";
+
+/** Playwright's own descriptors (a dev dependency), the values `svc set device NAME` must give the page. */
+const playwrightDevices = (createRequire(import.meta.url)("playwright-core") as { devices: Record<string, { viewport: { width: number }; screen: { width: number; height: number }; deviceScaleFactor: number; userAgent: string; hasTouch: boolean }> }).devices;
 
 const world = useCliWorld({ session: true });
 const run = (...args: string[]) => svc(args, world.sb.env);
@@ -90,6 +94,25 @@ describe("svc set", () => {
     expect(mobile).toBe(true);
     await ok("set", "--clear");
     expect(await page("devicePixelRatio")).toBe(1);
+  });
+
+  it("knows Playwright's device names: the page gets the descriptor's width, scale, user agent and touch; --list names them all", async () => {
+    await ok("goto", world.server.url("mobile.html"));
+    await ok("set", "device", "iPhone 13");
+    onTestFinished(async () => {
+      await run("set", "--clear");
+    });
+    const want = playwrightDevices["iPhone 13"]!;
+    const seen = await page<[number, number, string, boolean, string]>("[innerWidth, devicePixelRatio, navigator.userAgent, matchMedia('(pointer: coarse)').matches, screen.width + 'x' + screen.height]");
+    expect(seen).toEqual([want.viewport.width, want.deviceScaleFactor, want.userAgent, want.hasTouch, `${want.screen.width}x${want.screen.height}`]);
+    const listed = await ok("set", "device", "--list");
+    for (const name of ["Pixel 7", "iPhone 15 Pro", "Galaxy S24", "Desktop Chrome"]) expect(listed).toMatch(new RegExp(`^${name} `, "m"));
+    const all = json<{ devices: { name: string }[] }>(await ok("--json", "set", "--list")).devices.map((d) => d.name);
+    for (const name of Object.keys(playwrightDevices)) expect(all).toContain(name);
+    // An unknown name: one line with the nearest known ones.
+    const r = await run("set", "device", "iPhone 15 Prro");
+    expect(r.code).toBe(2);
+    expect(expectOneLine(r.stderr)).toMatch(/invalid device: unknown device "iPhone 15 Prro"; near: iPhone 15 Pro,/);
   });
 
   it("wins over the session's own --viewport, which comes back once it is unset", async () => {

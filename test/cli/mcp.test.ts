@@ -403,18 +403,18 @@ describe("svc mcp", () => {
       expect(detail).toMatch(/response headers:\n[\s\S]*body \(\d+ bytes\):\n\{"message":"hello from data\.json"/);
       expect(text(await call(c, "network_request", { id: "r999999" }))).toMatch(/^INVALID_ARGUMENT: id: no request r999999/);
       expect(text(await call(c, "network_requests", { filter: "nothing-like-this" }))).toBe('no requests in the current tab whose URL contains "nothing-like-this"');
-      // emulate: a device, dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
-      const emulated = text(await call(c, "emulate", { device: "iPhone 14", media: "dark", timezone: "Asia/Tokyo", locale: "de-DE" }));
+      // emulate: a device (by Playwright's name), dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
+      const emulated = text(await call(c, "emulate", { device: "iPhone 15 Pro", media: "dark", timezone: "Asia/Tokyo", locale: "de-DE" }));
       expect(emulated).toMatch(/^emulating device, media, timezone, locale in \d+ tabs?\n/);
       const seen = JSON.parse(emulated.split("the current tab reports: ")[1]!);
       // (a page without a viewport meta tag lays out 980 px wide on a phone, as on the real one)
-      expect(seen).toMatchObject({ screen: "390x844", scale: 3, touch: true, language: "de-DE", timezone: "Asia/Tokyo", dark: true });
+      expect(seen).toMatchObject({ screen: "393x852", scale: 3, touch: true, language: "de-DE", timezone: "Asia/Tokyo", dark: true });
       expect(seen.userAgent).toMatch(/iPhone/);
       await call(c, "tabs", { action: "new", url: world.server.url("steps.html") });
-      expect(JSON.parse(text(await call(c, "evaluate", { expression: "({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia('(prefers-color-scheme: dark)').matches, w: screen.width })" })))).toEqual({ tz: "Asia/Tokyo", dark: true, w: 390 });
+      expect(JSON.parse(text(await call(c, "evaluate", { expression: "({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia('(prefers-color-scheme: dark)').matches, w: screen.width })" })))).toEqual({ tz: "Asia/Tokyo", dark: true, w: 393 });
       const lighter = JSON.parse(text(await call(c, "emulate", { media: null })).split("the current tab reports: ")[1]!);
       expect(lighter).toMatchObject({ dark: false, timezone: "Asia/Tokyo" });
-      expect(text(await call(c, "emulate", { device: "Nokia 3310" }))).toMatch(/^INVALID_ARGUMENT: device: unknown device "Nokia 3310"; known: iPhone SE/);
+      expect(text(await call(c, "emulate", { device: "Nokia 3310" }))).toMatch(/^INVALID_ARGUMENT: device: unknown device "Nokia 3310"; near: [^;]+ \(\d+ known/);
       const reset = text(await call(c, "emulate", { reset: true }));
       expect(reset).toMatch(/^emulating nothing/);
       expect(JSON.parse(reset.split("the current tab reports: ")[1]!)).toMatchObject({ touch: false, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
