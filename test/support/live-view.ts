@@ -37,14 +37,11 @@ export async function liveSocket(pageUrl: string): Promise<{ ws: WebSocket; mess
 
 let pings = 0;
 
-/**
- * Types `url` in the view's address box (a `navigate` message), then a `ping`: the error messages the viewer
- * sent before its pong (every command the navigate sent the tab was answered by then).
- */
-export async function liveNavigate(sock: { ws: WebSocket; messages: Array<Record<string, any>> }, url: string, timeoutMs = 20_000): Promise<string[]> {
+/** Sends `before` (if any) and a ping; resolves once its pong came. */
+function pinged(sock: { ws: WebSocket; messages: Array<Record<string, any>> }, before: object | undefined, timeoutMs: number): Promise<void> {
   const from = sock.messages.length;
   const n = ++pings;
-  const ponged = new Promise<void>((resolve, reject) => {
+  const pong = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => done(new Error(`no pong from the live view within ${timeoutMs} ms`)), timeoutMs);
     const onMessage = () => void (sock.messages.slice(from).some((m) => m.type === "pong" && m.n === n) && done());
     const onClose = () => done(new Error(`the live view socket closed: ${JSON.stringify(sock.messages.slice(from))}`));
@@ -54,12 +51,22 @@ export async function liveNavigate(sock: { ws: WebSocket; messages: Array<Record
       if (e) reject(e);
       else resolve();
     };
-    // Registered after the socket's own listener (liveSocket's), so the message is in `messages` when seen here.
+    // Registered after liveSocket's own listener, so a message is in `messages` when seen here.
     sock.ws.on("message", onMessage).on("close", onClose);
   });
-  sock.ws.send(JSON.stringify({ type: "navigate", url }));
+  if (before) sock.ws.send(JSON.stringify(before));
   sock.ws.send(JSON.stringify({ type: "ping", n }));
-  await ponged;
-  const seen = sock.messages.slice(from);
-  return seen.slice(0, seen.findIndex((m) => m.type === "pong" && m.n === n)).filter((m) => m.type === "error").map((m) => String(m.message));
+  return pong;
+}
+
+/**
+ * Types `url` in the view's address box (a `navigate` message): the error messages the viewer sent for it.
+ * A ping with it is answered once the tab answered what the navigate sent; the navigate's own error may follow
+ * that pong (both messages were handled in one turn), so a second ping, sent after, closes the count.
+ */
+export async function liveNavigate(sock: { ws: WebSocket; messages: Array<Record<string, any>> }, url: string, timeoutMs = 20_000): Promise<string[]> {
+  const from = sock.messages.length;
+  await pinged(sock, { type: "navigate", url }, timeoutMs);
+  await pinged(sock, undefined, timeoutMs);
+  return sock.messages.slice(from).filter((m) => m.type === "error").map((m) => String(m.message));
 }
