@@ -13,7 +13,7 @@
  * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
  */
 import type { ServerOptions, WebSocket } from "ws";
-import { ServiceError } from "../../errors.js";
+import { isServiceError } from "../../index.js";
 import { checkUrlText } from "../../util/url-policy.js";
 import type { LiveSource, LiveTabLink } from "./source.js";
 import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
@@ -45,7 +45,7 @@ interface Frame {
 
 /** A failure as the viewer shows it: a library error with its code first, as every door words it. */
 function errorLine(e: unknown): string {
-  if (e instanceof ServiceError) return `${e.code}: ${e.message}`;
+  if (isServiceError(e)) return `${e.code}: ${e.message}`;
   return String(e instanceof Error ? e.message : e);
 }
 
