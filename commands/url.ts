@@ -5,7 +5,7 @@
  * with a hint, since http and https may be different sites; a bare word that is not a host
  * (`readme.md`, `summarize this`) is not a URL at all.
  */
-import { ServiceInvalidArgumentError } from "../src/base.js";
+import { ServiceInvalidArgumentError, checkUrlPolicy } from "../src/base.js";
 
 /** `data:[mediatype][;param…],payload`: the payload may hold spaces (`data:text/html,<h1>from data</h1>`). */
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?(;[\w.+-]+(=[^,;\s]*)?)*,/i;
@@ -52,7 +52,10 @@ export function typedUrl(raw: string): string {
   return LOCAL.test(a) ? `http://${a}` : a;
 }
 
-/** Reject anything that is not an absolute http(s)/file/about/data URL (after typedUrl) before a browser is touched. */
+/**
+ * Reject anything that is not an absolute URL (after typedUrl), or that the CLI's URL policy refuses (the
+ * library's "any", util/url-policy.ts: the same words as every door), before a browser is touched.
+ */
 export function checkUrl(raw: string): string {
   const typed = typedUrl(raw);
   let url: URL;
@@ -61,9 +64,7 @@ export function checkUrl(raw: string): string {
   } catch {
     throw invalidUrl(raw, `not an absolute URL`);
   }
-  if (!["http:", "https:", "file:", "about:", "data:"].includes(url.protocol)) {
-    throw invalidUrl(raw, `unsupported scheme "${url.protocol.slice(0, -1)}"`);
-  }
+  checkUrlPolicy(url, "any");
   return typed;
 }
 

@@ -24,9 +24,10 @@ export {
 } from "./errors.js";
 // Errors: rebuilding an error a session host sent by code, and one line of any thrown value.
 export { errorFromCode, errorMessage } from "./errors.js";
-// Small helpers: waiting, cancellation, atomic and regular files, address policy, zod issues, JSON Schema.
+// Small helpers: waiting, cancellation, atomic and regular files, address and URL policies, zod issues, JSON Schema.
 export { Cancellation, sleep, within } from "./util/abort.js";
 export { AddressPolicy } from "./util/address-policy.js";
+export { checkUrlPolicy } from "./util/url-policy.js";
 export { writeFileAtomic } from "./util/atomic-write.js";
 export { waitForExit } from "./util/process.js";
 export { fromJsonSchema } from "./util/json-schema.js";

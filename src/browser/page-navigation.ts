@@ -6,10 +6,8 @@
 import type { CdpSession } from "./cdp/connection.js";
 import type { WaitUntil } from "./types.js";
 import { ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";
-import { checkUrlPolicy, type UrlPolicy } from "../util/url-policy.js";
+import { checkUrlPolicy, isOpenableScheme, type UrlPolicy } from "../util/url-policy.js";
 import { within } from "../util/abort.js";
-
-const ALLOWED_SCHEMES = new Set(["http:", "https:", "file:", "about:", "data:"]);
 
 /**
  * Accepts full URLs and bare hosts (`example.com`, `localhost:3000`); rejects anything else clearly, and what
@@ -21,7 +19,7 @@ export function normalizeUrl(raw: string, policy: UrlPolicy = "any"): string {
   let url: URL;
   try {
     url = new URL(text);
-    if (!ALLOWED_SCHEMES.has(url.protocol) && /^[a-z0-9.-]+:\d+/i.test(text)) url = new URL(`http://${text}`);
+    if (!isOpenableScheme(url.protocol) && /^[a-z0-9.-]+:\d+/i.test(text)) url = new URL(`http://${text}`);
   } catch {
     if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?(\/.*)?$|^localhost(:\d+)?(\/.*)?$/i.test(text)) {
       throw new ServiceInvalidArgumentError(`url: "${text}" is not a valid URL`, { hint: "use a full URL such as https://example.com" });
@@ -29,7 +27,6 @@ export function normalizeUrl(raw: string, policy: UrlPolicy = "any"): string {
     url = new URL(`${/^(localhost|127\.)/.test(text) ? "http" : "https"}://${text}`);
   }
   checkUrlPolicy(url, policy);
-  if (!ALLOWED_SCHEMES.has(url.protocol)) throw new ServiceInvalidArgumentError(`url: unsupported scheme "${url.protocol}"`, { hint: "use http:, https:, file:, about: or data:" });
   return url.href;
 }
 

@@ -1,32 +1,60 @@
 /**
- * Which URLs may be opened on the word of whoever drives a browser (ServiceOptions.urlPolicy): the one rule
- * behind Page.goto — so a tool's navigation, a new tab, the agent's goto and its cached replays alike — and
- * behind `fetch`.
- * - "any": every scheme goto knows (the browser's owner typed the URL);
- * - "web": http:, https:, data: and about:blank (the browser serves others than its owner: a server's tenants);
- *   file: reads the host's files; chrome:, devtools:, view-source: and about: pages show its settings;
+ * Which URLs may be opened on the word of whoever drives a browser: the one rule every door applies — Page.goto
+ * and newPage (ServiceOptions.urlPolicy: so a tool's navigation, a new tab, the agent's goto and its cached
+ * replays alike), the CLI before a browser starts, `fetch`, and the live view's address box.
+ * - "any": every URL goto opens — http:, https:, file:, data: and about:blank (the browser's owner typed it);
+ * - "web": http:, https:, data: and about:blank (the browser serves others than its owner: a server's tenants,
+ *   a live view's watchers); file: reads the host's files;
  * - "http": http: and https: only (the URL may come from a model a page can steer: an MCP client, its agent);
  * - "http+file": those and file: (an operator let local files be opened).
+ * No policy opens javascript: (code in the page), chrome:, devtools:, view-source: or another about: page
+ * (Chrome's own pages: its settings, the host's paths, privileged bindings).
  */
 import { ServiceInvalidArgumentError } from "../errors.js";
 
 export const URL_POLICIES = ["any", "web", "http", "http+file"] as const;
 export type UrlPolicy = (typeof URL_POLICIES)[number];
 
-const ALLOWED: Record<Exclude<UrlPolicy, "any">, { test(u: URL): boolean; says: string }> = {
-  web: { test: (u) => isHttp(u) || u.protocol === "data:" || (u.protocol === "about:" && u.pathname === "blank"), says: "http, https, data and about:blank" },
-  http: { test: isHttp, says: "http and https" },
-  "http+file": { test: (u) => isHttp(u) || u.protocol === "file:", says: "http, https and file" },
+type Kind = "http" | "file" | "data" | "blank";
+
+/** What each policy opens, in the words of its refusal. */
+const OPENS: Record<UrlPolicy, { kinds: readonly Kind[]; says: string }> = {
+  any: { kinds: ["http", "file", "data", "blank"], says: "http, https, file, data and about:blank" },
+  web: { kinds: ["http", "data", "blank"], says: "http, https, data and about:blank" },
+  http: { kinds: ["http"], says: "http and https" },
+  "http+file": { kinds: ["http", "file"], says: "http, https and file" },
 };
 
-function isHttp(u: URL): boolean {
-  return u.protocol === "http:" || u.protocol === "https:";
+/** The schemes any policy opens (of about:, only about:blank). */
+const SCHEMES: Record<string, Kind> = { "http:": "http", "https:": "http", "file:": "file", "data:": "data", "about:": "blank" };
+
+function kindOf(u: URL): Kind | undefined {
+  const kind = Object.hasOwn(SCHEMES, u.protocol) ? SCHEMES[u.protocol] : undefined;
+  return kind === "blank" && u.pathname !== "blank" ? undefined : kind;
+}
+
+/** Whether some policy may open URLs of this scheme (`localhost:3000` typed bare parses as scheme `localhost:`). */
+export function isOpenableScheme(protocol: string): boolean {
+  return Object.hasOwn(SCHEMES, protocol.toLowerCase());
 }
 
 /** Throws INVALID_ARGUMENT naming the scheme when `policy` refuses `url`; `fileHint` goes with a refused file: URL. */
 export function checkUrlPolicy(url: URL, policy: UrlPolicy, fileHint?: string): void {
-  if (policy === "any" || ALLOWED[policy].test(url)) return;
-  const got = url.protocol === "about:" ? `about:${url.pathname.slice(0, 20)}` : url.protocol;
+  const kind = kindOf(url);
+  if (kind && OPENS[policy].kinds.includes(kind)) return;
+  const got = url.protocol === "about:" ? `about:${url.pathname.slice(0, 20)}` : url.protocol.slice(0, 40);
   const hint = url.protocol === "file:" ? fileHint : undefined;
-  throw new ServiceInvalidArgumentError(`url: only ${ALLOWED[policy].says} URLs can be opened (got ${got})`, hint ? { hint } : {});
+  throw new ServiceInvalidArgumentError(`url: only ${OPENS[policy].says} URLs can be opened (got ${got})`, hint ? { hint } : {});
+}
+
+/** checkUrlPolicy on text: a URL that does not parse is INVALID_ARGUMENT too. Returns the parsed URL. */
+export function checkUrlText(raw: string, policy: UrlPolicy): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ServiceInvalidArgumentError(`url: "${raw.slice(0, 200)}" is not a valid URL`, { hint: "use a full URL such as https://example.com" });
+  }
+  checkUrlPolicy(url, policy);
+  return url;
 }

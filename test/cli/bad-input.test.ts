@@ -82,7 +82,7 @@ describe("bad input without a browser", () => {
   it("bad URL scheme: svc goto notaurl → 2", async () => {
     await expectFailure(await svc(["goto", "notaurl"], sb.env), 2, /invalid URL "notaurl"/, sb);
     await expectFailure(await svc(["goto", "example.com"], sb.env), 2, /did you mean https:\/\/example\.com/, sb);
-    await expectFailure(await svc(["extract", "javascript:alert(1)"], sb.env), 2, /unsupported scheme "javascript"/, sb);
+    await expectFailure(await svc(["extract", "javascript:alert(1)"], sb.env), 2, /url: only http, https, file, data and about:blank URLs can be opened \(got javascript:\)/, sb);
   });
 
   it("unknown flag / command → 2 (usage)", async () => {

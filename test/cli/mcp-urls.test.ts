@@ -1,6 +1,7 @@
 /**
  * `svc mcp`'s one URL policy (util/url-policy.ts, applied by Page.goto): every way the server opens a page —
- * `navigate`, `tabs new`, the agent's goto — refuses the same hostile URLs with the same words, over real
+ * `navigate`, `tabs new`, the agent's goto — refuses the rows of the shared table of hostile URLs
+ * (test/support/hostile-urls.ts) that the "http" policy refuses with the same words, over real
  * stdio, unless the operator starts it with --allow-file-urls, which adds file: alone. The agent is the fake
  * model scripted to goto each URL, as a prompt-injected page would ask it to; a secret in a local file never
  * reaches a tool's answer.
@@ -13,6 +14,7 @@ import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
+import { hostileUrls, refusal, refusedBy } from "../support/hostile-urls.js";
 import { type ModelWorld, expectNoChrome, startModelWorld } from "./helpers.js";
 import { call, openStdio, text } from "./mcp-support.js";
 
@@ -36,18 +38,8 @@ afterAll(async () => {
 
 beforeEach(() => world.fake.reset());
 
-/** Each hostile URL and the scheme the refusal names. */
-const hostile = (): Array<[string, string]> => [
-  [secretUrl, "file:"],
-  [`view-source:${secretUrl}`, "view-source:"],
-  ["chrome://version", "chrome:"],
-  ["devtools://devtools/bundled/inspector.html", "devtools:"],
-  [`data:text/html,<p>${secret}</p>`, "data:"],
-  [`javascript:document.body.textContent='${secret}'`, "javascript:"],
-];
-
-/** The refusal every door gives, as the client (or the agent's model) reads it. */
-const refusal = (scheme: string) => `url: only http and https URLs can be opened (got ${scheme})`;
+/** The shared table's rows (test/support/hostile-urls.ts) for a page of the fixture server. */
+const rows = (page: string) => hostileUrls({ secretUrl, secret, page });
 
 /** The agent's answer to a run whose model asks for goto `url`, and what the model was told of that step. */
 async function agentGoto(client: Client, url: string): Promise<{ answer: string; toldModel: string }> {
@@ -71,15 +63,19 @@ describe("svc mcp: one URL policy for every door", () => {
     try {
       const page = world.server.url("forms.html");
       expect((await call(client, "navigate", { url: page })).isError).toBeFalsy();
-      for (const [url, scheme] of hostile()) {
+      const refused = refusedBy("http", rows(page));
+      expect(refused.length).toBeGreaterThanOrEqual(10);
+      for (const row of refused) {
+        const url = row.url;
+        const words = refusal("http", row);
         const nav = await call(client, "navigate", { url });
         expect(nav.isError, url).toBe(true);
-        expect(text(nav), url).toBe(`INVALID_ARGUMENT: ${refusal(scheme)}`);
+        expect(text(nav), url).toBe(words);
         const tab = await call(client, "tabs", { action: "new", url });
         expect(tab.isError, url).toBe(true);
-        expect(text(tab), url).toBe(`INVALID_ARGUMENT: ${refusal(scheme)}`);
+        expect(text(tab), url).toBe(words);
         const agent = await agentGoto(client, url);
-        expect(agent.toldModel, url).toContain(`→ error: ${refusal(scheme)}`);
+        expect(agent.toldModel, url).toContain(`→ error: ${words.replace(/^INVALID_ARGUMENT: /, "")}`);
         expect(agent.answer, url).toMatch(/^done: finished\n/);
         expect(agent.answer, url).not.toContain(secret);
         await stillOn(client, page);

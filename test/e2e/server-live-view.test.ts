@@ -139,7 +139,7 @@ describe("live view", () => {
       await waitFor(async () => page.url() === `${server.url}/healthz` && /refused by svc/.test(await page.locator("body").textContent().catch(() => "") ?? ""));
       await view.fill("#url", "file:///etc/passwd");
       await view.press("#url", "Enter");
-      await view.waitForFunction(() => /file: URLs are not web pages/.test(document.getElementById("status")!.textContent ?? ""));
+      await view.waitForFunction(() => /^INVALID_ARGUMENT: url: only http, https, data and about:blank URLs can be opened \(got file:\)/.test(document.getElementById("status")!.textContent ?? ""));
       expect(page.url()).toBe(`${server.url}/healthz`);
 
       // The view learns of the session's end.

@@ -20,7 +20,7 @@ describe("URLs as typed", () => {
     } catch (e) {
       expect((e as { hint?: string }).hint).toMatch(/did you mean https:\/\/example\.com/);
     }
-    expect(() => checkUrl("javascript:alert(1)")).toThrow(/unsupported scheme "javascript"/);
+    expect(() => checkUrl("javascript:alert(1)")).toThrow(/^url: only http, https, file, data and about:blank URLs can be opened \(got javascript:\)$/);
     expect(() => checkUrl("readme")).toThrow(/not an absolute URL/);
   });
 

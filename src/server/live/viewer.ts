@@ -13,6 +13,8 @@
  * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
  */
 import type { ServerOptions, WebSocket } from "ws";
+import { isServiceError } from "../../index.js";
+import { checkUrlText } from "../../util/url-policy.js";
 import type { LiveSource, LiveTabLink } from "./source.js";
 import { INPUT_TYPES, LIVE_LIMITS, type KeyMessage, type LiveTab, type MouseMessage, parseViewerMessage, type ServerMessage, type ViewerMessage } from "./messages.js";
 
@@ -39,6 +41,12 @@ interface Frame {
   data: string;
   sessionId: number;
   metadata: { deviceWidth?: number; deviceHeight?: number; offsetTop?: number; pageScaleFactor?: number };
+}
+
+/** A failure as the viewer shows it: a library error with its code first, as every door words it. */
+function errorLine(e: unknown): string {
+  if (isServiceError(e)) return `${e.code}: ${e.message}`;
+  return String(e instanceof Error ? e.message : e);
 }
 
 const MOUSE_TYPES = { move: "mouseMoved", down: "mousePressed", up: "mouseReleased", wheel: "mouseWheel" } as const;
@@ -147,7 +155,7 @@ export class LiveViewer {
     if (!parsed.ok) return this.refuse(parsed.reason);
     const m = parsed.message;
     if (INPUT_TYPES.has(m.type) && !this.o.interactive) return; // view-only: input is ignored
-    this.handle(m).catch((e: unknown) => this.send({ type: "error", message: String(e instanceof Error ? e.message : e).slice(0, 300) }));
+    this.handle(m).catch((e: unknown) => this.send({ type: "error", message: errorLine(e).slice(0, 300) }));
   }
 
   private refuse(reason: string): void {
@@ -187,8 +195,10 @@ export class LiveViewer {
     }
   }
 
+  /** The address box: whoever holds the view's URL, not only the session's owner, may type here (the "web" policy). */
   private async navigate(page: LiveTabLink, raw: string): Promise<void> {
     const url = /^[a-z][a-z0-9+.-]*:/i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
+    checkUrlText(url, "web");
     const r = await page.send("Page.navigate", { url });
     if (typeof r.errorText === "string" && r.errorText) throw new Error(`navigation to ${url.slice(0, 200)} failed: ${r.errorText}`);
   }
