@@ -43,6 +43,29 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
   if (!flags.http && flags.maxSessions !== undefined) throw new ServiceInvalidArgumentError("--max-sessions goes with --http");
   const maxSessions = whole(flags.maxSessions, "--max-sessions", 1, 1000);
+  const { lib, options } = await mcpOptions(g, flags, version);
+  if (!flags.http) {
+    const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    // A signal ends stdin's wait; the browser is closed by serveStdio either way.
+    const serving = lib.serveStdio(options);
+    await Promise.race([serving, stopped]);
+    if (stop.aborted) process.stdin.destroy();
+    await serving;
+    return;
+  }
+  if (warning) process.stderr.write(warning);
+  const token = givenToken ?? generateToken();
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}) });
+  const unregister = registerCleanup(() => server.close());
+  // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
+  process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);
+  await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener("abort", () => resolve(), { once: true })));
+  await server.close();
+  unregister();
+}
+
+/** The server's options from the flags and settings (the caps checked), and the MCP module. */
+export async function mcpOptions(g: GlobalOptions, flags: McpFlags, version: string) {
   const settings = await openSettings();
   const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
   const searchUrl = settings.effective("search.url").value;
@@ -75,22 +98,5 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
     },
     search: typeof searchUrl === "string" && searchUrl ? web.searchBackendFor({ searchUrl }) : undefined,
   };
-  if (!flags.http) {
-    const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
-    // A signal ends stdin's wait; the browser is closed by serveStdio either way.
-    const serving = lib.serveStdio(options);
-    await Promise.race([serving, stopped]);
-    if (stop.aborted) process.stdin.destroy();
-    await serving;
-    return;
-  }
-  if (warning) process.stderr.write(warning);
-  const token = givenToken ?? generateToken();
-  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}) });
-  const unregister = registerCleanup(() => server.close());
-  // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
-  process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);
-  await new Promise<void>((resolve) => (stop.aborted ? resolve() : stop.addEventListener("abort", () => resolve(), { once: true })));
-  await server.close();
-  unregister();
+  return { lib, options };
 }

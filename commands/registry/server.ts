@@ -70,12 +70,17 @@ export const SERVER_COMMANDS = [
   }),
   command({
     name: "mcp",
-    description: "serve svc's browser tools to an MCP host (stdio; or --http): one browser per client, closed when the client goes",
+    args: "[call] [tool] [json]",
+    usage: "[options] | call TOOL ['JSON']",
+    description:
+      "serve svc's browser tools to an MCP host (stdio; or --http): one browser per client, closed when the client goes. `svc mcp call TOOL 'JSON'` runs one tool once and prints its result, on the live session's browser (else a browser of its own)",
+    argHelp: { call: "the word call: run one tool once", tool: "the tool's name (svc mcp call tools lists them)", json: "its arguments as a JSON object (default {})" },
     options: MCP_OPTIONS,
-    examples: ["svc mcp", "svc mcp --caps tabs,forms,web", "svc mcp --http --port 3100 --caps all"],
+    examples: ["svc mcp", "svc mcp --caps tabs,forms,web", "svc mcp --http --port 3100 --caps all", `svc mcp call navigate '{"url": "https://example.com"}'`, "svc mcp call tools --caps all"],
     helpAfter: '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
     serving: true,
-    run: async (c, _a, o) => (await import("../mcp.js")).mcp(c.globals, o, c.stop, c.version),
+    run: async (c, [call, tool, json], o) =>
+      call === undefined ? (await import("../mcp.js")).mcp(c.globals, o, c.stop, c.version) : (await import("../mcp-call.js")).mcpCall(c.globals, o, call as string, tool as string | undefined, json as string | undefined, c.version),
   }),
   command({
     name: "batch",

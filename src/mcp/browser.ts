@@ -103,6 +103,11 @@ export class McpBrowser {
     return this.tracing;
   }
 
+  /** Attached to a browser it did not launch (`svc mcp call` on a live session): closing detaches, Chrome goes on. */
+  private attached(): boolean {
+    return Boolean(this.options.localBrowserLaunchOptions?.cdpUrl);
+  }
+
   /** The tab's stable number. */
   tabNumber(page: object): number {
     let n = this.tabs.get(page);
@@ -161,14 +166,14 @@ export class McpBrowser {
     this.emulating = undefined;
     this.fetching = undefined;
     this.tracing = undefined;
-    await svc?.close({ force: true }).catch(() => {});
+    await svc?.close({ force: !this.attached() }).catch(() => {});
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const svc = this.svc ?? (await this.starting?.catch(() => undefined));
-    await svc?.close({ force: true }).catch(() => {});
+    await svc?.close({ force: !this.attached() }).catch(() => {});
   }
 }
 

@@ -7,53 +7,19 @@
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { ServiceOptions } from "../index.js";
-import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { refusalsOf, screenedInput } from "./jsonrpc.js";
 import { authProblem } from "./auth.js";
 export { checkToken, generateToken } from "./auth.js";
-import { McpBrowser } from "./browser.js";
-import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
-import { registerPageTools } from "./tools-page.js";
-import { registerCapabilities } from "./capabilities.js";
-import { registerFormTools } from "./tools-forms.js";
-import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
-import { registerNetworkTools } from "./tools-network.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
-
-export interface McpOptions extends ModelToolsOptions {
-  /** How each client's Service is made (a local browser launched on first use, by default). */
-  service: ServiceOptions;
-  version?: string;
-  /** The capability sets whose tools are offered (tools.ts CAPS; default core alone). */
-  caps?: ReadonlySet<Cap>;
-  /** Pages may be opened at file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
-  allowFileUrls?: boolean;
-}
-
-/** One client's server and browser. */
-function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
-  const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
-  // The client's model (or a page's prompt injection, through it) chooses the URLs: every tool's navigation,
-  // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
-  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
-  const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
-  registerPageTools(reg, browser);
-  registerCapabilities(reg, browser);
-  registerFormTools(reg, browser);
-  registerDevtoolsTools(reg, browser);
-  registerEmulationTool(reg, browser);
-  registerTraceTools(reg, browser);
-  registerNetworkTools(reg, browser);
-  registerModelTools(reg, browser, options);
-  checkArgumentsTheSvcWay(server);
-  return { server, browser };
-}
+import { createMcpServer, type McpOptions } from "./server.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpBrowser } from "./browser.js";
+export type { McpOptions } from "./server.js";
+export { callOnce, toolList } from "./call.js";
 
 /** Serve one client on stdin/stdout until stdin closes; the browser is closed before this resolves. */
 export async function serveStdio(options: McpOptions): Promise<void> {

@@ -1,0 +1,45 @@
+/**
+ * One client's MCP server and browser: every tool registered under its capability set, arguments checked the
+ * svc way. The stdio and HTTP transports (index.ts) and the one-shot call (call.ts) each make theirs here.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ServiceOptions } from "../index.js";
+import { checkArgumentsTheSvcWay } from "./arguments.js";
+import { McpBrowser } from "./browser.js";
+import { registerCapabilities } from "./capabilities.js";
+import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
+import { registerFormTools } from "./tools-forms.js";
+import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
+import { registerNetworkTools } from "./tools-network.js";
+import { registerPageTools } from "./tools-page.js";
+import type { Cap } from "./tools.js";
+
+export interface McpOptions extends ModelToolsOptions {
+  /** How each client's Service is made (a local browser launched on first use, by default). */
+  service: ServiceOptions;
+  version?: string;
+  /** The capability sets whose tools are offered (tools.ts CAPS; default core alone). */
+  caps?: ReadonlySet<Cap>;
+  /** Pages may be opened at file: URLs (the operator's --allow-file-urls); otherwise http(s) only, as `fetch`. */
+  allowFileUrls?: boolean;
+}
+
+/** One client's server and browser. */
+export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+  const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
+  // The client's model (or a page's prompt injection, through it) chooses the URLs: every tool's navigation,
+  // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
+  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
+  const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
+  registerPageTools(reg, browser);
+  registerCapabilities(reg, browser);
+  registerFormTools(reg, browser);
+  registerDevtoolsTools(reg, browser);
+  registerEmulationTool(reg, browser);
+  registerTraceTools(reg, browser);
+  registerNetworkTools(reg, browser);
+  registerModelTools(reg, browser, options);
+  checkArgumentsTheSvcWay(server);
+  return { server, browser };
+}
+
