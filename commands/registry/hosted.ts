@@ -10,7 +10,7 @@ export const HOSTED: ReadonlySet<string> = new Set([
   "snapshot", "click", "dblclick", "hover", "focus", "fill", "type", "press", "select", "check", "uncheck", "scroll", "drag", "upload",
   "get", "wait", "eval", "back", "forward", "reload", "tabs", "goto", "screenshot", "pdf", "console", "errors", "set", "is", "find", "scrollintoview", "keyboard", "mouse",
   "network route", "network unroute", "network routes", "trace start", "trace stop",
-  "network requests", "network request", "har start", "har stop", "view",
+  "network requests", "network request", "har start", "har stop", "view", "webmcp list", "webmcp call",
 ]);
 
 /** The environment a command may read besides SVC_*: sent with each request, applied by the host while it runs (the display and BROWSER: `svc view --open`). */

@@ -19,5 +19,5 @@ export const SHARED_DESCRIPTIONS = {
  * Capability sets a host turns on with `svc mcp --caps` (default: core alone, so the tool list an agent
  * reads stays short); `all` turns every set on.
  */
-export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web"] as const;
+export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web", "webmcp"] as const;
 export type Cap = (typeof CAPS)[number];

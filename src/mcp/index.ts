@@ -22,6 +22,7 @@ import { registerPageTools } from "./tools-page.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
 import { registerNetworkTools } from "./tools-network.js";
+import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
 
@@ -49,6 +50,7 @@ function createMcpServer(options: McpOptions): { server: McpServer; browser: Mcp
   registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser, options);
+  registerWebMcpTools(reg, browser);
   checkArgumentsTheSvcWay(server);
   return { server, browser };
 }
