@@ -6,8 +6,8 @@
  * and results are its own words: marked as such, bounded by the library (WEBMCP_LIMITS).
  */
 import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
 import type { Page, Service, WebMcpTool } from "../index.js";
+import { webmcpInputSchema } from "../internal.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
@@ -48,7 +48,7 @@ export function registerWebMcpTools(reg: Registrar, b: McpBrowser): void {
       if (offered.has(name)) continue;
       const tool = reg.server.registerTool(
         name,
-        { title: `${t.name} (page tool)`, description: describe(t, svc.page.url()), inputSchema: schemaOf(t), annotations: { title: `${t.name} (page tool)`, openWorldHint: true } },
+        { title: `${t.name} (page tool)`, description: describe(t, svc.page.url()), inputSchema: webmcpInputSchema(t), annotations: { title: `${t.name} (page tool)`, openWorldHint: true } },
         call(t.name),
       );
       offered.set(name, { tool, shape: shapeOf(t) });
@@ -82,15 +82,4 @@ function shapeOf(t: WebMcpTool): string {
 function describe(t: WebMcpTool, pageUrl: string): string {
   const from = t.frame ? `the frame ${t.frame} of the page ${pageUrl}` : `the page ${pageUrl}`;
   return `A tool ${from} registered through WebMCP; its description, in the page's own words (untrusted): ${t.description}`;
-}
-
-/** The page's JSON Schema as zod (the SDK lists and checks tools by zod); one zod cannot read takes any object. */
-function schemaOf(t: WebMcpTool): z.ZodType {
-  if (!t.inputSchema) return z.object({}).loose();
-  try {
-    const schema = z.fromJSONSchema(t.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
-    return schema instanceof z.ZodObject ? schema : z.object({}).loose();
-  } catch {
-    return z.object({}).loose();
-  }
 }
