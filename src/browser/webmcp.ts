@@ -215,20 +215,20 @@ export class PageWebMcp {
       await this.enabled.get(main.session);
     } catch (e) {
       if (!/wasn't found|not found/i.test((e as Error).message)) throw e;
-      throw await unsupported(main.session, "has no WebMCP");
+      throw await unsupported(main.session, "has no WebMCP", "WebMCP needs Chrome or Chromium 149 or later");
     }
     if (this.registered.size > 0) return;
     // svc's own world: the page cannot fake or hide the API there.
     const contextId = await utilityContext(main);
     const { result } = await main.session.send("Runtime.evaluate", { expression: '"modelContext" in document', contextId, returnByValue: true });
-    if (result.value !== true) throw await unsupported(main.session, "runs without WebMCP (start it with --enable-features=WebMCP)");
+    if (result.value !== true) throw await unsupported(main.session, "runs with WebMCP off", "start it with --enable-features=WebMCP (svc adds it to the Chromes it launches), on a secure (https or localhost) page");
   }
 }
 
-async function unsupported(session: CdpSession, what: string): Promise<ServiceUnsupportedError> {
+async function unsupported(session: CdpSession, what: string, hint: string): Promise<ServiceUnsupportedError> {
   const product = await session.send("Browser.getVersion").then((v) => v.product, () => "");
   const major = /\/(\d+)\./.exec(product)?.[1];
-  return new ServiceUnsupportedError(`WebMCP is not supported by this browser (Chrome ${major ?? "version unknown"}): it ${what}`, { hint: "WebMCP needs Chrome or Chromium 149 or later" });
+  return new ServiceUnsupportedError(`WebMCP is not supported by this browser (Chrome ${major ?? "version unknown"}): it ${what}`, { hint });
 }
 
 function key(frameId: string, name: string): string {

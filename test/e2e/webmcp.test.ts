@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
-import { textIn, useService, waitFor } from "../support/browser.js";
+import { makeService, textIn, useService, waitFor } from "../support/browser.js";
 import { WEBMCP_LIMITS } from "../../src/browser/webmcp.js";
 
 const server = useFixtureServer();
@@ -74,5 +74,21 @@ describe("page.webmcp", () => {
     await expect(page.webmcp.callTool("bad name!", {})).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/^name:/) });
     await expect(page.webmcp.callTool("x".repeat(65), {})).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     await expect(page.webmcp.callTool("add", [1, 2])).rejects.toMatchObject({ code: "INVALID_ARGUMENT", message: expect.stringMatching(/^args:/) });
+  });
+});
+
+describe("a Chrome without WebMCP", () => {
+  it("listing or calling is UNSUPPORTED, naming Chrome's version", async () => {
+    // The user's --disable-features wins over the --enable-features svc adds.
+    const svc = makeService({ localBrowserLaunchOptions: { args: ["--disable-features=WebMCP"] } });
+    await svc.init();
+    try {
+      await svc.page.goto(server.url("webmcp.html"));
+      const major = /Chrome\/(\d+)\./.exec(await svc.page.evaluate<string>("navigator.userAgent"))![1];
+      await expect(svc.page.webmcp.tools()).rejects.toMatchObject({ code: "UNSUPPORTED", message: expect.stringContaining(`WebMCP is not supported by this browser (Chrome ${major}): it runs with WebMCP off`) });
+      await expect(svc.page.webmcp.callTool("add", { a: 1, b: 2 })).rejects.toMatchObject({ code: "UNSUPPORTED" });
+    } finally {
+      await svc.close();
+    }
   });
 });
