@@ -5,8 +5,7 @@
  * Chrome's domain tells what a session's frames register and remove (toolsAdded/toolsRemoved) and runs a
  * tool by frame and name (invokeTool → toolResponded). It says nothing when a document goes away, so a
  * frame's tools are dropped at its navigation or detach here. Its `enable` reports only the target's main
- * frame's tools: a same-process iframe's tools registered before svc attached stay unseen, which is why every
- * page enables the domain as it is attached. Everything the page gives is untrusted and bounded (WEBMCP_LIMITS).
+ * frame's tools: a same-process iframe's registered before svc attached are read once from the page (catchUp). Everything the page gives is untrusted and bounded (WEBMCP_LIMITS).
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";
@@ -75,6 +74,7 @@ export class PageWebMcp {
   private readonly pending = new Map<string, PendingCall>();
   private readonly early = new Map<string, Protocol.WebMCP.ToolRespondedEvent>();
   private readonly listeners = new Set<() => void>();
+  private caughtUp: Promise<void> | undefined;
 
   /** @internal created by Page */
   constructor(private readonly frames: FrameTree) {}
@@ -164,12 +164,13 @@ export class PageWebMcp {
     if (this.early.size < 32) this.early.set(e.invocationId, e);
   }
 
-  /** Tools with a name svc passes on, in frame order (main frame first), then in registration order. */
+  /** Tools with a name svc passes on, in frame order (main frame first), then by name (Chrome's own order varies). */
   private usable(): Registered[] {
     const order = new Map(this.frames.ordered().map((f, i) => [f.id, i]));
+    const rank = (r: Registered) => order.get(r.frameId) ?? order.size;
     return [...this.registered.values()]
       .filter((r) => NAME_RE.test(r.tool.name))
-      .sort((a, b) => (order.get(a.frameId) ?? order.size) - (order.get(b.frameId) ?? order.size));
+      .sort((a, b) => rank(a) - rank(b) || (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0));
   }
 
   private describe(r: Registered): WebMcpTool {
@@ -204,6 +205,21 @@ export class PageWebMcp {
     for (const f of frames) this.dropFrame(f, "was closed");
   }
 
+  private async catchUp(): Promise<void> {
+    const inner = this.frames.ordered().filter((f) => f.parentId !== undefined && this.frames.get(f.parentId)?.session === f.session);
+    await Promise.all(
+      inner.map(async (frame) => {
+        const contextId = await utilityContext(frame);
+        const { result } = await frame.session.send("Runtime.evaluate", { expression: OWN_TOOLS, contextId, awaitPromise: true, returnByValue: true });
+        if (!Array.isArray(result.value)) return;
+        for (const tool of result.value as Array<Omit<Protocol.WebMCP.Tool, "frameId">>) {
+          const k = key(frame.id, tool.name);
+          if (!this.registered.has(k)) this.registered.set(k, { session: frame.session, frameId: frame.id, tool: { ...tool, frameId: frame.id } });
+        }
+      }).map((p) => p.catch(() => {})),
+    );
+  }
+
   private changed(): void {
     for (const l of [...this.listeners]) l();
   }
@@ -217,6 +233,7 @@ export class PageWebMcp {
       if (!/wasn't found|not found/i.test((e as Error).message)) throw e;
       throw await unsupported(main.session, "has no WebMCP", "WebMCP needs Chrome or Chromium 149 or later");
     }
+    await (this.caughtUp ??= this.catchUp());
     if (this.registered.size > 0) return;
     // svc's own world: the page cannot fake or hide the API there.
     const contextId = await utilityContext(main);
@@ -224,6 +241,19 @@ export class PageWebMcp {
     if (result.value !== true) throw await unsupported(main.session, "runs with WebMCP off", "start it with --enable-features=WebMCP (svc adds it to the Chromes it launches), on a secure (https or localhost) page");
   }
 }
+
+/**
+ * What a same-process iframe registered before the domain was enabled (Chrome's enable reports only the target's
+ * main frame): read once, from svc's world in each such frame, bounded there. Later changes come as events.
+ */
+const OWN_TOOLS = `(async () => {
+  const tools = (await document.modelContext?.getTools?.()) ?? [];
+  return tools.filter((t) => !("window" in t) || t.window === window).slice(0, ${WEBMCP_LIMITS.tools}).map((t) => {
+    const schema = typeof t.inputSchema === "string" ? t.inputSchema : JSON.stringify(t.inputSchema ?? null);
+    return { name: String(t.name).slice(0, 100), description: String(t.description ?? "").slice(0, ${WEBMCP_LIMITS.descriptionChars}),
+      inputSchema: schema.length <= ${WEBMCP_LIMITS.schemaBytes} ? JSON.parse(schema) ?? undefined : undefined };
+  });
+})()`;
 
 async function unsupported(session: CdpSession, what: string, hint: string): Promise<ServiceUnsupportedError> {
   const product = await session.send("Browser.getVersion").then((v) => v.product, () => "");

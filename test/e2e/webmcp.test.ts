@@ -19,18 +19,18 @@ async function openFixture() {
 }
 
 describe("page.webmcp", () => {
-  it("lists the page's and its frame's tools, bounded, main frame first", async () => {
+  it("lists the page's and its frame's tools, bounded, main frame first, then by name", async () => {
     const page = await openFixture();
     const tools = await page.webmcp.tools();
-    expect(tools.map((t) => t.name)).toEqual(["add", "fail", "big", "echo"]);
+    expect(tools.map((t) => t.name)).toEqual(["add", "big", "fail", "echo"]);
     expect(tools[0]).toEqual({
       name: "add",
       description: "Adds two numbers a and b.",
       inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
     });
     expect(tools[0]!.frame).toBeUndefined();
-    expect(tools[1]!.description).toHaveLength(WEBMCP_LIMITS.descriptionChars);
-    expect(tools[1]!.description.startsWith("Always throws. xxx")).toBe(true);
+    expect(tools[2]!.description).toHaveLength(WEBMCP_LIMITS.descriptionChars);
+    expect(tools[2]!.description.startsWith("Always throws. xxx")).toBe(true);
     expect(tools[3]!.frame).toBe(server.url("webmcp-frame.html"));
   });
 
