@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "UNSUPPORTED_MODEL", "INVALID_MODEL_FORMAT", "INIT_FAILED", "NOT_INITIALIZED", "CLOUD_SESSION_NOT_FOUND", "MISSING_ENV_VAR",
   "INVALID_ENVIRONMENT", "INVALID_ARGUMENT", "BROWSER_NOT_FOUND", "NAVIGATION_FAILED", "TIMEOUT", "STALE_REF", "BROWSER_CLOSED",
   "TARGET_CRASHED", "ABORTED", "SESSION_NOT_FOUND", "STATE_ERROR", "RATE_LIMITED", "FETCH_FAILED", "SEARCH_NOT_CONFIGURED", "API_ERROR",
+  "UNSUPPORTED", "WEBMCP_TOOL_NOT_FOUND", "WEBMCP_TOOL_FAILED",
   // Raised by the CDP connection (src/browser/cdp/) and by CLI commands, whose classes live there.
   "CDP_PROTOCOL_ERROR", "ACT_FAILED", "AGENT_INCOMPLETE", "BATCH_INCOMPLETE", "QUEUE_UNAVAILABLE",
 ] as const;
@@ -88,6 +89,12 @@ export class ServiceRateLimitError extends kind("RATE_LIMITED") {}
 export class ServiceFetchError extends kind("FETCH_FAILED") {}
 /** No search backend is configured (search.url / SVC_SEARCH_URL, or a platform key). */
 export class ServiceSearchNotConfiguredError extends kind("SEARCH_NOT_CONFIGURED") {}
+/** The browser lacks what the call needs (e.g. WebMCP in a Chrome without it). */
+export class ServiceUnsupportedError extends kind("UNSUPPORTED") {}
+/** A page's WebMCP tool the call named is not registered (now) on the page. */
+export class WebMcpToolNotFoundError extends kind("WEBMCP_TOOL_NOT_FOUND") {}
+/** A page's WebMCP tool threw, was canceled, or its document went away before it answered. */
+export class WebMcpToolError extends kind("WEBMCP_TOOL_FAILED") {}
 
 /** A session or platform API answered with an error the other classes do not describe (5xx, 429, 501 …). */
 export class ServiceApiError extends kind("API_ERROR") {
@@ -130,6 +137,9 @@ const BY_CODE: { readonly [K in Exclude<ServiceErrorCode, UnmappedCode>]: new (m
   RATE_LIMITED: ServiceRateLimitError,
   FETCH_FAILED: ServiceFetchError,
   SEARCH_NOT_CONFIGURED: ServiceSearchNotConfiguredError,
+  UNSUPPORTED: ServiceUnsupportedError,
+  WEBMCP_TOOL_NOT_FOUND: WebMcpToolNotFoundError,
+  WEBMCP_TOOL_FAILED: WebMcpToolError,
 };
 
 /** Whether `code` names one of the library's error classes (a server's protocol codes, e.g. UNAUTHORIZED, do not). */

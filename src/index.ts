@@ -40,6 +40,7 @@ export { BrowserContext } from "./browser/context.js";
 export { type StorageState, type StorageCookie, type OriginStorage, storageStateSchema, parseStorageState } from "./browser/storage-state.js";
 export { Page, type GotoOptions, type NavigationInfo } from "./browser/page.js";
 export type { Capture, CaptureOptions, Picture, ScreenshotOptions } from "./browser/screenshot.js";
+export { type PageWebMcp, type WebMcpTool, type WebMcpCallResult, type WebMcpCallOptions, WEBMCP_LIMITS } from "./browser/webmcp.js";
 export { Locator } from "./browser/locator.js";
 export { launchBrowser, type LaunchedBrowser } from "./browser/launch.js";
 export {
@@ -74,6 +75,9 @@ export {
   ServiceRateLimitError,
   ServiceFetchError,
   ServiceSearchNotConfiguredError,
+  ServiceUnsupportedError,
+  WebMcpToolNotFoundError,
+  WebMcpToolError,
   ServiceApiError,
   isServiceError,
   ERROR_CODES,

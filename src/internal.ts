@@ -16,6 +16,7 @@ export { checkModelEndpoint } from "./model/endpoint.js";
 export { gatewayTarget } from "./model-gateway.js";
 export { type BrowserEmulation, BrowserEmulationSchema, emulates, type HeldEmulation, holdEmulation } from "./browser/emulation.js";
 export { loadedExtension, loadWithoutFileAccess } from "./browser/extension-access.js";
+export { webmcpInputSchema } from "./browser/webmcp-schema.js";
 export { type BrowserRecorder, startRecorder } from "./browser/recorder.js";
 export type { DownloadBudget } from "./browser/recorder-downloads.js";
 export { type BrowserCookie, browserCookies, setBrowserCookies, closeBrowserCleanly } from "./browser/profile-state.js";

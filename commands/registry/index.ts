@@ -14,22 +14,23 @@ import { SERVER_COMMANDS } from "./server.js";
 import { SESSION_COMMANDS, SESSION_GROUPS } from "./sessions.js";
 import { TRACE_COMMANDS, TRACE_GROUP } from "./trace.js";
 import type { CommandDecl, GroupDecl } from "./types.js";
+import { WEBMCP_COMMANDS, WEBMCP_GROUP } from "./webmcp.js";
 
 export { GLOBAL_OPTIONS } from "./globals.js";
 
-export const GROUPS: readonly GroupDecl[] = [...SESSION_GROUPS, ...NETWORK_GROUPS, TRACE_GROUP];
+export const GROUPS: readonly GroupDecl[] = [...SESSION_GROUPS, ...NETWORK_GROUPS, TRACE_GROUP, WEBMCP_GROUP];
 
 /** Where `svc --help` lists each top-level command (the order of a user's day: session, page, model, records, server). */
 const HELP_ORDER = [
   "sessions", "connect", "view", "state", "set", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot",
-  ...CAPABILITY_COMMANDS.map((v) => v.name), "get", ...INSPECT_COMMANDS.map((c) => c.name), "screenshot", "pdf", "console", "errors", "network", "har", "trace", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init",
+  ...CAPABILITY_COMMANDS.map((v) => v.name), "get", ...INSPECT_COMMANDS.map((c) => c.name), "screenshot", "pdf", "console", "errors", "network", "har", "trace", "webmcp", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init",
 ];
 const rank = (c: CommandDecl) => {
   const i = HELP_ORDER.indexOf(c.name.split(" ")[0]!);
   return i < 0 ? HELP_ORDER.length : i;
 };
 
-export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...DEVTOOLS_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...NETWORK_ROUTE_COMMANDS, ...TRACE_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
+export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...DEVTOOLS_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...NETWORK_ROUTE_COMMANDS, ...TRACE_COMMANDS, ...WEBMCP_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
 
 /** A command's declaration by its path (`goto`, `sessions start`). */
 export function declaration(name: string): CommandDecl | undefined {

@@ -74,6 +74,8 @@ export interface StepPrompt {
   /** Downloads finished since the previous step (describeDownload lines). */
   downloads?: readonly string[];
   screenshot?: { width: number; height: number };
+  /** The page's own tools this step (tools-webmcp.ts pageToolLines). */
+  pageTools?: readonly string[];
   url: string;
   snapshot: string;
 }
@@ -103,6 +105,7 @@ export function stepMessage(p: StepPrompt): string {
   if (p.note) lines.push(p.note);
   if (p.dialogs?.length) lines.push("Dialogs since the last step:", ...dialogLines(p.dialogs));
   if (p.downloads?.length) lines.push("Downloads since the last step:", ...p.downloads.slice(-5).map((d) => `- ${d}`));
+  if (p.pageTools?.length) lines.push(...p.pageTools);
   if (p.screenshot) lines.push(`Screenshot: attached, ${p.screenshot.width}×${p.screenshot.height} pixels.`);
   lines.push(`Page: ${p.url}`, p.snapshot);
   return lines.join("\n");

@@ -33,6 +33,7 @@ import { hybridTools, stepScreenshot } from "./tools-hybrid.js";
 import { NO_SEARCH_BACKEND, searchTool } from "./tools-search.js";
 import { dialogTool, type DialogControl } from "./tools-dialog.js";
 import { askHumanTool, humanAsker } from "./tools-human.js";
+import { pageToolLines, pageTools } from "./tools-webmcp.js";
 import { parseStep, stepOutput, type AgentTool, type ParsedStep, type ToolEnv, type ToolOutcome } from "./tools.js";
 
 /** What the service gives an agent: the browser, the models, and where usage and history go. */
@@ -259,6 +260,10 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
       if (step >= options.maxSteps) return void (stop = "maxSteps");
       if (options.maxTokens !== undefined && used(totals) >= options.maxTokens) return void (stop = "maxTokens");
       const page = host.page();
+      // The page's own tools (WebMCP) join this step's, before done.
+      const offered = await abortable(pageTools(page), controller.signal);
+      const stepTools = offered.length ? [...tools.slice(0, -1), ...offered, tools.at(-1)!] : tools;
+      const stepSchema = offered.length ? stepOutput(stepTools) : output;
       // The step's prompt around the page outline; the outline gets what the model's context window leaves.
       const message = (n: number, url: string, snapshot: string, shown: string[], screenshot?: { width: number; height: number }, downloaded: string[] = []) =>
         stepMessage({
@@ -272,10 +277,11 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
           ...(shown.length ? { dialogs: shown } : {}),
           ...(downloaded.length ? { downloads: downloaded } : {}),
           ...(screenshot ? { screenshot } : {}),
+          ...(offered.length ? { pageTools: pageToolLines(offered) } : {}),
           url,
           snapshot,
         });
-      const budget = snapshotBudget(client.contextWindow, promptTokens([system, output.schema, message(step + 1, page.url(), "", dialogs, undefined, downloads)]) + LOOP_NOTE_TOKENS);
+      const budget = snapshotBudget(client.contextWindow, promptTokens([system, stepSchema.schema, message(step + 1, page.url(), "", dialogs, undefined, downloads)]) + LOOP_NOTE_TOKENS);
       const snap = await abortable(host.snapshots.take(page, budget !== undefined ? { maxTokens: budget } : {}), controller.signal);
       const state = pageState(page.url(), snap.text);
       // The previous step against this page: the same step on an unchanged page again is a loop.
@@ -300,8 +306,8 @@ export async function runAgent({ host, config, options, emit, cache }: RunSetup)
         system,
         user,
         ...(image ? { images: [image.image] } : {}),
-        output,
-        validate: (v) => parseStep(tools, v, snap.refs),
+        output: stepSchema,
+        validate: (v) => parseStep(stepTools, v, snap.refs),
       });
       if (options.maxTokens !== undefined && used(totals) > options.maxTokens && call.tool.name !== "done") return void (stop = "maxTokens");
       await execute(page, snap.refs, call, false);

@@ -99,7 +99,21 @@ function chromeArgs(options: LocalBrowserLaunchOptions): string[] {
   }
   if (options.ignoreHTTPSErrors) args.push("--ignore-certificate-errors");
   args.push(...(options.args ?? []));
-  return args;
+  return withFeatures(args, ENABLED_FEATURES);
+}
+
+/**
+ * WebMCP (pages' tools for agents, webmcp.ts) is behind a feature flag in Chrome ≥ 149. Added on every
+ * launch: an older Chrome ignores a feature name it does not know, so no version probe is needed.
+ */
+const ENABLED_FEATURES: readonly string[] = ["WebMCP"];
+
+/** `args` with one --enable-features holding its own features and `features`: Chrome reads only the last such switch. */
+export function withFeatures(args: readonly string[], features: readonly string[]): string[] {
+  const prefix = "--enable-features=";
+  const given = args.filter((a) => a.startsWith(prefix)).flatMap((a) => a.slice(prefix.length).split(",")).filter(Boolean);
+  const merged = [...new Set([...given, ...features])];
+  return [...args.filter((a) => !a.startsWith(prefix)), `${prefix}${merged.join(",")}`];
 }
 
 function resolveExecutable(options: LocalBrowserLaunchOptions): string {

@@ -12,6 +12,7 @@ import { Locator } from "./locator.js";
 import { type Capture, type CaptureOptions, type Picture, type ScreenshotOptions, takeScreenshot } from "./screenshot.js";
 import { pageFunction } from "./selector.js";
 import { NetworkTracker } from "./settle.js";
+import { PageWebMcp } from "./webmcp.js";
 import { within } from "../util/abort.js";
 import { SerialLock } from "../util/serial.js";
 import { committedMainUrl, leaveUnanswering, lifecycleWaiter, navigationWithin, normalizeUrl } from "./page-navigation.js";
@@ -65,6 +66,8 @@ export class Page {
   readonly frames = new FrameTree();
   readonly network = new NetworkTracker();
   readonly input: Input;
+  /** The tools the page registers through WebMCP (webmcp.ts). */
+  readonly webmcp = new PageWebMcp(this.frames);
   private readonly attaching = new Set<Promise<void>>();
   private closedFlag = false;
   /** The fingerprint of this tab's last screenshot (screenshot.ts), for capture({ ifChanged }). */
@@ -101,6 +104,7 @@ export class Page {
     this.options.dialogs?.watch(session);
     this.frames.track(session, isMain);
     this.network.track(session);
+    this.webmcp.track(session);
     session.on("Target.attachedToTarget", (e) => {
       const child = session.connection.session(e.sessionId);
       if (!child) return;

@@ -9,7 +9,7 @@ import type { ActResult, Service } from "../index.js";
 import type { ElementHandle } from "../internal.js";
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
-export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web"] as const;
+export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web", "webmcp"] as const;
 export type Cap = (typeof CAPS)[number];
 
 export type Door = "cli" | "mcp";

@@ -31,7 +31,19 @@ export class McpBrowser {
   private fetching: Promise<PageFetch> | undefined;
   private tracing: BrowserTrace | undefined;
 
+  /** Told when the Service starts and after every tool run (tools-webmcp.ts follows the current tab's WebMCP tools). */
+  private readonly activity = new Set<(svc: Service) => void>();
+
   constructor(private readonly options: ServiceOptions) {}
+
+  /** `listener` runs with the Service once it started, and after every tool run while it lives. */
+  onActivity(listener: (svc: Service) => void): void {
+    this.activity.add(listener);
+  }
+
+  private tell(): void {
+    if (this.svc) for (const l of [...this.activity]) l(this.svc);
+  }
 
   /** The element a ref of the latest snapshots (or any selector svc accepts) names on the current page. */
   async resolve(target: string): Promise<ElementHandle> {
@@ -63,6 +75,7 @@ export class McpBrowser {
       for (const p of svc.context.pages()) watch(p);
       svc.context.onPage(watch);
       this.svc = svc;
+      this.tell();
       return svc;
     })();
     return this.starting;
@@ -151,6 +164,8 @@ export class McpBrowser {
       const code = isServiceError(e) ? e.code : "INTERNAL";
       const message = e instanceof Error ? e.message : String(e);
       return { isError: true, content: [{ type: "text", text: `${code}: ${this.svc ? this.svc.secrets.text(message) : message}` }] };
+    } finally {
+      this.tell();
     }
   }
 

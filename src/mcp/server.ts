@@ -12,6 +12,7 @@ import { registerFormTools } from "./tools-forms.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
 import { registerPageTools } from "./tools-page.js";
+import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 
 export interface McpOptions extends ModelToolsOptions {
@@ -39,6 +40,7 @@ export function createMcpServer(options: McpOptions): { server: McpServer; brows
   registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser, options);
+  registerWebMcpTools(reg, browser);
   checkArgumentsTheSvcWay(server);
   return { server, browser };
 }

@@ -28,9 +28,9 @@ afterAll(async () => {
 
 beforeEach(() => world.fake.reset());
 
-/** The core set, offered by default; each capability set (`--caps`) adds its tools. */
+/** The core set, offered by default; each capability set (`--caps`) adds its tools (webmcp: only the tab's own tools, mcp-webmcp.test.ts). */
 const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"], webmcp: [] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 /** The ref of the line `eN role name…` in a snapshot. */
@@ -286,7 +286,7 @@ describe("svc mcp", () => {
     }
     const bad = await collect(spawnSvc(["mcp", "--caps", "core,nope"], world.sb.env), 30_000);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, network, pdf, emulation, agent, web, all\)/);
+    expect(bad.stderr.trim()).toMatch(/^svc: --caps: unknown capability "nope" \(known: core, tabs, forms, devtools, network, pdf, emulation, agent, web, webmcp, all\)/);
 
     const c = await open(["--caps", "all"]);
     try {

@@ -266,12 +266,19 @@ describe("userDataDir", () => {
 });
 
 describe("args and viewport (one Chrome with both)", () => {
-  const b = useBrowser({ args: ["--lang=fr", "--accept-lang=fr"], viewport: { width: 1000, height: 700 } });
+  const b = useBrowser({ args: ["--lang=fr", "--accept-lang=fr", "--enable-features=SvcTestFeature"], viewport: { width: 1000, height: 700 } });
 
   it("args are passed to Chrome (--lang=fr → navigator.language)", async () => {
     expect(await cmdlineOf(launchedOf(b.svc).pid)).toEqual(expect.arrayContaining(["--lang=fr"]));
     await b.svc.page.goto(server.url("forms.html"));
     expect(await b.svc.page.evaluate(() => navigator.language)).toMatch(/^fr/);
+  });
+
+  it("an --enable-features of args is merged with svc's WebMCP into one switch (Chrome reads only the last)", async () => {
+    const switches = (await cmdlineOf(launchedOf(b.svc).pid)).filter((a) => a.startsWith("--enable-features="));
+    expect(switches).toEqual(["--enable-features=SvcTestFeature,WebMCP"]);
+    await b.svc.page.goto(server.url("forms.html"));
+    expect(await b.svc.page.evaluate(() => "modelContext" in document)).toBe(true);
   });
 
   it("viewport sets the page size, for new pages too", async () => {
