@@ -4,6 +4,7 @@
  * its result is the page after it — the snapshot, or what changed since the last one.
  */
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
+import { callOn } from "../internal.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
 import type { ToolName } from "./tools.js";
@@ -114,11 +115,15 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   );
 }
 
-/** Whether the ref's line in a fresh snapshot shows it checked; undefined for a selector or a ref not shown. */
-async function isChecked(b: McpBrowser, ref: string): Promise<boolean | undefined> {
-  const m = /^\[?(?:ref=)?(e\d+)\]?$/.exec(ref.trim());
-  if (!m) return undefined;
-  const text = await b.snapshot({ interactiveOnly: true });
-  const line = text.split("\n").find((l) => l.trimStart().startsWith(`${m[1]} `));
-  return line === undefined ? undefined : /\[[^\]]*\bchecked\b[^\]]*\]\s*$/.test(line);
+/**
+ * Whether the target is checked now (a checkbox or radio, or an element with aria-checked); undefined when it cannot
+ * say. Read from the element, not from a snapshot: one the model did not see would become the base of its next delta.
+ */
+async function isChecked(b: McpBrowser, target: string): Promise<boolean | undefined> {
+  const el = await b.resolve(target);
+  const state = await callOn<string>(el, function (this: Element) {
+    if (this instanceof HTMLInputElement && (this.type === "checkbox" || this.type === "radio")) return String(this.checked);
+    return this.getAttribute("aria-checked") ?? "";
+  });
+  return state === "true" ? true : state === "false" ? false : undefined;
 }

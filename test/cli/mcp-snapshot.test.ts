@@ -33,9 +33,17 @@ describe("the MCP snapshot tool", () => {
     await ok("navigate", { url: world.server.url("forms.html") });
     const before = await ok("snapshot", { interactive: true });
     const name = /^\s*(e\d+) textbox Full name$/m.exec(before)![1]!;
-    await ok("fill", { target: name, value: "Ada" }); // its report is a whole snapshot: the -i outline stays the base
+    const subscribe = /^\s*(e\d+) checkbox Subscribe to newsletter$/m.exec(before)![1]!;
+    // Their reports are whole snapshots, and check reads the box from the element: the -i outline stays the base.
+    await ok("fill", { target: name, value: "Ada" });
+    await ok("check", { target: subscribe });
     const delta = await ok("snapshot", { interactive: true, delta: true });
-    expect(delta.split("\n")).toEqual(["[delta since the last snapshot: 1 changed, 0 added, 0 removed]", `~ ${name} textbox Full name: Ada`]);
+    expect(delta.split("\n")).toEqual([
+      "[delta since the last snapshot: 2 changed, 0 added, 0 removed]",
+      `~ ${name} textbox Full name: Ada`,
+      `~ ${subscribe} checkbox Subscribe to newsletter [checked]`,
+    ]);
+    expect(await ok("check", { target: subscribe })).toContain("already checked");
     expect(await ok("snapshot", { interactive: true, delta: true })).toBe("[delta: no change since the last snapshot]");
 
     await ok("navigate", { url: world.server.url("controls.html") });
