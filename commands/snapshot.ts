@@ -1,10 +1,12 @@
 /**
- * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL]`: the page's outline (with a URL: navigated first, on the live
- * session or a browser for this command only, as `svc extract URL`) with refs, the same snapshot `svc extract`
- * prints (no instruction), numbered by the session's ref store so the verbs (`svc click e3`) resolve them.
- * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
- * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name, derived?}}, tokens}` (`derived`: an icon-only
- * control's name, src/snapshot/icon-name.ts).
+ * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL] [--delta] [--from eN]`: the page's outline (with a URL:
+ * navigated first, on the live session or a browser for this command only, as `svc extract URL`) with refs, the
+ * same snapshot `svc extract` prints (no instruction), numbered by the session's ref store so the verbs
+ * (`svc click e3`) resolve them. `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline
+ * into a budget, cutting its tail (ref lines too) when it must and saying so; `--delta` prints only what changed
+ * since the tab's last snapshot (kept in the session's state dir, store/outlines.ts); `--from eN` starts at eN's
+ * line. `--json`: `{snapshot, refs: {e1: {role, name, derived?}}, tokens}`, refs being those the text shows
+ * (`derived`: an icon-only control's name, src/snapshot/icon-name.ts).
  */
 import type { Page } from "../src/index.js";
 import { ServiceInvalidArgumentError } from "../src/base.js";
@@ -47,12 +49,19 @@ export async function snapshot(g: CloudGlobals, flags: SnapshotFlags, rawUrl?: s
       await page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: page.url() } });
     }
-    const options = { ...(flags.interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(flags.selector ? { selector: flags.selector } : {}) };
+    const options = {
+      ...(flags.interactive ? { interactiveOnly: true } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(flags.selector ? { selector: flags.selector } : {}),
+      ...(flags.delta ? { delta: true } : {}),
+      ...(flags.from !== undefined ? { from: flags.from } : {}),
+    };
     // A browser for this command only has no session to keep refs in: they number this one outline.
     const snapshots = session || url === undefined ? sessionSnapshots(session) : new PageSnapshots();
-    const snap = await snapshots.take(page, options);
+    const snap = await snapshots.take(page, { ...options, shown: true });
+    const shown = new Set(snap.shown);
     const refs: Record<string, { role: string; name: string; derived?: true }> = {};
-    for (const t of snap.refs) refs[t.ref] = { role: t.role, name: t.name, ...(t.derived ? { derived: true as const } : {}) };
+    for (const t of snap.refs) if (shown.has(t.ref)) refs[t.ref] = { role: t.role, name: t.name, ...(t.derived ? { derived: true as const } : {}) };
     note({ method: "snapshot", parameters: options, result: { url: page.url(), refs: snap.refs.size, tokens: snap.tokens } });
     out.result({ session: session?.id, url: page.url(), snapshot: snap.text, refs, tokens: snap.tokens }, () => snap.text);
   };

@@ -65,9 +65,11 @@ export interface ExtractRequest extends Abortable {
   timeout?: number;
   selector?: string;
   serverCache?: boolean;
-  /** The page text form only (no instruction, no schema): the snapshot's interactive-only mode and token budget. */
+  /** The page text form only (no instruction, no schema): the snapshot's interactive-only mode, token budget, delta, start ref. */
   interactiveOnly?: boolean;
   maxTokens?: number;
+  delta?: boolean;
+  from?: string;
 }
 
 export interface ServiceBackend {

@@ -61,10 +61,22 @@ export interface ExtractOptions extends Abortable {
 export interface SnapshotOptions extends Abortable {
   /** Only the lines with a ref (plus headings and the iframes holding refs). */
   interactiveOnly?: boolean;
-  /** Token budget: long text is shortened, then text lines dropped from the end; ref lines always stay. */
+  /**
+   * Token budget: long text is shortened, then text lines dropped from the end; when the ref lines alone exceed
+   * it, the outline's tail is cut too and its last line says how many lines and refs were left out and from which
+   * ref the rest starts (`from`).
+   */
   maxTokens?: number;
   /** Only this element's subtree. */
   selector?: string;
+  /**
+   * Only what changed since this tab's last snapshot: `+ ` added, `~ ` changed (a ref line as it reads now),
+   * `- ` removed, under a `[delta since the last snapshot: …]` line; after a navigation (or with other options
+   * than the last one) the whole outline, first line `[full snapshot: page changed]` (or why).
+   */
+  delta?: boolean;
+  /** The outline from this ref's line on (`e12`), e.g. the rest of one a budget cut. Not with `delta`. */
+  from?: string;
   timeout?: number;
   page?: Page | object;
 }
@@ -243,13 +255,16 @@ export class Service {
 
   /**
    * The page's outline with refs (what extract() with no instruction returns), optionally only the lines
-   * with refs (plus headings) or within a token budget. Refs it shows work in act() like any other.
+   * with refs (plus headings), within a token budget, only what changed since the tab's last snapshot, or
+   * from one ref on. Refs it shows work in act() like any other.
    */
   async snapshot(options: SnapshotOptions = {}): Promise<{ text: string }> {
     const backend = this.b;
     if (options === null || typeof options !== "object") throw new ServiceInvalidArgumentError("snapshot: expected options");
     if (options.maxTokens !== undefined && (!Number.isInteger(options.maxTokens) || options.maxTokens <= 0)) throw new ServiceInvalidArgumentError("options.maxTokens: expected a positive integer");
     if (options.selector !== undefined && (typeof options.selector !== "string" || !options.selector.trim())) throw new ServiceInvalidArgumentError("options.selector: expected a non-empty string");
+    if (options.delta !== undefined && typeof options.delta !== "boolean") throw new ServiceInvalidArgumentError("options.delta: expected a boolean");
+    if (options.from !== undefined && typeof options.from !== "string") throw new ServiceInvalidArgumentError("options.from: expected a ref such as e12");
     checkTimeout(options.timeout);
     checkSignal(options.signal);
     const page = await this.pageFor(options.page);
@@ -260,6 +275,8 @@ export class Service {
       ...(options.selector ? { selector: options.selector } : {}),
       ...(options.interactiveOnly ? { interactiveOnly: true } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(options.delta ? { delta: true } : {}),
+      ...(options.from !== undefined ? { from: options.from } : {}),
     })) as { pageText: string };
     return { text: out.pageText };
   }

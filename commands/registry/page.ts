@@ -25,6 +25,8 @@ export const SNAPSHOT_OPTIONS = {
   interactive: flag("-i, --interactive", SHARED.interactive),
   maxTokens: value("--max-tokens <n>", SHARED.maxTokens),
   selector: value("-s, --selector <selector>", SHARED.snapshotSelector),
+  delta: flag("--delta", SHARED.delta),
+  from: value("--from <ref>", SHARED.from),
   new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
 } as const;
 
@@ -109,7 +111,7 @@ export const PAGE_COMMANDS = [
     args: "[url]",
     description: "print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}. With a URL: like extract URL, on the live session, else a browser for this command only",
     options: SNAPSHOT_OPTIONS,
-    examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc --json snapshot --max-tokens 2000"],
+    examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc snapshot -i --delta", "svc --json snapshot --max-tokens 2000", "svc snapshot -i --from e120"],
     hosted: true,
     hostedBare: true,
     mcpTool: "snapshot",

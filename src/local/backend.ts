@@ -145,7 +145,14 @@ export class LocalBackend implements ServiceBackend {
   async extract(r: ExtractRequest): Promise<unknown> {
     const scope = r.selector ? { selector: r.selector } : {};
     if (r.instruction === undefined && r.schema === undefined) {
-      const take = { ...scope, ...(r.interactiveOnly ? { interactiveOnly: true } : {}), ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}) };
+      const take = {
+        ...scope,
+        shown: true,
+        ...(r.interactiveOnly ? { interactiveOnly: true } : {}),
+        ...(r.maxTokens !== undefined ? { maxTokens: r.maxTokens } : {}),
+        ...(r.delta ? { delta: true } : {}),
+        ...(r.from !== undefined ? { from: r.from } : {}),
+      };
       const { text } = await this.run("extract", r.page, r, scope, () => extractPageText(r.page, this.snapshots, take));
       this.record("extract", scope, { pageTextLength: text.length });
       return { pageText: text };

@@ -131,11 +131,11 @@ export class McpBrowser {
     return n;
   }
 
-  /** A full snapshot; it becomes the one later changes are counted from. */
-  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string } = {}): Promise<string> {
+  /** A snapshot; a whole one becomes the one later changes are counted from. */
+  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string; delta?: boolean; from?: string } = {}): Promise<string> {
     const svc = await this.service();
     const { text } = await svc.snapshot(options);
-    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector) this.last = text;
+    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector && !options.delta && options.from === undefined) this.last = text;
     return text;
   }
 

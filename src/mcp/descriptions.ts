@@ -7,8 +7,10 @@ import { TRACE_MAX_SIZE_MB as TRACE_MB } from "../util/trace-limits.js";
 
 export const SHARED_DESCRIPTIONS = {
   interactive: "only elements with a ref (plus headings)",
-  maxTokens: "fit the outline into about n tokens (ref lines always stay)",
+  maxTokens: "fit the outline into about n tokens: long text is shortened, then lines are left out from the end (ref lines last), and the last line says how to see the rest",
   snapshotSelector: "only this element's subtree",
+  delta: "only what changed since this tab's last snapshot: '+ ' added, '~ ' changed, '- ' removed (refs stay the same); after a navigation a full snapshot, its first line [full snapshot: page changed]",
+  from: "the outline from this ref's line on (e12), e.g. the rest of one the token budget cut; not with delta",
   fullPage: "capture the whole page, not just the viewport",
   screenshotMaxSize: `the picture's long side at most this many px, ${SHOT.min}–${SHOT.max} (default ${SHOT.default}; 0: full size); the scale is reported`,
   ifChanged: "answer unchanged, with no picture, when the tab looks as at its last screenshot (same options)",

@@ -22,9 +22,15 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "snapshot",
-    ({ interactive, maxTokens, selector }) =>
+    ({ interactive, maxTokens, selector, delta, from }) =>
       b.run(async () => {
-        const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) });
+        const text = await b.snapshot({
+          ...(interactive ? { interactiveOnly: true } : {}),
+          ...(maxTokens !== undefined ? { maxTokens } : {}),
+          ...(selector ? { selector } : {}),
+          ...(delta ? { delta: true } : {}),
+          ...(from !== undefined ? { from } : {}),
+        });
         return textResult(text);
       }),
   );

@@ -40,6 +40,8 @@ const SHARED = {
   interactive: z.boolean().optional().describe(D.interactive),
   maxTokens: z.number().int().min(1).max(1_000_000).optional().describe(D.maxTokens),
   snapshotSelector: z.string().min(1).optional().describe(D.snapshotSelector),
+  delta: z.boolean().optional().describe(D.delta),
+  from: z.string().min(1).max(40).optional().describe(D.from),
   fullPage: z.boolean().optional().describe(D.fullPage),
   // 0 or 100–10000: the range is the library's check (browser/screenshot.ts), one rule for every door.
   screenshotMaxSize: z.number().optional().describe(D.screenshotMaxSize),
@@ -61,7 +63,7 @@ export const TOOLS = {
     cap: "core",
     description: "The page outline with refs (e3) for the other tools",
     annotations: readOnly("Page outline"),
-    inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector },
+    inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector, delta: SHARED.delta, from: SHARED.from },
   },
   screenshot: {
     cap: "core",

@@ -2,16 +2,27 @@
  * The refs of each page: every snapshot numbers its elements through the page's PageRefs, so a ref a model
  * (or a user reading `svc extract`) was shown keeps naming that element in later snapshots and actions, and
  * acting on a ref checks it is still that element. With a RefStore (a CLI session's file), a page's refs
- * outlive this process.
+ * outlive this process. A snapshot shown to its caller (`shown`) is also kept as the tab's last outline, which
+ * a later `delta` is counted from (in the store when it keeps outlines, else in this object).
  */
 import type { Page } from "../browser/page.js";
 import { resolveSelector } from "../browser/resolve.js";
-import { PageRefs, captureSnapshot, documentOf, type Snapshot, type SnapshotOptions } from "../snapshot/index.js";
+import { ServiceInvalidArgumentError } from "../errors.js";
+import { type Outline, OutlinesSchema, PageRefs, RefMap, captureSnapshot, deltaBase, documentOf, keepOutline, type Snapshot, type SnapshotOptions } from "../snapshot/index.js";
 
 export interface TakeOptions {
   selector?: string;
   interactiveOnly?: boolean;
   maxTokens?: number;
+  /**
+   * The caller reads this outline (svc snapshot, Service.snapshot, the MCP tool; not an operation's prompt): it
+   * becomes the tab's last snapshot, and a budget may cut ref lines too (render.ts).
+   */
+  shown?: boolean;
+  /** Shown, and only what changed since the tab's last snapshot (a full one, marked, after a navigation). */
+  delta?: boolean;
+  /** Shown, from this ref's line on. */
+  from?: string;
 }
 
 /** Where a page's ref state (JSON) is kept between processes, by the page's target id. */
@@ -23,11 +34,19 @@ export interface RefStore {
    * again once it changed: another process, or another PageSnapshots on the same store, took a snapshot.
    */
   stamp?(): string;
+  /** Optional: the tab's last outlines (Outline[], validated when loaded), kept between processes. */
+  loadOutlines?(pageId: string): unknown;
+  saveOutlines?(pageId: string, outlines: Outline[]): void;
 }
+
+/** A delta is only counted from an outline taken with the same options. */
+const modeOf = (o: TakeOptions) => JSON.stringify([o.interactiveOnly === true, o.selector ?? ""]);
 
 export class PageSnapshots {
   /** Each page's refs, with the store's stamp when they were loaded or last saved. */
   private readonly pages = new WeakMap<Page, { refs: PageRefs; stamp: string | undefined }>();
+  /** Each page's last outlines shown (delta.ts keepOutline), when the store keeps none. */
+  private readonly outlines = new WeakMap<Page, Outline[]>();
 
   constructor(private readonly store?: RefStore) {}
 
@@ -45,6 +64,7 @@ export class PageSnapshots {
   }
 
   async take(page: Page, options: TakeOptions = {}): Promise<Snapshot> {
+    const from = checkView(options);
     await page.settle();
     const refs = this.refs(page);
     const snapOptions: SnapshotOptions = { refs };
@@ -54,12 +74,39 @@ export class PageSnapshots {
       const el = await resolveSelector(page.frames, options.selector, { deep: true });
       snapOptions.scope = { frameId: el.frame.id, backendNodeId: await el.backendNodeId };
     }
-    refs.enter(await documentOf(page));
+    const document = await documentOf(page);
+    refs.enter(document);
+    const shown = options.shown || options.delta || from !== undefined;
+    const mode = modeOf(options);
+    if (shown) snapOptions.view = { ...(options.delta ? { delta: deltaBase(this.outlinesOf(page), document, mode) } : {}), ...(from !== undefined ? { from } : {}) };
     const snapshot = await captureSnapshot(page, snapOptions);
     if (this.store) {
       this.store.save(page.targetId, refs.toJSON());
       this.pages.set(page, { refs, stamp: this.store.stamp?.() });
     }
+    if (snapshot.outline) this.keep(page, { document, mode, lines: snapshot.outline });
     return snapshot;
   }
+
+  /** The tab's kept outlines (the store's, when it keeps them; an unreadable file keeps none). */
+  private outlinesOf(page: Page): Outline[] {
+    if (!this.store?.loadOutlines) return this.outlines.get(page) ?? [];
+    const parsed = OutlinesSchema.safeParse(this.store.loadOutlines(page.targetId) ?? []);
+    return parsed.success ? parsed.data : [];
+  }
+
+  private keep(page: Page, outline: Outline): void {
+    const kept = keepOutline(this.outlinesOf(page), outline);
+    if (this.store?.saveOutlines) this.store.saveOutlines(page.targetId, kept);
+    else this.outlines.set(page, kept);
+  }
+}
+
+/** `from` as a ref (`e12`, `[e12]`); a delta and `from` together are refused. */
+function checkView(options: TakeOptions): string | undefined {
+  if (options.from === undefined) return undefined;
+  const from = RefMap.normalize(options.from);
+  if (from === undefined) throw new ServiceInvalidArgumentError(`from: expected a ref such as e12, got "${options.from.slice(0, 40)}"`);
+  if (options.delta) throw new ServiceInvalidArgumentError("from: not with delta", { hint: "a delta is counted over the whole outline; ask for one or the other" });
+  return from;
 }

@@ -119,7 +119,7 @@ export class RemoteBackend implements ServiceBackend {
   async extract(r: ExtractRequest): Promise<unknown> {
     if (r.variables && Object.keys(r.variables).length) throw new ServiceInvalidArgumentError("options.variables: extract on a session API takes no variables (act, observe and agent do)");
     const needsModel = r.instruction !== undefined || r.schema !== undefined;
-    if (r.interactiveOnly || r.maxTokens !== undefined) throw new ServiceInvalidArgumentError("snapshot: interactiveOnly and maxTokens are not sent over the session API", { hint: 'use env "LOCAL"' });
+    if (r.interactiveOnly || r.maxTokens !== undefined || r.delta || r.from !== undefined) throw new ServiceInvalidArgumentError("snapshot: interactiveOnly, maxTokens, delta and from are not sent over the session API", { hint: 'use env "LOCAL"' });
     const model = needsModel ? this.s.models.wire(r.model) : undefined;
     let schema: unknown;
     if (r.schema) {

@@ -11,11 +11,12 @@
  */
 import { utilityContext, type Frame, type FrameTree } from "../browser/frames.js";
 import { ProtocolError } from "../browser/cdp/connection.js";
-import { ServiceDomProcessError, ServiceElementNotFoundError } from "../errors.js";
+import { ServiceDomProcessError, ServiceElementNotFoundError, ServiceStaleRefError } from "../errors.js";
 import { POINTER_SCRIPT, addListeners, addPointers } from "./clickable.js";
 import { ICON_DEPTH, applyDerived, deriveName, unnamedRefs, type DomNodeLike } from "./icon-name.js";
 import { RefMap } from "./refs.js";
-import { render } from "./render.js";
+import { type OutlineLine, diffOutline, fullMarker, keptLines } from "./delta.js";
+import { type Line, fit, outlineLines } from "./render.js";
 import { buildTree, type AXNodeLike, type BuiltTree, type FrameAXTree } from "./tree.js";
 
 export interface SnapshotSource {
@@ -25,8 +26,14 @@ export interface SnapshotSource {
 export interface SnapshotOptions {
   /** Only lines with a ref (plus headings and the iframes that hold refs, for orientation). */
   interactiveOnly?: boolean;
-  /** Token budget: long text is shortened, then text lines dropped from the end; ref lines always stay. */
+  /** Token budget: long text is shortened, then text lines dropped from the end; ref lines stay unless `view`. */
   maxTokens?: number;
+  /**
+   * The outline as its caller reads it (a snapshot shown, not one an operation sends a model): a budget may cut ref
+   * lines too, saying so; `delta`: only what changed since `previous`, or the whole outline marked full and why;
+   * `from`: the outline from that ref's line on.
+   */
+  view?: { delta?: { previous: readonly OutlineLine[] } | { full: string }; from?: string };
   /** Only this element's subtree (frames inside it included). */
   scope?: { frameId: string; backendNodeId: number };
   /** Numbers the refs page-wide (a page's PageRefs, registry.ts); without it they are e1… of this snapshot. */
@@ -38,6 +45,9 @@ export interface Snapshot {
   refs: RefMap;
   /** Estimated tokens of `text` (o200k-like; see render.ts estimateTokens). */
   tokens: number;
+  /** With `view`: the refs `text` shows, and the whole outline's lines (the base of the next delta). */
+  shown?: readonly string[];
+  outline?: OutlineLine[];
 }
 
 /** Frames to read: all of them, or the scope's frame and the frames below it. Parents come before children. */
@@ -200,6 +210,27 @@ export async function captureSnapshot(source: SnapshotSource, options: SnapshotO
   });
   await nameIcons(source, built, trees);
   options.refs?.assign(built, trees, options.scope === undefined);
-  const out = render(built.nodes, options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {});
-  return { text: out.text, refs: new RefMap(built.refs), tokens: out.tokens };
+  const lines = outlineLines(built.nodes);
+  const budget = options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {};
+  const refs = new RefMap(built.refs);
+  if (!options.view) {
+    const out = fit(lines, budget);
+    return { text: out.text, refs, tokens: out.tokens };
+  }
+  const outline = keptLines(lines);
+  const shown = viewOf(lines, options.view);
+  const out = fit(shown.lines, { ...budget, cutRefs: true, header: shown.header });
+  return { text: out.text, refs, tokens: out.tokens, shown: out.refs, outline };
+}
+
+function viewOf(lines: Line[], view: NonNullable<SnapshotOptions["view"]>): { lines: Line[]; header: string[] } {
+  if (view.delta && "previous" in view.delta) {
+    const d = diffOutline(view.delta.previous, lines);
+    return { lines: d.lines, header: [d.header] };
+  }
+  const header = view.delta ? [fullMarker(view.delta.full)] : [];
+  if (view.from === undefined) return { lines, header };
+  const at = lines.findIndex((l) => l.ref === view.from);
+  if (at < 0) throw new ServiceStaleRefError(`from: no line of this outline has ref ${view.from}`, { hint: "use a ref the last snapshot with the same options showed" });
+  return { lines: lines.slice(at), header };
 }

@@ -6,3 +6,4 @@ export { documentOf, resolveRef } from "./resolve-ref.js";
 export { render, estimateTokens, type RenderOptions, type Rendered } from "./render.js";
 export { buildTree, displayRole, type AXNodeLike, type AXPropertyLike, type AXValueLike, type BuildOptions, type BuiltTree, type FrameAXTree, type SnapNode } from "./tree.js";
 export { DERIVED_NAME_GUIDE } from "./icon-name.js";
+export { OutlinesSchema, deltaBase, keepOutline, type Outline, type OutlineLine } from "./delta.js";

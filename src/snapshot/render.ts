@@ -21,8 +21,14 @@
 import type { SnapNode } from "./tree.js";
 
 export interface RenderOptions {
-  /** Token budget: text is shortened, then text lines dropped from the end; ref lines are always kept. */
+  /**
+   * Token budget: text is shortened, then text lines dropped from the end; ref lines are kept unless `cutRefs`,
+   * which then cuts the outline's tail too and ends it with a line saying what was left out and how to see it.
+   */
   maxTokens?: number;
+  cutRefs?: boolean;
+  /** Lines printed first whatever the budget (a delta's or a full snapshot's marker); they count against it. */
+  header?: readonly string[];
 }
 
 export interface Rendered {
@@ -30,10 +36,14 @@ export interface Rendered {
   tokens: number;
   /** Lines dropped to meet `maxTokens`. */
   droppedLines: number;
+  /** The refs of the lines printed. */
+  refs: string[];
+  /** What the budget cut from the tail (`cutRefs`): lines, refs among them, the first of those refs. */
+  cut?: { lines: number; refs: number; from: string | undefined };
 }
 
 /** One output line, kept in parts so the budget can shorten the text without touching the rest. */
-interface Line {
+export interface Line {
   depth: number;
   /** `button `, `h2 `, `` (text) … */
   head: string;
@@ -41,10 +51,13 @@ interface Line {
   value: string;
   /** ` [e4 checked]`. */
   tail: string;
-  hasRef: boolean;
+  /** The line's ref (`e4`), when it has one. */
+  ref: string | undefined;
   /** Has a ref somewhere below it: dropping it would orphan that line's indentation. */
   anchor: boolean;
   dropped: boolean;
+  /** Printed before the indentation: a delta's `+ `, `~ `, `- ` (delta.ts). */
+  mark?: string;
 }
 
 /**
@@ -126,6 +139,13 @@ function roleWord(n: SnapNode): string {
   }
 }
 
+/** The outline's lines, unbudgeted. */
+export function outlineLines(nodes: readonly SnapNode[]): Line[] {
+  const lines: Line[] = [];
+  toLines(nodes, 0, lines);
+  return lines;
+}
+
 function toLines(nodes: readonly SnapNode[], depth: number, out: Line[]): boolean {
   let anyRef = false;
   for (const n of nodes) {
@@ -135,20 +155,20 @@ function toLines(nodes: readonly SnapNode[], depth: number, out: Line[]): boolea
       name: n.role === "row" && n.cells ? n.cells.join(" | ") : n.name.trim(),
       value: n.value ?? "",
       tail: tailOf(n),
-      hasRef: n.ref !== undefined,
+      ref: n.ref,
       anchor: false,
       dropped: false,
     };
     out.push(line);
     const below = n.children.length ? toLines(n.children, depth + 1, out) : false;
     line.anchor = below;
-    if (below || line.hasRef) anyRef = true;
+    if (below || line.ref !== undefined) anyRef = true;
   }
   return anyRef;
 }
 
-function lineText(l: Line): string {
-  let s = "  ".repeat(l.depth) + l.head;
+export function lineText(l: Line): string {
+  let s = (l.mark ?? "") + "  ".repeat(l.depth) + l.head;
   if (l.name) s += (l.head ? " " : "") + l.name;
   if (l.value) s += ": " + l.value;
   return s + l.tail;
@@ -163,15 +183,16 @@ function truncate(s: string, max: number): string {
   return cut + "…";
 }
 
-/** Renders the outline; with `maxTokens`, fits it into the budget without ever dropping a ref line. */
+/** Renders the outline; with `maxTokens`, fits it into the budget (see RenderOptions). */
 export function render(nodes: readonly SnapNode[], options: RenderOptions = {}): Rendered {
-  const lines: Line[] = [];
-  toLines(nodes, 0, lines);
-  const budget = options.maxTokens;
-  if (budget === undefined) {
-    const text = lines.map(lineText).join("\n");
-    return { text, tokens: estimateTokens(text), droppedLines: 0 };
-  }
+  return fit(outlineLines(nodes), options);
+}
+
+/** Lines (an outline's, or a delta's) → text, fitted into `maxTokens` when given. */
+export function fit(lines: Line[], options: RenderOptions = {}): Rendered {
+  const header = options.header ?? [];
+  const budget = options.maxTokens === undefined ? undefined : options.maxTokens - header.reduce((n, h) => n + estimateTokens(h) + 1, 0);
+  if (budget === undefined) return finish(lines, header, 0, undefined);
 
   const cost = lines.map((l) => estimateTokens(lineText(l)) + 1);
   let total = cost.reduce((a, b) => a + b, 0);
@@ -180,43 +201,75 @@ export function render(nodes: readonly SnapNode[], options: RenderOptions = {}):
     total += c - cost[i]!;
     cost[i] = c;
   };
-
-  // 1. Shorten long text (not the names of things a model acts on).
-  for (const cap of [200, 100, 50]) {
-    if (total <= budget) break;
+  const shorten = (cap: number, refLines: boolean) => {
     for (let i = 0; i < lines.length; i++) {
       const l = lines[i]!;
-      if (l.hasRef || (l.name.length <= cap && l.value.length <= cap)) continue;
+      if (l.dropped || (!refLines && l.ref !== undefined) || (l.name.length <= cap && l.value.length <= cap)) continue;
       l.name = truncate(l.name, cap);
       l.value = truncate(l.value, cap);
       recost(i);
     }
-  }
+  };
+
+  // 1. Shorten long text (not the names of things a model acts on).
+  for (const cap of [200, 100, 50]) if (total > budget) shorten(cap, false);
+  // The ref lines alone exceed the budget and may be cut: cut the tail (4), keeping the text lines of the head.
+  if (options.cutRefs && lines.reduce((n, l, i) => (l.ref !== undefined || l.anchor ? n + cost[i]! : n), 0) + NOTE_TOKENS > budget) return cutTail(lines, cost, header, options.maxTokens!);
   // 2. Drop text lines from the end (never a ref line, nor a line with refs below it).
   let dropped = 0;
-  const note = 12; // the "lines omitted" note
   const over = total > budget;
-  for (let i = lines.length - 1; over && i >= 0 && total + note > budget; i--) {
+  for (let i = lines.length - 1; over && i >= 0 && total + NOTE_TOKENS > budget; i--) {
     const l = lines[i]!;
-    if (l.hasRef || l.anchor) continue;
+    if (l.ref !== undefined || l.anchor) continue;
     l.dropped = true;
     total -= cost[i]!;
     dropped++;
   }
   // 3. Still over: shorten names and values on ref lines too (the ref keeps them addressable).
-  for (const cap of [80, 40, 20]) {
-    if (total + (dropped ? note : 0) <= budget) break;
-    for (let i = 0; i < lines.length; i++) {
-      const l = lines[i]!;
-      if (l.dropped || (l.name.length <= cap && l.value.length <= cap)) continue;
-      l.name = truncate(l.name, cap);
-      l.value = truncate(l.value, cap);
-      recost(i);
-    }
+  for (const cap of [80, 40, 20]) if (total + (dropped ? NOTE_TOKENS : 0) > budget) shorten(cap, true);
+  return finish(lines, header, dropped, undefined);
+}
+
+/** The "text lines omitted" note's cost (it is short and its number small). */
+const NOTE_TOKENS = 12;
+
+function finish(lines: readonly Line[], header: readonly string[], dropped: number, cut: Rendered["cut"]): Rendered {
+  const kept = [...header];
+  const refs: string[] = [];
+  for (const l of lines) {
+    if (l.dropped) continue;
+    kept.push(lineText(l));
+    if (l.ref !== undefined) refs.push(l.ref);
   }
-  const kept: string[] = [];
-  for (const l of lines) if (!l.dropped) kept.push(lineText(l));
-  if (dropped) kept.push(`… ${dropped} text line${dropped === 1 ? "" : "s"} omitted (token budget)`);
+  if (cut) kept.push(cutNote(cut, dropped));
+  else if (dropped) kept.push(`… ${dropped} text line${dropped === 1 ? "" : "s"} omitted (token budget)`);
   const text = kept.join("\n");
-  return { text, tokens: estimateTokens(text), droppedLines: dropped };
+  return { text, tokens: estimateTokens(text), droppedLines: dropped + (cut?.lines ?? 0), refs, ...(cut ? { cut } : {}) };
+}
+
+function cutNote(cut: NonNullable<Rendered["cut"]>, dropped: number): string {
+  const rest = cut.from !== undefined ? `the rest: --from ${cut.from}, ` : "";
+  return `… ${cut.lines + dropped} lines left out (${cut.refs} with refs; token budget): ${rest}a part: -s <selector>`;
+}
+
+/**
+ * 4. The outline's tail cut, ref lines included, with a last line saying what was left out and how to ask for it:
+ * the longest head of the kept lines that fits with the note, then, since the estimate of the whole text may
+ * differ from the sum of its lines by a token here and there, one line less until the whole text fits.
+ */
+function cutTail(lines: Line[], cost: readonly number[], header: readonly string[], maxTokens: number): Rendered {
+  const budget = maxTokens - header.reduce((n, h) => n + estimateTokens(h) + 1, 0);
+  const kept = lines.map((l, i) => (l.dropped ? -1 : i)).filter((i) => i >= 0);
+  const dropped = lines.length - kept.length;
+  const note = estimateTokens(cutNote({ lines: lines.length, refs: lines.length, from: `e${Number.MAX_SAFE_INTEGER}` }, 0)) + 1;
+  let n = 0;
+  for (let used = note; n < kept.length && used + cost[kept[n]!]! <= budget; n++) used += cost[kept[n]!]!;
+  for (;;) {
+    const tail = kept.slice(n).map((i) => lines[i]!);
+    for (const l of tail) l.dropped = true;
+    const cut = { lines: tail.length, refs: tail.filter((l) => l.ref !== undefined).length, from: tail.find((l) => l.ref !== undefined)?.ref };
+    const out = finish(lines, header, dropped, cut);
+    if (out.tokens <= maxTokens || n === 0) return out;
+    n--;
+  }
 }

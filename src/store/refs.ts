@@ -7,6 +7,7 @@
 import { statSync } from "node:fs";
 import { ServiceStateError } from "../errors.js";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
+import { sessionOutlineStore } from "./outlines.js";
 import { refsPath, sessionsDir } from "./session-records.js";
 
 /** Pages kept per session (the most recently saved): a session's closed tabs do not pile up. */
@@ -32,10 +33,14 @@ function read(path: string): RefsFile {
   return { pages };
 }
 
-/** The RefStore (src/operations/snapshots.ts) of one CLI session. */
-export function sessionRefStore(id: string, root: string = resolveStateDir()): { load(pageId: string): unknown; save(pageId: string, state: unknown): void; stamp(): string } {
+/** The RefStore (src/operations/snapshots.ts) of one CLI session, with its last outlines (store/outlines.ts). */
+export function sessionRefStore(
+  id: string,
+  root: string = resolveStateDir(),
+): { load(pageId: string): unknown; save(pageId: string, state: unknown): void; stamp(): string } & ReturnType<typeof sessionOutlineStore> {
   const path = refsPath(root, id);
   return {
+    ...sessionOutlineStore(id, root),
     /** Changes with every write (each one renames a new file into place): whether another process saved since. */
     stamp() {
       try {

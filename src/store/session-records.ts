@@ -105,6 +105,11 @@ export function refsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.refs`);
 }
 
+/** The session's last outline per tab (store/outlines.ts, `svc snapshot --delta`): removed with the session. */
+export function outlinePath(root: string, id: string): string {
+  return join(sessionsDir(root), `${checkId(id)}.outline`);
+}
+
 /** The session's tab ids and selected tab (store/tabs.ts): removed with the session. */
 export function tabsPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.tabs`);
@@ -236,11 +241,12 @@ export function listSessions(root: string = resolveStateDir()): StoredSession[] 
   return out.sort((a, b) => (b.lastUsedAt ?? "").localeCompare(a.lastUsedAt ?? "") || b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Delete a session's record, heartbeat, ref map, secrets, tabs, emulation, routes, input state, screenshot fingerprints, page logs, network log, view launch files and host socket (not its history or metrics). */
+/** Delete a session's record, heartbeat, ref map, last outlines, secrets, tabs, emulation, routes, input state, screenshot fingerprints, page logs, network log, view launch files and host socket (not its history or metrics). */
 export function removeSession(id: string, root: string = resolveStateDir()): void {
   rmSync(recordPath(root, id), { force: true });
   rmSync(heartbeatPath(root, id), { force: true });
   rmSync(refsPath(root, id), { force: true });
+  rmSync(outlinePath(root, id), { force: true });
   rmSync(secretsPath(root, id), { force: true });
   rmSync(tabsPath(root, id), { force: true });
   rmSync(ownTabsPath(root, id), { force: true });

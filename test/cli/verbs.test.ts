@@ -78,7 +78,9 @@ describe("svc snapshot", () => {
 
     const small = json<SnapshotJson>((await run("--json", "snapshot", "--max-tokens", "40")).stdout);
     expect(small.tokens).toBeLessThan(doc.tokens);
-    expect(Object.keys(small.refs).length).toBe(Object.keys(doc.refs).length); // ref lines always stay
+    expect(small.tokens).toBeLessThanOrEqual(40); // ref lines too are cut to the budget, which says how to see the rest
+    expect(small.snapshot).toMatch(/\n… \d+ lines left out \(\d+ with refs; token budget\): the rest: --from e\d+, a part: -s <selector>$/);
+    expect(Object.keys(small.refs).length).toBeLessThan(Object.keys(doc.refs).length);
 
     const bad = await run("snapshot", "--max-tokens", "lots");
     expect(bad.code).toBe(2);
