@@ -1,10 +1,7 @@
 /**
- * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL]`: the page's outline (with a URL: navigated first, on the live
- * session or a browser for this command only, as `svc extract URL`) with refs, the same snapshot `svc extract`
- * prints (no instruction), numbered by the session's ref store so the verbs (`svc click e3`) resolve them.
- * `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline into a budget without
- * dropping a ref line. `--json`: `{snapshot, refs: {e1: {role, name, derived?}}, tokens}` (`derived`: an icon-only
- * control's name, src/snapshot/icon-name.ts).
+ * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL]`: the page's outline with refs numbered by the session's ref
+ * store, so the verbs (`svc click e3`) resolve them. `-i` keeps only ref lines and headings; `--max-tokens` fits a
+ * budget without dropping a ref line. `--json` marks a derived name (an icon-only control's, snapshot/icon-name.ts).
  */
 import type { Page } from "../src/index.js";
 import { ServiceInvalidArgumentError } from "../src/base.js";
