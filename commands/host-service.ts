@@ -2,7 +2,7 @@
  * The session host's one Service, kept between commands so a command does not attach afresh (a full `svc` process
  * attaches for its one command). It is reused only when the next command would build the same one; what other
  * processes may change meanwhile (refs, selected tab, secrets, dialog answer) is read again. Dropped after a failed
- * or interrupted command and after KEEP_COMMANDS (its history grows).
+ * or interrupted command and after KEEP_COMMANDS.
  */
 import type { Service, ServiceOptions } from "../src/index.js";
 import { isForwardedEnv } from "./registry/host-env.js";
