@@ -1,7 +1,8 @@
 /**
  * The model the settings name, one resolution for the CLI and the library: each setting from the explicit option,
- * then its `SVC_MODEL*` environment variable, then the stored config (docs/models.md). Keys are not decided here:
- * each provider's client finds its own (environment, then the stored `<provider>.apiKey`).
+ * then its `SVC_MODEL*` environment variable, then the stored config, else the default model openai/gpt-4.1-mini
+ * (docs/models.md). Keys are not decided here: each provider's client finds its own (environment, then the stored
+ * `<provider>.apiKey`).
  */
 import { readStoredValue } from "./store/config-file.js";
 import { type Effective, type SettingValue, effectiveSetting, settingDef } from "./store/settings-defs.js";

@@ -80,7 +80,7 @@ describe.each(PROVIDERS)("$wire.label computer use", ({ wire, script }) => {
 
     // The page effect.
     expect(env.svc.page.url()).toContain("/site/item.html?id=fern");
-    // The result: the documented agent result (docs/agent.md), the final message, one action per mapped call plus
+    // The result: the agent result of docs/wire-formats.md, the final message, one action per mapped call plus
     // done.
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ success: true, completed: true, message: "Boston Fern's page is open.", metadata: { mode: "cua", steps: 5, stopReason: "done" } });

@@ -39,7 +39,7 @@ describe.each(WIRES)("$label", (wire) => {
     expect(result.actions[1]).toMatchObject({ action: 'fill e1 searchbox "Search plants" ["fern"]', ok: true, reasoning: "search" });
     for (const a of result.actions) expect(a.timeMs).toBeGreaterThanOrEqual(0);
 
-    // Exactly the documented agent result (docs/agent.md), strict where it allows no other properties.
+    // Exactly the agent result of docs/wire-formats.md, strict where it allows no other properties.
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
     expect(Object.keys(result).every((k) => SEED_RESULT_KEYS.includes(k))).toBe(true);
     expect(Object.keys(result.usage!).sort()).toEqual(["cached_input_tokens", "inference_time_ms", "input_tokens", "output_tokens", "reasoning_tokens"]);
