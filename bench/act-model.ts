@@ -1,26 +1,8 @@
 /**
- * act(instruction) with a model, svc vs Stagehand 3.7.3, and svc's cached replay .
- *
- * One fake model server (test/support/fake-model.ts) at zero latency answers both tools over the OpenAI
- * Responses API (what each sends for `openai/gpt-4.1-mini` with a baseURL: svc through the openai SDK,
- * Stagehand through the AI SDK's @ai-sdk/openai). Each tool gets its own path prefix on that server
- * (`/svc/v1`, `/svc-cache/v1`, `/stagehand/v1`) so every request is attributed to the tool that sent it.
- *
- *  - svc's requests are answered automatically (the fake reads svc's prompt layout and picks the ref whose
- *    text best matches the instruction);
- *  - Stagehand's are answered with the JSON its act schema asks for
- *    (`{action: {elementId, description, method, arguments}, twoStep}`), elementId being the `[frame-node]`
- *    id of the page's target element in the tree Stagehand sent.
- * After the warm-up, the selectors both tools report are resolved in their pages and must both be the
- * page's target element (ActSpec.css), so the two act on the same element.
- *
- * Per page: each tool's browser navigates, then one warm-up call of every operation (for the cached svc the
- * first act(instruction) is the MISS that fills the cache, followed by one warm-up replay), then RUNS rounds
- * in a rotated order. "Prompt" is what the tool sent the model: system text + every message's text + the
- * JSON schema, counted in o200k_base tokens and in characters (per model request, median over the rounds).
- * Afterwards the last request of each tool is posted to the fake again RUNS times with plain fetch: that
- * round trip (HTTP on loopback, the fake parsing the prompt and answering) is the model's share of the wall
- * time at zero latency.
+ * act(instruction) with a model, svc vs Stagehand 3.7.3, and svc's cached replay (docs/performance.md). One fake
+ * model server at zero latency answers both over the Responses API, each tool on its own path prefix so every request
+ * is attributed. Both must act on the page's target element (ActSpec.css). The re-posted last request times the
+ * model's share of the wall time at zero latency.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,17 +1,8 @@
 /**
- * svc's CLI beside agent-browser's , each on a live session of its own, same Chromium, same pages over
- * loopback: per-command wall time (spawn to exit) of `snapshot -i` and of a click on a ref, the stdout tokens of
- * `snapshot -i` (o200k_base, the tokenizer of bench/stats.ts, on exactly what each prints), and a 10-step task
- * on the forms fixture driven by verbs (total time, bytes of stdout). Runs alternate tool by tool in each round
- * (the order flips every round); medians. For svc also the CPU time of the command (user + sys, /proc) and
- * the phases of one command (SVC_PHASES, commands/phases.ts).
- *
- *   node --import tsx bench/agent-browser.ts [PATH]
- *
- * PATH (or AGENT_BROWSER): agent-browser's binary, or the folder of its npm package (`npm i agent-browser`
- * OUTSIDE this repo; it is not a dependency). Absent: the benchmark says so and exits 0. Chromium: CHROME_PATH,
- * default /usr/bin/chromium (agent-browser gets it as AGENT_BROWSER_EXECUTABLE_PATH, with `--no-sandbox`).
- * BENCH_RUNS (default 9, min 5). Writes bench/results-agent-browser.json and .md (docs/performance.md's table).
+ * svc's CLI beside agent-browser's, each on a live session of its own, same Chromium and pages: per-command wall
+ * time, the stdout tokens of `snapshot -i`, and a 10-step task by verbs; rounds alternate, medians. Run: `node
+ * --import tsx bench/agent-browser.ts [PATH]`, PATH (or AGENT_BROWSER) its binary or npm folder, installed OUTSIDE
+ * this repo; absent, it says so and exits 0.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -1,35 +1,8 @@
 /**
- * The agent on the fixture site task (issue 4, "Measured, not asserted"): svc's `service.agent().execute()`
- * vs Stagehand 3.7.3's `stagehand.agent().execute()`, both in dom mode, both driven by a scripted model at
- * zero latency that solves fixtures/pages/site/: search "fern" → open Boston Fern → fill and submit the order
- * form → read the order number on the confirmation page.
- *
- * Models:
- *  - svc: the fake model server (test/support/fake-model.ts) at `/svc-agent/v1`, OpenAI Responses API; its
- *    one structured-output request per step is answered by `svcBrain` (reads the step's URL and outline,
- *    like test/e2e/agent-support.ts siteBrain, dom branch).
- *  - Stagehand: its agent loop is the AI SDK's generateText with native tool calling (Responses API `tools`,
- *    `tool_choice: "auto"`), so it needs `function_call` output items, which the fake server does not emit.
- *    A small Responses API server here answers it (`/stagehand-agent/v1`): tool calls for the loop, then a
- *    text answer (which ends the AI SDK loop), then the forced `done` call Stagehand always makes; and JSON
- *    for the sub-calls its tools make (act → the act schema, fillForm → observe), element ids taken from the
- *    tree Stagehand sent.
- * Stagehand's script is the shortest one a model could follow: it does not see the page unless it asks
- * (ariaTree), so it looks once at the start (its system prompt: "Always check ariaTree first") and once on
- * the confirmation page to read the number; actions go through its `act` tool (its prompt: "Use act tool for
- * all clicking and typing"), the form through `fillForm`.
- *
- * Time "inside the model" is measured on the client: globalThis.fetch is wrapped (both SDKs call it: the
- * openai client captures it when built, the AI SDK reads it per call) and each model request is timed from
- * the call to its body fully read. Overhead = wall time of execute() − the sum of those round trips.
- * A step = one request to the agent's model (svc: one per tool call; Stagehand: one per tool call + the
- * text answer + the forced done call); sub-calls (Stagehand's act/observe) belong to the step they run in.
- * Per-step overhead: a step runs from its agent request's start to the next one's (the first step also holds
- * the time before the first request; the last ends when execute() returns), minus the model time in it.
- *
- * Tokens: o200k_base of each request's full text as sent: instructions/system + every input message (tool
- * calls and tool outputs included) + tools (name, description, JSON Schema) + the response JSON Schema.
- * Runs: one warm-up each, then BENCH_RUNS rounds, the two alternating (order swapped every round).
+ * The agent on the fixture site task, svc vs Stagehand 3.7.3, dom mode, both driven by a scripted model at zero
+ * latency (docs/performance.md, Agent). Stagehand's loop needs native `function_call` items, which the fake server
+ * does not emit, so a small Responses server here answers it with the shortest script a model could follow. Model
+ * time is timed on the client; overhead is the rest.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

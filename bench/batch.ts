@@ -1,13 +1,8 @@
 /**
- * Batch throughput (issue 13): the same fixture batch run by `svc batch --queue` with 1, 2 and 4 `svc worker`
- * processes (concurrency 1 each) on one Redis, and by the local pool with --concurrency 1, 2 and 4; wall time,
- * tasks per minute, and the PSS of the Chromes per running task (sampled every 250 ms while tasks run).
- *
- * Tasks are the CLI tests' fixture tasks (one or two agent steps each on the fixture shop); the fake model
- * answers after BENCH_BATCH_MODEL_MS (default 400 ms) per step, standing for a real model's latency.
- *
- * Run: `npm run build && node --import tsx bench/batch.ts` (BENCH_BATCH_TASKS, default 24; BENCH_BATCH_SIZES,
- * default "1,2,4"). Writes bench/batch-results.json and prints a markdown table.
+ * Batch throughput: the same fixture batch by `svc batch --queue` with 1, 2 and 4 workers on one Redis, and by the
+ * local pool at the same concurrency; wall time, tasks per minute and Chrome PSS per running task. The fake model
+ * answers after BENCH_BATCH_MODEL_MS (400) per step, for a real model's latency. Run: `npm run build && node --import
+ * tsx bench/batch.ts` (BENCH_BATCH_TASKS, BENCH_BATCH_SIZES).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

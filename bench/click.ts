@@ -1,13 +1,7 @@
 /**
- * A click with its hit verification at the press (BENCH.md: ≤ 0.7× Playwright's locator.click()). svc's
- * `act({method: "click"})`, Playwright's `locator.click()` and Stagehand 3.7.3's `act(Action)` click, each in
- * its own browser, on the same button of fixtures/cover.html (`#plain`, which counts its clicks), one warm-up
- * then RUNS rounds in a rotated order. Every tool's count on the page must equal its calls, or the figure is
- * an error: a click that reported success without landing does not count.
- *
- * svc's press verification is one more page call after the press (reading back what the armed listener saw;
- * the arming rides on the last check's call): "read-back" times that call alone on the same element, the
- * verification's cost per click.
+ * A click with its hit verification: svc's `act({method: "click"})`, Playwright's `locator.click()` and Stagehand's
+ * click on the same counting button, rounds rotated. Each tool's count on the page must equal its calls, so a click
+ * reported without landing is an error, not a figure. "read-back" times the verification's one extra page call alone.
  */
 import { Stagehand } from "@browserbasehq/stagehand";
 import { chromium } from "playwright-core";

@@ -1,18 +1,8 @@
 /**
- * What forwarding between `svc serve` replicas costs (issue 13; target: ≤ 2 ms p50 added on
- * loopback). A real Redis (test/support/redis.ts) and two replicas, A and B, spawned as the built CLI
- * (`svc serve --store redis://… --cluster-secret …`), so each has its own event loop as in production. One
- * session is started on A (session API, hence also a platform session); then the same requests go to A
- * directly and to B (which forwards them to A), alternating one by one so both see the same machine load:
- *
- *   GET /v1/sessions/{id}         (platform API: the session object)
- *   GET /v1/sessions/{id}/replay  (session API)
- *
- * Reported per request: p50 and p99 of direct and forwarded, and the added latency (forwarded p50 −
- * direct p50). Requests are sequential over keep-alive connections (global fetch). BENCH_CLUSTER_N
- * (default 2000) requests of each kind and path after 200 warm-up ones. Writes bench/cluster-results.json.
- *
- * Run: npm run build && node --import tsx bench/cluster.ts
+ * What forwarding between `svc serve` replicas costs (target ≤ 2 ms p50 on loopback): two built replicas on one
+ * Redis, one session on A; the same GETs go to A and through B, alternating so both see the same load. p50/p99 and
+ * the added latency; BENCH_CLUSTER_N (2000) each after 200 warm-up. Run: `npm run build && node --import tsx
+ * bench/cluster.ts`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

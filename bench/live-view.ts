@@ -1,13 +1,8 @@
 /**
- * The live view's stream cost (issue 26): `svc serve --isolate` as built (dist/, its own process), one
- * session showing a page that repaints every animation frame (a counter and a moving box), one viewer (the
- * live view page in a Playwright-driven headless Chromium). Over BENCH_LIVE_SECONDS (default 10) it reports
- * the frames the viewer painted per second, and the CPU (percent of one core, from /proc utime+stime) of the
- * svc process, of the session's Chrome (all its processes) and of the viewer's Chromium; then the same with
- * no viewer (the cost of the session alone) and with the view on a static page.
- *
- * A section of `npm run bench` (bench/run.ts; alone: `BENCH_ONLY=live npm run bench`): its figures land in
- * bench/results.json (`live`) and bench/results.md with the others.
+ * The live view's stream cost: built `svc serve --isolate`, one session on a page repainting every frame, one viewer
+ * in a Playwright-driven Chromium; over BENCH_LIVE_SECONDS the frames painted per second and the CPU of svc, the
+ * session's Chrome and the viewer's, then with no viewer and on a static page. A section of `npm run bench`
+ * (`BENCH_ONLY=live`).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

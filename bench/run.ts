@@ -1,24 +1,7 @@
 /**
- * `npm run bench` (docs: docs/performance.md): svc and its anchors side by side in one run, on one Chromium, on the same pages
- * over loopback. Each tool's browser is launched once and reused; per page every tool navigates, every
- * operation runs once as a warm-up, then BENCH_RUNS rounds in which each operation runs once, in an order
- * rotated every round (so no tool always goes first). Only the operation is timed. Medians, ratio svc/anchor.
- *
- * Per page, all snapshot operations are measured first (page as loaded), then the hovers (see tool.ts).
- *
- * Then act(instruction) with a model, svc vs Stagehand, and svc's cached replay (act-model.ts): its own
- * browsers and one fake model server, same rotation.
- *
- * Then `svc serve` under load (serve.ts): the server in-process, 1/4/16 clients looping over the session API.
- *
- * Then the live view's stream (live-view.ts): frames per second and CPU of svc serve, the session's Chrome and
- * one viewer.
- *
- * Env: BENCH_RUNS (default 15, min 5), BENCH_CLI_RUNS (default 15, min 10), BENCH_PAGES (comma-separated
- * substrings of page names), BENCH_REPLAY_RUNS (default 4 × BENCH_RUNS), BENCH_SKIP_CLI=1, BENCH_ONLY (comma-separated sections: core = snapshot and
- * deterministic act, click (bench/click.ts), act-model, agent (bench/agent.ts), serve (bench/serve.ts; BENCH_SERVE_SECONDS,
- * BENCH_SERVE_CLIENTS, BENCH_SERVE_TIMEOUT_MS), live (bench/live-view.ts; BENCH_LIVE_SECONDS), cli; default all). Sections not run keep their figures from the previous
- * bench/results.json, so results.md stays whole. Writes bench/results.json and bench/results.md.
+ * `npm run bench` (docs/performance.md, with its environment): svc and its anchors on one Chromium and the same
+ * pages. Each browser launched once; per page a warm-up, then rounds with the order rotated so no tool always goes
+ * first. Only the operation is timed; medians and svc/anchor ratios. Writes bench/results.json and bench/results.md.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,28 +1,8 @@
 /**
- * `svc serve` under load (issue 5): the server started in-process (`startServer`, as built: see agent.ts on
- * why bench code drives dist/ rather than src/ under tsx), N concurrent clients (BENCH_SERVE_CLIENTS,
- * default 1,4,16), each looping for BENCH_SERVE_SECONDS (default 20) over the session API exactly as a
- * client would — raw fetch, `x-bb-api-key`, `x-stream-response: true` on operations, SSE read with
- * eventsource-parser:
- *
- *   POST /v1/sessions/start {modelName} → navigate (fixtures/forms.html) → act (an Action: click #submit,
- *   no model) → extract (no instruction: the page text, no model) → end.
- *
- * A loop counts when every step succeeded, the act reported success and the extracted text shows the
- * click's effect (the form writes its JSON into #result). A client starts no loop after the deadline; the
- * loop in flight finishes, so the elapsed time (and throughput) runs to the last client's last loop.
- * Latencies are p50/p95 (nearest rank) of successful steps and loops. Every request has a timeout
- * (BENCH_SERVE_TIMEOUT_MS, default 120 s); every started session is ended; the server is closed at the
- * end and the benchmark checks that no Chrome it started is left (and kills, by pid, any that is).
- *
- * Memory: every second the RSS (and PSS) of this process plus all its descendants (each session's Chrome
- * and its children, and each Chrome's reaper: launch.ts starts one small Node watchdog per Chrome) is
- * summed from /proc; the idle baseline (same sum, no session, measured before each level) is subtracted.
- * Per session = that delta ÷ the Chrome browsers alive at the sample (a session being started already holds
- * its Chrome). Reported at the sample where the delta peaked. Reapers whose Chrome is already closed and
- * cleaned up ("stale") are counted apart and left out of the sums. The clients run in this process too, so
- * the baseline holds them; their own growth under load is part of the delta (small next to Chrome).
- * RSS double-counts pages shared between processes (Chrome's binary, shared memory); PSS splits them.
+ * `svc serve` under load: the built server in-process, 1/4/16 clients looping over the session API as a real client
+ * would (start → navigate → act → extract → end); a loop counts only when the extracted text shows the click's
+ * effect. Memory is this process tree's RSS and PSS over an idle baseline, per Chrome alive at the peak
+ * (docs/performance.md). Every Chrome started is checked gone.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";

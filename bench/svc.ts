@@ -1,9 +1,7 @@
 /**
- * svc, driven by the same calls as Stagehand (init, page.goto, extract(), act(Action), close). Imported from
- * src/ through tsx (same code as dist/; the transform happens once at load, outside every timed call).
- *
- * `diagnostics` split svc's own time into its parts on the same browser and connection, so a missed target
- * says what dominates: the settle wait, the CDP reads, tree building + rendering, selector resolution.
+ * svc, driven by the same calls as Stagehand. Imported from src/ through tsx (transformed once at load, outside every
+ * timed call). `diagnostics` split svc's own time (settle wait, CDP reads, tree and rendering, selector resolution),
+ * so a missed target says what dominates.
  */
 import { Service, type Page } from "../src/index.js";
 import { captureSnapshot } from "../src/snapshot/index.js";

@@ -1,15 +1,8 @@
 /**
- * `svc agent "instruction"`: a multi-step task run by the library's agent.
- *
- * - At a terminal (stdout a TTY, no --json): a live Ink view of the RunEvent stream (commands/ui/, loaded
- *   only here), whose first line (`starting Chrome…` / `attaching to session …`) shows before the browser is up. Otherwise (--json, or stdout piped): JSON lines, one per event, each with schemaVersion,
- *   then `{"schemaVersion":1,"type":"result","result":…}`. Events come masked from the library; the
- *   result is printed as the library returned it (results are never rewritten), without screenshots.
- * - Browser: `--session ID` reattaches to that session; otherwise a one-shot browser, closed at the end.
- * - Ctrl-C: the run is aborted through its AbortSignal, outputs are finished (run_end, result, report),
- *   then the one-shot browser is closed and main.ts exits 130.
- * - A run that ends without success (a budget, `done` with success false) is AgentIncompleteError
- *   (exit code decided in main.ts); with --json the result line already says so and nothing more is printed.
+ * `svc agent "instruction"` (docs/agent.md): the library's agent, as a live Ink view at a terminal (commands/ui/,
+ * loaded only here) or JSON lines otherwise. The result is printed as the library returned it, never rewritten.
+ * Ctrl-C aborts the run through its signal and finishes the outputs before the one-shot browser closes; a run without
+ * success is AgentIncompleteError.
  */
 import { resolve } from "node:path";
 import type { AgentResultData, RunEvent } from "../src/index.js";

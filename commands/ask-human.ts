@@ -1,10 +1,7 @@
 /**
- * `svc agent --ask-human`: the person at this terminal is the one the agent asks (the askHuman tool). The
- * question goes to stderr (the live view shows it too); a line on stdin — Enter alone, or a reply then Enter —
- * answers it. On a local session whose host serves a live view (`svc view`), the question also shows there
- * with a Continue button (the host's `ask` control, held open until a viewer presses it): the first answer,
- * stdin's or the view's, wins, and the other is withdrawn. stdin ended (nothing piped, or piped and used up)
- * with no view means nobody can answer: the tool fails at once with that reason instead of waiting out the timeout.
+ * `svc agent --ask-human`: the person at this terminal answers the agent's questions, on stdin, or with Continue in
+ * the live view when the host serves one; the first answer wins and the other is withdrawn. With stdin ended and no
+ * view nobody can answer, so the tool fails at once with that reason instead of waiting out the timeout.
  */
 import { createInterface, type Interface } from "node:readline";
 import type { AskHumanHandler } from "../src/index.js";

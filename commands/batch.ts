@@ -1,14 +1,8 @@
 /**
- * `svc batch tasks.jsonl`: agent tasks (one JSON object per line, batch/tasks.ts), run on a local pool of
- * `--concurrency` browsers, or with `--queue redis://…` enqueued on BullMQ for `svc worker`s anywhere
- * (batch/submit.ts). Results: the seed's agent result plus index/id, timing and usage, in input order,
- * each once (batch/results.ts).
- *
- * Output: at a terminal (no --json) a progress bar, then a summary; otherwise JSON lines, one per result
- * as soon as it and every earlier one are in (`{"type":"result",…}`), then `{"type":"summary",…}`. With
- * `-o FILE` the results go to the file (journaled as they finish, written in order at the end) and only
- * the summary is printed. Exit 0 when every task succeeded, 11 (BATCH_INCOMPLETE) when some did not.
- * `--detach` enqueues and prints the batch id; `--results ID` collects a queued batch's results later.
+ * `svc batch tasks.jsonl` (docs/agent.md): agent tasks run on a local pool of `--concurrency` browsers, or enqueued
+ * on BullMQ for `svc worker`s (batch/submit.ts). Each result is the agent's result plus the task's index/id, timing
+ * and usage, in input order, each once (batch/results.ts). Exit 0 when every task succeeded, 11 (BATCH_INCOMPLETE)
+ * otherwise.
  */
 import { availableParallelism } from "node:os";
 import { ServiceError, ServiceInvalidArgumentError } from "../src/base.js";

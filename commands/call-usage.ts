@@ -1,9 +1,7 @@
 /**
- * Per-call tokens and time for the CLI's history: the library's history entries carry parameters and
- * results only, so each command diffs the Service's metrics from before to after its work and hangs the
- * difference on the entry of that operation (a command makes at most one model-backed call per
- * operation). Wall time comes from the entries' own timestamps. Only numbers are added: no variable value
- * can reach the log this way.
+ * Per-call tokens and time for the CLI's history: the library's entries carry only parameters and results, so each
+ * command diffs the Service's metrics around its work and hangs the difference on that operation's entry (at most one
+ * model-backed call per operation). Only numbers are added, so no variable value can reach the log this way.
  */
 import type { StoredHistoryEntry } from "../src/base.js";
 

@@ -1,8 +1,7 @@
 /**
- * What must happen before the CLI exits early (Ctrl-C, SIGTERM, a fatal error): close a one-shot browser,
- * disconnect from a session, drop a half-made session. Commands register a cleanup while they hold such a
- * resource and unregister it once released; main.ts runs the remaining ones on a signal, the session host
- * when a command's client goes away (and `commandSignal()` tells the command's own work to stop).
+ * What must happen before the CLI exits early (Ctrl-C, SIGTERM, a fatal error): close a one-shot browser, disconnect,
+ * drop a half-made session. Commands register a cleanup while they hold such a resource; main.ts runs what remains on
+ * a signal, the session host when a command's client goes away (`commandSignal()` stops the command's own work).
  */
 type Cleanup = () => unknown;
 

@@ -1,9 +1,8 @@
 /**
- * `svc connect PORT|URL`: a session on a Chrome svc did not start — a DevTools port on this machine's loopback
- * (`9222`, `http://127.0.0.1:9222`) or an explicit ws(s):// URL (any host: the user named it). The session has
- * a host like any other (commands/host.ts: dialogs, downloads, emulation, hosted commands), which attaches
- * instead of launching; `svc sessions end` and the idle timeout end only that host and leave the Chrome running.
- * `--auto`: the user's own running Chrome (its DevToolsActivePort), worked on in a window of the session's own.
+ * `svc connect PORT|URL`: a session on a Chrome svc did not start, a DevTools port on this machine's loopback or an
+ * explicit ws(s):// URL (any host: the user named it). Its host attaches instead of launching, so ending the session
+ * ends only the host and leaves that Chrome running. `--auto`: the user's own running Chrome (its
+ * DevToolsActivePort), worked on in a window of the session's own.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { HostLaunchSpec } from "./host-browser.js";

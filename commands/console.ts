@@ -1,9 +1,8 @@
 /**
- * `svc console [--clear] [--all]` and `svc errors [--clear] [--all]`: what the session's pages logged (console
- * API calls) and threw (uncaught exceptions, unhandled rejections) since the session started, as the session's
- * host recorded them (host-page-log.ts, store/page-log.ts) — between commands too. Read from the session's
- * files, so it works the same in the host and in a full `svc` process; it does not attach to the page (a page
- * stuck in a loop still shows its errors). Default: the selected tab's entries; `--all`: every tab's.
+ * `svc console` and `svc errors`: what the session's pages logged and threw, as the host recorded them between
+ * commands too (host-page-log.ts). Read from the session's files, not the page, so it works the same in the host and
+ * in a full `svc` process, and a page stuck in a loop still shows its errors. Default: the selected tab; `--all`:
+ * every tab.
  */
 import { type ConsoleEntry, type ErrorEntry, type PageLogKind, ServiceInvalidArgumentError, flushPageLog, pageLogLine, isCloud, sessionPageLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import type { GlobalOptions } from "./output.js";

@@ -1,9 +1,8 @@
 /**
- * `svc dialog accept|dismiss [text]`: the answer for a JavaScript dialog of the session. svc answers each
- * dialog as it opens (the session's `--dialog` policy, dismiss by default) — while a command runs, that
- * command; between commands, the session's host (commands/host-keeper.ts) — so the answer is
- * stored for the session (store/dialog-answer.ts) and taken by whichever of them meets the next
- * alert/confirm/prompt. A dialog that is open while this command attaches is answered with it at once.
+ * `svc dialog accept|dismiss [text]`: the answer for the session's next JavaScript dialog. Dialogs are answered as
+ * they open, by the running command or between commands by the host, so the answer is stored for the session
+ * (store/dialog-answer.ts) and taken by whichever meets the next one. A dialog open while this command attaches is
+ * answered at once.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { HandledDialog } from "../src/internal.js";

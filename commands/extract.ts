@@ -1,9 +1,7 @@
 /**
- * `svc extract ["instruction"] [URL] [--schema schema.json] [--selector SEL]`.
- * No instruction and no schema: the page's text (the snapshot), as before. An instruction: the model
- * answers `{extraction}`; with `--schema` (a JSON Schema file, turned into zod by zod itself) the answer is
- * an object validated against it, URL fields as real URLs. With a URL and no --session: a one-shot
- * browser, closed at the end.
+ * `svc extract ["instruction"] [URL] [--schema schema.json] [--selector SEL]`: no instruction and no schema prints
+ * the page's text (the snapshot); an instruction gets `{extraction}`, or with `--schema` an object validated against
+ * it (zod built from the JSON Schema). A URL without --session uses a one-shot browser.
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";

@@ -1,10 +1,7 @@
 /**
- * `svc fetch URL [--format markdown|text|html|raw|json] [--browser] [--timeout MS] [--max-bytes N]
- * [--no-redirects] [-o FILE]`: one page, no key needed. Plain HTTP by default; `--browser` renders it in a
- * one-shot headless Chrome first (closed at the end, also on Ctrl-C), or in the `--session` browser.
- * Prints the content (or writes it atomically to -o); `--json` prints the whole result document.
- * Without --json a final status outside 2xx is an error (exit 5) naming the status; with --json the
- * document carries `statusCode` and the command succeeds.
+ * `svc fetch URL` (docs/cli.md): one page, no key needed, by plain HTTP or `--browser` (a one-shot Chrome, closed
+ * also on Ctrl-C, or the `--session` browser). Without --json a final status outside 2xx is an error (exit 5) naming
+ * it; with --json the document carries `statusCode` and the command succeeds, the caller deciding.
  */
 import type { FetchFormat, FetchResult } from "../src/index.js";
 import { ServiceFetchError, ServiceInvalidArgumentError } from "../src/base.js";

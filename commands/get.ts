@@ -1,8 +1,7 @@
 /**
- * `svc get text|value|attr NAME|url|title|html|count|box|styles [<ref|selector>]`: read from the page or one
- * element, no action. `text` without a target is the page's visible text; the others need one. `html` is the
- * element's outerHTML, `count` how many elements the selector matches, `box` its {x, y, width, height} (CSS px,
- * the top page's viewport), `styles` its computed styles (`--prop NAME`, repeatable, else a fixed useful set).
+ * `svc get text|value|attr NAME|url|title|html|count|box|styles [<ref|selector>]`: read from the page or one element,
+ * no action. `text` without a target is the page's visible text; the others need one. `box` is in CSS px of the top
+ * page's viewport; `styles` takes `--prop NAME`, else a fixed useful set.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import { callOn, resolveTarget } from "../src/internal.js";

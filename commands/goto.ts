@@ -57,10 +57,9 @@ const RETURN_ASK_MS = 2000;
 const TITLE_GRACE_MS = 2000;
 
 /**
- * The loaded page's title, bounded by the navigation's deadline (plus a grace: a page that is never quiet spends
- * the whole timeout in the settle after load). A page that answers but whose documents never last long enough
- * to be read (it navigates itself all the time) gets Chrome's own title for the tab; one that answers nothing
- * (a dialog loop right after its load event) is a TIMEOUT saying where its tab was left.
+ * The loaded page's title, bounded by the navigation's deadline plus a grace (a page never quiet spends the whole
+ * timeout settling). A page whose documents never last long enough to be read gets Chrome's own title for the tab;
+ * one that answers nothing (a dialog loop after load) is a TIMEOUT saying where its tab was left.
  */
 async function titleWithin(page: Page, url: string, timeout: number, deadline: number): Promise<string> {
   const hung = () => new ServiceTimeoutError(`${url} loaded but did not answer within ${timeout} ms (a script that never yields, such as a dialog loop)`);

@@ -1,8 +1,7 @@
 /**
- * `svc har start` and `svc har stop FILE`: a HAR 1.2 file of the requests the session's pages made in between
- * (every tab), recorded by the session's host (host-network.ts), which also writes FILE, atomically, with the
- * text bodies Chrome still holds (within HAR_LIMITS) and the session's secrets masked. FILE is checked here
- * first (its directory exists and is writable, it is not a directory), so a bad path loses no recording.
+ * `svc har start` and `svc har stop FILE`: a HAR of every tab's requests in between, recorded and written by the
+ * session's host (host-network.ts) with the bodies Chrome still holds and the session's secrets masked. FILE is
+ * checked here first, so a bad path loses no recording.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import type { HarWritten } from "./host-network.js";

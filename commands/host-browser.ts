@@ -1,10 +1,8 @@
 /**
- * The session host's browser (commands/host.ts): the host launches the session's Chrome itself and holds its
- * DevTools pipe (`{ kind: "self" }`, src/browser/pipe-holder.ts), so Chrome lives exactly as long as the
- * host: killing the host in any way (kill -9 included) ends Chrome. Or, for `svc connect`, it attaches to a
- * Chrome svc did not start, and leaves it running when it ends. It also keeps the session's lifeline:
- * the heartbeat file that every command touches. When it is older than the session's idle timeout, or gone
- * (`svc sessions end`, a wiped state dir), the host ends Chrome (a launched one) and itself.
+ * The session host's browser: the host launches Chrome and holds its DevTools pipe itself (`{ kind: "self" }`), so
+ * Chrome lives exactly as long as the host, kill -9 included; for `svc connect` it attaches and leaves Chrome
+ * running. It keeps the session's heartbeat file, touched by every command: older than the idle timeout, or gone, and
+ * the host ends a launched Chrome and itself.
  */
 import { statSync } from "node:fs";
 import { type SessionRecord, ServiceInitError, pidAlive, saveSession, sessionOwnTabs, touchHeartbeat } from "../src/base.js";

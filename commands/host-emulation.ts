@@ -1,12 +1,8 @@
 /**
- * The session host's emulation (commands/host-keeper.ts): what `svc set` stored for the session
- * (src/store/emulation.ts) applied to every page over the keeper's own DevTools sessions, which live as long
- * as the session (the library's PageEmulation does the applying). A page opened later gets them before its
- * first script runs (the keeper attaches with the page paused). A `svc set` asks the host to read the file
- * again (`reload`), and every page is brought to the new state, settings taken away cleared. The session's
- * size (its --viewport, else the one-shot browser's default) is held here too, for every page and the whole
- * session: an override lasts only as long as the DevTools session that set it, so a command's would end with it.
- * (Proxy authentication is host-fetch.ts's, the one owner of each page's Fetch domain.)
+ * The session host's emulation: what `svc set` stored (store/emulation.ts) applied to every page over the keeper's
+ * own DevTools sessions, which live as long as the session, since an override ends with the session that set it. A
+ * later page gets it before its first script (attached paused). `reload` brings every page to the new state. The
+ * session's viewport is held here for the same reason.
  */
 import { type CdpSession, type EmulationApplied, NETWORK_ENABLE_PARAMS, PageEmulation } from "../src/internal.js";
 import { type SessionEmulation, sessionEmulationStore } from "../src/base.js";

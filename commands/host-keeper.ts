@@ -1,19 +1,8 @@
 /**
- * The session host's keeper role (commands/host.ts). Between two commands no command is attached to the
- * session's Chrome, and a JavaScript dialog that opens then (a late alert, a page that keeps asking
- * confirm()) is Chrome's own: no DevTools client can answer it later (Page.handleJavaScriptDialog says "No
- * dialog is showing"), and it blocks the page's renderer, so the next command would hang while attaching.
- * The host therefore stays attached to every page for the session's life, leaves each dialog to a running
- * command for a moment (YIELD_MS), answers it by the session's `--dialog` policy or its stored answer
- * (`svc dialog`, taken when a dialog opens) if none did, and records it in the session's history.
- *
- * It also records the session's downloads (browser/downloads.ts): attached for the whole session, it sees a
- * download finish after the command that started it has exited; and it applies the session's emulation and
- * its routes and answers its proxy's authentication (host-emulation.ts, host-fetch.ts: one owner of each page's
- * Fetch domain); and holds the session's trace (the library's BrowserTrace); and what the pages log and throw (host-page-log.ts:
- * `svc console`, `svc errors`), between commands too; and every request they make (host-network.ts: `svc network`,
- * `svc har`). A page opened later is attached paused, and runs once
- * it is watched, logged and emulated (a tab another client makes with a URL too: src/browser/pipe-mux.ts holds it).
+ * The session host's keeper role: between commands no client is attached, and a dialog opening then is Chrome's own,
+ * which no DevTools client can answer later and which blocks the renderer, so the next command would hang. So the
+ * host stays attached to every page, answers dialogs no command took within YIELD_MS, records downloads, logs and
+ * requests, applies emulation and routes, and holds the trace.
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher, pageViewport } from "../src/internal.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
@@ -97,10 +86,9 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   const keep = (e: { sessionId: string; targetInfo: { targetId: string } }, session: CdpSession, resume: () => void) => {
     pages.set(e.sessionId, session);
     dialogs.watch(session, { yieldMs: YIELD_MS });
-    // Dialogs watched and emulation applied before the page runs. The page log's Runtime.enable and the network
-    // log's Network.enable are sent before the page resumes (Chrome takes a session's messages in order) but not
-    // waited for: on a tab paused before its first document, Chrome may answer them only once the page runs. Whatever fails or stalls (a page
-    // closing meanwhile), the page does not stay paused longer than RESUME_BOUND_MS.
+    // Dialogs watched and emulation applied before the page runs. Runtime.enable and Network.enable are sent before
+    // it resumes (Chrome keeps a session's order) but not awaited: on a tab paused before its first document Chrome
+    // may answer only once the page runs. Whatever fails or stalls, the page stays paused at most RESUME_BOUND_MS.
     const watched = Promise.all([session.send("Page.enable"), emulation.track(session), fetch.track(session)]).catch(() => {});
     const logging = pageLog.watch(session, e.targetInfo.targetId).catch(() => {});
     const recording = network.watch(session, e.targetInfo.targetId).catch(() => {});

@@ -1,12 +1,8 @@
 /**
- * The session host's network log (part of its keeper role, host-keeper.ts): a NetworkRecorder on the host's
- * own session of each page records every request, written to the session's file (store/network-log.ts) in
- * batches (QUIET_FLUSH_MS, BUSY_FLUSH_MS), so `svc network requests` lists what the pages asked for between
- * commands too. It answers the control requests only the host can (host-control.ts): a response body (asked of
- * the page's own session, where Chrome keeps it), and a HAR of the requests between `svc har start` and
- * `svc har stop FILE`, which it writes to FILE atomically (0600, masked with the session's secrets).
- *
- * Kept cheap for the page: events only, nothing is asked of the page per request.
+ * The session host's network log (keeper role): a NetworkRecorder on the host's own session of each page, written to
+ * the session's file in batches, so `svc network requests` sees what happened between commands too. It answers what
+ * only the host can: a response body (Chrome keeps it on the page's session) and the HAR of `svc har` (atomic, 0600,
+ * masked). Events only.
  */
 import { NETWORK_LOG_LIMITS, type NetworkEntry, ServiceInvalidArgumentError, describeFsError, networkClearedAt, writeFileAtomic, sessionMasker, sessionNetworkLog } from "../src/base.js";
 import { type CdpSession, type HarBody, NetworkRecorder, buildHar } from "../src/internal.js";

@@ -1,11 +1,8 @@
 /**
- * The session host's page log (part of its keeper role, host-keeper.ts): with Runtime enabled on the host's
- * own session of each page, the library's ConsoleRecorder records console API calls and uncaught exceptions /
- * unhandled rejections into bounded buffers, written here to the session's files (store/page-log.ts) in batches (QUIET_FLUSH_MS,
- * BUSY_FLUSH_MS), so `svc console` and `svc errors` list what the pages did between commands too.
- *
- * Kept cheap for the page: nothing is asked of the page per message; the objects Chrome keeps alive for
- * this session's console arguments are released after each batch (Runtime.releaseObjectGroup "console").
+ * The session host's page log (keeper role): the library's ConsoleRecorder on the host's own session of each page,
+ * written to the session's files in batches, so `svc console` and `svc errors` see what happened between commands
+ * too. Nothing is asked of the page per message; the objects Chrome keeps for console arguments are released after
+ * each batch.
  */
 import { type CdpSession, ConsoleRecorder } from "../src/internal.js";
 import { type PageLogKind, boundedPageLog, onPageLogFlush, sessionPageLog } from "../src/base.js";

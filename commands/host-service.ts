@@ -1,13 +1,8 @@
 /**
- * The session host's one Service on its session, kept from one command to the next so a command does not
- * attach afresh (host.ts runs each command through runtime.ts withSession, which asks here first). Only
- * the host keeps one (globalThis.svcHost); a full `svc` process attaches for its one command and detaches.
- *
- * A kept Service is used again only when the next command would have built the same one (same endpoint,
- * viewport, dialog policy, downloads, verbosity and environment). What other processes may change meanwhile
- * it reads again: refs (the ref store's stamp, operations/snapshots.ts), the selected tab, secrets and the
- * stored dialog answer (runtime.ts withSession). It is dropped, and closed, after a command that failed or
- * was interrupted, and after KEEP_COMMANDS commands (its history grows with each).
+ * The session host's one Service, kept between commands so a command does not attach afresh (a full `svc` process
+ * attaches for its one command). It is reused only when the next command would build the same one; what other
+ * processes may change meanwhile (refs, selected tab, secrets, dialog answer) is read again. Dropped after a failed
+ * or interrupted command and after KEEP_COMMANDS.
  */
 import type { Service, ServiceOptions } from "../src/index.js";
 import { isForwardedEnv } from "./registry/host-env.js";

@@ -1,9 +1,7 @@
 /**
- * Starting a session's host (commands/host.ts), the session's one resident Node process: detached, so it
- * outlives the command that starts it. It launches the session's Chrome, saves the session's record and
- * prints "ready" once it watches every page; `svc sessions start` (and a command that starts a session)
- * waits for that line, or for the host's error. Its command line names the session and the state dir (for `ps`);
- * a proxy's password goes in its environment (readable by this user only), never on its command line.
+ * Starting a session's host, detached so it outlives the command that starts it; the command waits for its "ready"
+ * line (it watches every page) or its error. Its command line names only the session and state dir (for `ps`): a
+ * proxy's password goes in its environment, readable by this user only.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

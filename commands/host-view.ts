@@ -1,15 +1,8 @@
 /**
- * The session host's live view (`svc view`): the same page as `svc serve`'s live view, served by this host
- * on 127.0.0.1 (src/server/live/local-view.ts) over a DevTools connection of its own to the session's Chrome
- * (each viewer attaches its own session to the tab it shows, so the keeper's sessions are left alone). Started
- * on the first `svc view` (or the first question an `svc agent --ask-human` asks), on a port chosen then, and
- * kept until the session ends; the view starts on the session's selected tab and follows it.
- *
- * `svc view --open` opens a launch file (`launch()`) rather than the URL: a program's arguments and environment
- * are readable by every local user (/proc/PID/cmdline), so the tokenised URL is never put there. The file is
- * an HTML redirect to the URL, 0600 in a 0700 folder of the session's state (the permissions, not a secret
- * name, keep other users out); its path carries nothing. It is removed LAUNCH_FILE_MS later (a browser that
- * is started for it reads it within seconds; when it was read cannot be observed) and with the session.
+ * The host's live view (`svc view`): `svc serve`'s page on 127.0.0.1 over a DevTools connection of its own (a session
+ * per viewer, leaving the keeper's alone), started on first use and kept for the session. `--open` opens a 0600
+ * launch file redirecting to the URL, never the URL: argv is readable by every local user. The file goes
+ * LAUNCH_FILE_MS later, since when it was read cannot be observed.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, rmSync, writeFileSync } from "node:fs";

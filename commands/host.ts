@@ -1,21 +1,8 @@
 /**
- * The session host: the one resident Node process of a live local CLI session, started by `svc sessions
- * start` (commands/host-start.ts; `node host.js <id> <state dir> <launch spec>`). It launches the session's
- * Chrome and holds its DevTools pipe (host-browser.ts), so Chrome ends with it, kill -9 included; it serves
- * Chrome's DevTools endpoint on a 0600 socket in Chrome's run dir for every other client. It stays attached
- * to every page for the session's life, answering the dialogs no command answers and recording downloads
- * (host-keeper.ts); it saves the session's record, prints "ready" once it watches the pages, and listens.
- * It keeps the CLI's modules and the library loaded and listens on `<state>/sessions/<id>.sock` (0600); the
- * thin client (commands/host-client.ts) sends it a command line and it runs it with the CLI's own code
- * (main.ts runCommand: the same parsing, errors and exit codes, history and refs) on a Service it keeps
- * attached from one command to the next (host-service.ts), one request at a time (a
- * request arriving while one runs is refused: its client runs the full CLI, attached to the endpoint), its
- * stdout/stderr sent back to the client. A control request (`{"control":"emulation"}`, host-ask.ts; declared in
- * host-control.ts) is answered even while a command runs: what only the host can do, over the DevTools sessions
- * it keeps (apply the session's emulation to every page again, …).
- *
- * It ends Chrome and itself, removing its socket and Chrome's run dir, when the session ends (`svc sessions
- * end`: record and heartbeat gone), idles out (heartbeat older than the idle timeout), or Chrome ends.
+ * The session host, the one resident Node process of a live CLI session (ARCHITECTURE.md, "How a request travels"):
+ * it holds Chrome's pipe (host-browser.ts), watches every page (host-keeper.ts) and runs the command lines its socket
+ * receives with the CLI's own code, one at a time (a busy host refuses; the client runs the full CLI). Control
+ * requests are answered even mid-command.
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, createServer } from "node:net";

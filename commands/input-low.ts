@@ -1,10 +1,8 @@
 /**
- * Low-level input on the session's selected tab, through the page's Input (src/browser/input.ts), with no
- * element and no actionability check: `svc keyboard type TEXT | press KEY | down KEY | up KEY` (to whatever
- * has focus) and `svc mouse move X Y | down [button] | up [button] | wheel DX DY` (at the pointer, viewport
- * CSS px). Where the pointer is and which buttons and modifier keys are held outlive the command (the
- * session's input state file), so `mouse down`, `mouse move`, `mouse up` in three commands is one drag, and
- * `keyboard down Shift` makes the next clicks shift-clicks until `keyboard up Shift`.
+ * Low-level input on the selected tab, with no element and no actionability check: `svc keyboard …` to whatever has
+ * focus, `svc mouse …` at viewport CSS px. The pointer's place and held buttons and modifiers outlive the command
+ * (the session's input state file), so `mouse down`, `move`, `up` in three commands is one drag, and `keyboard down
+ * Shift` shift-clicks until `keyboard up Shift`.
  */
 import type { Page } from "../src/index.js";
 import { type InputState, ServiceInvalidArgumentError, isCloud, sessionInputStore } from "../src/base.js";

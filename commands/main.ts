@@ -1,9 +1,8 @@
 /**
- * The `svc` program: global flags, the command tree, and the ONE place where errors become exit codes.
- *
- * Start-up cost matters (`svc --version` ≤ 120 ms): this file imports only node builtins and a few small
- * local modules statically (the global flags' declarations among them); commander is imported after the `--version` fast path, and every subcommand
- * module (which may pull in the library, chrome-remote-interface, zod or conf) only inside its action.
+ * The `svc` program: global flags, the command tree, and the ONE place where errors become exit codes. Start-up cost
+ * matters (`svc --version` ≤ 120 ms), so only builtins and small local modules are imported statically; commander
+ * after the `--version` fast path, and each subcommand's module (which may pull in the library, zod or conf) only
+ * inside its action.
  */
 import { readFileSync } from "node:fs";
 import { beginCommand, runCleanups } from "./cleanup.js";

@@ -1,9 +1,8 @@
 /**
- * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
- * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
- * otherwise, one browser per MCP session, every request carrying the bearer token (SVC_MCP_TOKEN, --token-file,
- * --token, or one generated and printed on stderr with the URL). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
- * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
+ * `svc mcp` (docs/mcp.md): svc as an MCP server, over stdio (one client, its browser ending with stdin) or `--http`
+ * (loopback by default, one browser per MCP session, every request carrying the bearer token). Each browser is a
+ * local one-shot Chrome launched on the client's first browser tool. stdout belongs to the protocol: logs go to
+ * stderr, with --verbose only.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import { checkToken, generateToken } from "../src/mcp/index.js";

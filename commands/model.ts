@@ -1,10 +1,7 @@
 /**
- * What the model-using commands (act, observe, extract) share: which model and key to use, the
- * `--variables` / `--var-file` values, `--timeout`, and asking once for a missing key at a terminal.
- *
- * The model, endpoint, structured output and context window come from the settings as the library reads them
- * (src/settings.ts), `--model` first. Key: `<PROVIDER>_API_KEY` in the environment (the library
- * reads it itself) > the stored `<provider>.apiKey`, passed in as `model.apiKey`.
+ * What the model-using commands share: the model and key, `--variables` / `--var-file`, `--timeout`, and asking once
+ * for a missing key at a terminal. Model settings come from src/settings.ts, `--model` first; the key from
+ * `<PROVIDER>_API_KEY` (which the library reads itself), else the stored `<provider>.apiKey`.
  */
 import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../src/base.js";

@@ -1,9 +1,7 @@
 /**
- * `svc network route PATTERN [--body TEXT|@FILE] [--status N] [--header K:V …] [--content-type T] [--abort]`,
- * `svc network unroute [PATTERN]` and `svc network routes`: the session's routes, kept in its file
- * (src/store/routes.ts) and applied by its host to every page, those open now and every later one
- * (commands/host-fetch.ts). The file is written first, then the host is asked to read it again (a control
- * request it answers even while a command runs); the answer says on how many tabs it took.
+ * `svc network route|unroute|routes`: the session's routes, kept in its file (store/routes.ts) and applied by its
+ * host to every page (host-fetch.ts). The file is written first, then the host asked to reread it (a control request,
+ * answered even mid-command); the answer says on how many tabs it took.
  */
 import { readFileSync, statSync } from "node:fs";
 import {

@@ -1,9 +1,7 @@
 /**
- * `svc network requests [--filter TEXT] [--clear]` and `svc network request ID [--body]`: the requests the
- * session's pages made (every tab), as the session's host recorded them on its own DevTools session of each
- * page (host-network.ts, store/network-log.ts) — between commands too. The host is asked to write what it
- * holds first (a control request it answers even while a command runs), then the session's file is read; a
- * body is asked of the host, which asks the page's session where Chrome keeps it.
+ * `svc network requests` and `svc network request ID [--body]`: every tab's requests, as the host recorded them
+ * between commands too (host-network.ts). The host is asked to flush first (a control request, answered even
+ * mid-command), then the file is read; a body is asked of the host, since Chrome keeps it on the page's session.
  */
 import { type NetworkEntry, NETWORK_REQUEST_ID, ServiceInvalidArgumentError, durationWord, entryDuration, headerLines, statusWord, isCloud, sessionNetworkLog, sessionTabStore, type StoredSession } from "../src/base.js";
 import { askSessionHost } from "./host-ask.js";

@@ -1,8 +1,7 @@
 /**
- * Where a CLI command's time goes, for the benchmark (bench/agent-browser.ts) and anyone asking: with
- * SVC_PHASES=1 each phase prints one stderr line `svc[phase] <name> <ms since the process started>`.
- * Without it, nothing (one env lookup). In the session host (commands/host.ts) the clock is the client's:
- * the host sets the origin so that times still count from the start of the `svc` process the user ran.
+ * Where a CLI command's time goes, for bench/agent-browser.ts and anyone asking: with SVC_PHASES=1 each phase prints
+ * `svc[phase] <name> <ms since start>` on stderr; without it, nothing but one env lookup. In the session host the
+ * origin is the client's, so times count from the start of the `svc` process the user ran.
  */
 let origin = 0;
 

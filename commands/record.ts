@@ -1,13 +1,8 @@
 /**
- * `svc agent --record DIR`: a PNG of the page after every step (`step-001.png`, taken in the agent's
- * `onStepEnd` hook, which the run awaits before the next step starts, so the picture is the page as that
- * step left it) and `report.html`, one self-contained page (inline CSS, screenshots embedded as data
- * URIs, no script, nothing fetched) that shows the run step by step: tool, arguments, reasoning, result,
- * duration, URL and screenshot, then the final message and usage. Built from the RunEvent stream, which
- * the library has already masked with the session's secrets (every variable value the session was given,
- * what went into password fields): no such value reaches the report's text. The screenshots are pictures
- * of the page as it was — values the page showed are in them, and the report says so. Every file is written atomically
- * (temp file + rename), every text HTML-escaped.
+ * `svc agent --record DIR`: a PNG after every step (taken in `onStepEnd`, which the run awaits, so it is the page as
+ * that step left it) and `report.html`, self-contained with no script and nothing fetched. Built from the RunEvent
+ * stream, already masked by the library, so no secret reaches its text; the screenshots show what the page showed,
+ * and the report says so. Atomic writes, HTML-escaped text.
  */
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,10 +1,8 @@
 /**
- * `svc screenshot --annotate`: a fresh interactive snapshot (the refs `svc snapshot -i` prints, kept in the
- * session's ref store), each ref drawn on the page as a box labelled with its name, the picture taken, and
- * the drawing removed. The drawing is one element holding a closed shadow root, added from svc's isolated
- * world (the page's scripts cannot reach its nodes) and removed right after the capture, also when it
- * fails. Refs in cross-origin frames (another process: their boxes are in that frame's own coordinates) are
- * counted, not drawn.
+ * `svc screenshot --annotate`: a fresh interactive snapshot's refs drawn as labelled boxes, the picture taken, the
+ * drawing removed (also on failure). The drawing is one element with a closed shadow root added from svc's isolated
+ * world, so page scripts cannot reach it. Refs in cross-origin frames are counted, not drawn: their boxes are in that
+ * frame's own coordinates.
  */
 import type { Page } from "../src/index.js";
 import { PageSnapshots, callOn, resolveTarget } from "../src/internal.js";

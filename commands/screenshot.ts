@@ -1,9 +1,7 @@
 /**
- * `svc screenshot [URL] [-o file] [--full-page] [--format png|jpeg] [--quality N] [--annotate] [--max-size N]
- * [--if-changed]`: written atomically, never a half-written file. Without `-o`: `screenshot-<UTC time>.png` (or
- * `.jpeg`) in the current folder; the path is printed either way. The long side is at most 2000 px unless
- * `--max-size` says otherwise (the library's takeScreenshot; the tab's fingerprint kept in the session's
- * state for `--if-changed`). `--annotate`: screenshot-annotate.ts.
+ * `svc screenshot` (docs/cli.md): written atomically, never half a file; without `-o` to `screenshot-<UTC time>.png`
+ * here, the path printed either way. The long side is bounded by the library's takeScreenshot (`--max-size`), and the
+ * tab's fingerprint kept in the session's state for `--if-changed`. `--annotate`: screenshot-annotate.ts.
  */
 import { ServiceInvalidArgumentError, sessionScreenshotStore } from "../src/base.js";
 import { SCREENSHOT_MAX_SIZE, checkMaxSize, takeScreenshot } from "../src/internal.js";

@@ -1,9 +1,8 @@
 /**
- * Secrets the long-running commands take (issue 41). Any local user reads a process's arguments
- * (/proc/PID/cmdline, ps), while its environment (/proc/PID/environ, 0400) only its own user can: so every
- * secret flag has an environment variable and a file form (`--x-file PATH`, a file no one else may read, or
- * `-` for stdin), and a secret given as an argument anyway is blanked from this process's visible command
- * line, with a warning that it was visible while the process started. The rule lives here once.
+ * Secrets the long-running commands take (issue 41). Any local user reads a process's arguments, but only its own
+ * user its environment: so every secret flag has an environment and a file form (`--x-file PATH`, `-` for stdin), and
+ * one given as an argument anyway is blanked from the visible command line, with a warning that it was visible at
+ * start. The rule lives here once.
  */
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from "node:fs";
 import { ServiceInvalidArgumentError } from "../src/base.js";

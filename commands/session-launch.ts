@@ -1,9 +1,7 @@
 /**
- * The launch options of `svc sessions start` beyond headless/viewport (commands/sessions.ts): a persistent
- * profile (`--profile`), a proxy with optional credentials (`--proxy`), extra Chrome flags (`--args`), the user
- * agent and certificate errors; each checked with one line naming its flag. And starting a session's host
- * (commands/host-start.ts) and waiting until it watches the session's pages, for `sessions start` and
- * `svc connect` alike.
+ * The launch options of `svc sessions start` beyond headless and viewport (profile, proxy with credentials, Chrome
+ * flags, user agent, certificate errors), each checked with one line naming its flag; and starting a session's host
+ * and waiting until it watches the pages, for `sessions start` and `svc connect` alike.
  */
 import { existsSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { resolve } from "node:path";

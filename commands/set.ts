@@ -1,9 +1,7 @@
 /**
- * `svc set device|viewport|geo|media|offline|headers|useragent|timezone|locale …`: what the session's pages
- * emulate, kept for the session (src/store/emulation.ts) and applied by its host to every page, those open now
- * and every later one (commands/host-emulation.ts). `svc set` alone shows what is set; `svc set X off` unsets
- * one setting, `svc set --clear` all of them. The file is written first, then the host is asked to apply it
- * (a control request it answers even while a command runs), and the answer says on how many tabs it took.
+ * `svc set …`: what the session's pages emulate, kept for the session (store/emulation.ts) and applied by its host to
+ * every page, now and later (host-emulation.ts). The file is written first, then the host asked to apply it (a
+ * control request, answered even mid-command); the answer says on how many tabs it took.
  */
 import { DEVICES, ServiceInvalidArgumentError, deviceByName, ServiceStateError, type EmulationField, type SessionEmulation, checkGeo, checkHeaders, checkLocale, checkTimezone, checkUserAgent, checkViewport, isCloud, sessionEmulationStore, touchSession } from "../src/base.js";
 import { askHostFor, savedWording } from "./host-ask.js";

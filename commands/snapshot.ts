@@ -1,12 +1,7 @@
 /**
- * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL] [--delta] [--from eN]`: the page's outline (with a URL:
- * navigated first, on the live session or a browser for this command only, as `svc extract URL`) with refs, the
- * same snapshot `svc extract` prints (no instruction), numbered by the session's ref store so the verbs
- * (`svc click e3`) resolve them. `-i` keeps only lines with a ref (plus headings); `--max-tokens` fits the outline
- * into a budget, cutting its tail (ref lines too) when it must and saying so; `--delta` prints only what changed
- * since the tab's last snapshot (kept in the session's state dir, store/outlines.ts); `--from eN` starts at eN's
- * line. `--json`: `{snapshot, refs: {e1: {role, name, derived?}}, tokens}`, refs being those the text shows
- * (`derived`: an icon-only control's name, src/snapshot/icon-name.ts).
+ * `svc snapshot [URL] [-i] [--max-tokens N] [-s SEL] [--delta] [--from eN]`: the page's outline with refs numbered by
+ * the session's ref store, so the verbs (`svc click e3`) resolve them. `--delta` compares with the tab's last outline
+ * (store/outlines.ts); `--max-tokens` cuts the tail, ref lines too, and says so. Formats: docs/cli.md.
  */
 import type { Page } from "../src/index.js";
 import { ServiceInvalidArgumentError } from "../src/base.js";

@@ -1,8 +1,7 @@
 /**
- * `svc state save|load FILE` and `svc sessions start --state FILE`: a session's login (cookies, session-only
- * ones too, and the web storage of its open origins) kept in a file. When a state key is configured
- * (`svc config set state.key …` / SVC_STATE_KEY) every saved file is encrypted with it; `--encrypt` only
- * insists on that (an error when there is no key), so a key once set never lets a plain login slip out.
+ * `svc state save|load FILE` and `svc sessions start --state FILE`: a session's login kept in a file. With a state
+ * key configured every saved file is encrypted; `--encrypt` only insists on that (an error without a key), so a key
+ * once set never lets a plain login slip out.
  */
 import { resolve } from "node:path";
 import type { StorageState } from "../src/index.js";

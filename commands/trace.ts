@@ -1,8 +1,7 @@
 /**
- * `svc trace start [--screenshots] [--categories LIST] [--max-size MB]` and `svc trace stop FILE`: a Chrome trace of the
- * session, held by its host (src/browser/trace.ts; asked with control requests, so a full `svc` process
- * reaches the same trace). The stop writes the trace to FILE and prints a summary computed from it
- * (src/browser/trace-summary.ts): each page load's timings, the long tasks, the largest contentful paint.
+ * `svc trace start|stop FILE`: a Chrome trace of the session, held by its host (browser/trace.ts) through control
+ * requests, so a full `svc` process reaches the same trace. The stop writes FILE and prints a summary from it
+ * (browser/trace-summary.ts).
  */
 import { ServiceInvalidArgumentError, isCloud, sessionTabStore, touchSession } from "../src/base.js";
 import { askSessionHost } from "./host-ask.js";

@@ -1,9 +1,7 @@
 /**
- * URLs as people type them, for every command that takes one (goto, tabs new, screenshot, extract,
- * agent --url, fetch): `localhost:3000/x`, `127.0.0.1:8080`, `[::1]:9000` and `app.localhost` mean
- * `http://…` (a local server speaks plain HTTP); a public host without a scheme (`example.com`) is refused
- * with a hint, since http and https may be different sites; a bare word that is not a host
- * (`readme.md`, `summarize this`) is not a URL at all.
+ * URLs as people type them, for every command that takes one: `localhost:3000/x`, `127.0.0.1:8080`, `[::1]:9000`,
+ * `app.localhost` mean `http://…` (a local server speaks plain HTTP); a public host without a scheme is refused with
+ * a hint, since http and https may be different sites; a bare word that is not a host is not a URL.
  */
 import { ServiceInvalidArgumentError, checkUrlPolicy } from "../src/base.js";
 

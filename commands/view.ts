@@ -1,11 +1,7 @@
 /**
- * `svc view [--open]`: the live view of the current local session — its selected tab's screen, streamed, and
- * a person's mouse and keys forwarded — served by the session's host on 127.0.0.1 (commands/host-view.ts;
- * started on the first `svc view`, then kept for the session) with a random per-session token in the URL.
- * Prints the URL (`--json`: {session, url}) and exits; `--open` also opens it in the default browser
- * ($BROWSER, else xdg-open / open / start) through a launch file the host wrote (host-view.ts: the token never
- * goes on the opener's command line, which every local user can read); failing to is a warning, the URL is
- * still printed.
+ * `svc view [--open]`: the session's live view, served by its host on 127.0.0.1 with a random per-session token
+ * (host-view.ts); prints the URL and exits. `--open` opens it through a launch file the host wrote, so the token
+ * never goes on the opener's command line, which every local user can read; failing to open is a warning.
  */
 import { spawn } from "node:child_process";
 import { ServiceInvalidArgumentError, ServiceStateError, isCloud, touchSession } from "../src/base.js";

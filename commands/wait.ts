@@ -1,10 +1,7 @@
 /**
- * `svc wait <ref|selector|ms> | --text T | --url PATTERN | --load [state] | --fn JS` with `--timeout MS`
- * (default 30000): returns once the thing is there; a wait that runs out is a TIMEOUT error (exit 7).
- * A ref names an element of the session's last snapshot (refs survive between commands); a selector is
- * any selector svc accepts (CSS, xpath=…, deep `>>`). An element counts once it is visible, or with
- * `--state`: hidden (not visible, or gone), attached (in the document), detached (gone). `--fn`: the
- * expression is evaluated in the page every 100 ms until its value is truthy; one that throws fails the wait.
+ * `svc wait <ref|selector|ms> | --text | --url | --load | --fn` (docs/cli.md): returns once the thing is there;
+ * running out is a TIMEOUT (exit 7). A ref names an element of the session's last snapshot; an element counts once
+ * visible, or per `--state`. `--fn` is evaluated every 100 ms until truthy; one that throws fails the wait.
  */
 import { ServiceError, ServiceEvalError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../src/base.js";
 import { commandSignal } from "./cleanup.js";

@@ -1,14 +1,8 @@
 /**
- * `svc worker --queue redis://…`: takes agent tasks of `svc batch --queue` from BullMQ, runs up to
- * `--concurrency` of them at once (each on a browser of its own, as the local pool does: batch/run-task.ts)
- * and stores each result in Redis for the submitter (batch/queue.ts). Runs until SIGINT/SIGTERM; then it
- * takes no new task, lets the running ones finish (up to `--drain-timeout`), and exits.
- *
- * - A browser that crashed or could not start fails the attempt: BullMQ retries the task (backoff) here or
- *   on another worker. A worker that dies (kill -9, lost machine) holds its tasks' locks no longer than
- *   `--lock-duration`; another worker's stalled check then puts them back to wait.
- * - A task whose result is already stored (it was retried after its result was written) is not run again.
- * - Prints one line per event (JSON lines with --json): ready, task_start, task_end, task_retry, stopped.
+ * `svc worker --queue redis://…`: runs `svc batch --queue` tasks from BullMQ, `--concurrency` at once on their own
+ * browsers (batch/run-task.ts), storing results in Redis. On SIGINT/SIGTERM it takes no new task and drains
+ * (`--drain-timeout`). A crashed browser fails the attempt and BullMQ retries; a dead worker's locks lapse after
+ * `--lock-duration`. A task whose result is stored is not run again.
  */
 import { hostname } from "node:os";
 import type { Job } from "bullmq";

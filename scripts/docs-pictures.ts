@@ -1,13 +1,8 @@
 /**
- * The pictures of docs/server.md and the README, taken from a real run: `svc serve` in-process (one key), a
- * session showing the fixture shop (fixtures/pages/site) with a search typed into it, then
- *
- *   docs/images/live-view.png  the session's live view (its debuggerFullscreenUrl) with a frame painted
- *   docs/images/replay.png     the ended session's replay page (<live view URL>/replay), played to its end
- *   docs/images/dashboard.png  /ui signed in with the key: that session ended, a second one running
- *
- * Run: `npx tsx scripts/docs-pictures.ts` (not part of `npm test`; CHROME_PATH overrides /usr/bin/chromium).
- * Every step waits on what it needs to see and fails with the step's name if it does not appear.
+ * The pictures of docs/server.md and the README, from a real run: `svc serve` in-process, a session on the fixture
+ * shop, then docs/images/live-view.png, replay.png and dashboard.png. Run: `npx tsx scripts/docs-pictures.ts` (not in
+ * `npm test`; CHROME_PATH overrides /usr/bin/chromium). Each step waits on what it needs to see and fails naming the
+ * step.
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

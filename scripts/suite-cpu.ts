@@ -1,22 +1,8 @@
 /**
- * Where the suite's CPU goes, by test file: runs `vitest run [ARGS…]` and samples /proc every 250 ms, charging
- * each process's CPU (user + system) to the test file that started it:
- *
- * - a process whose environment names one (SVC_TEST_FILE, set by test/support/suite-cpu-tag.ts in the worker
- *   before the file loads, and inherited by what it starts: Chrome, `svc`, a session host that detached);
- * - a vitest worker: the file it runs at that moment (the tag's log, SVC_SUITE_CPU_LOG);
- * - a shared Chrome (test/support/shared-chrome-setup.ts names each one's worker slot in the log): the file
- *   that slot runs at that moment;
- * - else, under vitest's own process: "(vitest main)", or "(shared Chrome)" for a browser its global setup
- *   started before the log names it;
- * - anything else on the machine is counted apart ("outside the suite": kernel threads, other jobs).
- *
- * A process that exits between two samples loses at most its last 250 ms, except that the parent that reaps it
- * gains its whole CPU (cutime/cstime): what was not seen of it while it ran is charged with the parent.
- *
- *   npx tsx scripts/suite-cpu.ts [vitest args]   (e.g. test/cli; not part of `npm test`; run `npm run build` first)
- *
- * Prints a markdown table (CPU seconds per file, the largest first, split Chrome / Node / other) and totals.
+ * Where the suite's CPU goes, by test file (docs/development.md): runs vitest, samples /proc every 250 ms, and
+ * charges each process to the file that started it (SVC_TEST_FILE in its environment), a worker or shared Chrome to
+ * the file its slot runs, the rest to vitest or "outside the suite". A process exiting between samples is charged to
+ * its reaping parent (cutime). Run `npm run build` first.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";

@@ -1,10 +1,7 @@
 /**
- * The one interface behind Service: where operations run. LocalBackend drives a browser over CDP in this
- * process (a launched Chrome, any cdpUrl, or a cloud session's connectUrl); RemoteBackend sends them to a
- * session API (`svc serve` or the platform) and keeps a CDP connection only for `context`/`page`. Service
- * picks one at init() and never branches on it again.
- *
- * Requests arrive normalized and validated by Service (overloads resolved, variables parsed).
+ * The one interface behind Service: where operations run. LocalBackend drives a browser over CDP in this process;
+ * RemoteBackend sends them to a session API and keeps CDP only for `context`/`page`. Service picks one at init() and
+ * never branches on it again; requests arrive already normalized and validated by Service.
  */
 import type { z } from "zod";
 import type { Agent } from "./agent/agent.js";

@@ -1,9 +1,7 @@
 /**
- * The library's light entry point: its errors, small helpers and the CLI's state directory (sessions, refs,
- * tabs, history, metrics, secrets, settings), loading no browser, model or server code. Commands that only
- * read or write state (`svc config`, `svc history`, `svc metrics`, the start of every command) import this
- * instead of src/index.ts or src/internal.ts, which load the whole library. Each name is here because a command
- * imports it (the group's comment says why); a name no command needs leaves. Explicit named exports only.
+ * The library's light entry point: errors, small helpers and the CLI's state directory, loading no browser, model or
+ * server code, so commands that only touch state (`svc config`, `svc history`, the start of every command) stay
+ * cheap. Each name is here because a command imports it; a name no command needs leaves. Explicit named exports only.
  */
 // The error classes commands throw or tell apart before the library is loaded.
 export {

@@ -1,12 +1,8 @@
 /**
- * env BROWSERBASE: a platform session (created from `browserbaseSessionCreateParams`, or resumed with
- * `browserbaseSessionID`), reached over its connectUrl. Operations then run on the session API (the
- * default; RemoteBackend) or, with `useAPI: false` or a custom `llmClient` (which cannot travel), in this
- * process over that CDP connection (LocalBackend).
- *
- * Where: `apiBaseURL` / SVC_API_URL for the session API and `platformBaseURL` / BROWSERBASE_BASE_URL for the
- * platform API; with only the session API's origin given, the platform is assumed on the same origin
- * (that is what `svc serve` offers). Defaults: the platform's public origins.
+ * env BROWSERBASE: a platform session (created, or resumed with `browserbaseSessionID`) reached over its connectUrl.
+ * Operations run on the session API (RemoteBackend) or, with `useAPI: false` or a custom `llmClient` (which cannot
+ * travel), in this process over CDP (LocalBackend). With only the session API's origin given, the platform is assumed
+ * on the same origin, as `svc serve` offers both.
  */
 import type { BackendSetup, ServiceBackend } from "./backend.js";
 import { openBrowser } from "./browser/connect.js";

@@ -1,9 +1,8 @@
 /**
- * The library's error tree: the classes the user's specification names, plus what the design needs
- * (timeouts, stale refs, bad input, navigation, CDP). Every class has a stable `code` from ERROR_CODES that
- * callers map on: the CLI to exit codes (commands/main.ts) and the server to HTTP statuses
- * (src/server/http/errors.ts), each with a map the type checker requires to be complete. Messages are one
- * line and, where the user can do something about it, end with a hint.
+ * The library's error tree (docs/library.md, Errors). Every class has a stable `code` from ERROR_CODES that callers
+ * map on: the CLI to exit codes (commands/main.ts), the server to HTTP statuses (src/server/http/errors.ts), each
+ * with a map the type checker requires to be complete. Messages are one line, ending with a hint where the user can
+ * act.
  */
 
 /** Every `code` a ServiceError can carry. */
@@ -62,7 +61,7 @@ export class BrowserbaseSessionNotFoundError extends kind("CLOUD_SESSION_NOT_FOU
 export class MissingEnvironmentVariableError extends kind("MISSING_ENV_VAR") {}
 export class ServiceEnvironmentError extends kind("INVALID_ENVIRONMENT") {}
 
-// Beyond the seed: what the design needs.
+// Beyond the operations' own failures: timeouts, stale refs, bad input, navigation, CDP.
 /** Input from outside (options, Action JSON, flags) failed validation. */
 export class ServiceInvalidArgumentError extends kind("INVALID_ARGUMENT") {}
 /** No Chrome/Chromium executable could be found or started. */

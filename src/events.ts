@@ -1,13 +1,8 @@
 /**
- * The one RunEvent stream of an agent run (types only): the Ink view, JSON lines, SSE and history all
- * subscribe to it. Events are emitted synchronously, in order: run_start; per step step_start → page (when
- * the URL changed) → usage (the step's model call) → tool_call → usage (model calls inside the tool: act,
- * extract) → tool_result → page (when the tool changed the URL); log at any time; run_end last, always
- * (also when execute() then throws). Variable values never appear in an event (masked back to `%name%`).
- *
- * The result shapes live here too (docs/wire-formats.md "Agent result"), so `run_end` can carry the result
- * without this base module depending on the agent; src/agent/result.ts holds the zod schemas that check
- * them.
+ * The one RunEvent stream of an agent run (types only): the Ink view, JSON lines, SSE and history all subscribe to
+ * it. Events are synchronous and ordered, run_end always last (docs/agent.md has the order); variable values never
+ * appear. The result shapes live here so `run_end` can carry them without this base module depending on the agent
+ * (src/agent/result.ts checks them).
  */
 
 export type AgentMode = "dom" | "hybrid" | "cua";

@@ -1,8 +1,8 @@
 /**
- * Which model serves a call: the per-call `model` option, else the instance's `llmClient`, else its `model`
- * (or the older generation's `modelName` + `modelClientOptions`), else the default. Clients are built on
- * first use (a missing key fails the call that needs it, not `init()`) and reused. Every client handed out
- * (the user's `llmClient` too) masks the session's secrets in all it sends (model/masking.ts).
+ * Which model serves a call: the call's `model`, else the instance's `llmClient`, else its `model` (or older
+ * `modelName` + `modelClientOptions`), else the default. Clients are built on first use, so a missing key fails the
+ * call that needs it, not `init()`. Every client handed out masks the session's secrets in all it sends
+ * (model/masking.ts).
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { readStoredSetting } from "./store/config-file.js";

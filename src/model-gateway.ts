@@ -1,11 +1,8 @@
 /**
- * Where a Model Gateway request goes (svc serve's `POST /v1/llm/responses`, which Stagehand 4 sends its
- * OpenAI Responses API calls to when it holds no model key): the operator's model, resolved as every
- * other model config is — the operator's `modelBaseURL` when set, else the provider's endpoint, with the
- * key from the environment or `svc config`. The client names only the model (`provider/model`; absent or
- * `auto`: svc's default model); it can choose no endpoint, so no key of the operator's goes anywhere the
- * operator did not choose. The gateway speaks the Responses API only: a model on another wire (Anthropic)
- * is refused naming it.
+ * Where a Model Gateway request (`POST /v1/llm/responses`, Stagehand 4 without a model key) goes: the operator's
+ * model, resolved like any model config, with the operator's key. The client names only the model (absent or `auto`:
+ * the default); it can choose no endpoint, so no operator key goes anywhere the operator did not choose. Responses
+ * API only: another wire is refused.
  */
 import { ServiceInvalidArgumentError } from "./errors.js";
 import { planClient, parseModelConfig, type FetchLike } from "./model/index.js";

@@ -1,10 +1,8 @@
 /**
- * The model the settings name, the one resolution the CLI and the library share: model `--model`/explicit >
- * `SVC_MODEL` > stored `model` > openai/gpt-4.1-mini; endpoint `SVC_MODEL_BASE_URL` > stored `model.baseURL`;
- * structured output `SVC_MODEL_STRUCTURED_OUTPUT` > stored `model.structuredOutput`; context window
- * `SVC_MODEL_CONTEXT_WINDOW` > stored `model.contextWindow`; request deadline `SVC_MODEL_TIMEOUT_MS` > stored
- * `model.timeoutMs`. Keys are not decided here: each provider's key is
- * found by the model client (environment, then the stored `<provider>.apiKey`).
+ * The model the settings name, one resolution for the CLI and the library: each setting from the explicit option,
+ * then its `SVC_MODEL*` environment variable, then the stored config, else the default model openai/gpt-4.1-mini
+ * (docs/models.md). Keys are not decided here: each provider's client finds its own (environment, then the stored
+ * `<provider>.apiKey`).
  */
 import { readStoredValue } from "./store/config-file.js";
 import { type Effective, type SettingValue, effectiveSetting, settingDef } from "./store/settings-defs.js";

@@ -1,18 +1,8 @@
 /**
- * What the submitting `svc batch --queue` and `svc worker` share: the BullMQ queue's name, the job data,
- * where results live in Redis, and how variable values are kept out of Redis in clear.
- *
- * - One job per task, id `<batchId>-<index>`. Retries (attempts with exponential backoff) are BullMQ's: a
- *   browser that crashed or could not start fails the attempt; a worker that died leaves its job stalled,
- *   and another worker's stalled check puts it back to wait (lock duration = stalled interval).
- * - Results: the worker stores the task's result in the hash `svc:batch:<id>:results` under the task's
- *   index with HSETNX before it completes the job, so a task retried after its result was written is
- *   reported once (the first result wins). A job that failed for good (attempts used up, or stalled too
- *   often) gets a failure result written by whoever sees it first (the submitter's collector or a worker).
- *   `svc:batch:<id>:meta` holds the task count. Both keys expire 7 days after the last write.
- * - Variables: sealed with AES-256-GCM (src/store/state-file.ts: scrypt-derived key, random salt and IV)
- *   under the queue key (`--queue-key` / SVC_QUEUE_KEY) shared by submitter and workers; a batch with
- *   variables and no key is refused before anything is enqueued.
+ * What `svc batch --queue` and `svc worker` share: the queue's name, job data, where results live in Redis and how
+ * variables stay out of it in clear. Retries are BullMQ's (a dead worker's job stalls and is put back). A result is
+ * stored with HSETNX before its job completes, so a retried task is reported once. Variables are sealed (AES-256-GCM)
+ * under the queue key, required when there are any.
  */
 import type { Redis } from "ioredis";
 import { ServiceError, ServiceInvalidArgumentError } from "../../src/base.js";

@@ -1,11 +1,8 @@
 /**
- * Where a batch's results go, in input order, each exactly once.
- *
- * Results finish in any order. Each one is appended to a journal next to the output file
- * (`<out>.partial`, one JSON line with its index, fsynced) the moment it finishes, so a crash loses
- * nothing already finished; the ordered lines are handed on (stdout) as soon as every earlier task is in;
- * at the end the output file is written atomically in input order (the one atomic writer) and the journal
- * removed. A result for an index already recorded is ignored (a retried task is never reported twice).
+ * Where a batch's results go, in input order, each exactly once. Each result is appended to a journal beside the
+ * output (`<out>.partial`, fsynced) as it finishes, so a crash loses nothing finished; ordered lines go out as soon
+ * as every earlier task is in; at the end the output is written atomically in order and the journal removed. A
+ * repeated index is ignored.
  */
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { ServiceInvalidArgumentError } from "../../src/base.js";

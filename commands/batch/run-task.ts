@@ -1,13 +1,8 @@
 /**
- * One batch task, run the way `svc agent --new` runs one: a browser of its own (launched for the task and
- * closed after it, so no cookie or storage of one task is seen by another, and a crashed Chrome costs one
- * task), the URL opened first, then the library's agent. The same function serves the local pool and the
- * BullMQ worker, so both produce the same results.
- *
- * The result is the seed's agent result plus the task's index/id, timing and an `error` when the task
- * could not run; every variable value (and anything typed into a password field) is masked to `%name%`,
- * since results are written to files and Redis. A browser that crashed or could not start is thrown as
- * BrowserTaskError instead (a worker retries the task elsewhere); every other failure is a result.
+ * One batch task, run as `svc agent --new` runs one: a browser of its own (no cookie leaks between tasks; a crashed
+ * Chrome costs one task), the URL, then the agent. Local pool and BullMQ worker share it, so both give the same
+ * results, every variable value masked since results go to files and Redis. A browser that crashed or could not start
+ * throws BrowserTaskError: a worker retries elsewhere.
  */
 import { type Abortable, type AgentResultData, Secrets } from "../../src/index.js";
 import { ServiceError, ServiceTimeoutError } from "../../src/base.js";

@@ -1,9 +1,8 @@
 /**
- * `svc batch --queue`: enqueue a batch on BullMQ, and collect its results from Redis (right after
- * enqueueing, or later with `--results <batchId>`). Collection polls the results hash (HMGET of the
- * indexes still missing, every 250 ms) and, every 2 s, asks BullMQ about those jobs: a job that failed
- * for good gets a failure result (HSETNX: once, whoever sees it first). Polling keeps one code path for
- * "just submitted" and "collected a day later", and survives a submitter that reconnects.
+ * `svc batch --queue`: enqueue a batch on BullMQ and collect its results from Redis, now or later with `--results
+ * <batchId>`. Collection polls the results hash and, less often, asks BullMQ about missing jobs (one failed for good
+ * gets a failure result, HSETNX). Polling keeps one path for "just submitted" and "collected a day later", and
+ * survives a submitter that reconnects.
  */
 import { randomBytes } from "node:crypto";
 import type { Queue } from "bullmq";

@@ -1,14 +1,8 @@
 /**
- * The `svc agent` terminal view from the first moment: a plain first line at once (`starting…`, then
- * `starting Chrome…` or `attaching to session s1…`), while Ink and React load in the background (0.3–0.8 s
- * here) and Chrome starts; once Ink is loaded the line is erased and the live view (./live.tsx) takes its
- * place, fed the events that arrived meanwhile.
- *
- * While the view is up, everything written to stderr goes above it (main.ts prints `svc: interrupted` on
- * Ctrl-C before the run has ended): a line written under a live frame shifts it, and Ink's next redraw
- * then erases one line too few, leaving a spinner line behind.
- *
- * No ink or react import here: this module is what `svc agent` loads before the browser starts.
+ * The `svc agent` view from the first moment: a plain first line at once while Ink and React load (0.3–0.8 s) and
+ * Chrome starts, then the live view (./live.tsx) replaces it, fed what arrived meanwhile. While it is up, stderr goes
+ * above it: a line written under a live frame made Ink's redraw leave a spinner line behind. No ink or react import
+ * here: this is what `svc agent` loads first.
  */
 import type { RunEvent } from "../../src/index.js";
 import type { LiveView } from "./live.js";

@@ -80,11 +80,10 @@ export function shortName(e: Element): string {
 }
 
 /**
- * `this`: the element (or a text node). Polls (one animation frame at a time, at most `budget` ms) until
- * the element is visible, enabled, editable and stable as `need` asks, scrolls it into view, then
- * hit-tests its centre; `then` runs on it once all passed. Stable: the same box on two animation frames
- * (`since`: the box an earlier call saw). With `through` (a point in a child frame's viewport) `this` is
- * that frame's iframe element, and the point is carried into this frame.
+ * `this`: the element (or a text node). Polls one animation frame at a time, at most `budget` ms, until the element
+ * is as `need` asks (stable: the same box on two frames; `since` is an earlier call's box), scrolls it into view and
+ * hit-tests its centre; then `then` runs on it. With `through`, `this` is a child frame's iframe and the point is
+ * carried into this frame.
  */
 export async function pageActionable(
   this: Node,

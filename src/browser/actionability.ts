@@ -1,10 +1,8 @@
 /**
- * Actionability, with Playwright's semantics: before pointer or keyboard input the element must be
- * attached, visible, stable (the same box on two consecutive animation frames), enabled, editable where
- * text goes in, scrolled into view, and it must be what receives the event at the point the input will
- * use (hit test through shadow roots and every frame up to the top). One page call checks all of it and
- * returns the point; failures are retried with a backoff until the action's deadline, then reported with
- * what was wrong, e.g. `<div id="veil"> intercepts pointer events`.
+ * Actionability, with Playwright's semantics: before input the element must be attached, visible, stable, enabled
+ * (editable for text), scrolled into view, and be what receives the event at the input's point (hit test through
+ * shadow roots and frames). One page call checks it all and returns the point; failures are retried until the
+ * deadline, then reported with the cause.
  */
 import { ProtocolError, type CdpSession } from "./cdp/connection.js";
 import type { Frame, FrameTree } from "./frames.js";

@@ -1,10 +1,8 @@
 /**
- * What pages log and throw, recorded from their DevTools sessions: console API calls and uncaught
- * exceptions / unhandled rejections (a rejection handled later is taken back), in bounded in-memory
- * buffers. The CLI's session host writes them to the session's files (commands/host-page-log.ts); the MCP
- * server reads them directly (its `console` and `errors` tools).
- *
- * Nothing is asked of the page per message; console arguments are shown from the previews Chrome sends.
+ * What pages log and throw (console calls, uncaught exceptions, unhandled rejections; one handled later is taken
+ * back), from their DevTools sessions into bounded buffers. The session host writes them to files
+ * (commands/host-page-log.ts); the MCP server reads them directly. Nothing is asked of the page per message:
+ * arguments are shown from Chrome's previews.
  */
 import { type ConsoleEntry, type ErrorEntry, PAGE_LOG_LIMITS, type PageLogEntries, type PageLogKind, clip } from "../store/page-log.js";
 import type { CdpSession } from "./cdp/connection.js";
@@ -78,10 +76,9 @@ function frames(trace: StackTrace | undefined): string[] {
 const LEVELS: Record<string, string> = { warning: "warn", startGroup: "group", startGroupCollapsed: "group" };
 
 /**
- * A page restored from the back/forward cache has its DevTools agents attached again, and Runtime's re-enable
- * replays the messages and exceptions its document reported before it was cached: same execution context,
- * same timestamp. Those already recorded are recognised by that identity and not added again; per page, as
- * many are remembered as V8 keeps to replay (its console storage holds the last 1000).
+ * A page restored from the back/forward cache replays, on Runtime's re-enable, what its document reported before it
+ * was cached (same context, same timestamp). Those are recognised by that identity and not added twice; per page as
+ * many are remembered as V8 replays (its last 1000).
  */
 const REMEMBERED = 1000;
 

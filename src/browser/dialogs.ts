@@ -1,15 +1,8 @@
 /**
- * JavaScript dialogs (alert, confirm, prompt, beforeunload) are answered the moment they open. While one is
- * open the page's renderer is blocked: every later call into it (evaluate, getFrameTree, the load event a
- * navigation waits for) waits with it, so an unanswered alert() would stall the whole session until some
- * outer timeout. One handler per browser connection watches every session svc attaches (pages, popups,
- * iframes) and answers by its policy: dismiss by default, accept when chosen; beforeunload is always
- * accepted so a navigation proceeds. A one-time answer (`answerNext`, the agent's dialog tool) overrides
- * the policy for the next alert/confirm/prompt. Listeners learn of every dialog answered (history, logs,
- * the agent's next step).
- *
- * A dialog that opened while no svc client was attached (between two CLI commands) is Chrome's own, not
- * DevTools': Page.handleJavaScriptDialog cannot answer it ("No dialog is showing"); a navigation closes it.
+ * JavaScript dialogs are answered the moment they open: an open dialog blocks the renderer, so every later call into
+ * the page would wait on it. One handler per connection answers by policy (dismiss by default; beforeunload accepted
+ * so navigation proceeds), `answerNext` once. A dialog opened while no svc client was attached is Chrome's own:
+ * DevTools cannot answer it.
  */
 import { z } from "zod";
 import type { CdpSession, EventParams } from "./cdp/connection.js";
@@ -62,12 +55,10 @@ export function describeDialog(d: HandledDialog): string {
 }
 
 /**
- * A page that opens dialogs without end (`for (;;) alert()`) would have them answered as fast as Chrome
- * shows them, about a hundred a second, and that alone kept one and a half cores busy here: Chrome's work
- * for each dialog, not svc's. Once a page has opened more than STORM_BURST dialogs with less than
- * STORM_GAP_MS between any two, each further one is answered STORM_SPACING_MS after it opened, until the page
- * pauses for STORM_GAP_MS. The page is held just as much (a renderer showing a dialog runs no script);
- * it only costs less.
+ * A page that opens dialogs without end (`for (;;) alert()`) got about a hundred answered a second, which kept Chrome
+ * busy on one and a half cores. Past STORM_BURST dialogs less than STORM_GAP_MS apart, each is answered
+ * STORM_SPACING_MS after it opened, until the page pauses. The page is held as much as before (a renderer showing a
+ * dialog runs no script); it only costs less.
  */
 export const STORM_BURST = 20;
 export const STORM_SPACING_MS = 500;

@@ -1,21 +1,8 @@
 /**
- * Downloads kept in a folder of the caller's choice (`localBrowserLaunchOptions.downloadsPath`), and a record
- * of each (its URL, state, final path) beside them, so a later process can list what a page downloaded.
- *
- * How Chrome really behaves (Chromium 156, checked by hand and by test/cli/downloads.test.ts):
- * - `Browser.setDownloadBehavior {behavior: "allow", downloadPath}` overwrites a file of the same name, and
- *   every DevTools client's detach resets the behavior to Chrome's default — a CLI command attaches and
- *   detaches, so a download started after it (or by the next command) would land in ~/Downloads.
- * - Chrome's own default behavior saves into the profile's `download.default_directory` preference under the
- *   suggested name, and never overwrites ("report (1).txt"). So a Chrome svc launches with `downloadsPath`
- *   gets that preference (launch.ts), and svc's clients ask only for the events (`behavior: "default"`,
- *   `eventsEnabled`), which leaves where files go to the preference, whoever detaches.
- * - `Browser.downloadProgress` with state `completed` carries the file's final path (`filePath`).
- *
- * Records live in `<downloadsPath>/.svc-downloads/<guid>.json`, one file per download written atomically.
- * Two processes may watch one Chrome (a CLI command and the session's host, which stays attached
- * and so sees a download finish after the command that started it exited); a record never goes back from
- * completed/canceled to in progress.
+ * Downloads kept in a folder of the caller's choice, with a record of each beside them (`.svc-downloads/<guid>.json`)
+ * so a later process can list them. Chrome resets `setDownloadBehavior` on every client's detach, so a launched
+ * Chrome gets the folder as its `download.default_directory` preference (launch.ts) and svc's clients ask only for
+ * the events.
  */
 import { mkdirSync, readFileSync, readdirSync, rmSync, rmdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";

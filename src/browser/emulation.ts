@@ -1,10 +1,8 @@
 /**
- * Settings a browser keeps for every page — locale (navigator.language, Intl and Accept-Language), device
- * scale factor, touch, and whether downloads are saved or denied — applied over one CDP connection held as
- * long as they should last: emulation overrides end with the DevTools session that set them. Every page
- * gets them before its first script runs, those open now and every later one whoever opens it (browser-
- * level auto-attach, each new page waiting until it is set up). Pages inside out-of-process iframes keep
- * the browser's own locale and scale.
+ * Settings a browser keeps for every page (locale, scale factor, touch, downloads allowed), held over one CDP
+ * connection as long as they should last: emulation overrides end with the DevTools session that set them. Every
+ * page, open now or later, gets them before its first script runs (auto-attach, each new page waiting). OOPIFs keep
+ * the browser's locale and scale.
  */
 import { z } from "zod";
 import { CdpConnection, type CdpSession } from "./cdp/connection.js";

@@ -1,19 +1,8 @@
 /**
- * Turning off file access for an unpacked extension before any of its code runs.
- *
- * Chromium 156 gives an extension loaded with `--load-extension` access to file:// URLs (checked by
- * behaviour: fetch("file:///etc/hostname") from its service worker, chrome.tabs + chrome.scripting on a
- * file:// tab, chrome.debugger's Page.navigate to file:// and DOM.setFileInputFiles all read the disk).
- * No switch turns that off, and a setting written into a fresh profile's Preferences is discarded (it
- * lacks the MAC Chrome keeps for extension settings). What does work is the toggle of chrome://extensions
- * (developerPrivate.updateExtensionConfiguration), which reloads the extension from disk with access off.
- *
- * So the caller starts Chrome with a stub in the extension's folder (the real manifest's permissions, no
- * code), and this: opens chrome://extensions, turns developer mode on (without it Chrome disables an
- * unpacked extension reloaded after startup: "unsupportedDeveloperExtension"), turns the stub's file access
- * off (Chrome reloads the stub), lets the caller put the real manifest in place, and reloads the extension,
- * whose reload answers with Chrome's load error when the real one cannot load. The extension's code never
- * ran with file access (checked once it is enabled).
+ * Turning off file:// access for an unpacked extension before any of its code runs: Chrome grants it to
+ * `--load-extension` and only chrome://extensions' toggle removes it, by reloading the extension. So Chrome starts
+ * with a code-less stub in its folder; this turns developer mode on and the stub's access off, lets the caller
+ * restore the manifest, and reloads it (docs/isolation.md).
  */
 import { CdpConnection } from "./cdp/connection.js";
 

@@ -1,10 +1,8 @@
 /**
- * Finding elements the way a person names them (`svc find`): by accessible role (and name), by visible
- * text, by label, by placeholder, by `data-testid`. Every frame of the page is searched (OOPIFs included,
- * each on its own session): the main frame's matches in document order, then each child frame's in the order
- * of its <iframe>. In svc's isolated world (frames.ts), so the page's own patches do not reach the search. Roles come from Chrome's accessibility tree (`Accessibility.queryAXTree`: the flat
- * tree, so shadow roots are in it; hidden elements are not); the rest from the DOM, open shadow roots included.
- * Matching is case-insensitive on whitespace-collapsed text: contains, or equals with `exact`.
+ * Finding elements the way a person names them (`svc find`): role and name, text, label, placeholder, `data-testid`,
+ * in every frame (OOPIFs too; main frame first). It runs in svc's isolated world so the page's patches do not reach
+ * it; roles come from Chrome's accessibility tree, the rest from the DOM. Matching ignores case on collapsed
+ * whitespace.
  */
 import type { CdpSession } from "./cdp/connection.js";
 import { callOn } from "./element.js";

@@ -1,13 +1,8 @@
 /**
- * An eventually-consistent map of a page's frames. A frame is (id, parent, session): same-process iframes
- * share their page's session, an out-of-process iframe (OOPIF) is simply a frame whose session is the
- * iframe target's own. Execution contexts are tracked per frame so scripts run in the right document.
- *
- * svc's own scripts (selectors, actionability, element functions) run in an isolated world per frame, not
- * in the page's: a page that replaces `querySelector`, `document.evaluate` or `getBoundingClientRect` changes
- * only its own world's prototypes. The world is created on first use in each document (a navigation or a new
- * OOPIF session means a new one). The remote objects svc creates go into one object group, released when the
- * last element operation on the page ends (see `hold`).
+ * An eventually-consistent map of a page's frames: (id, parent, session), an OOPIF being a frame on its own target's
+ * session. svc's scripts run in an isolated world per frame and document, so a page that patches `querySelector`
+ * changes only its own world. svc's remote objects go into one group, released when the page's last element operation
+ * ends (`hold`).
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";

@@ -1,8 +1,6 @@
 /**
- * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) of recorded requests (browser/network-recorder.ts):
- * pages with their pageTimings, entries with request and response headers, cookies, query string, request
- * body, content size and type, and timings derived from Chrome's ResourceTiming the way DevTools' own HAR
- * export derives them, so the file imports in DevTools and other HAR viewers. Pure: no I/O.
+ * HAR 1.2 of recorded requests (network-recorder.ts), with timings derived from Chrome's ResourceTiming the way
+ * DevTools' own HAR export derives them, so the file imports in DevTools and other HAR viewers. Pure: no I/O.
  */
 import type { NetworkEntry, ResourceTiming } from "../store/network-log.js";
 import type { NetworkPage } from "./network-recorder.js";

@@ -1,11 +1,8 @@
 /**
- * The requests of the pages a DevTools client watches, recorded from the Network domain on that client's own
- * session of each page: one entry per request (each hop of a redirect is one), with its headers, status,
- * sizes, Chrome's ResourceTiming and failure, held in memory (the newest `limit`), and the pages (main-frame
- * document loads, with their DOMContentLoaded and load times when the session has the Page domain enabled) a
- * HAR groups them by. It asks nothing of the page per request (events only); a body is asked for when wanted.
- * It writes nothing: the CLI session's host saves the list to the session's files (commands/host-network.ts);
- * another face may hold one in its own process.
+ * The requests of the pages a DevTools client watches, from the Network domain on its own session of each page: one
+ * entry per request (per redirect hop), held in memory (the newest `limit`), with the page loads a HAR groups them
+ * by. Events only, nothing asked of the page per request; a body is fetched when wanted. It writes nothing: the
+ * session host saves the list (commands/host-network.ts).
  */
 import type { Protocol } from "devtools-protocol";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";

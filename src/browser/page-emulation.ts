@@ -1,10 +1,8 @@
 /**
- * A session's emulation (device, viewport, geolocation, colour scheme, offline, extra headers, user agent,
- * time zone, locale) applied to every page it is given, over DevTools sessions that live as long as the
- * emulation should: Emulation.* and Network.* overrides last as long as the DevTools session that set them.
- * `set` brings every tracked page to a new state; a setting taken away is cleared there. Used by the CLI
- * session's host (its keeper's sessions) and the MCP server (its Service's page sessions). Pages inside
- * out-of-process iframes keep the browser's own settings.
+ * A session's emulation (device, viewport, geolocation, colour scheme, offline, headers, user agent, time zone,
+ * locale) applied to every page it is given, over DevTools sessions that live as long as the emulation should: the
+ * overrides end with the session that set them. `set` brings every tracked page to the new state, clearing what was
+ * taken away. Out-of-process iframes keep the browser's settings.
  */
 import type { SessionEmulation } from "../store/emulation.js";
 import type { CdpSession } from "./cdp/connection.js";

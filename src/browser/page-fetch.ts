@@ -1,19 +1,8 @@
 /**
- * One owner of the Fetch domain on each page it is given — the CLI session host's keeper sessions
- * (commands/host-fetch.ts) or the MCP server's page sessions. Two users of Fetch on one DevTools session would
- * break each other (Fetch.enable replaces the patterns, and each paused request must be answered exactly
- * once), so both of its users are served here:
- *
- * - routes (`svc network route`, src/store/routes.ts): a request a route matches is fulfilled with the route's
- *   status, headers and body, or failed as blocked by the client (`--abort`); every other request continues
- *   untouched. Only requests the routes' patterns may match are paused (Chrome's urlPattern, wider than a glob;
- *   matched exactly here), so with no routes and no proxy credentials Fetch stays disabled and costs nothing.
- * - proxy authentication (`svc sessions start --proxy user:pass@…`): Chrome takes no credentials in
- *   --proxy-server, so every request pauses and a proxy's challenge is answered with them (once per request:
- *   wrong credentials fail, never loop).
- *
- * `setRoutes` brings every tracked page to a new list. Pages inside out-of-process iframes are not tracked: their
- * requests are not routed.
+ * The one owner of the Fetch domain on each page it is given: two users of Fetch on one session break each other
+ * (Fetch.enable replaces the patterns; a paused request is answered exactly once). It serves routes (only requests
+ * their patterns may match pause; no routes, Fetch off) and proxy credentials (a challenge is answered once: wrong
+ * ones fail, never loop).
  */
 import { type SessionRoute, fetchUrlPattern, routeMatcher } from "../store/routes.js";
 import type { CdpSession } from "./cdp/connection.js";

@@ -109,11 +109,10 @@ const LEAVE_TRY_MS = 1000;
 const BLANK_DATA = "data:text/html,";
 
 /**
- * After a navigation's timeout: a page that does not answer a trivial script within HUNG_PROBE_MS (a loop of
- * alert()/confirm(): whoever answers one, the next opens) would hold every later command of the session, the
- * next one's attach first. A navigation to an empty data: document leaves it (Chrome commits it in a new
- * renderer, even though the old one never yields), and the tab is asked where it is after. Resolves with what happened,
- * for the TIMEOUT's message, or undefined when the page answered (it is left as it is).
+ * After a navigation's timeout: a page that does not answer a trivial script within HUNG_PROBE_MS (a loop of dialogs)
+ * would hold every later command of the session. Navigating to an empty data: document leaves it (Chrome commits it
+ * in a new renderer). Resolves with what happened, for the TIMEOUT's message, or undefined when the page answered
+ * (left as it is).
  */
 export async function leaveUnanswering(session: CdpSession): Promise<string | undefined> {
   let dialogs = 0;

@@ -1,14 +1,8 @@
 /**
- * Is the element that has the keyboard focus a password field (`<input type=password>`)? Asked right before
- * text is typed or inserted, so the text can be remembered as a secret of the session (util/secrets.ts):
- * whatever fills a password field — a variable, a literal the model wrote, the caller's own fill() — is
- * masked afterwards wherever the session writes something down or asks a model.
- *
- * The page's main session follows `activeElement` through open shadow roots and same-process iframes (the
- * page need not be the focused tab); when it ends at an out-of-process iframe, the OOPIF sessions are asked
- * the same (one whose own focused element is a password field counts). A field inside a closed shadow root
- * is not seen here (its value still never reaches a snapshot: Chrome's accessibility tree shows a password
- * field's value as bullets).
+ * Is the focused element a password field? Asked before text is typed, so the text is remembered as a session secret
+ * (util/secrets.ts) and masked wherever the session writes or asks a model. Focus is followed through open shadow
+ * roots and iframes, OOPIFs included. A field in a closed shadow root is not seen here; its value still never reaches
+ * a snapshot (the AX tree shows bullets).
  */
 import type { CdpSession } from "./cdp/connection.js";
 import type { FrameTree } from "./frames.js";

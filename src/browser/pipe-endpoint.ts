@@ -1,11 +1,8 @@
 /**
- * A DevTools endpoint of Chrome's own shape, served on a unix socket instead of a TCP port: the HTTP
- * `/json/version`, `/json/list` (`/json`), `/json/new`, `/json/close/ID`, `/json/activate/ID`, and the
- * WebSockets `/devtools/browser/<id>` and `/devtools/page/<targetId>`, each a client of the pipe mux
- * (pipe-mux.ts). The socket lives in the Chrome run dir (0700) and is itself 0600: only the user who
- * started Chrome can connect, and no other local user finds a port to try.
- *
- * URLs in the JSON answers are built from the request's Host header, as Chrome builds them.
+ * A DevTools endpoint of Chrome's own shape (`/json/*`, the browser and page WebSockets, each a client of
+ * pipe-mux.ts), on a unix socket instead of a TCP port: the socket is 0600 in the 0700 run dir, so only the user who
+ * started Chrome can connect and no other user finds a port to try. URLs in the JSON answers are built from the
+ * request's Host, as Chrome does.
  */
 import { chmodSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";

@@ -1,9 +1,8 @@
 /**
- * Holding Chrome's --remote-debugging-pipe: the pipe becomes a mux (pipe-mux.ts) served as a DevTools
- * endpoint on a 0600 unix socket (pipe-endpoint.ts). Chrome opens no TCP port, and it quits when the pipe's
- * last holder is gone, so whichever process holds it decides how long Chrome lives: the process that
- * launched Chrome (launch.ts, `{ kind: "self" }`: svc serve, a CLI session's host) or the detached reaper
- * (reaper.ts) of a library or one-shot launch.
+ * Holding Chrome's --remote-debugging-pipe as a mux (pipe-mux.ts) served on a 0600 unix socket (pipe-endpoint.ts).
+ * Chrome opens no TCP port and quits when the pipe's last holder is gone, so the holder decides how long Chrome
+ * lives: the launching process itself (`{ kind: "self" }`: svc serve, a session host) or the detached reaper
+ * (reaper.ts).
  */
 import { join } from "node:path";
 import type { Server } from "node:http";

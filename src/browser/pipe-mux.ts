@@ -1,21 +1,8 @@
 /**
- * Many DevTools clients over Chrome's one --remote-debugging-pipe (NUL-terminated JSON messages).
- *
- * Each client gets a root session of its own on the pipe: `Target.attachToBrowserTarget` for a browser
- * client, `Target.attachToTarget {flatten: true}` for a page client. A client's sessionless messages are
- * sent on its root session, and replies and events of that session come back without a sessionId, so the
- * client sees what a WebSocket of Chrome's own would give it. The sessions a client attaches itself
- * (flattened) are learnt from its `Target.attachToTarget` replies and from `Target.attachedToTarget`
- * events on sessions it owns; a message naming a session the client does not own is refused. Message ids
- * are renumbered from one counter so that clients never collide. A client that leaves has its root session
- * detached: Chrome then drops what it enabled there (Fetch interception, auto-attach).
- *
- * Chrome does not hold a tab made by `Target.createTarget` with a URL for the clients that auto-attach with
- * `waitForDebuggerOnStart`: they are told it waits, but its navigation started before they attached, and its
- * first script runs before their `Page.enable` arrives. A CLI session's host (commands/host-keeper.ts) then
- * missed a dialog the page opened as it loaded, and that dialog, Chrome's own, blocked the tab for good.
- * Chrome does hold a navigation that starts in a tab still waiting, as it holds a popup's. So the mux makes
- * such a tab at about:blank and sends it to the URL itself (openTarget) before it replies.
+ * Many DevTools clients over Chrome's one pipe. Each gets a root session of its own, as Chrome's own WebSocket would
+ * give; ids are renumbered, a session a client does not own is refused, a leaving client's root session is detached.
+ * A tab made by `Target.createTarget` with a URL runs before auto-attached clients see it, so the mux navigates it
+ * itself (openTarget).
  */
 
 import { MAX_CDP_MESSAGE } from "../util/cdp-limits.js";
@@ -135,10 +122,9 @@ export class PipeMux {
   }
 
   /**
-   * `Target.createTarget`, for a client or the endpoint's /json/new. A tab made with a URL is made at
-   * about:blank and sent to the URL before the reply, so its navigation waits for the clients that
-   * auto-attach paused (see the top of this file); every later message of the caller finds it under way.
-   * (A message the caller sends before this reply, not waiting for it, may reach Chrome before the tab is made.)
+   * `Target.createTarget`, for a client or /json/new. A tab asked for with a URL is made at about:blank and sent to
+   * the URL before the reply, so its navigation waits for the clients that auto-attach paused (top of this file). A
+   * message the caller sends before this reply may reach Chrome before the tab exists.
    */
   async openTarget(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const url = params.url;

@@ -1,15 +1,7 @@
 /**
- * A detached watchdog, one per launched Chrome (see launch.ts), started BEFORE Chrome so that no moment
- * exists in which the owner can die and leave an orphan. It learns Chrome's pid from a pid file and, on
- * Linux, also recognises Chrome's processes by their unique --user-data-dir. Once the lifeline is cut it
- * kills them and deletes svc's run directory (temp profile, Chrome's TMPDIR). It exits as soon as Chrome is
- * gone, so it never lingers past the browser it guards.
- *
- * It is also the only holder of Chrome's --remote-debugging-pipe (its fd 3 writes to Chrome, fd 4 reads
- * from it; the launcher closes its own copies) and the only way to that Chrome: it serves a DevTools
- * endpoint on a 0600 unix socket in the run dir (pipe-endpoint.ts), and tells the launcher on its stdout
- * (one JSON line) when that endpoint is up. Chrome opens no TCP port. Chrome quits when the pipe's last
- * holder is gone, so killing this watchdog (kill -9 included) ends its Chrome.
+ * A detached watchdog per launched Chrome (launch.ts), started BEFORE Chrome so the owner can never die leaving an
+ * orphan. When the lifeline is cut it kills Chrome and deletes the run dir, and exits once Chrome is gone. It holds
+ * Chrome's pipe and serves it on a 0600 socket (pipe-endpoint.ts), so killing it (-9 included) ends Chrome.
  */
 import { readFileSync, statSync } from "node:fs";
 import { Socket } from "node:net";

@@ -1,10 +1,8 @@
 /**
- * A recorded browser's downloads (recorder.ts): the recorder's connection, which stays attached as long as
- * the recording lasts, points Chrome's default context's downloads at one folder and holds them to a byte
- * budget: a download that would take the total past it is cancelled (a file that finished anyway is
- * deleted) and `note` hears why. A caller that shares a budget among browsers (svc serve's per-key total)
- * gives `admit`, asked with this browser's bytes (finished plus in flight) each time they grow. (Every
- * DevTools client's detach resets the behavior it set, so the recorder sets it again as each new tab appears.)
+ * A recorded browser's downloads (recorder.ts): the recorder's connection points them at one folder and holds them to
+ * a byte budget; a download past it is cancelled (or deleted if it finished) and `note` hears why. A shared budget
+ * (svc serve's per-key total) is asked through `admit` as the bytes grow. Each client's detach resets Chrome's
+ * download behavior, so it is set again on each new tab.
  */
 import { rmSync } from "node:fs";
 import type { CdpSession } from "./cdp/connection.js";

@@ -1,12 +1,7 @@
 /**
- * A browser's recording (recorder.ts): rrweb's own recorder (npm `rrweb` 2.2.2, its UMD bundle) runs in every top-level
- * document of every tab, in an isolated world of the recorder's own (Page.addScriptToEvaluateOnNewDocument
- * with `worldName`), and hands each event to the recorder through a Runtime binding added for that world
- * only. Page JavaScript shares the DOM but not the world: it cannot see the recorder, call the binding or
- * forge events. What it records is rrweb's default (Meta, FullSnapshot, then DOM mutations, scrolls,
- * inputs, mouse moves and clicks); what the page does through patched APIs
- * in its own world (CSSOM insertRule, canvas drawing) is not seen. Every input's value is masked (`*` per
- * character, maskAllInputs): what is typed — a secret variable included — never reaches the recording. Cross-origin iframes are not recorded.
+ * A browser's recording (recorder.ts): rrweb runs in every top-level document in an isolated world of its own and
+ * reports over a binding added for that world only, so page JavaScript cannot see it or forge events. Every input's
+ * value is masked (maskAllInputs): a typed secret never reaches the recording. Cross-origin iframes are not recorded.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

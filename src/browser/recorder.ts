@@ -1,16 +1,8 @@
 /**
- * A recorder of what happens in a browser, over a CDP connection of its own (CdpConnection), auto-attached
- * (flattened) to every tab — those open now and every later one, whoever opens it — and in each tab to its
- * out-of-process iframes. It reports to `sinks`, as they happen:
- * - events: navigations (Page.frameNavigated, Page.navigatedWithinDocument), console messages and
- *   uncaught exceptions of the pages' own worlds (Runtime.consoleAPICalled, Runtime.exceptionThrown),
- *   failed requests (Network.loadingFailed) and HTTP responses ≥ 400 (Network.responseReceived, without
- *   headers), downloads (Browser.downloadWillBegin, Browser.downloadProgress when it ends) and refused
- *   downloads (svc.downloadRefused) — each reduced to the fields named here;
- * - the recording: rrweb events (JSON text) from each tab's top-level documents (recorder-rrweb.ts);
- * and with `downloads`, it points Chrome's downloads at a folder, within a byte budget (recorder-downloads.ts).
- * A new tab waits (waitForDebuggerOnStart) until the recorder is set up in it, so its first document is
- * recorded. `pageId` numbers tabs in the order the recorder saw them (an iframe has its tab's; -1: none).
+ * A recorder of what happens in a browser, over its own CDP connection auto-attached to every tab and OOPIF:
+ * navigations, console messages and exceptions, failed requests and responses ≥ 400, downloads (a few fields each),
+ * and the rrweb recording (recorder-rrweb.ts). A new tab waits until the recorder is set up, so its first document is
+ * recorded.
  */
 import type { Protocol } from "devtools-protocol";
 import { CdpConnection, type CdpSession } from "./cdp/connection.js";

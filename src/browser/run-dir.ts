@@ -1,9 +1,7 @@
 /**
- * svc's run dir for one Chrome (`<base>/svc-chrome-XXXXXX`: the temp profile, Chrome's TMPDIR, downloads,
- * the DevTools socket) and how it goes away. It holds two pid files: Chrome's, and its holder's (the process
- * holding Chrome's DevTools pipe: svc serve or a session host, or the reaper of a one-shot run). They are
- * removed last, so a dir whose removal failed part way is still one sweepRunDirs recognises and removes once
- * both processes are gone. Kept free of heavy imports: the reaper loads it.
+ * svc's run dir for one Chrome (`<base>/svc-chrome-XXXXXX`: profile, TMPDIR, downloads, the DevTools socket) and its
+ * removal. Its two pid files (Chrome's and its pipe holder's) are removed last, so a dir whose removal failed part
+ * way is still recognised by sweepRunDirs once both are gone. Kept free of heavy imports: the reaper loads it.
  */
 import { accessSync, constants as fsConstants, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,9 +1,8 @@
 /**
- * Choosing options of a native <select> (visible and enabled) by value or visible text, as Playwright's
- * selectOption does: every option given is selected (on a multiple select, the others are deselected), then
- * `input` and `change` bubble once from the select. The select is not focused: a dropdown plugin that opens
- * its own list on focus would leave it open over the page. What the select holds afterwards is read back and
- * is the result: a page that undid the choice fails.
+ * Choosing options of a native <select> by value or visible text, as Playwright's selectOption does: every option
+ * given is selected (others deselected on a multiple select), then `input` and `change` bubble once. The select is
+ * not focused, so a plugin that opens its own list on focus does not leave it open. The result is what the select
+ * holds afterwards: a page that undid the choice fails.
  */
 import { actionable } from "./actionability.js";
 import { callOn, type ElementHost, held, opts, type WaitOptions } from "./element-call.js";

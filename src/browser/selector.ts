@@ -1,15 +1,7 @@
 /**
- * The selector language of svc, shared by `Action.selector`, `page.locator()` and `deepLocator()`:
- *
- * - XPath (`xpath=…`, or anything starting with `/` or `(`). A step naming an `iframe`/`frame` element
- *   followed by more steps continues inside that frame's document, so `/html/body/iframe[1]/html/body/button`
- *   crosses an iframe (cross-origin too). The step `#shadow-root` enters the shadow root (open or closed) of
- *   the element before it, and the steps after it are relative to that root:
- *   `/html/body/my-card/#shadow-root/button[2]`.
- * - CSS (`css=…`, or anything else). ` >> ` separates hops: every hop but the last selects an iframe (enter
- *   its document) or a shadow host (enter its shadow root): `iframe#pay >> button.submit`. With
- *   `deepLocator`, a single CSS selector that matches nothing in the main document is also looked for in
- *   every frame and shadow root.
+ * The selector language of `Action.selector`, `page.locator()` and `deepLocator()`: XPath (`xpath=…`, `/…`, `(…`; a
+ * step after an iframe continues in its document, `#shadow-root` enters a shadow root) or CSS (` >> ` enters an
+ * iframe or shadow host; `deepLocator` also searches every frame). Examples: docs/cli.md, Selectors.
  */
 export type ParsedSelector = { kind: "xpath"; steps: string[] } | { kind: "css"; hops: string[] };
 

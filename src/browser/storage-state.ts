@@ -90,12 +90,10 @@ function merge(a: OriginStorage["sessionStorage"], b: OriginStorage["sessionStor
 }
 
 /**
- * Cookies go to the whole browser. Web storage can only be written by a document of its origin, so the
- * active tab is pointed at each origin in turn with the document request answered locally (Fetch, at the
- * request stage: nothing reaches the site), the items are set, and the tab returns to where it was.
- * sessionStorage belongs to a tab: it lands in the active one, which keeps it across later navigations.
- * Fetch is enabled on the page's own session for this, then disabled: a page that answers proxy
- * authentication through Fetch (launch option proxy credentials) loses that until it is set up again.
+ * Cookies go to the whole browser. Web storage can only be written by a document of its origin, so the active tab
+ * visits each origin with the document answered locally (Fetch: nothing reaches the site), sets the items and
+ * returns. sessionStorage lands in the active tab. Fetch is disabled afterwards: a page answering proxy
+ * authentication through Fetch loses that until set up again.
  */
 export async function applyStorageState(context: BrowserContext, state: StorageState): Promise<void> {
   if (state.cookies.length) {

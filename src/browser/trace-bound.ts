@@ -1,9 +1,7 @@
 /**
- * A trace file kept within its bound (browser/trace.ts): Chrome streams the JSON object with `traceEvents` one
- * event per line (`{"traceEvents":[`, `{…},` lines, the last `{…}],"metadata":`, then the metadata). The events are
- * written as they come while they fit; once one does not, it and every later one are left out (the file stays
- * the trace's first part, whole), counted, and the object is closed: the metadata too when it still fits, else
- * `]}`. The file is valid JSON the Performance panel opens, at most `maxBytes` long.
+ * A trace file kept within its bound (trace.ts). Chrome streams one event per line; events are written while they
+ * fit, and once one does not, it and all later ones are left out (counted) and the object is closed, with the
+ * metadata if it fits. The file stays valid JSON the Performance panel opens, at most `maxBytes` long.
  */
 import { writeSync } from "node:fs";
 import { ServiceStateError } from "../errors.js";

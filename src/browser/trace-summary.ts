@@ -1,8 +1,7 @@
 /**
- * What `svc trace stop` (and the MCP `trace_stop` tool) prints of a Chrome trace (the JSON object with `traceEvents`): each main-frame page
- * load's timings from its navigationStart to the Performance panel's own markers (MarkDOMContent, MarkLoad, the
- * last largestContentfulPaint candidate of that navigation), and the long tasks — tasks over 50 ms on the main
- * thread (CrRendererMain) of a page renderer (Chrome's own WebUI renderers left out).
+ * What `svc trace stop` (and MCP `trace_stop`) prints of a trace: each main-frame load's timings from navigationStart
+ * to the Performance panel's own markers (DOMContentLoaded, load, last LCP candidate), and the long tasks (over 50 ms
+ * on a page renderer's main thread, Chrome's WebUI left out).
  */
 import { createReadStream, readFileSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";

@@ -1,14 +1,8 @@
 /**
- * A browser's Chrome trace (`svc trace start|stop`, held by the CLI session host on its keeper's root session,
- * commands/host-keeper.ts; the MCP `trace_start`/`trace_stop` tools on their Service's): Chrome's tracing covers
- * every process of the browser, so every tab is in it. Screenshots (the filmstrip) are recorded only by a page's own Tracing domain, so a
- * trace with them is held on that tab's keeper session instead (closing that tab ends it). One trace at a time.
- * It is bounded by its size in MB (TRACE_MAX_SIZE_MB): the file is cut at that many bytes (trace-bound.ts: the
- * events that do not fit are left out, counted, and the file stays whole JSON), and Chrome stops collecting once
- * its buffer holds twice that (at most TRACE_BUFFER_KB; recordUntilFull: later events are dropped and the stop
- * says so), which is more than the file can take: the JSON of an event is larger than its place in the buffer. Stopped, the trace is streamed (ReturnAsStream, IO.read) into the
- * file, written atomically (a temp file beside it, then renamed): the JSON object with `traceEvents` the
- * DevTools Performance panel opens. A trace still running when the session ends ends with its Chrome.
+ * A browser's Chrome trace (`svc trace start|stop`, MCP `trace_start|trace_stop`), one at a time. Tracing covers
+ * every process, so every tab is in it; screenshots need the page's own Tracing domain, so such a trace is held on
+ * that tab. The file is cut at TRACE_MAX_SIZE_MB (trace-bound.ts); Chrome's buffer holds twice that, since an event's
+ * JSON is larger than its buffer slot. Written atomically.
  */
 import { closeSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";

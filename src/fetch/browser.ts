@@ -1,9 +1,7 @@
 /**
- * Rendering in Chrome before conversion, for pages that build themselves with JavaScript. A renderer
- * opens the URL in a page, waits for the load event and then until neither the network nor the DOM
- * moves (bounded), and hands back the serialized document. `pageRenderer` works on a page the caller
- * owns (the CLI's one-shot browser, a session); `renderInBrowser` launches a headless Chrome through the
- * public Service for one URL and always closes it, also on abort.
+ * Rendering in Chrome before conversion, for pages that build themselves with JavaScript: open the URL, wait for load
+ * and then until neither network nor DOM moves (bounded), hand back the serialized document. `pageRenderer` uses a
+ * page the caller owns; `renderInBrowser` launches a headless Chrome for one URL and always closes it, also on abort.
  */
 import type { Page } from "../browser/page.js";
 import type { LocalBrowserLaunchOptions } from "../browser/types.js";

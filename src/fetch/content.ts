@@ -1,8 +1,7 @@
 /**
- * What a response body is and how to read it as text: the media type from Content-Type (or sniffed from
- * the bytes when it is missing or generic), and the charset from the BOM, the Content-Type header, an
- * HTML `<meta charset>` (or http-equiv) in the first bytes, else UTF-8 (windows-1252 when the bytes are not
- * valid UTF-8). Decoding is TextDecoder's: Node ships full ICU, so every WHATWG encoding label works.
+ * What a response body is and how to read it: the media type from Content-Type (sniffed when missing or generic), the
+ * charset from the BOM, the header, a `<meta charset>` in the first bytes, else UTF-8 (windows-1252 when the bytes
+ * are not valid UTF-8). TextDecoder decodes: Node ships full ICU, so every WHATWG label works.
  */
 
 /** html: HTML/XHTML; json: JSON; text: any other textual type; binary: nothing svc can give as text. */

@@ -1,9 +1,6 @@
 /**
- * HTML → readable content → Markdown or text. The document is parsed with linkedom (no browser, no
- * scripts run), links and images made absolute against the page URL (or its `<base href>`), code blocks
- * normalized to `<pre><code class="language-X">`, then Mozilla's Readability picks the article (dropping
- * navigation, footers, sidebars); a page where it finds none falls back to the whole body. Markdown is
- * turndown's with the GFM plugin (pipe tables, strikethrough, task lists) and fenced code blocks.
+ * HTML → readable content → Markdown or text: parsed with linkedom (no scripts run), links made absolute, code blocks
+ * normalized, then Readability picks the article (else the whole body), and turndown with GFM writes Markdown.
  */
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";

@@ -1,15 +1,8 @@
 /**
- * `fetchPage(url, options)`: one page without any key, as markdown, text, html, raw text or JSON.
- * Plain HTTP by default (http.ts: redirects, byte cap, deadline, host policy), or rendered in Chrome
- * first (browser.ts). The body is classified and decoded (content.ts), then converted: HTML through
- * Readability + turndown (html.ts), other text passed through, JSON parsed and optionally checked
- * against a JSON Schema (json.ts). Binary content is refused, never garbled into text.
- *
- * An HTTP error status is not an exception: the result carries `statusCode` and the converted body
- * (callers decide; the CLI fails on it without --json). Exceptions: ServiceInvalidArgumentError (bad
- * options or URL, a URL the host policy refuses), ServiceNavigationError (unreachable), ServiceTimeoutError,
- * ServiceAbortedError, ServiceFetchError (too many redirects or a loop, too large, binary, not JSON/HTML
- * when that format was asked, JSON not matching the schema).
+ * `fetchPage(url, options)`: one page as markdown, text, html, raw text or JSON, by plain HTTP (http.ts) or rendered
+ * in Chrome (browser.ts), decoded (content.ts) and converted (html.ts, json.ts). Binary content is refused, never
+ * garbled into text. An HTTP error status is not an exception: the result carries `statusCode` and the body, and the
+ * caller decides.
  */
 import { randomUUID } from "node:crypto";
 import { ServiceFetchError, ServiceInvalidArgumentError, ServiceTimeoutError } from "../errors.js";

@@ -241,10 +241,10 @@ export class LocalBackend implements ServiceBackend {
   }
 
   /**
-   * Runs an operation under one Cancellation (the caller's signal and the timeout) and in its page's turn
-   * (page.operations: a navigation or another operation in progress finishes first). A stopped operation
-   * ends its work before it rejects, and is recorded in the history as stopped, with what it had done.
-   * An error may quote a secret (e.g. "no option …" for a select): its message is masked before it leaves.
+   * Runs an operation under one Cancellation (the caller's signal and the timeout) in its page's turn, so a
+   * navigation or another operation finishes first. A stopped operation ends its work before it rejects and is
+   * recorded as stopped. An error may quote a secret ("no option …" of a select), so its message is masked before it
+   * leaves.
    */
   private async run<T>(what: MetricOperation, page: Page, r: Abortable & { timeout?: number | undefined }, parameters: unknown, work: (signal: AbortSignal, deadline: number | undefined) => Promise<T>): Promise<T> {
     const cancel = new Cancellation({ signal: r.signal, timeout: r.timeout, what });

@@ -1,9 +1,7 @@
 /**
- * What an endpoint supports, as the user states it (`model.capabilities`) or as svc learns it from the
- * endpoint's 400s. Local and proxy servers (Ollama, llama.cpp's server, vLLM, LM Studio, LiteLLM) differ
- * from OpenAI in how they take structured output, images and tools; a client starts from what is stated
- * (else the best: json_schema, array content, tools) and steps down once per endpoint when the server
- * rejects a feature, remembering it for the rest of the process.
+ * What an endpoint supports (structured output, images, tools), as stated in `model.capabilities` or learnt from its
+ * 400s. Local and proxy servers differ from OpenAI here, so a client starts from what is stated (else the best) and
+ * steps down once per endpoint when the server rejects a feature, remembering it for the process.
  */
 import { z } from "zod";
 import type { StructuredOutput } from "./types.js";
@@ -86,12 +84,9 @@ function stepDown(level: StructuredOutputLevel): StructuredOutputLevel | undefin
 }
 
 /**
- * Which feature a 400/422 rejected, read from the server's words. Wordings seen: llama.cpp's server
- * (`response_format type must be one of "text" or "json_object"`, `tools param requires --jinja flag`),
- * vLLM (`… requires --enable-auto-tool-choice …`, xgrammar/guided-decoding schema errors), Ollama
- * (`… does not support tools`), LM Studio (`'response_format.type' must be 'json_schema' or 'text'`),
- * OpenAI (`Unsupported parameter: 'max_tokens' … Use 'max_completion_tokens' instead`), and array content
- * refused by text-only chat endpoints.
+ * Which feature a 400/422 rejected, read from the server's words: those of llama.cpp's server, vLLM, Ollama, LM
+ * Studio and OpenAI (`max_tokens` → `max_completion_tokens`), and text-only endpoints refusing array content. The
+ * patterns below name each.
  */
 export type Rejected = "schema" | "structuredOutput" | "tools" | "imageInput" | "max_tokens" | "max_completion_tokens";
 

@@ -1,9 +1,7 @@
 /**
- * Anthropic computer use: `client.beta.messages.create` with the `computer_20250124` tool (display size in
- * pixels) and the `computer-use-2025-01-24` beta. The conversation is kept here: the first user message is
- * the task and a screenshot; every `tool_use` is answered with a `tool_result` (the last one carries the
- * new screenshot). Older screenshots are replaced by a short text so each turn sends one image, not all.
- * A reply without tool_use ends the run; its text is the final answer.
+ * Anthropic computer use (`computer_20250124` tool, `computer-use-2025-01-24` beta). The conversation is kept here:
+ * the task and a screenshot first, each `tool_use` answered with a `tool_result`. Older screenshots are replaced by a
+ * short text so each turn sends one image, not all. A reply without tool_use ends the run with its text.
  */
 import { withChildSignal } from "../util/abort.js";
 import type { ComputerAction, ComputerCall, ComputerUseSession, ComputerUseSetup } from "./computer-use.js";

@@ -1,9 +1,7 @@
 /**
- * OpenAI computer use over the Responses API: the `computer_use_preview` tool with the display size and
- * `environment: "browser"`, `truncation: "auto"`. The first turn sends the task and a screenshot
- * (`input_image`); later turns chain with `previous_response_id` and answer each `computer_call` with a
- * `computer_call_output` carrying the new screenshot (pending safety checks are acknowledged). A reply
- * with no computer_call ends the run; its message text is the final answer.
+ * OpenAI computer use over the Responses API (`computer_use_preview`, `environment: "browser"`). The first turn sends
+ * the task and a screenshot; later turns chain with `previous_response_id` and answer each `computer_call` with the
+ * new screenshot, acknowledging pending safety checks. A reply with no computer_call ends the run with its text.
  */
 import { withChildSignal } from "../util/abort.js";
 import { LLMResponseError } from "../errors.js";

@@ -1,9 +1,7 @@
 /**
- * The provider-neutral computer-use contract (cua mode). A session holds one conversation with a
- * provider's computer-use tool (OpenAI `computer_use_preview` over the Responses API, Anthropic's beta
- * `computer_20250124`): each turn sends a screenshot of the page (the first with the task, later ones as
- * the output of the previous turn's calls) and returns the actions the model wants next, mapped to one
- * neutral shape, or only a message when it is finished. Coordinates are screenshot pixels.
+ * The provider-neutral computer-use contract (cua mode): a session is one conversation with a provider's computer-use
+ * tool; each turn sends a screenshot (the first with the task) and returns the next actions in one neutral shape, or
+ * only a message when finished. Coordinates are screenshot pixels.
  */
 import type { ModelImage, ModelUsage } from "./types.js";
 import type { Abortable } from "../util/abort.js";

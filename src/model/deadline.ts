@@ -1,9 +1,8 @@
 /**
- * The deadline of one model request. Both SDKs bound an attempt by their `timeout` only until the response
- * headers arrive: an endpoint that sends headers and then stalls its body (a proxy, an overloaded server)
- * would hold the call forever. The fetch they are given reads the whole body before it returns, so the
- * SDK's timer covers the answer to its last byte, and a stalled body is a timed-out attempt the SDK
- * retries like any other. Requests here are never streamed, so nothing is lost by reading it at once.
+ * The deadline of one model request. The SDKs' `timeout` only covers an attempt until the headers arrive, so an
+ * endpoint that stalls its body would hold the call forever. The fetch they get reads the whole body before
+ * returning, so the SDK's timer covers the last byte and a stalled body is a timed-out attempt it retries. Requests
+ * are never streamed, so nothing is lost.
  */
 import type { FetchLike } from "./endpoint-policy.js";
 

@@ -1,11 +1,8 @@
 /**
- * Model configs written by someone other than this process's owner (svc serve's tenants). A config that
- * chooses its own endpoint — a baseURL, an Azure resource, a Vertex project/location — is that party's
- * endpoint: it is sent only the credential the config itself carries, never a key from the environment or
- * from `svc config` (those belong to whoever runs the process and are meant for the provider's own
- * endpoint, or the one the environment configures). Under a policy it must also lie under one of `allow`
- * (when given) and is connected through `fetch` (an address-guarded one on a shared server). Configs that
- * go where the provider or the environment sends them resolve their key as usual.
+ * Model configs written by someone other than this process's owner (svc serve's tenants). A config that chooses its
+ * own endpoint is that party's: it gets only the credential it carries, never the owner's keys from the environment
+ * or `svc config`. Under a policy it must also lie under `allow` and is connected through the guarded `fetch`. Other
+ * configs resolve their key as usual.
  */
 import { ServiceInvalidArgumentError } from "../errors.js";
 import type { ResolvedModel } from "./config.js";

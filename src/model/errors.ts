@@ -1,9 +1,7 @@
 /**
- * Final SDK failures (after the SDK's own retries) → ServiceErrors. Each client classifies its SDK's error
- * classes into a Failure; the wording is decided once here. Messages never carry the key, a token or a
- * header value: the provider's text is scrubbed of every secret the client knows, and for auth failures
- * it is left out entirely (OpenAI echoes a masked key in its 401 text). No SDK error is attached as
- * `cause`, since it can hold the same text.
+ * Final SDK failures (after the SDK's retries) → ServiceErrors, worded once here. Messages never carry a key, token
+ * or header value: the provider's text is scrubbed of every known secret, and left out for auth failures (OpenAI
+ * echoes a masked key). No SDK error becomes `cause`, since it holds the same text.
  */
 import { LLMResponseError, ServiceAbortedError, ServiceError, ServiceInvalidArgumentError } from "../errors.js";
 import { formatDeadline } from "./deadline.js";

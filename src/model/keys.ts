@@ -41,11 +41,10 @@ export function resolveApiKey(resolved: ResolvedModel, env: NodeJS.ProcessEnv = 
 }
 
 /**
- * The key to send, as resolveApiKey decides it, except that under `policy` a config choosing its own
- * endpoint gets only its own `apiKey`: the environment's and the stored keys are the process owner's, for
- * the provider's endpoint, and must never travel to an endpoint someone else picked. Without its own key
- * such an endpoint is called with no credential at all (a local server needs none; one that does answers
- * 401, which names model.apiKey) rather than refused here, since only the endpoint knows whether it needs one.
+ * The key to send, as resolveApiKey decides, except that under `policy` a config choosing its own endpoint gets only
+ * its own `apiKey`: the owner's keys must never travel to an endpoint someone else picked. Without one it is called
+ * with no credential rather than refused, since only the endpoint knows whether it needs one (a 401 names
+ * model.apiKey).
  */
 export function resolveKeyFor(resolved: ResolvedModel, env: NodeJS.ProcessEnv, stored: StoredKeyLookup | undefined, policy: ModelEndpointPolicy | undefined): string | undefined {
   if (policy && checkedEndpoint(resolved)) return resolved.apiKey?.trim() || undefined;

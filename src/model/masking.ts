@@ -1,8 +1,8 @@
 /**
- * A model client whose every outgoing text is masked by the session's secrets (util/secrets.ts): the system
- * prompt, every message (not its images) and, for computer use, the task and the tool results. The service
- * wraps each client once (model-choice.ts), so act, extract, observe, self-heal and every agent step and sub-call
- * go through it. Replies are not touched: the model answers with `%name%` and values are substituted locally.
+ * A model client whose every outgoing text (system prompt, messages but not images, computer-use task and tool
+ * results) is masked by the session's secrets (util/secrets.ts). The service wraps each client once
+ * (model-choice.ts), so every operation and agent step goes through it. Replies are untouched: the model answers
+ * `%name%` and values are substituted locally.
  */
 import type { Secrets } from "../util/secrets.js";
 import type { LLMClient } from "./types.js";

@@ -1,8 +1,7 @@
 /**
- * act(instruction) tries the literal path first (literal.ts): an instruction that names exactly one element of
- * the outline is performed on it as the model's answer would be (perform.ts), and the result says `model:
- * "none"`. Not literal, or no single element fits: the model, as always. With a model at hand, an element that
- * fails under the action (covered, gone …) is left to the model too; with none, that failure is the act's.
+ * act(instruction) tries the literal path first (literal.ts): an instruction naming exactly one element is performed
+ * as the model's answer would be, with `model: "none"`. Otherwise the model, as always; and with a model at hand, an
+ * element that fails under the action is left to the model too. With none, that failure is the act's.
  */
 import type { Page } from "../browser/page.js";
 import { callOn } from "../browser/element-call.js";

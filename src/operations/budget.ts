@@ -1,9 +1,8 @@
 /**
- * The snapshot's share of a model's context window (src/model/context-window.ts): the window, less a
- * margin for tokenizers that count more than svc's o200k estimate (Llama, Qwen and Mistral vocabularies
- * split page text into up to ~25% more tokens), less the rest of the prompt (system prompt, instruction,
- * history, schema) and room for the answer. The renderer fits the outline into it by shortening and then
- * dropping text lines, never a ref line (src/snapshot/render.ts), so the server never has to cut the prompt.
+ * The snapshot's share of a model's context window (model/context-window.ts): the window less a margin for tokenizers
+ * that count up to ~25% more than svc's o200k estimate, less the rest of the prompt and room for the answer. The
+ * renderer fits the outline by shortening and dropping text lines, never a ref line, so the server never cuts the
+ * prompt.
  */
 import { z } from "zod";
 import { estimateTokens } from "../snapshot/index.js";

@@ -1,9 +1,8 @@
 /**
- * Literal instructions: an act that names its element by its exact accessible name (and role) needs no
- * model. `click the "Submit" button`, `type "Ada" into the Full name field`, `select "Large" from the Size
- * list`, `check the "Remember me" checkbox`, `fill "Full name" with "Ada"`, `press Enter`. The grammar is
- * closed and the match strict: anything else, or a name that fits no element or more than one, goes to the
- * model (a false match is worse than a model call). Pure: the page side is act-literal.ts.
+ * Literal instructions: an act naming its element by exact accessible name (and role) needs no model, e.g. `click the
+ * "Submit" button`, `press Enter`. The grammar is closed and the match strict: anything else, or a name fitting no
+ * element or several, goes to the model, since a false match is worse than a model call. Pure; the page side is
+ * act-literal.ts.
  */
 import type { RefTarget } from "../snapshot/index.js";
 import type { ActionMethod } from "./action.js";

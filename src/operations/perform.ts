@@ -1,8 +1,7 @@
 /**
- * Runs an Action with no model: resolve the target (selector or snapshot ref), wait until it is actionable
- * (visible, stable, enabled, receiving the event: browser/actionability.ts), do the method, let the page
- * settle. Failures raise the error class of what went wrong (not found, XPath, iframe, shadow root, stale
- * ref, click: an element that never became actionable) with a hint; success returns the seed's ActResult.
+ * Runs an Action with no model: resolve the target (selector or ref), wait until it is actionable
+ * (browser/actionability.ts), do the method, let the page settle. A failure raises the class of what went wrong with
+ * a hint; success returns an ActResult (docs/wire-formats.md).
  */
 import * as el from "../browser/element.js";
 import { describeSelected } from "../browser/select.js";

@@ -41,10 +41,9 @@ export interface SecretLookup {
 }
 
 /**
- * An argument a model wrote (or a cached action holds) → what the browser gets: each `%name%` is a variable
- * of the call or, failing that, a value the session masked as `%name%` in what the model saw (a password
- * typed earlier, a variable of an earlier call). A `%name%` that is neither is never typed: the model meant a
- * value nobody has, and typing the placeholder would report a success that did not happen.
+ * An argument a model wrote (or a cached action holds) → what the browser gets: each `%name%` is a call variable or
+ * else a value the session masked as `%name%`. One that is neither is never typed: typing the placeholder would
+ * report a success that did not happen.
  */
 export function resolveArgument(text: string, vars: Variables, secrets: SecretLookup | undefined): string {
   return text.replace(PLACEHOLDER, (m, name: string) => {

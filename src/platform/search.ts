@@ -1,8 +1,7 @@
 /**
- * Web search, whatever answers it: the request rules (docs/wire-formats.md "Library operations" and "Limits": a query of 1 to 200
- * characters, 1 to 25 results, default 10), the records ("Records", TypeScript casing: `requestId`,
- * `publishedDate`) and the one interface the backends implement — SearXNG (searxng.ts) and the platform's
- * `POST /v1/search` (web.ts). The same schema validates the library's input and the server route's body.
+ * Web search, whatever answers it: the request rules and records (docs/wire-formats.md, "Library operations",
+ * "Records") and the interface the backends implement, SearXNG (searxng.ts) and the platform's `POST /v1/search`
+ * (web.ts). One schema validates the library's input and the server route's body.
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
@@ -45,7 +44,7 @@ export interface SearchResult {
   image: string | null;
   /** ISO 8601, or null when the source gives no date. */
   publishedDate: string | null;
-  /** A short excerpt of the page, when the backend gives one (SearXNG does; not part of the seed's record). */
+  /** A short excerpt of the page, when the backend gives one (SearXNG does); beyond docs/wire-formats.md's record. */
   snippet?: string;
 }
 

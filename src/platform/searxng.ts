@@ -1,10 +1,8 @@
 /**
- * Search through a SearXNG instance's JSON API (`GET {url}/search?q=…&format=json&pageno=N`), the backend
- * for local use and for `svc serve`. Results keep SearXNG's order (its merged relevance), are de-duplicated
- * by canonical URL and cut to numResults; when the first page has too few, the next pages are asked for
- * (at most `maxPages`). The instance must allow the json format (`search: formats: [html, json]` in its
- * settings.yml); an instance that refuses it, or a URL that is not SearXNG, is a configuration error that
- * says so, never an empty list.
+ * Search through a SearXNG instance's JSON API, for local use and `svc serve`. Results keep SearXNG's order,
+ * de-duplicated by canonical URL, further pages asked for (at most `maxPages`) when the first has too few. An
+ * instance refusing the json format, or a URL that is not SearXNG, is a configuration error that says so, never an
+ * empty list.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { ServiceAbortedError, ServiceApiError, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../errors.js";

@@ -1,9 +1,7 @@
 /**
- * The `platform` module of the library (docs/wire-formats.md "Library operations"): `search(apiKey, query, numResults?, baseUrl?)`
- * and `fetch(apiKey, url, format, options?)` over the platform API's `POST /v1/search` and `POST /v1/fetch`
- * (the public platform, or `svc serve`, which offers the same routes). Input is checked here first: an
- * invalid request never leaves the process. A 429 is waited out as the server asks (backoff.ts), a bounded
- * number of times. `PlatformSearch` is the same search as a SearchBackend (the agent's tool, `svc search`).
+ * The library's `platform` module (docs/wire-formats.md, "Library operations"): `search` and `fetch` over the
+ * platform API (or `svc serve`). Input is checked first, so an invalid request never leaves the process; a 429 is
+ * waited out as the server asks, a bounded number of times. `PlatformSearch` is the same search as a SearchBackend.
  */
 import { ServiceApiError, ServiceInvalidArgumentError } from "../errors.js";
 import { describeIssue } from "../util/zod.js";

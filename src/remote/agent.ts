@@ -1,9 +1,8 @@
 /**
- * agent() on a session API: execute() posts an AgentExecuteRequest and streams the run back. The server
- * sends every RunEvent as a log line (`auxiliary.event`), so subscribers — the CLI's live view, JSON
- * lines — see the same events as for a local run. Aborting the signal drops the stream, which aborts the
- * run on the server. `onStepEnd` runs as each step's tool_result arrives, one hook at a time and awaited
- * before execute() returns; the server's run does not wait for it (it cannot pause a remote run).
+ * agent() on a session API: execute() posts an AgentExecuteRequest and streams the run back, every RunEvent as a log
+ * line, so subscribers see the same events as for a local run. Aborting drops the stream, which aborts the run on the
+ * server. `onStepEnd` runs as each step's tool_result arrives, awaited before execute() returns; the server's run
+ * cannot wait for it.
  */
 import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/agent.js";

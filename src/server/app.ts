@@ -1,9 +1,8 @@
 /**
- * The HTTP surface of `svc serve` (docs/wire-formats.md): one Hono app, two route families on one origin.
- * Auth, body and query limits, the error envelope and request logs live here; the routes live in
- * routes-*.ts. Any exception a route throws ends as an answer to that request only (onError); requests
- * Node's parser refuses before they reach the app (malformed chunked encoding, bad headers) are answered
- * by handleClientErrors, and so is CONNECT (405), which Node never hands to the app.
+ * The HTTP surface of `svc serve` (docs/wire-formats.md): one Hono app, two route families on one origin; auth, body
+ * limits, the error envelope and request logs here, routes in routes-*.ts. A route's exception answers that request
+ * only (onError). Requests Node's parser refuses before the app (bad chunking, bad headers) and CONNECT (405) are
+ * answered by handleClientErrors.
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";

@@ -1,11 +1,8 @@
 /**
- * What went wrong in the server's domain code (sessions, features, the CDP proxy's targets, the cluster),
- * said without HTTP: domain code throws these, and only the HTTP layer (http/errors.ts, STATUS_BY_KIND)
- * and the route files choose the status a client sees. Bad input is the library's own
- * ServiceInvalidArgumentError (400 INVALID_ARGUMENT; parseWith below); these cover what the library has no class for.
- *
- * `code` is a more precise wire name than the status's own (e.g. CONTEXT_IN_USE for a conflict), for
- * clients that tell them apart; `retryAfterS` becomes a `retry-after` header.
+ * What went wrong in the server's domain code, said without HTTP: domain code throws these and only http/errors.ts
+ * and route files choose a status. Bad input is the library's ServiceInvalidArgumentError (parseWith below); these
+ * cover the rest. `code` is a wire name more precise than the status (CONTEXT_IN_USE for a conflict); `retryAfterS`
+ * becomes `retry-after`.
  */
 import type { ZodError, ZodType } from "zod";
 import { isServiceError, ServiceInvalidArgumentError } from "../index.js";

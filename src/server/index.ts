@@ -1,9 +1,8 @@
 /**
- * startServer(): the app on a node http server, the CDP proxy on its upgrade path, the egress proxy every
- * tenant Chrome of an isolated server goes through (isolation/egress-proxy.ts), admission control (platform/admission.ts),
- * and a graceful close that drains: /readyz and new requests get 503 (DRAINING), queued starts too,
- * in-flight runs get the drain time (shutdownGraceS) to finish, then are aborted (their streams end
- * with an `error` event, plain requests get their answer), every browser is ended, the listener closes.
+ * startServer(): the app on a node http server, the CDP proxy on its upgrade path, the egress proxy of an isolated
+ * server's Chromes, admission control, and a graceful close: /readyz and new requests get 503 DRAINING, in-flight
+ * runs get shutdownGraceS to finish and are then aborted (streams end with `error`), every browser ends, the listener
+ * closes.
  */
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";

@@ -1,10 +1,8 @@
 /**
- * Two open WebSockets relayed message by message: a CDP client on one side, a browser on the other. The
- * client's messages pass through an optional check (the tenant filter) that may answer one itself instead
- * of forwarding it, or decide later: the client's messages then wait behind that one (the client's order
- * is kept; the client is not read meanwhile, beyond MAX_HELD messages it is disconnected). A side whose peer reads slowly is paused (no unbounded buffering: screencasts and
- * screenshots are large), and either side closing or failing closes the other. Shared by every socket the
- * server passes on: the CDP proxy (cdp/), a session's client cdpUrl (cdp/url.ts), the cluster's forwarding.
+ * Two WebSockets relayed message by message (a CDP client and a browser), for the CDP proxy, a client cdpUrl and the
+ * cluster's forwarding. An optional check (the tenant filter) may answer a message or decide later, the client's
+ * later messages waiting in order (beyond MAX_HELD it is disconnected). A slow reader pauses its peer (screencasts
+ * are large); one side closing closes the other.
  */
 import type { WebSocket } from "ws";
 

@@ -1,8 +1,7 @@
 /**
- * A CLI session's emulation (`svc set`): `<state>/sessions/<id>.emulation` (0600, written atomically), read by
- * the session's host, which applies it to every page of the session, those open now and every later one. The
- * file is the one truth: a `svc set` run as a full process writes it and asks the host to read it again. Every
- * field is checked here, both when a command sets it and when the host reads the file (a hand-edited file).
+ * A CLI session's emulation (`svc set`): `<state>/sessions/<id>.emulation` (0600, atomic), applied by the session's
+ * host to every page. The file is the one truth: a command writes it and asks the host to reread it. Every field is
+ * checked on write and again on read, since the file may be hand-edited.
  */
 import { join } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";

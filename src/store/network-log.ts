@@ -1,10 +1,8 @@
 /**
- * The requests a CLI session's pages made: `sessions/<id>.network`, written atomically (0600) by the session's
- * host, which records them on its own DevTools session of every page (commands/host-network.ts), in batches.
- * Bounded: the newest NETWORK_LOG_LIMITS.entries requests and at most NETWORK_LOG_LIMITS.bytes of JSON; one
- * request's URL, header values and request body clipped (NETWORK_LOG_LIMITS). `svc network requests --clear`
- * never rewrites the host's file: it writes `<file>.cleared` (when), and both the reader and the host's next
- * batch drop what came before. Every string is masked with the session's secrets when written and when read.
+ * The requests a CLI session's pages made (`sessions/<id>.network`, 0600, atomic), written in batches by the host
+ * (commands/host-network.ts) and bounded by NETWORK_LOG_LIMITS. `--clear` writes `<file>.cleared` instead of
+ * rewriting the host's file, and reader and host drop what came before. Every string is masked with the session's
+ * secrets on write and on read.
  */
 import { ServiceStateError } from "../errors.js";
 import { clearedMark, ensureDir, newestWithin, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";

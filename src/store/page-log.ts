@@ -1,11 +1,8 @@
 /**
- * What a CLI session's pages logged (console API calls) and threw (uncaught exceptions, unhandled
- * rejections): `sessions/<id>.console` and `sessions/<id>.errors`, written atomically (0600) by the
- * session's host, which stays attached to every page (commands/host-keeper.ts), in batches. Bounded per
- * kind: the last PAGE_LOG_LIMITS.entries entries and at most PAGE_LOG_LIMITS.bytes of JSON; one entry's text
- * at most PAGE_LOG_LIMITS.textChars characters. `svc console --clear` never rewrites the host's file: it
- * writes `<file>.cleared` (when), and both the reader and the host's next batch drop what came before.
- * Every string is masked with the session's secrets (store/secrets.ts) when written and again when read.
+ * What a CLI session's pages logged and threw (`sessions/<id>.console`, `.errors`, 0600, atomic), written in batches
+ * by the host and bounded by PAGE_LOG_LIMITS. `--clear` writes `<file>.cleared` instead of rewriting the host's file,
+ * and reader and host drop what came before. Every string is masked with the session's secrets (store/secrets.ts) on
+ * write and on read.
  */
 import { ServiceStateError } from "../errors.js";
 import { clearedMark, ensureDir, newestWithin, readIfExists, resolveStateDir, writeClearedMark, writeStateFile } from "./files.js";

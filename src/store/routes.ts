@@ -1,11 +1,7 @@
 /**
- * A CLI session's network routes (`svc network route`): `<state>/sessions/<id>.routes` (0600, written
- * atomically), read by the session's host, which answers the matching requests of every page of the session
- * (commands/host-fetch.ts). The file is the one truth: a command writes it and asks the host to read it again.
- * Every route is checked here, both when a command adds it and when the host reads the file (a hand-edited file).
- *
- * A pattern with a `*` is a glob over the whole URL, as Playwright's: `**` any characters, `*` any characters
- * but `/`, `{a,b}` either; any other pattern matches a URL that contains it (`/api/data`).
+ * A CLI session's network routes (`svc network route`): `<state>/sessions/<id>.routes` (0600, atomic), applied by the
+ * host (commands/host-fetch.ts). The file is the one truth: a command writes it and asks the host to reread it. Every
+ * route is checked on write and on read (a hand-edited file). Pattern syntax: docs/cli.md.
  */
 import { join } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";

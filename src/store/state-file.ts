@@ -1,9 +1,7 @@
 /**
- * Saved login state on disk (`svc state save|load`): plain JSON, or sealed with AES-256-GCM under a key
- * kept by `svc config` (state.key). A sealed file starts with a versioned header line, so load tells the
- * two apart and says clearly when the key is missing or wrong. The key setting may be any passphrase: the
- * AES key is derived from it with scrypt and a random salt per file; the IV is random per file, and the
- * header is authenticated with the ciphertext. Written 0600 through the one atomic writer.
+ * Saved login state (`svc state save|load`): plain JSON, or sealed with AES-256-GCM under `state.key`, any passphrase
+ * run through scrypt with a random salt per file. A versioned header line, authenticated with the ciphertext, tells
+ * the two apart, so load says clearly when the key is missing or wrong. Written 0600, atomically.
  */
 import { randomBytes, scryptSync } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,11 +1,8 @@
 /**
- * The one cancellation helper of svc. Every operation runs under one Cancellation (Playwright's Progress,
- * reduced): a signal that aborts when the caller's signal aborts or the deadline passes, and the deadline
- * itself, handed down from the face to the CDP call. Waits (sleep), races (abortable) and loops
- * (throwIfAborted between keys) all reject with the signal's reason: a ServiceTimeoutError when the
- * deadline passed, a ServiceAbortedError when the caller stopped it. A single promise with its own timeout
- * races it with `within`; option shapes take the caller's signal and timeout by extending `Abortable` /
- * `CallOptions`; `withChildSignal` gives a leaky client (the model SDKs) a signal of its own per request.
+ * The one cancellation helper: every operation runs under one Cancellation (Playwright's Progress, reduced), a signal
+ * aborted by the caller or the deadline, handed from the face down to the CDP call. Waits, races and loops reject
+ * with its reason: ServiceTimeoutError past the deadline, ServiceAbortedError when stopped. `withChildSignal` gives a
+ * leaky client (model SDKs) its own signal per request.
  */
 import { ServiceAbortedError, ServiceError, ServiceTimeoutError } from "../errors.js";
 

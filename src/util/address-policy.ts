@@ -1,17 +1,8 @@
 /**
- * Which network addresses a tenant of a shared server may reach: the public internet only, unless the
- * operator allows more. Decided on the addresses a connection really goes to (after DNS), never on the
- * spelling of a URL: `127.1`, `2130706433`, `0x7f.0.0.1`, `[::ffff:7f00:1]` and a name that resolves to
- * 127.0.0.1 are all 127.0.0.1 by the time they are checked here.
- *
- * Refused: loopback, "this host" (0.0.0.0/8, ::), private (10/8, 172.16/12, 192.168/16, fc00::/7),
- * carrier-grade NAT (100.64/10), link-local (169.254/16 — the cloud metadata service — and fe80::/10),
- * multicast, broadcast, reserved and documentation ranges, and IPv6 forms that embed an IPv4 address
- * (IPv4-mapped, IPv4-compatible, NAT64 64:ff9b::/96, 6to4 2002::/16) when the embedded address is refused;
- * Teredo (2001::/32) always, since its embedded address is obfuscated.
- *
- * The allowlist (`--allow-net`): `HOST`, `HOST:PORT`, `IP`, `IP:PORT`, `[IPv6]:PORT`, `CIDR`, or `.suffix`
- * (every name ending so). An allowed name is trusted whatever it resolves to (the operator named it).
+ * Which addresses a tenant of a shared server may reach: the public internet only, unless the operator allows more
+ * (`--allow-net`, docs/isolation.md). Decided on the addresses a connection really goes to, after DNS, never on a
+ * URL's spelling (`127.1`, `0x7f.0.0.1`, `[::ffff:7f00:1]` are all loopback here). An IPv6 form embedding a refused
+ * IPv4 is refused; Teredo always, its address being obfuscated.
  */
 import { isIP } from "node:net";
 

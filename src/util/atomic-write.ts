@@ -1,10 +1,8 @@
 /**
- * The one atomic file writer (state records, cache entries, command output files): the data goes to a temp
- * file next to the target, is fsynced, then renamed over the target — atomic on POSIX filesystems, so a
- * crash or a concurrent reader never sees half a file. On failure the temp file is removed and the fs
- * error is thrown as is (its `code`: ENOTDIR, EACCES, …); callers say what they were writing.
- * `exclusive`: never replace an existing file (link instead of rename; EEXIST when the target exists), for
- * a file two processes may create at once where the first one must win.
+ * The one atomic file writer: temp file beside the target, fsync, rename over it, so a crash or a concurrent reader
+ * never sees half a file. On failure the temp file is removed and the fs error thrown as is; callers say what they
+ * were writing. `exclusive` never replaces an existing file (link, EEXIST), for a file two processes may create where
+ * the first must win.
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from "node:fs";

@@ -1,9 +1,7 @@
 /**
- * The host policy at connect time. checkHost() asks the policy before each request, but the request then
- * resolves the name again: a name that answers a public address first and a loopback one second (DNS
- * rebinding) would pass the check and connect where the policy says no. With a policy, requests go
- * through an undici Agent whose `lookup` is the one the socket connects with, so the addresses checked
- * are the addresses used.
+ * The host policy at connect time. checkHost() asks before each request, but the request resolves the name again, so
+ * DNS rebinding (public address first, loopback second) would pass the check. With a policy, requests go through an
+ * undici Agent whose `lookup` is the socket's own, so the addresses checked are the addresses used.
  */
 import { lookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { isIP } from "node:net";

@@ -1,9 +1,8 @@
 /**
- * The JSON value in a model's reply, however the model wrapped it: reasoning blocks (`<think>…</think>`,
- * `<reasoning>…</reasoning>`, an unclosed one cut off by the token limit) are dropped, then the reply is
- * read as JSON as a whole, else from a ```json code fence, else from the first balanced `{…}` or `[…]` in
- * the prose around it. Nothing is repaired: a reply cut off mid-object is not JSON (the operation asks
- * again), where a repairing parser would close the brackets and pass a truncated answer off as whole.
+ * The JSON value in a model's reply, however wrapped: reasoning blocks (`<think>`, even unclosed) are dropped, then
+ * the reply is read as JSON, else from a ```json fence, else from the first balanced `{…}` or `[…]`. Nothing is
+ * repaired: a reply cut mid-object is not JSON and the operation asks again, where a repairing parser would pass a
+ * truncated answer off as whole.
  */
 
 const REASONING = /<(think|thinking|reasoning)>[\s\S]*?(?:<\/\1>|$)/gi;

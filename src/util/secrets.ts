@@ -1,19 +1,8 @@
 /**
- * The one masking mechanism: a session's secrets (every variable value it was given, and what was typed into
- * password fields) and how they are masked back to `%name%` in what leaves for a model and in what is
- * written down (history, logs, the inference log, caches, events, reports, the server's replay).
- *
- * - Whole tokens only: a value is masked where it is not part of a longer word or number — a letter, digit
- *   or combining mark (any script) right before or after it keeps it unmasked. `qty=2` leaves `GS-19286` and
- *   `127.0.0.1:4285` alone; `e12` (a ref) is not `12`; a value starting or ending with a digit is not
- *   matched next to `.`/`,` and another digit either (`1` stays in `127.0.0.1`, `2` in `2.5`). A value that itself starts or ends with punctuation
- *   has no such condition at that end.
- * - Every spelling a URL gives it: plain, `encodeURIComponent`, form-encoded (`+` for space), `encodeURI`.
- * - Structure is never rewritten: values under `selector`/`xpath`/`ref` keys and any `xpath=…` string (a
- *   cached `p[1]` stays `p[1]`, also as a drop target in `arguments`), and images (`image`/`images` keys,
- *   `{mediaType, data}`, `data:image/…` strings) are left alone.
- * - Masking is idempotent: a `%name%` already there is kept as it is.
- * What a caller gets back (results, messages, selectors) is never masked: only copies on their way out.
+ * The one masking mechanism: a session's secrets (variable values, what was typed into password fields) masked back
+ * to `%name%` in everything that leaves for a model or is written down. Whole tokens only, every URL spelling,
+ * structure (selectors, xpaths, refs, images) never rewritten, idempotent (rules: docs/models.md). What a caller gets
+ * back is never masked: only copies on their way out.
  */
 
 type Primitive = string | number | boolean;

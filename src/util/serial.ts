@@ -1,8 +1,7 @@
 /**
- * One operation at a time: a FIFO lock. A page holds one, so an act sent while a navigation runs waits
- * for it and then works on the new document, instead of reading a half-replaced one (`invalid CSS
- * selector`, `Cannot find context with specified id`). Re-entrant through async context: work already
- * holding the lock (an agent's goto tool inside its run, a navigation inside an act) runs straight through.
+ * One operation at a time: a FIFO lock. A page holds one, so an act sent during a navigation waits and then works on
+ * the new document instead of a half-replaced one. Re-entrant through async context: work already holding the lock
+ * (an agent's goto, a navigation inside an act) runs straight through.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { abortable } from "./abort.js";

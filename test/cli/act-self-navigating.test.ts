@@ -1,10 +1,8 @@
 /**
- * `svc act --action` on a page that navigates itself (self-navigate.html: location.replace right after each
- * load): the lookup is made again on each new document, and when the page never stops, the act ends with
- * TIMEOUT (exit 7, EXIT_CODES.md) within its --timeout (or CLICK_FAILED when the page's navigation swallowed
- * a press svc sent) — not exit 1 with a CDP error about a lost context, never a success.
- * A page that stops after a few hops: the act succeeds only if one of its documents received the click
- * (the last document shows it); a press the page's own navigation swallowed fails, naming that.
+ * `svc act --action` on a page that navigates itself (self-navigate.html): the lookup is redone on each new document;
+ * a page that never stops ends the act with TIMEOUT (exit 7) within --timeout, or CLICK_FAILED when its navigation
+ * swallowed the press, never a CDP error or a success. A page that stops after a few hops: success only if one of its
+ * documents received the click.
  */
 import { describe, expect, it } from "vitest";
 import { json, svc, useCliWorld, waitFor } from "./helpers.js";

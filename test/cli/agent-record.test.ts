@@ -1,8 +1,7 @@
 /**
- * `svc agent --record`: each step-N.png shows the page as step N left it. fixtures/pages/steps.html paints
- * its whole background a new colour on every click of "Next" and every key press, so a screenshot taken late
- * (during the next step) shows the next step's colour. The fake model clicks Next, presses a key four times,
- * then finishes; the same run is then replayed from the agent cache, its steps back to back.
+ * `svc agent --record`: each step-N.png shows the page as step N left it. steps.html paints a new background on every
+ * click of "Next" and every key, so a screenshot taken late shows the next step's colour. The fake model clicks,
+ * presses a key four times and finishes; the run is then replayed from the agent cache, steps back to back.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";

@@ -1,8 +1,7 @@
 /**
- * What a person sees of `svc agent` at a terminal, frame by frame, in a real pseudo-terminal: the first line
- * comes before Chrome is up (not seconds of blank), and the screen the run leaves behind — replayed through
- * a small terminal emulator, cursor moves and erasures included — has no spinner line and its totals once,
- * also after Ctrl-C (where `svc: interrupted` is printed while the live frame is on screen).
+ * What a person sees of `svc agent` at a terminal, in a real pseudo-terminal: the first line comes before Chrome is
+ * up, and the screen the run leaves (replayed through a small terminal emulator) has no spinner line and its totals
+ * once, also after Ctrl-C, where `svc: interrupted` is printed while the live frame is on screen.
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";

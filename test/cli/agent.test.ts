@@ -1,9 +1,7 @@
 /**
- * `svc agent` through the built CLI, with the fake model server scripted in THIS process (the spawned svc
- * reaches it through SVC_MODEL_BASE_URL): JSON lines (every line parsed, schemaVersion, event order, the
- * final result), variables that never reach stdout or the report, `--record` (a PNG per step and a
- * report.html listing every step), history and metrics, budget stops (exit 11 and the message naming the
- * limit), and no Chrome left behind by the one-shot browser.
+ * `svc agent` through the built CLI, the fake model scripted in this process (reached through SVC_MODEL_BASE_URL):
+ * JSON lines and their order, variables that never reach stdout or the report, `--record`, history and metrics,
+ * budget stops (exit 11 naming the limit), and no Chrome left by the one-shot browser.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

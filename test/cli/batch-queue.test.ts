@@ -1,9 +1,7 @@
 /**
- * `svc batch --queue` with three real `svc worker` processes on a real Redis: workers + 1 fixture tasks (each
- * worker takes one of the first three, so every worker gets work, and one is left for when a worker is gone),
- * every result present once and in input order; one worker is killed (-9) in the middle of a task and that task
- * completes on another worker; variable values never reach Redis in clear; the same batch on a local pool
- * gives the same results; `--detach` + `--results` collects a batch later.
+ * `svc batch --queue` with three real `svc worker`s on a real Redis: every result once, in input order (one task more
+ * than workers, so one is left when a worker is gone); a worker killed (-9) mid-task has its task finish elsewhere;
+ * variables never reach Redis in clear; a local pool gives the same results; `--detach` + `--results` collects later.
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";

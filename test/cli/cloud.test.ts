@@ -1,9 +1,8 @@
 /**
- * Cloud mode of the CLI against a real `svc serve` (spawned, real Chrome, the fake model in this process):
- * `sessions start --cloud` creates a keepAlive platform session; list/show mark it `kind: "cloud"`; goto,
- * act (--action and with the model), extract and history/metrics run on it remotely; `sessions end`
- * releases it and the server's Chrome is gone. One-shot commands with env BROWSERBASE (flag, env var or
- * stored setting) create a cloud session and release it. No API key lands in the state dir or output.
+ * Cloud mode of the CLI against a real spawned `svc serve`: `sessions start --cloud` makes a keepAlive platform
+ * session marked `kind: "cloud"`, on which goto, act, extract, history and metrics run remotely; `sessions end`
+ * releases it and its Chrome is gone. One-shot commands with env BROWSERBASE create and release one. No API key lands
+ * in the state dir or output.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

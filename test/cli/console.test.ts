@@ -1,9 +1,8 @@
 /**
- * `svc console` and `svc errors` through the built `svc`, run by the session's host (a spawned thin client)
- * and by a full process (SVC_NO_HOST=1): what the pages logged and threw, recorded by the host, which stays
- * attached between commands — an entry logged after the last command ended is listed by the next one —
- * bounded files, `--clear`, the selected tab vs `--all`, secrets masked in the text and on disk, and each entry
- * listed once after `svc back` brings a page back from the back/forward cache (Chrome replays its messages).
+ * `svc console` and `svc errors` through the built `svc`, in the host and as a full process (SVC_NO_HOST=1): entries
+ * recorded by the host between commands too, bounded files, `--clear`, selected tab vs `--all`, secrets masked in
+ * text and on disk, and each entry listed once after `svc back` restores a page from the back/forward cache (Chrome
+ * replays its messages).
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { type Server, createServer } from "node:http";

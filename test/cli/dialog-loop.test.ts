@@ -1,11 +1,8 @@
 /**
- * A page that loops on alert()/confirm() for ever (dialog-forever.html) does not hold a CLI command past its
- * --timeout: the goto ends with TIMEOUT (and leaves the tab on a blank page), and so does an act whose click
- * starts the loop (it hung for minutes before). Both exit 7 (EXIT_CODES.md); a command with no --timeout
- * whose attach meets the loop ends the same way after the default attach bound. A page that starts its loop
- * just after its load event (the navigation's settling then met it) ends the goto at its --timeout too: it
- * held the command for Chrome's 180 s protocol timeout before; and the session stays usable: the tab is left
- * on a blank page, and the same host takes the next goto (issue 41).
+ * A page that loops on alert()/confirm() for ever does not hold a CLI command past its --timeout: a goto, an act
+ * whose click starts the loop, and an attach that meets it (default bound) all end with TIMEOUT (exit 7), the tab
+ * left on a blank page. A loop starting just after load ends the goto at its --timeout too, and the same host takes
+ * the next goto (issue 41).
  */
 import { describe, expect, it } from "vitest";
 import { json, processesMentioning, svc, useCliWorld } from "./helpers.js";

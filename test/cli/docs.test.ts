@@ -1,12 +1,8 @@
 /**
- * The README and the docs pages, read as a newcomer reads them. Every ```sh block of README.md, and the ```sh
- * blocks under a docs page's "## Quick start", run exactly as printed: each line in `sh -c`, in order, in one
- * sandbox (its own state dir, config dir and working folder), with `svc` on PATH being the built bin; each must
- * exit 0, and a line whose comment says `one line reads: X` must print a line X (`prints: X`: print exactly X).
- * The rest is checked without a browser: each docs page opens with a table of contents of its ## and ###
- * headings, every link and anchor resolves, no prose line is over 200 characters, the install line names the
- * package, the Settings table lists every setting, and docs/cli.md's and SKILL.md's exit codes are
- * commands/EXIT_CODES.md's.
+ * The README and docs as a newcomer reads them: every ```sh block of README.md and of a docs page's "Quick start"
+ * runs as printed in one sandbox with the built `svc`, each line exiting 0 (`one line reads: X` / `prints: X`
+ * comments checked). Without a browser: tables of contents, links and anchors, prose lines ≤ 200 characters, the
+ * Settings table, and exit codes equal to commands/EXIT_CODES.md's.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,8 +1,7 @@
 /**
- * Downloads and dialogs of a CLI session through the built `svc`: a click on an attachment link saves the
- * file under its suggested name in the session's download folder (never overwriting: "report (1).txt"),
- * `svc downloads` lists it with its size and URL, also after the command that started it exited; and
- * `--dialog accept` / `svc dialog accept "Ada"` decide what confirm() and prompt() return. Real Chrome.
+ * Downloads and dialogs of a CLI session through the built `svc`: a click on an attachment saves it under its
+ * suggested name in the session's folder (never overwriting: "report (1).txt"), `svc downloads` lists it also after
+ * its command exited; `--dialog accept` and `svc dialog accept "Ada"` decide what confirm() and prompt() return.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";

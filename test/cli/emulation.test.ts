@@ -1,9 +1,8 @@
 /**
- * `svc set`: each setting checked in the page's own view (its viewport, geolocation, color scheme, onLine, the
- * headers its requests carry, its time zone and language), on the tab open when it was set and on a tab opened
- * afterwards; `svc set` alone shows them, `off` and `--clear` take them away, and bad values are one line naming
- * the setting. The commands run as full processes (the host applies on a control request) and once through the
- * thin client (the host runs `svc set` itself).
+ * `svc set`: each setting checked in the page's own view (viewport, geolocation, colour scheme, onLine, request
+ * headers, time zone, language), on the open tab and on one opened later; `svc set` alone shows them, `off` and
+ * `--clear` take them away, bad values are one line naming the setting. Run as full processes and once through the
+ * thin client.
  */
 import { createRequire } from "node:module";
 import { describe, expect, it, onTestFinished } from "vitest";

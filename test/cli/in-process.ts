@@ -1,13 +1,8 @@
 /**
- * Running one `svc` command line inside the test's own process, through the entry the session host uses
- * (dist/commands/main.js runCommand, loaded with globalThis.svcEmbedded set: no process-wide handler, no
- * host started), instead of spawning `node bin/svc.js`: the same parsing, code, output and exit code,
- * without a Node start and a module load per command.
- *
- * Each run gets exactly its own environment (process.env is replaced for the run and put back), its own
- * stdout/stderr (captured; not terminals, as with a spawned svc's pipes) and its exit code. One run at a
- * time per test worker: `inProcessBusy()` says when a caller must spawn instead (a command started while
- * another runs — `svc wait` beside a click — runs in a process of its own, as it would for a user).
+ * Running one `svc` command line inside the test's own process, through the entry the session host uses (runCommand
+ * with globalThis.svcEmbedded set), not a spawned `node bin/svc.js`: same code, output and exit code without a Node
+ * start per command. Each run gets its own environment (swapped and restored) and captured output; `inProcessBusy()`
+ * says when to spawn instead.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

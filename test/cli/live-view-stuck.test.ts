@@ -1,9 +1,8 @@
 /**
- * A live view viewer that acknowledges every frame but never reads its socket (issue 40), on a tab that
- * repaints every frame: frames stop once LIVE_LIMITS.maxBufferedBytes wait unsent, the viewer is closed with
- * 1008 and a reason after LIVE_LIMITS.stuckViewerMs, and the process serving the view keeps its RSS bounded
- * meanwhile and after. The viewer code is one (src/server/live/viewer.ts), served by a spawned `svc serve` and
- * by a CLI session's host (`svc view`, src/server/live/local-view.ts): both are proved here.
+ * A live view viewer that acks every frame but never reads its socket (issue 40), on a tab repainting every frame:
+ * frames stop once LIVE_LIMITS.maxBufferedBytes wait unsent, the viewer is closed with 1008 after
+ * LIVE_LIMITS.stuckViewerMs, and the serving process's RSS stays bounded. The one viewer code is proved under both
+ * `svc serve` and a CLI host (`svc view`).
  */
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
@@ -161,10 +160,10 @@ describe("a CLI session's host (svc view)", () => {
     let queued = 0;
     let readStalled = 0;
     try {
-      // The host logs nothing, and its close frame waits behind the bytes not read: the close is seen only by
-      // reading. It comes within stuckViewerMs and one check (tabsRefreshMs) of the last bytes the socket took,
-      // i.e. of when the kernel's queues stopped growing (unchanged for 2 s), and the close frame is kept for
-      // ws's 30 s close timeout: reading again 8 s past the latest close time lands in between on a loaded machine.
+      // The host logs nothing, and its close frame waits behind the unread bytes, so the close is seen only by
+      // reading. It comes within stuckViewerMs plus one tabsRefreshMs check of when the kernel's queues stopped
+      // growing, and ws keeps the close frame for its 30 s close timeout: reading 8 s past the latest close time
+      // lands in between on a loaded machine.
       let since = Date.now();
       await waitFor(() => {
         const q = kernelQueued(v.raw.localPort!, Number(u.port));

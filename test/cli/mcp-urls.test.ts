@@ -1,10 +1,8 @@
 /**
- * `svc mcp`'s one URL policy (util/url-policy.ts, applied by Page.goto): every way the server opens a page —
- * `navigate`, `tabs new`, the agent's goto — refuses the rows of the shared table of hostile URLs
- * (test/support/hostile-urls.ts) that the "http" policy refuses with the same words, over real
- * stdio, unless the operator starts it with --allow-file-urls, which adds file: alone. The agent is the fake
- * model scripted to goto each URL, as a prompt-injected page would ask it to; a secret in a local file never
- * reaches a tool's answer.
+ * `svc mcp`'s one URL policy (util/url-policy.ts, applied by Page.goto): `navigate`, `tabs new` and the agent's goto
+ * refuse the shared table's hostile URLs (test/support/hostile-urls.ts) in the same words over real stdio, unless --allow-file-urls, which adds file: alone.
+ * The agent is the fake model scripted to go to each URL, as a prompt-injected page would ask; a local file's secret
+ * never reaches an answer.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

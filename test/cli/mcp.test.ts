@@ -1,9 +1,7 @@
 /**
- * `svc mcp` driven by the official SDK's own Client over both transports: stdio (the built `svc mcp`
- * spawned by StdioClientTransport) and streamable HTTP (`svc mcp --http --port 0`, the URL read from stderr).
- * The tools are listed; the forms fixture is driven end to end on refs (navigate → snapshot → fill/click →
- * extract, the fake model answering); a failure is an MCP tool error carrying svc's code; and the client
- * going (stdin closed, or the MCP session deleted) ends its Chrome.
+ * `svc mcp` driven by the official SDK's Client over stdio and streamable HTTP (`--http --port 0`, URL from stderr):
+ * tools listed, the forms fixture driven end to end on refs with the fake model, a failure as an MCP tool error with
+ * svc's code, and the client going (stdin closed, MCP session deleted) ending its Chrome.
  */
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";

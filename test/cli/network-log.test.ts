@@ -1,10 +1,8 @@
 /**
- * `svc network requests|request` and `svc har start|stop` through the built `svc`, on a real Chrome: the session's
- * host records every request of its pages (fixtures/pages/network.html fetches JSON, a missing file, a refused
- * port, and posts JSON), in the host and in a full process (SVC_NO_HOST=1); `--filter`, `--body` (the JSON the page
- * fetched; a binary one as base64), `--clear`, a HAR 1.2 file (every required field, importable) of what loaded
- * between start and stop, the session's secrets masked everywhere, and the bound (a page making more requests than
- * the log keeps: the newest are kept).
+ * `svc network requests|request` and `svc har start|stop` on a real Chrome, in the host and as a full process: every
+ * request of network.html (JSON, a 404, a refused port, a POST) recorded; `--filter`, `--body` (binary as base64),
+ * `--clear`; a valid HAR 1.2 of what loaded between start and stop; secrets masked everywhere; and the bound (the
+ * newest requests kept).
  */
 import { mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";

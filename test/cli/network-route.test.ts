@@ -1,8 +1,7 @@
 /**
- * `svc network route|unroute|routes` on a real Chrome: the fixture page fetches fetch/data.json and shows
- * "<status> <body>" (routed.html); a route's body, status, headers and abort reach the page itself, unroute brings
- * the real response back, a route set before a tab opens applies there, globs match the whole URL, and bad input
- * is one line naming the flag. Run in the session's host and as a full process (the host applies on a control).
+ * `svc network route|unroute|routes` on a real Chrome (routed.html shows "<status> <body>" of a fetch): a route's
+ * body, status, headers and abort reach the page, unroute restores the real response, a route applies on a tab opened
+ * later, globs match the whole URL, bad input is one line naming the flag. In the host and as a full process.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

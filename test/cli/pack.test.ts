@@ -1,10 +1,8 @@
 /**
- * The published package, as a user gets it: `npm pack` (of the built dist/), then `npm install -g` of the
- * tarball into a scratch prefix, then the installed `svc` run from a folder that has nothing to do with this
- * repository: --version, `open URL` (which starts a session), `snapshot -i`, `sessions end --all`. The
- * tarball holds only what runs (bin, dist's JS and types, README, LICENSE, CHANGELOG). The install reads
- * npm's cache first (--prefer-offline; `npm ci` fills it) and the registry only for what is missing. It is
- * the slow part: ~290 packages, ~180 MB unpacked, 35-70 s on a loaded 2-core machine with a warm cache.
+ * The published package as a user gets it: `npm pack` of the built dist/, `npm install -g` into a scratch prefix,
+ * then the installed `svc` run outside the repository (--version, open, `snapshot -i`, `sessions end --all`). The
+ * tarball holds only what runs. The install prefers npm's cache (--prefer-offline); it is the slow part, 35-70 s on a
+ * loaded 2-core machine.
  */
 import { type SpawnSyncReturns, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";

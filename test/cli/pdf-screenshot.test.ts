@@ -1,10 +1,7 @@
 /**
- * `svc pdf` and `svc screenshot --format/--quality/--annotate` through the built `svc`, run by the session's
- * host (a spawned thin client) and by a full process (SVC_NO_HOST=1): a real PDF of the paper asked for,
- * written atomically; JPEG at the quality asked for, bad qualities refused before any work; annotated
- * pictures with each interactive ref boxed in the annotation colour, and the page's DOM as it was after;
- * the 2000 px bound on the long side (Chrome scales, the file's real size and the scale reported) and
- * --if-changed (no file while the tab looks as at its last screenshot).
+ * `svc pdf` and `svc screenshot` through the built `svc`, in the host and as a full process: a real PDF, written
+ * atomically; JPEG at the quality asked, bad qualities refused first; annotated boxes in the annotation colour with
+ * the DOM left as it was; the 2000 px bound on the long side with the real size and scale reported; and --if-changed.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";

@@ -1,11 +1,7 @@
 /**
- * Launch options of `svc sessions start` and sessions on a Chrome svc did not start:
- * - `--profile DIR`: a cookie set in one session is there in the next session started with the same DIR; a
- *   second live session on it is refused; the dir is kept.
- * - `--proxy` with credentials: the session's host answers the proxy's challenge; the password is in no record,
- *   no output and no command line; routes share the Fetch domain with it. `--user-agent` and `--args` reach
- *   Chrome; forbidden flags are refused.
- * - `svc connect PORT`: a session on a Chrome this test launched; `sessions end` ends only the host.
+ * Launch options of `svc sessions start`, and sessions on a Chrome svc did not start: `--profile DIR` keeps a cookie
+ * into the next session and refuses a second live one; `--proxy` credentials are answered by the host and appear in
+ * no record, output or command line; `--user-agent` and `--args` reach Chrome; `svc connect PORT` ends only the host.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";

@@ -1,8 +1,7 @@
 /**
- * `svc search` (the built CLI) against loopback stubs standing in for a SearXNG instance and for the
- * platform's POST /v1/search: backend from config `search.url` or SVC_SEARCH_URL, else the platform with
- * --env BROWSERBASE; the ranked list and --json; input checked before any request (exit 2); no backend or an
- * instance without JSON → exit 9 with one line saying how to configure; a lasting 429 → a clear error.
+ * `svc search` against loopback stubs of a SearXNG instance and the platform's POST /v1/search: the backend from
+ * `search.url`, SVC_SEARCH_URL or --env BROWSERBASE; the ranked list and --json; input checked before any request
+ * (exit 2); no backend or no JSON → exit 9 saying how to configure; a lasting 429 → a clear error.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assertBuilt, expectOneLine, json, sandbox, svc, type Sandbox } from "./helpers.js";

@@ -1,9 +1,7 @@
 /**
- * `svc serve` and `svc mcp --http` take their secrets where no other local user can read them (issue 41):
- * the environment, a 0600 file, stdin. Each runs as a real process, and every process's command line
- * (/proc/PID/cmdline, what `ps` shows any user) is read: none holds the key or token. A secret given as an
- * argument anyway is warned about and gone from the server's command line once it listens; a secret file
- * others may read is refused.
+ * `svc serve` and `svc mcp --http` take secrets where no other local user can read them (issue 41): environment, 0600
+ * file, stdin. Each runs as a real process and every process's /proc/PID/cmdline is read: none holds the key or
+ * token. A secret given as an argument is warned about and gone once it listens; a file others may read is refused.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, readdirSync, writeFileSync } from "node:fs";

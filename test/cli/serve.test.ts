@@ -1,8 +1,7 @@
 /**
- * `svc serve` through the built CLI: it refuses to start without API keys (naming the three ways to give
- * them), validates its flags, listens and answers /healthz, 401 without a key, takes its keys from
- * SVC_API_KEYS or the stored `server.apiKeys` (the flag and file forms: secrets-argv.test.ts), logs requests at --verbose 1 (never a key), and on
- * SIGTERM (exit 0) or SIGINT (exit 130) ends every browser it started.
+ * `svc serve` through the built CLI: no start without API keys (naming the three ways), flags validated, /healthz,
+ * 401 without a key, keys from SVC_API_KEYS or the stored `server.apiKeys`, requests logged at --verbose 1 (never a
+ * key), and on SIGTERM (exit 0) or SIGINT (exit 130) every browser it started ends.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, assertBuilt, chromePidsOf, expectNoChrome, expectOneLine, json, sandbox, svc } from "./helpers.js";

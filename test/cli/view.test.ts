@@ -1,10 +1,7 @@
 /**
- * `svc view`: the live view of a local CLI session, served by its host on 127.0.0.1. The URL opened in a real
- * Chromium shows the session's selected tab (frames painted, the tab strip), a click through the view reaches
- * the session's page (checked with `svc eval`), the URL is the same on every `svc view` (one server per
- * session), a wrong token or another address is refused, a view-only URL ignores input, viewers are bounded,
- * `--open` hands $BROWSER a launch file, never the token (a failure to open is a warning), and the view ends
- * with the session.
+ * `svc view`, opened in a real Chromium: it shows the session's selected tab, a click through it reaches the page,
+ * the URL is stable per session, a wrong token or address is refused, a view-only URL ignores input, viewers are
+ * bounded, `--open` hands $BROWSER a launch file, never the token, and the view ends with the session.
  */
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,9 +1,8 @@
 /**
- * Literal instructions (src/operations/literal.ts, act-literal.ts) on real Chrome: with no model configured they
- * act and say `model: "none"`; anything not of that form, ambiguous or unmatched still needs the model (and fails
- * with MISSING_LLM_CONFIGURATION when there is none, having done nothing); with a model, a literal act sends it
- * nothing. Last, the fixture corpus: every element of fixtures/pages/manifest.json named as a literal instruction
- * must resolve to that very element or to nothing (a false match fails the test); the share is printed.
+ * Literal instructions on real Chrome: with no model they act and say `model: "none"`; anything else still needs the
+ * model (MISSING_LLM_CONFIGURATION with none, having done nothing); with a model a literal act sends it nothing. Then
+ * the fixture corpus: every element of manifest.json named literally must resolve to itself or nothing (a false match
+ * fails); the share is printed.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

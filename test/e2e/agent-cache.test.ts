@@ -1,9 +1,8 @@
 /**
- * The agent cache (cacheDir): a successful run is stored (refs as XPaths, variables as %name%, its final
- * answer beside the steps with the fingerprint of the page it was read from) under a key that includes the variables' values as salted digests; an identical run replays
- * the stored steps with no model and then lets the model read the page as it is now for the final answer, so
- * a replay never reports an answer it did not observe. When a replayed step no longer fits the page, the
- * model takes over from that step and the entry is refreshed.
+ * The agent cache: a successful run is stored (refs as XPaths, variables as %name% with salted digests of their
+ * values in the key, the final answer with its page's fingerprint); an identical run replays with no model, then lets
+ * the model read the page now for the answer, never reporting one it did not observe. A step that no longer fits
+ * hands over to the model and refreshes the entry.
  */
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

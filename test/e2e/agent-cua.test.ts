@@ -1,11 +1,8 @@
 /**
- * cua mode: the provider's computer-use tool drives the fixture site (click the search box, type "fern",
- * press Enter, click Boston Fern) through OpenAI computer use (Responses API) and Anthropic computer use,
- * with the fake model answering in each wire format. Coordinates are measured in the page, as a model
- * would read them off the screenshot. Checks the page effect, that screenshots go back with each turn,
- * the requests' computer-use shape, events and the result's seed shape. A second run per provider solves the
- * whole site task (search → detail → order form clicked and typed, delivery chosen by keys → submit →
- * confirmation), every coordinate measured on the current page when its reply is asked for.
+ * cua mode: OpenAI's and Anthropic's computer-use tools (the fake model answering in each format) drive the fixture
+ * site, with coordinates measured in the page as a model would read them off the screenshot. Checks the page effect,
+ * a screenshot per turn, the requests' shape, events and the result's shape; a second run per provider solves the
+ * whole site task.
  */
 import { describe, expect, it } from "vitest";
 import { AgentResultSchema } from "../../src/agent/result.js";
@@ -83,7 +80,8 @@ describe.each(PROVIDERS)("$wire.label computer use", ({ wire, script }) => {
 
     // The page effect.
     expect(env.svc.page.url()).toContain("/site/item.html?id=fern");
-    // The result: the seed shape, the final message, one action per mapped call plus done.
+    // The result: the agent result of docs/wire-formats.md, the final message, one action per mapped call plus
+    // done.
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ success: true, completed: true, message: "Boston Fern's page is open.", metadata: { mode: "cua", steps: 5, stopReason: "done" } });
     expect(result.actions.map((a) => a.type)).toEqual(["computer", "computer", "computer", "computer", "done"]);

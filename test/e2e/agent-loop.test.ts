@@ -1,9 +1,8 @@
 /**
- * Loop detection (src/agent/loop-detect.ts), real Chrome and the fake model's looping mode: a model that
- * clicks a button which changes nothing is warned in its next prompts and then stopped with
- * `completed: false`, stopReason "loop" and a message naming the step and how many times; the loop events
- * go out on the run's stream. The same click on a button that DOES change the page is not a loop, and
- * `loopDetection: false` lets a looping run go on to maxSteps.
+ * Loop detection (agent/loop-detect.ts) with the fake model's looping mode: clicking a button that changes nothing is
+ * warned in the next prompts, then stopped (`completed: false`, stopReason "loop", a message naming step and count),
+ * with loop events on the stream. The same click on a button that does change the page is no loop, and
+ * `loopDetection: false` runs on to maxSteps.
  */
 import { describe, expect, it } from "vitest";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";

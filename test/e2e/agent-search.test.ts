@@ -1,9 +1,8 @@
 /**
- * The agent's search tool (useSearch) in real runs: real Chrome, the fake model reading each step's
- * prompt, a SearXNG-format stub on loopback standing in for the instance. The model searches, reads the
- * ranked list in the next step, opens a result with goto and answers from the page. Without a backend the
- * tool is absent and the run logs how to configure one; the backend is resolved per run (searchUrl, else
- * SVC_SEARCH_URL), and a failing backend is an error line for the model, not the end of the run.
+ * The agent's search tool (useSearch) in real runs with a SearXNG-format stub: the model searches, reads the list,
+ * opens a result and answers from the page. Without a backend the tool is absent and the run logs how to configure
+ * one; the backend is resolved per run (searchUrl, else SVC_SEARCH_URL); a failing backend is an error line for the
+ * model, not the end of the run.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NO_SEARCH_BACKEND } from "../../src/agent/tools-search.js";

@@ -1,9 +1,7 @@
 /**
- * The agent solves the multi-page fixture site (search → detail → form → confirmation) end to end with a
- * scripted model that reads each step's prompt: in dom mode (refs of the outline) and in hybrid mode
- * (coordinates off the page, a screenshot attached to every step), through each wire format. Checks what
- * the page ends up showing, the result's seed shape, the events' order, what each step sent (one page,
- * history lines), metrics and history.
+ * The agent solves the multi-page fixture site end to end with a scripted model reading each step's prompt, in dom
+ * mode (refs) and hybrid mode (coordinates, a screenshot per step), through each wire format. Checks what the page
+ * ends up showing, the result's shape, the events' order, what each step sent, metrics and history.
  */
 import { describe, expect, it } from "vitest";
 import { AgentResultSchema } from "../../src/agent/result.js";
@@ -41,7 +39,7 @@ describe.each(WIRES)("$label", (wire) => {
     expect(result.actions[1]).toMatchObject({ action: 'fill e1 searchbox "Search plants" ["fern"]', ok: true, reasoning: "search" });
     for (const a of result.actions) expect(a.timeMs).toBeGreaterThanOrEqual(0);
 
-    // Exactly the seed's shape (strict where the seed says "no other properties").
+    // Exactly the agent result of docs/wire-formats.md, strict where it allows no other properties.
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
     expect(Object.keys(result).every((k) => SEED_RESULT_KEYS.includes(k))).toBe(true);
     expect(Object.keys(result.usage!).sort()).toEqual(["cached_input_tokens", "inference_time_ms", "input_tokens", "output_tokens", "reasoning_tokens"]);

@@ -1,8 +1,7 @@
 /**
- * One cancellation path through every operation (real Chrome, fake model): an operation's timeout or its
- * caller's AbortSignal stops its work in the page — typing stops between two keys, the model request is
- * closed — the promise rejects with TIMEOUT / ABORTED, and the history records the call as stopped with
- * what it did. The field is read again well after the rejection: nothing types on behind the caller's back.
+ * One cancellation path through every operation: a timeout or the caller's AbortSignal stops the work in the page
+ * (typing stops between keys, the model request is closed), the promise rejects with TIMEOUT / ABORTED, and history
+ * records it as stopped. The field is read again well after the rejection: nothing types on behind the caller's back.
  */
 import { describe, expect, it } from "vitest";
 import { ServiceAbortedError, ServiceTimeoutError } from "../../src/errors.js";

@@ -1,9 +1,8 @@
 /**
- * JavaScript dialogs never block: alert/confirm/prompt/beforeunload are answered the moment they open (by
- * the dialogPolicy: dismiss unless chosen), so goto, extract, act and agent steps after one finish
- * promptly; each is in the history and the log, and the agent's next step is told of it and can choose
- * the next answer with its dialog tool. The fixture pages show what the page got back (confirm's value,
- * prompt's text, how often the confirm loop asked).
+ * JavaScript dialogs never block: each is answered as it opens (dismiss unless chosen), so goto, extract, act and
+ * agent steps after one finish promptly; each is in history and log, and the agent's next step hears of it and may
+ * choose the next answer. The fixture pages show what they got back (confirm's value, prompt's text, the confirm
+ * loop's count).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";

@@ -1,8 +1,7 @@
 /**
- * A DevTools client in the process that holds Chrome's pipe (a CLI session's host, svc serve) joins the pipe's
- * mux in process, not through a WebSocket on the process's own unix socket (src/browser/cdp/local-endpoints.ts):
- * shown by taking the socket file away, which no WebSocket client could then reach. It behaves as the WebSocket
- * client does: protocol errors, events, page endpoints, and the end of the browser.
+ * A DevTools client in the process holding Chrome's pipe joins the mux in process, not by WebSocket to its own socket
+ * (browser/cdp/local-endpoints.ts): shown by removing the socket file, which no WebSocket client could then reach. It
+ * behaves as the WebSocket client: protocol errors, events, page endpoints, the browser's end.
  */
 import { renameSync } from "node:fs";
 import { spawn } from "node:child_process";

@@ -1,10 +1,8 @@
 /**
- * svc's own page scripts run in an isolated world per frame: patched-dom.html replaces querySelector(All),
- * document.evaluate, getBoundingClientRect, getClientRects and elementFromPoint with broken versions (in
- * its own frame and in a cross-origin frame of itself), and every way of reaching an element still works —
- * act(action) by CSS, XPath and ref, act(instruction) with the fake model, extract — while a user's
- * page.evaluate still sees the page's own (patched) globals. The remote objects svc creates are released
- * after each operation.
+ * svc's page scripts run in an isolated world per frame: patched-dom.html breaks querySelector, document.evaluate,
+ * getBoundingClientRect, getClientRects and elementFromPoint (also in a cross-origin frame), and act by CSS, XPath,
+ * ref and instruction and extract still work, while a user's page.evaluate sees the patched globals. svc's remote
+ * objects are released after each operation.
  */
 import { describe, expect, it } from "vitest";
 import { action, waitFor } from "../support/browser.js";

@@ -1,9 +1,7 @@
 /**
- * The action cache (cacheDir): act MISS (model call, entry stored) then the same act → HIT with zero
- * requests to the model; variable VALUES do not matter, names do; when the page no longer matches (the
- * element renamed or removed) the act falls back to the model and the entry is refreshed. Also the
- * two-step dropdown replayed from the cache, a second Service reading the same directory, and the
- * older-generation `enableCaching` option. Through each wire format.
+ * The action cache: act MISS (model call, entry stored) then the same act HITs with no model request; variable values
+ * do not matter, names do; a page that no longer matches falls back to the model and refreshes the entry. Also the
+ * two-step dropdown replayed, a second Service on the same directory, and `enableCaching`. Through each wire format.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

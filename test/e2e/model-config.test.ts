@@ -1,9 +1,7 @@
 /**
- * Which model serves a call, and what happens when none can: a missing key names the variable to set
- * (MissingLLMConfigurationError, no request sent), a key from the environment is used, a model string not
- * in provider/model form is InvalidAISDKModelFormatError at construction (and per call), an unknown
- * provider is UnsupportedModelError; a custom `llmClient` replaces the SDKs (and a per-call `model` still
- * goes through them).
+ * Which model serves a call, and what happens when none can: a missing key names the variable (no request sent), an
+ * environment key is used, a model not in provider/model form is InvalidAISDKModelFormatError, an unknown provider
+ * UnsupportedModelError; a custom `llmClient` replaces the SDKs, while a per-call `model` still goes through them.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { InvalidAISDKModelFormatError, LLMResponseError, MissingLLMConfigurationError, ServiceInvalidArgumentError, UnsupportedModelError } from "../../src/errors.js";

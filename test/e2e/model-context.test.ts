@@ -1,10 +1,8 @@
 /**
- * Context windows (src/model/context-window.ts, src/operations/budget.ts), real Chrome and the fake model's
- * 2,048-token truncation mode (a server that silently drops the start of a longer prompt, like Ollama's old
- * default): with `contextWindow: 2048` the snapshot is budgeted so the whole prompt fits and an extract on a
- * large page succeeds; without a window the same page's prompt is cut at the server and the extract fails.
- * A local preset with no stated window is budgeted for the server default and the log says why once; a
- * preset drives act against the fake at a preset-like base URL with no key.
+ * Context windows with the fake model's 2,048-token truncation mode (a server that silently drops a long prompt's
+ * start): with `contextWindow: 2048` the snapshot is budgeted and an extract on a large page succeeds; without, the
+ * same prompt is cut and it fails. A local preset with no window is budgeted for the server default, logged once; a
+ * preset acts with no key.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

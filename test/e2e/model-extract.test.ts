@@ -1,9 +1,7 @@
 /**
- * extract() with a zod schema through each wire format: URL fields are shown to the model as "ref of the
- * link" fields and come back as real absolute URLs (relative, fragment, external and shadow-DOM links);
- * a reply that does not fit is retried once with the validation problem, a second misfit is an
- * LLMResponseError; the older-generation extract(options) form with selector, modelName and
- * modelClientOptions.
+ * extract() with a zod schema through each wire format: URL fields shown to the model as link refs come back as
+ * absolute URLs (relative, fragment, external, shadow DOM); a misfit reply is retried once with the problem, a second
+ * is an LLMResponseError; the older extract(options) form with selector, modelName and modelClientOptions.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,8 +1,7 @@
 /**
- * Self-healing act(): the model picks an element, and while it is "thinking" (inside the scripted reply)
- * the page replaces, hides or removes that element, so the deterministic step fails. With selfHeal (the
- * default) a fresh snapshot goes to the model with a note saying the previous attempt failed, and the
- * second choice runs; with `selfHeal: false` the element error surfaces. Through each wire format.
+ * Self-healing act(): while the model "thinks", the page replaces, hides or removes the chosen element, so the step
+ * fails. With selfHeal (default) a fresh snapshot goes to the model with a note of the failure and the second choice
+ * runs; with `selfHeal: false` the element error surfaces. Through each wire format.
  */
 import { describe, expect, it } from "vitest";
 import { ServiceError } from "../../src/errors.js";

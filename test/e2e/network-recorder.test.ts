@@ -1,8 +1,7 @@
 /**
- * The network recorder on its own (src/browser/network-recorder.ts), as a face other than the CLI's host holds it
- * in its own process (no session files): a client's own session of a real Chrome page records the page's
- * requests, keeps only the newest `limit` (a capture its own bound), hands out a body Chrome still holds, groups a
- * capture by page (with its DOMContentLoaded and load times), and that capture makes a valid HAR 1.2.
+ * The network recorder alone, as a face other than the CLI's host holds it: a client's own session of a real page
+ * records its requests, keeps the newest `limit`, hands out a body Chrome still holds, groups a capture by page with
+ * its load times, and the capture makes a valid HAR 1.2.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,10 +1,8 @@
 /**
- * Issue 21: no Chrome svc starts opens a DevTools TCP port. Each kind of start — the library's in-process
- * launch, a CLI session (`svc sessions start`) and a `svc serve` platform session — is checked the same
- * way: no process of that Chrome's tree holds a listening TCP socket (its socket inodes against
- * /proc/net/tcp and tcp6), and its DevTools endpoint is a 0600 unix socket in a 0700 dir. A Chrome that
- * opted in to a port is the control: the same check finds its listener. As root, another user's attempt
- * to connect to the socket fails with EACCES.
+ * Issue 21: no Chrome svc starts opens a DevTools TCP port. A library launch, a CLI session and a `svc serve` session
+ * are each checked: no process of the Chrome's tree listens on TCP (socket inodes against /proc/net/tcp*), and the
+ * endpoint is a 0600 socket in a 0700 dir. A Chrome that opted into a port is the control. Another user's connect
+ * fails with EACCES.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync } from "node:fs";

@@ -1,9 +1,8 @@
 /**
- * The `page` option with another library's page (docs/wire-formats.md "Library operations": pages of the common automation
- * libraries) and the older generation's page.act/extract/observe (same section). A Playwright page of svc's own
- * browser (connectOverCDP) is worked on through its CDP target, even when it is not svc's active page; a
- * Playwright page of another browser, or anything that is not a page, is a typed error naming what is
- * accepted — never a TypeError.
+ * The `page` option with another library's page, and the older page.act/extract/observe (docs/wire-formats.md
+ * "Library operations"). A Playwright page of svc's own browser is worked on through its CDP target even when not
+ * svc's active page; a page of another browser, or a non-page, is a typed error naming what is accepted, never a
+ * TypeError.
  */
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,8 +1,7 @@
 /**
- * The pipe mux (src/browser/pipe-mux.ts) against a real Chrome on --remote-debugging-pipe: two clients over
- * the one pipe never see each other's ids or sessions, a client cannot use a session it does not own, a
- * page client lives as long as its page, and a client that leaves has its sessions detached. A tab made
- * with a URL waits for a client that auto-attaches paused, as a popup does (Chrome's own createTarget runs it).
+ * The pipe mux against a real Chrome on --remote-debugging-pipe: clients never see each other's ids or sessions nor
+ * use one they do not own, a page client lives as long as its page, a leaving client's sessions are detached, and a
+ * tab made with a URL waits for a client that auto-attaches paused, as a popup does.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,9 +1,8 @@
 /**
- * A click is verified where it lands (src/browser/press.ts). When the element's document is gone by the
- * time svc reads what its listener saw, the press counts as received only if the page reported, through
- * svc's world's binding, that the press reached the element: a click that navigates is a success; a press
- * made after the page replaced its document by itself is not (it reached no document that took it). Nor is a
- * press whose button went down on the element but whose release never reached the page.
+ * A click is verified where it lands (browser/press.ts). When the element's document is gone at read-back, the press
+ * counts only if the page reported, through svc's binding, that it reached the element: a click that navigates
+ * succeeds; a press after the page replaced its document by itself does not, nor one whose release never reached the
+ * page.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { actionable } from "../../src/browser/actionability.js";

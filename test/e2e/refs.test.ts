@@ -1,9 +1,8 @@
 /**
- * Refs that mean one element, on real Chrome: an element keeps its ref across snapshots while its role and
- * name hold; a number is never given to another element of the page (not after a DOM change, not after a
- * navigation); a ref whose element is gone, changed or from an earlier document fails as STALE_REF and never
- * acts on something else; with a RefStore the refs outlive the Service (a second CDP connection to the same
- * Chrome resolves them: backendNodeIds and loaderIds are the same over any connection).
+ * Refs mean one element: an element keeps its ref across snapshots while its role and name hold; a number never
+ * passes to another element, after DOM changes or navigations; a ref whose element is gone, changed or of an earlier
+ * document fails as STALE_REF; with a RefStore refs outlive the Service (backendNodeIds and loaderIds hold over any
+ * connection).
  */
 import { describe, expect, it } from "vitest";
 import { ServiceStaleRefError } from "../../src/errors.js";

@@ -1,10 +1,8 @@
 /**
- * The library in cloud mode (env "BROWSERBASE") against an in-process `svc serve` and the fake model: a
- * platform session is created (or resumed), act / observe / extract / navigate / agent run on the server,
- * and their results equal local mode's on the same fixture page. Also: init's result and the session
- * properties, metrics summed from the replay route, streamed logs reaching the local logger, keepAlive
- * and resume, unknown sessions, two API keys that cannot see each other's sessions, and useAPI: false
- * (operations over the session's CDP in this process).
+ * The library in cloud mode against an in-process `svc serve`: a platform session created or resumed, and act,
+ * observe, extract, navigate and agent run on the server with results equal to local mode's. Also init's result,
+ * metrics from the replay, streamed logs, keepAlive and resume, unknown sessions, keys that cannot see each other's
+ * sessions, and `useAPI: false`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

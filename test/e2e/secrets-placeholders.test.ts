@@ -1,8 +1,7 @@
 /**
- * Values, not placeholders, reach the page (issue 22), real Chrome and the fake model. A value typed into a
- * password field is a secret of the session from then on, masked as `%password%` in everything the model
- * sees — also in the caller's own next instruction. The model answers with that `%password%`; svc maps its
- * own mask back and the real value reaches the field. A `%name%` nobody can resolve is refused, never typed.
+ * Values, not placeholders, reach the page (issue 22): a value typed into a password field is from then on masked as
+ * `%password%` in all the model sees, the caller's next instruction included; the model answers `%password%` and the
+ * real value reaches the field. A `%name%` nobody can resolve is refused, never typed.
  */
 import { describe, expect, it } from "vitest";
 import { everythingSent, expectText, inPage, useModelService, useModelWorld, WIRES } from "../support/models.js";

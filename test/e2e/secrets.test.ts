@@ -1,13 +1,8 @@
 /**
- * A session's secrets (issue 11, "Secrets and variables"), real Chrome and the fake model:
- * - whole tokens: `qty=2` leaves `GS-19286` and `127.0.0.1:4285` alone, `x=1` leaves the selector `p[1]`
- *   alone everywhere (result, history, act cache), and what is returned is never rewritten;
- * - session memory: a value given to one call is masked in every later model request, the inference log,
- *   the history and the logs — also when the page now shows it or a GET form put it in the address;
- * - password fields: what goes into one (here a literal the model wrote) is a secret from then on, and the
- *   snapshot shows a fixed mask, not even its length.
- * - the --record report (commands/record.ts) built from the run's events holds no value and says that the
- *   screenshots show the page as it was.
+ * A session's secrets (issue 11): whole tokens only (`qty=2` leaves `GS-19286` alone, a selector's `p[1]` stays) and
+ * nothing returned rewritten; a value given once is masked in every later model request, log and history, also when
+ * the page shows it or a GET form put it in the URL; password fields become secrets and show a fixed mask; the
+ * --record report holds no value.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

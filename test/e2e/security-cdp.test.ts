@@ -1,10 +1,8 @@
 /**
- * Issue 9, the CDP side of tenant isolation, against a real `svc serve` with two keys (so isolated) and
- * real Chrome: key B attacks key A's browser and the server's files through everything CDP-shaped —
- * malformed upgrade paths of the CDP proxy (unauthenticated), raw commands over B's own connectUrl, every
- * spelling of a `cdpUrl` that leads to A's Chrome, and client launch options — while ordinary use
- * (Playwright over connectUrl, an operator-allowed remote browser) keeps working. Last, with no server at
- * all: a web page cannot open a WebSocket to another Chrome's DevTools port (no --remote-allow-origins).
+ * Issue 9, the CDP side of isolation, on a two-key `svc serve`: key B attacks A's browser and the server's files
+ * through everything CDP-shaped (malformed proxy paths, raw commands over its connectUrl, every spelling of a
+ * `cdpUrl` to A's Chrome, launch options), while ordinary use keeps working. And a web page cannot open a WebSocket
+ * to another Chrome's DevTools port.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";

@@ -1,10 +1,8 @@
 /**
- * Code a tenant leaves in a tab to run later (src/server/cdp/code-guard.ts), against a real Chrome: a script
- * for new documents, added while the tab is at about:blank, is carried by Chrome into the next document of
- * the tab, chrome://extensions included (the control below shows it). As svc's CDP filter forwards it, it
- * runs in web pages and their frames and ends at once in Chrome's own pages. So do a tab's evaluate and
- * callFunctionOn that name no document for certain (Chrome delivers one that arrives during a process switch
- * to the next page). A breakpoint condition, which Chrome carries over the same way, is refused.
+ * Code a tenant leaves in a tab (server/cdp/code-guard.ts), on a real Chrome: a new-document script added at
+ * about:blank is carried into chrome://extensions (the control shows it); forwarded by svc's filter it runs in web
+ * pages and ends at once in Chrome's own. Likewise unpinned evaluate and callFunctionOn. A breakpoint condition is
+ * refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../../src/browser/launch.js";

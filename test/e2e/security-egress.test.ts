@@ -1,11 +1,8 @@
 /**
- * Issue 9, "a tenant's browser reaches only the public web": a real `svc serve` with two keys (so tenants
- * are isolated) whose allowlist is exactly the fixture server, and a "victim" on loopback (HTTP and
- * WebSocket on 127.0.0.1 and [::1], UDP for WebRTC) that nothing allows. Key B attacks from its own
- * session — navigations in every spelling of loopback, a redirect, every kind of request a page can make,
- * a port scan that includes the DevTools port of key A's Chrome, non-web schemes — and the victim must see
- * no connection at all, while ordinary browsing of the allowed fixture still works. The egress proxy is
- * also tested alone (CONNECT and plain HTTP, refused and allowed).
+ * Issue 9, "a tenant's browser reaches only the public web": a two-key `svc serve` allowing exactly the fixture
+ * server, and a loopback "victim" (HTTP, WebSocket, WebRTC UDP). Key B attacks with every loopback spelling,
+ * redirects, every request kind, a port scan and non-web schemes; the victim sees no connection, while allowed
+ * browsing works. The egress proxy is also tested alone.
  */
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";

@@ -1,13 +1,8 @@
 /**
- * Deep and huge input against a real `svc serve` with two keys and real Chrome. Before: a userMetadata
- * nested 5 000 levels answered 500 after its Chrome had started, left that Chrome running with no id a
- * client could release (holding a maxSessions slot for an hour) and made the key's listing answer 500;
- * metadata of megabytes was kept for an hour after the session ended. Now the body is refused before any
- * Chrome starts, metadata is held to the platform's 512 characters, a start that fails after its Chrome
- * launched ends that Chrome, and ordinary use (create, list, release, list again) still works.
- *
- * TMPDIR points at this file's own directory before the server starts, so every Chrome launched here
- * carries that path on its command line: that is how the tests count them.
+ * Deep and huge input against a two-key `svc serve`: a deeply nested or huge body is refused before any Chrome
+ * starts, metadata is held to 512 characters, a start failing after its Chrome launched ends that Chrome, and
+ * ordinary use still works. TMPDIR points at this file's own directory, so every Chrome launched here carries it:
+ * that is how the tests count them.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,13 +1,8 @@
 /**
- * Issue 9, "model credentials belong to whoever chose the endpoint" and "caches per tenant": real
- * `svc serve`s with two keys (so tenants are isolated), real Chrome, and fake model servers on loopback
- * that record every request's headers. The operator's OPENAI_API_KEY is set in the server's environment.
- * Key B points its model at an endpoint of its own choosing: that endpoint must never see the operator's
- * key (no Authorization without B's own key; exactly B's key with it); an endpoint outside
- * `modelEndpoints` is a 400 naming the field; a loopback endpoint the operator did not allow is refused
- * where the connection is made, in every spelling, and sees nothing. And B's identical act or agent task
- * after A's is a MISS with model calls of its own (A's entries are never served to B), while A's repeat is
- * a HIT.
+ * Issue 9, model credentials and caches per tenant: two-key servers, fake model servers recording headers, the
+ * operator's OPENAI_API_KEY set. B's own endpoint never sees the operator's key; one outside `modelEndpoints` is a
+ * 400 naming the field; an unallowed loopback endpoint is refused where it connects, in every spelling. B's repeat of
+ * A's act or agent task is a MISS; A's is a HIT.
  */
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,13 +1,8 @@
 /**
- * Issue 21, Chrome's own pages out of a tenant's reach on an isolated (two-key) `svc serve`: tenant B's
- * extension, asking for no permission at all, moves B's tab to chrome://extensions/ (or chrome://version)
- * while B drives that tab over connectUrl — through the browser socket with a flattened session, with and
- * without target discovery, and through a page-level socket opened while the tab was at about:blank.
- * Through chrome://extensions B would turn on its extension's file access and read the server's disk;
- * through chrome://version it would read Chrome's command line. svc's own connection sees the navigation
- * start, closes the tab and refuses every message to it: no attempt succeeds, in repeated races too, nor a
- * script B left to run in the tab's next document (src/server/cdp/code-guard.ts).
- * SystemInfo.getInfo (it answers with the command line) is refused like Browser.getBrowserCommandLine.
+ * Issue 21, Chrome's own pages out of a tenant's reach: B's extension, with no permission, moves B's tab to
+ * chrome://extensions or chrome://version while B drives it over connectUrl (browser socket, with or without
+ * discovery, or a page socket). svc sees the navigation start, closes the tab and refuses every message: no attempt
+ * succeeds, in repeated races too. SystemInfo.getInfo is refused.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,9 +1,8 @@
 /**
- * selectOptionFromDropdown chooses like a user (issue 22): the option is set, `input` and `change` bubble, the
- * select is never focused, so a dropdown plugin that opens its own list on focus leaves it closed and the
- * button below stays clickable. The choice is read back: a page that undoes it makes the action fail.
- * Several options (issue 40): a <select multiple> holds every one given, and the result says what it holds;
- * several for a single select, or one that is not there, fail with one line naming it.
+ * selectOptionFromDropdown chooses like a user (issue 22): the option set, `input` and `change` bubbled, the select
+ * never focused, so a plugin's own list stays closed. The choice is read back: a page undoing it fails the action.
+ * Several options (issue 40): a multiple select holds each, the result says what it holds; several for a single
+ * select, or a missing one, fail naming it.
  */
 import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";

@@ -1,10 +1,8 @@
 /**
- * Admission control of `svc serve` (real server in process, real Chrome): with --max-sessions 1 --queue 1
- * a second start (session API or platform API: each is a Chrome) waits and gets the slot when the first
- * ends, a third gets 429 QUEUE_FULL with Retry-After; a queued start that waits past the queue timeout gets
- * 429 QUEUE_TIMEOUT, one whose client leaves is out of the queue; GET /v1/pressure and /readyz say the same.
- * Draining: queued and new starts get 503 DRAINING, /readyz 503, a running agentExecute finishes; past the
- * drain time a stuck one ends with an `error` event.
+ * Admission control of `svc serve`: with --max-sessions 1 --queue 1 a second start waits for the slot, a third gets
+ * 429 QUEUE_FULL with Retry-After; a wait past the queue timeout is QUEUE_TIMEOUT, a leaving client leaves the queue;
+ * /v1/pressure and /readyz agree. Draining: starts get 503 DRAINING, a running agentExecute finishes, and one stuck
+ * past the drain time ends with `error`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,13 +1,8 @@
 /**
- * A slow but alive replica keeps its sessions (issue 23): two real `svc serve` processes (the built CLI) on
- * one real Redis, with short leases. Replica A is starved of CPU with SIGSTOP:
- * - stopped past its lease but within lease + grace, a request through B waits for it (it is forwarded,
- *   never answered REPLICA_GONE) and succeeds once A resumes; A keeps the session;
- * - stopped past lease + grace, the session B is asked about is declared gone (B fences it: 410
- *   REPLICA_GONE) and A, resumed, refuses it too (no stale session, no double ownership), while its other
- *   session, which nobody declared gone, is taken back by A's next renewal and still served.
- * The stops' lengths follow the configured lease: the first is lease + 0.8 s (grace 3 s), the second lasts until
- * Redis itself has expired A's leases; assertions wait on events (Redis, A's log), never on a fixed sleep.
+ * A slow but alive replica keeps its sessions (issue 23): two built replicas on one Redis, short leases, A stopped
+ * with SIGSTOP. Past its lease but within grace, a request through B waits and succeeds once A resumes. Past lease +
+ * grace, B fences the session it is asked about (410 REPLICA_GONE) and A refuses it too, while A takes back its
+ * unfenced session. Waits on Redis and A's log, never a sleep.
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,11 +1,8 @@
 /**
- * `svc serve` as a cluster: three real `svc serve` processes (the built CLI) sharing one real Redis on
- * loopback. A session started through replica A is driven through B and C (navigate, act, extract, a
- * streamed agentExecute whose events arrive while it runs, Playwright's connectOverCDP on its connectUrl
- * through C), listed through any replica, refused to another key and to a caller posing as a replica.
- * Then A is killed with SIGKILL: within lease + grace its session answers 410 REPLICA_GONE through B
- * (never a hang: every request has a deadline), a stream running through B at the time ends with an `error`
- * event, and A's Chrome is gone too (the reaper).
+ * `svc serve` as a cluster: three built replicas on one Redis. A session started on A is driven through B and C
+ * (operations, a streamed agentExecute, Playwright over connectUrl through C), listed anywhere, refused to another
+ * key and to a fake replica. After SIGKILL of A its session is a 410 REPLICA_GONE through B within lease + grace, a
+ * running stream ends with `error`, and A's Chrome is gone.
  */
 import { chromium } from "playwright-core";
 import { WebSocket } from "ws";

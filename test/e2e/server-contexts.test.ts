@@ -1,9 +1,8 @@
 /**
- * `svc serve` contexts (saved logins) with the official `@browserbasehq/sdk` as client, against real
- * Chrome: a login on the cookie fixture site (session-only HttpOnly cookie + localStorage) made in one
- * session (Playwright over connectUrl) with `persist: true` is there in the next; `persist: false` reads
- * without saving; another key's context is a 404; a second persisting session is refused (409); the
- * stored file holds no cookie value in clear; the upload URL is a 501.
+ * Contexts (saved logins) with `@browserbasehq/sdk`: a login on the cookie fixture (session-only HttpOnly cookie +
+ * localStorage) made with `persist: true` is there in the next session; `persist: false` reads without saving;
+ * another key's context is 404; a second persisting session 409; the stored file holds no cookie in clear; the upload
+ * URL is 501.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,8 +1,8 @@
 /**
- * A platform session created without keepAlive ends when its last CDP client has been gone for the grace
- * period, as the platform does: Playwright connects over the session's connectUrl and disconnects without
- * releasing it; the session becomes COMPLETED and its Chrome is gone. With keepAlive it stays RUNNING; a
- * client that reconnects within the grace keeps it; a session nobody connected to waits for its timeout.
+ * A platform session without keepAlive ends when its last CDP client has been gone for the grace period, as the
+ * platform does: Playwright disconnects without releasing and the session becomes COMPLETED, its Chrome gone. With
+ * keepAlive it stays RUNNING; a client back within the grace keeps it; a session nobody connected to waits for its
+ * timeout.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

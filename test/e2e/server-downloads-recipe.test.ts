@@ -1,9 +1,7 @@
 /**
- * Browserbase's documented download recipe against `svc serve`, on a one-key server (no CDP filter) and on a
- * two-key (isolated) one: Playwright connectOverCDP, a CDP session's `Browser.setDownloadBehavior {allow,
- * downloadPath: "downloads"}`, a click on a download link, then the SDK's `sessions.downloads.list`. The
- * file is in the session's zip, and nothing is written where the client's path would have put it (the
- * server's working folder).
+ * Browserbase's documented download recipe on a one-key and a two-key `svc serve`: Playwright over CDP,
+ * `Browser.setDownloadBehavior {allow, downloadPath: "downloads"}`, a click, then `sessions.downloads.list`. The file
+ * is in the session's zip, and nothing is written where the client's path would have put it.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,11 +1,8 @@
 /**
- * A tenant's extension on an isolated server (two keys): it cannot read the server's files (file access
- * is off: fetch, chrome.tabs + chrome.scripting, chrome.debugger's Page.navigate and DOM.setFileInputFiles
- * on file://), cannot drive Chrome's own pages, cannot ask for chrome.proxy / chrome.privacy (which would
- * beat the egress proxy's switches) — while the permissions Stagehand 4.x's extension needs pass, and the
- * tenant drives its own extension's service worker over connectUrl (attach, evaluate, add a binding, as
- * Stagehand 4.x does) but no other chrome-extension:// or chrome:// target. On a one-key server (not
- * isolated) the same probe reads the file: that is the hole the isolated path closes.
+ * A tenant's extension on an isolated server: it cannot read the server's files (file access off), drive Chrome's own
+ * pages, or ask for chrome.proxy / chrome.privacy, while Stagehand 4.x's permissions pass and the tenant drives its
+ * own extension's service worker but no other extension or chrome:// target. On a one-key server the same probe reads
+ * the file: the control.
  */
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

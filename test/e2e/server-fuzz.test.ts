@@ -1,21 +1,8 @@
 /**
- * Fuzzing the built `svc serve` (spawned, two API keys, real Chrome): thousands of malformed, oversized,
- * deeply nested and adversarial requests on every route — platform sessions, the session API with SSE,
- * search, fetch, debug, the CDP proxy's HTTP side, multipart extension uploads — plus raw-socket requests
- * fetch() cannot send (bad chunked bodies, bad percent-escapes, smuggling headers, junk WebSocket upgrades to
- * the CDP proxy, CONNECT and TRACE, which must get a 405 answer).
- *
- * It fails on: the server process exiting; a 5xx other than those a route documents (501 search without a
- * backend; 502/504 where a route waits on a backend or a browser); a request unanswered past
- * REQUEST_TIMEOUT_MS; a 2xx for one key on another key's session; an internal error in the server's log;
- * an SSE stream without exactly one terminal event; any Chrome left after the server stopped.
- *
- * Seeded and counted, not timed: SVC_FUZZ_SEED=<n> replays a run (the seed is in every failure message); every
- * request generated is sent, so a seed sends the same requests on any machine. A run sends at least
- * SVC_FUZZ_REQUESTS HTTP requests (default 300) and SVC_FUZZ_RAW_REQUESTS raw ones (default 150), and more
- * until every route, every kind of body and every raw class was sent MIN_PER_CLASS times; a longer run is
- * asked for with larger counts (e.g. SVC_FUZZ_REQUESTS=5000 SVC_FUZZ_RAW_REQUESTS=1000). Real sessions are a
- * handful (maxSessions 4); the rest are cheap requests.
+ * Fuzzing the built `svc serve` (two keys, real Chrome) with malformed, oversized, nested and adversarial requests on
+ * every route, plus raw-socket ones fetch() cannot send. Fails on: the server exiting, an undocumented 5xx, a hang, a
+ * cross-key 2xx, an internal error logged, an SSE stream without one terminal event, a Chrome left over. Seeded
+ * (SVC_FUZZ_SEED replays) and counted, not timed.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,9 +1,7 @@
 /**
- * The official launch options svc did not take (locale, deviceScaleFactor, hasTouch, acceptDownloads …)
- * are accepted by POST /v1/sessions/start: the page settings show in every page of the session (opened by
- * any CDP client, after the start), accepted downloads land in the server's downloads folder and denied
- * ones do not, the official keys that are the operator's are ignored with a warning in the response, and
- * `args` / `executablePath` stay refused.
+ * The official launch options (locale, deviceScaleFactor, hasTouch, acceptDownloads …) on POST /v1/sessions/start:
+ * page settings show in every page of the session, whoever opened it; accepted downloads land in the session's folder
+ * and denied ones do not; the operator's keys are ignored with a warning; `args` / `executablePath` stay refused.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

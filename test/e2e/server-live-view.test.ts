@@ -1,8 +1,7 @@
 /**
- * The live view of `svc serve` (src/server/live/) in real Chrome: a two-key (isolated) server, a session
- * with a fixture page open, its debug URL opened in a Playwright-driven Chromium. Frames arrive, a click and
- * typing through the view reach the session's page, a view-only socket's input is ignored, the session's
- * end reaches the view, and wrong tokens, unknown sessions and another key's session are refused.
+ * The live view of a two-key `svc serve` in real Chrome, its debug URL opened in a Playwright-driven Chromium: frames
+ * arrive, a click and typing reach the session's page, a view-only socket's input is ignored, the session's end
+ * reaches the view, and wrong tokens, unknown and other keys' sessions are refused.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

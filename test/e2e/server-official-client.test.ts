@@ -1,8 +1,7 @@
 /**
- * The official client, unchanged: Stagehand 3.7.3 with `env: "BROWSERBASE"`, its platform SDK pointed at
- * this server (BROWSERBASE_BASE_URL) and its session API too (STAGEHAND_API_URL), the model being the
- * fake model server. init, goto, act, observe, extract, agent execute, metrics and close all go through
- * `svc serve`; the browser is a Chrome of the server, reached by the client through the CDP proxy.
+ * The official client unchanged: Stagehand 3.7.3 with `env: "BROWSERBASE"`, its platform SDK and session API pointed
+ * at this server, the model being the fake server. init, goto, act, observe, extract, agent, metrics and close all go
+ * through `svc serve`, the browser reached through its CDP proxy.
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,8 @@
 /**
- * `svc serve` platform API against real Chrome: sessions (create, get, list, release, expiry, limits,
- * ownership), the CDP proxy (Playwright's connectOverCDP over ws:// and http://, svc's own Service over
- * cdpUrl, bad tokens), the debug route, and that no Chrome outlives its session or the server.
- *
- * TMPDIR points at this file's own directory before any server starts, marking every Chrome (and its reaper)
- * launched here: that is how the tests find them, wherever svc put their run dirs (test/support/process.ts).
+ * The platform API against real Chrome: sessions (create, get, list, release, expiry, limits, ownership), the CDP
+ * proxy (Playwright over ws:// and http://, svc's Service over cdpUrl, bad tokens), the debug route, and no Chrome
+ * outliving its session or the server. TMPDIR marks every Chrome launched here, found wherever svc put its run dir
+ * (test/support/process.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";

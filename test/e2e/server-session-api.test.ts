@@ -1,10 +1,8 @@
 /**
- * The session API of `svc serve` over raw HTTP (fetch), against the in-process server, real Chrome and
- * the fake model: every route's envelope, validation (400 naming the field), auth (401), ownership (404),
- * SSE framing and order, client disconnect aborting an agent run, the server cache (act header, agent
- * shouldCache replayed with no model call but the final answer's), the replay's token sums, no model key in any log, idle
- * expiry and shutdown. Every Chrome is launched under a TMPDIR of this file, so the end can check that none
- * is left.
+ * The session API over raw HTTP against the in-process server: envelopes, validation (400 naming the field), auth,
+ * ownership, SSE framing and order, a disconnect aborting an agent run, the server cache (shouldCache replayed with
+ * no model but the final answer's), replay token sums, no model key in any log, idle expiry and shutdown; no Chrome
+ * left (TMPDIR marks them).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,9 +1,8 @@
 /**
- * What a key keeps of its sessions' downloads on a real `svc serve` (two keys: isolated) with real Chrome:
- * past `downloadsMaxBytesPerKey` the key's oldest ended session's downloads are deleted first (its zip then
- * answers 410), and when only running sessions hold the total a new download is cancelled, in the
- * session's log and the server's; another key is not affected. With a short `artifactsTtlS` an ended
- * session's folder is gone from the disk soon after its release (polled with a bound, no fixed sleep).
+ * A key's downloads across its sessions on a two-key `svc serve`: past `downloadsMaxBytesPerKey` the oldest ended
+ * session's downloads go first (its zip then 410), and with only running sessions holding the total a new download is
+ * cancelled and logged; another key is unaffected. With a short `artifactsTtlS` an ended session's folder soon leaves
+ * the disk (polled, bounded).
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,8 @@
 /**
- * Issue 15: a platform session's logs, recording and downloads, through `@browserbasehq/sdk` against a
- * real `svc serve` with two keys (so isolated) and real Chrome: a fixture page that logs to the console,
- * gets a 404, aborts a request, navigates within the document and throws shows all of it in
- * `sessions.logs.list`; its rrweb recording replays in rrweb's own Replayer in a real Chrome page with the
- * page's text; a download Playwright (connectOverCDP) clicks lands in the session's zip whatever folder
- * Playwright asked for; another key gets 404; everything stays readable after the session is released.
+ * Issue 15: a platform session's logs, recording and downloads through `@browserbasehq/sdk` on a two-key server:
+ * console, a 404, an aborted request, an in-document navigation and a throw all in `sessions.logs.list`; the
+ * recording replays in rrweb's Replayer; a Playwright download lands in the zip whatever folder it asked; other keys
+ * get 404; all readable after release.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -1,9 +1,7 @@
 /**
- * The Stagehand API calls a Stagehand 4 client makes through `apiUrl`, over raw HTTP exactly as its
- * browserbaseTransport sends them (POST, `x-bb-api-key`, for the gateway also `x-bb-session-id` and the
- * client's own key as `authorization: Bearer`): the Model Gateway answered by the operator's model (the
- * fake model as the server's modelBaseURL, the operator's OPENAI_API_KEY), the per-key cache in the API's
- * `{success, data}` envelope, and 501 for the calls svc does not offer. Two keys: an isolated server.
+ * The Stagehand API calls of a Stagehand 4 client, over raw HTTP exactly as its browserbaseTransport sends them: the
+ * Model Gateway answered by the operator's model (the fake as modelBaseURL, the operator's OPENAI_API_KEY), the
+ * per-key cache in the `{success, data}` envelope, and 501 for what svc does not offer. Two keys: isolated.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

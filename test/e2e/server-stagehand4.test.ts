@@ -1,13 +1,8 @@
 /**
- * The Stagehand 4.4.0 client itself against `svc serve`: `browserbase.launch({apiKey, baseUrl})` uploads
- * its extension (POST /v1/extensions), creates a session with it and connects; `Stagehand.create({browser,
- * apiKey, apiUrl})` with no model config sends its model calls to svc's Model Gateway (POST
- * /v1/llm/responses, answered here by the fake model as the operator's modelBaseURL) and its cache calls to
- * /v1/cache/*; then goto a fixture page, act, extract, close: the session released, the extension deleted.
- *
- * 4.4.0 declares node >= 22.18 but loads on Node 20; what it needs beyond 20's defaults is the global
- * WebSocket, which Node 20 has behind --experimental-websocket. So the client runs in a child process
- * (test/support/stagehand4-client.mjs) started with that flag.
+ * The Stagehand 4.4.0 client itself against `svc serve`: it uploads its extension, creates a session and connects;
+ * with no model config its model calls go to the Model Gateway and its cache calls to /v1/cache/*; goto, act,
+ * extract, close. It declares node >= 22.18 but needs from Node 20 only the global WebSocket, so it runs in a child
+ * process with --experimental-websocket.
  */
 import { spawn } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync } from "node:fs";

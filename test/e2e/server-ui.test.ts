@@ -1,8 +1,7 @@
 /**
- * `/ui`, the dashboard of `svc serve`, in real Chrome through playwright-core: signing in with a key keeps it in
- * an HttpOnly, SameSite=Strict cookie (never in the page); the page lists that key's sessions only, live and
- * ended, with a live-view link that leads to the session's debuggerFullscreenUrl and a replay link to its player; a wrong key, a form posted
- * from another origin and a signed-out visitor get nothing of the sessions.
+ * `/ui` in real Chrome: signing in keeps the key in an HttpOnly, SameSite=Strict cookie, never in the page; the page
+ * lists that key's sessions only, with live-view and replay links that lead there; a wrong key, a cross-origin form
+ * post and a signed-out visitor get nothing of the sessions.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,8 @@
 /**
- * `svc serve` POST /v1/search and POST /v1/fetch, in-process: a SearXNG-format stub on loopback stands in
- * for the instance and serves the pages fetched. Search results pass through in the seed's casing; bad
- * bodies are 400s that reach no backend; no backend is a 501; the per-key rate limit (429 + Retry-After,
- * per key, search and fetch counted apart, 120/min by default); fetch gives markdown of a page; on a
- * server with several keys loopback and link-local targets are refused, redirects included.
- * No browser is involved: these routes never start Chrome.
+ * `svc serve` POST /v1/search and /v1/fetch with a SearXNG-format stub on loopback: results in the documented
+ * record's casing (docs/wire-formats.md); bad bodies are 400s that reach no backend; no backend is a 501; the per-key
+ * rate limit (429 + Retry-After, search and fetch apart); fetch gives markdown; a multi-key server refuses loopback
+ * and link-local targets, redirects included. No Chrome.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -154,7 +152,7 @@ describe("POST /v1/search", () => {
     expect(r.body.results).toHaveLength(3);
     expect(r.body.results.map((x: any) => x.title)).toEqual(["Result 1 for browser automation", "Result 2 for browser automation", "Result 3 for browser automation"]);
     for (const [i, x] of r.body.results.entries()) {
-      // The seed's seven fields, plus SearXNG's excerpt when it gives one; the ones the SDK types optional
+      // The seven fields of docs/wire-formats.md's search record, plus SearXNG's excerpt when given; optional ones
       // are left out when the backend had none (never null).
       const optional = i === 0 ? ["author", "image", "publishedDate"] : [];
       expect(Object.keys(x).sort()).toEqual([...optional, "favicon", "id", "snippet", "title", "url"].sort());

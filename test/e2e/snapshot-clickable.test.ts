@@ -1,8 +1,7 @@
 /**
- * Role-less clickable elements (fixtures/pages/clickable.html): a span "link" and a div "button" with only a
- * listener (click, mousedown, pointerdown) and `cursor: pointer` get a `clickable` ref, in open and closed shadow roots and a cross-origin
- * frame too, and that ref is acted on like any other: act(action) with the ref, act(instruction) through the
- * fake model, observe and its replay. Nested spans give one ref; plain text stays text.
+ * Role-less clickables (clickable.html): a span or div with only a listener and `cursor: pointer` gets a `clickable`
+ * ref, in open and closed shadow roots and a cross-origin frame too, acted on like any other ref (by ref,
+ * instruction, observe and its replay). Nested spans give one ref; plain text stays text.
  */
 import { describe, expect, it } from "vitest";
 import { waitFor } from "../support/browser.js";

@@ -1,8 +1,7 @@
 /**
- * Clickable elements inside a focusable container (fixtures/pages/focusable-container.html, issue 40): a tab
- * (a clickable div) inside `<main tabindex="-1">`, an SVG node and an SVG button inside a focusable chart, and
- * Reply and Forward inside a focusable mail pane (MiniWoB's inbox) each get a ref of their own, clicking each
- * ref reaches its own handler, and the containers' lines carry no name strung from their children's labels.
+ * Clickables inside a focusable container (focusable-container.html, issue 40): a tab inside `<main tabindex="-1">`,
+ * SVG nodes in a focusable chart, Reply and Forward in a focusable mail pane each get their own ref that clicks its
+ * own handler, and the containers' lines carry no name strung from their children.
  */
 import { describe, expect, it } from "vitest";
 import { useService } from "../support/browser.js";

@@ -1,9 +1,7 @@
 /**
- * Icon-only controls (fixtures/pages/icons.html, issue 40) in real Chrome: each kind gets the name a person
- * would use, marked `(icon)` — a title on a glyph, a `?` link's title, aria-describedby, a tooltip attribute,
- * an aria-hidden SVG's <title>, a Material ligature, a Font Awesome class, a MUI test-id — while a labelled
- * button keeps its label unmarked, a title Chrome names by stays unmarked, and a control the page says nothing
- * about stays unnamed. The derived name is the ref's name, and its ref clicks that very control.
+ * Icon-only controls (icons.html, issue 40): each kind gets the name a person would use, marked `(icon)`, while a
+ * labelled button keeps its label unmarked, a title Chrome names by stays unmarked, and a control the page says
+ * nothing about stays unnamed. The derived name is the ref's name, and its ref clicks that control.
  */
 import { describe, expect, it } from "vitest";
 import { useService } from "../support/browser.js";

@@ -1,12 +1,8 @@
 /**
- * A fake model server on loopback that speaks the real wire formats: OpenAI Responses (`…/responses`),
- * Chat Completions (`…/chat/completions`, Azure `…/openai/deployments/{name}/chat/completions`) and
- * Anthropic Messages (`…/messages`, Vertex `…:rawPredict`), JSON and SSE streaming, so tests run the real
- * openai and @anthropic-ai/sdk clients. Any path prefix is accepted, so it stands in for OpenAI-compatible,
- * Azure, Vertex and Bedrock endpoints alike.
- *
- * It answers from a script (`fake.script(...)`, one reply per request, in order) or, when the script is
- * empty, automatically from the prompt (see ./fake-model/auto.ts), and records every request.
+ * A fake model server on loopback speaking the real wire formats (OpenAI Responses, Chat Completions incl. Azure,
+ * Anthropic Messages incl. Vertex; JSON and SSE), so tests run the real SDKs; any path prefix is accepted. It answers
+ * from a script (`fake.script(...)`, in order) or automatically from the prompt (./fake-model/auto.ts), and records
+ * every request.
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

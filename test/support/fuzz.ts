@@ -1,9 +1,7 @@
 /**
- * Seeded generators of hostile input for the server fuzz test: a small PRNG (mulberry32, so a seed
- * reproduces a run), adversarial JSON values, mutations of valid bodies, deep documents built as text
- * (building them as objects would recurse in the test itself), junk paths, and a raw-socket client for
- * what fetch() refuses to send (bad chunked bodies, bad escapes, WebSocket upgrades, CONNECT and TRACE), and
- * multipart extension uploads (junk zips, names the file system refuses, broken envelopes).
+ * Seeded generators of hostile input for the server fuzz test: a small PRNG (mulberry32, so a seed reproduces a run),
+ * adversarial JSON, mutated bodies, deep documents built as text (as objects they would recurse in the test itself),
+ * junk paths, multipart uploads, and a raw-socket client for what fetch() refuses to send.
  */
 import { connect } from "node:net";
 import { strToU8, zipSync } from "fflate";

@@ -41,10 +41,9 @@ function killAll(pids: number[]): void {
 }
 
 /**
- * The variable a test marks the processes it starts with. Every process inherits its starter's environment,
- * and svc changes only a Chrome's TMPDIR (to its run dir's `tmp`): so Chrome with every child, its reaper and
- * svc's own processes carry the mark wherever svc put the run dir — under TMPDIR, or in /tmp when TMPDIR is
- * too long for Chrome's socket paths (src/browser/run-dir.ts runBase). A prefix of TMPDIR finds nothing then.
+ * The variable a test marks its processes with. Every process inherits its starter's environment, and svc changes
+ * only Chrome's TMPDIR, so Chrome, its children, its reaper and svc's processes carry the mark wherever the run dir
+ * is, even in /tmp when TMPDIR is too long for Chrome's sockets (runBase). A TMPDIR prefix would find nothing then.
  */
 export const TEST_MARK = "SVC_TEST_MARK";
 

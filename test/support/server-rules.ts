@@ -10,10 +10,9 @@ import { type Import, ROOT } from "./imports.js";
 /** src/server/'s HTTP layer: the route files of every area use it; no domain file does. */
 const SERVER_HTTP = "http";
 /**
- * src/server/'s areas, bottom first, each with the areas it may import (as Playwright's DEPS.list): an area
- * names only areas declared before it, so the areas form no circle. A new sideways import is a deliberate
- * line here; one that points up is refused: move the shared piece down (a type, a small interface) or let
- * the upper area register with the lower (the features implement platform/feature.ts's interface).
+ * src/server/'s areas, bottom first, each with the areas it may import: an area names only areas declared before it,
+ * so they form no circle. A new sideways import is a deliberate line here; one pointing up is refused: move the
+ * shared piece down or let the upper area register with the lower (features implement platform/feature.ts).
  */
 export const SERVER_AREA_DEPS: Readonly<Record<string, readonly string[]>> = {
   isolation: [],

@@ -1,9 +1,7 @@
 /**
- * globalSetup of the e2e project: one headless Chrome per worker slot (VITEST_POOL_ID 1..maxWorkers),
- * launched by svc's own launchBrowser (DevTools endpoint on a 0600 unix socket, a reaper that ends Chrome
- * when this process dies, even by SIGKILL), shared by the test files that do not test launching
- * (shared-chrome.ts). Each Chrome also has a watcher connection here that writes down every origin its
- * pages and frames visit, so a file attaching later can clear those origins' storage.
+ * globalSetup of the e2e project: one headless Chrome per worker slot, launched by svc's own launchBrowser (0600
+ * socket, a reaper ending it even on SIGKILL), shared by the files that do not test launching (shared-chrome.ts). A
+ * watcher connection notes every origin its pages visit, so a file attaching later can clear their storage.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

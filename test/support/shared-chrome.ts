@@ -1,11 +1,8 @@
 /**
- * One Chrome per test worker, shared by the e2e files that do not test launching: the e2e project's
- * globalSetup (shared-chrome-setup.ts) launches one per worker slot; a Service made by useService /
- * useModelService / withService attaches to its worker's one with a fresh state (one new blank tab, every
- * other page closed; cookies, the storage of every origin visited, the HTTP cache, permissions and the
- * download behaviour cleared) and the 1280×720 viewport a launched headless Chrome gets; when done its
- * tabs are closed and it disconnects. A Chrome found dead (a test ended it) means a launch instead. A file that tests launching calls `launchOwnChrome()` at its top: its helpers
- * then launch a Chrome per Service, as do Services whose options need a launch (any launch option).
+ * One Chrome per test worker, shared by the e2e files that do not test launching (ARCHITECTURE.md, Tests): a Service
+ * from useService / useModelService / withService attaches with a fresh state and the 1280×720 viewport, and closes
+ * its tabs and disconnects when done. A dead Chrome means a launch; so do `launchOwnChrome()` and options that need
+ * one.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, inject } from "vitest";

@@ -1,8 +1,7 @@
 /**
- * How much later than its own bound a test may see a deadline or an abort take effect on a loaded machine
- * (CI runs the suite with other work beside it). A test that checks something "stopped at once" or "ended at
- * its limit" bounds the time by the limit plus this slack, and makes the behaviour it rules out (waiting for a
- * slow reply, a long wait, the default 30 s deadline) take far longer than that bound.
+ * How much later than its own bound a test may see a deadline or abort take effect on a loaded machine. A test of
+ * "stopped at once" bounds the time by the limit plus this slack, and makes what it rules out (a slow reply, the 30 s
+ * default deadline) take far longer than that bound.
  */
 export const SLACK_MS = 8000;
 

@@ -1,7 +1,7 @@
 /**
- * The agent's pure parts, no Chrome: the tool registry and the step reply schema derived from it, reply
- * validation, the step prompt (read back with the fake model's prompt parser), config and
- * execute-option resolution, the seed result schemas, and the agent cache key.
+ * The agent's pure parts, no Chrome: the tool registry and the step reply schema derived from it, reply validation,
+ * the step prompt (read back with the fake model's parser), config and execute options, the agent result schemas, and
+ * the agent cache key.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";

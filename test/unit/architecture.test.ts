@@ -1,23 +1,8 @@
 /**
- * ARCHITECTURE.md's rules, enforced by reading every import in src/ and commands/ (with the TypeScript parser,
- * so multi-line imports, `import type`, `export … from`, `import()` and `typeof import()` are all seen):
- * - vendor confinement: commander/conf/@inquirer only in commands/, ink/react only in commands/ui/,
- *   chrome-remote-interface only in src/browser/cdp/ (devtools-protocol too, except type-only imports
- *   anywhere in src/browser and src/snapshot), chrome-launcher only in src/browser/, model SDKs only in src/model/;
- * - direction: util/errors/events ← browser ← snapshot ← operations ← agent ← service ← server/commands;
- *   model/, cache/, platform/, store/ import only util/errors/events; browser knows nothing of models;
- * - src/ never imports commands/; no import cycles among src/ files;
- * - src/server/, src/mcp/ and commands/ reach the library only through its entry points, src/index.ts (public)
- *   and src/internal.ts (what faces need beyond it), and commands/ also src/base.ts (the light part); commands/ starts the other faces through theirs
- *   (src/server/index.ts, src/mcp/index.ts), and the two files loaded before any command is known import
- *   only the tiny modules they name (LIGHT_IMPORTS);
- * - exit codes only in commands/main.ts; src/index.ts uses explicit named exports;
- * - inside src/server/ (closed world: every folder has a role): the shared files (tenant, events, failures,
- *   config …) ← http/ and the areas ← the composition root (index.ts, app.ts); the areas in a declared order
- *   (SERVER_AREA_DEPS, test/support/server-rules.ts: each imports only the areas it names, all declared before
- *   it, so no circles); no domain file imports http/ (only route files speak HTTP) nor a route file (an area's index.ts may assemble its own);
- *   only http/, app.ts and the route files construct HttpError (they alone choose statuses; domain code throws
- *   failures.ts's errors or library errors).
+ * ARCHITECTURE.md's rules, enforced on every import of src/ and commands/ read with the TypeScript parser
+ * (test/support/imports.ts): vendor packages confined to their folders, imports pointing only down the layers with no
+ * cycles, faces reaching the library only through its entry points, exit codes only in commands/main.ts, and
+ * src/server/'s areas in their declared order (server-rules.ts).
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";

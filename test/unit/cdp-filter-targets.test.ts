@@ -1,8 +1,7 @@
 /**
- * The tenant CDP filter decides by the target a message addresses (src/server/cdp/filter.ts, cdp/filter-sessions.ts):
- * sessions are learnt from attach answers as well as events (no discovery needed), a session never seen
- * attached is refused, a page socket's messages address its page, and svc's own knowledge of each target
- * (here a TargetPlaces whose answers the test sets, as target-watch.ts would) is asked for every message.
+ * The tenant CDP filter decides by the target a message addresses: sessions are learnt from attach answers as well as
+ * events, a session never seen attached is refused, a page socket's messages address its page, and svc's knowledge of
+ * each target (a TargetPlaces the test sets, as target-watch.ts would) is asked for every message.
  */
 import { describe, expect, it } from "vitest";
 import { type ClientVerdict, TenantCdpFilter } from "../../src/server/cdp/filter.js";

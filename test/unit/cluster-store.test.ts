@@ -1,9 +1,8 @@
 /**
- * The cluster's session store contract, on both implementations (in memory, and a real Redis): a claim
- * is compare-and-set (two replicas racing for one record: exactly one wins), a lease its owner stops
- * renewing lapses (lease + grace) and the record can then be taken over with a new generation, and the old
- * owner's renewals and updates fail from then on (fencing). A lapsed lease nobody declared gone is taken
- * back by its owner's next renewal; once another replica settled (fenced) it, it is lost for good.
+ * The cluster store's contract, in memory and on a real Redis: a claim is compare-and-set (of two racing replicas
+ * exactly one wins), an unrenewed lease lapses and can be taken over with a new generation, after which the old
+ * owner's renewals and updates fail. A lapsed lease nobody fenced is taken back by its owner's renewal; once fenced
+ * it is lost.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,9 +1,8 @@
 /**
- * Base URLs as users write them (an origin or its /v1, with or without a trailing slash) reach the right
- * path on each wire through the real SDKs (never /v1/v1/messages); a malformed provider/model string is
- * refused the same with or without a base URL; and the operator's base URL (svc serve's
- * SVC_MODEL_BASE_URL, given as the endpoint policy's `baseURL`) is taken by tenant configs that choose no
- * endpoint, with the operator's key, while a tenant's own baseURL still gets only its own key.
+ * Base URLs as users write them (origin or /v1, trailing slash or not) reach the right path on each wire through the
+ * real SDKs (never /v1/v1/messages); a malformed provider/model is refused the same either way; the operator's base
+ * URL serves tenant configs naming no endpoint, with the operator's key, while a tenant's own baseURL gets only its
+ * own key.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidAISDKModelFormatError } from "../../src/errors.js";

@@ -1,9 +1,8 @@
 /**
- * The model endpoint policy (src/model/endpoint-policy.ts): a config that chooses its own endpoint gets
- * only the key it carries, never the environment's or the stored one; `allow` pins where it may point
- * (compared as URLs, not strings); and with the real SDKs against the fake model server, no credential of
- * this process travels to such an endpoint (no Authorization at all without an own key), and an address
- * policy refusing its host is a ServiceInvalidArgumentError naming the host, with no request sent.
+ * The model endpoint policy: a config choosing its own endpoint gets only its own key; `allow` pins where it may
+ * point (compared as URLs); through the real SDKs against the fake server no credential of this process reaches such
+ * an endpoint, and an address policy refusing its host is a ServiceInvalidArgumentError naming it, with no request
+ * sent.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../../src/errors.js";

@@ -1,8 +1,7 @@
 /**
- * What the published package depends on (package.json): a package the shipped code (src/, commands/) loads
- * when it runs is in `dependencies`, so a global install has it; every entry of `dependencies` is used by
- * that code, so a benchmark- or test-only package (Stagehand, Playwright, vitest, a tokenizer) stays in
- * `devDependencies` and out of users' installs. The tarball itself is checked by test/cli/pack.test.ts.
+ * What the published package depends on: every package the shipped code (src/, commands/) loads is in `dependencies`,
+ * so a global install has it, and every dependency is used by that code, so test- or bench-only packages stay out of
+ * users' installs. The tarball itself: test/cli/pack.test.ts.
  */
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";

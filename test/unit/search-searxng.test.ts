@@ -1,7 +1,7 @@
 /**
- * SearxngSearch against a SearXNG-format stub on loopback: the JSON API request, the mapping to the
- * seed's SearchResult (casing, canonical URL, stable id, favicon, image, ISO dates), relevance order,
- * truncation and paging, and the errors a misconfigured or unreachable instance gives.
+ * SearxngSearch against a SearXNG-format stub on loopback: the JSON API request, the mapping to the documented
+ * SearchResult (casing, canonical URL, stable id, favicon, image, ISO dates), relevance order, truncation and paging,
+ * and the errors of a misconfigured or unreachable instance.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ServiceAbortedError, ServiceApiError, ServiceInvalidArgumentError, ServiceRateLimitError, ServiceSearchNotConfiguredError } from "../../src/errors.js";

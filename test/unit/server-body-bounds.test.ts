@@ -1,10 +1,7 @@
 /**
- * Input bounds of `svc serve`, no browser involved: bodies nested past MAX_JSON_DEPTH are refused before
- * JSON.parse builds them (the scan counts brackets outside strings), strings and keys past their limits
- * are 413 naming the field, long query strings 414; bodies that cannot be read (malformed chunked
- * encoding) and requests Node's parser refuses are 400s, logged as 400s; error messages quote at most a
- * short prefix of the input. Each of these was a 500 (RangeError, stream error) or an echo of the whole
- * input before.
+ * Input bounds of `svc serve`, no browser: bodies nested past MAX_JSON_DEPTH are refused before JSON.parse builds
+ * them, long strings and keys are 413 naming the field, long queries 414; unreadable bodies and requests Node's
+ * parser refuses are 400s, logged as such; error messages quote only a short prefix of the input.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";

@@ -1,10 +1,8 @@
 /**
- * The DevTools endpoints this process serves itself: the Chrome pipes it holds (pipe-endpoint.ts), by the
- * path of their unix socket. A connection to one of them (connection.ts) joins that pipe's mux in process
- * instead of opening a WebSocket on the process's own socket. A message is then parsed once, and never framed,
- * written to a socket, read back, checked as UTF-8 and decoded again on the way: for a large page's
- * accessibility tree (4.4 MB) that was most of the CPU the host spent on a snapshot beside Chrome's own.
- * Clients in other processes (CLI commands, a tenant's DevTools through svc serve) keep the WebSocket.
+ * The DevTools endpoints this process serves itself (the Chrome pipes it holds, pipe-endpoint.ts), by their socket's
+ * path. A connection to one joins the pipe's mux in process instead of a WebSocket to its own socket: a message is
+ * parsed once, never framed and decoded again, which was most of the host's CPU on a large page's snapshot. Other
+ * processes keep the WebSocket.
  */
 
 /** Where an endpoint delivers what Chrome sends the client: one JSON message per call. */

@@ -1,26 +1,8 @@
 /**
- * Code a tenant leaves in a tab to run later must not run in a page tenants may not reach. Chrome keeps a
- * session's scripts for new documents (Page.addScriptToEvaluateOnNewDocument) and its breakpoints across
- * navigations, into a new renderer process too: a script added while the tab was at about:blank runs at
- * the commit of chrome://extensions if the tab gets there (the tenant's extension can move it), before svc
- * has read that the navigation committed. svc stops such a navigation as soon as it starts (target-watch.ts),
- * but under load the page can commit first; whatever the tenant left waiting would then run with the page's
- * privileged bindings.
- *
- * - A new-document script is forwarded behind a guard: its first statement ends the script unless the
- *   document is a web page (http, https, data; blob of a web or opaque origin; about:blank and about:srcdoc
- *   only under web origins) or a page of the session's own extension. The guard reads only `location`, which no global declaration of the script can
- *   shadow (it is unforgeable: such a declaration fails the whole script), and runs before any of the
- *   script's own code: declarations are hoisted, but nothing runs before the guard.
- * - A tab's code commands that name no document for certain get the same guard: Runtime.evaluate (the
- *   guard statement first), Runtime.compileScript (likewise), Runtime.callFunctionOn in an
- *   executionContextId (a number a new renderer may reuse; the guard is the first operand of a comma
- *   expression ahead of the function, so it runs before anything in the tenant's text). A command svc forwarded
- *   just before a navigation it had not yet heard of can be delivered to the next document: there it ends at
- *   once. Pinned commands pass unchanged: an objectId or uniqueContextId names one document of one process.
- * - A breakpoint condition is an expression evaluated in the paused function's scope, where a local
- *   variable may shadow anything a guard would read: refused. So is Debugger.setScriptSource (live edit):
- *   script ids are small numbers each process hands out again, and new source cannot be guarded.
+ * Code a tenant leaves in a tab to run later must not run in a page tenants may not reach: Chrome carries
+ * new-document scripts and breakpoints across navigations, and under load a tab can commit at chrome://extensions
+ * before svc stops it. So such code gets a first statement that ends it outside web pages; what no guard can cover
+ * (breakpoint conditions, live edit) is refused (docs/isolation.md).
  */
 
 type Params = Record<string, unknown>;

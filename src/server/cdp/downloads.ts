@@ -1,12 +1,8 @@
 /**
- * Where a CDP client's downloads go: always the session's own folder. A client's
- * `Browser.setDownloadBehavior` / `Page.setDownloadBehavior` names a path on ITS machine (Playwright sends
- * one for every context; Browserbase's documented recipe sends `downloadPath: "downloads"`), and Chrome
- * would resolve it on the server's disk — a relative path lands in the server process's working folder.
- * So every such command is forwarded as `allow` into the session's downloads folder, whatever behavior
- * and path it asked (its browserContextId and eventsEnabled kept), on every server, one key or many:
- * a client can neither write elsewhere on the server's disk nor turn the session's downloads off.
- * Without a folder the command is forwarded as `deny`.
+ * Where a CDP client's downloads go: always the session's own folder. A client's setDownloadBehavior names a path on
+ * ITS machine (Playwright sends one for every context), which Chrome would resolve on the server's disk. So every
+ * server forwards it as `allow` into the session's folder (`deny` without one), whatever it asked: a client can
+ * neither write elsewhere nor turn the session's downloads off.
  */
 
 type Params = Record<string, unknown>;

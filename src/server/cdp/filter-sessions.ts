@@ -1,10 +1,8 @@
 /**
- * Which target each CDP session of one tenant connection is attached to, for the tenant filter
- * (cdp/filter.ts) to check every message against the target it addresses. Learnt from what passes the
- * proxy, whatever the client subscribed to: the answers to the client's own Target.attachToTarget (the
- * request's targetId, remembered by request id until its answer) and Target.attachToBrowserTarget (a
- * browser-level session), and Chrome's Target.attachedToTarget events (auto-attach, discovery). A session
- * svc never saw attached is not one the filter forwards to.
+ * Which target each CDP session of one tenant connection is attached to, so the tenant filter (cdp/filter.ts) checks
+ * a message against the target it addresses. Learnt from what passes the proxy, whatever the client subscribed to:
+ * the answers to its attachToTarget and attachToBrowserTarget, and Chrome's attachedToTarget events. A session svc
+ * never saw attached gets nothing forwarded.
  */
 
 type Params = Record<string, unknown>;

@@ -1,59 +1,8 @@
 /**
- * What a tenant may send its session's Chrome through connectUrl on a server that isolates its tenants.
- * The proxy terminates the WebSocket and hands every client message to `fromClient` before it reaches
- * Chrome; a refused command is answered here with a CDP error and never forwarded.
- *
- * Every forwarded message is the JSON.stringify of what JSON.parse made of it: Chrome sees exactly the
- * command that was checked (no duplicate keys read differently by two parsers, no CBOR, no invalid JSON).
- * Commands are checked whatever their `sessionId` (flattened sessions): a child session is as able to
- * navigate as the browser target.
- *
- * Refused, and why (devtools-protocol 0.0.1734725, read domain by domain for file paths, URLs that load
- * without a web origin, and the network path):
- * - a URL that is not a web page (only http, https, data, blob, javascript and about:blank/about:srcdoc
- *   pass; Chrome rewrites other about: URLs to chrome:, and file:, chrome:, devtools:, view-source:,
- *   chrome-extension: … read the server's files or reach privileged pages):
- *   Page.navigate, Target.createTarget, Network.loadNetworkResource, Fetch.continueRequest and
- *   Network.continueInterceptedRequest (`url` rewrites a request), PWA.install (a file:// web bundle),
- *   PWA.launch. Page.navigateToHistoryEntry passes: history holds only what was already navigated to.
- * - the server's files: DOM.setFileInputFiles and Page.handleFileChooser (read paths into the page),
- *   Input.dispatchDragEvent with `files`, PWA.launchFilesInApp, Extensions.loadUnpacked (loads a directory
- *   as an extension),
- *   Browser.getBrowserCommandLine (shows the server's paths).
- * - the network path: Target.createBrowserContext with proxyServer or proxyBypassList (around the egress
- *   policy) or originsWithUniversalNetworkAccess, Target.setRemoteLocations (Chrome connects to given
- *   hosts), Tethering.bind (Chrome listens on a server port), Tracing.start with the system backend.
- * - ways past this filter: Target.exposeDevToolsProtocol (raw CDP for page JavaScript),
- *   Target.sendMessageToTarget (a command inside a string; flattened sessions are the supported way),
- *   Target.openDevTools (a DevTools window with its privileged host bindings).
- * Rewritten rather than refused: Browser/Page.setDownloadBehavior goes to the session's own downloads
- * folder (cdp/downloads.ts, which every server applies, one key or many). Playwright sends `allowAndName`
- * with a path of its own machine for every context, connectOverCDP's default one included: a refusal would
- * fail the connection.
- * - any command but Runtime.runIfWaitingForDebugger addressed to a target that is not a tenant's
- *   (isolation/tenant-targets.ts: chrome:// WebUI such as chrome://extensions or the omnibox popup, devtools://,
- *   another extension's chrome-extension://, file:): those pages hold privileged bindings. Every message
- *   is checked against the target it addresses at the moment it is sent: its session's target (learnt from
- *   attach answers and events, cdp/filter-sessions.ts; a session never seen attached is refused), or the
- *   page of a page-level socket. Where that target is comes from svc's own watch (features/target-watch.ts), not
- *   from what the client subscribed to; a message to a target svc has not heard of yet waits for it (up
- *   to UNKNOWN_TARGET_WAIT_MS) and is refused if it stays unknown. A message to a tab also waits until svc has
- *   read every event Chrome sent about the tab before it (TargetWatch.caughtUp): a busy server reads its own
- *   socket late, and a navigation to chrome:// that started first must be known when the message is decided.
- * - SystemInfo.getInfo (its answer holds the command line).
- * - code that may run in another page than the one it was sent for (cdp/code-guard.ts): a breakpoint with a
- *   condition and Debugger.setScriptSource are refused; a script for new documents
- *   (Page.addScriptToEvaluateOnNewDocument) is rewritten to end at once outside web pages, so one added at
- *   about:blank never runs in chrome://extensions; a tab's Runtime.evaluate, compileScript and
- *   callFunctionOn that name no document for certain get the same guard (one forwarded just before a
- *   navigation svc had not heard of yet may be delivered to the next page).
- * The session's own uploaded extensions (features/extensions.ts: their ids as Chrome gave them) are the tenant's
- * code, loaded without file access: their targets (chrome-extension://<own id>/…, the service worker
- * Stagehand 4.x attaches to, evaluates in and adds a binding to) take every command a web page takes, and
- * may be opened or navigated to. Every other chrome-extension:// target (Chrome's component extensions,
- * another session's) stays refused. Extensions.* commands other than getExtensions name an extension by
- * `id`: only the session's own. Rewritten on the way back: Extensions.getExtensions answers with each
- * extension's `path` hidden (it shows the server's data directory).
+ * What a tenant may send its Chrome through connectUrl on an isolated server (docs/isolation.md). Every message,
+ * whatever its sessionId, is checked against the target it addresses as svc's own watch knows it
+ * (features/target-watch.ts), not as the client subscribed; Chrome gets the JSON.stringify of what was checked, so no
+ * two parsers disagree. A refusal is a CDP error.
  */
 
 /** Schemes a tenant may navigate to or load. */

@@ -1,14 +1,8 @@
 /**
- * The CDP proxy: `<origin>/v1/connect/{id}/{token}/…` reaches the session's Chrome. WebSocket upgrades
- * (devtools/browser/…, devtools/page/…) are terminated here and relayed message by message to a WebSocket
- * this proxy opens to Chrome (with no Origin: Chrome accepts no browser origin); on a server that isolates
- * its tenants every command passes the tenant filter (cdp/filter.ts) first. Plain GETs of json/… and
- * devtools/… (what connectOverCDP("http://…") and the DevTools frontend fetch) are fetched from Chrome
- * with the URLs in them rewritten to the proxied base. The token is the credential: CDP clients cannot
- * send an API key header.
- *
- * Nothing a request carries can throw out of the upgrade handler: any failure is an HTTP answer on that
- * socket and a log line (never the path: it holds the token).
+ * The CDP proxy: `/v1/connect/{id}/{token}/…` reaches the session's Chrome. WebSockets are relayed message by message
+ * to one opened with no Origin (Chrome accepts none), through the tenant filter when isolated; json/ GETs are fetched
+ * with URLs rewritten. The token is the credential: CDP clients cannot send a key header. A failure is an HTTP
+ * answer, logged without the path (it holds the token).
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";

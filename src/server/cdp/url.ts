@@ -1,19 +1,8 @@
 /**
- * A client-given cdpUrl (`browser: {type: "local", cdpUrl}` on POST /v1/sessions/start), as the ws://
- * endpoint the session's Service attaches to.
- *
- * On a server that isolates its tenants the URL passes the tenant address policy (tenantPolicy): every
- * Chrome of every tenant listens on this host's loopback, and attaching to another tenant's Chrome would
- * bypass ownership. The policy decides on addresses, not spellings (`[::ffff:7f00:1]`, `127.1`,
- * `2130706433`, `localhost` …), and where the connection is made:
- * - an http(s):// URL's /json/version is fetched through guardedFetch (the address checked is the one
- *   connected to; no redirects), and the ws URL it names is held to the same policy;
- * - the WebSocket is opened here, with guardedLookup and no redirects (chrome-remote-interface, which the
- *   Service uses, follows handshake redirects and resolves names again: a redirect or a rebinding name
- *   would lead it to loopback). The Service then attaches to a one-use loopback relay of that socket.
- *
- * With isolation off (one key, no --isolate) there is no one else's browser to reach: the URL is used as
- * given, so local setups (`cdpUrl: ws://127.0.0.1:9222/…`) work.
+ * A client-given cdpUrl as the ws:// endpoint the session's Service attaches to. When isolated it passes the tenant
+ * address policy, since every tenant's Chrome listens on this host's loopback; /json/version and the WebSocket are
+ * opened here with the guarded lookup and no redirects (chrome-remote-interface would follow them), the Service
+ * attaching to a loopback relay.
  */
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";

@@ -1,19 +1,8 @@
 /**
- * This replica's part in a cluster of `svc serve` processes sharing one session store (store.ts): it
- * records every session it starts (claim), renews the leases of those it holds on a heartbeat, records
- * their end, and answers where a session lives (`locate`) so a request for another replica's session can
- * be forwarded there (forward-http.ts, forward-ws.ts).
- *
- * Leases (store.ts): renewed every heartbeat (a fraction of the lease), they lapse leaseMs + graceMs after
- * the last renewal, and a session is declared gone only by a replica that fences it first (`settle`). This
- * replica's heartbeat takes back a lapsed lease nobody fenced (it was only slow: a stalled event loop, a
- * SIGSTOP), and ends here a session it lost (fenced, or another generation took it: `onLost`). Before it
- * serves a request for a session it holds while its last renewal is older than the lease (it may have been
- * stopped past lease + grace), it renews first (`ensureHeld`), so a fenced session is never served.
- *
- * Replicas trust each other through a shared secret sent on every forwarded request (PEER_HEADER): a
- * forwarded request is served where it lands, never forwarded again, and still carries the client's own
- * API key, which the owner checks as for any request (so the owner still checks the session is the key's).
+ * This replica's part in a cluster sharing one session store (store.ts): it claims the sessions it starts, renews
+ * their leases, records their end and says where a session lives for forwarding (forward-*.ts). It retakes a lapsed
+ * lease nobody fenced, ends a session it lost (`onLost`), and renews before serving when its last renewal is old
+ * (`ensureHeld`), so it never serves a fenced session.
  */
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import type { Held, SessionKind, SessionRegistry, SessionStore, StoredSession } from "./store.js";

@@ -1,14 +1,8 @@
 /**
- * Any replica accepts any request: one for a session another replica owns is forwarded to that replica
- * with undici (request and response bodies streamed, so SSE events arrive as the owner sends them), the
- * client's headers (its API key included: the owner checks it again) plus the cluster secret. A request
- * that already came from a peer is served where it landed, never forwarded again; a wrong secret is a 401
- * (an outside caller cannot pass for a replica).
- *
- * A session whose owner's lease lapsed answers 410 at once; an owner that refuses the connection or does
- * not connect within the connect timeout is looked up again: 410 when its lease has lapsed by then, else
- * 502. Nothing waits on a dead owner longer than the connect timeout. A request for a session held here
- * waits for a renewal first when this replica's last one is older than the lease (Cluster.ensureHeld).
+ * A request for another replica's session is forwarded there with undici (bodies streamed, so SSE arrives as sent),
+ * the client's headers plus the cluster secret; it is never forwarded twice. A lapsed lease is a 410 at once; an
+ * owner not connecting within the connect timeout is looked up again: 410 if lapsed by then, else 502. Nothing waits
+ * longer on a dead owner.
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";

@@ -1,9 +1,7 @@
 /**
- * The CDP WebSocket (a platform session's connectUrl) through any replica: an upgrade for a session
- * another replica owns opens a WebSocket (ws) to that replica's own CDP proxy, with the cluster secret,
- * and only once it is open accepts the client's and relays the two message by message (relay.ts:
- * back-pressure and close propagation as for Chrome). The owner checks the session token and applies the
- * tenant filter as for a direct client; its refusal (401, 404, 410 …) is the client's answer.
+ * The CDP WebSocket through any replica: for another replica's session, a WebSocket to that replica's own CDP proxy
+ * with the cluster secret, and only once it is open the client's is accepted and the two relayed (relay.ts). The
+ * owner checks the token and applies the tenant filter as for a direct client; its refusal is the client's answer.
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";

@@ -1,10 +1,8 @@
 /**
- * The session store in Redis (ioredis), shared by every replica. Per session and kind:
- * - `<prefix>session:<kind>:<id>`: a hash of the record's fields, expiring `retentionMs` after the session;
- * - `<prefix>lease:<kind>:<id>`: `<replica>:<generation>`, set with PX leaseMs + graceMs: Redis itself
- *   expires a lease its owner stopped renewing; the record's `fenced` field then marks it declared gone;
- * - `<prefix>key:<fingerprint>:<kind>`: a sorted set of the key's session ids (for listing).
- * Claim, renew, update and settle are Lua scripts, so each check-and-write is atomic (compare-and-set).
+ * The session store in Redis, shared by every replica: per session a hash of the record (expiring `retentionMs` after
+ * the session), a lease key `<replica>:<generation>` set with PX leaseMs + graceMs (Redis expires a lease nobody
+ * renews), and per API key a sorted set of session ids. Claim, renew, update and settle are Lua scripts, so each
+ * check-and-write is atomic.
  */
 import type { Redis } from "ioredis";
 import { openRedis, type RedisClient } from "./redis-client.js";

@@ -1,19 +1,8 @@
 /**
- * The cluster's session store: which replica owns each session. One record per session (and kind: a
- * session-API session and the platform session behind it share an id), holding the owner replica's
- * internal URL, the API-key fingerprint (never the key), status, expiry, last activity and a lease.
- *
- * Ownership is a lease with a generation number (a fencing token): `claim` succeeds only when nobody else
- * holds a live lease on the record, and bumps the generation; `renew` and `update` succeed only for the
- * holder of the current generation. So two replicas can never both own a session.
- *
- * A lease lives `leaseMs + graceMs` past its last renewal; its owner renews it far more often (a fraction of
- * leaseMs), so an owner whose event loop stalls for a while keeps it. Past that, the lease has lapsed, but the
- * session is only declared gone (fenced) when another replica is about to say so — `settle` marks the
- * record fenced atomically, and from then on its owner cannot take it back. An owner that finds its lease
- * lapsed but its record unfenced re-takes it in the same atomic step of its renewal (nobody was told the
- * session was gone, so nobody is contradicted). Two implementations: in memory (one process) and Redis
- * (redis-store.ts, every replica sharing one Redis).
+ * The cluster's session store: which replica owns each session, as a lease with a generation (a fencing token), so
+ * two replicas never both own one. A lease lives `leaseMs + graceMs` past its renewal, renewed far more often, so a
+ * stalled owner keeps it. A lapsed session is gone only once another replica fences it (`settle`); until then its
+ * owner may retake it, contradicting nobody.
  */
 export type SessionKind = "api" | "platform";
 

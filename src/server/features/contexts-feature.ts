@@ -1,11 +1,8 @@
 /**
- * `browserSettings.context: {id, persist}` on a session start (platform/feature.ts): before Chrome starts,
- * the context's saved profile parts are written into a fresh profile directory (never a warm Chrome), and
- * once Chrome runs its saved cookies are set. With `persist: true` the session holds the context's lock
- * (a second persisting session gets 409 CONTEXT_IN_USE) and, as it ends, its cookies are read over CDP,
- * Chrome is closed cleanly (so its storage is on disk) and the context is saved. A Chrome that is already
- * gone (crashed, or closed by a client), a failed close or save, or contents over MAX_CONTEXT_BYTES:
- * nothing is overwritten, and a log line says why.
+ * `browserSettings.context: {id, persist}`: the saved profile is written into a fresh profile before Chrome starts
+ * (never a warm Chrome), its cookies set once it runs. With `persist` the session holds the context's lock (409
+ * CONTEXT_IN_USE) and saves it at the end after a clean close. When Chrome is gone, a step fails or it is too large,
+ * nothing is overwritten and a log says why.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,10 +1,7 @@
 /**
- * Saved contexts (the platform's "contexts": saved logins): per API key, an id, its metadata and its
- * contents — the browser's cookies (session-only ones too) and the profile files that hold web storage
- * (features/contexts-profile.ts). One context is one blob: a zip (fflate) of `context.json`, `cookies.json` and
- * `profile/…`, sealed with AES-256-GCM (util/seal.ts) under the server's data key, its associated data
- * naming the key fingerprint and id (a blob copied to another key or id does not open). Stored by
- * features/contexts-store.ts: files, or the cluster's Redis.
+ * Saved contexts (saved logins), per API key: the browser's cookies and the profile files holding web storage, as one
+ * zip sealed with AES-256-GCM (util/seal.ts) under the server's data key, its associated data naming key fingerprint
+ * and id so a blob copied elsewhere does not open. Stored by contexts-store.ts, in files or the cluster's Redis.
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";

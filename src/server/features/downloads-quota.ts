@@ -1,10 +1,8 @@
 /**
- * The downloads one API key keeps across its platform sessions, running and ended (config.ts
- * downloadsMaxBytesPerKey). Each session's recorder asks `admit` before its downloads grow
- * (browser/recorder-downloads.ts); past the key's total the key's oldest ended sessions' downloads are
- * deleted first (their zip then answers 410), and when that is not enough the download is refused
- * (cancelled, or deleted if it finished) and the server log says so. A running session's figure is what it
- * was last admitted to hold; an ended session's is measured on disk when it ends.
+ * The downloads one API key keeps across its sessions, running and ended (downloadsMaxBytesPerKey). A session's
+ * recorder asks `admit` before its downloads grow; past the total, the key's oldest ended sessions' downloads go
+ * first (their zip then 410), and if that is not enough the download is refused and logged. A running session counts
+ * what it was last admitted; an ended one is measured on disk.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";

@@ -1,17 +1,8 @@
 /**
- * What an uploaded extension may ask for on a server that isolates its tenants (checked at upload: 400
- * naming the permissions). Found by behaviour on Chromium 156 with test extensions:
- * - `proxy`: chrome.proxy.settings.set({mode: "direct"}) beats `--proxy-server` (an extension's setting
- *   wins over the command line): the browser's requests skip the egress proxy and reach loopback.
- * - `privacy`: chrome.privacy.network.webRTCIPHandlingPolicy beats `--webrtc-ip-handling-policy`: WebRTC's
- *   UDP goes around the proxy again.
- * - `nativeMessaging`: starts programs of the server's machine (any host manifest installed there).
- * - `downloads` (and its `.open`/`.ui`/`.shelf` parts): writes files to the server's disk and opens them.
- * - `fileSystemProvider`, `fileBrowserHandler`: file systems of the machine (ChromeOS today; refused anyway).
- * Allowed, because Stagehand 4.x's own extension needs them and they were checked: `debugger` (cannot
- * attach to chrome:// pages or other extensions; with file access off — features/extensions.ts — cannot navigate
- * to file:// or set file inputs), `scripting`, `tabs`, `offscreen`, `declarativeNetRequest`, `<all_urls>`
- * (file:// is out of reach with file access off; the network goes through the egress proxy).
+ * What an uploaded extension may ask for on an isolated server (400 naming the permissions at upload). Refused, found
+ * by behaviour: what beats the egress switches (`proxy`, `privacy`) or reaches the machine (`nativeMessaging`,
+ * `downloads`, file systems). Allowed because Stagehand 4.x's extension needs them and file access is off:
+ * `debugger`, `scripting`, `tabs`, `<all_urls>` … (docs/isolation.md).
  */
 import type { ExtensionManifest } from "./extensions-zip.js";
 import { ServiceInvalidArgumentError } from "../../index.js";

@@ -1,18 +1,8 @@
 /**
- * An uploaded extension archive (`POST /v1/extensions`), checked and unpacked in memory before anything is
- * written: a zip of a Chrome extension folder, with manifest.json at its root or inside one top folder.
- *
- * Bounds (a zip bomb is refused before it is inflated): at most MAX_ENTRIES entries and MAX_UNPACKED_BYTES
- * unpacked in all, counted from the sizes the central directory declares; an entry is inflated into a
- * buffer of exactly its declared size (fflate never grows it), so an entry lying about its size is cut,
- * not expanded. Entry names are relative paths that stay inside the folder: no absolute path, drive
- * letter, backslash, `..`, NUL or duplicate; no path component over MAX_COMPONENT_BYTES (the file system's
- * NAME_MAX); no entry that is a file in one place and a folder in another (`a` beside `a/b`). All of this is
- * decided from the names alone, before anything is written, and answered 400 naming the entry. Only regular
- * files are written (no links, whatever the zip says).
- *
- * The manifest: JSON, `manifest_version` 3 (Chromium 156 no longer loads manifest_version 2: checked by
- * behaviour, such an extension is silently skipped), a non-empty `name` and `version`.
+ * An uploaded extension archive, checked and unpacked in memory before anything is written. A zip bomb is refused
+ * before inflating (entry count and total from the central directory; an entry inflates into exactly its declared
+ * size). Names must stay inside the folder (no absolute path, `..`, backslash, NUL, duplicate, file/folder clash);
+ * only regular files. Manifest v3 only: Chrome skips v2 silently.
  */
 import { unzipSync, type UnzipFileInfo } from "fflate";
 import { ServiceInvalidArgumentError } from "../../index.js";

@@ -1,17 +1,8 @@
 /**
- * Uploaded Chrome extensions (`/v1/extensions`), kept per API key on this server's disk, and the session
- * feature that starts a session's Chrome with one loaded (`extensionId`, top level or in browserSettings).
- *
- * Layout: `<dataDir>/extensions/<key fingerprint>/<id>/` is the unpacked extension Chrome loads, and
- * `<id>.json` beside it its record. An upload is written to a temp folder and renamed into place, then its
- * record is written (atomically): a crash leaves at most a folder without a record, which is removed at
- * the next start. Another key's extension does not exist for a key (404, like an unknown id).
- *
- * Each session loads its own copy (removed when it ends), so deleting an extension a session runs is safe.
- *
- * Cluster mode: the folder is on the replica that took the upload; a session started on another replica
- * with that id gets 404 (the store does not carry extensions). Route uploads and session starts of one
- * key to one replica (sticky by key), or upload to each.
+ * Uploaded Chrome extensions (`/v1/extensions`), per API key on this server's disk, and the feature that starts a
+ * session with one. An upload is renamed into place before its record is written, so a crash leaves at most a
+ * record-less folder, removed at the next start. Each session loads a copy of its own, so deleting a running
+ * extension is safe. Clusters: docs/cluster.md.
  */
 import { randomUUID } from "node:crypto";
 import { cpSync, existsSync, realpathSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -209,11 +200,9 @@ function stubManifest(manifest: ExtensionManifest, marker: string, emptyScript: 
 }
 
 /**
- * Starts a session's Chrome with its `extensionId` loaded (an unknown id is a 404 before Chrome starts),
- * from a copy of its own. Under isolation the extension gets no access to file:// URLs: Chrome starts with
- * a stub in the copy's folder, and the real manifest is put in place while file access is turned off
- * (browser/extension-access.ts), so its code never runs with that access. `chromeIds(session)` are the ids
- * Chrome gave the session's extensions (the CDP filter lets the tenant drive those targets).
+ * Starts a session's Chrome with its `extensionId` loaded (an unknown id is a 404 before Chrome starts), from a copy
+ * of its own. Under isolation its code never runs with file:// access (browser/extension-access.ts).
+ * `chromeIds(session)` are the ids Chrome gave, whose targets the CDP filter lets the tenant drive.
  */
 export class ExtensionsFeature implements SessionFeature {
   readonly name = "extensions";

@@ -1,13 +1,8 @@
 /**
- * A platform session's downloads: every session saves into a folder of its own that the server owns,
- * `<dataDir>/downloads/<key fingerprint>/<session id>/`. The session's recorder connection (which stays
- * attached for the session's life; browser/recorder-downloads.ts) sets Chrome's download behavior to that folder, and on an isolated
- * server the CDP filter forwards every tenant's setDownloadBehavior as that same folder (cdp/filter.ts).
- * A session may keep at most `downloadsMaxBytesPerSession`, and a key `downloadsMaxBytesPerKey` over its
- * sessions (features/downloads-quota.ts): a download that would pass either is cancelled (a file that finished
- * anyway is deleted) and the log says so. `GET /v1/sessions/{id}/downloads` zips the folder; the folder is
- * removed `artifactsTtlS` after the session ended (features/recorder-feature.ts). The root is `downloadsDir`
- * when the operator gives one, else `<dataDir>/downloads`.
+ * A platform session's downloads, in a folder of its own that the recorder's connection points Chrome at; on an
+ * isolated server the CDP filter sends a tenant's setDownloadBehavior there too. Bounded per session and per key
+ * (downloads-quota.ts): a download past either is cancelled and logged. Zipped by GET …/downloads; removed
+ * `artifactsTtlS` after the session ended.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";

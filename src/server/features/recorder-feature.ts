@@ -1,11 +1,8 @@
 /**
- * The session feature every platform session has: a recorder (features/recorder.ts) from the moment its
- * Chrome runs until the session ends, and a downloads folder of its own, bounded per session
- * (downloadsMaxBytesPerSession) and per key (downloadsMaxBytesPerKey, features/downloads-quota.ts). What it
- * kept stays readable for `artifactsTtlS` after the session ended, then the recorder's memory and the folder
- * go (a timer per session; the folder is deleted, not left for a later sweep).
- * Ended sessions' logs and recordings together keep at most RETAINED_MAX_BYTES in memory: past it the
- * oldest ended sessions' logs and recordings are freed first (their routes then answer 410).
+ * The feature every platform session has: a recorder (recorder.ts) from Chrome's start to the session's end, and a
+ * bounded downloads folder. What it kept stays readable for `artifactsTtlS`, then goes (a timer per session, not a
+ * later sweep). Ended sessions keep at most RETAINED_MAX_BYTES of logs and recordings in memory, oldest freed first
+ * (their routes then 410).
  */
 import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 import { createDownloadsDir, downloadsRoot, removeDownloadsDir, sessionDownloadsDir, sweepStaleDownloads } from "./recorder-downloads.js";

@@ -1,9 +1,7 @@
 /**
- * What a platform session's recorder keeps (features/recorder.ts): a bounded list of entries (CDP events
- * as `GET /v1/sessions/{id}/logs` gives them, rrweb events for `/recording`). A list holds at most
- * `maxEntries` entries and `maxBytes` bytes (each entry counted as its JSON); past either, `keep: "oldest"`
- * drops the oldest entries (logs: the newest matter most) and `keep: "first"` takes no more (a recording:
- * incremental rrweb events mean nothing without the snapshot before them). Either way it counts what it
+ * A bounded list of what a session's recorder keeps: at most `maxEntries` entries and `maxBytes` of JSON. Past
+ * either, `keep: "oldest"` drops the oldest (logs: the newest matter most) and `keep: "first"` takes no more (a
+ * recording: incremental rrweb events mean nothing without the snapshot before them). Either way it counts what it
  * dropped.
  */
 

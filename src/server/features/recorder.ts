@@ -1,9 +1,7 @@
 /**
- * One platform session's recorder: the library's browser recorder (browser/recorder.ts: its own CDP
- * connection, every tab and OOPIF, rrweb in an isolated world, downloads into the session's folder) from
- * the moment the session's Chrome runs until the session ends, with what it reports kept here, bounded
- * (features/recorder-logs.ts), in the SDK's shapes: SessionLog for `GET /v1/sessions/{id}/logs`, SessionRecording
- * for `/recording`. What was kept stays readable after the connection closed.
+ * One platform session's recorder: the library's browser recorder (browser/recorder.ts) from Chrome's start to the
+ * session's end, what it reports kept here bounded (recorder-logs.ts), in the SDK's shapes (SessionLog for …/logs,
+ * SessionRecording for …/recording). What was kept stays readable after the connection closed.
  */
 import { type BrowserRecorder, type DownloadBudget, startRecorder } from "../../internal.js";
 import { BoundedList, eventEntry, LOG_LIMITS, RECORDING_LIMITS, type SessionLog } from "./recorder-logs.js";

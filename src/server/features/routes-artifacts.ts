@@ -1,9 +1,7 @@
 /**
- * What a platform session left (features/recorder-feature.ts), as the SDK reads it:
- * `GET /v1/sessions/{id}/logs` → SessionLog[], `GET /v1/sessions/{id}/recording` → SessionRecording[]
- * (rrweb events), `GET /v1/sessions/{id}/downloads` → application/zip of its downloads (empty when none).
- * Readable while the session runs and for `artifactsTtlS` after it ended (then 404); downloads deleted to
- * make room under the key's total are a 410; another key's session is a 404.
+ * What a platform session left, as the SDK reads it: …/logs, …/recording (rrweb events), …/downloads (a zip).
+ * Readable while the session runs and for `artifactsTtlS` after (then 404); downloads deleted to make room under the
+ * key's total are a 410; another key's session is a 404.
  */
 import { Hono } from "hono";
 import type { Env, ServerDeps } from "../app.js";

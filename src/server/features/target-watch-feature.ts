@@ -1,9 +1,8 @@
 /**
- * The session feature of an isolated server that keeps svc's watch (features/target-watch.ts) on each session's
- * Chrome, from the moment it runs — after the session's extensions were loaded, before any tenant can
- * connect — until the session ends. A watch that cannot start fails the session's start: without it the
- * CDP proxy does not let a tenant in (watchOf() is undefined). When a tenant tab reached one of Chrome's
- * own pages before svc could stop it, the session's Chrome is killed.
+ * The feature of an isolated server that keeps svc's watch (target-watch.ts) on each session's Chrome, from after its
+ * extensions load, before any tenant connects, until the end. A watch that cannot start fails the start: without one
+ * the CDP proxy lets no tenant in. A tenant tab that reached Chrome's own pages before svc could stop it gets the
+ * session's Chrome killed.
  */
 import type { FeatureRun, SessionFeature, SessionStart } from "../platform/feature.js";
 import { TargetWatch } from "./target-watch.js";

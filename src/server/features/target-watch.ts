@@ -1,23 +1,8 @@
 /**
- * svc's own knowledge of where every target of one isolated session's Chrome is, kept on a CDP connection
- * of svc's own (never the tenant's): the CDP filter (cdp/filter.ts) asks it, for each tenant message, about
- * the target that message addresses, so what a tenant did or did not subscribe to changes nothing.
- *
- * - Target discovery (every type) gives each target's type and URL as Chrome reports it.
- * - svc attaches itself to every tab (auto-attach, flattened; a new tab waits until svc listens in it) and
- *   follows its main frame's navigations from their start (Page.frameStartedNavigating, which Chrome
- *   sends for navigations a page asks for and for those the browser makes, such as an extension's
- *   chrome.tabs.update), not only from their commit.
- * - A tab that starts navigating to, or is found at, a URL that is not a tenant's (isolation/tenant-targets.ts) is
- *   forbidden at once — the filter refuses every message to it from then on — and svc stops the
- *   navigation (Page.stopLoading: the page does not commit if svc was in time) and closes the tab, logging a line naming
- *   the session. A tab found already committed there that a tenant had addressed (svc read the start too
- *   late: a command forwarded just before may run in the new page) ends the session's Chrome (onLate).
- *   Chromium has no per-process switch or policy that keeps an extension's tabs off chrome://
- *   URLs, so the tab is closed instead. Other targets not a tenant's (Chrome's own workers and UI, another
- *   extension's) are refused by the filter but left alone: Chrome runs them.
- * - A target svc has not heard of yet is unknown: the filter holds messages for it a moment
- *   (whenKnown) and refuses them if it stays unknown.
+ * svc's own knowledge of where every target of an isolated session's Chrome is, on a connection of svc's own, so
+ * nothing a tenant subscribes to changes what the filter decides. Tabs are followed from each navigation's start; one
+ * headed for a non-tenant URL is refused, stopped and closed (Chromium cannot keep extensions off chrome://), and one
+ * found already there ends the Chrome (onLate).
  */
 import { CdpConnection } from "../../internal.js";
 import { tenantNavigation, tenantTarget } from "../isolation/tenant-targets.js";

@@ -1,12 +1,8 @@
 /**
- * Reading request bodies: bounded before they are parsed, JSON or nothing; anything else is a 4xx naming
- * what was expected.
- *
- * The bounds exist because a parsed body is walked by code that recurses (zod, JSON.stringify when the
- * value is echoed back or stored): V8's JSON.parse builds a value nested 100 000 levels deep without
- * complaint, and the first recursive walk over it throws a RangeError far from the request. So nesting is
- * counted on the raw text first (one pass, brackets outside strings), and only a document within the limit
- * is parsed; strings and keys are then checked with the field's path in the message.
+ * Reading request bodies: bounded before parsing, JSON or nothing, else a 4xx naming what was expected. V8's
+ * JSON.parse builds a value nested 100,000 deep without complaint, and the first recursive walk (zod, JSON.stringify)
+ * then throws far from the request; so nesting is counted on the raw text first, and strings and keys are checked
+ * with the field's path.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ZodType } from "zod";

@@ -1,11 +1,8 @@
 /**
- * Where failures become HTTP statuses (ARCHITECTURE.md "The server"): only this layer (http/) and the
- * route files choose a status. Routes throw HttpError for protocol failures (a malformed body, 401, 404, 413,
- * 429, 501, 503); domain code throws the server's failures (failures.ts), mapped here by their kind
- * (STATUS_BY_KIND), and library errors, mapped by their code (STATUS_BY_CODE; the type checker requires
- * both maps to be complete): bad input → 400, unknown session → 404, a failed operation → 422, anything
- * else → 500 with its message masked (it may quote internals). Every message is cut to
- * MAX_MESSAGE characters: a library error may quote a request's input, which can be megabytes.
+ * Where failures become HTTP statuses (ARCHITECTURE.md, "The server"): routes throw HttpError, domain code the
+ * server's failures (STATUS_BY_KIND) and library errors (STATUS_BY_CODE), both maps required complete by the type
+ * checker. A 500's message is masked (it may quote internals), and every message is cut to MAX_MESSAGE: a library
+ * error may quote megabytes of input.
  */
 import { isServiceError, type ServiceErrorCode } from "../../index.js";
 import { clip } from "../../util/zod.js";

@@ -1,10 +1,8 @@
 /**
- * Per-key request limits: a rate (the platform's search and fetch routes, 120/min per key; the Model
- * Gateway) and a number of requests in flight (the Model Gateway, whose answers stream for as long as the
- * model writes).
- * A sliding window: each key keeps the times of its requests in the last window, so a burst cannot get
- * twice the limit across a window boundary (a fixed window would allow 240 in two seconds around the minute).
- * Memory is bounded: at most `limit` timestamps per key, and keys are the server's configured API keys.
+ * Per-key request limits: a rate (search, fetch, the Model Gateway) and requests in flight (the Gateway, whose
+ * answers stream as long as the model writes). A sliding window, so a burst cannot get twice the limit across a
+ * window boundary as a fixed window allows. Memory is bounded: at most `limit` timestamps per key, and keys are the
+ * server's configured ones.
  */
 import type { MiddlewareHandler } from "hono";
 import type { Owner } from "../tenant.js";

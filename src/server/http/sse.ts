@@ -1,16 +1,8 @@
 /**
- * Server-sent events of the session API (docs/wire-formats.md "Streaming"): `starting` → `connected` → log
- * events → exactly one of `finished` / `error`, every event `{id: uuid, type: "system" | "log", data}`.
- *
- * Framing: each event is `event: <status>` + `data: <json>` (the spec), except for the official Stagehand
- * TypeScript client (it sends `x-language: typescript` and `x-sdk-version`): its 3.x parser splits the
- * stream on blank lines and reads only blocks that START with `data: `, so an `event:` line first would
- * hide every event from it. For that client the `event:` line is left out; any SSE parser reads both.
- *
- * Log events: `message` is the log line object, as the spec says and as the Stagehand TypeScript client
- * hands it to its logger. The clients generated from the official OpenAPI schema (Stainless: Python and
- * the others; they send `x-stainless-lang`) declare `message` a string, so they get the line's text there
- * and the whole object beside it as `logLine`.
+ * Server-sent events of the session API (docs/wire-formats.md "Streaming"): `event:` + `data:`, except for the
+ * Stagehand TypeScript client (`x-language: typescript`), whose 3.x parser reads only blocks starting with `data: `.
+ * A log event's `message` is the line object, but Stainless clients (`x-stainless-lang`) type it a string: they get
+ * the text there and the object as `logLine`.
  */
 import { randomUUID } from "node:crypto";
 import type { Context } from "hono";

@@ -1,8 +1,7 @@
 /**
- * The key the server's data at rest (saved contexts) is encrypted with: 32 bytes derived with HKDF-SHA256
- * from `--data-key` when given; in cluster mode without one, from the cluster secret every replica shares
- * (so a context sealed by one replica opens on another); on a lone server, a random key generated once into
- * `<dataDir>/data.key` (0600, created exclusively: two servers starting at once agree on the first).
+ * The key the server's data at rest (saved contexts) is sealed with: HKDF-SHA256 of `--data-key`; in a cluster
+ * without one, of the shared cluster secret, so a context sealed by one replica opens on another; on a lone server, a
+ * random key in `<dataDir>/data.key` (0600, created exclusively, so two servers starting at once agree).
  */
 import { hkdfSync, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";

@@ -1,34 +1,8 @@
 /**
- * The egress proxy of an isolated server: every tenant Chrome reaches the network only through it, and it
- * connects only where the tenant address policy allows (the public web, plus `allowNet`).
- *
- * Why a page cannot get around it:
- * - Chrome has exactly one proxy configuration, and for these Chromes it comes from the command line
- *   (isolationArgs() below, appended last and with any tenant switch that would change it removed).
- *   Every network request of the browser — navigations, redirects, sub-resources, fetch/XHR, WebSockets
- *   (always tunnelled with CONNECT), iframes, workers and service workers — goes to it.
- * - `--proxy-bypass-list=<-loopback>` removes Chrome's implicit bypass of localhost/127.0.0.1/[::1]:
- *   without it those would be fetched directly, DevTools ports of other sessions included.
- * - The protocols that do not go through an HTTP proxy are off: QUIC (`--disable-quic`) and WebRTC's
- *   non-proxied UDP (`--webrtc-ip-handling-policy=disable_non_proxied_udp`: no STUN/UDP at all; WebRTC's
- *   TCP goes through the proxy as CONNECT, and so through the policy).
- * - The proxy resolves the target name itself, checks every resolved address (and an IP literal as given,
- *   after Chrome's URL canonicalisation turned `127.1`, `2130706433`, `0x7f000001`, `017700000001` into
- *   127.0.0.1), and then connects to exactly the addresses it checked (a pinned lookup): a name that
- *   answers a public address to the check and a loopback one to the connection (DNS rebinding) has no
- *   second answer to give. A refusal is a 403 with a short reason before any connection is made, so a page
- *   scanning ports learns nothing: an open port and a closed one answer the same.
- *
- * Who may use it: it listens on loopback only, on a port only this server's Chromes are told. It carries
- * no credential (Chrome's `--proxy-server` cannot send one without a DevTools hook on every target), and
- * needs none: it grants nothing beyond the tenant policy, since every target it is asked for passes the
- * same policy. A page cannot use it to reach loopback — a request for 127.0.0.1:<this port> is itself a
- * loopback target and refused — and a local process could reach those addresses without it anyway.
- *
- * Limits: it decides by address and port, not by content (an allowed host is reachable on any path). A
- * tenant with raw CDP could try to open a browser context with a proxy of its own
- * (Target.createBrowserContext's proxyServer) — the CDP proxy filters that. Operators who need an
- * upstream proxy for tenants cannot have one on an isolated server yet (this proxy connects directly).
+ * The egress proxy of an isolated server: tenant Chromes reach the network only through it (isolationArgs(): their
+ * one proxy, no loopback bypass, QUIC and non-proxied WebRTC UDP off), and it connects only to the addresses it
+ * checked, so DNS rebinding gets no second answer. A refusal is a 403 before connecting, so open and closed ports
+ * look alike. Loopback only (docs/isolation.md).
  */
 import type { LookupAddress } from "node:dns";
 import { Agent } from "node:http";

@@ -1,14 +1,8 @@
 /**
- * Model credentials belong to whoever chose the endpoint. Every model config a session's Service sees
- * comes from a tenant, so the Services run under a ModelEndpointPolicy (src/model/endpoint-policy.ts): a
- * config that names its own endpoint (baseURL, an Azure resource, a Vertex project) is sent only the key
- * it brings (`apiKey`, or `x-model-api-key`), never the operator's OPENAI_API_KEY & co. or stored key;
- * those serve the providers' own endpoints only. With `modelEndpoints` such an endpoint must lie under one
- * of them. On an isolated server its connections also pass the tenants' address policy where the socket
- * connects (so 127.0.0.1, a name resolving to loopback, a private or link-local address are refused unless
- * `allowNet` allows them); the hosts of `modelEndpoints` are allowed there too, for model calls only (the
- * operator named them, and listing them in allowNet would open them to the tenants' browsers as well).
- * A config that names no endpoint goes to the operator's `modelBaseURL` when set, trusted like the provider's.
+ * Model credentials belong to whoever chose the endpoint: a tenant's config naming its own endpoint gets only the key
+ * it brings (model/endpoint-policy.ts), within `modelEndpoints` when set and, when isolated, through the tenants'
+ * address policy, `modelEndpoints`' hosts allowed for model calls only (in allowNet they would open to browsers). No
+ * endpoint: the operator's, trusted.
  */
 import type { ModelEndpointPolicy } from "../../index.js";
 import { AddressPolicy } from "../../util/address-policy.js";

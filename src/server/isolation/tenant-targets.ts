@@ -1,12 +1,8 @@
 /**
- * Which targets of a session's Chrome are a tenant's to drive on a server that isolates its tenants: web
- * pages, frames and workers (http, https, about:blank, data:, blob:, a failed navigation's chrome-error:),
- * and targets of the session's own uploaded extensions (chrome-extension://<own id>/…). Everything else —
- * chrome://, chrome-untrusted://, devtools://, another extension's chrome-extension://, file:,
- * view-source:, about: pages Chrome maps to chrome:// — is Chrome's own or the server's, and holds
- * privileged bindings (chrome://extensions turns on an extension's file access) or shows the server's
- * paths (chrome://version). One definition, used by the CDP filter (cdp/filter.ts) and by svc's own
- * watch of the session's targets (features/target-watch.ts).
+ * Which targets of a session's Chrome a tenant may drive on an isolated server: web pages, frames and workers (http,
+ * https, about:blank, data:, blob:, chrome-error:) and its own extensions' targets. Everything else is Chrome's own
+ * or the server's, with privileged bindings (chrome://extensions turns on file access) or the server's paths. One
+ * definition for the CDP filter and svc's target watch.
  */
 
 /** Schemes a page, worker or frame target of a tenant may have (chrome-error: is a failed navigation). */

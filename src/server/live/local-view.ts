@@ -1,13 +1,8 @@
 /**
- * The live view of a CLI session, served by its host (commands/host-view.ts) on loopback: the same page and
- * viewer as `svc serve`'s (live/page-html.ts, live/viewer.ts) on a node http server bound to 127.0.0.1 and
- * a port chosen once, at `/live/{session}/{token}[/socket]`. The token is random per session (32 bytes),
- * compared in constant time; a wrong one is a 401, any other path a 404, a Host header that is not this
- * loopback address a 403 (a page of another site resolving its name to 127.0.0.1 reaches nothing). At most
- * LIVE_LIMITS.maxViewersPerSession sockets (429 LIVE_VIEWERS), each message bounded as on the server.
- *
- * Questions: `ask()` shows a message with a Continue button in every interactive viewer (those that come
- * later too) until one presses it (the first answer wins), it times out, or the asker withdraws it.
+ * A CLI session's live view, served by its host on 127.0.0.1 with `svc serve`'s page and viewer. The token is random
+ * per session, compared in constant time; a foreign Host header is a 403, so a site resolving its name to 127.0.0.1
+ * reaches nothing. Viewers are bounded (429 LIVE_VIEWERS). `ask()` shows Continue in every interactive viewer until
+ * one answers, it times out or is withdrawn.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { type IncomingMessage, type ServerResponse, createServer } from "node:http";

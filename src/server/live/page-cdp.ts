@@ -1,9 +1,7 @@
 /**
- * The live view's CDP connection to one tab: a page-level WebSocket to the session's Chrome (its unix
- * socket, like the CDP proxy's), with every command passed through the same tenant filter as a tenant's
- * own CDP on an isolated server (cdp/filter.ts: the tab must be a tenant's, a navigation's URL a web page's),
- * so the live view reaches nothing the tenant's connectUrl could not. Chrome's egress proxy applies to
- * whatever the tab then loads.
+ * The live view's CDP connection to one tab, a page-level WebSocket whose every command passes the tenant filter of
+ * an isolated server (cdp/filter.ts), so the live view reaches nothing the tenant's connectUrl could not. The egress
+ * proxy applies to what the tab loads.
  */
 import { WebSocket } from "ws";
 import { unixWsEndpoint } from "../../util/devtools-socket.js";

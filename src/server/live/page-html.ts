@@ -1,8 +1,7 @@
 /**
- * The live view page's HTML and headers, the same for `svc serve` (live/routes-live.ts) and a CLI session's
- * host (live/local-view.ts): self-contained (script and style inline by nonce, no outside resource), made to
- * be embedded (no X-Frame-Options, `frame-ancestors *`), no referrer leaving it (its URL holds the token).
- * The question banner (`#ask`) shows what a CLI agent asks the person watching, with a Continue button.
+ * The live view page's HTML and headers, for `svc serve` and a CLI session's host: self-contained (inline script and
+ * style by nonce), embeddable (`frame-ancestors *`), and no referrer, since its URL holds the token. The `#ask`
+ * banner shows what a CLI agent asks the person watching.
  */
 import { LIVE_SCRIPT } from "./page-script.js";
 

@@ -1,11 +1,8 @@
 /**
- * The live view page's script (plain browser JavaScript, served inline under the page's CSP nonce). It
- * opens the page's own WebSocket (`<page URL>/socket`, same query), paints each frame into the
- * `[data-svc-live]` image and acknowledges it once painted, and forwards the person's mouse (moves
- * throttled), wheel, keys and navigation in the page's CSS pixels (scaled from the frame's metadata).
- * In a view-only page (`?interactive=false`) nothing is sent but acks and the size; the server ignores
- * input on such a socket anyway. A question (`ask`) shows in the banner until it is settled (`asked`);
- * Continue sends the `answer`.
+ * The live view page's script (browser JavaScript, inline under the CSP nonce): opens the page's socket, paints each
+ * frame and acknowledges it once painted, and forwards the person's mouse (moves throttled), wheel, keys and
+ * navigation in the page's CSS pixels. A view-only page sends only acks and its size (the server ignores input there
+ * anyway). Continue answers a question.
  */
 export const LIVE_SCRIPT = String.raw`(() => {
   "use strict";

@@ -1,10 +1,8 @@
 /**
- * The live view's WebSocket, `/v1/live/{id}/{token}/socket[?tab=…&interactive=false]`: the CDP proxy's
- * upgrade handler hands it every upgrade under /v1/live/. The token is the session's live view token (a
- * capability derived from, and weaker than, connectUrl's: it drives one tab's screen and input, never raw
- * CDP); a wrong one is a 401, an unknown session a 404, an ended one a 410, each with a `code`. On an
- * isolated server the viewer reaches only the tenant's own tabs, through the same filter as the tenant's
- * CDP (live/page-cdp.ts). At most LIVE_LIMITS.maxViewersPerSession sockets per session (429 LIVE_VIEWERS).
+ * The live view's WebSocket (`/v1/live/{id}/{token}/socket`), handed every upgrade under /v1/live/ by the CDP proxy.
+ * Its token is derived from, and weaker than, connectUrl's: one tab's screen and input, never raw CDP. On an isolated
+ * server the viewer reaches only the tenant's tabs (live/page-cdp.ts). Viewers per session are bounded (429
+ * LIVE_VIEWERS).
  */
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";

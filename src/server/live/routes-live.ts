@@ -1,11 +1,8 @@
 /**
- * The live view page, `/v1/live/{id}/{token}[?tab=…&interactive=false]`: a self-contained HTML page (its
- * script inline, no outside resource) that shows a session's tab and forwards a person's input over its
- * WebSocket (live/routes-live-socket.ts). Exempt from the API key like the CDP proxy: the token authorises
- * (401 when wrong, 404 for an unknown session). It is made to be embedded: no
- * X-Frame-Options, `frame-ancestors *`; its CSP otherwise allows only its own inline script and style
- * (by nonce), its frames (blob:) and its own origin's socket; no referrer leaves it (the URL holds the token).
- * Once the session ended the URL redirects to its replay.
+ * The live view page (`/v1/live/{id}/{token}`): self-contained HTML that shows a session's tab and forwards input
+ * over its WebSocket (routes-live-socket.ts). Exempt from the API key like the CDP proxy: the token authorises.
+ * Embeddable (`frame-ancestors *`), otherwise its CSP allows only its inline script and style, blob: frames and its
+ * own origin.
  */
 import { randomBytes } from "node:crypto";
 import { Hono } from "hono";

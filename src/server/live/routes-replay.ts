@@ -1,10 +1,8 @@
 /**
- * The replay page of a platform session, `/v1/live/{id}/{token}/replay` (the live view's token; the live
- * view links it once the session ended): rrweb's player on the session's recording with its log beside it
- * (live/replay-page.ts). `…/replay/data` answers `{events, logs}`, `…/replay/rrweb.js|rrweb.css` rrweb's own
- * bundle. Served while the session runs and as long as its recording is kept after it ended (404 after,
- * 410 when it was dropped to make room). The recorded page's own resources are not fetched: the CSP allows
- * images only from data: and blob:, and no script but the page's.
+ * The replay page of a platform session (`/v1/live/{id}/{token}/replay`, the live view's token): rrweb's player on
+ * the recording with its log beside it (replay-page.ts), served as long as the recording is kept (then 404, or 410
+ * when dropped for room). The recorded page's own resources are never fetched: the CSP allows images only from data:
+ * and blob:, no script but the page's.
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,16 +1,8 @@
 /**
- * One live view viewer: its WebSocket on one side, the selected tab of its session's Chrome on the other
- * (a link of its own from the live source, live/source.ts: `svc serve`'s or a CLI session host's). The tab's screen is streamed with Page.startScreencast; a frame goes to the viewer
- * only when the viewer acknowledged the one before (it says so once it painted it), and Chrome's frame is
- * acknowledged (Page.screencastFrameAck) only then, so a slow viewer slows Chrome's capture instead of
- * queueing frames: while the viewer is busy the newest frame waits in one slot, an older one there is dropped.
- * An ack is only the viewer's word: a frame is also held while more than LIVE_LIMITS.maxBufferedBytes wait
- * unsent on its socket (sent once the socket drains), and a viewer whose socket took nothing of what waits for
- * LIVE_LIMITS.stuckViewerMs is closed, so one that acks without reading costs a bounded amount.
- * The tab list (titles, URLs) is read from the source after navigations and every
- * LIVE_LIMITS.tabsRefreshMs; when the source names a preferred tab (the one a CLI session's commands drive),
- * the view starts there and follows it when it changes. A question the session asks (`notify` an `ask`) is
- * answered by an interactive viewer's `answer` message. A view-only viewer's input messages are ignored here, whatever the page sends.
+ * One live view viewer: its WebSocket on one side, the session's selected tab on the other. Chrome's screencast frame
+ * is acked only once the viewer acked the previous one, so a slow viewer slows capture instead of queueing (the
+ * newest frame waits in one slot). A viewer that acks without reading is bounded too (LIVE_LIMITS: buffered bytes,
+ * stuck time). The view follows the source's preferred tab.
  */
 import type { ServerOptions, WebSocket } from "ws";
 import { isServiceError } from "../../index.js";

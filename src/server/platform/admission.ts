@@ -1,15 +1,8 @@
 /**
- * Admission control of one `svc serve` replica: every browser session (a platform session, and so every
- * session-API start that launches a Chrome) takes a slot here before its Chrome starts and gives it back
- * when the session ends. At most `maxSessions` slots are held; up to `maxQueued` more starts wait, in
- * order, at most `queueTimeoutMs` each (a waiting client that disconnects leaves the queue). A start is
- * also held back while the machine's CPU or this process tree's memory is above its limit (platform/load.ts).
- * Beyond that: 429 with Retry-After and a `code` (QUEUE_FULL, QUEUE_TIMEOUT). While the replica drains,
- * every start, waiting or new, gets 503 DRAINING.
- *
- * A small class rather than p-limit / async-sema / p-queue: a slot here lives as long as a session, not
- * as long as one function call (p-limit, p-queue), and those have no bounded queue with a per-waiter
- * timeout and abort (async-sema has none of the three).
+ * Admission control of one replica: a browser session takes a slot before its Chrome starts and returns it at the
+ * end; at most `maxSessions`, then `maxQueued` waiting in order (`queueTimeoutMs` each), held back too while CPU or
+ * memory is high (load.ts), else 429. Not p-limit or p-queue: a slot lives as long as a session, and they lack a
+ * bounded queue with per-waiter timeout.
  */
 import type { LoadReading } from "./load.js";
 import { ClientGoneError, OverloadedError, ServerFailure, UnavailableError } from "../failures.js";

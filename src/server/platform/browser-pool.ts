@@ -1,9 +1,7 @@
 /**
- * Warm browsers: Chrome takes ~0.5–1.5 s to start, which is most of a session start. The pool keeps
- * `size` Chromes launched with the server's default options ready; a session asking for exactly those
- * options takes one at once and a replacement starts in the background. Sessions with other options
- * (a viewport, launch options of their own) launch as before. A warm Chrome is not a session: it is not
- * counted by maxSessions, belongs to no key, and ends with the pool.
+ * Warm browsers: Chrome's ~0.5–1.5 s start is most of a session start, so the pool keeps `size` Chromes with the
+ * default options ready; a session asking for exactly those takes one and a replacement starts. A warm Chrome is not
+ * a session: not counted by maxSessions, no key, ends with the pool.
  */
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions } from "../../index.js";
 import { processAlive } from "../../util/process.js";

@@ -1,8 +1,7 @@
 /**
- * Platform sessions (docs/wire-formats.md "Platform API"): one Chrome per session, owned by the API key that
- * created it, ended when released, when its lifetime runs out, when Chrome exits, or on shutdown. Clients
- * reach a session's Chrome only through this server's CDP proxy, with a per-session random token in the
- * URL (the capability). Chrome itself has no TCP port: the server reaches it over its 0600 unix socket.
+ * Platform sessions (docs/wire-formats.md "Platform API"): one Chrome per session, owned by the key that created it,
+ * ended on release, timeout, Chrome's exit or shutdown. Clients reach it only through the CDP proxy with a
+ * per-session token; Chrome has no TCP port (the server uses its 0600 unix socket).
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import type { z } from "zod";

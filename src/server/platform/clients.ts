@@ -1,9 +1,7 @@
 /**
- * Who holds each platform session: its CDP clients (every WebSocket the proxy relays) and the session-API
- * Services attached to it. When the last one leaves, `onAbandoned` runs after `graceMs` unless someone
- * came back meanwhile — the platform ends a session without keepAlive that way, so a Playwright or
- * Puppeteer script that never releases its session does not leave a Chrome running until its timeout.
- * Counting starts with the first client: a session nobody has connected to yet waits for its timeout.
+ * Who holds each platform session: its CDP clients and attached session-API Services. When the last leaves,
+ * `onAbandoned` runs after `graceMs` unless someone returned, so a script that never releases a session without
+ * keepAlive does not leave Chrome running until its timeout. Counting starts with the first client.
  */
 export class SessionClients {
   private readonly counts = new Map<string, number>();

@@ -1,9 +1,7 @@
 /**
- * The server's Chromes accept no browser origin on their DevTools endpoint. The library's default
- * arguments include `--remote-allow-origins=*` (docs/wire-formats.md "Construction options"); with it, a page in any tenant's browser
- * that finds a DevTools port on loopback could open a WebSocket to it and drive that browser. The server
- * reaches its Chromes without an Origin (the CDP proxy, the session Services), which Chrome accepts anyway,
- * so here the default is dropped and the operator's `args` cannot bring it back.
+ * The server's Chromes accept no browser origin on DevTools: with the library's default `--remote-allow-origins=*`, a
+ * page in any tenant's browser that found a DevTools port could drive that browser. The server connects without an
+ * Origin, which Chrome accepts anyway, so the default is dropped and `args` cannot bring it back.
  */
 import type { LocalBrowserLaunchOptions } from "../../index.js";
 

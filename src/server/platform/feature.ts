@@ -1,10 +1,8 @@
 /**
- * What a platform feature adds to one browser session's life (contexts, extensions, session logs,
- * recordings, downloads): each feature is asked once before the session's Chrome starts and may add
- * Chrome switches or a prepared profile, then hears when the Chrome runs, when the session ends (Chrome
- * still running, unless it exited by itself) and when Chrome is gone. PlatformSessions composes them; a
- * feature never reaches into another's state. The interface lives here, with the sessions it serves: the
- * features (features/) implement it and startServer hands them in, so platform/ imports no feature.
+ * What a platform feature adds to a session's life (contexts, extensions, logs, recordings, downloads): asked once
+ * before Chrome starts (switches, a prepared profile), then told when Chrome runs, the session ends and Chrome is
+ * gone. Features never reach into each other's state. The interface lives here and startServer hands the features in,
+ * so platform/ imports none.
  */
 import type { LaunchedBrowser } from "../../index.js";
 import type { BrowserEmulation } from "../../internal.js";

@@ -30,11 +30,9 @@ export function sessionLaunchOptions(
 }
 
 /**
- * A headless window's --window-size includes an invisible tab strip and toolbar, so pages would get about
- * 140 px less height than asked, and new tabs yet another size. A kiosk (fullscreen, no browser UI) window
- * on a headless screen of exactly the viewport gives every tab that content size, which is what CDP
- * clients (connectOverCDP, CUA screenshots) expect of `browserSettings.viewport`. A headed window keeps
- * the user's screen.
+ * A headless --window-size includes an invisible tab strip and toolbar, so pages got about 140 px less height than
+ * asked. A kiosk window on a headless screen of exactly the viewport gives every tab that content size, as CDP
+ * clients expect of `browserSettings.viewport`. A headed window keeps the user's screen.
  */
 function contentSizeArgs(viewport: Viewport, headless: boolean): string[] {
   return headless ? ["--kiosk", `--screen-info={${viewport.width}x${viewport.height}}`] : [];

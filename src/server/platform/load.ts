@@ -1,14 +1,8 @@
 /**
- * What admission control and GET /v1/pressure read about the machine, sampled every few seconds:
- *
- * - cpu: the share of the machine's CPU time that was busy since the previous sample, in percent of all
- *   cores (os.cpus() time counters, as top computes it). Machine-wide on purpose: Chrome (renderers, GPU
- *   process) does most of a session's work, and process.cpuUsage() would see only this Node process.
- *   os.loadavg() was not used: it is a 1-minute average (a burst of starts would all be admitted before
- *   it moves) and counts processes waiting on I/O.
- * - memory: bytes held by this process and every process below it (the Chromes and their renderers), from /proc: each process's proportional set size (smaps_rollup Pss, which shares a page
- *   between the processes that map it, so Chrome's shared libraries are not counted once per process),
- *   or its RSS where Pss cannot be read. Off Linux: this process's RSS only.
+ * What admission and GET /v1/pressure read about the machine, sampled every few seconds. CPU is machine-wide busy
+ * time (Chrome does most of a session's work, beyond this process), not loadavg, which lags a burst and counts I/O
+ * waits. Memory is this process tree's proportional set size (Pss, so shared libraries count once), else RSS; off
+ * Linux this process's RSS only.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { cpus } from "node:os";

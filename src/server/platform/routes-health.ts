@@ -1,13 +1,7 @@
 /**
- * Readiness and pressure of one replica, for load balancers and autoscalers (platform/admission.ts):
- *
- * - `GET /readyz` (no API key, like /healthz: a load balancer's health check rarely can send one):
- *   200 `{"status":"ready"}` while a new session would be accepted (at once or into the queue); 503
- *   `{"status":"unavailable","reason":…}` while draining, or while every slot and queue place is taken or a
- *   CPU/memory limit is passed. /healthz stays the liveness check (200 until shutdown begins).
- * - `GET /v1/pressure` (API key, like every /v1 route: its figures are the operator's, not the public's):
- *   `{running, queued, maxSessions, maxQueued, cpu, memory, maxCpu, maxMemory, available, reason, draining}`.
- *   Answered while draining too, so an autoscaler sees the replica leave.
+ * Readiness and pressure of one replica (docs/server.md, "Pressure and readiness"). `/readyz` needs no key, since a
+ * balancer's check rarely sends one: 503 while draining or full. `/v1/pressure` needs one: its figures are the
+ * operator's. It answers while draining too, so an autoscaler sees the replica leave.
  */
 import { Hono } from "hono";
 import type { Env, ServerDeps } from "../app.js";

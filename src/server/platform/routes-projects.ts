@@ -1,12 +1,7 @@
 /**
- * `GET /v1/projects`, `/v1/projects/{id}`, `/v1/projects/{id}/usage` (`@browserbasehq/sdk` projects.d.ts).
- * An API key is one project here: its id is the key's fingerprint, the projectId its sessions carry when
- * the create body names none. Another id is a 404, as another key's session is.
- *
- * Usage is measured on this server: `browserMinutes` sums every session of the key since the server
- * started, each rounded up to a whole minute as the platform bills them (ended sessions from UsageMeter,
- * which hears every session's end as a session feature; running ones up to now). `proxyBytes` is 0: svc
- * runs no paid proxy (an isolated tenant's egress proxy is not metered).
+ * The SDK's projects routes. An API key is one project, its id the key's fingerprint; another id is a 404.
+ * `browserMinutes` sums the key's sessions since start, each rounded up to a minute as the platform bills (ended ones
+ * from UsageMeter, running ones to now); `proxyBytes` is 0, since svc runs no paid proxy.
  */
 import { Hono } from "hono";
 import type { Env, ServerDeps } from "../app.js";

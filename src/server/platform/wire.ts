@@ -1,16 +1,8 @@
 /**
- * Platform session objects as `@browserbasehq/sdk` types them (resources/sessions/sessions.d.ts): the
- * region names it knows, the fields a create response must carry, and nothing invented for fields it
- * types as optional.
- *
- * Region: every session runs on this host, so no name is true; the SDK (and Stagehand 4, which picks its
- * API host by region) accepts only its four names. A session asks for one and gets it echoed back (a
- * client that pinned a region sees what it asked for); one that asks for none gets `us-west-2`, the
- * platform's own default. Any other name is a 400 listing the four.
- *
- * Selenium: svc speaks CDP only. `seleniumRemoteUrl` points at a route of this server that answers 501
- * naming the call (platform/routes-selenium.ts), and `signingKey` is a random value nothing checks: both are
- * there because the SDK's create response requires them, and both say so when used.
+ * Platform session objects as `@browserbasehq/sdk` types them, inventing nothing for optional fields. Region: every
+ * session runs here, but the SDK (and Stagehand 4, which picks its host by it) accepts only four names, so one asked
+ * is echoed, none gives `us-west-2`. `seleniumRemoteUrl` (a 501 route) and `signingKey` (unchecked) exist because the
+ * SDK requires them (docs/server.md).
  */
 import { randomBytes } from "node:crypto";
 import type { PlatformSession } from "./chrome-sessions.js";

@@ -1,8 +1,7 @@
 /**
- * Request bodies of the session API, built from the library's own schemas (ActionSchema, ModelConfigSchema,
- * VariablesSchema, LocalBrowserLaunchOptionsSchema; agentExecute uses AgentExecuteRequestSchema as is).
- * Objects are loose where the seed says nothing: official clients send fields this server has no use for
- * (useTouch, ignoreSelectors, screenshot …); the fields it acts on are validated.
+ * Request bodies of the session API, built from the library's own schemas. Objects are loose where the wire format
+ * leaves fields open: official clients send fields this server has no use for (useTouch, ignoreSelectors …); the
+ * fields it acts on are validated.
  */
 import { z } from "zod";
 import { ActionSchema, type LocalBrowserLaunchOptions, LocalBrowserLaunchOptionsSchema, ModelConfigSchema, VariablesSchema } from "../../index.js";
@@ -14,11 +13,10 @@ const frameId = z.string().min(1).nullable().optional();
 const streamResponse = z.boolean().nullable().optional();
 
 /**
- * Launch options a client may choose. `args` and `executablePath` decide which program runs on the server
- * and with which command line (Chrome flags such as `--renderer-cmd-prefix` run arbitrary commands), so
- * they belong to the operator (`svc serve` flags) and are refused. The page settings of the official
- * launch options are applied over CDP (browser/emulation.ts); the official keys that are the operator's or
- * mean nothing here are accepted and ignored, each named in the start response's `warnings`.
+ * Launch options a client may choose. `args` and `executablePath` decide what runs on the server
+ * (`--renderer-cmd-prefix` runs any command), so they are the operator's and refused. Page settings are applied over
+ * CDP (browser/emulation.ts); official keys that are the operator's or mean nothing here are ignored and named in the
+ * start's `warnings`.
  */
 const CLIENT_LAUNCH_OPTIONS = ["headless", "viewport", "devtools", "proxy", "ignoreHTTPSErrors"] as const;
 const EMULATED = ["locale", "deviceScaleFactor", "hasTouch", "acceptDownloads"] as const;

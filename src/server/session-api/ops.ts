@@ -137,11 +137,9 @@ async function viewportHeight(page: Page): Promise<number> {
 export type AgentBody = z.output<typeof AgentExecuteRequestSchema>;
 
 /**
- * agentExecute: the agent's RunEvents stream as log events; the request's signal aborts the run (the
- * result then says `completed: false`). With `shouldCache`, the cache entry the run used or stored comes
- * back as `cacheEntry` (an identical later request replays its steps with no model call; the stored answer comes
- * back only when the page reached has the fingerprint it was read from, else the model reads the page; see
- * agent/cache.ts).
+ * agentExecute: the run's events stream as log events; the request's signal aborts it (`completed: false`). With
+ * `shouldCache` the cache entry used or stored comes back as `cacheEntry`, so an identical request replays with no
+ * model call when the page reached matches (agent/cache.ts).
  */
 export function agentOperation(session: ApiSession, body: AgentBody, rm: RequestModel, cacheDir: string): Operation {
   const page = session.page(body.frameId);

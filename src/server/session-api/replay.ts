@@ -1,8 +1,7 @@
 /**
- * The replay of a session-API session (`GET /v1/sessions/{id}/replay`): every operation in order, grouped
- * by the page URL it ran on, each with its own token usage (the Service's metrics before and after the
- * call). Official clients rebuild their `metrics` from these sums. Parameters name variables, never their
- * values; URLs, parameters and results are masked (`%name%`) by the session Service's secrets, as its history is.
+ * A session's replay (`GET /v1/sessions/{id}/replay`): every operation in order, grouped by page URL, each with its
+ * token usage, which official clients sum into their `metrics`. Parameters name variables, never values; URLs,
+ * parameters and results are masked by the session's secrets, as its history is.
  */
 import type { Metrics } from "../../index.js";
 

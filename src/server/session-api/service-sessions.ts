@@ -1,15 +1,8 @@
 /**
- * Session-API sessions (docs/wire-formats.md "Session API"): one library Service per session, attached over
- * CDP to the session's browser: a platform session of this server (the default, and `browser.type:
- * "local"` with launch options) or a client-given `cdpUrl`. The session id is the platform session's id,
- * so a client can open its own CDP connection to the same browser.
- *
- * A session ends on `end`, after `idleTimeoutS` without a request, when its browser ends, or on shutdown.
- * Ending closes the Service (it only detaches from the browser). `end` also releases the platform session,
- * except one the client brought (`browserbaseSessionID`) with keepAlive; idle expiry releases it unless it
- * has keepAlive (a client may resume it later; the platform session's own timeout still applies).
- * In-flight requests of an ending session are interrupted: their streams end with an `error` event naming
- * why.
+ * Session-API sessions: one library Service per session, attached over CDP to a platform session of this server or a
+ * client's `cdpUrl`; the id is the platform session's, so a client can attach too. Ended on `end`, idleness, the
+ * browser's end or shutdown, which also releases the platform session unless the client keeps it alive. An ending
+ * session's in-flight streams end with an `error` naming why.
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";

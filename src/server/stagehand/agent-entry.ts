@@ -1,18 +1,8 @@
 /**
- * agentExecute's `cacheEntry` in the shape the official client stores and replays: Stagehand's version-1
- * agent cache entry (`{version: 1, instruction, startUrl, options, configSignature, steps, result, timestamp}`)
- * under the key that client computes for the same run (a SHA-256 of the instruction, the start URL, the
- * sanitized options, the config signature and the variable names). The client writes it into its cacheDir;
- * an identical later run on the client replays the steps itself over CDP and returns the stored result with
- * no request to the server.
- *
- * The signature is computed from what the wire carries. The client sends its default model as the agent's
- * model when the agent was given none, so a model equal to the session's is taken as "none", which is what
- * `stagehand.agent()` means; an agent given that same model explicitly gets a key its client does not look
- * up (it then asks the server, which replays from its own cache). A run with a step Stagehand cannot replay
- * faithfully (a scroll to a percentage, a dialog choice, a coordinate click) or an argument that names a
- * value svc masked and the client would not know (`%password%`) gets no entry: the client would type or do
- * something else than what happened.
+ * agentExecute's `cacheEntry`: Stagehand's version-1 agent cache entry, under the key that client computes for the
+ * same run, so it replays the steps itself over CDP. A model equal to the session's counts as none, as the client
+ * sends its default. A run with a step Stagehand cannot replay faithfully (percent scroll, dialog, coordinate click)
+ * or a masked value gets no entry.
  */
 import { createHash } from "node:crypto";
 import type { AgentResult } from "../../index.js";

@@ -1,16 +1,8 @@
 /**
- * The server-side act/observe/extract cache Stagehand 4's extension asks through `POST /v1/cache/get` and
- * `/v1/cache/set` (its CacheClient: `{method, sessionId, url, cdpTree, data}`, plus `value` and `llmUsage`
- * on set). Entries are per API key. An entry's key is a hash of the method, the page URL, the method's
- * parameters (`data`, key order ignored) and the page's structure — every accessibility node's role and
- * name in every frame — so a cached action replays only on a page that looks the same to a model; node
- * ids, which change with every load, are left out. In memory, or in the cluster's Redis when the server has
- * one (every replica then serves the same entries). Bounded per API key, in memory and in Redis alike:
- * entries live TTL_MS; an entry (its stored JSON) over `maxEntryBytes` is refused (413); a key keeps at most
- * `maxEntries` entries and `maxBytes` bytes, and a write past either evicts that key's oldest entries first
- * (a cache: losing an old entry costs one model call, refusing a new one would stop caching altogether).
- * In Redis each key has a sorted set of its entries by write time and a hash of their sizes, and one Lua
- * script checks, evicts and writes atomically, so replicas writing at once cannot pass the caps.
+ * The act/observe/extract cache Stagehand 4's extension asks through `/v1/cache/get|set`, per API key. A key hashes
+ * method, URL, parameters and the page's structure (every AX node's role and name, not ids), so an action replays
+ * only on a page that looks the same. Bounded per key (TTL, size, count, bytes), oldest evicted first: a lost entry
+ * costs one model call.
  */
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";

@@ -1,17 +1,8 @@
 /**
- * The Stagehand API calls a Stagehand 4 client makes through `apiUrl` (its browserbaseTransport:
- * OPERATION_PATHS), when `Stagehand.create({apiUrl})` points it at this server:
- * - `POST /v1/llm/responses` (Model Gateway): an OpenAI Responses API request, answered by the operator's
- *   model (src/model-gateway.ts) for a session of the calling key (`x-bb-session-id`: unknown or another
- *   key's → 404, ended → 409). The client's `authorization` (its own API key as a Bearer) is not passed
- *   on; the operator's key goes upstream and is never echoed back, logged or put in an error.
- * - `POST /v1/cache/get`, `/v1/cache/set`: the per-key act/observe/extract cache (stagehand/cache.ts),
- *   answered in the API's `{success, data}` envelope the client expects.
- * - anything else under /v1/llm/ or /v1/cache/: 501 NOT_IMPLEMENTED naming the call.
- * The gateway spends the operator's model budget, so each key is bounded before anything is forwarded: a
- * body over `gatewayBodyLimitBytes` is a 413, more than `gatewayRateLimitPerMinute` requests a minute or
- * `gatewayConcurrencyPerKey` at once a 429 with Retry-After (a request holds its slot until its answer,
- * streamed or not, has been passed on, or the client left).
+ * The Stagehand API calls a Stagehand 4 client makes through `apiUrl`: the Model Gateway (`/v1/llm/responses`, the
+ * operator's model for the key's own session; the client's Bearer not passed on, the operator's key never echoed) and
+ * the cache (`/v1/cache/*`); anything else there is 501. The Gateway spends the operator's budget, so each key is
+ * bounded by size, rate and concurrency.
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";

@@ -1,12 +1,7 @@
 /**
- * `/ui`: a small dashboard of an API key's platform sessions, live and ended, with their status, age,
- * browser time and links to each one's live view and replay. The key is entered once and kept in a cookie
- * for this origin (HttpOnly, SameSite=Strict, path /ui; Secure behind https), never in a page.
- *
- * The dashboard is a client of the server's own API: each page asks the app itself (`self.request`) for
- * `GET /v1/sessions`, `/v1/projects/{id}/usage` or `/v1/sessions/{id}/debug` (the live view URL) with the cookie's key in the
- * x-bb-api-key header, so the key check, tenancy, rate limits and cluster forwarding are the API's own:
- * this file decides nothing about who sees what.
+ * `/ui`: a dashboard of an API key's sessions with links to live view and replay. The key is kept in an HttpOnly,
+ * SameSite=Strict cookie, never in a page. Each page asks the app itself for the API's routes with that key, so key
+ * check, tenancy, rate limits and forwarding are the API's own: this file decides nothing about who sees what.
  */
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";

@@ -1,15 +1,8 @@
 /**
- * Fake-model modes that behave like small local servers (issue 14: context windows and loops). Each is a
- * reply function: queue it for as many requests as the test makes (`scriptTimes`), or call it from a
- * FakeReplyFn.
- *
- * - `truncatingModel(limit)`: a server with a small context window that silently drops the START of a
- *   prompt beyond `limit` tokens, as Ollama did with its long-time 2,048-token default. The reply is the
- *   automatic answer to what the model actually "saw" (the tail), and the usage reports at most `limit`
- *   input tokens. Tokens are counted pessimistically (3.5 characters each, like a 32k-vocabulary
- *   tokenizer), so a prompt that svc budgeted with its o200k estimate and safety margin must still fit.
- * - `loopingModel(pick)`: an agent model that answers the same step every time (a model stuck on a
- *   button that does nothing).
+ * Fake-model modes that behave like small local servers, as reply functions (queue with `scriptTimes`).
+ * `truncatingModel(limit)` silently drops a prompt's START beyond `limit` tokens, as Ollama's old 2,048 default did,
+ * counting pessimistically (3.5 characters a token) so a prompt svc budgeted must still fit. `loopingModel(pick)`
+ * answers the same step every time.
  */
 import type { FakeReplyFn, FakeRequest } from "../fake-model.js";
 import { autoAnswer } from "./auto.js";
