@@ -195,7 +195,10 @@ export async function benchActModel(pages: BenchPage[], runs: number, replayRuns
       if (!page.act) continue;
       spec = page.act;
       const a = page.act;
-      log(`\n${page.name} (act-model): "${a.instruction}"`);
+      // Put as a request, so svc's literal path (no model: act-literal.ts) does not take it: this part measures
+      // the model's path, the same words on both sides.
+      const asked = `please ${a.instruction}`;
+      log(`\n${page.name} (act-model): "${asked}"`);
       const r: ActModelPage = { page: page.name, url: page.url, instruction: a.instruction, method: a.method, target: a.css, ops: {}, prompt: {}, modelRoundTrip: {}, sameElement: {}, errors: [] };
       result.pages.push(r);
       try {
@@ -215,12 +218,12 @@ export async function benchActModel(pages: BenchPage[], runs: number, replayRuns
         const count = (p: Prefix) => fake.requests.filter((q) => prefixOf(q) === p).length;
 
         // Warm-up, and what each tool chose.
-        const svcFirst = ok((await svc.act(a.instruction)) as ActOut, "svc act(instruction)");
+        const svcFirst = ok((await svc.act(asked)) as ActOut, "svc act(instruction)");
         topUp();
-        const shFirst = ok((await sh.act(a.instruction)) as ActOut, "stagehand act(instruction)");
+        const shFirst = ok((await sh.act(asked)) as ActOut, "stagehand act(instruction)");
         topUp();
         const before = count("svc-cache");
-        const miss = await timed(() => svcCached.act(a.instruction) as Promise<ActOut>);
+        const miss = await timed(() => svcCached.act(asked) as Promise<ActOut>);
         ok(miss.value, "svc act(instruction) with cacheDir, first call");
         const missModelRequests = count("svc-cache") - before;
         const svcAction = miss.value.actions[0]!;
@@ -235,8 +238,8 @@ export async function benchActModel(pages: BenchPage[], runs: number, replayRuns
         await check("stagehand", shAction?.selector, (js) => shPage!.evaluate(js));
 
         const ops: Op[] = [
-          { id: "svc.act(instruction)", run: async () => ok((await svc.act(a.instruction)) as ActOut, "svc act(instruction)") },
-          { id: "stagehand.act(instruction)", run: async () => ok((await sh.act(a.instruction)) as ActOut, "stagehand act(instruction)") },
+          { id: "svc.act(instruction)", run: async () => ok((await svc.act(asked)) as ActOut, "svc act(instruction)") },
+          { id: "stagehand.act(instruction)", run: async () => ok((await sh.act(asked)) as ActOut, "stagehand act(instruction)") },
           { id: "stagehand.act(action)", run: async () => ok((await sh.act(shAction)) as ActOut, "stagehand act(action)") },
           // svc's act(instruction) = this snapshot + the model round trip + act(action).
           { id: "svc.extract", run: () => svc.extract() },
@@ -247,7 +250,7 @@ export async function benchActModel(pages: BenchPage[], runs: number, replayRuns
           {
             id: "svc.act(instruction) cached",
             run: async () => {
-              const out = ok((await svcCached.act(a.instruction)) as ActOut, "svc cached replay");
+              const out = ok((await svcCached.act(asked)) as ActOut, "svc cached replay");
               replays++;
               if (out.cacheStatus === "HIT") hits++;
             },
