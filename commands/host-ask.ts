@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { connect } from "node:net";
 import { ServiceStateError, errorFromCode } from "../src/base.js";
-import { hostSocketPath } from "./host-client.js";
+import { hostSocketPath } from "./host-socket.js";
 
 /** A control request: its name and its arguments (checked by the host against the control's schema). */
 export interface HostControl {

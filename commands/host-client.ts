@@ -12,6 +12,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { join } from "node:path";
 import { resolveStateDir } from "../src/store/state-dir.js";
+import { hostSocketPath } from "./host-socket.js";
 import { HOSTED, HOSTED_BARE } from "./registry/hosted.js";
 import { isForwardedEnv } from "./registry/host-env.js";
 
@@ -32,10 +33,6 @@ export function hostEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.SVC_NO_HOST !== "1";
 }
 
-/** The socket of a session's host: `<state>/sessions/<id>.sock`. */
-export function hostSocketPath(root: string, id: string): string {
-  return join(root, "sessions", `${id}.sock`);
-}
 
 interface Parsed {
   session: string | undefined;

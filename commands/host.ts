@@ -6,11 +6,12 @@
  */
 import { existsSync, rmSync, statSync } from "node:fs";
 import { type Socket, createServer } from "node:net";
+import { join } from "node:path";
 import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
 import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec, takeProxyCredentials } from "./host-browser.js";
 import { CONTROL_LINE_BYTES } from "./host-ask.js";
-import { hostSocketPath } from "./host-client.js";
+import { hostSocketPath } from "./host-socket.js";
 import { type ParsedControl, parseControl, runControl } from "./host-control.js";
 import { type KeptSession, keepSession } from "./host-keeper.js";
 import { READY_LINE } from "./host-start.js";
@@ -66,7 +67,7 @@ function failed(e: unknown): void {
 
 async function host(id: string, root: string, spec: HostLaunchSpec): Promise<void> {
   const proxyCredentials = takeProxyCredentials();
-  const path = hostSocketPath(root, id);
+  const path = hostSocketPath(root, id, true);
   (globalThis as { svcEmbedded?: boolean; svcHost?: boolean }).svcEmbedded = true;
   (globalThis as { svcHost?: boolean }).svcHost = true;
   // Until the host is ready, a signal (the starter interrupted) ends the launch and what it started.
@@ -113,7 +114,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   } catch (e) {
     return await abandon(e);
   }
-  const sessionFile = hostSocketPath(root, id).replace(/\.sock$/, ".json");
+  const sessionFile = join(root, "sessions", `${id}.json`);
 
   let busy = false;
 
