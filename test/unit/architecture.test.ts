@@ -146,6 +146,19 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(unknown).toEqual([]);
   });
 
+  it("ARCHITECTURE.md names every folder and top-level file of src/, and every folder of commands/", () => {
+    const map = readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8");
+    const entries = (dir: string) => readdirSync(join(ROOT, dir)).filter((n) => statSync(join(ROOT, dir, n)).isDirectory() || /\.ts$/.test(n));
+    const named = (dir: string, n: string) => {
+      const name = statSync(join(ROOT, dir, n)).isDirectory() ? `${n}/` : n;
+      return map.includes(`\`${name}\``) || map.includes(`\`${dir}/${name}\``);
+    };
+    const missing = [...entries("src").filter((n) => !named("src", n)).map((n) => `src/${n}`), ...entries("commands").filter((n) => statSync(join(ROOT, "commands", n)).isDirectory() && !named("commands", n)).map((n) => `commands/${n}/`)];
+    expect(missing).toEqual([]);
+    // The check sees a name that is not there.
+    expect(map.includes("`no-such-folder/`")).toBe(false);
+  });
+
   it("no import cycles among src/ files", () => {
     // Type-only imports are erased at compile time (no evaluation order, no runtime coupling), so they
     // may close a loop inside one module (page ↔ locator); every value import counts.
