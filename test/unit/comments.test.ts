@@ -22,12 +22,6 @@ const PENDING: Record<string, number> = {
   "src/mcp/tools-devtools.ts": 1,
   "src/mcp/tools-network.ts": 1,
   "src/mcp/tools.ts": 1,
-  "src/snapshot/capture.ts": 2,
-  "src/snapshot/clickable.ts": 1,
-  "src/snapshot/icon-name.ts": 1,
-  "src/snapshot/registry.ts": 1,
-  "src/snapshot/render.ts": 2,
-  "src/snapshot/tree.ts": 1,
   "src/util/url-policy.ts": 1,
 };
 
