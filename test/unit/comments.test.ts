@@ -17,12 +17,7 @@ const PENDING: Record<string, number> = {
   "commands/registry/hosted-source.ts": 1,
   "commands/registry/program.ts": 1,
   "src/capabilities/cli-door.ts": 1,
-  "src/mcp/arguments.ts": 1,
-  "src/mcp/jsonrpc.ts": 1,
-  "src/mcp/tools-devtools.ts": 1,
-  "src/mcp/tools-network.ts": 1,
   "src/mcp/tools.ts": 1,
-  "src/util/url-policy.ts": 1,
 };
 
 describe("comments", () => {
