@@ -1,10 +1,8 @@
 /**
- * What `snapshot --delta` saves: the tokens of a full `snapshot -i` against `snapshot -i --delta` after one change,
- * on a live CLI session, for svc and (when given its path, as bench/agent-browser.ts takes it) agent-browser.
- * Changes: forms.html, one field filled (`fill`); large.html, one button's text changed by page script (`eval`).
- * Tokens: o200k_base (bench/stats.ts) of exactly what each prints, and svc's own estimate (render.ts).
- *
- *   node --import tsx bench/snapshot-delta.ts [AGENT_BROWSER_PATH]
+ * What `snapshot --delta` saves: tokens of a full `snapshot -i` against `snapshot -i --delta` after one change
+ * (forms.html: one field filled; large.html: one button's text changed by script), on a live CLI session, for svc and
+ * (given its path) agent-browser. Tokens: o200k_base of exactly what each prints, and svc's estimate. node --import tsx
+ * bench/snapshot-delta.ts [AGENT_BROWSER_PATH]
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";

@@ -1,12 +1,8 @@
 /**
- * `svc find role|text|label|placeholder|testid VALUE [--name N] [--exact] [--first | --nth N] [ACTION [ARG]]`:
- * finds elements the way a person names them (src/browser/find.ts). Without ACTION it prints each match with
- * a target later commands take: its ref when the session's snapshot shows the element (find takes one, so the
- * refs are the session's, stored like `svc snapshot`'s), else its XPath selector. With ACTION (a verb: click,
- * fill VALUE, check, hover, focus, …) it runs that verb on the one match, as `svc <verb>` runs it; several
- * matches fail naming how many, unless `--first` or `--nth N` (1 = the first) picks one. `role --name` also
- * matches the names the snapshot derives for icon-only controls (`e7 button trash (icon)`), which Chrome's tree
- * does not have.
+ * `svc find role|text|label|placeholder|testid VALUE … [ACTION [ARG]]` (docs/cli.md): finds elements the way a person
+ * names them (src/browser/find.ts). Each match is printed with a target later commands take: its ref when the session's
+ * snapshot shows it (find takes one, so refs are the session's), else its XPath. With ACTION the verb runs on the one
+ * match as `svc <verb>` runs it.
  */
 import type { Page } from "../src/index.js";
 import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } from "../src/base.js";

@@ -1,8 +1,8 @@
 /**
- * The source text of hosted.ts, generated from the registry: the commands the session host runs, and for a
- * command the host takes only bare (no URL), the flags whose next word is their value, so the thin client
- * tells `svc snapshot -s main` (hosted) from `svc snapshot URL` (a browser of its own) with no list by hand.
- * `npm run gen:hosted` writes it; test/unit/registry.test.ts fails while the file differs.
+ * The source text of hosted.ts, generated from the registry: the commands the session host runs and, for one it takes
+ * only bare (no URL), the flags whose next word is their value, so the thin client tells `svc snapshot -s main` (hosted)
+ * from `svc snapshot URL` with no list by hand. `npm run gen:hosted` writes it; test/unit/registry.test.ts fails while
+ * it differs.
  */
 import { COMMANDS, GLOBAL_OPTIONS } from "./index.js";
 import type { OptionDecl } from "./types.js";

@@ -1,8 +1,8 @@
 /**
- * The commander program, generated from the registry: the global flags, one command per declaration (groups
- * made on the way), its flags from the declared options (choices, defaults, repeatable, `--no-x`), and its
- * action, which checks the parsed flags against the declaration's zod shape (registry/schema.ts, loaded only
- * then) and hands them to main.ts's dispatch. Loaded by main.ts after the `--version` fast path.
+ * The commander program, generated from the registry: the global flags, one command per declaration (groups made on the
+ * way), its flags from the declared options, and an action that checks the parsed flags against the declaration's zod
+ * shape (registry/schema.ts, loaded only then) and hands them to main.ts's dispatch. Loaded by main.ts after the
+ * `--version` fast path.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ServiceInvalidArgumentError } from "../../src/base.js";

@@ -1,18 +1,8 @@
 /**
- * service.agent(config?) → an agent: `execute(instruction | options)` runs a task to an AgentResult
- * (docs/wire-formats.md "Agent result"); `subscribe(listener)` sees every RunEvent of every run, synchronously and in order.
- *
- * - mode: dom (default) | hybrid (dom tools + a screenshot per step + clickAt/typeAt/dragAt) | cua (the
- *   provider's computer-use tool: OpenAI Responses or Anthropic; see cua.ts). The deprecated `cua: true`
- *   means mode cua; `mode` wins.
- * - model: the agent's own steps; executionModel: sub-calls of the act/extract tools (inherits model).
- * - maxSteps defaults to 20; toolTimeout to 30 000 ms; maxTokens and timeoutMs are optional hard limits.
- *   Reaching a limit, or aborting through `signal`, ends the run with `completed: false`.
- * - useSearch: adds a `search` tool over the service's search backend (searchUrl / SVC_SEARCH_URL: SearXNG;
- *   env BROWSERBASE with a key: the platform); with none, the tool is absent and the run logs how to add one.
- * - Variable values never reach a model, an event, the history or the cache: the run's variables join the
- *   session's secrets (util/secrets.ts), which mask every event, history entry, cache file and model
- *   request. execute() returns the result as is (like act); the run_end event and the history hold it masked.
+ * service.agent(config?) → an agent: `execute()` runs a task to an AgentResult; `subscribe()` sees every RunEvent of
+ * every run, in order. Modes, models, budgets and search: docs/agent.md. Variable values join the session's secrets
+ * (util/secrets.ts), so no model request, event, history entry or cache file holds them; execute() returns the result
+ * unmasked, like act.
  */
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.js";

@@ -1,16 +1,8 @@
 /**
- * The agent cache (with cacheDir): a successful run's executed tool calls — refs already turned into
- * XPaths by the performed Action records, variables kept as %name% — stored under a key made of the
- * instruction, the start URL, the run's shaping options (mode, output schema, useSearch), the config
- * (model names, system prompt) and the variables: names, and values as salted digests (HMAC-SHA256 with a
- * random salt kept in the cache directory, so a digest of a short value cannot be looked up elsewhere; the
- * values themselves are never written). Budgets (maxSteps, maxTokens, timeoutMs, toolTimeout) are not part
- * of the key: they bound a run, they do not change its path.
- *
- * The final `done` is stored apart from the steps, as `answer`, with a fingerprint of the page it was read
- * from (fingerprint.ts). A replay redoes the stored steps with no model; when the page it reached has the
- * same fingerprint, the stored answer is returned with no model call; otherwise the model reads the page as
- * it is now and answers, so an answer is never one about another page (see run.ts).
+ * The agent cache (with cacheDir): a successful run's tool calls (refs already XPaths, variables kept as %name%) and its
+ * answer, with a fingerprint of the page it was read from (fingerprint.ts). The key holds what shapes the run's path,
+ * not its budgets; variable values enter it as salted HMACs, so a short value cannot be looked up. Replay and its page
+ * check: run.ts, docs/agent.md.
  */
 import { createHmac, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";

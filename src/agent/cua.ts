@@ -1,10 +1,8 @@
 /**
- * cua mode: the provider's computer-use tool drives the page. Each step sends the current screenshot to
- * the model (the first with the task) and runs every action it returns as real input (clicks and drags
- * through hybrid mode's clickAt / dragAt; moves, wheel scrolls, typing and keys through the page's input).
- * A reply with only a message ends the run with that message. The actions go through run.ts's `execute`,
- * so events, the AgentAction records, toolTimeout, budgets, abort and the cache work as in dom mode.
- * Coordinates are screenshot pixels, divided by the picture's scale like hybrid mode's.
+ * cua mode: the provider's computer-use tool drives the page. Each step sends a screenshot and runs every action
+ * returned as real input (clicks and drags as hybrid mode's clickAt / dragAt). Actions go through run.ts's `execute`, so
+ * events, toolTimeout, budgets, abort and the cache work as in dom mode. Coordinates are screenshot pixels, divided by
+ * the picture's scale.
  */
 import { z } from "zod";
 import type { Page } from "../browser/page.js";

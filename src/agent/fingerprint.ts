@@ -1,12 +1,8 @@
 /**
- * What a cached agent answer was read from: a digest of the page's URL (normalized as the cache keys
- * normalize it) and the rendered text of every frame, in document order (`innerText` of each body,
- * whitespace collapsed; iframes, including out-of-process ones, are part of what the model is shown). The
- * rendered text is what the model's answer reports on; it holds no ids, nonces or attribute values that
- * differ between two loads of the same content, so an unchanged page gives the same digest run after run,
- * and any visible change (a number, a message, another page, an iframe's content) gives another. A page
- * whose main text cannot be read has no fingerprint, and the model is asked; a frame that cannot be read
- * (detached, still loading) counts as one that says so, so it does not match a page where it could be.
+ * What a cached agent answer was read from: a digest of the normalized URL and every frame's rendered text (innerText,
+ * whitespace collapsed). That text is what an answer reports on, and it holds no ids or nonces that differ between loads
+ * of the same content. A page whose main text cannot be read has no fingerprint (the model is asked); an unreadable
+ * frame never matches a readable one.
  */
 import { createHash } from "node:crypto";
 import type { Page } from "../browser/page.js";

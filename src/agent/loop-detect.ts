@@ -1,10 +1,8 @@
 /**
- * Loop detection: an agent that repeats the same action on a page that does not change is stuck (a
- * button that does nothing, a field that rejects input, a small model that forgot what it did). After
- * `repeats` identical steps (same tool, same arguments) with the page unchanged between them (same URL,
- * same outline), the next step's prompt says so; each further identical step is another warning, and
- * after `maxWarnings` warnings the run stops with `completed: false` and a message naming the loop.
- * On by default; `loopDetection: false` turns it off.
+ * Loop detection: an agent repeating one action on a page that does not change is stuck (a dead button, a field
+ * rejecting input, a model that forgot). After `repeats` identical steps with the page unchanged (same URL and outline),
+ * each further one's prompt warns; after `maxWarnings` warnings the run stops, `completed: false`. Options:
+ * docs/models.md#loop-detection.
  */
 import { createHash } from "node:crypto";
 import { compactArgs } from "./prompt.js";

@@ -1,8 +1,8 @@
 /**
- * A click that submits a form or follows a link starts a navigation the browser process carries out a
- * moment later: Page.settle() (network quiet) can return before the new document's request is even sent,
- * and the next step would read the old page. Around each tool we watch the main frame: when it started
- * (or was asked) to load and has not stopped yet, we wait for it — bounded, abortable — and settle again.
+ * A click that submits a form or follows a link starts a navigation a moment later: Page.settle() can return before the
+ * new document's request is sent, and the next step would read the old page. So around each tool the main frame is
+ * watched: when it started (or was asked) to load and has not stopped, we wait for it (bounded, abortable) and settle
+ * again.
  */
 import type { Page } from "../browser/page.js";
 

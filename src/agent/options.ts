@@ -1,6 +1,6 @@
 /**
  * AgentConfig and AgentExecuteOptions (docs/wire-formats.md "Agent request") plus svc's budgets, validated once with
- * defaults applied once. Defaults (the seed shows none):
+ * defaults applied once. Defaults (also in docs/agent.md):
  * - maxSteps: 20 model steps per run;
  * - toolTimeout: 30 000 ms per tool call (an overrun is reported to the model; the run goes on);
  * - maxTokens / timeoutMs: no limit unless given.

@@ -1,25 +1,8 @@
 /**
- * What the agent model is told. One user message per step, in the layout of src/operations/prompts.ts
- * (so the fake model server reads it like any operation's prompt):
- *
- *   Instruction: <task>
- *   Variables: %name% (description), …                  (names only, never values)
- *   Step 3 of 20 (18 left including this one).
- *   Steps so far:
- *   1. goto {"url":"…"} → ok: opened … (HTTP 200)
- *   2. perform {"ref":"e5","method":"click"} → ok: click done on e5 link "Boston Fern" [page: …]
- *   Output of step 2 (extract):                          (the previous step's long output, once)
- *     …
- *   Dialogs since the last step:                         (JavaScript dialogs svc answered, once)
- *   - the page showed an alert: "Saved"; dismissed
- *   Downloads since the last step:                       (finished downloads, once)
- *   - downloaded report.pdf (12 KB) to /…/downloads/report.pdf
- *   Screenshot: attached, 1280×720 pixels.               (hybrid)
- *   Page: <current url>
- *   <current page outline>
- *
- * Only the current page's outline is sent; earlier pages live on as their one-line history entries
- * (their outlines are replaced by nothing more than the URL they showed), so a step costs one page.
+ * What the agent model is told: one user message per step, in src/operations/prompts.ts's layout (the fake model server
+ * reads it like any prompt): instruction, variable names (never values), step count, a line per earlier step, once each
+ * the last long output, dialogs and downloads since, then the current URL and outline. Earlier pages live on as history
+ * lines, so a step costs one page.
  */
 import type { AgentMode } from "../events.js";
 import type { PromptVariable } from "../operations/prompts.js";

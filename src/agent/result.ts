@@ -1,8 +1,8 @@
 /**
- * The agent's result, exactly docs/wire-formats.md "Agent result": AgentResultDataOutput (no other properties), AgentAction
- * (additional properties allowed), AgentUsageOutput (no other properties), and the HTTP wrappers
- * AgentExecuteResultOutput / AgentExecuteResponse / AgentCacheEntryOutput. Every result is parsed through
- * these before it is returned, so a field that drifts from the seed fails loudly in tests.
+ * The agent's result, exactly docs/wire-formats.md "Agent result": AgentResultDataOutput and AgentUsageOutput (strict),
+ * AgentAction (more properties allowed), and the HTTP wrappers AgentExecuteResultOutput / AgentExecuteResponse /
+ * AgentCacheEntryOutput. Every result is parsed through these before it is returned, so a field that drifts from the
+ * documented format fails in tests.
  */
 import { z } from "zod";
 import { errorMessage } from "../errors.js";

@@ -1,9 +1,8 @@
 /**
- * One agent run: a loop of steps, each ONE structured-output model call (the tool to use and its
- * arguments, over the current page) followed by that tool. It stops when the model calls `done`, or
- * cleanly at a budget (maxSteps, maxTokens, timeoutMs) or an abort, and always ends with a run_end event.
- * A tool that fails or overruns toolTimeout reports an error line to the model; the run goes on (run-tool.ts).
- * A cached run's steps are replayed first, and a successful run stored, by run-cache.ts.
+ * One agent run: steps of ONE structured-output model call (which tool, which arguments, over the current page) then
+ * that tool. It stops when the model calls `done`, at a budget or an abort, and always ends with a run_end event. A tool
+ * that fails or overruns toolTimeout reports an error line to the model and the run goes on (run-tool.ts). Cache replay
+ * and storing: run-cache.ts.
  */
 import { describeDialog } from "../browser/dialogs.js";
 import { describeDownload, type Download } from "../browser/downloads.js";

@@ -1,10 +1,8 @@
 /**
- * Human in the loop: with an askHuman handler (AgentExecuteOptions.askHuman) the agent gets the `askHuman`
- * tool. It says what it needs of a person ("log in, then continue"), an `ask_human` event goes out (the live
- * view and the CLI show it), and the run waits until the handler resolves or askHumanTimeoutMs passes; a
- * `human_reply` event says which. The wait is the tool's own (its toolTimeout is askHumanTimeoutMs), and the
- * step after it tells the model what the page shows now. A run replayed from the cache asks nobody: the step
- * cannot be cached.
+ * Human in the loop: with an askHuman handler the agent gets the `askHuman` tool. It says what it needs of a person, an
+ * `ask_human` event goes out (live view, CLI), and the run waits until the handler resolves or askHumanTimeoutMs passes
+ * (the tool's own timeout); `human_reply` says which. The next step shows the page as it is now. Such a step is never
+ * cached: a person made it.
  */
 import { z } from "zod";
 import type { EventBody } from "./run.js";

@@ -1,8 +1,8 @@
 /**
- * A Chrome the user runs with remote debugging allowed announces itself in its profile's `DevToolsActivePort`
- * file: its port on the first line, its browser WebSocket path (`/devtools/browser/<id>`) on the second
- * (chrome://inspect/#remote-debugging's toggle, Chrome 144+, writes it, and so does --remote-debugging-port=0).
- * `svc connect --auto` reads it from the usual profile folders, or from the one given.
+ * A Chrome the user runs with remote debugging allowed announces itself in its profile's `DevToolsActivePort` file: its
+ * port on the first line, its browser WebSocket path on the second (written by chrome://inspect's remote-debugging
+ * toggle, Chrome 144+, and by --remote-debugging-port=0). `svc connect --auto` reads it from the usual profile folders,
+ * or the one given.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { createConnection } from "node:net";

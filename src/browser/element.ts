@@ -1,8 +1,8 @@
 /**
- * What can be done to a resolved element: real mouse and keyboard input where a user would use them,
- * page-side setters only where input cannot express the change (select options, date inputs, scrolling).
- * Every pointer and text action first waits until the element is actionable (see actionability.ts).
- * All of it runs in svc's isolated world (frames.ts): a handle from the page's main world is adopted first.
+ * What can be done to a resolved element: real mouse and keyboard input where a user would use them, page-side setters
+ * only where input cannot express the change (select options, date inputs, scrolling). Every pointer and text action
+ * first waits until the element is actionable (actionability.ts). All of it runs in svc's isolated world (frames.ts); a
+ * main-world handle is adopted first.
  */
 import { actionable, DEFAULT_ACTION_TIMEOUT_MS, type Actionable, type ActionableOptions } from "./actionability.js";
 import { callOn, type ElementHost, held, opts, type WaitOptions } from "./element-call.js";
@@ -32,12 +32,10 @@ export async function clickablePoint(host: ElementHost, el: ElementHandle): Prom
 }
 
 /**
- * Checks, then moves the pointer onto the element. Stability (the same box on two frames) is confirmed
- * after the move rather than waited for before it: the move itself waits for the next frame, so a second,
- * immediate check sees that frame; if the element moved or got covered meanwhile, it waits as usual and
- * the pointer moves again. Only on a quiet page (see pageActionable's `defer`): where something moves,
- * the pointer waits for stability first, so it never passes over an element that slides under it.
- * `then` runs in the page call of the last check (a click arms its press check there).
+ * Checks, then moves the pointer onto the element. On a quiet page (pageActionable's `defer`) stability is confirmed
+ * after the move, not waited for before it: the move waits for the next frame anyway. Where something moves, the pointer
+ * waits for stability first, so it never passes over an element sliding under it. `then` runs in the last check's page
+ * call (a click arms its press check there).
  */
 async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: ElementHandle, wait: WaitOptions, then?: ActionableOptions["then"], moving: Pick<ActionableOptions, "unstableAfterMs" | "moving"> = {}): Promise<Actionable<V>> {
   const first = await actionable<V>(kind, el, wait, { ...opts(host, wait), deferStable: true, ...moving, ...(then ? { then } : {}) });
@@ -50,11 +48,10 @@ async function pointAt<V>(host: ElementHost, kind: "click" | "hover", el: Elemen
 }
 
 /**
- * No button goes down before the element was seen enabled and hit at the point, and stable (waited for up
- * to SETTLE_MS; an element still moving then is pressed at the point measured last), and the press is
- * checked where it lands (press.ts): a press another element received was cancelled. Then svc waits (up to
- * SETTLE_MS) for the element and its ancestors to stop moving, checks and presses again; after MAX_PRESSES,
- * or at the deadline, the click fails naming what got the press and what kept moving.
+ * No button goes down before the element was seen enabled, hit at the point and stable (waited for up to SETTLE_MS, then
+ * pressed at the point measured last), and the press is checked where it lands (press.ts). A press another element got
+ * was cancelled: svc waits for things to stop moving and presses again, failing after MAX_PRESSES or at the deadline,
+ * naming what moved.
  */
 export async function click(host: ElementHost, el: ElementHandle, options: { button?: "left" | "right" | "middle"; clickCount?: number } = {}, wait: WaitOptions = {}): Promise<void> {
   const timing = { ...wait, deadline: wait.deadline ?? Date.now() + DEFAULT_ACTION_TIMEOUT_MS };

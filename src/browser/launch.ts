@@ -1,17 +1,8 @@
 /**
- * Starting a local Chrome/Chromium with chrome-launcher, and making sure it never outlives its owner.
- *
- * chrome-launcher spawns Chrome detached (its own process group), so nothing kills it when Node dies by
- * SIGKILL or a crash. What ends it then: Chrome runs with --remote-debugging-pipe only (no DevTools TCP
- * port: no other local user finds a way in), and quits when that pipe's last holder is gone. The holder
- * (pipe-holder.ts) serves Chrome's DevTools endpoint on a 0600 unix socket in the run dir; every client (svc
- * itself, CLI commands, svc serve's proxy) connects there. Who holds it is the `Lifeline`:
- * - "self": this process (svc serve, a CLI session's host). Chrome ends with it, kill -9 included; a run
- *   dir a killed holder left is removed by a later launch (sweepRunDirs).
- * - "parent" / "idle" (the library's default): a tiny detached reaper (reaper.ts), which also ends Chrome
- *   and deletes the profile we created when this process dies ("parent"), or when the heartbeat file goes
- *   stale ("idle"). It is named as the run dir's holder, so a dir it could not remove is swept like the rest.
- * The run dir itself, its pid files and the sweep: run-dir.ts.
+ * Starting a local Chrome/Chromium with chrome-launcher so it never outlives its owner. chrome-launcher detaches Chrome,
+ * so nothing kills it when Node dies by SIGKILL; so Chrome runs with --remote-debugging-pipe only (no TCP port another
+ * local user could find) and quits when the pipe's last holder is gone. The holder is the `Lifeline` (docs/library.md);
+ * the run dir's sweep: run-dir.ts.
  */
 import { spawn, type ChildProcess, type StdioOptions } from "node:child_process";
 import { accessSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

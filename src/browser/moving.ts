@@ -1,9 +1,8 @@
 /**
- * What keeps an element moving. A press that landed elsewhere (press.ts) means the layout moved between the
- * check and the press; before pressing again, svc waits (bounded) for the element and its ancestors to stay
- * put. Moving: the element's box, or its own transform (a CSS animation, an SVG animateTransform, a script's
- * transform attribute), or that of an ancestor changed between two animation frames. What is named is the
- * outermost element that moved: the rotating group of a pie menu, not its item.
+ * What keeps an element moving. A press that landed elsewhere (press.ts) means the layout moved between the check and
+ * the press, so before pressing again svc waits (bounded) for the element and its ancestors to stay put: no change of
+ * box or own transform (CSS or SVG animation, a script) between two animation frames. The outermost mover is named: a
+ * pie menu's rotating group, not its item.
  */
 import { ProtocolError } from "./cdp/connection.js";
 import { shortName } from "./actionability-page.js";

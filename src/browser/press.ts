@@ -1,21 +1,8 @@
 /**
- * A press verified where it lands. The checks before a click (actionability.ts) see the page a few
- * milliseconds before the button goes down; a layout that moves in that gap (an accordion animating in
- * timer steps) puts the press on another element. So, in the same page call as the last check, a one-shot
- * listener is armed in svc's isolated world of the element's frame: capturing on the window, for the
- * trusted pointer and mouse events of the press, it hit-tests each at the moment of the event (the event's
- * target; inside shadow roots, the point again) against the element. An event that reaches another element
- * is cancelled (preventDefault + stopImmediatePropagation: the page's handlers never see it), and so is
- * every later event of that press. After the press the record is read back: the click succeeded only when
- * the listener saw the press reach the element, each button that went down come up again, and nothing go
- * elsewhere; otherwise the caller checks again and presses again, or fails naming what went wrong.
- *
- * An event after the first that lands elsewhere because the element itself went away (a menu item that
- * closes its menu on mousedown) is the page's own reaction, not a miss. The record cannot be read when the
- * document is gone by then (the click navigated, or the page navigated on its own before the press): so
- * the listener also reports, through a binding of svc's world (PRESS_BINDING, added by frames.ts), the
- * first event of the press that reached the element. A press whose document is gone counts as received
- * only if that report came; without it the press reached no document that took it.
+ * A press verified where it lands: a layout that moves between the last check and the button going down puts the press
+ * on another element. So the last check's page call arms a listener in svc's isolated world that hit-tests each event of
+ * the press and cancels one reaching another element. A press whose document is gone at read-back counts only if the
+ * listener reported it (PRESS_BINDING).
  */
 import { type CdpSession, ProtocolError } from "./cdp/connection.js";
 import type { HitTools } from "./actionability-page.js";
@@ -74,6 +61,7 @@ export function armPress(this: Element, token: string, binding: string, tools: H
   for (let root = outer.getRootNode() as ShadowRoot; root.host; root = outer.getRootNode() as ShadowRoot) outer = root.host;
   const record: PressRecord = { seen: 0, miss: "", counts: {} };
   const reached = (e: MouseEvent): boolean => {
+    // A later event missing because the element went away (a menu item closing its menu) is the page's reaction, not a miss.
     if (record.seen > 0 && !hitTarget.isConnected) return true;
     const t = e.target instanceof Element ? e.target : null;
     if (!t) return false;

@@ -1,9 +1,8 @@
 /**
- * Screenshots bounded for a model, and "has the picture changed?". Chrome does the scaling (a `clip` with a
- * `scale`), so no image library is loaded. Every screenshot is first taken at full size: its bytes'
- * hash (with the options) is the tab's fingerprint. Chrome's scaled rendering of the same page is not always
- * byte-identical (gradients), its full-size one is; so `ifChanged` compares full-size pixels, and only a
- * changed page that is larger than the bound is captured a second time, scaled.
+ * Screenshots bounded for a model, and "has the picture changed?". Chrome does the scaling (a `clip` with a `scale`), so
+ * no image library is loaded. Chrome's scaled rendering of one page is not always byte-identical (gradients), its
+ * full-size one is; so the fingerprint is the full-size bytes' hash, and only a changed page larger than the bound is
+ * captured again, scaled.
  */
 import { createHash } from "node:crypto";
 import { ServiceDomProcessError, ServiceInvalidArgumentError } from "../errors.js";

@@ -1,11 +1,8 @@
 /**
- * The tools a page registers through WebMCP (`document.modelContext.registerTool`), seen and called from
- * outside the page over CDP's WebMCP domain (Chrome ≥ 149 with --enable-features=WebMCP, which launch.ts adds).
- *
- * Chrome's domain tells what a session's frames register and remove (toolsAdded/toolsRemoved) and runs a
- * tool by frame and name (invokeTool → toolResponded). It says nothing when a document goes away, so a
- * frame's tools are dropped at its navigation or detach here. Its `enable` reports only the target's main
- * frame's tools: a same-process iframe's registered before svc attached are read once from the page (catchUp). Everything the page gives is untrusted and bounded (WEBMCP_LIMITS).
+ * The tools a page registers through WebMCP, seen and called over CDP's WebMCP domain (Chrome ≥ 149 with the feature,
+ * which launch.ts enables). The domain says nothing when a document goes away, so a frame's tools are dropped here at
+ * its navigation or detach; `enable` reports only the main frame's, so same-process iframes' earlier ones are read once
+ * (catchUp). Bounded: WEBMCP_LIMITS.
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";

@@ -1,10 +1,8 @@
 /**
- * Tool arguments checked the svc way. The SDK answers a call whose arguments do not fit the tool's schema
- * with "MCP error -32602: Input validation error: …" followed by a JSON dump of zod's issues; every other
- * svc error reaches an MCP client as `CODE: field: what was expected`. So svc takes over tools/call: the
- * arguments are parsed against the tool's own schema (the one the SDK lists), a misfit is an
- * `INVALID_ARGUMENT` tool error naming the first field, and a fit goes to the tool's handler. A tool that
- * does not exist is such a tool error too (naming the tools there are), so a model can correct its call.
+ * Tool arguments checked the svc way. The SDK answers arguments that misfit a tool's schema with "MCP error -32602" and
+ * a dump of zod's issues; every other svc error reads `CODE: field: what was expected`. So svc takes over tools/call:
+ * arguments are parsed against the tool's listed schema, and a misfit (or an unknown tool, naming those there are) is an
+ * `INVALID_ARGUMENT` a model can correct.
  */
 import type { McpServer, RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema } from "@modelcontextprotocol/sdk/types.js";

@@ -1,9 +1,8 @@
 /**
- * Requests the SDK would leave unanswered. Its transports parse each message with JSONRPCMessageSchema and
- * drop a misfit (stdio) or answer it without its id (HTTP), so a client that sent `"params": null` waited
- * forever. Every message that carries an id and is not a response is checked here first, on both
- * transports: a misfit is answered with its id, -32602 (invalid params) when `params` is what is wrong, else
- * -32600 (invalid request), naming the field. Anything else goes to the SDK as it came.
+ * Requests the SDK would leave unanswered: its transports drop a message that misfits JSONRPCMessageSchema (stdio) or
+ * answer it without its id (HTTP), so a client that sent `"params": null` waited forever. Every message with an id that
+ * is not a response is checked here first, on both transports: a misfit is answered with its id, -32602 for bad
+ * `params`, else -32600, naming the field.
  */
 import { Transform, type Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";

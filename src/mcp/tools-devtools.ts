@@ -1,7 +1,8 @@
 /**
- * The MCP tools for what a developer looks at: the console and page errors recorded since the browser started
- * (McpBrowser.pageLog, the library's ConsoleRecorder, the same record as `svc console` / `svc errors`), the
- * page as a PDF, a performance trace (the library's BrowserTrace and its summary, as `svc trace`), and emulation (the library's PageEmulation, as `svc set` applies it in a CLI session). Lists are cut to their newest MAX_LINES entries (the client's context is the budget).
+ * The MCP tools for what a developer looks at, each on the library's own recorder so they match the CLI: console and
+ * page errors (ConsoleRecorder, as `svc console` / `svc errors`), the page as a PDF, a performance trace (BrowserTrace,
+ * as `svc trace`) and emulation (PageEmulation, as `svc set`). Lists keep their newest MAX_LINES entries: the client's
+ * context is the budget.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

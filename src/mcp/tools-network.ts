@@ -1,8 +1,7 @@
 /**
- * The MCP network tools: `network_requests` and `network_request` list what the tabs requested (the library's
- * NetworkRecorder, as the CLI session's host records it for `svc network`), `route` and `unroute` answer or fail the tabs' requests (the library's PageFetch, as
- * `svc network route` does in a CLI session), every route checked as the CLI's are (store/routes.ts: at most
- * 100 routes, bodies ≤ 1 MB each).
+ * The MCP network tools, on the library's recorders so they match the CLI: `network_requests` / `network_request` list
+ * what the tabs requested (NetworkRecorder, as `svc network`), `route` / `unroute` answer or fail the tabs' requests
+ * (PageFetch, as `svc network route`), every route checked as the CLI's are (store/routes.ts bounds them).
  */
 import { type NetworkEntry, type SessionRoute, checkRoutes, durationWord, headerLines, statusWord } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";

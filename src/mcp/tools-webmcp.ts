@@ -1,9 +1,8 @@
 /**
- * The `webmcp` capability set: the tools the current tab registers through WebMCP (the library's
- * page.webmcp), offered as MCP tools named `webmcp_<name>`. The list follows the page: a registration, a
- * removal or a navigation (the page's change event), and a tab switch (checked after every tool run),
- * re-registers them, and the SDK sends `notifications/tools/list_changed`. The page's descriptions, schemas
- * and results are its own words: marked as such, bounded by the library (WEBMCP_LIMITS).
+ * The `webmcp` capability set: the tools the current tab registers through WebMCP (page.webmcp), offered as
+ * `webmcp_<name>`. The list follows the page: a registration, removal, navigation or tab switch (checked after every
+ * tool run) re-registers them, and the SDK sends `notifications/tools/list_changed`. The page's descriptions, schemas
+ * and results are its words: marked, bounded (WEBMCP_LIMITS).
  */
 import type { RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Page, Service, WebMcpTool } from "../index.js";

@@ -1,9 +1,8 @@
 /**
- * The refs of each page: every snapshot numbers its elements through the page's PageRefs, so a ref a model
- * (or a user reading `svc extract`) was shown keeps naming that element in later snapshots and actions, and
- * acting on a ref checks it is still that element. With a RefStore (a CLI session's file), a page's refs
- * outlive this process. A snapshot shown to its caller (`shown`) is also kept as the tab's last outline, which
- * a later `delta` is counted from (in the store when it keeps outlines, else in this object).
+ * The refs of each page: every snapshot numbers its elements through the page's PageRefs, so a ref a model was shown
+ * keeps naming that element later, and acting on it checks it still does. With a RefStore (a CLI session's file) refs
+ * outlive this process. A snapshot shown to its caller is also kept as the tab's last outline, which a later `delta`
+ * counts from (in the store if it keeps outlines).
  */
 import type { Page } from "../browser/page.js";
 import { resolveSelector } from "../browser/resolve.js";

@@ -1,13 +1,8 @@
 /**
- * The CDP side of a snapshot: one `Accessibility.getFullAXTree` per frame on that frame's own session, and one
- * `DOM.getFrameOwner` per child frame on its parent's session (which <iframe> element hosts it), all sent at
- * once. Nothing per node: everything else is linear work in tree.ts and render.ts.
- *
- * The AX tree is built on the flat tree, so open and closed shadow roots are already in it; a frame's tree
- * stops at its <iframe> elements, whose documents come from their own frames (same-process or OOPIF alike).
- *
- * Beside them, a few calls per frame find the role-less elements a user can click: their listeners and their
- * own `cursor: pointer` (clickable.ts says which calls, and why not DOMSnapshot).
+ * The CDP side of a snapshot: one `Accessibility.getFullAXTree` per frame on its own session and one `DOM.getFrameOwner`
+ * per child frame on its parent's, all sent at once; nothing per node (the rest is linear work in tree.ts and
+ * render.ts). The AX tree is built on the flat tree, so shadow roots are in it; a few calls per frame beside it find
+ * role-less clickables (clickable.ts).
  */
 import { utilityContext, type Frame, type FrameTree } from "../browser/frames.js";
 import { ProtocolError } from "../browser/cdp/connection.js";
@@ -112,11 +107,10 @@ async function documentObject(f: Frame, contextId: number): Promise<string | und
 }
 
 /**
- * Clickable elements (clickable.ts) by backendNodeId, one map per session (ids are unique per renderer):
- * listeners from each session's top documents (pierce covers its same-process iframes and shadow roots),
- * pointers from every frame. One round trip each, beside the AX tree's, when no element has its own pointer.
- * A step that fails (a frame navigating or detaching mid-capture) only loses those clickables; the AX trees
- * decide whether the snapshot fails.
+ * Clickable elements (clickable.ts) by backendNodeId, one map per session (ids are unique per renderer): listeners from
+ * each session's top documents (pierce covers its same-process iframes and shadow roots), pointers from every frame. A
+ * step that fails (a frame navigating or detaching mid-capture) only loses those clickables; the AX trees decide whether
+ * the snapshot fails.
  */
 async function readClickables(frames: readonly Frame[]): Promise<Map<Frame["session"], Map<number, number>>> {
   const out = new Map<Frame["session"], Map<number, number>>();

@@ -1,29 +1,8 @@
 /**
- * Elements a user can click that the accessibility tree gives no interactive role: a <span> "link" or a <div>
- * "button" with a click listener and `cursor: pointer`, a mail row, a card action. Chrome's AX tree shows
- * them as plain `generic` nodes (no property marks them: measured), so a model would see only their text.
- *
- * Where the facts come from (capture.ts), chosen by cost against getFullAXTree on the bench pages:
- * - listeners: one `DOMDebugger.getEventListeners` per CDP session on its document with `pierce` (every
- *   node below it, open and closed shadow roots and same-process iframes included; however registered:
- *   addEventListener, `onclick` attribute or property). Its cost follows the number of listeners, not nodes.
- * - cursor: one script per frame walks the elements (open shadow roots included) and returns those whose
- *   computed `cursor` is `pointer` while their parent's is not; only those few are described over CDP.
- *   `DOMSnapshot.captureSnapshot` reports both (isClickable, computed styles) in one call, but it serializes
- *   every node: 0.4–2× the AX tree's own time (node-fs: 590 ms against 300 ms), too slow for every step.
- * Not seen: a cursor-only element inside a closed shadow root (scripts cannot enter one; a listener there is
- * seen).
- *
- * Which of those get a ref (decided in the AX tree, so the outline stays small):
- * - a listener, or `cursor: pointer` where the parent's cursor differs (an inherited pointer says nothing:
- *   every span inside a clickable card has it);
- * - not an element that already has a ref (role, focusable, editable), nor anything inside a control (an acting
- *   role, an editable host) or inside another clickable: one ref for the outermost clickable of a group. A
- *   container that is only focusable (`<main tabindex="-1">`, a focusable chart or mail pane) or a named region
- *   is no control: the clickables inside it (a tab, an SVG node, Reply and Forward) get refs of their own;
- * - a listener alone (no pointer) on a container of controls or of other clickables is event delegation
- *   (frameworks listen on their root), not a control: no ref. A pointer container (a mail row with a
- *   checkbox) keeps its ref.
+ * Elements a user can click that the AX tree gives no interactive role (a <span> link, a <div> button, a mail row):
+ * Chrome shows them as plain `generic`, so a model would see only text. Facts (capture.ts): click listeners
+ * (DOMDebugger.getEventListeners with `pierce`, one per session) and each frame's own `cursor: pointer` elements;
+ * DOMSnapshot is slower (docs/performance.md).
  */
 import { NO_REF, hasOwnRef, isControl, readProps, str, type AXNodeLike } from "./ax.js";
 
@@ -94,7 +73,12 @@ export function clickableRole(role: string, shown: string): string {
   return WRAPPERS.has(role) ? "clickable" : shown;
 }
 
-/** Whether a non-ignored AX node without a ref of its own gets one as a clickable element. */
+/**
+ * Whether a non-ignored AX node without a ref of its own gets one as a clickable: a listener, or a pointer its parent
+ * lacks (an inherited one says nothing), and not inside a control or another clickable (one ref per group). A listener
+ * alone on a container of controls is event delegation (frameworks listen on their root), not a control; a pointer
+ * container (a mail row) keeps its ref.
+ */
 export function isClickable(ax: AXNodeLike, frame: ClickFrame): boolean {
   const id = ax.backendDOMNodeId;
   if (id === undefined || !frame.clickable) return false;

@@ -1,9 +1,8 @@
 /**
- * What changed in a tab's outline since its last snapshot. Pure. Lines are matched by identity: a ref line by
- * its ref (refs are stable across snapshots while the element's role and name hold, registry.ts), a text line
- * by its text. The delta prints, in the new outline's order, each line that is new (`+ `), each ref line whose
- * text changed (`~ `, as it reads now) and each line gone (`- `, after the last line before it that stayed),
- * under a first line that counts them; unchanged lines are left out.
+ * What changed in a tab's outline since its last snapshot. Pure. A ref line is matched by its ref (stable while the
+ * element's role and name hold, registry.ts), a text line by its text. Printed in the new outline's order: `+ ` new, `~
+ * ` a ref line whose text changed, `- ` gone (after the last line before it that stayed), under a line counting them;
+ * unchanged lines are left out.
  */
 import { z } from "zod";
 import { type Line, lineText } from "./render.js";

@@ -1,17 +1,8 @@
 /**
- * Names for icon-only controls: a button whose only content is an `aria-hidden` icon, a `?` link, a clickable
- * glyph. Chrome gives them no name (or a glyph), so a model sees `button` and guesses. The page often still
- * says what they are; in this order (the accessible name always comes first, and a name with no letter or
- * digit — `?`, `×`, an icon font's private-use glyph — counts as none):
- *   1. a `title` (the control's own, then inside it);
- *   2. the description (`aria-describedby`, `aria-description`) and tooltip attributes (`data-tooltip`, …);
- *   3. an SVG's `<title>`;
- *   4. an icon font's ligature text (`<span class="material-icons">delete</span>`, `<mat-icon>`);
- *   5. icon class tokens (`fa-trash` → "trash", `bi-star`, `close-icon`) and `data-icon`, then test-ids
- *      (`data-testid="DeleteIcon"` → "delete").
- * A derived name is shown marked (`e5 button delete (icon)`), bounded and cleaned (page content is untrusted).
- * Only ref lines with nothing below them are named so: a container's name is its own.
- * Pure: capture.ts reads each candidate's DOM subtree (one DOM.describeNode) and its AX description.
+ * Names for icon-only controls (an `aria-hidden` icon in a button, a `?` link): Chrome gives them no name, or a glyph,
+ * so a model sees `button` and guesses, though the page often says what they are. Sources in order and bounds:
+ * docs/cli.md#selectors; a derived name is marked `(icon)` and cleaned (page content is untrusted). Pure: capture.ts
+ * reads each candidate's DOM and description.
  */
 import type { RefTarget } from "./refs.js";
 import type { BuiltTree, SnapNode } from "./tree.js";

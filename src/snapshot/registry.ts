@@ -1,13 +1,8 @@
 /**
- * The refs of one page, across its snapshots. Pure (no CDP): the caller says which document the page shows
- * (its main frame's loaderId) and hands over each snapshot's tree to be numbered.
- *
- * - An element (frame + backendNodeId) keeps its ref while its shown role and name hold; otherwise it gets a
- *   new number. A number is never given to another element of the page: the counter only grows, also
- *   across documents, so a ref remembered from an older snapshot can only resolve to its own element or fail.
- * - A new document drops every ref (their numbers stay spent); a complete (unscoped) snapshot drops the refs
- *   of elements it no longer shows.
- * - The state round-trips through JSON (toJSON/restore) so a CLI session keeps refs between commands.
+ * The refs of one page, across its snapshots. Pure (no CDP): the caller says which document the page shows (its main
+ * frame's loaderId) and hands over each snapshot's tree to number. A number is never given to another element, even
+ * across documents, so a ref from an older snapshot resolves to its own element or fails (docs/cli.md#selectors).
+ * toJSON/restore: a CLI session's refs.
  */
 import { z } from "zod";
 import { ServiceStateError } from "../errors.js";

@@ -1,22 +1,8 @@
 /**
- * SnapNode outline → text for a model. Pure. The format is Playwright's aria snapshot with everything that
- * carries nothing taken out (tokens are the cost of every step):
- *
- *   h1 Sign in
- *   e3 textbox Email: ada@example.com
- *   e4 checkbox Remember me [checked]
- *   e5 combobox Country: France
- *     options: United States | France | Japan
- *   Price | Qty | Total
- *   iframe Payment
- *     e7 button Pay
- *
- * One node per line; two spaces of indent per level say what contains what. A line a model can act on
- * starts with its ref; then `role name` without quotes; `: value` for controls holding one; `[state …]`
- * only for states that are set; `(icon)` after a name derived for an icon-only control (icon-name.ts), not its
- * accessible name. A plain text line is just its text; a table row is its cell texts joined by
- * ` | `. Measured with o200k on real pages: ref first without brackets saves ~10% over `[e7]` at the end,
- * and no `- ` bullets another ~10% (indentation already carries the nesting).
+ * SnapNode outline → text for a model. Pure. Playwright's aria snapshot with everything that carries nothing taken out,
+ * since tokens are the cost of every step: one node per line, indent for nesting, `e7 button Pay` (ref first, no
+ * quotes), `: value`, `[state]` only when set, table rows as `a | b`. Measured with o200k: ref first without brackets
+ * and no `- ` bullets each save ~10%.
  */
 import type { SnapNode } from "./tree.js";
 
@@ -61,11 +47,10 @@ export interface Line {
 }
 
 /**
- * Tokens of a text in o200k terms, without a tokenizer (src/ must not load one: it is megabytes). Modelled on
- * how o200k splits this format: a word with its leading space is one token up to ~8 letters; a run of digits
- * is a token per 3 digits plus one for a space before it; punctuation is a token per 1–2 marks; a line break
- * is one token and an indentation run another. Calibrated against gpt-tokenizer (o200k_base) on snapshots of
- * the fixture pages, node-fs and airline-aa: within 0.94–1.13× of the true count, erring high.
+ * Tokens of a text in o200k terms, without a tokenizer (src/ must not load one: it is megabytes), modelled on how o200k
+ * splits this format (words, digit runs, punctuation, line breaks, indentation). Calibrated against gpt-tokenizer
+ * (o200k_base) on snapshots of the fixture pages, node-fs and airline-aa: within 0.94–1.13× of the true count, erring
+ * high.
  */
 export function estimateTokens(text: string): number {
   let t = 0;

@@ -1,14 +1,8 @@
 /**
- * The snapshot model: Chrome's accessibility trees (one per frame) → one pruned outline with refs. Pure: no
- * CDP here, so it is unit-tested on hand-built node arrays. One linear pass over the AX nodes.
- *
- * What the pruning does, and why (every line a model reads costs tokens on every step):
- * - ignored nodes and unnamed wrappers (generic, none, LabelText, code/emphasis/…) vanish, their children
- *   move up; InlineTextBox and ListMarker are dropped (their text is already in StaticText / noise);
- * - adjacent text runs merge into one line; text that repeats the name of its parent or of the control it
- *   labels is dropped; controls whose name comes from their content (button, link, heading, …) show only the
- *   name and keep only actionable descendants; text inputs show their value, never their inner editor nodes;
- * - table rows with only text become one `a | b | c` line; native <select> options become one line.
+ * The snapshot model: Chrome's accessibility trees (one per frame) → one pruned outline with refs, in one linear pass.
+ * Pure (no CDP), so unit-tested on hand-built nodes. Every line a model reads costs tokens on every step, so wrappers
+ * and ignored nodes vanish (children move up), text runs merge, text repeating a name is dropped, content-named controls
+ * keep only actionable descendants.
  */
 import { ServiceElementNotFoundError } from "../errors.js";
 import {

@@ -1,8 +1,8 @@
 /**
- * A CLI session's last outlines per tab: `<state>/sessions/<id>.outline` (0600, written atomically, removed with
- * the session), the base of `svc snapshot --delta` in the next command, whichever process runs it. The outline is
- * the library's (validated there when used); this file only keeps it, bounded: the most recently saved tabs, and
- * a file past its size is read as empty (the next delta is then a full snapshot, saying so).
+ * A CLI session's last outlines per tab: `<state>/sessions/<id>.outline` (0600, written atomically, removed with the
+ * session), the base of `svc snapshot --delta` in the next command, whichever process runs it. Kept bounded (the most
+ * recent tabs); a file past its size reads as empty, so the next delta is a full snapshot that says so. The outline is
+ * validated by the library when used.
  */
 import { statSync } from "node:fs";
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";

@@ -1,8 +1,8 @@
 /**
- * The tabs a session on a user's own Chrome (`svc connect --auto`) may drive: `<state>/sessions/<id>.own-tabs`
- * (0600), the target ids svc created there; a popup one of them opens joins (browser/tab-scope.ts). The file is
- * read on every question, since a command in another process may have added a tab; what this process has seen
- * is kept too (`known()`), so the host can close the session's tabs after the file is gone with the session.
+ * The tabs a session on a user's own Chrome (`svc connect --auto`) may drive: `<state>/sessions/<id>.own-tabs` (0600),
+ * the target ids svc created there, plus popups they open (browser/tab-scope.ts). Read on every question, since another
+ * process's command may have added a tab; what this process saw is kept too (`known()`), so the host can close the tabs
+ * after the file is gone.
  */
 import { ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { ownTabsPath, sessionsDir } from "./session-records.js";

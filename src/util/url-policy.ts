@@ -1,14 +1,8 @@
 /**
- * Which URLs may be opened on the word of whoever drives a browser: the one rule every door applies — Page.goto
- * and newPage (ServiceOptions.urlPolicy: so a tool's navigation, a new tab, the agent's goto and its cached
- * replays alike), the CLI before a browser starts, `fetch`, and the live view's address box.
- * - "any": every URL goto opens — http:, https:, file:, data: and about:blank (the browser's owner typed it);
- * - "web": http:, https:, data: and about:blank (the browser serves others than its owner: a server's tenants,
- *   a live view's watchers); file: reads the host's files;
- * - "http": http: and https: only (the URL may come from a model a page can steer: an MCP client, its agent);
- * - "http+file": those and file: (an operator let local files be opened).
- * No policy opens javascript: (code in the page), chrome:, devtools:, view-source: or another about: page
- * (Chrome's own pages: its settings, the host's paths, privileged bindings).
+ * Which URLs may be opened on the word of whoever drives a browser: the one rule every door applies (Page.goto and
+ * newPage through ServiceOptions.urlPolicy, the CLI before a browser starts, `fetch`, the live view's address box). A
+ * policy follows who may be typing: docs/isolation.md. None opens javascript: (code in the page) or Chrome's own pages
+ * (chrome:, devtools:, view-source:, other about:).
  */
 import { ServiceInvalidArgumentError } from "../errors.js";
 

@@ -1,8 +1,8 @@
 /**
- * The capability declarations walked across both doors as a user meets them: `svc mcp --caps all`'s tool list
- * (the built server, over stdio) and the CLI's commander program. For every capability on both doors the CLI's
- * arguments and flags and the MCP tool's properties are the same properties, of matching types, with the same
- * descriptions; every property is described; a property on one door only is declared so, with a reason.
+ * The capability declarations across both doors as a user meets them: `svc mcp --caps all`'s tool list (the built
+ * server, over stdio) and the CLI's commander program. For every capability on both, the CLI's arguments and flags and
+ * the MCP tool's properties match in name, type and description; every property is described; one on a single door is
+ * declared so, with a reason.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Command } from "commander";

@@ -1,9 +1,8 @@
 /**
- * `svc connect --auto`: the user's own running Chrome, found by the DevToolsActivePort file in its profile
- * (here a Chromium this test starts as a user would, --remote-debugging-port=0, with a tab of the user's open).
- * The session works in a tab of its own; the user's tab is never listed, driven or closed; ending the session
- * closes its tab only and leaves Chrome running. No file: one line saying where it looked and how to allow it;
- * a file whose port no longer answers: one line saying it is stale.
+ * `svc connect --auto` on the user's own running Chrome, found by its profile's DevToolsActivePort file (a Chromium
+ * started here as a user would, --remote-debugging-port=0, with a tab of the user's). The session works in its own tab:
+ * the user's is never listed, driven or closed, and ending it leaves Chrome running. No file, or a stale one: one line
+ * saying so.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";

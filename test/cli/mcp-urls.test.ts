@@ -1,8 +1,8 @@
 /**
- * `svc mcp`'s one URL policy (util/url-policy.ts, applied by Page.goto): `navigate`, `tabs new` and the agent's goto
- * refuse the shared table's hostile URLs (test/support/hostile-urls.ts) in the same words over real stdio, unless --allow-file-urls, which adds file: alone.
- * The agent is the fake model scripted to go to each URL, as a prompt-injected page would ask; a local file's secret
- * never reaches an answer.
+ * `svc mcp`'s one URL policy (util/url-policy.ts): `navigate`, `tabs new` and the agent's goto refuse the hostile URLs
+ * table's rows (test/support/hostile-urls.ts) in the same words over real stdio, unless --allow-file-urls, which adds
+ * file: alone. The fake model goes to each URL as a prompt-injected page would ask; a local file's secret never reaches
+ * an answer.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -80,7 +80,7 @@ describe("svc search", () => {
     expect(searx.requests.map((q) => [q.path, q.query.q, q.query.format])).toEqual([["/search", "boston fern", "json"]]);
   });
 
-  it("SVC_SEARCH_URL and --json: {schemaVersion, ok, query, requestId, results} in the seed's casing", async () => {
+  it("SVC_SEARCH_URL and --json: {schemaVersion, ok, query, requestId, results} in the documented casing", async () => {
     const r = await svc(["--json", "search", "  boston fern  ", "--num-results", "3"], { ...env, SVC_SEARCH_URL: searx.url });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);

@@ -1,10 +1,8 @@
 /**
- * The CLI's doors that open a page, against the one table of hostile URLs (test/support/hostile-urls.ts), through
- * the built `svc` on a live session in real Chrome: `goto`, `open`, `tabs new`, `snapshot URL`, `screenshot URL`,
- * `extract URL`, `agent --url` and the agent's goto tool (the fake model asks for each URL, as a prompt-injected
- * page would) apply the CLI's policy ("any": the machine's owner typed it, file: and data: included); `fetch`
- * applies "http"; the session's live view (`svc view`) applies "web" (whoever holds its URL types there). Every
- * refused row is exit 2 with `--json`'s error `INVALID_ARGUMENT` and the table's words, and the tab stays on its page.
+ * The CLI's doors that open a page, against the one table of hostile URLs (test/support/hostile-urls.ts), through the
+ * built `svc` on a live session in real Chrome, each under its policy (docs/isolation.md): a refused row is exit 2 with
+ * `--json`'s `INVALID_ARGUMENT` and the table's words, and the tab stays on its page. The agent's goto is asked by the
+ * fake model, as an injected page would.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

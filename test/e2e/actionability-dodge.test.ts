@@ -1,10 +1,8 @@
 /**
- * A press that never settles: a button whose track drifts for ever and that jumps away on every pointerdown, so
- * every press's release lands elsewhere and is cancelled. The click fails after MAX_PRESSES presses, long
- * before the act's timeout, naming what kept moving; the page's own counters say it was pressed that many
- * times and clicked never. The drift starts at load, or only once the pointer is over the button (the page
- * is quiet until then: the check before the move does not wait for stability, the one after it must still
- * give up after SETTLE_MS rather than wait for stability until the timeout).
+ * A press that never settles: a button drifting for ever that jumps away on every pointerdown, so every release lands
+ * elsewhere and is cancelled. The click fails after MAX_PRESSES, long before the act's timeout, naming what kept moving;
+ * the page counts that many presses, no click. The drift starts at load, or once the pointer is over it (the check after
+ * the move must then give up after SETTLE_MS).
  */
 import { describe, expect, it } from "vitest";
 import { MAX_PRESSES } from "../../src/browser/element.js";

@@ -202,7 +202,7 @@ describe.each(PROVIDERS)("$wire.label computer use, the whole site task", ({ wir
     const number = await orderNumberOn(page);
     expect(number).toMatch(/^GS-\d{5}$/);
 
-    // The result: seed shape, the final message, one computer action per scripted step plus done.
+    // The result: the documented shape, the final message, one computer action per scripted step plus done.
     const n = SITE_STEPS.length;
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ success: true, completed: true, message: `Order ${number} is placed.`, metadata: { mode: "cua", steps: n, stopReason: "done" } });

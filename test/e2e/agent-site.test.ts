@@ -13,7 +13,7 @@ const world = useModelWorld();
 const variables = { customer: { value: "Ada Lovelace", description: "the customer's full name" }, email: "ada@example.com" };
 const TASK = "Order two Boston Ferns with express delivery and tell me the order number";
 
-const SEED_RESULT_KEYS = ["success", "message", "actions", "completed", "metadata", "usage"];
+const AGENT_RESULT_KEYS = ["success", "message", "actions", "completed", "metadata", "usage"];
 
 describe.each(WIRES)("$label", (wire) => {
   const env = useModelService(() => ({ model: wire.model(world.fake) }));
@@ -41,7 +41,7 @@ describe.each(WIRES)("$label", (wire) => {
 
     // Exactly the agent result of docs/wire-formats.md, strict where it allows no other properties.
     expect(AgentResultSchema.safeParse(result).success).toBe(true);
-    expect(Object.keys(result).every((k) => SEED_RESULT_KEYS.includes(k))).toBe(true);
+    expect(Object.keys(result).every((k) => AGENT_RESULT_KEYS.includes(k))).toBe(true);
     expect(Object.keys(result.usage!).sort()).toEqual(["cached_input_tokens", "inference_time_ms", "input_tokens", "output_tokens", "reasoning_tokens"]);
     expect(result.metadata).toMatchObject({ mode: "dom", steps: 8, stopReason: "done" });
 

@@ -227,7 +227,7 @@ describe("ignoreDefaultArgs", () => {
     return found;
   };
 
-  it("lists the seed's default args", () => {
+  it("lists the documented default args", () => {
     expect([...DEFAULT_ARGS]).toEqual(["--remote-allow-origins=*", "--no-first-run", "--no-default-browser-check", "--disable-dev-shm-usage", "--site-per-process"]);
   });
 

@@ -206,7 +206,7 @@ describe("input and locators", () => {
 });
 
 describe("history and metrics", () => {
-  it("metrics has the seed's 25 counters, all zero with no model", async () => {
+  it("metrics has the documented 25 counters, all zero with no model", async () => {
     const metrics = (await env.svc.metrics) as unknown as Record<string, number>;
     const keys = ["act", "extract", "observe", "agent", "total"].flatMap((op) =>
       ["PromptTokens", "CompletionTokens", "ReasoningTokens", "CachedInputTokens", "InferenceTimeMs"].map((f) => `${op}${f}`),

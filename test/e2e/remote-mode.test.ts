@@ -237,7 +237,7 @@ describe("keepAlive, resume, other keys", () => {
     expect((await platformSession(sessionId)).body.status).not.toBe("RUNNING");
   });
 
-  it("unknown sessions and a missing key fail with the seed's errors (another key's session: the keepAlive test)", async () => {
+  it("unknown sessions and a missing key fail with the documented errors (another key's session: the keepAlive test)", async () => {
     await expect(remote({ browserbaseSessionID: "no-such-session" }).init()).rejects.toBeInstanceOf(BrowserbaseSessionNotFoundError);
 
     const saved = process.env.BROWSERBASE_API_KEY;

@@ -304,7 +304,7 @@ describe("agentExecute", () => {
     id = await start();
   });
 
-  it("JSON: the seed's AgentExecuteResponse; shouldCache returns the entry, and the same request on the unchanged page replays it with no model call", async () => {
+  it("JSON: the documented AgentExecuteResponse; shouldCache returns the entry, and the same request on the unchanged page replays it with no model call", async () => {
     await navigate(id, "site/index.html");
     scriptTimes(fake, siteBrain({ start: begin() }));
     const first = await json("POST", `/sessions/${id}/agentExecute`, request({ shouldCache: true }), withKey);

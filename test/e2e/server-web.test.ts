@@ -140,7 +140,7 @@ async function post(srv: RunningServer, path: string, body: unknown, key: string
 const searches = () => seen.filter((s) => s.startsWith("/search")).length;
 
 describe("POST /v1/search", () => {
-  it("passes the backend's ranked results through in the seed's shape and casing", async () => {
+  it("passes the backend's ranked results through in the documented shape and casing", async () => {
     const before = searches();
     const r = await post(one, "/search", { query: "  browser automation  ", numResults: 3 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -1,9 +1,8 @@
 /**
- * The library's doors that open a page — `service.page.goto`, `context.newPage(url)` and the agent's goto
- * tool — under each URL policy (ServiceOptions.urlPolicy, src/util/url-policy.ts), against the one table of
- * hostile URLs (test/support/hostile-urls.ts), real Chrome: a row the policy refuses is ServiceInvalidArgumentError
- * (INVALID_ARGUMENT) with the table's words on every door, no tab is opened and the tab stays on its page with
- * nothing of the row in it; a row the policy opens is opened.
+ * The library's doors that open a page (`page.goto`, `context.newPage(url)`, the agent's goto) under each URL policy,
+ * against the one table of hostile URLs (test/support/hostile-urls.ts), real Chrome: a refused row is INVALID_ARGUMENT
+ * with the table's words on every door, no tab opens and the tab keeps its page with nothing of the row in it; an
+ * allowed row opens.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,9 +1,8 @@
 /**
- * `svc serve`'s doors that open a page, against the one table of hostile URLs (test/support/hostile-urls.ts), on
- * an isolated (two-key) server in real Chrome: the session API's navigate, its agentExecute's goto (the fake
- * model asks for each URL, as a prompt-injected page would) and the live view's address box. Each refuses the
- * rows of the "web" policy (src/util/url-policy.ts) with INVALID_ARGUMENT and the same words — a 400 with that
- * `code`, what the agent's model is told, the viewer's error line — and the tab stays on its page.
+ * `svc serve`'s doors that open a page, against the one table of hostile URLs (test/support/hostile-urls.ts), on an
+ * isolated server in real Chrome: the session API's navigate, agentExecute's goto (asked by the fake model) and the live
+ * view's address box refuse the "web" policy's rows with INVALID_ARGUMENT in the same words (a 400, the model's step
+ * error, the viewer's line); the tab keeps its page.
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -78,7 +78,7 @@ describe("validation (docs/wire-formats.md: Library operations, Limits)", () => 
 });
 
 describe("platform.search", () => {
-  it("POSTs {query, numResults} to /v1/search with the key; the answer keeps the seed's casing and order", async () => {
+  it("POSTs {query, numResults} to /v1/search with the key; the answer keeps the documented keys' casing and order", async () => {
     const s = await stub(answer);
     const r = await platform.search(KEY, "  boston fern ", undefined, `${s.url}/`);
     expect(s.requests).toHaveLength(1);

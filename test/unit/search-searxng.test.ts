@@ -21,7 +21,7 @@ afterEach(async () => {
 const page = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => searxResult(from + i));
 
 describe("SearxngSearch", () => {
-  it("asks the JSON API and maps results to the seed's SearchResult, in SearXNG's order", async () => {
+  it("asks the JSON API and maps results to the documented SearchResult keys, in SearXNG's order", async () => {
     const stub = await track(
       startSearxng([
         [
