@@ -1,12 +1,7 @@
 /**
- * The thin client of the session host (commands/host.ts): bin/svc.js calls it BEFORE loading the CLI. For a
- * command that drives a page without a model, on a live local session whose host listens, it sends the
- * command line to the host and relays its output and exit code: one socket round trip instead of loading
- * the library and attaching over CDP. Node builtins only (its load is part of every command's time).
- *
- * Anything unexpected before the host accepted the command (no socket, refused, a cloud session, a flag it
- * does not know, a protocol error) returns false and the full CLI runs as it always did. `SVC_NO_HOST=1`
- * turns the fast path off.
+ * The thin client of the session host (commands/host.ts), called by bin/svc.js before the CLI loads: a hosted
+ * command on a live local session is one socket round trip instead of loading the library. Node builtins only.
+ * Anything unexpected before the host accepted the command returns false, and the full CLI runs it.
  */
 import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { type Socket, connect } from "node:net";

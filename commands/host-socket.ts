@@ -1,8 +1,7 @@
 /**
  * Where a session's host listens: `<state>/sessions/<id>.sock`, unless that path is too long for a unix socket
- * (sun_path: 104 bytes on macOS, 108 on Linux), as under a deep state dir or TMPDIR. Then the socket goes in
- * a folder of this user's alone under /tmp, named by the state dir's hash, which both ends check before use:
- * the command lines sent to a host may carry what a user typed. Node builtins only (the thin client loads it).
+ * (sun_path is 104 bytes on macOS). Then a folder of this user's alone under /tmp, which both ends check before
+ * use, since a command line sent to a host may carry what a user typed. Node builtins only.
  */
 import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync } from "node:fs";

@@ -1,8 +1,7 @@
 /**
- * A capability as a CLI verb: its flags read from the input's zod shape (a boolean is a switch, an enum a
- * choice, an array a repeatable flag, anything else a value), its positionals named by property, and the
- * command line turned into the input and checked by the same schema the MCP tool uses. Commander-free: the
- * registry (commands/registry/capabilities.ts) builds commands from this, `svc find … click` reuses it.
+ * A capability as a CLI verb: flags read from the input's zod shape, positionals named by property, and the
+ * command line checked by the same schema the MCP tool uses. Commander-free, so the registry
+ * (commands/registry/capabilities.ts) and `svc find … click` share it.
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";

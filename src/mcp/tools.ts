@@ -1,8 +1,7 @@
 /**
- * The MCP tools' declarations: name, title, description, annotations and input shape (every property
- * described). tools-page.ts and tools-model.ts register their handlers under these names; the CLI's command
- * registry (commands/registry/) names the tool of the same capability and takes the shared descriptions from
- * descriptions.ts, so a property and its flag say the same thing. zod only: no SDK, nothing of the library.
+ * The declarations of the MCP tools not yet declared as capabilities (src/capabilities/): title, annotations
+ * and described input; the tools-*.ts files register their handlers by these names. A flag of the same
+ * capability takes its description from descriptions.ts. zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";

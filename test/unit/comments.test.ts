@@ -6,16 +6,6 @@
 import { describe, expect, it } from "vitest";
 import { COMMENTS, MAX, citesOutside, commentsOf, offends, tooLong } from "../support/comments.js";
 
-/**
- * Files being rewritten on another branch at the time of writing (the capabilities' CLI door, the MCP tool
- * declarations, the session host's client), each with its count of offending comments, checked once that branch is
- * merged: drop the entry then. More offenders in a listed file than its count fail too.
- */
-const PENDING: Record<string, number> = {
-  "commands/host-client.ts": 1,
-  "src/capabilities/cli-door.ts": 1,
-  "src/mcp/tools.ts": 1,
-};
 
 describe("comments", () => {
   it("reads the comments of every file, a run of // lines as one", () => {
@@ -41,12 +31,7 @@ describe("comments", () => {
   });
 
   it("no comment over 400 characters or citing a document outside the repository", () => {
-    const bad = COMMENTS.filter(offends);
-    const counts = new Map<string, number>();
-    for (const c of bad) counts.set(c.file, (counts.get(c.file) ?? 0) + 1);
-    const report = bad
-      .filter((c) => (counts.get(c.file) ?? 0) > (PENDING[c.file] ?? 0))
-      .map((c) => `${c.file}:${c.line} ${c.text.length} chars${citesOutside(c) ? ", cites a document outside the repository" : ""}`);
+    const report = COMMENTS.filter(offends).map((c) => `${c.file}:${c.line} ${c.text.length} chars${citesOutside(c) ? ", cites a document outside the repository" : ""}`);
     expect(report).toEqual([]);
   });
 });
