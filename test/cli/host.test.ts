@@ -4,6 +4,7 @@
  * the full CLI (SVC_NO_HOST=1) does; a killed host ends its session (it holds Chrome's pipe); `sessions end`
  * ends the host and removes its socket; no host outlives its session.
  */
+import { hostSocketPath } from "../../commands/host-socket.js";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,7 +29,7 @@ async function current(): Promise<{ id: string; sock: string }> {
   const { sessions } = json<{ sessions: { id: string; status: string }[] }>(r.stdout);
   const id = sessions.find((s) => s.status === "alive")?.id;
   if (!id) throw new Error(`no live session: ${r.stdout}`);
-  return { id, sock: join(world.sb.state, "sessions", `${id}.sock`) };
+  return { id, sock: hostSocketPath(world.sb.state, id) };
 }
 
 /** Pids of the session's host (its command line is `node …/host.js <id> <state dir>`). */
@@ -229,7 +230,7 @@ describe("the session host", () => {
     const r = await run(["--json", "sessions", "start"]);
     expect(r.code, r.stderr).toBe(0);
     const { session } = json<{ session: { id: string; pid: number } }>(r.stdout);
-    const s = { ...session, sock: join(world.sb.state, "sessions", `${session.id}.sock`) };
+    const s = { ...session, sock: hostSocketPath(world.sb.state, session.id) };
     // `sessions start` returned with its host running: no first page command needed.
     expect(existsSync(s.sock)).toBe(true);
     expect(hostPids(s.id)).toHaveLength(1);
