@@ -2,7 +2,8 @@
  * `svc mcp`: svc as an MCP server (src/mcp) for a coding agent's host. stdio by default (one client; its
  * browser ends when stdin closes); `--http --port N`: streamable HTTP on /mcp, loopback unless --host says
  * otherwise, one browser per MCP session, every request carrying the bearer token (SVC_MCP_TOKEN, --token-file,
- * --token, or one generated and printed on stderr with the URL). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
+ * --token, or one generated and printed on stderr with the URL); `--shared-browser`: one Chrome for them all,
+ * each session in a browser context of its own (`--shared-context`: the default one, together). Pages open at http(s) URLs only unless --allow-file-urls. Every browser is a local one-shot Chrome launched on the client's
  * first browser tool. stdout belongs to the protocol: logs go to stderr, only with --verbose.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
@@ -43,6 +44,8 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
   if (!flags.http && flags.maxSessions !== undefined) throw new ServiceInvalidArgumentError("--max-sessions goes with --http");
   const maxSessions = whole(flags.maxSessions, "--max-sessions", 1, 1000);
+  if (!flags.http && flags.sharedBrowser) throw new ServiceInvalidArgumentError("--shared-browser goes with --http");
+  if (!flags.sharedBrowser && flags.sharedContext) throw new ServiceInvalidArgumentError("--shared-context goes with --shared-browser");
   const settings = await openSettings();
   const [{ defaults }, spec] = await Promise.all([launchDefaults(flags, {}, settings), resolveCliModel({ ...(flags.model !== undefined ? { model: flags.model } : {}) }, settings)]);
   const searchUrl = settings.effective("search.url").value;
@@ -86,7 +89,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   }
   if (warning) process.stderr.write(warning);
   const token = givenToken ?? generateToken();
-  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}) });
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}), sharedBrowser: flags.sharedBrowser === true, sharedContext: flags.sharedContext === true });
   const unregister = registerCleanup(() => server.close());
   // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
   process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);

@@ -1,7 +1,9 @@
 /**
  * svc's MCP server (Model Context Protocol, the official SDK): the page tools and the model tools over one
  * browser session per client. stdio: one client, the session ends when stdin closes. Streamable HTTP: one
- * session per MCP session id, ended when the client deletes it, when its transport closes, or after idling.
+ * session per MCP session id, ended when the client deletes it, when its transport closes, or after idling;
+ * each with a Chrome of its own, or, with `sharedBrowser`, a browser context of its own in the server's one
+ * Chrome (shared-browser.ts).
  * A client of the public library API (src/index.ts) like src/server/.
  */
 import { randomUUID } from "node:crypto";
@@ -16,7 +18,8 @@ import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { refusalsOf, screenedInput } from "./jsonrpc.js";
 import { authProblem } from "./auth.js";
 export { checkToken, generateToken } from "./auth.js";
-import { McpBrowser } from "./browser.js";
+import { McpBrowser, type SharedPlace } from "./browser.js";
+import { SharedBrowser } from "./shared-browser.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerPageTools } from "./tools-page.js";
 import { registerCapabilities } from "./capabilities.js";
@@ -36,12 +39,12 @@ export interface McpOptions extends ModelToolsOptions {
   allowFileUrls?: boolean;
 }
 
-/** One client's server and browser. */
-function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+/** One client's server and browser (its own, or its place in the shared one). */
+function createMcpServer(options: McpOptions, shared?: SharedPlace): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   // The client's model (or a page's prompt injection, through it) chooses the URLs: every tool's navigation,
   // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
-  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
+  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" }, shared);
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerPageTools(reg, browser);
   registerCapabilities(reg, browser);
@@ -80,7 +83,14 @@ export interface HttpOptions extends McpOptions {
   token: string;
   /** MCP sessions (each with its browser) at once; past it an initialize gets 429 TOO_MANY_SESSIONS. Default 8, as `svc serve`'s --max-sessions. */
   maxSessions?: number;
+  /** One Chrome for every session, launched on the first that needs it and ended with the server; each session in a browser context of its own. */
+  sharedBrowser?: boolean;
+  /** With `sharedBrowser`: sessions work in the default context, together, unless their initialize says `x-svc-context: own`. */
+  sharedContext?: boolean;
 }
+
+/** The header an initialize request chooses its context with on a shared browser: `own` or `shared`. */
+export const CONTEXT_HEADER = "x-svc-context";
 
 export interface McpHttpServer {
   url: string;
@@ -113,6 +123,7 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
   const sessions = new Map<string, Entry>();
   /** Initializes under way: each holds a slot until its session is in `sessions` (or failed). */
   let opening = 0;
+  const shared = options.sharedBrowser ? new SharedBrowser(options.service.localBrowserLaunchOptions ?? {}) : undefined;
 
   const end = async (id: string) => {
     const e = sessions.get(id);
@@ -148,6 +159,8 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     if (id && !entry) return reply(res, 404, "SESSION_NOT_FOUND", `no MCP session ${id}`);
     if (!entry) {
       if (req.method !== "POST" || !isInitializeRequest(body)) return reply(res, 400, "INVALID_ARGUMENT", "mcp-session-id: missing (only an initialize request may start a session)");
+      const place = placeOf(req, shared, options.sharedContext === true);
+      if (place instanceof Error) return reply(res, 400, "INVALID_ARGUMENT", place.message, (body as { id?: string | number }).id ?? null);
       if (sessions.size + opening >= maxSessions) {
         return reply(res, 429, "TOO_MANY_SESSIONS", `this server runs at most ${maxSessions} MCP sessions at once (--max-sessions); end one (DELETE /mcp) or retry later`, (body as { id?: string | number }).id ?? null);
       }
@@ -158,7 +171,7 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
         holding = false;
       };
       res.once("close", unhold);
-      const { server, browser } = createMcpServer(options);
+      const { server, browser } = createMcpServer(options, place);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
@@ -207,10 +220,19 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     sessions: () => sessions.size,
     async close() {
       await Promise.all([...sessions.keys()].map(end));
+      await shared?.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** A new client's place on the shared browser: its own context, or the default one (`x-svc-context`, else the server's choice). */
+function placeOf(req: IncomingMessage, browser: SharedBrowser | undefined, sharedContext: boolean): SharedPlace | undefined | Error {
+  const asked = header(req, CONTEXT_HEADER)?.trim().toLowerCase();
+  if (!browser) return asked === undefined ? undefined : new Error(`${CONTEXT_HEADER}: goes with --shared-browser (each session has a Chrome of its own here)`);
+  if (asked !== undefined && asked !== "own" && asked !== "shared") return new Error(`${CONTEXT_HEADER}: expected "own" or "shared", got ${JSON.stringify(asked.slice(0, 40))}`);
+  return { browser, sharedContext: asked === undefined ? sharedContext : asked === "shared" };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -11,20 +11,20 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "navigate",
-    ({ url }) =>
+    ({ url, tab }) =>
       b.run(async () => {
-        const svc = await b.service();
-        const r = await svc.page.goto(url);
-        return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`);
+        const page = await b.page(tab);
+        const r = await page.goto(url);
+        return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`, page);
       }),
   );
 
   registerDeclared(
     reg,
     "snapshot",
-    ({ interactive, maxTokens, selector }) =>
+    ({ interactive, maxTokens, selector, tab }) =>
       b.run(async () => {
-        const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) });
+        const text = await b.snapshot({ ...(interactive ? { interactiveOnly: true } : {}), ...(maxTokens !== undefined ? { maxTokens } : {}), ...(selector ? { selector } : {}) }, await b.page(tab));
         return textResult(text);
       }),
   );
@@ -32,10 +32,9 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "screenshot",
-    ({ fullPage, maxSize, ifChanged }) =>
+    ({ fullPage, maxSize, ifChanged, tab }) =>
       b.run(async (): Promise<ToolResult> => {
-        const svc = await b.service();
-        const shot = await svc.page.capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
+        const shot = await (await b.page(tab)).capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
         if (shot.unchanged) return textResult("unchanged: the page looks as at this tab's last screenshot");
         const size = `${shot.width}×${shot.height} px, scale ${shot.scale}: page px = image px / ${shot.scale}`;
         return { content: [{ type: "image", data: shot.data.toString("base64"), mimeType: "image/png" }, { type: "text", text: size }] };
