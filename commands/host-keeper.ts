@@ -17,7 +17,7 @@
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher, pageViewport } from "../src/internal.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
-import { appendHistory, type SessionRecord, sessionDialogAnswer, sessionOwnTabs } from "../src/base.js";
+import { appendHistory, contextScope, type SessionRecord, sessionDialogAnswer, sessionOwnTabs } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
 import { HostNetwork } from "./host-network.js";
@@ -75,9 +75,11 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   const pages = new Map<string, CdpSession>();
   // A user's own Chrome: only the session's tabs are watched; another is resumed and left alone, held only until
   // a command of this host adopts it (a tab it just created, reported here before the command knew its id).
-  const scope = record.ownTabs ? sessionOwnTabs(record.id, root) : undefined;
+  // A Chrome shared with other sessions: only the tabs of the session's browser context.
+  const own = record.ownTabs ? sessionOwnTabs(record.id, root) : undefined;
+  const scope = own ?? (record.browserContextId ? contextScope(record.browserContextId) : undefined);
   const foreign = new Map<string, () => void>();
-  scope?.onAdopt((targetId) => {
+  own?.onAdopt((targetId) => {
     foreign.get(targetId)?.();
     foreign.delete(targetId);
   });
@@ -88,7 +90,7 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
       if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
     };
     if (e.targetInfo.type !== "page") return resume();
-    if (scope && !scope.owns(e.targetInfo.targetId, e.targetInfo.openerId)) {
+    if (scope && !scope.owns(e.targetInfo.targetId, e.targetInfo.openerId, e.targetInfo.browserContextId)) {
       foreign.set(e.targetInfo.targetId, () => keep(e, session, () => {}));
       return resume();
     }
