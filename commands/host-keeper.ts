@@ -50,7 +50,7 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   let fetch: HostFetch;
   try {
     const { userAgent } = await connection.root.send("Browser.getVersion");
-    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, viewport: opts.launch ? pageViewport(opts.launch) : undefined });
+    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, viewport: opts.launch ? pageViewport(opts.launch) : undefined, browserContextId: record.browserContextId });
     fetch = new HostFetch({ sessionId: record.id, stateRoot: root, proxyCredentials: opts.proxyCredentials });
   } catch (e) {
     await connection.close().catch(() => {});

@@ -113,6 +113,11 @@ export class BrowserContext {
     this.pageOptions.serviceOps = ops;
   }
 
+  /** The CDP browser context this client's tabs are in, when it drives one (a shared Chrome); else the default one. */
+  get browserContextId(): string | undefined {
+    return this.scope?.browserContextId;
+  }
+
   /** Answers the JavaScript dialogs of every page (see dialogs.ts). */
   get dialogs(): DialogHandler {
     return this.pageOptions.dialogs!;

@@ -117,7 +117,7 @@ export class McpBrowser {
       const svc = await this.service();
       const root = svc.context.connection.root;
       const { userAgent } = await root.send("Browser.getVersion");
-      const emulation = new PageEmulation({ root, browserUserAgent: userAgent, networkEnable: PAGE_NETWORK_ENABLE });
+      const emulation = new PageEmulation({ root, browserUserAgent: userAgent, networkEnable: PAGE_NETWORK_ENABLE, browserContextId: svc.context.browserContextId });
       for (const p of svc.context.pages()) await emulation.track(p.mainSession);
       svc.context.onPage((p) => void emulation.track(p.mainSession).catch(() => {}));
       return emulation;
@@ -141,6 +141,8 @@ export class McpBrowser {
 
   /** The browser's trace (the `trace_start` / `trace_stop` tools). */
   async trace(): Promise<BrowserTrace> {
+    // Chrome traces every renderer of the browser: other clients' pages would be in this client's file.
+    if (this.shared) throw new ServiceInvalidArgumentError("trace_start: a trace records the whole Chrome, which this server shares between clients (--shared-browser)");
     const svc = await this.service();
     this.tracing ??= new BrowserTrace({ root: svc.context.connection.root, pages: () => svc.context.pages().map((p) => p.mainSession) });
     return this.tracing;

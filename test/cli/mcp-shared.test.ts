@@ -91,6 +91,34 @@ describe("svc mcp --http --shared-browser", () => {
     await expectNoChrome(sb.tmp);
   }, 180_000);
 
+  it("--shared-context: clients work in the default context together (the same tab); x-svc-context: own gets one of its own", async () => {
+    const child = spawnSvc(["mcp", "--http", "--port", "0", "--shared-browser", "--shared-context", "--caps", "tabs"], sb.env);
+    const done = collect(child, 120_000);
+    const clients: Client[] = [];
+    try {
+      const { url, token } = await servedBy(child);
+      const connect = async (headers: Record<string, string> = {}) => {
+        const client = new Client({ name: "test", version: "1.0.0" });
+        await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+        clients.push(client);
+        return client;
+      };
+      const [a, b, own] = await Promise.all([connect(), connect(), connect({ "x-svc-context": "own" })]);
+      await ok(a, "navigate", { url: server.url("forms.html") });
+      await ok(a, "fill", { target: "#name", value: "Shared" });
+      expect(await ok(b, "tabs", {})).toContain(server.url("forms.html"));
+      expect(await ok(b, "snapshot", {})).toContain("Full name: Shared");
+      const mine = await ok(own, "tabs", {});
+      expect(mine.split("\n")).toHaveLength(1);
+      expect(mine).not.toContain("forms.html");
+    } finally {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      child.kill("SIGTERM");
+    }
+    expect((await done).code).toBe(0);
+    await expectNoChrome(sb.tmp);
+  }, 120_000);
+
   it("a bad x-svc-context is refused with a line naming the header", async () => {
     const child = spawnSvc(["mcp", "--http", "--port", "0", "--shared-browser"], sb.env);
     const done = collect(child, 60_000);

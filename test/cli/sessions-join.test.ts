@@ -3,6 +3,8 @@
  * context of its own, with a host of its own. Commands on both at once touch only their own page; ending the
  * joiner leaves the owner working; ending the owner ends its joiners with its Chrome. And a verb's `--tab N`.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chromeProcessesOf, expectNoChrome, json, svc, useCliWorld } from "./helpers.js";
 
@@ -44,6 +46,14 @@ describe("svc sessions start --browser", () => {
     expect(await ok("--session", "guest", "get", "url")).toBe(world.server.url("controls.html"));
     expect(await ok("--session", "guest", "get", "value", "#keys")).toBe("Bob");
     expect(await ok("--session", "guest", "get", "count", "#remove-me")).toBe("0");
+    // Cookies are each context's own: a saved state holds only the session's.
+    await ok("--session", "owner", "eval", "document.cookie = 'who=owner; max-age=600'");
+    await ok("--session", "guest", "goto", world.server.url("forms.html"));
+    expect(await ok("--session", "guest", "eval", "document.cookie")).toBe('""');
+    await ok("--session", "guest", "eval", "document.cookie = 'who=guest; max-age=600'");
+    await ok("--session", "guest", "state", "save", join(world.sb.tmp, "guest.json"));
+    expect((JSON.parse(readFileSync(join(world.sb.tmp, "guest.json"), "utf8")) as { cookies: { value: string }[] }).cookies.map((c) => c.value)).toEqual(["guest"]);
+    await ok("--session", "guest", "goto", world.server.url("controls.html"));
     // Each lists only its own tab.
     expect((await ok("--session", "owner", "tabs")).split("\n")).toHaveLength(1);
     expect((await ok("--session", "guest", "tabs")).split("\n")).toHaveLength(1);
