@@ -3,9 +3,9 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CliVerb, cliInput, type Outcome, outcomeText } from "../src/capabilities/index.js";
-import { isCloud, sessionTabStore, type StoredSession } from "../src/base.js";
-import type { Service } from "../src/index.js";
+import { type CapabilityContext, type CliVerb, cliInput, type Outcome, outcomeText } from "../src/capabilities/index.js";
+import { isCloud, ServiceInvalidArgumentError, sessionTabStore, type StoredSession } from "../src/base.js";
+import type { Page, Service } from "../src/index.js";
 import { ActFailedError } from "./act.js";
 import { elementOf } from "./inspect.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -20,13 +20,31 @@ export async function runCapability(g: GlobalOptions, v: CliVerb, positional: re
   const timeout = typeof input.timeout === "number" ? input.timeout : undefined;
   await withSession(g, async ({ svc, out, session }) => {
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await v.capability.run({ svc, resolve: (t) => elementOf(svc.page, session, t) }, input as never);
+    const outcome = await v.capability.run(capabilityContext(svc, session, out), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
     const opened = await openedTab(svc, before, session, out);
     out.result({ session: session?.id, ...json(outcome), ...(opened ? { openedTab: opened } : {}) }, () => `${line(outcome)}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`);
   }, timeout !== undefined ? { timeoutMs: timeout } : {});
+}
+
+/** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
+export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page): CapabilityContext {
+  return {
+    svc,
+    page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
+    resolve: (t, page) => elementOf(page ?? selected, session, t),
+  };
+}
+
+function numberedTab(svc: Service, session: StoredSession | undefined, out: Output, tab: number): Page {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("--tab: needs a local session (svc tabs numbers its tabs)");
+  const ids = rememberTabs(svc, sessionTabStore(session.id, stateRoot()), out)?.ids ?? {};
+  const targetId = Object.keys(ids).find((id) => ids[id] === tab);
+  const page = svc.context.pages().find((p) => p.targetId === targetId);
+  if (!page) throw new ServiceInvalidArgumentError(`--tab: no open tab ${tab} (svc tabs lists them)`);
+  return page;
 }
 
 function json(o: Outcome): Record<string, unknown> {

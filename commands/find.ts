@@ -9,7 +9,7 @@ import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } fro
 import { FIND_KINDS, type ElementHandle, type FindKind, type FindQuery, callOn, findElements, resolveTarget, selectorOf } from "../src/internal.js";
 import { ActFailedError } from "./act.js";
 import type { GlobalOptions } from "./output.js";
-import { elementOf } from "./inspect.js";
+import { capabilityContext } from "./capability.js";
 import { withSession } from "./runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
 import { type CliVerb, CAPABILITIES, cliInput, cliVerbs, positionalNames } from "../src/capabilities/index.js";
@@ -128,7 +128,7 @@ export async function find(g: GlobalOptions, by: string, value: string | undefin
     const match = matches[0]!;
     const verb = ACTIONS.get(p.action.verb)!.verb;
     const input = cliInput(verb, [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])], {});
-    const outcome = await verb.capability.run({ svc, resolve: (t) => elementOf(page, session, t) }, input as never);
+    const outcome = await verb.capability.run(capabilityContext(svc, session, out, page), input as never);
     if (outcome.kind !== "act") throw new Error(`find: ${p.action.verb} is not an action`);
     const result = outcome.result;
     if (!result.success) throw new ActFailedError(`find ${describe(p.query)} ${p.action.verb} failed: ${result.message}`);

@@ -4,7 +4,7 @@
  * running. It keeps the session's heartbeat file, touched by every command: older than the idle timeout, or gone, and
  * the host ends a launched Chrome and itself.
  */
-import { statSync } from "node:fs";
+import { statSync, utimesSync } from "node:fs";
 import { type SessionRecord, ServiceInitError, pidAlive, saveSession, sessionOwnTabs, touchHeartbeat } from "../src/base.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
 import type { ProxyCredentials } from "./host-fetch.js";
@@ -14,10 +14,21 @@ export interface HostLaunchSpec {
   launch?: LocalBrowserLaunchOptions;
   /** Attach to this Chrome instead: `http://127.0.0.1:PORT` (its /json/version is asked) or a ws(s):// URL. */
   /** `ownWindow`: the user's own Chrome (`svc connect --auto`): a window of the session's, and only its tabs driven unless `allTabs`. */
-  connect?: { url: string; ownWindow?: boolean; allTabs?: boolean };
+  /** `join`: another session's Chrome (`svc sessions start --browser`), in a browser context of the session's own unless `sharedContext`. */
+  connect?: { url: string; ownWindow?: boolean; allTabs?: boolean; join?: Join };
   record: Omit<SessionRecord, "wsEndpoint" | "pid" | "userDataDir" | "ownsProfile" | "port">;
   /** The starting command: while it runs (a slow start on a loaded machine) the session is not idle. */
   ownerPid: number;
+}
+
+/** The session whose Chrome a joining session works in. */
+export interface Join {
+  owner: string;
+  /** The size of the session's pages (the owner's, else --viewport). */
+  viewport?: { width: number; height: number };
+  /** The owner's heartbeat: kept fresh while the joiner is used, so the Chrome does not idle out under it. */
+  ownerHeartbeat: string;
+  sharedContext: boolean;
 }
 
 /**
@@ -78,10 +89,22 @@ export async function launchSessionBrowser(spec: HostLaunchSpec, root: string): 
 }
 
 async function launch(spec: HostLaunchSpec, options: LocalBrowserLaunchOptions): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
-  const [{ launchBrowser }, { closeBrowserCleanly }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
+  const [{ launchBrowser }, { closeBrowserCleanly, CdpConnection, defaultContextId }] = await Promise.all([import("../src/index.js"), import("../src/internal.js")]);
   const launched = await launchBrowser(options, { kind: "self" });
+  // The session drives its default context's tabs only: sessions that join this Chrome work in contexts of their own.
+  const browserContextId = await CdpConnection.connect(launched.wsEndpoint).then(async (c) => {
+    try {
+      return await defaultContextId(c.root);
+    } finally {
+      await c.close();
+    }
+  }).catch(async (e: unknown) => {
+    await launched.close();
+    throw e;
+  });
   const record: SessionRecord = {
     ...spec.record,
+    browserContextId,
     wsEndpoint: launched.wsEndpoint,
     ...(launched.port ? { port: launched.port } : {}),
     pid: launched.pid,
@@ -98,8 +121,9 @@ async function launch(spec: HostLaunchSpec, options: LocalBrowserLaunchOptions):
 
 /** `svc connect`: the Chrome's browser endpoint; the record's pid is this host's (the Chrome is not svc's to end). */
 async function attach(spec: HostLaunchSpec, url: string, root: string): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
-  const wsEndpoint = /^wss?:\/\//.test(url) ? url : await browserEndpoint(url);
+  const wsEndpoint = /^(wss?|ws\+unix):\/\//.test(url) ? url : await browserEndpoint(url);
   const record: SessionRecord = { ...spec.record, wsEndpoint, pid: process.pid, userDataDir: "", ownsProfile: false, ...(spec.connect?.ownWindow && !spec.connect.allTabs ? { ownTabs: true as const } : {}) };
+  if (spec.connect?.join) return joinContext(record, spec.connect.join);
   if (!spec.connect?.ownWindow) return { record, browser: { close: async () => {} } };
   return { record, browser: await ownWindow(record, root) };
 }
@@ -128,6 +152,42 @@ async function ownWindow(record: SessionRecord, root: string): Promise<SessionBr
       await connection.close().catch(() => {});
     },
   };
+}
+
+/**
+ * `svc sessions start --browser`: a context of the session's own in the owner's Chrome (made on this host's
+ * connection, so Chrome disposes of it should the host die), with its first tab; or the default context.
+ * Ending the session ends its own context (its tabs close) and leaves the owner running.
+ */
+async function joinContext(record: SessionRecord, join: Join): Promise<{ record: SessionRecord; browser: SessionBrowser }> {
+  const { CdpConnection, createIsolatedContext, defaultContextId, disposeContext } = await import("../src/internal.js");
+  const connection = await CdpConnection.connect(record.wsEndpoint).catch((e: unknown) => {
+    throw new ServiceInitError(`cannot reach the Chrome of session ${join.owner}: ${(e as Error).message}`, { hint: "is that session still running? (svc sessions list)", cause: e });
+  });
+  try {
+    const browserContextId = join.sharedContext ? await defaultContextId(connection.root) : await createIsolatedContext(connection.root);
+    if (!join.sharedContext) await connection.root.send("Target.createTarget", { url: "about:blank", browserContextId });
+    const close = async () => {
+      if (!join.sharedContext) await disposeContext(connection.root, browserContextId).catch(() => {});
+      await connection.close().catch(() => {});
+    };
+    return { record: { ...record, browserContextId, joined: join.owner }, browser: { close } };
+  } catch (e) {
+    await connection.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** A joining session used now keeps its owner's Chrome from idling out: the owner's heartbeat is never older than its own. */
+export function shareHeartbeat(spec: HostLaunchSpec): void {
+  const owner = spec.connect?.join?.ownerHeartbeat;
+  if (!owner) return;
+  try {
+    const own = statSync(spec.record.heartbeatFile).mtime;
+    if (own > statSync(owner).mtime) utimesSync(owner, own, own);
+  } catch {
+    // either is gone: the session is ending
+  }
 }
 
 /** The browser WebSocket a DevTools HTTP endpoint names (/json/version), asked with a bound. */

@@ -11,8 +11,8 @@ export class HostEmulation {
   private readonly pages: PageEmulation;
 
   /** `viewport`: the session's pages' size when `svc set` names none (the launch's, connect.ts pageViewport). */
-  constructor(private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string; viewport: { width: number; height: number } | undefined }) {
-    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent, networkEnable: NETWORK_ENABLE_PARAMS, viewport: config.viewport }, this.read());
+  constructor(private readonly config: { root: CdpSession; browserUserAgent: string; sessionId: string; stateRoot: string; viewport: { width: number; height: number } | undefined; browserContextId?: string | undefined }) {
+    this.pages = new PageEmulation({ root: config.root, browserUserAgent: config.browserUserAgent, networkEnable: NETWORK_ENABLE_PARAMS, viewport: config.viewport, browserContextId: config.browserContextId }, this.read());
   }
 
   private read(): SessionEmulation {

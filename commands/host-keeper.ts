@@ -6,7 +6,7 @@
  */
 import { BrowserTrace, CdpConnection, type CdpSession, DialogHandler, DownloadWatcher, pageViewport } from "../src/internal.js";
 import type { LocalBrowserLaunchOptions } from "../src/index.js";
-import { appendHistory, type SessionRecord, sessionDialogAnswer, sessionOwnTabs } from "../src/base.js";
+import { appendHistory, contextScope, type SessionRecord, sessionDialogAnswer, sessionOwnTabs } from "../src/base.js";
 import { HostEmulation } from "./host-emulation.js";
 import { HostFetch, type ProxyCredentials } from "./host-fetch.js";
 import { HostNetwork } from "./host-network.js";
@@ -39,7 +39,7 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   let fetch: HostFetch;
   try {
     const { userAgent } = await connection.root.send("Browser.getVersion");
-    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, viewport: opts.launch ? pageViewport(opts.launch) : undefined });
+    emulation = new HostEmulation({ root: connection.root, browserUserAgent: userAgent, sessionId: record.id, stateRoot: root, viewport: opts.launch ? pageViewport(opts.launch) : undefined, browserContextId: record.browserContextId });
     fetch = new HostFetch({ sessionId: record.id, stateRoot: root, proxyCredentials: opts.proxyCredentials });
   } catch (e) {
     await connection.close().catch(() => {});
@@ -64,9 +64,11 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
   const pages = new Map<string, CdpSession>();
   // A user's own Chrome: only the session's tabs are watched; another is resumed and left alone, held only until
   // a command of this host adopts it (a tab it just created, reported here before the command knew its id).
-  const scope = record.ownTabs ? sessionOwnTabs(record.id, root) : undefined;
+  // A Chrome shared with other sessions: only the tabs of the session's browser context.
+  const own = record.ownTabs ? sessionOwnTabs(record.id, root) : undefined;
+  const scope = own ?? (record.browserContextId ? contextScope(record.browserContextId) : undefined);
   const foreign = new Map<string, () => void>();
-  scope?.onAdopt((targetId) => {
+  own?.onAdopt((targetId) => {
     foreign.get(targetId)?.();
     foreign.delete(targetId);
   });
@@ -77,7 +79,7 @@ export async function keepSession(record: SessionRecord, root: string, opts: { p
       if (e.waitingForDebugger) session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
     };
     if (e.targetInfo.type !== "page") return resume();
-    if (scope && !scope.owns(e.targetInfo.targetId, e.targetInfo.openerId)) {
+    if (scope && !scope.owns(e.targetInfo.targetId, e.targetInfo.openerId, e.targetInfo.browserContextId)) {
       foreign.set(e.targetInfo.targetId, () => keep(e, session, () => {}));
       return resume();
     }

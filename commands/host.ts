@@ -9,7 +9,7 @@ import { type Socket, createServer } from "node:net";
 import { join } from "node:path";
 import { pidAlive, removeSession, resolveStateDir } from "../src/base.js";
 import { runCleanups } from "./cleanup.js";
-import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec, takeProxyCredentials } from "./host-browser.js";
+import { type HostLaunchSpec, launchSessionBrowser, lifelineCut, parseLaunchSpec, shareHeartbeat, takeProxyCredentials } from "./host-browser.js";
 import { CONTROL_LINE_BYTES } from "./host-ask.js";
 import { hostSocketPath } from "./host-socket.js";
 import { type ParsedControl, parseControl, runControl } from "./host-control.js";
@@ -108,7 +108,8 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   try {
     if (interrupted) return await abandon();
     // The keeper role before the socket: no command may reach a page it does not watch.
-    kept = await keepSession(record, root, { proxyCredentials, launch: spec.launch });
+    const joined = spec.connect?.join?.viewport;
+    kept = await keepSession(record, root, { proxyCredentials, launch: spec.launch ?? (joined ? { viewport: joined } : undefined) });
     if (interrupted) return await abandon();
     rmSync(path, { force: true });
   } catch (e) {
@@ -229,6 +230,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   // The session ended (`svc sessions end` removes the record, the heartbeat and the socket), idled out, or its
   // Chrome ended: this host ends Chrome and itself.
   const watchdog = setInterval(() => {
+    shareHeartbeat(spec);
     if (!ours() || !existsSync(sessionFile) || !pidAlive(record.pid) || lifelineCut(spec, false)) stop();
   }, 500);
   // The starter stops listening once it has read this (or gave up): a write to its closed pipe is no failure.

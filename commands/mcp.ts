@@ -1,8 +1,7 @@
 /**
  * `svc mcp` (docs/mcp.md): svc as an MCP server, over stdio (one client, its browser ending with stdin) or `--http`
- * (loopback by default, one browser per MCP session, every request carrying the bearer token). Each browser is a
- * local one-shot Chrome launched on the client's first browser tool. stdout belongs to the protocol: logs go to
- * stderr, with --verbose only.
+ * (loopback by default, every request carrying the bearer token; a browser per MCP session, or with
+ * `--shared-browser` one Chrome, a context per session). stdout belongs to the protocol: logs go to stderr.
  */
 import { ServiceInvalidArgumentError } from "../src/base.js";
 import { checkToken, generateToken } from "../src/mcp/index.js";
@@ -42,6 +41,8 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
   if (!flags.http && flags.maxSessions !== undefined) throw new ServiceInvalidArgumentError("--max-sessions goes with --http");
   const maxSessions = whole(flags.maxSessions, "--max-sessions", 1, 1000);
+  if (!flags.http && flags.sharedBrowser) throw new ServiceInvalidArgumentError("--shared-browser goes with --http");
+  if (!flags.sharedBrowser && flags.sharedContext) throw new ServiceInvalidArgumentError("--shared-context goes with --shared-browser");
   const { lib, options } = await mcpOptions(g, flags, version);
   if (!flags.http) {
     const stopped = new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
@@ -54,7 +55,7 @@ export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, 
   }
   if (warning) process.stderr.write(warning);
   const token = givenToken ?? generateToken();
-  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}) });
+  const server = await lib.serveHttp({ ...options, port, ...(flags.host ? { host: flags.host } : {}), idleMs, token, ...(maxSessions !== undefined ? { maxSessions } : {}), sharedBrowser: flags.sharedBrowser === true, sharedContext: flags.sharedContext === true });
   const unregister = registerCleanup(() => server.close());
   // One line: the URL and how to authenticate (a generated token is shown; a given one is not echoed).
   process.stderr.write(`svc: MCP server at ${server.url} (${givenToken ? "bearer token as given" : `bearer token: ${token}`})\n`);

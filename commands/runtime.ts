@@ -8,7 +8,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Service, ServiceOptions } from "../src/index.js";
 import { ServiceBrowserNotFoundError, ServiceError, ServiceInvalidArgumentError, ServiceSessionNotFoundError, ServiceTimeoutError } from "../src/base.js";
-import { addMetrics, appendHistory, type CloudSessionRecord, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionOwnTabs, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
+import { addMetrics, appendHistory, type CloudSessionRecord, contextScope, DEFAULT_LOG_ID, defaultDownloadsDir, ensureStateDir, errorMessage, isCloud, resolveStateDir, sessionDialogAnswer, sessionOwnTabs, sessionRefStore, sessionSecretStore, sessionTabStore, type StoredHistoryEntry, type StoredSession, touchHeartbeat, touchSession, within } from "../src/base.js";
 import { withCallUsage } from "./call-usage.js";
 import { commandSignal, registerCleanup } from "./cleanup.js";
 import { phase } from "./phases.js";
@@ -200,7 +200,7 @@ export async function withSession<T>(g: GlobalOptions, fn: (ctx: RunContext) => 
         // Refs printed by one command (svc extract) name the same elements in the next (svc act).
         refStore: sessionRefStore(session.id, root),
         // A user's own Chrome (`svc connect --auto`): only the tabs the session created are its to drive.
-        ...(session.ownTabs ? { tabScope: sessionOwnTabs(session.id, root) } : {}),
+        ...(session.ownTabs ? { tabScope: sessionOwnTabs(session.id, root) } : session.browserContextId ? { tabScope: contextScope(session.browserContextId) } : {}),
         ...(g.dialog ?? session.dialog ? { dialogPolicy: g.dialog ?? session.dialog } : {}),
         ...(extras.cacheDir ? { cacheDir: extras.cacheDir } : {}),
         ...(extras.searchUrl ? { searchUrl: extras.searchUrl } : {}),

@@ -33,6 +33,10 @@ export interface StartOptions {
   args?: string;
   userAgent?: string;
   ignoreHttpsErrors?: boolean;
+  /** Join this live session's Chrome (commands/session-join.ts) instead of launching one. */
+  browser?: string;
+  /** With `browser`: work in that Chrome's default context rather than one of the session's own. */
+  sharedContext?: boolean;
 }
 
 /** Refuse a name a live session has; forget dead sessions that had it. */
@@ -73,6 +77,10 @@ export async function startForCommand(g: CloudGlobals, command: string, gone: re
 
 /** Starts the session and prints it (on stderr when `how.auto` names the command it is for); returns its id. */
 async function startBrowser(g: CloudGlobals, opts: StartOptions, how: { auto?: string; gone?: readonly string[] } = {}): Promise<string> {
+  if (opts.sharedContext && opts.browser === undefined) throw new ServiceInvalidArgumentError("--shared-context goes with --browser");
+  if (opts.browser !== undefined) {
+    return (await import("./session-join.js")).joinSession(g, { ...opts, browser: opts.browser });
+  }
   const settings = await openSettings();
   if (opts.cloud || (await resolveEnv(g, settings)) === "BROWSERBASE") return startCloud(g, opts, settings, how);
   if (opts.timeout !== undefined) throw new ServiceInvalidArgumentError("--timeout applies to a cloud session; a local one ends after --idle-timeout idle minutes");
@@ -347,6 +355,9 @@ export async function end(g: GlobalOptions, id: string | undefined, opts: { all?
     if (!r) throw new ServiceSessionNotFoundError("no session to end", { hint: "see `svc sessions list`" });
     records = [r];
   }
+  // A session's Chrome goes with it: the sessions that joined it end first.
+  const joiners = listSessions(root).filter((j) => !isCloud(j) && j.joined !== undefined && records.some((r) => r.id === j.joined) && !records.includes(j));
+  records = [...joiners, ...records];
   const ended: string[] = [];
   const failed: { id: string; error: unknown }[] = [];
   let settings: SettingsStore | undefined;

@@ -83,3 +83,4 @@ export { resolveStateDir } from "./store/state-dir.js";
 export { openSealed, readSavedState, sealState, writeSavedState } from "./store/state-file.js";
 export { type TabStore, type TabsFile, sessionTabStore, syncTabs } from "./store/tabs.js";
 export { type OwnTabs, sessionOwnTabs } from "./store/own-tabs.js";
+export { contextScope } from "./browser/tab-scope.js";

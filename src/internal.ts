@@ -69,3 +69,6 @@ export { PageRefs } from "./snapshot/index.js";
 export { killBrowserProcess } from "./browser/launch.js";
 export { sweepRunDirs } from "./browser/run-dir.js";
 export { defaultProfileDirs, findUserChrome } from "./browser/devtools-active-port.js";
+// A Chrome several clients share, each in a CDP browser context (`svc mcp --shared-browser`, `svc sessions start --browser`).
+export { createIsolatedContext, defaultContextId, disposeContext } from "./browser/browser-contexts.js";
+export { contextScope, type TabScope } from "./browser/tab-scope.js";

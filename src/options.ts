@@ -57,8 +57,9 @@ export const ServiceOptionsSchema = z.strictObject({
   // svc: where each page's refs are kept between processes ({ load(pageId), save(pageId, state) }; a CLI
   // session's file), so a ref printed by one command works in the next (see src/operations/snapshots.ts).
   refStore: z.custom<RefStore>((v) => typeof (v as RefStore | null)?.load === "function" && typeof (v as RefStore).save === "function", { message: "expected { load, save } functions" }).optional(),
-  // svc: on a browser that is someone else's (a user's own Chrome), drive only the tabs in this scope
-  // ({ owns(targetId, openerId), adopt(targetId) }; src/browser/tab-scope.ts): the rest are left alone.
+  // svc: on a browser that is someone else's (a user's own Chrome, or one shared by several clients), drive only
+  // the tabs in this scope ({ owns(targetId, openerId, browserContextId), adopt(targetId), browserContextId? };
+  // src/browser/tab-scope.ts): the rest are left alone.
   tabScope: z.custom<TabScope>((v) => typeof (v as TabScope | null)?.owns === "function" && typeof (v as TabScope).adopt === "function", { message: "expected { owns, adopt } functions" }).optional(),
   // svc: how JavaScript dialogs are answered the moment they open: "dismiss" (default), "accept", or
   // { action, promptText } (what an accepted prompt() returns). beforeunload is always accepted.

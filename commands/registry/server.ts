@@ -15,6 +15,8 @@ export const MCP_OPTIONS = {
   host: value("--host <host>", "with --http: interface to listen on (default 127.0.0.1)"),
   idleTimeout: value("--idle-timeout <seconds>", "with --http: end an MCP session after this long without a request (default 1800)"),
   maxSessions: value("--max-sessions <n>", "with --http: MCP sessions (each with its browser) at once; past it, 429 TOO_MANY_SESSIONS (default 8)"),
+  sharedBrowser: flag("--shared-browser", "with --http: one Chrome for every MCP session (launched on first use, ended with the server), each session in a browser context of its own"),
+  sharedContext: flag("--shared-context", "with --shared-browser: sessions work together in the default context (a client's initialize may still ask x-svc-context: own)"),
   token: value("--token <token>", "with --http: the bearer token every request must carry (default: SVC_MCP_TOKEN, else one generated and printed); other local users can read it in the command line: prefer SVC_MCP_TOKEN or --token-file"),
   tokenFile: value("--token-file <path>", "with --http: read the bearer token from this file (mode 0600; - reads stdin)"),
   allowFileUrls: flag("--allow-file-urls", "let navigate, tabs and the agent open file: URLs (default: http and https only)"),

@@ -25,6 +25,8 @@ export const SESSION_COMMANDS = [
       args: value("--args <flags>", 'extra Chrome flags, e.g. "--lang=de --disable-gpu" (flags svc sets itself, such as --remote-debugging-port or --user-data-dir, are refused)'),
       userAgent: value("--user-agent <ua>", "the browser's user agent"),
       ignoreHttpsErrors: flag("--ignore-https-errors", "accept invalid TLS certificates (self-signed, expired)"),
+      browser: value("--browser <session>", "join that live session's Chrome, in a browser context of this session's own (its own tabs, cookies, storage); ending this session leaves that one running, ending that one ends this one"),
+      sharedContext: flag("--shared-context", "with --browser: work in that Chrome's default context, with its tabs, cookies and storage"),
     },
     examples: ["svc sessions start --name shop", "svc sessions start --state login.state --headed", "svc sessions start --downloads ./dl --dialog accept", "svc sessions start --profile ~/.svc-profile --proxy http://user:pass@proxy:8080"],
     run: async (c, _a, o) => (await import("../sessions.js")).start(c.globals, o),

@@ -39,8 +39,8 @@ export class BrowserContext {
         void session.send("Runtime.runIfWaitingForDebugger").catch(() => {});
         return;
       }
-      const { targetId, openerId } = e.targetInfo;
-      if (scope && !scope.owns(targetId, openerId)) {
+      const { targetId, openerId, browserContextId } = e.targetInfo;
+      if (scope && !scope.owns(targetId, openerId, browserContextId)) {
         const held = { session, sessionId: e.sessionId, waiting: e.waitingForDebugger };
         // Perhaps the tab this context is creating (Chrome may report it before it answers createTarget).
         if (ctx.creating > 0) ctx.undecided.set(targetId, held);
@@ -113,6 +113,11 @@ export class BrowserContext {
     this.pageOptions.serviceOps = ops;
   }
 
+  /** The CDP browser context this client's tabs are in, when it drives one (a shared Chrome); else the default one. */
+  get browserContextId(): string | undefined {
+    return this.scope?.browserContextId;
+  }
+
   /** Answers the JavaScript dialogs of every page (see dialogs.ts). */
   get dialogs(): DialogHandler {
     return this.pageOptions.dialogs!;
@@ -154,7 +159,8 @@ export class BrowserContext {
     this.creating++;
     let created: string | undefined;
     try {
-      created = (await this.connection.root.send("Target.createTarget", { url: "about:blank", newWindow: this.pages().length === 0 })).targetId;
+      const where = this.scope.browserContextId ? { browserContextId: this.scope.browserContextId } : { newWindow: this.pages().length === 0 };
+      created = (await this.connection.root.send("Target.createTarget", { url: "about:blank", ...where })).targetId;
       this.scope.adopt(created);
       return created;
     } finally {

@@ -26,7 +26,7 @@ export class PageEmulation {
      * the same when a network setting needs the domain, so a re-enable changes nothing of the owner's.
      * `viewport`: the size a page has when no viewport or device is set (connect.ts pageViewport); none: Chrome's own.
      */
-    private readonly config: { root: CdpSession; browserUserAgent: string; networkEnable: Record<string, unknown>; viewport?: { width: number; height: number } | undefined },
+    private readonly config: { root: CdpSession; browserUserAgent: string; networkEnable: Record<string, unknown>; viewport?: { width: number; height: number } | undefined; browserContextId?: string | undefined },
     private state: SessionEmulation = {},
   ) {}
 
@@ -91,7 +91,7 @@ export class PageEmulation {
   /** Geolocation needs the permission too (browser-wide, for every origin), granted once. */
   private async grantGeolocation(): Promise<void> {
     if (this.permissionsGranted) return;
-    await this.config.root.send("Browser.grantPermissions", { permissions: ["geolocation"] });
+    await this.config.root.send("Browser.grantPermissions", { permissions: ["geolocation"], ...(this.config.browserContextId ? { browserContextId: this.config.browserContextId } : {}) });
     this.permissionsGranted = true;
   }
 }

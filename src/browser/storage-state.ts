@@ -58,7 +58,9 @@ const READ_STORAGE = `(() => {
 })()`;
 
 export async function collectStorageState(context: BrowserContext): Promise<StorageState> {
-  const { cookies } = await context.connection.root.send("Storage.getCookies", {});
+  // A client in a context of its own on a shared Chrome reads its own cookies, not the default context's.
+  const where = context.browserContextId ? { browserContextId: context.browserContextId } : {};
+  const { cookies } = await context.connection.root.send("Storage.getCookies", where);
   const byOrigin = new Map<string, OriginStorage>();
   for (const page of context.pages()) {
     const got = await page.evaluate<OriginStorage | null>(READ_STORAGE).catch(() => null);
@@ -97,7 +99,7 @@ function merge(a: OriginStorage["sessionStorage"], b: OriginStorage["sessionStor
  */
 export async function applyStorageState(context: BrowserContext, state: StorageState): Promise<void> {
   if (state.cookies.length) {
-    await context.connection.root.send("Storage.setCookies", { cookies: state.cookies.map(cookieParam) });
+    await context.connection.root.send("Storage.setCookies", { cookies: state.cookies.map(cookieParam), ...(context.browserContextId ? { browserContextId: context.browserContextId } : {}) });
   }
   const origins = state.origins.filter((o) => o.localStorage.length || o.sessionStorage.length);
   if (!origins.length) return;

@@ -5,7 +5,7 @@
  * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
  */
 import type { z } from "zod";
-import type { ActResult, Service } from "../index.js";
+import type { ActResult, Page, Service } from "../index.js";
 import type { ElementHandle } from "../internal.js";
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
@@ -30,11 +30,13 @@ export const moves = (title: string, idempotent = false): Annotations => ({ titl
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
-/** What a handler gets from the door that called it: the Service on the door's browser, and its refs. */
+/** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
   svc: Service;
-  /** The element a ref of this door's latest snapshots (or any selector svc accepts) names. */
-  resolve(target: string): Promise<ElementHandle>;
+  /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
+  page(tab?: number): Promise<Page>;
+  /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
+  resolve(target: string, page?: Page): Promise<ElementHandle>;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */

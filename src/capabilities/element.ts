@@ -10,18 +10,21 @@ import { scrollBy, SCROLL_WHERE, SIDEWAYS_OR_PIXELS } from "./scroll.js";
 
 export const TARGET = z.string().min(1).max(10_000).describe("ref from the last snapshot (e3) or a selector");
 const TIMEOUT = z.number().int().min(1).max(600_000).optional().describe("give up after this many milliseconds (default 30000)");
+/** Every verb acts on this tab when given, as Chrome DevTools MCP routes a call to a page: the selection stays. */
+export const TAB = z.number().int().min(1).max(1_000_000).optional().describe("the tab's number (as tabs lists it) to act on; the selected tab when left out, and the selection does not change");
 
-/** Runs one Action; what was typed stays out of the description (it may be a secret; the arguments are masked). */
-async function act(ctx: CapabilityContext, verb: string, selector: string, method: ActionMethod, args: readonly string[], timeout: number | undefined, shown: readonly string[] = args): Promise<Outcome> {
+/** Runs one Action on the addressed tab; what was typed stays out of the description (it may be a secret; the arguments are masked). */
+async function act(ctx: CapabilityContext, verb: string, selector: string, method: ActionMethod, args: readonly string[], i: { timeout?: number | undefined; tab?: number | undefined }, shown: readonly string[] = args): Promise<Outcome> {
   const action: Action = { selector, description: [verb, selector, ...shown].filter(Boolean).join(" "), method, arguments: [...args] };
-  const result = await ctx.svc.act(action, timeout !== undefined ? { timeout } : {});
+  const page = await ctx.page(i.tab);
+  const result = await ctx.svc.act(action, { page, ...(i.timeout !== undefined ? { timeout: i.timeout } : {}) });
   return { kind: "act", result };
 }
 
 export const click = capability({
   name: "click",
   description: "Click an element",
-  input: { target: TARGET, double: z.boolean().optional().describe("double-click instead"), timeout: TIMEOUT },
+  input: { target: TARGET, double: z.boolean().optional().describe("double-click instead"), timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "core", annotations: acts("Click") },
   cli: {
     verb: "click",
@@ -31,31 +34,31 @@ export const click = capability({
     hosted: true,
     presets: [{ verb: "dblclick", description: "double-click the element (same as click --double)", examples: ["svc dblclick e7"], preset: { double: true } }],
   },
-  run: (ctx, i) => act(ctx, i.double ? "dblclick" : "click", i.target, i.double ? "doubleClick" : "click", [], i.timeout),
+  run: (ctx, i) => act(ctx, i.double ? "dblclick" : "click", i.target, i.double ? "doubleClick" : "click", [], i),
 });
 
 export const hover = capability({
   name: "hover",
   description: "Move the mouse over an element",
-  input: { target: TARGET, timeout: TIMEOUT },
+  input: { target: TARGET, timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "core", annotations: moves("Hover", true) },
   cli: { verb: "hover", args: "<target>", description: "move the pointer onto the element", examples: ["svc hover e4"], hosted: true },
-  run: (ctx, i) => act(ctx, "hover", i.target, "hover", [], i.timeout),
+  run: (ctx, i) => act(ctx, "hover", i.target, "hover", [], i),
 });
 
 export const focus = capability({
   name: "focus",
   description: "Focus an element",
-  input: { target: TARGET, timeout: TIMEOUT },
+  input: { target: TARGET, timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "forms", annotations: moves("Focus", true) },
   cli: { verb: "focus", args: "<target>", description: "focus the element", examples: ["svc focus e2"], hosted: true },
-  run: (ctx, i) => act(ctx, "focus", i.target, "focus", [], i.timeout),
+  run: (ctx, i) => act(ctx, "focus", i.target, "focus", [], i),
 });
 
 export const fill = capability({
   name: "fill",
   description: "Replace an input's value",
-  input: { target: TARGET, value: z.string().max(1_000_000).describe("the new value (empty clears the field)"), timeout: TIMEOUT },
+  input: { target: TARGET, value: z.string().max(1_000_000).describe("the new value (empty clears the field)"), timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "core", annotations: acts("Fill a field") },
   cli: {
     verb: "fill",
@@ -64,16 +67,16 @@ export const fill = capability({
     examples: ['svc fill e1 "Ada Lovelace"'],
     hosted: true,
   },
-  run: (ctx, i) => act(ctx, "fill", i.target, "fill", [i.value], i.timeout, []),
+  run: (ctx, i) => act(ctx, "fill", i.target, "fill", [i.value], i, []),
 });
 
 export const type = capability({
   name: "type",
   description: "Type text into an element, key by key",
-  input: { target: TARGET, text: z.string().max(100_000).describe("the text to type"), timeout: TIMEOUT },
+  input: { target: TARGET, text: z.string().max(100_000).describe("the text to type"), timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "core", annotations: acts("Type text") },
   cli: { verb: "type", args: "<target> <text>", description: "type key by key into the element", examples: ['svc type e1 " Lovelace"'], hosted: true },
-  run: (ctx, i) => act(ctx, "type", i.target, "type", [i.text], i.timeout, []),
+  run: (ctx, i) => act(ctx, "type", i.target, "type", [i.text], i, []),
 });
 
 export const press = capability({
@@ -83,6 +86,7 @@ export const press = capability({
     key: z.string().min(1).max(100).describe("the key, e.g. Enter, Tab or Control+A"),
     target: TARGET.optional().describe("ref or selector of the element; the focused one when left out"),
     timeout: TIMEOUT,
+    tab: TAB,
   },
   mcp: { cap: "core", annotations: acts("Press a key") },
   cli: {
@@ -95,7 +99,7 @@ export const press = capability({
     examples: ["svc press Enter", "svc press e1 Tab"],
     hosted: true,
   },
-  run: (ctx, i) => act(ctx, "press", i.target ?? "", "press", [i.key], i.timeout),
+  run: (ctx, i) => act(ctx, "press", i.target ?? "", "press", [i.key], i),
 });
 
 export const select = capability({
@@ -105,6 +109,7 @@ export const select = capability({
     target: TARGET,
     option: z.union([z.string(), z.array(z.string()).min(1).max(100)]).describe("the option's text or value; a list of them for a <select multiple>"),
     timeout: TIMEOUT,
+    tab: TAB,
   },
   mcp: { cap: "core", annotations: acts("Choose an option") },
   cli: {
@@ -114,13 +119,13 @@ export const select = capability({
     examples: ["svc select e6 Norway", "svc select e7 Red Blue"],
     hosted: true,
   },
-  run: (ctx, i) => act(ctx, "select", i.target, "selectOptionFromDropdown", typeof i.option === "string" ? [i.option] : i.option, i.timeout),
+  run: (ctx, i) => act(ctx, "select", i.target, "selectOptionFromDropdown", typeof i.option === "string" ? [i.option] : i.option, i),
 });
 
 export const check = capability({
   name: "check",
   description: "Check (or uncheck) a checkbox or radio; nothing when it already is",
-  input: { target: TARGET, checked: z.boolean().optional().describe("false to uncheck (default true)"), timeout: TIMEOUT },
+  input: { target: TARGET, checked: z.boolean().optional().describe("false to uncheck (default true)"), timeout: TIMEOUT, tab: TAB },
   only: { checked: { door: "mcp", why: "the CLI says uncheck, a verb of its own" } },
   mcp: { cap: "core", annotations: acts("Check a box") },
   cli: {
@@ -131,7 +136,7 @@ export const check = capability({
     hosted: true,
     presets: [{ verb: "uncheck", description: "uncheck a checkbox (nothing if already unchecked; same as check --checked false)", examples: ["svc uncheck e5"], preset: { checked: false } }],
   },
-  run: (ctx, i) => (i.checked === false ? act(ctx, "uncheck", i.target, "uncheck", [], i.timeout) : act(ctx, "check", i.target, "check", [], i.timeout)),
+  run: (ctx, i) => (i.checked === false ? act(ctx, "uncheck", i.target, "uncheck", [], i) : act(ctx, "check", i.target, "check", [], i)),
 });
 
 export const scroll = capability({
@@ -141,6 +146,7 @@ export const scroll = capability({
     to: z.string().regex(SCROLL_WHERE, 'expected down, up, top, bottom, N%, left, right or Npx').default("down").describe('"down" (default), "up", "top", "bottom", "50%", "left", "right" or "300px" (-300px up)'),
     target: TARGET.optional().describe("ref or selector of the element to scroll; the page when left out"),
     timeout: TIMEOUT,
+    tab: TAB,
   },
   mcp: { cap: "core", annotations: moves("Scroll") },
   cli: {
@@ -155,27 +161,27 @@ export const scroll = capability({
   },
   run: (ctx, i) => {
     const to = i.to.toLowerCase();
-    if (SIDEWAYS_OR_PIXELS.test(to)) return scrollBy(ctx, i.target, to);
+    if (SIDEWAYS_OR_PIXELS.test(to)) return scrollBy(ctx, i.target, to, i.tab);
     const sel = i.target ?? "";
-    if (to === "down") return act(ctx, "scroll", sel, "nextChunk", [], i.timeout, [to]);
-    if (to === "up") return act(ctx, "scroll", sel, "prevChunk", [], i.timeout, [to]);
-    return act(ctx, "scroll", sel, "scrollTo", [to === "top" ? "0" : to === "bottom" ? "100" : to], i.timeout, [to]);
+    if (to === "down") return act(ctx, "scroll", sel, "nextChunk", [], i, [to]);
+    if (to === "up") return act(ctx, "scroll", sel, "prevChunk", [], i, [to]);
+    return act(ctx, "scroll", sel, "scrollTo", [to === "top" ? "0" : to === "bottom" ? "100" : to], i, [to]);
   },
 });
 
 export const drag = capability({
   name: "drag",
   description: "Drag one element onto another",
-  input: { from: TARGET.describe("ref or selector of the element to drag"), to: TARGET.describe("ref or selector of the element to drop it on"), timeout: TIMEOUT },
+  input: { from: TARGET.describe("ref or selector of the element to drag"), to: TARGET.describe("ref or selector of the element to drop it on"), timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "forms", annotations: acts("Drag and drop") },
   cli: { verb: "drag", args: "<from> <to>", description: "drag one element onto another", examples: ["svc drag e3 e8"], hosted: true },
-  run: (ctx, i) => act(ctx, "drag", i.from, "dragAndDrop", [i.to], i.timeout),
+  run: (ctx, i) => act(ctx, "drag", i.from, "dragAndDrop", [i.to], i),
 });
 
 export const upload = capability({
   name: "upload",
   description: "Set the files of a file input",
-  input: { target: TARGET, files: z.array(z.string().min(1).max(4096)).min(1).max(20).describe("paths of files on this machine"), timeout: TIMEOUT },
+  input: { target: TARGET, files: z.array(z.string().min(1).max(4096)).min(1).max(20).describe("paths of files on this machine"), timeout: TIMEOUT, tab: TAB },
   mcp: { cap: "forms", annotations: acts("Upload files") },
   cli: { verb: "upload", args: "<target> <files...>", description: "set the files of an <input type=file>", examples: ["svc upload e5 ./cv.pdf"], hosted: true },
   // Each file is checked before the page is touched, so a typo names the file rather than a CDP error.
@@ -183,7 +189,7 @@ export const upload = capability({
     const missing = i.files.find((f) => !regularFile(f));
     return missing === undefined ? undefined : `files: no such file ${missing}`;
   },
-  run: (ctx, i) => act(ctx, "upload", i.target, "setInputFiles", i.files.map((f) => regularFile(f) as string), i.timeout),
+  run: (ctx, i) => act(ctx, "upload", i.target, "setInputFiles", i.files.map((f) => regularFile(f) as string), i),
 });
 
 /** Every verb on one element, in the order `svc --help` lists them. */

@@ -31,10 +31,10 @@ function pageScrollBy(this: Node, where: string): { from: Position; to: Position
   return { from, to: pos(), scroller: own ? "element" : "page" };
 }
 
-export async function scrollBy(ctx: CapabilityContext, target: string | undefined, where: string): Promise<Scrolled> {
+export async function scrollBy(ctx: CapabilityContext, target: string | undefined, where: string, tab?: number): Promise<Scrolled> {
   // Loaded here: the CLI reads the declarations before any command runs, without the library.
   const { callOn } = await import("../internal.js");
-  const el = await ctx.resolve(target ?? "/html");
+  const el = await ctx.resolve(target ?? "/html", await ctx.page(tab));
   const r = await callOn<{ from: Position; to: Position; scroller: "page" | "element" }>(el, pageScrollBy, where);
   return { kind: "scrolled", target: target ?? null, where, ...r, moved: r.from.x !== r.to.x || r.from.y !== r.to.y };
 }

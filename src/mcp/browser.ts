@@ -1,10 +1,19 @@
 /**
  * One MCP client's browser: one Service, started on the first tool call that needs it and closed when the
- * client goes. It remembers the last snapshot it returned, so a tool's result can be just what changed.
+ * client goes; on a shared browser (shared-browser.ts), the Service drives the client's own browser context (or
+ * the default one) and ending it ends only that context. It remembers the last snapshot it returned of each tab,
+ * so a tool's result can be just what changed.
  */
-import { type Page, Service, type ServiceOptions, isServiceError } from "../index.js";
+import { type Page, Service, ServiceInvalidArgumentError, type ServiceOptions, isServiceError } from "../index.js";
 import { BrowserTrace, ConsoleRecorder, type ElementHandle, NetworkRecorder, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
+import type { SharedBrowser } from "./shared-browser.js";
+
+/** A client on a shared browser: the browser, and whether it works in the default context rather than its own. */
+export interface SharedPlace {
+  browser: SharedBrowser;
+  sharedContext: boolean;
+}
 
 export type ToolResult = {
   content: ({ type: "text"; text: string } | { type: "image"; data: string; mimeType: string } | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } })[];
@@ -14,8 +23,11 @@ export type ToolResult = {
 export class McpBrowser {
   private svc: Service | undefined;
   private starting: Promise<Service> | undefined;
-  private last: string | undefined;
+  /** Each tab's last full snapshot (by target id), the one its next report counts changes from. */
+  private readonly last = new Map<string, string>();
   private closed = false;
+  /** On a shared browser: ends the client's context once its Service is gone. */
+  private release: (() => Promise<void>) | undefined;
   /** Tab numbers: given the first time a tab is seen, from 1, never reused (closing 2 does not make 3 into 2). */
   private readonly tabs = new WeakMap<object, number>();
   private nextTab = 1;
@@ -34,7 +46,10 @@ export class McpBrowser {
   /** Told when the Service starts and after every tool run (tools-webmcp.ts follows the current tab's WebMCP tools). */
   private readonly activity = new Set<(svc: Service) => void>();
 
-  constructor(private readonly options: ServiceOptions) {}
+  constructor(
+    private readonly options: ServiceOptions,
+    private readonly shared?: SharedPlace,
+  ) {}
 
   /** `listener` runs with the Service once it started, and after every tool run while it lives. */
   onActivity(listener: (svc: Service) => void): void {
@@ -45,12 +60,39 @@ export class McpBrowser {
     if (this.svc) for (const l of [...this.activity]) l(this.svc);
   }
 
-  /** The element a ref of the latest snapshots (or any selector svc accepts) names on the current page. */
-  async resolve(target: string): Promise<ElementHandle> {
-    const svc = await this.service();
-    const page = svc.page;
+  /** The element a ref of the latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
+  async resolve(target: string, on?: Page): Promise<ElementHandle> {
+    const page = on ?? (await this.service()).page;
     const state = this.refState.get(page.targetId);
     return resolveTarget(page, target, state === undefined ? undefined : PageRefs.restore(state, `ref map of page ${page.targetId}`));
+  }
+
+  /** The tab a tool addresses: number `tab` as the `tabs` tool lists it, else the selected one (the selection never moves). */
+  async page(tab?: number): Promise<Page> {
+    const svc = await this.service();
+    if (tab === undefined) return svc.page;
+    const pages = svc.context.pages();
+    for (const p of pages) this.tabNumber(p);
+    const page = pages.find((p) => this.tabNumber(p) === tab);
+    if (!page) throw new ServiceInvalidArgumentError(`tab: no open tab ${tab} (the tabs tool lists them)`);
+    return page;
+  }
+
+  /** The Service's options: its own Chrome, or its place (context) in the shared one. */
+  private async serviceOptions(): Promise<ServiceOptions> {
+    const refStore = { load: (id: string) => this.refState.get(id), save: (id: string, state: unknown) => void this.refState.set(id, state) };
+    if (!this.shared) return { ...this.options, refStore };
+    const place = await this.shared.browser.context(this.shared.sharedContext);
+    this.release = place.release;
+    return { ...this.options, refStore, localBrowserLaunchOptions: place.launch, tabScope: place.scope };
+  }
+
+  /** Ends the Service: its own Chrome, or (shared) only its connection, then its context. */
+  private async end(svc: Service | undefined): Promise<void> {
+    await svc?.close({ force: !this.shared && !this.attached() }).catch(() => {});
+    const release = this.release;
+    this.release = undefined;
+    await release?.();
   }
 
   /** The session's Service, initialized (its browser launched on first use). */
@@ -58,11 +100,12 @@ export class McpBrowser {
     if (this.closed) throw new Error("this MCP session is closed");
     if (this.svc) return this.svc;
     this.starting ??= (async () => {
-      const svc = new Service({ ...this.options, refStore: { load: (id) => this.refState.get(id), save: (id, state) => void this.refState.set(id, state) } });
+      let svc: Service | undefined;
       try {
+        svc = new Service(await this.serviceOptions());
         await svc.init();
       } catch (e) {
-        await svc.close({ force: true }).catch(() => {});
+        await this.end(svc);
         this.starting = undefined;
         throw e;
       }
@@ -87,7 +130,7 @@ export class McpBrowser {
       const svc = await this.service();
       const root = svc.context.connection.root;
       const { userAgent } = await root.send("Browser.getVersion");
-      const emulation = new PageEmulation({ root, browserUserAgent: userAgent, networkEnable: PAGE_NETWORK_ENABLE });
+      const emulation = new PageEmulation({ root, browserUserAgent: userAgent, networkEnable: PAGE_NETWORK_ENABLE, browserContextId: svc.context.browserContextId });
       for (const p of svc.context.pages()) await emulation.track(p.mainSession);
       svc.context.onPage((p) => void emulation.track(p.mainSession).catch(() => {}));
       return emulation;
@@ -111,6 +154,8 @@ export class McpBrowser {
 
   /** The browser's trace (the `trace_start` / `trace_stop` tools). */
   async trace(): Promise<BrowserTrace> {
+    // Chrome traces every renderer of the browser: other clients' pages would be in this client's file.
+    if (this.shared) throw new ServiceInvalidArgumentError("trace_start: a trace records the whole Chrome, which this server shares between clients (--shared-browser)");
     const svc = await this.service();
     this.tracing ??= new BrowserTrace({ root: svc.context.connection.root, pages: () => svc.context.pages().map((p) => p.mainSession) });
     return this.tracing;
@@ -131,22 +176,24 @@ export class McpBrowser {
     return n;
   }
 
-  /** A snapshot; a whole one becomes the one later changes are counted from. */
-  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string; delta?: boolean; from?: string } = {}): Promise<string> {
+  /** A snapshot of `page` (default: the selected tab); a whole one becomes the one its later changes are counted from. */
+  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string; delta?: boolean; from?: string } = {}, on?: Page): Promise<string> {
     const svc = await this.service();
-    const { text } = await svc.snapshot(options);
-    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector && !options.delta && options.from === undefined) this.last = text;
+    const page = on ?? svc.page;
+    const { text } = await svc.snapshot({ ...options, page });
+    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector && !options.delta && options.from === undefined) this.last.set(page.targetId, text);
     return text;
   }
 
-  /** `head`, then the page now: the whole snapshot, or what changed since the last one when that is shorter. */
-  async report(head: string): Promise<ToolResult> {
+  /** `head`, then `page` (default: the selected tab) now: the whole snapshot, or what changed since its last one when that is shorter. */
+  async report(head: string, on?: Page): Promise<ToolResult> {
     const svc = await this.service();
-    const { text } = await svc.snapshot();
-    const before = this.last;
-    this.last = text;
+    const target = on ?? svc.page;
+    const { text } = await svc.snapshot({ page: target });
+    const before = this.last.get(target.targetId);
+    this.last.set(target.targetId, text);
     const changes = before === undefined ? undefined : lineDiff(before, text);
-    const page = `${svc.page.url()}`;
+    const page = `${target.url()}`;
     const body =
       changes === undefined || changes.length >= text.length
         ? `page ${page}:\n${text}`
@@ -169,26 +216,25 @@ export class McpBrowser {
     }
   }
 
-  /** Closes the browser; the next tool call starts a new one (the `close` tool). */
+  /** Closes the browser (on a shared one, the client's context); the next tool call starts a new one (the `close` tool). */
   async restart(): Promise<void> {
     const svc = this.svc ?? (await this.starting?.catch(() => undefined));
     this.svc = undefined;
     this.starting = undefined;
-    this.last = undefined;
+    this.last.clear();
     this.refState.clear();
     this.pageLog = new ConsoleRecorder();
     this.network = new NetworkRecorder();
     this.emulating = undefined;
     this.fetching = undefined;
     this.tracing = undefined;
-    await svc?.close({ force: !this.attached() }).catch(() => {});
+    await this.end(svc);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const svc = this.svc ?? (await this.starting?.catch(() => undefined));
-    await svc?.close({ force: !this.attached() }).catch(() => {});
+    await this.end(this.svc ?? (await this.starting?.catch(() => undefined)));
   }
 }
 

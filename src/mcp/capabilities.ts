@@ -16,7 +16,8 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       const problem = c.check?.(input as never);
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const svc = await b.service();
-      return b.report(outcomeText(await c.run({ svc, resolve: (t) => b.resolve(t) }, input as never)));
+      const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
+      return b.report(outcomeText(await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never)), tab);
     }),
   );
 }

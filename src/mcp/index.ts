@@ -1,8 +1,7 @@
 /**
- * svc's MCP server (Model Context Protocol, the official SDK): the page tools and the model tools over one
- * browser session per client. stdio: one client, the session ends when stdin closes. Streamable HTTP: one
- * session per MCP session id, ended when the client deletes it, when its transport closes, or after idling.
- * A client of the public library API (src/index.ts) like src/server/.
+ * svc's MCP server over stdio (one client, ended with stdin) or streamable HTTP (a session per MCP session id,
+ * ended when deleted, closed or idle), each with a Chrome of its own or, with `sharedBrowser`, a browser context
+ * in the server's one Chrome (shared-browser.ts). A client of the library's entry points, like src/server/.
  */
 import { randomUUID } from "node:crypto";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
@@ -17,7 +16,8 @@ import type { Cap } from "./tools.js";
 export { CAPS, parseCaps } from "./tools.js";
 import { createMcpServer, type McpOptions } from "./server.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { McpBrowser } from "./browser.js";
+import type { McpBrowser, SharedPlace } from "./browser.js";
+import { SharedBrowser } from "./shared-browser.js";
 export type { McpOptions } from "./server.js";
 export { callOnce, toolList } from "./call.js";
 
@@ -46,7 +46,14 @@ export interface HttpOptions extends McpOptions {
   token: string;
   /** MCP sessions (each with its browser) at once; past it an initialize gets 429 TOO_MANY_SESSIONS. Default 8, as `svc serve`'s --max-sessions. */
   maxSessions?: number;
+  /** One Chrome for every session, launched on the first that needs it and ended with the server; each session in a browser context of its own. */
+  sharedBrowser?: boolean;
+  /** With `sharedBrowser`: sessions work in the default context, together, unless their initialize says `x-svc-context: own`. */
+  sharedContext?: boolean;
 }
+
+/** The header an initialize request chooses its context with on a shared browser: `own` or `shared`. */
+export const CONTEXT_HEADER = "x-svc-context";
 
 export interface McpHttpServer {
   url: string;
@@ -79,6 +86,7 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
   const sessions = new Map<string, Entry>();
   /** Initializes under way: each holds a slot until its session is in `sessions` (or failed). */
   let opening = 0;
+  const shared = options.sharedBrowser ? new SharedBrowser(options.service.localBrowserLaunchOptions ?? {}) : undefined;
 
   const end = async (id: string) => {
     const e = sessions.get(id);
@@ -114,6 +122,8 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     if (id && !entry) return reply(res, 404, "SESSION_NOT_FOUND", `no MCP session ${id}`);
     if (!entry) {
       if (req.method !== "POST" || !isInitializeRequest(body)) return reply(res, 400, "INVALID_ARGUMENT", "mcp-session-id: missing (only an initialize request may start a session)");
+      const place = placeOf(req, shared, options.sharedContext === true);
+      if (place instanceof Error) return reply(res, 400, "INVALID_ARGUMENT", place.message, (body as { id?: string | number }).id ?? null);
       if (sessions.size + opening >= maxSessions) {
         return reply(res, 429, "TOO_MANY_SESSIONS", `this server runs at most ${maxSessions} MCP sessions at once (--max-sessions); end one (DELETE /mcp) or retry later`, (body as { id?: string | number }).id ?? null);
       }
@@ -124,7 +134,7 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
         holding = false;
       };
       res.once("close", unhold);
-      const { server, browser } = createMcpServer(options);
+      const { server, browser } = createMcpServer(options, place);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (sid) => {
@@ -173,10 +183,19 @@ export async function serveHttp(options: HttpOptions): Promise<McpHttpServer> {
     sessions: () => sessions.size,
     async close() {
       await Promise.all([...sessions.keys()].map(end));
+      await shared?.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** A new client's place on the shared browser: its own context, or the default one (`x-svc-context`, else the server's choice). */
+function placeOf(req: IncomingMessage, browser: SharedBrowser | undefined, sharedContext: boolean): SharedPlace | undefined | Error {
+  const asked = header(req, CONTEXT_HEADER)?.trim().toLowerCase();
+  if (!browser) return asked === undefined ? undefined : new Error(`${CONTEXT_HEADER}: goes with --shared-browser (each session has a Chrome of its own here)`);
+  if (asked !== undefined && asked !== "own" && asked !== "shared") return new Error(`${CONTEXT_HEADER}: expected "own" or "shared", got ${JSON.stringify(asked.slice(0, 40))}`);
+  return { browser, sharedContext: asked === undefined ? sharedContext : asked === "shared" };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -5,7 +5,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
-import { McpBrowser } from "./browser.js";
+import { McpBrowser, type SharedPlace } from "./browser.js";
 import { registerCapabilities } from "./capabilities.js";
 import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
@@ -25,12 +25,12 @@ export interface McpOptions extends ModelToolsOptions {
   allowFileUrls?: boolean;
 }
 
-/** One client's server and browser. */
-export function createMcpServer(options: McpOptions): { server: McpServer; browser: McpBrowser } {
+/** One client's server and browser (its own, or its place in the shared one). */
+export function createMcpServer(options: McpOptions, shared?: SharedPlace): { server: McpServer; browser: McpBrowser } {
   const server = new McpServer({ name: "svc", version: options.version ?? "0.0.0" });
   // The client's model (or a page's prompt injection, through it) chooses the URLs: every tool's navigation,
   // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
-  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" });
+  const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" }, shared);
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerPageTools(reg, browser);
   registerCapabilities(reg, browser);

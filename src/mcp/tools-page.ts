@@ -11,18 +11,18 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "navigate",
-    ({ url }) =>
+    ({ url, tab }) =>
       b.run(async () => {
-        const svc = await b.service();
-        const r = await svc.page.goto(url);
-        return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`);
+        const page = await b.page(tab);
+        const r = await page.goto(url);
+        return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`, page);
       }),
   );
 
   registerDeclared(
     reg,
     "snapshot",
-    ({ interactive, maxTokens, selector, delta, from }) =>
+    ({ interactive, maxTokens, selector, delta, from, tab }) =>
       b.run(async () => {
         const text = await b.snapshot({
           ...(interactive ? { interactiveOnly: true } : {}),
@@ -30,7 +30,7 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
           ...(selector ? { selector } : {}),
           ...(delta ? { delta: true } : {}),
           ...(from !== undefined ? { from } : {}),
-        });
+        }, await b.page(tab));
         return textResult(text);
       }),
   );
@@ -38,10 +38,9 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "screenshot",
-    ({ fullPage, maxSize, ifChanged }) =>
+    ({ fullPage, maxSize, ifChanged, tab }) =>
       b.run(async (): Promise<ToolResult> => {
-        const svc = await b.service();
-        const shot = await svc.page.capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
+        const shot = await (await b.page(tab)).capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
         if (shot.unchanged) return textResult("unchanged: the page looks as at this tab's last screenshot");
         const size = `${shot.width}×${shot.height} px, scale ${shot.scale}: page px = image px / ${shot.scale}`;
         return { content: [{ type: "image", data: shot.data.toString("base64"), mimeType: "image/png" }, { type: "text", text: size }] };

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
 import { NETWORK_REQUEST_ID, TRACE_MAX_SIZE_MB } from "../internal.js";
+import { TAB } from "../capabilities/element.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
 interface Annotations {
@@ -33,6 +34,8 @@ const moves = (title: string, idempotent = false): Annotations => ({ title, read
 const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
 const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
+/** The verbs' `tab` (src/capabilities/element.ts): the page tools address a tab the same way. */
+const tab = TAB;
 
 /** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
 const SHARED = {
@@ -54,21 +57,21 @@ const SHARED = {
 export const TOOLS = {
   navigate: {
     cap: "core",
-    description: "Open a URL in the current tab",
+    description: "Open a URL in the current tab (or the tab given)",
     annotations: moves("Open a URL"),
-    inputSchema: { url: z.string().min(1).describe("the URL to open (http or https; file: only when the operator allows it)") },
+    inputSchema: { url: z.string().min(1).describe("the URL to open (http or https; file: only when the operator allows it)"), tab },
   },
   snapshot: {
     cap: "core",
     description: "The page outline with refs (e3) for the other tools",
     annotations: readOnly("Page outline"),
-    inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector, delta: SHARED.delta, from: SHARED.from },
+    inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector, delta: SHARED.delta, from: SHARED.from, tab },
   },
   screenshot: {
     cap: "core",
     description: "A PNG of the viewport (or the full page), with its scale",
     annotations: readOnly("Screenshot"),
-    inputSchema: { fullPage: SHARED.fullPage, maxSize: SHARED.screenshotMaxSize, ifChanged: SHARED.ifChanged },
+    inputSchema: { fullPage: SHARED.fullPage, maxSize: SHARED.screenshotMaxSize, ifChanged: SHARED.ifChanged, tab },
   },
   tabs: {
     cap: "tabs",

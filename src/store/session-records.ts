@@ -50,6 +50,14 @@ export interface SessionRecord {
   attached?: string;
   /** `svc connect --auto`: a user's own Chrome; the session drives only the tabs it created (store/own-tabs.ts). */
   ownTabs?: true;
+  /**
+   * The CDP browser context whose tabs the session drives (browser/tab-scope.ts `contextScope`): the default one
+   * of a Chrome it launched, or, joined to another session's Chrome (`svc sessions start --browser`), its own or
+   * (`--shared-context`) that Chrome's default one.
+   */
+  browserContextId?: string;
+  /** `svc sessions start --browser ID`: the session whose Chrome this one works in (ending that one ends this one). */
+  joined?: string;
   /** `--proxy`: the proxy server, never its password (the host alone holds that, in memory). */
   proxy?: string;
   /** `--args`: extra Chrome flags the session was launched with. */
