@@ -59,7 +59,7 @@ describe("custom llmClient", () => {
 
     expect(client.calls.map((c) => c.output.name)).toEqual(["act", "observe", "extract"]);
     expect(client.calls[0]!.system).toMatch(/You operate a web browser/);
-    expect(client.calls[0]!.messages[0]!.content).toMatch(/^Instruction: check the Subscribe to newsletter checkbox\n/);
+    expect(client.calls[0]!.messages[0]!.content).toMatch(/^Instruction: please check the Subscribe to newsletter checkbox\n/);
     expect(world.fake.requests).toHaveLength(0);
 
     // Its usage is counted like any model's.

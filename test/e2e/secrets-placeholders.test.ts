@@ -16,11 +16,11 @@ describe("a sign-up form with a verify-password field, driven by act(instruction
 
   it("the same password typed into the verify field is the value, not %password%, and the model never saw it", async () => {
     await env.svc.page.goto(world.server.url("signup.html"));
-    const first = await env.svc.act(`type "${PASSWORD}" into the Password field`);
+    const first = await env.svc.act(`please type "${PASSWORD}" into the Password field`);
     expect(first.success).toBe(true);
     expect(await value("password")).toBe(PASSWORD);
 
-    const second = await env.svc.act(`type "${PASSWORD}" into the Verify password field`);
+    const second = await env.svc.act(`please type "${PASSWORD}" into the Verify password field`);
     expect(second.success).toBe(true);
     expect(await value("verify")).toBe(PASSWORD);
     await expectText(env.svc.page, "#result", "passwords match");
