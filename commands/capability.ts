@@ -7,6 +7,7 @@ import { type CapabilityContext, type CliVerb, cliInput, type Outcome, outcomeTe
 import { isCloud, ServiceInvalidArgumentError, sessionTabStore, type StoredSession } from "../src/base.js";
 import type { Page, Service } from "../src/index.js";
 import { ActFailedError } from "./act.js";
+import { pageLine } from "./goto.js";
 import { elementOf } from "./inspect.js";
 import type { GlobalOptions, Output } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";
@@ -18,10 +19,12 @@ const OPENED_URL_WAIT_MS = 5000;
 export async function runCapability(g: GlobalOptions, v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Promise<void> {
   const input = cliInput(v, positional, flags);
   const timeout = typeof input.timeout === "number" ? input.timeout : undefined;
-  await withSession(g, async ({ svc, out, session }) => {
+  await withSession(g, async ({ svc, out, session, note }) => {
     const before = new Set(svc.context.pages().map((p) => p.targetId));
     const outcome = await v.capability.run(capabilityContext(svc, session, out), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
+    // A history move is no act: the session's history records it as the page method it is.
+    if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
     const opened = await openedTab(svc, before, session, out);
@@ -47,6 +50,8 @@ function numberedTab(svc: Service, session: StoredSession | undefined, out: Outp
   return page;
 }
 
+const MOVE_METHOD = { back: "goBack", forward: "goForward", reload: "reload" } as const;
+
 function json(o: Outcome): Record<string, unknown> {
   if (o.kind === "act") return { result: o.result };
   const { kind: _kind, ...rest } = o;
@@ -55,7 +60,8 @@ function json(o: Outcome): Record<string, unknown> {
 
 function line(o: Outcome): string {
   // The act's message is "<method> succeeded: <description>" plus what the page holds afterwards, if it says.
-  return o.kind === "act" ? `done: ${o.result.message.replace(/^\w+ succeeded: /, "")}` : outcomeText(o);
+  if (o.kind === "act") return `done: ${o.result.message.replace(/^\w+ succeeded: /, "")}`;
+  return o.kind === "moved" ? pageLine(o.url, o.title, null) : outcomeText(o);
 }
 
 async function openedTab(svc: Service, before: ReadonlySet<string>, session: StoredSession | undefined, out: Output): Promise<{ id: number; url: string; selected: boolean } | undefined> {

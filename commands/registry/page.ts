@@ -42,16 +42,6 @@ const navigation = (name: "open" | "goto", description: string, examples: readon
     run: async (c, [url], o) => (await import("../goto.js")).goto(c.globals, url as string, o, name),
   });
 
-const move = (which: "back" | "forward" | "reload") =>
-  command({
-    name: which,
-    description: which === "reload" ? "reload the session's selected tab" : `go ${which} in the selected tab's history`,
-    options: { timeout },
-    examples: [`svc ${which}`],
-    hosted: true,
-    run: async (c, _a, o) => (await import("../navigate.js")).move(c.globals, which, o),
-  });
-
 export const PAGE_COMMANDS = [
   navigation("open", "open URL in the live session's selected tab, starting a session (configured defaults) when none is live; same as goto", ["svc open https://example.com", "svc open localhost:3000 && svc snapshot -i"]),
   navigation(
@@ -59,9 +49,6 @@ export const PAGE_COMMANDS = [
     "navigate the session's selected tab, starting a session when none is live (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status",
     ["svc goto https://example.com", "svc goto localhost:3000/login --wait-until networkidle"],
   ),
-  move("back"),
-  move("forward"),
-  move("reload"),
   command({
     name: "wait",
     args: "[target]",

@@ -50,8 +50,16 @@ export interface Scrolled {
   moved: boolean;
 }
 
+/** A move in a tab's history (back, forward, reload): where the tab is now. */
+export interface Moved {
+  kind: "moved";
+  which: "back" | "forward" | "reload";
+  url: string;
+  title: string;
+}
+
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
-export type Outcome = { kind: "act"; result: ActResult } | Scrolled;
+export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved;
 
 /** Another CLI verb for the same capability, with some properties preset (`dblclick` is `click --double`). */
 export interface CliPreset {
@@ -110,5 +118,6 @@ export function shapeFor(c: Capability, door: Door): z.ZodRawShape {
 /** An outcome in one line, for a person or a model: the act's own message, or where the scroll left things. */
 export function outcomeText(o: Outcome): string {
   if (o.kind === "act") return o.result.message;
+  if (o.kind === "moved") return `${o.which === "reload" ? "reloaded" : `went ${o.which} to`} ${o.url}${o.title ? `  ${o.title}` : ""}`;
   return o.moved ? `scrolled ${o.where}: ${o.scroller} at x ${o.to.x}, y ${o.to.y} (was x ${o.from.x}, y ${o.from.y})` : `did not move: the ${o.scroller} is already at the edge (x ${o.to.x}, y ${o.to.y})`;
 }

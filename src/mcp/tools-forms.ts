@@ -20,15 +20,6 @@ function action(selector: string, method: Action["method"], args: string[] = [])
 }
 
 export function registerFormTools(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "back", () =>
-    b.run(async () => {
-      const svc = await b.service();
-      const moved = await svc.page.goBack();
-      if (!moved) throw new ServiceInvalidArgumentError("back: the tab has no earlier page");
-      return b.report(`went back to ${svc.page.url()}`);
-    }),
-  );
-
   registerDeclared(reg, "wait", ({ target, state, text, time, timeout }) =>
     b.run(async () => {
       const given = [target !== undefined, text !== undefined, time !== undefined].filter(Boolean).length;

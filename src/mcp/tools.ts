@@ -83,12 +83,6 @@ export const TOOLS = {
       tab: z.number().int().min(1).optional().describe("with select or close: the tab's number from the list"),
     },
   },
-  back: {
-    cap: "core",
-    description: "Go back in the current tab's history",
-    annotations: moves("Go back"),
-    inputSchema: {},
-  },
   wait: {
     cap: "core",
     description: "Wait until an element is visible or hidden, text appears, or some time passes",

@@ -28,7 +28,7 @@ afterAll(async () => {
 beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools (webmcp: only the tab's own tools, mcp-webmcp.test.ts). */
-const CORE = ["navigate", "back", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
+const CORE = ["navigate", "back", "forward", "reload", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
 const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"], webmcp: [] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
@@ -297,7 +297,11 @@ describe("svc mcp", () => {
       expect(back.isError, text(back)).toBeFalsy();
       expect(text(await call(c, "evaluate", { expression: "location.pathname" }))).toBe(JSON.stringify("/steps.html"));
       expect((await call(c, "back")).isError).toBeFalsy(); // the tab's first page, about:blank
-      expect((await call(c, "back")).isError).toBe(true); // nothing before it
+      const nowhere = await call(c, "back");
+      expect(text(nowhere)).toMatch(/^NAVIGATION_FAILED: back: no previous page in this tab's history/); // nothing before it
+      // forward and reload: the CLI's verbs, tools of their own since issue 42.
+      expect(text(await call(c, "forward"))).toMatch(/^went forward to /);
+      expect(text(await call(c, "reload"))).toMatch(/^reloaded /);
       // fill_form: a text field, a checkbox and a dropdown at once; the page's own reading of them.
       await call(c, "navigate", { url: world.server.url("forms.html") });
       const snap = text(await call(c, "snapshot", { interactive: true }));
