@@ -179,6 +179,8 @@ export class LiveViewer {
         if (!this.tabs.some((t) => t.id === m.id)) throw new Error("tab: no such tab in this session");
         return this.select(m.id);
       default:
+        // A URL the policy refuses is refused as such, tab or not: the answer never depends on timing.
+        if (m.type === "navigate") checkUrlText(addressOf(m.url), "web");
         if (!page) throw new Error("no tab to send this to");
         if (m.type === "mouse") return page.fire("Input.dispatchMouseEvent", mouseParams(m));
         if (m.type === "key") return page.fire("Input.dispatchKeyEvent", keyParams(m));
@@ -189,7 +191,7 @@ export class LiveViewer {
 
   /** The address box: whoever holds the view's URL, not only the session's owner, may type here (the "web" policy). */
   private async navigate(page: LiveTabLink, raw: string): Promise<void> {
-    const url = /^[a-z][a-z0-9+.-]*:/i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
+    const url = addressOf(raw);
     checkUrlText(url, "web");
     const r = await page.send("Page.navigate", { url });
     if (typeof r.errorText === "string" && r.errorText) throw new Error(`navigation to ${url.slice(0, 200)} failed: ${r.errorText}`);
@@ -338,4 +340,9 @@ function keyParams(m: KeyMessage): Record<string, unknown> {
     modifiers: m.modifiers ?? 0,
     ...(m.text && m.action === "down" ? { text: m.text, unmodifiedText: m.text } : {}),
   };
+}
+
+/** What the address box means by what was typed: a URL, or a host (`example.com`) for https. */
+function addressOf(raw: string): string {
+  return /^[a-z][a-z0-9+.-]*:/i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
 }
