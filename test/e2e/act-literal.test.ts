@@ -4,7 +4,6 @@
  * the fixture corpus: every element of manifest.json named literally must resolve to itself or nothing (a false match
  * fails); the share is printed.
  */
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "../../src/browser/page.js";
 import { parseLiteral, resolveLiteral } from "../../src/operations/literal.js";
@@ -12,7 +11,7 @@ import { PageSnapshots } from "../../src/operations/snapshots.js";
 import { useFixtureServer } from "../support/use-resource.js";
 import { textIn, useService } from "../support/browser.js";
 import { expectText, setEnv, useModelService, useModelWorld, useTempDirs } from "../support/models.js";
-import { attribute, framePaths } from "../support/frame-paths.js";
+import { attribute, fixtureManifest, framePaths, type ManifestElement } from "../support/frame-paths.js";
 
 const tempDir = useTempDirs();
 let restoreEnv: () => void = () => {};
@@ -100,14 +99,6 @@ describe("with a model", () => {
   });
 });
 
-interface ManifestElement {
-  id: string;
-  role: string;
-  name: string;
-  frame: string;
-  hidden?: boolean;
-  target?: boolean;
-}
 
 /** The literal instruction a person would write for an element of this role. */
 function instructionFor(el: ManifestElement): string {
@@ -135,7 +126,7 @@ function instructionFor(el: ManifestElement): string {
 describe("the fixture corpus (fixtures/pages/manifest.json)", () => {
   const server = useFixtureServer();
   const env = useService();
-  const manifest = JSON.parse(readFileSync(new URL("../../fixtures/pages/manifest.json", import.meta.url), "utf8")) as Array<{ page: string; generated?: boolean; elements: ManifestElement[] }>;
+  const manifest = fixtureManifest();
 
   it("every element named literally resolves to itself or to nothing; never to another element", async () => {
     let steps = 0;

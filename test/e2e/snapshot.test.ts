@@ -3,29 +3,15 @@
  * must appear as a ref line with its role and name, and the ref must resolve to that very element (its frame
  * and its id attribute), across same-origin and cross-origin iframes and open and closed shadow roots.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { useFixtureServer } from "../support/use-resource.js";
 import { useService, waitFor } from "../support/browser.js";
 import type { Page } from "../../src/browser/page.js";
 import { resolveSelector } from "../../src/browser/resolve.js";
 import { captureSnapshot, type RefTarget, type Snapshot } from "../../src/snapshot/index.js";
-import { attribute, framePaths } from "../support/frame-paths.js";
+import { attribute, fixtureManifest, framePaths, type ManifestElement } from "../support/frame-paths.js";
 
-interface ManifestElement {
-  id: string;
-  role: string;
-  name: string;
-  frame: string;
-  hidden?: boolean;
-  revealedBy?: string;
-}
-interface ManifestPage {
-  page: string;
-  elements: ManifestElement[];
-}
-
-const manifest = JSON.parse(readFileSync(new URL("../../fixtures/pages/manifest.json", import.meta.url), "utf8")) as ManifestPage[];
+const manifest = fixtureManifest();
 
 const server = useFixtureServer();
 

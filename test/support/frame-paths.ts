@@ -1,6 +1,29 @@
 /** Where an element of a fixture page is, as fixtures/pages/manifest.json says it: its frame's path and its id attribute. */
 import type { Page } from "../../src/browser/page.js";
 import type { Frame } from "../../src/browser/frames.js";
+import { readFileSync } from "node:fs";
+
+/** One element of a fixture page as fixtures/pages/manifest.json lists it. */
+export interface ManifestElement {
+  id: string;
+  role: string;
+  name: string;
+  frame: string;
+  hidden?: boolean;
+  revealedBy?: string;
+  target?: boolean;
+}
+
+export interface ManifestPage {
+  page: string;
+  generated?: boolean;
+  elements: ManifestElement[];
+}
+
+/** fixtures/pages/manifest.json, read once per caller. */
+export function fixtureManifest(): ManifestPage[] {
+  return JSON.parse(readFileSync(new URL("../../fixtures/pages/manifest.json", import.meta.url), "utf8")) as ManifestPage[];
+}
 
 /** Frame id → manifest frame path ("main", "mid-frame/inner-frame"), from each iframe element's id. */
 export async function framePaths(p: Page): Promise<Map<string, string>> {
