@@ -9,7 +9,7 @@ import { acts, type Capability, type CapabilityContext, capability, moves, type 
 import { scrollBy, SCROLL_WHERE, SIDEWAYS_OR_PIXELS } from "./scroll.js";
 
 export const TARGET = z.string().min(1).max(10_000).describe("ref from the last snapshot (e3) or a selector");
-const TIMEOUT = z.number().int().min(1).max(600_000).optional().describe("give up after this many milliseconds (default 30000)");
+export const TIMEOUT = z.number().int().min(1).max(600_000).optional().describe("give up after this many milliseconds (default 30000)");
 /** Every verb acts on this tab when given, as Chrome DevTools MCP routes a call to a page: the selection stays. */
 export const TAB = z.number().int().min(1).max(1_000_000).optional().describe("the tab's number (as tabs lists it) to act on; the selected tab when left out, and the selection does not change");
 

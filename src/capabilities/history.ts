@@ -2,12 +2,9 @@
  * Moves in the tab's history: back, forward and reload, each bounded by its timeout. Back or forward with
  * nowhere to go is an error naming it, not a silent no-op, so a caller never reads the same page as moved.
  */
-import { z } from "zod";
 import { ServiceNavigationError } from "../errors.js";
 import { type Capability, capability, moves } from "./declare.js";
-import { TAB } from "./element.js";
-
-const TIMEOUT = z.number().int().min(1).max(600_000).optional().describe("give up after this many milliseconds (default 30000)");
+import { TAB, TIMEOUT } from "./element.js";
 
 function historyMove(which: "back" | "forward" | "reload", description: string, cli: string) {
   return capability({
