@@ -3,7 +3,7 @@
  * from the input's shape, its help from the declaration; the action turns the command line into the input
  * (checked by the capability's schema) and runs the one handler (commands/capability.ts).
  */
-import { type Capability, type CliFlag, type CliVerb, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
+import { type Capability, type CliFlag, type CliVerb, argNames, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
 import { choice, type CommandDecl, command, flag, list, type OptionDecl, value } from "./types.js";
 
 function optionOf(f: CliFlag): OptionDecl {
@@ -15,7 +15,7 @@ function optionOf(f: CliFlag): OptionDecl {
 
 /** Each argument's help: its property's; an argument that stands for several (`<target-or-key>`) names theirs. */
 function argHelp(c: Capability): Record<string, string> {
-  const names = [...c.cli!.args.matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!);
+  const names = argNames(c);
   const unnamed = positionalNames(c).filter((p) => !names.includes(p));
   return Object.fromEntries(names.map((n) => [n, Object.hasOwn(c.input, n) ? propertyHelp(c, n) : unnamed.map((p) => `${p}: ${propertyHelp(c, p)}`).join("; or ")]));
 }

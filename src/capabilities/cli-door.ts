@@ -41,10 +41,15 @@ function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
+/** The arguments' names as `args` spells them (`<target-or-key> [key]` → target-or-key, key). */
+export function argNames(c: Capability): string[] {
+  return [...(c.cli?.args ?? "").matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!);
+}
+
 /** The properties the positionals name, in order (`<target> <value>` → target, value). */
 export function positionalNames(c: Capability): string[] {
   if (c.cli?.fills) return [...c.cli.fills];
-  return [...(c.cli?.args ?? "").matchAll(/[<[]([\w-]+)(?:\.\.\.)?[>\]]/g)].map((m) => m[1]!).filter((n) => Object.hasOwn(c.input, n));
+  return argNames(c).filter((n) => Object.hasOwn(c.input, n));
 }
 
 /** A property's description (what `--help` and the MCP tool say of it). */
