@@ -5,6 +5,7 @@
  * `svc mcp call tools` lists the tools the chosen `--caps` offer.
  */
 import { ServiceInvalidArgumentError, isCloud } from "../src/base.js";
+import { jsonObjectArg } from "./json-arg.js";
 import type { McpFlags } from "./mcp.js";
 import { mcpOptions } from "./mcp.js";
 import { createOutput, type GlobalOptions } from "./output.js";
@@ -25,24 +26,11 @@ class ToolCallError extends Error {
   }
 }
 
-function parseArgs(json: string | undefined): Record<string, unknown> {
-  if (json === undefined) return {};
-  if (json.length > MAX_JSON_CHARS) throw new ServiceInvalidArgumentError(`json: longer than ${MAX_JSON_CHARS} characters`);
-  let v: unknown;
-  try {
-    v = JSON.parse(json);
-  } catch (e) {
-    throw new ServiceInvalidArgumentError(`json: not JSON (${(e as Error).message})`, { hint: `svc mcp call navigate '{"url": "https://example.com"}'` });
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new ServiceInvalidArgumentError("json: expected a JSON object of the tool's arguments");
-  return v as Record<string, unknown>;
-}
-
 export async function mcpCall(g: GlobalOptions, flags: McpFlags, call: string, tool: string | undefined, json: string | undefined, version: string): Promise<void> {
   if (call !== "call") throw new ServiceInvalidArgumentError(`mcp: unexpected argument "${call}"`, { hint: "svc mcp (a server), or svc mcp call TOOL 'JSON'" });
   if (!tool?.trim()) throw new ServiceInvalidArgumentError("mcp call: the tool's name is missing", { hint: "svc mcp call tools lists them" });
   if (flags.http || flags.port !== undefined || flags.host !== undefined) throw new ServiceInvalidArgumentError("mcp call: --http, --port and --host are for the server");
-  const args = parseArgs(json);
+  const args = jsonObjectArg(json, { maxChars: MAX_JSON_CHARS, example: `svc mcp call navigate '{"url": "https://example.com"}'` });
   const { lib, options } = await mcpOptions(g, flags, version);
   const out = createOutput(g);
   if (tool === "tools") {

@@ -24,8 +24,8 @@ describe("svc mcp call", () => {
 
   it("a tool's error is the CLI's: its code and exit code; bad JSON and an unknown tool are usage errors", async () => {
     expect(await fails(2, "mcp", "call", "navigate", JSON.stringify({ url: "file:///etc/passwd" }))).toMatch(/url: only http and https URLs can be opened \(got file:\)/);
-    expect(await fails(2, "mcp", "call", "navigate", "{bad")).toMatch(/^svc: json: not JSON/);
-    expect(await fails(2, "mcp", "call", "navigate", "[1]")).toMatch(/json: expected a JSON object/);
+    expect(await fails(2, "mcp", "call", "navigate", "{bad")).toMatch(/^svc: json: not valid JSON/);
+    expect(await fails(2, "mcp", "call", "navigate", "[1]")).toMatch(/json: must be a JSON object/);
     expect(await fails(2, "mcp", "call", "no_such_tool")).toMatch(/name: no tool "no_such_tool"/);
     expect(await fails(2, "mcp", "call", "click", "{}")).toMatch(/target/);
     expect(await ok("get", "url")).toBe(world.server.url("forms.html"));
