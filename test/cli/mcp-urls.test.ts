@@ -4,29 +4,25 @@
  * file: alone. The fake model goes to each URL as a prompt-injected page would ask; a local file's secret never reaches
  * an answer.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
-import { hostileUrls, refusal, refusedBy } from "../support/hostile-urls.js";
+import { hostileUrls, secretFile, refusal, refusedBy } from "../support/hostile-urls.js";
 import { type ModelWorld, expectNoChrome, startModelWorld } from "./helpers.js";
 import { call, openStdio, text } from "./mcp-support.js";
 
 let world: ModelWorld;
 let dir: string;
-const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
+let secret: string;
 let secretUrl: string;
 
 beforeAll(async () => {
   world = await startModelWorld();
   dir = mkdtempSync(join(tmpdir(), "svc-mcp-urls-"));
-  const file = join(dir, "secret.txt");
-  writeFileSync(file, `${secret}\n`);
-  secretUrl = pathToFileURL(file).href;
+  ({ secret, secretUrl } = secretFile(dir));
 });
 
 afterAll(async () => {

@@ -4,28 +4,25 @@
  * `--json`'s `INVALID_ARGUMENT` and the table's words, and the tab stays on its page. The agent's goto is asked by the
  * fake model, as an injected page would.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UrlPolicy } from "../../src/util/url-policy.js";
 import { step } from "../e2e/agent-support.js";
-import { hostileUrls, refusal, refusedBy, type HostileUrl } from "../support/hostile-urls.js";
+import { hostileUrls, secretFile, refusal, refusedBy, type HostileUrl } from "../support/hostile-urls.js";
 import { liveNavigate, liveSocket } from "../support/live-view.js";
 import { type ModelWorld, expectNoChrome, json, startModelWorld, svc } from "./helpers.js";
 
 let world: ModelWorld;
 let dir: string;
-const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
+let secret: string;
 let secretUrl: string;
 
 beforeAll(async () => {
   world = await startModelWorld();
   dir = mkdtempSync(join(tmpdir(), "svc-cli-urls-"));
-  writeFileSync(join(dir, "secret.txt"), `${secret}\n`);
-  secretUrl = pathToFileURL(join(dir, "secret.txt")).href;
+  ({ secret, secretUrl } = secretFile(dir));
 }, 60_000);
 
 afterAll(async () => {

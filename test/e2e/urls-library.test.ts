@@ -4,24 +4,20 @@
  * with the table's words on every door, no tab opens and the tab keeps its page with nothing of the row in it; an
  * allowed row opens.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { ServiceInvalidArgumentError } from "../../src/errors.js";
 import type { Service } from "../../src/service.js";
 import type { UrlPolicy } from "../../src/util/url-policy.js";
-import { hostileUrls, refusal, refusedBy, type HostileUrl } from "../support/hostile-urls.js";
+import { hostileUrls, secretFile, refusal, refusedBy, type HostileUrl } from "../support/hostile-urls.js";
 import { WIRES, useModelWorld, withService } from "../support/models.js";
 import { step, stepRequests } from "./agent-support.js";
 
 const world = useModelWorld();
 const dir = mkdtempSync(join(tmpdir(), "svc-urls-lib-"));
-const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
-const secretUrl = pathToFileURL(join(dir, "secret.txt")).href;
-writeFileSync(join(dir, "secret.txt"), `${secret}\n`);
+const { secret, secretUrl } = secretFile(dir);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const POLICIES: UrlPolicy[] = ["any", "web", "http", "http+file"];

@@ -4,17 +4,15 @@
  * view's address box refuse the "web" policy's rows with INVALID_ARGUMENT in the same words (a 400, the model's step
  * error, the viewer's line); the tab keeps its page.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROMIUM } from "../support/browser.js";
 import { startFakeModel, type FakeModel } from "../support/fake-model.js";
-import { hostileUrls, refusal, refusedBy } from "../support/hostile-urls.js";
+import { hostileUrls, secretFile, refusal, refusedBy } from "../support/hostile-urls.js";
 import { liveNavigate, liveSocket } from "../support/live-view.js";
 import { markTmpdir } from "../support/process.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
@@ -24,9 +22,7 @@ import { step } from "./agent-support.js";
 const KEY = "urls-key-one-0001";
 const OTHER_KEY = "urls-key-two-0002";
 const base = mkdtempSync(join(tmpdir(), "svc-urls-server-"));
-const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
-const secretUrl = pathToFileURL(join(base, "secret.txt")).href;
-writeFileSync(join(base, "secret.txt"), `${secret}\n`);
+const { secret, secretUrl } = secretFile(base);
 
 let restoreTmp = (): void => {};
 let fake: FakeModel;

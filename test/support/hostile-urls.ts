@@ -4,7 +4,19 @@
  * applies one policy; every row that policy refuses gets the same answer on every door — INVALID_ARGUMENT with
  * `refusal(policy, row)`'s words — and the tab stays where it was.
  */
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { UrlPolicy } from "../../src/util/url-policy.js";
+
+/** A local file only a `file:` row may reach: `secret.txt` in `dir`, holding a fresh secret, and its URL. */
+export function secretFile(dir: string): { secret: string; secretUrl: string } {
+  const secret = `svc-secret-${randomBytes(8).toString("hex")}`;
+  const file = join(dir, "secret.txt");
+  writeFileSync(file, `${secret}\n`);
+  return { secret, secretUrl: pathToFileURL(file).href };
+}
 
 export interface HostileUrl {
   url: string;
