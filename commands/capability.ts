@@ -54,6 +54,7 @@ const MOVE_METHOD = { back: "goBack", forward: "goForward", reload: "reload" } a
 
 function json(o: Outcome): Record<string, unknown> {
   if (o.kind === "act") return { result: o.result };
+  if (o.kind === "report") return o.data;
   const { kind: _kind, ...rest } = o;
   return rest;
 }

@@ -58,8 +58,20 @@ export interface Moved {
   title: string;
 }
 
+/**
+ * What most capabilities report: text for a person or a model, the same as data for `--json`, maybe an image.
+ * `pageChanged`: the MCP door follows the text with the page after it, as it does for every act.
+ */
+export interface Report {
+  kind: "report";
+  text: string;
+  data: Record<string, unknown>;
+  image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
+  pageChanged?: boolean;
+}
+
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
-export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved;
+export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved | Report;
 
 /** Another CLI verb for the same capability, with some properties preset (`dblclick` is `click --double`). */
 export interface CliPreset {
@@ -118,6 +130,7 @@ export function shapeFor(c: Capability, door: Door): z.ZodRawShape {
 /** An outcome in one line, for a person or a model: the act's own message, or where the scroll left things. */
 export function outcomeText(o: Outcome): string {
   if (o.kind === "act") return o.result.message;
+  if (o.kind === "report") return o.text;
   if (o.kind === "moved") return `${o.which === "reload" ? "reloaded" : `went ${o.which} to`} ${o.url}${o.title ? `  ${o.title}` : ""}`;
   return o.moved ? `scrolled ${o.where}: ${o.scroller} at x ${o.to.x}, y ${o.to.y} (was x ${o.from.x}, y ${o.from.y})` : `did not move: the ${o.scroller} is already at the edge (x ${o.to.x}, y ${o.to.y})`;
 }

@@ -5,7 +5,7 @@
  */
 import { type Capability, CAPABILITIES, outcomeText, shapeFor } from "../capabilities/index.js";
 import { ServiceInvalidArgumentError } from "../index.js";
-import type { McpBrowser, ToolResult } from "./browser.js";
+import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
 export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {
@@ -17,7 +17,10 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
-      return b.report(outcomeText(await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never)), tab);
+      const outcome = await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never);
+      if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
+      if (!outcome.image) return textResult(outcome.text);
+      return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
     }),
   );
 }
