@@ -178,7 +178,7 @@ async function formTask(c: Cli, url: string): Promise<{ ms: number; bytes: numbe
   return { ms: round(runs.reduce((a, r) => a + r.ms, 0), 0), bytes: runs.reduce((a, r) => a + Buffer.byteLength(r.stdout), 0), steps: runs.length, submitted };
 }
 
-/** Medians over BENCH_RUNS of where one `svc snapshot -i` spends its time (SVC_PHASES, commands/phases.ts). */
+/** Medians over BENCH_RUNS of where one `svc snapshot -i` spends its time (SVC_PHASES, commands/core/phases.ts). */
 async function svcPhases(c: Cli): Promise<string> {
   const at: Record<string, number[]> = {};
   const wall: number[] = [];

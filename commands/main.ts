@@ -5,10 +5,10 @@
  * inside its action.
  */
 import { readFileSync } from "node:fs";
-import { beginCommand, runCleanups } from "./cleanup.js";
-import { addHelp, usageMessage } from "./help.js";
+import { beginCommand, runCleanups } from "./core/cleanup.js";
+import { addHelp, usageMessage } from "./core/help.js";
 import type { ServiceErrorCode } from "../src/base.js";
-import { type Verbosity, printError } from "./output.js";
+import { type Verbosity, printError } from "./core/output.js";
 import { GLOBAL_OPTIONS } from "./registry/globals.js";
 import type { Globals } from "./registry/types.js";
 
@@ -233,7 +233,7 @@ async function main(argv: readonly string[]): Promise<void> {
       },
     },
     "Drive a real Chrome from the command line: persistent sessions, natural-language act/observe/extract, deterministic actions.",
-    // The session host runs only hosted commands (host-client.ts checked the line): their part of the tree.
+    // The session host runs only hosted commands (host/client.ts checked the line): their part of the tree.
     (globalThis as { svcHost?: boolean }).svcHost === true ? new Set(argv) : undefined,
   );
 
@@ -254,7 +254,7 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 /**
- * Set (globalThis.svcEmbedded) by the session host (commands/host.ts) before it imports this module: then
+ * Set (globalThis.svcEmbedded) by the session host (commands/host/main.ts) before it imports this module: then
  * nothing runs on import and no process-wide handler is installed; the host calls runCommand per request.
  */
 const embedded = (globalThis as { svcEmbedded?: boolean }).svcEmbedded === true;

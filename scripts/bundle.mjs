@@ -1,7 +1,7 @@
 // Part of `npm run build`, after tsc: bundles the programs svc starts as processes, each into the file tsc
 // wrote for it, so that Node starts them without resolving and loading hundreds of ES modules one by one:
 //
-// - dist/commands/main.js (the CLI) and dist/commands/host.js (a session's host), with the modules a command
+// - dist/commands/main.js (the CLI) and dist/commands/host/main.js (a session's host), with the modules a command
 //   loads on demand split into chunks beside them (dist/commands/chunk-*.js);
 // - dist/src/browser/reaper.js (the watchdog beside every Chrome svc launches), into one file.
 //
@@ -54,7 +54,7 @@ async function externalsOf(entryPoints) {
   return [...external].sort();
 }
 
-const programs = ["dist/commands/main.js", "dist/commands/host.js"];
+const programs = ["dist/commands/main.js", "dist/commands/host/main.js"];
 // Chunks of an earlier build are left in place (their names are hashes of their content): a session host
 // started before a rebuild still loads its own. `npm pack` starts from an empty dist/ (prepack).
 await build({ ...common, entryPoints: programs, outdir: "dist/commands", allowOverwrite: true, splitting: true, chunkNames: "chunk-[hash]", sourcemap: true, external: await externalsOf(programs) });

@@ -65,7 +65,7 @@ export { resolveTarget } from "./operations/perform.js";
 export { PageSnapshots } from "./operations/snapshots.js";
 export { type Variables, parseVariables } from "./operations/variables.js";
 export { PageRefs } from "./snapshot/index.js";
-// Ending a CLI session whose host is gone (commands/session-lookup.ts): its Chrome, then its run folder.
+// Ending a CLI session whose host is gone (commands/core/session-lookup.ts): its Chrome, then its run folder.
 export { killBrowserProcess } from "./browser/launch.js";
 export { sweepRunDirs } from "./browser/run-dir.js";
 export { defaultProfileDirs, findUserChrome } from "./browser/devtools-active-port.js";

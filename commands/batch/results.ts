@@ -6,8 +6,8 @@
  */
 import { closeSync, existsSync, fsyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { ServiceInvalidArgumentError } from "../../src/base.js";
-import { writeOutputFile } from "../output-file.js";
-import { SCHEMA_VERSION } from "../output.js";
+import { writeOutputFile } from "../core/output-file.js";
+import { SCHEMA_VERSION } from "../core/output.js";
 import type { BatchResult } from "./run-task.js";
 
 export class ResultSink {

@@ -7,9 +7,9 @@
 import { type Abortable, type AgentResultData, Secrets } from "../../src/index.js";
 import { ServiceError, ServiceTimeoutError } from "../../src/base.js";
 import { Cancellation, errorMessage, fromJsonSchema } from "../../src/base.js";
-import type { CliModel } from "../model.js";
-import type { GlobalOptions } from "../output.js";
-import { type LaunchFlags, withOneShot } from "../runtime.js";
+import type { CliModel } from "../core/model.js";
+import type { GlobalOptions } from "../core/output.js";
+import { type LaunchFlags, withOneShot } from "../core/runtime.js";
 import type { BatchTask } from "./tasks.js";
 
 export interface BatchResult extends AgentResultData {

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { VariablesSchema } from "../../src/index.js";
 import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { describeFsError, describeIssue, fromJsonSchema } from "../../src/base.js";
-import { checkUrl } from "../url.js";
+import { checkUrl } from "../core/url.js";
 
 const TaskSchema = z.strictObject({
   /** Echoed in the result, so a caller can join results to its own records. */

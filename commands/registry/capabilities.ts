@@ -1,7 +1,7 @@
 /**
  * The CLI commands generated from the capability declarations (src/capabilities/): one per verb, its flags
  * from the input's shape, its help from the declaration; the action turns the command line into the input
- * (checked by the capability's schema) and runs the one handler (commands/capability.ts).
+ * (checked by the capability's schema) and runs the one handler (commands/page/capability.ts).
  */
 import { type Capability, type CliFlag, type CliVerb, argNames, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
 import { choice, type CommandDecl, command, flag, list, type OptionDecl, value } from "./types.js";
@@ -31,7 +31,7 @@ function commandOf(v: CliVerb): CommandDecl {
     examples: v.examples,
     hosted: c.cli!.hosted,
     ...(c.mcp ? { mcpTool: c.name } : {}),
-    run: async (ctx, _a, flags) => (await import("../capability.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
+    run: async (ctx, _a, flags) => (await import("../page/capability.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
   });
 }
 

@@ -12,10 +12,10 @@ const pageLog = (kind: "console" | "errors", description: string) =>
     },
     examples: [`svc ${kind}`, `svc --json ${kind} --all`, `svc ${kind} --clear`],
     hosted: true,
-    run: async (c, _a, o) => (await import("../console.js")).pageLog(c.globals, kind, o),
+    run: async (c, _a, o) => (await import("../devtools/console.js")).pageLog(c.globals, kind, o),
   });
 
-/** The flags of `svc screenshot` (commands/screenshot.ts). */
+/** The flags of `svc screenshot` (commands/page/screenshot.ts). */
 export const SCREENSHOT_OPTIONS = {
   output: value("-o, --output <file>", "where to write the picture (default: screenshot-<time>.png or .jpeg in the current folder)"),
   fullPage: flag("--full-page", SHARED.fullPage),
@@ -40,7 +40,7 @@ export const DEVTOOLS_COMMANDS = [
     },
     examples: ["svc pdf page.pdf", "svc pdf page.pdf --format Letter --landscape"],
     hosted: true,
-    run: async (c, [file], o) => (await import("../pdf.js")).pdf(c.globals, file as string, o),
+    run: async (c, [file], o) => (await import("../page/pdf.js")).pdf(c.globals, file as string, o),
   }),
   command({
     name: "screenshot",
@@ -51,6 +51,6 @@ export const DEVTOOLS_COMMANDS = [
     hosted: true,
     hostedBare: true,
     mcpTool: "screenshot",
-    run: async (c, [url], o) => (await import("../screenshot.js")).screenshot(c.globals, url as string | undefined, o),
+    run: async (c, [url], o) => (await import("../page/screenshot.js")).screenshot(c.globals, url as string | undefined, o),
   }),
 ];

@@ -25,7 +25,7 @@ export const EMULATION_COMMANDS = [
       "svc set",
     ],
     hosted: true,
-    run: async (c, [setting, values], o) => (await import("../set.js")).set(c.globals, setting as string | undefined, (values as string[] | undefined) ?? [], o),
+    run: async (c, [setting, values], o) => (await import("../page/set.js")).set(c.globals, setting as string | undefined, (values as string[] | undefined) ?? [], o),
   }),
   command({
     name: "connect",
@@ -39,6 +39,6 @@ export const EMULATION_COMMANDS = [
       idleTimeout: value("--idle-timeout <minutes>", "end the session (not the Chrome) after this many idle minutes (default 60)"),
     },
     examples: ["svc connect 9222", "svc connect ws://127.0.0.1:9222/devtools/browser/UUID --name mine", "svc connect --auto", "svc connect --auto --user-data-dir ~/.config/chromium"],
-    run: async (c, [endpoint], o) => (await import("../connect.js")).connectSession(c.globals, endpoint as string | undefined, o),
+    run: async (c, [endpoint], o) => (await import("../sessions/connect.js")).connectSession(c.globals, endpoint as string | undefined, o),
   }),
 ];

@@ -1,5 +1,5 @@
 /**
- * The environment the thin client (commands/host-client.ts) sends with each request to the session host and
+ * The environment the thin client (commands/host/client.ts) sends with each request to the session host and
  * the host applies while the command runs. Node builtins only: the client loads it on every command.
  */
 

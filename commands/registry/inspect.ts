@@ -1,6 +1,6 @@
 /**
  * Inspecting the page and low-level input on the session's selected tab: `is`, `find`, `scrollintoview`,
- * `keyboard`, `mouse` (commands/inspect.ts, find.ts, scroll.ts, input-low.ts). All hosted: they drive the
+ * `keyboard`, `mouse` (commands/page/inspect.ts, find.ts, scroll.ts, input-low.ts). All hosted: they drive the
  * session's page and never ask a model. `get html|count|box|styles` is `get`'s (page.ts).
  */
 import { command, flag, value } from "./types.js";
@@ -13,7 +13,7 @@ export const INSPECT_COMMANDS = [
     description: "print true or false (exit 0 either way): is the element visible, enabled, checked; a target that names no element fails (exit 6)",
     examples: ["svc is visible e4", 'svc --json is checked "#terms"'],
     hosted: true,
-    run: async (c, [state, target]) => (await import("../inspect.js")).is(c.globals, state as string, target as string | undefined),
+    run: async (c, [state, target]) => (await import("../page/inspect.js")).is(c.globals, state as string, target as string | undefined),
   }),
   command({
     name: "find",
@@ -29,7 +29,7 @@ export const INSPECT_COMMANDS = [
     },
     examples: ["svc find role button --name Submit click", 'svc find label Email fill "ada@example.com"', 'svc find text "Read more" --nth 2'],
     hosted: true,
-    run: async (c, [by, val, rest], o) => (await import("../find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
+    run: async (c, [by, val, rest], o) => (await import("../page/find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
   }),
   command({
     name: "scrollintoview",
@@ -37,7 +37,7 @@ export const INSPECT_COMMANDS = [
     description: "scroll the element to the middle of the viewport (every scroller on the way) and print where it is now",
     examples: ["svc scrollintoview e12", 'svc scrollintoview "#footer"'],
     hosted: true,
-    run: async (c, [target]) => (await import("../scroll.js")).scrollIntoView(c.globals, target as string | undefined),
+    run: async (c, [target]) => (await import("../page/scroll.js")).scrollIntoView(c.globals, target as string | undefined),
   }),
   command({
     name: "keyboard",
@@ -46,7 +46,7 @@ export const INSPECT_COMMANDS = [
     description: "low-level keys to whatever has focus: type text, press a key or combination (Control+A), hold a key down or let it up (a held Shift makes later clicks shift-clicks)",
     examples: ['svc keyboard type "hello"', "svc keyboard press Control+A", "svc keyboard down Shift"],
     hosted: true,
-    run: async (c, [action, args]) => (await import("../input-low.js")).keyboard(c.globals, action as string, (args as string[] | undefined) ?? []),
+    run: async (c, [action, args]) => (await import("../page/input-low.js")).keyboard(c.globals, action as string, (args as string[] | undefined) ?? []),
   }),
   command({
     name: "mouse",
@@ -55,6 +55,6 @@ export const INSPECT_COMMANDS = [
     description: "low-level mouse at the pointer (viewport CSS px): move it, press or release a button, turn the wheel; the pointer and held buttons carry over to the next command",
     examples: ["svc mouse move 120 80", "svc mouse down", "svc mouse wheel 0 400"],
     hosted: true,
-    run: async (c, [action, args]) => (await import("../input-low.js")).mouse(c.globals, action as string, (args as string[] | undefined) ?? []),
+    run: async (c, [action, args]) => (await import("../page/input-low.js")).mouse(c.globals, action as string, (args as string[] | undefined) ?? []),
   }),
 ];

@@ -20,7 +20,7 @@ function vars<T extends { var?: string[] | undefined; variables?: string[] | und
   return { ...o, var: all.length ? all : undefined, variables: all.length ? all : undefined };
 }
 
-/** The flags of `svc fetch` (commands/fetch.ts). */
+/** The flags of `svc fetch` (commands/model/fetch.ts). */
 export const FETCH_OPTIONS = {
   format: defaulted("--format <format>", "markdown (readable content), text, html, raw (the bytes as text) or json", "markdown"),
   browser: flag("--browser", "render the page in Chrome first (pages that build themselves with JavaScript)"),
@@ -30,7 +30,7 @@ export const FETCH_OPTIONS = {
   output: value("-o, --output <file>", "write the content to a file instead of stdout"),
 } as const;
 
-/** The flags of `svc search` (commands/search.ts); the MCP tool's numResults says the same. */
+/** The flags of `svc search` (commands/model/search.ts); the MCP tool's numResults says the same. */
 export const SEARCH_OPTIONS = { numResults: defaulted("-n, --num-results <n>", SHARED.numResults, "10") } as const;
 
 export const MODEL_COMMANDS = [
@@ -46,7 +46,7 @@ export const MODEL_COMMANDS = [
     },
     examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret'],
     mcpTool: "act",
-    run: async (c, [instruction], o) => (await import("../act.js")).act(c.globals, instruction as string | undefined, vars(o)),
+    run: async (c, [instruction], o) => (await import("../model/act.js")).act(c.globals, instruction as string | undefined, vars(o)),
   }),
   command({
     name: "observe",
@@ -55,7 +55,7 @@ export const MODEL_COMMANDS = [
     options: { selector: value("--selector <selector>", "only look inside this element"), ...MODEL, ...VARIABLES },
     examples: ['svc observe "find the search box"'],
     mcpTool: "observe",
-    run: async (c, [instruction], o) => (await import("../observe.js")).observe(c.globals, instruction as string | undefined, vars(o)),
+    run: async (c, [instruction], o) => (await import("../model/observe.js")).observe(c.globals, instruction as string | undefined, vars(o)),
   }),
   command({
     name: "extract",
@@ -71,7 +71,7 @@ export const MODEL_COMMANDS = [
     },
     examples: ["svc extract https://example.com", 'svc extract "the article titles" --schema schema.json'],
     mcpTool: "extract",
-    run: async (c, [args], o) => (await import("../extract.js")).extract(c.globals, (args as string[] | undefined) ?? [], vars(o)),
+    run: async (c, [args], o) => (await import("../model/extract.js")).extract(c.globals, (args as string[] | undefined) ?? [], vars(o)),
   }),
   command({
     name: "fetch",
@@ -80,7 +80,7 @@ export const MODEL_COMMANDS = [
     options: FETCH_OPTIONS,
     examples: ["svc fetch https://example.com", "svc fetch https://example.com/data.json --format json"],
     mcpTool: "fetch",
-    run: async (c, [url], o) => (await import("../fetch.js")).fetchCommand(c.globals, url as string, o),
+    run: async (c, [url], o) => (await import("../model/fetch.js")).fetchCommand(c.globals, url as string, o),
   }),
   command({
     name: "search",
@@ -89,7 +89,7 @@ export const MODEL_COMMANDS = [
     options: SEARCH_OPTIONS,
     examples: ['svc search "chromium release notes" -n 5'],
     mcpTool: "search",
-    run: async (c, [query], o) => (await import("../search.js")).searchCommand(c.globals, query as string, o),
+    run: async (c, [query], o) => (await import("../model/search.js")).searchCommand(c.globals, query as string, o),
   }),
   command({
     name: "agent",
@@ -120,6 +120,6 @@ export const MODEL_COMMANDS = [
     examples: ['svc agent "find the cheapest flight to Oslo" --url https://example.com --max-steps 20'],
     jsonLines: true,
     mcpTool: "agent",
-    run: async (c, [instruction], o) => (await import("../agent.js")).agent(c.globals, instruction as string, vars(o)),
+    run: async (c, [instruction], o) => (await import("../model/agent.js")).agent(c.globals, instruction as string, vars(o)),
   }),
 ];

@@ -1,6 +1,6 @@
 /**
- * The session's network routes: `svc network route|unroute|routes` (commands/network-route.ts), applied by the
- * session's host to every page (commands/host-fetch.ts). Hosted: they ask the host, never a model.
+ * The session's network routes: `svc network route|unroute|routes` (commands/devtools/network-route.ts), applied by the
+ * session's host to every page (commands/host/fetch.ts). Hosted: they ask the host, never a model.
  */
 import { command, flag, list, value } from "./types.js";
 
@@ -21,7 +21,7 @@ export const NETWORK_ROUTE_COMMANDS = [
     },
     examples: [`svc network route '**/api/*' --body '{"items":[]}'`, "svc network route /api/data --status 500", "svc network route '**/*.png' --abort", "svc network route /report --body @report.html --content-type text/html"],
     hosted: true,
-    run: async (c, [pattern], o) => (await import("../network-route.js")).route(c.globals, pattern as string, o),
+    run: async (c, [pattern], o) => (await import("../devtools/network-route.js")).route(c.globals, pattern as string, o),
   }),
   command({
     name: "network unroute",
@@ -29,13 +29,13 @@ export const NETWORK_ROUTE_COMMANDS = [
     description: "remove the route of PATTERN (as given to svc network route), or every route: the requests reach the network again",
     examples: ["svc network unroute '**/api/*'", "svc network unroute"],
     hosted: true,
-    run: async (c, [pattern]) => (await import("../network-route.js")).unroute(c.globals, pattern as string | undefined),
+    run: async (c, [pattern]) => (await import("../devtools/network-route.js")).unroute(c.globals, pattern as string | undefined),
   }),
   command({
     name: "network routes",
     description: "list the session's routes: pattern, how it matches, the response or abort",
     examples: ["svc network routes", "svc --json network routes"],
     hosted: true,
-    run: async (c) => (await import("../network-route.js")).listRoutes(c.globals),
+    run: async (c) => (await import("../devtools/network-route.js")).listRoutes(c.globals),
   }),
 ];

@@ -16,7 +16,7 @@ export const NETWORK_COMMANDS = [
     },
     examples: ["svc network requests", "svc network requests --filter /api/", "svc --json network requests", "svc network requests --clear"],
     hosted: true,
-    run: async (c, _a, o) => (await import("../network.js")).requests(c.globals, o),
+    run: async (c, _a, o) => (await import("../devtools/network.js")).requests(c.globals, o),
   }),
   command({
     name: "network request",
@@ -25,14 +25,14 @@ export const NETWORK_COMMANDS = [
     options: { body: flag("--body", "also the response body (at most 10 MB; a binary body as base64)") },
     examples: ["svc network request r12", "svc network request r12 --body", "svc --json network request r12 --body"],
     hosted: true,
-    run: async (c, [id], o) => (await import("../network.js")).request(c.globals, id as string, o),
+    run: async (c, [id], o) => (await import("../devtools/network.js")).request(c.globals, id as string, o),
   }),
   command({
     name: "har start",
     description: "start recording the session's requests for a HAR file (every tab)",
     examples: ["svc har start"],
     hosted: true,
-    run: async (c) => (await import("../har.js")).harStart(c.globals),
+    run: async (c) => (await import("../devtools/har.js")).harStart(c.globals),
   }),
   command({
     name: "har stop",
@@ -40,6 +40,6 @@ export const NETWORK_COMMANDS = [
     description: "stop recording and write the HAR 1.2 file of the requests since svc har start (atomically; text bodies Chrome still holds included)",
     examples: ["svc har stop session.har"],
     hosted: true,
-    run: async (c, [file]) => (await import("../har.js")).harStop(c.globals, file as string, c.version),
+    run: async (c, [file]) => (await import("../devtools/har.js")).harStop(c.globals, file as string, c.version),
   }),
 ];

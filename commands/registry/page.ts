@@ -4,13 +4,13 @@ import { choice, command, flag, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
 
-/** The flags of `svc open` and `svc goto` (commands/goto.ts). */
+/** The flags of `svc open` and `svc goto` (commands/page/goto.ts). */
 export const GOTO_OPTIONS = {
   timeout,
   waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]),
 } as const;
 
-/** The flags of `svc wait` (commands/wait.ts). */
+/** The flags of `svc wait` (commands/page/wait.ts). */
 export const WAIT_OPTIONS = {
   text: value("--text <text>", "wait until the page's text contains this"),
   url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
@@ -20,7 +20,7 @@ export const WAIT_OPTIONS = {
   timeout,
 } as const;
 
-/** The flags of `svc snapshot` (commands/snapshot.ts); the MCP tool's properties say the same. */
+/** The flags of `svc snapshot` (commands/page/snapshot.ts); the MCP tool's properties say the same. */
 export const SNAPSHOT_OPTIONS = {
   interactive: flag("-i, --interactive", SHARED.interactive),
   maxTokens: value("--max-tokens <n>", SHARED.maxTokens),
@@ -39,7 +39,7 @@ const navigation = (name: "open" | "goto", description: string, examples: readon
     examples,
     hosted: name === "goto",
     mcpTool: "navigate",
-    run: async (c, [url], o) => (await import("../goto.js")).goto(c.globals, url as string, o, name),
+    run: async (c, [url], o) => (await import("../page/goto.js")).goto(c.globals, url as string, o, name),
   });
 
 export const PAGE_COMMANDS = [
@@ -58,7 +58,7 @@ export const PAGE_COMMANDS = [
     options: WAIT_OPTIONS,
     examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000', 'svc wait "#spinner" --state hidden', 'svc wait --fn "window.appReady === true"'],
     hosted: true,
-    run: async (c, [target], o) => (await import("../wait.js")).wait(c.globals, target as string | undefined, o),
+    run: async (c, [target], o) => (await import("../page/wait.js")).wait(c.globals, target as string | undefined, o),
   }),
   command({
     name: "eval",
@@ -66,7 +66,7 @@ export const PAGE_COMMANDS = [
     description: "evaluate a JavaScript expression in the selected tab and print its value as JSON (a promise is awaited)",
     examples: ['svc eval "document.title"'],
     hosted: true,
-    run: async (c, [js]) => (await import("../navigate.js")).evaluate(c.globals, js as string),
+    run: async (c, [js]) => (await import("../page/navigate.js")).evaluate(c.globals, js as string),
   }),
   command({
     name: "tabs",
@@ -76,14 +76,14 @@ export const PAGE_COMMANDS = [
     examples: ["svc tabs", "svc tabs new https://example.com"],
     hosted: true,
     mcpTool: "tabs",
-    run: async (c, [action, arg]) => (await import("../tabs.js")).tabs(c.globals, action as string | undefined, arg as string | undefined),
+    run: async (c, [action, arg]) => (await import("../page/tabs.js")).tabs(c.globals, action as string | undefined, arg as string | undefined),
   }),
-  // Downloads and dialogs of the session (commands/downloads.ts, dialog.ts; --downloads/--dialog are global).
+  // Downloads and dialogs of the session (commands/page/downloads.ts, dialog.ts; --downloads/--dialog are global).
   command({
     name: "downloads",
     description: "list the session's downloads (name, size, state, when, URL); they are saved in its download folder (--downloads on sessions start)",
     examples: ["svc downloads", "svc --json downloads"],
-    run: async (c) => (await import("../downloads.js")).downloads(c.globals),
+    run: async (c) => (await import("../page/downloads.js")).downloads(c.globals),
   }),
   command({
     name: "dialog",
@@ -91,7 +91,7 @@ export const PAGE_COMMANDS = [
     usage: "accept [text] | dismiss",
     description: "answer the session's JavaScript dialog: the one open now, else the next one (a prompt() accepted returns TEXT)",
     examples: ['svc dialog accept "Ada"', "svc dialog dismiss"],
-    run: async (c, [action, text]) => (await import("../dialog.js")).dialog(c.globals, action as string, text as string | undefined),
+    run: async (c, [action, text]) => (await import("../page/dialog.js")).dialog(c.globals, action as string, text as string | undefined),
   }),
   command({
     name: "snapshot",
@@ -102,7 +102,7 @@ export const PAGE_COMMANDS = [
     hosted: true,
     hostedBare: true,
     mcpTool: "snapshot",
-    run: async (c, [url], o) => (await import("../snapshot.js")).snapshot(c.globals, o, url as string | undefined),
+    run: async (c, [url], o) => (await import("../page/snapshot.js")).snapshot(c.globals, o, url as string | undefined),
   }),
   command({
     name: "get",
@@ -113,6 +113,6 @@ export const PAGE_COMMANDS = [
     options: { prop: list("--prop <name>", "get styles: only this CSS property (repeatable; default: display, visibility, position, size, colours, font and a few more)") },
     examples: ["svc get title", "svc get value e1", 'svc get count "li.item"', "svc get styles e3 --prop color"],
     hosted: true,
-    run: async (c, [what, args], o) => (await import("../get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? [], o),
+    run: async (c, [what, args], o) => (await import("../page/get.js")).get(c.globals, what as string, (args as string[] | undefined) ?? [], o),
   }),
 ];

@@ -6,8 +6,8 @@
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ServiceInvalidArgumentError } from "../../src/base.js";
-import { examplesHelp } from "../help.js";
-import type { Verbosity } from "../output.js";
+import { examplesHelp } from "../core/help.js";
+import type { Verbosity } from "../core/output.js";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "./index.js";
 import type { CommandDecl, Globals, OptionDecl, Options, Positional, RunContext } from "./types.js";
 

@@ -1,6 +1,6 @@
 /** The long-running commands (serve, mcp, worker) and batches: they start browsers of their own. */
 import { CAPS } from "../../src/mcp/descriptions.js";
-import { limitOptionSpecs } from "../serve-limits.js";
+import { limitOptionSpecs } from "../server/serve-limits.js";
 import { type OptionDecl, attributeName, command, defaulted, flag, launchOptions, list, value } from "./types.js";
 
 /** Per-key bounds of `svc serve` (downloads, Stagehand cache, extensions, Model Gateway): serve-limits.ts's table. */
@@ -8,7 +8,7 @@ const LIMITS: Readonly<Record<string, OptionDecl>> = Object.fromEntries(limitOpt
 
 const BROWSERS = launchOptions({ headed: "show the browser windows", viewport: "viewport size of the browsers", executablePath: "Chrome/Chromium to launch" });
 
-/** The flags of `svc mcp` (commands/mcp.ts). */
+/** The flags of `svc mcp` (commands/server/mcp.ts). */
 export const MCP_OPTIONS = {
   http: flag("--http", "streamable HTTP on /mcp instead of stdio"),
   port: value("--port <port>", "with --http: port to listen on (0: any free port)"),
@@ -68,7 +68,7 @@ export const SERVER_COMMANDS = [
     },
     examples: ["svc serve --port 3000", "svc serve --api-key-file ~/.config/svc/api-keys"],
     serving: true,
-    run: async (c, _a, o) => (await import("../serve.js")).serve(c.globals, o, c.stop),
+    run: async (c, _a, o) => (await import("../server/serve.js")).serve(c.globals, o, c.stop),
   }),
   command({
     name: "mcp",
@@ -82,7 +82,7 @@ export const SERVER_COMMANDS = [
     helpAfter: '\nIn an MCP host config: {"mcpServers": {"svc": {"command": "svc", "args": ["mcp"]}}}',
     serving: true,
     run: async (c, [call, tool, json], o) =>
-      call === undefined ? (await import("../mcp.js")).mcp(c.globals, o, c.stop, c.version) : (await import("../mcp-call.js")).mcpCall(c.globals, o, call as string, tool as string | undefined, json as string | undefined, c.version),
+      call === undefined ? (await import("../server/mcp.js")).mcp(c.globals, o, c.stop, c.version) : (await import("../server/mcp-call.js")).mcpCall(c.globals, o, call as string, tool as string | undefined, json as string | undefined, c.version),
   }),
   command({
     name: "batch",
@@ -101,7 +101,7 @@ export const SERVER_COMMANDS = [
     },
     examples: ["svc batch tasks.jsonl --concurrency 4 -o results.jsonl", "svc batch tasks.jsonl --queue redis://10.0.0.5:6379 --detach"],
     jsonLines: true,
-    run: async (c, [file], o) => (await import("../batch.js")).batch(c.globals, file as string | undefined, o),
+    run: async (c, [file], o) => (await import("../batch/command.js")).batch(c.globals, file as string | undefined, o),
   }),
   command({
     name: "worker",
@@ -118,6 +118,6 @@ export const SERVER_COMMANDS = [
     examples: ["svc worker --queue redis://10.0.0.5:6379 --concurrency 2"],
     jsonLines: true,
     serving: true,
-    run: async (c, _a, o) => (await import("../worker.js")).worker(c.globals, o, c.stop),
+    run: async (c, _a, o) => (await import("../batch/worker.js")).worker(c.globals, o, c.stop),
   }),
 ];

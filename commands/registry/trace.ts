@@ -1,4 +1,4 @@
-/** The session's Chrome trace: `svc trace start|stop` (commands/trace.ts; held by the session's host, src/browser/trace.ts). */
+/** The session's Chrome trace: `svc trace start|stop` (commands/devtools/trace.ts; held by the session's host, src/browser/trace.ts). */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { type GroupDecl, command, flag, value } from "./types.js";
 
@@ -15,7 +15,7 @@ export const TRACE_COMMANDS = [
     },
     examples: ["svc trace start", "svc trace start --screenshots", "svc trace start --max-size 20", "svc trace start --categories devtools.timeline,toplevel,blink.user_timing"],
     hosted: true,
-    run: async (c, _args, o) => (await import("../trace.js")).traceStart(c.globals, o),
+    run: async (c, _args, o) => (await import("../devtools/trace.js")).traceStart(c.globals, o),
   }),
   command({
     name: "trace stop",
@@ -23,6 +23,6 @@ export const TRACE_COMMANDS = [
     description: "stop the trace and write it to FILE (JSON with traceEvents: open it in DevTools' Performance panel); prints load timings, long tasks and the largest contentful paint",
     examples: ["svc trace stop trace.json", "svc --json trace stop trace.json"],
     hosted: true,
-    run: async (c, [file]) => (await import("../trace.js")).traceStop(c.globals, file as string),
+    run: async (c, [file]) => (await import("../devtools/trace.js")).traceStop(c.globals, file as string),
   }),
 ];

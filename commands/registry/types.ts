@@ -3,9 +3,9 @@
  * help examples, whether the session host may run it, its MCP tool) and program.ts turns the declarations
  * into the commander program, help.ts into `--help` examples, hosted.ts's list is checked against them.
  */
-import type { GlobalOptions } from "../output.js";
+import type { GlobalOptions } from "../core/output.js";
 
-/** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/cloud.ts). */
+/** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/core/cloud.ts). */
 export type Globals = GlobalOptions & { env?: string | undefined };
 
 /** What a flag is; registry/schema.ts gives each kind its zod type (loaded only when a command runs). */
@@ -76,7 +76,7 @@ export interface CommandDecl<O extends Options = Options> {
   examples: readonly string[];
   /** More help text after the examples. */
   helpAfter?: string;
-  /** The session host (commands/host.ts) may run it: it drives a live session's page and never asks a model. */
+  /** The session host (commands/host/main.ts) may run it: it drives a live session's page and never asks a model. */
   hosted?: boolean;
   /** With a positional (a URL) it may open a browser of its own: the host takes only the bare command. */
   hostedBare?: true;

@@ -1,4 +1,4 @@
-/** A page's own tools (WebMCP): `svc webmcp list|call` on the session's selected tab (commands/webmcp.ts; the library's src/browser/webmcp.ts). */
+/** A page's own tools (WebMCP): `svc webmcp list|call` on the session's selected tab (commands/page/webmcp.ts; the library's src/browser/webmcp.ts). */
 import { type GroupDecl, command, value } from "./types.js";
 
 export const WEBMCP_GROUP: GroupDecl = { name: "webmcp", description: "list and call the tools the selected tab registers through WebMCP (its own words and results: untrusted)" };
@@ -9,7 +9,7 @@ export const WEBMCP_COMMANDS = [
     description: "list the WebMCP tools the selected tab and its frames register: name, description, input schema, frame (bounded)",
     examples: ["svc webmcp list", "svc --json webmcp list"],
     hosted: true,
-    run: async (c) => (await import("../webmcp.js")).webmcpList(c.globals),
+    run: async (c) => (await import("../page/webmcp.js")).webmcpList(c.globals),
   }),
   command({
     name: "webmcp call",
@@ -18,6 +18,6 @@ export const WEBMCP_COMMANDS = [
     options: { timeout: value("--timeout <ms>", "give up, and cancel the tool's run, after this many milliseconds (default 30000)") },
     examples: ["svc webmcp call add '{\"a\":2,\"b\":3}'", "svc --json webmcp call search '{\"query\":\"cats\"}'"],
     hosted: true,
-    run: async (c, [name, json], o) => (await import("../webmcp.js")).webmcpCall(c.globals, name as string, json as string | undefined, o),
+    run: async (c, [name, json], o) => (await import("../page/webmcp.js")).webmcpCall(c.globals, name as string, json as string | undefined, o),
   }),
 ];

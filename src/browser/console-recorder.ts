@@ -1,7 +1,7 @@
 /**
  * What pages log and throw (console calls, uncaught exceptions, unhandled rejections; one handled later is taken
  * back), from their DevTools sessions into bounded buffers. The session host writes them to files
- * (commands/host-page-log.ts); the MCP server reads them directly. Nothing is asked of the page per message:
+ * (commands/host/page-log.ts); the MCP server reads them directly. Nothing is asked of the page per message:
  * arguments are shown from Chrome's previews.
  */
 import { type ConsoleEntry, type ErrorEntry, PAGE_LOG_LIMITS, type PageLogEntries, type PageLogKind, clip } from "../store/page-log.js";

@@ -2,7 +2,7 @@
  * The requests of the pages a DevTools client watches, from the Network domain on its own session of each page: one
  * entry per request (per redirect hop), held in memory (the newest `limit`), with the page loads a HAR groups them
  * by. Events only, nothing asked of the page per request; a body is fetched when wanted. It writes nothing: the
- * session host saves the list (commands/host-network.ts).
+ * session host saves the list (commands/host/network.ts).
  */
 import type { Protocol } from "devtools-protocol";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";

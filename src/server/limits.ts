@@ -1,6 +1,6 @@
 /**
  * The defaults of the per-key bounds on what a tenant of `svc serve` stores or spends: the one place they
- * are written. config.ts applies them; the CLI's help (commands/serve-limits.ts) quotes them. No imports,
+ * are written. config.ts applies them; the CLI's help (commands/server/serve-limits.ts) quotes them. No imports,
  * so the CLI can read them without loading the server.
  */
 const MiB = 1024 * 1024;

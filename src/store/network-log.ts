@@ -1,6 +1,6 @@
 /**
  * The requests a CLI session's pages made (`sessions/<id>.network`, 0600, atomic), written in batches by the host
- * (commands/host-network.ts) and bounded by NETWORK_LOG_LIMITS. `--clear` writes `<file>.cleared` instead of
+ * (commands/host/network.ts) and bounded by NETWORK_LOG_LIMITS. `--clear` writes `<file>.cleared` instead of
  * rewriting the host's file, and reader and host drop what came before. Every string is masked with the session's
  * secrets on write and on read.
  */

@@ -1,6 +1,6 @@
 /**
  * A CLI session's network routes (`svc network route`): `<state>/sessions/<id>.routes` (0600, atomic), applied by the
- * host (commands/host-fetch.ts). The file is the one truth: a command writes it and asks the host to reread it. Every
+ * host (commands/host/fetch.ts). The file is the one truth: a command writes it and asks the host to reread it. Every
  * route is checked on write and on read (a hand-edited file). Pattern syntax: docs/cli.md.
  */
 import { join } from "node:path";

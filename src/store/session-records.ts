@@ -103,7 +103,7 @@ export function heartbeatPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.heartbeat`);
 }
 
-/** The session's `svc view --open` launch files (commands/host-view.ts), a 0700 folder: removed with the session. */
+/** The session's `svc view --open` launch files (commands/host/view.ts), a 0700 folder: removed with the session. */
 export function viewLaunchDir(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.view`);
 }
@@ -270,7 +270,7 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(networkLogPath(root, id), { force: true });
   rmSync(`${networkLogPath(root, id)}.cleared`, { force: true });
   rmSync(viewLaunchDir(root, id), { recursive: true, force: true });
-  // The session host's socket (commands/host.ts): gone with it, the host ends within a second.
+  // The session host's socket (commands/host/main.ts): gone with it, the host ends within a second.
   rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
 }
 

@@ -1,7 +1,7 @@
 /**
  * The settings svc knows (keys, the environment variables that override them, how their values parse) and how
  * an effective value is found: flag > environment > stored > built-in default. Shared by the CLI (which
- * writes the stored file with conf, commands/settings.ts) and the library (which only reads it).
+ * writes the stored file with conf, commands/core/settings.ts) and the library (which only reads it).
  */
 import { ServiceInvalidArgumentError } from "../errors.js";
 

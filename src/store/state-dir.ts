@@ -1,6 +1,6 @@
 /**
  * Where svc keeps its state. A file of its own (node builtins only) so that the session host's thin
- * client (commands/host-client.ts) can find the state dir without loading anything else.
+ * client (commands/host/client.ts) can find the state dir without loading anything else.
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";

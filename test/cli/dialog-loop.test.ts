@@ -54,7 +54,7 @@ describe("a dialog loop under the CLI", () => {
       expect(Date.now() - t0).toBeLessThan(5000 + SLACK_MS);
       expect(json<{ error: { message: string } }>(nav.stdout).error.message).toMatch(/the page kept opening dialogs; the tab was left on a blank page/);
       // The session is still usable: the same host (same process) takes the next goto and snapshot.
-      const hosts = processesMentioning(`host.js\0${id}\0`);
+      const hosts = processesMentioning(`host/main.js\0${id}\0`);
       expect(hosts).toHaveLength(1);
       const next = await svc(["--json", "--session", id, "goto", world.server.url("forms.html"), "--timeout", "10000"], world.sb.env, { timeoutMs: 60_000 });
       expect(next.code, next.stdout + next.stderr).toBe(0);
@@ -62,7 +62,7 @@ describe("a dialog loop under the CLI", () => {
       const snap = await svc(["--session", id, "snapshot"], world.sb.env, { timeoutMs: 60_000 });
       expect(snap.code, snap.stdout + snap.stderr).toBe(0);
       expect(snap.stdout).toMatch(/Full name/);
-      expect(processesMentioning(`host.js\0${id}\0`)).toEqual(hosts);
+      expect(processesMentioning(`host/main.js\0${id}\0`)).toEqual(hosts);
     } finally {
       await svc(["--json", "sessions", "end", id], world.sb.env, { timeoutMs: 60_000 });
     }

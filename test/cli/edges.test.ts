@@ -18,7 +18,7 @@ describe("a CLI session's resident host", () => {
     expect(started.code, started.stderr).toBe(0);
     const { session } = json<{ session: { id: string; pid: number; userDataDir: string } }>(started.stdout);
     // The host's command line names the session; it holds Chrome's pipe.
-    const hosts = processesMentioning(`host.js\0${session.id}\0`);
+    const hosts = processesMentioning(`host/main.js\0${session.id}\0`);
     expect(hosts).toHaveLength(1);
     process.kill(hosts[0]!, "SIGKILL");
     // Nothing owns this Chrome any more (the command that started it exited): it must end.

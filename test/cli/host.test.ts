@@ -1,10 +1,10 @@
 /**
- * The session host (commands/host.ts): a live local session gets a resident process that runs the page
+ * The session host (commands/host/main.ts): a live local session gets a resident process that runs the page
  * commands the thin client in bin/svc.js sends it. Served by the host, a command prints and exits exactly as
  * the full CLI (SVC_NO_HOST=1) does; a killed host ends its session (it holds Chrome's pipe); `sessions end`
  * ends the host and removes its socket; no host outlives its session.
  */
-import { hostSocketPath } from "../../commands/host-socket.js";
+import { hostSocketPath } from "../../commands/host/socket.js";
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,8 +32,8 @@ async function current(): Promise<{ id: string; sock: string }> {
   return { id, sock: hostSocketPath(world.sb.state, id) };
 }
 
-/** Pids of the session's host (its command line is `node …/host.js <id> <state dir>`). */
-const hostPids = (id: string) => processesMentioning(`host.js\0${id}\0`);
+/** Pids of the session's host (its command line is `node …/host/main.js <id> <state dir>`). */
+const hostPids = (id: string) => processesMentioning(`host/main.js\0${id}\0`);
 
 describe("the session host", () => {
   it("serves page commands on a live session with the same output, exit codes and files as the full CLI", async () => {

@@ -15,8 +15,8 @@ export interface InProcessResult {
 
 interface Cli {
   runCommand: (argv: readonly string[]) => Promise<number>;
-  /** What the session host uses too (commands/redirect-output.ts). */
-  redirectOutput: typeof import("../../commands/redirect-output.js").redirectOutput;
+  /** What the session host uses too (commands/core/redirect-output.ts). */
+  redirectOutput: typeof import("../../commands/core/redirect-output.js").redirectOutput;
 }
 
 let loaded: Promise<Cli> | undefined;
@@ -25,7 +25,7 @@ let busy = false;
 function load(root: string): Promise<Cli> {
   (globalThis as { svcEmbedded?: boolean }).svcEmbedded = true;
   const built = (file: string) => import(/* @vite-ignore */ pathToFileURL(join(root, "dist", "commands", file)).href);
-  loaded ??= Promise.all([built("main.js"), built("redirect-output.js")]).then(([main, redirect]) => ({ runCommand: main.runCommand, redirectOutput: redirect.redirectOutput }));
+  loaded ??= Promise.all([built("main.js"), built("core/redirect-output.js")]).then(([main, redirect]) => ({ runCommand: main.runCommand, redirectOutput: redirect.redirectOutput }));
   return loaded;
 }
 

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "playwright-core";
 import { WebSocket } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askHost } from "../../commands/host-ask.js";
+import { askHost } from "../../commands/host/ask.js";
 import { LIVE_LIMITS } from "../../src/server/live/messages.js";
 import { json, processesMentioning, type Sandbox, sandbox, svc, useCliWorld, waitFor } from "./helpers.js";
 import { type Served, startServe } from "./serve-helpers.js";
@@ -146,7 +146,7 @@ describe("a CLI session's host (svc view)", () => {
   it("a viewer of `svc view` that acks frames without reading them is sent at most the buffer bound, then closed with 1008; the host's RSS stays bounded and is not kept", async () => {
     await ok("goto", NOISE);
     const { session, url } = json<{ session: string; url: string }>(await ok("--json", "view"));
-    const [hostPid, ...others] = processesMentioning(`host.js\0${session}\0`);
+    const [hostPid, ...others] = processesMentioning(`host/main.js\0${session}\0`);
     expect([hostPid, others]).toEqual([expect.any(Number), []]);
     const viewers = async () => {
       const r = await askHost<{ viewers: number }>(world.sb.state, session, { control: "view", start: false });

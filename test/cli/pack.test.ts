@@ -71,7 +71,7 @@ describe(`the published package (${PKG.name})`, () => {
   it("holds only what runs: bin, dist's JS and types, README, LICENSE, CHANGELOG; no tests, benchmarks or source maps", () => {
     const paths = packed.files.map((f) => f.path);
     expect(paths.filter((p) => !SHIPPED.test(p))).toEqual([]);
-    for (const needed of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", PKG.bin.svc!, "bin/package.json", "dist/client/package.json", "dist/client/commands/host-client.js", "dist/commands/main.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
+    for (const needed of ["package.json", "README.md", "LICENSE", "CHANGELOG.md", PKG.bin.svc!, "bin/package.json", "dist/client/package.json", "dist/client/commands/host/client.js", "dist/commands/main.js", "dist/src/index.js", "dist/src/index.d.ts"]) {
       expect(paths, needed).toContain(needed);
     }
   });

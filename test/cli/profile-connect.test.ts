@@ -78,7 +78,7 @@ describe("--proxy, --user-agent, --args", () => {
     expect(await page("px", "[document.title, document.getElementById('ua')?.textContent, navigator.userAgent]")).toEqual(["via proxy", "ProxyAgent/2.0", "ProxyAgent/2.0"]);
     expect(asked.some((a) => a.startsWith("http://svc-proxy.test/ Basic "))).toBe(true);
 
-    // Routes and the proxy's authentication share each page's Fetch domain (commands/host-fetch.ts): a routed
+    // Routes and the proxy's authentication share each page's Fetch domain (commands/host/fetch.ts): a routed
     // request is answered by its route (the proxy never sees it), any other still passes the proxy, authenticated
     // (the route was set before the first challenge, so the challenge was answered with routes in place).
     const seen = asked.length;

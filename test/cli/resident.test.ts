@@ -27,7 +27,7 @@ function residentNodes(): Resident[] {
     try {
       if (!/^node/.test(basename(readlinkSync(`/proc/${pid}/exe`)))) continue;
       const rss = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-      out.push({ pid, role: basename(cmd.slice(1).find((a) => a.endsWith(".js")) ?? "?"), rssKb: Number(rss?.[1] ?? 0) });
+      out.push({ pid, role: (cmd.slice(1).find((a) => a.endsWith(".js")) ?? "?").split("/").slice(-2).join("/"), rssKb: Number(rss?.[1] ?? 0) });
     } catch {
       // ended meanwhile
     }
@@ -51,7 +51,7 @@ describe("a CLI session's resident processes", () => {
     const nodes = residentNodes();
     const mb = (kb: number) => (kb / 1024).toFixed(0);
     console.log(`resident Node processes: ${nodes.map((n) => `${n.role} ${mb(n.rssKb)} MB`).join(", ")}; total ${mb(nodes.reduce((s, n) => s + n.rssKb, 0))} MB`);
-    expect(nodes.map((n) => n.role)).toEqual(["host.js"]);
+    expect(nodes.map((n) => n.role)).toEqual(["host/main.js"]);
   }, 120_000);
 
   it("its one resident process killed with -9: the session's Chrome ends, and nothing of it runs on", async () => {
@@ -59,7 +59,7 @@ describe("a CLI session's resident processes", () => {
     const id = sessions.find((s) => s.status === "alive")!.id;
     const { session } = JSON.parse((await run("--json", "sessions", "show", id)).stdout) as { session: { pid: number; userDataDir: string } };
     const [host] = residentNodes();
-    expect(host?.role).toBe("host.js");
+    expect(host?.role).toBe("host/main.js");
     expect(pidAlive(session.pid)).toBe(true);
     process.kill(host!.pid, "SIGKILL");
     // Chrome's only pipe was the host's: Chrome sees it close and quits, its renderers with it.

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createRecorder } from "../../commands/record.js";
+import { createRecorder } from "../../commands/model/record.js";
 import { waitFor } from "../support/browser.js";
 import { everythingSent, expectText, filesUnder, inPage, logSink, refOf, useModelService, useModelWorld, useTempDirs, WIRES } from "../support/models.js";
 import { eventLog, step } from "./agent-support.js";

@@ -6,7 +6,7 @@
  */
 import { render } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RecordedStep, renderReport } from "../../commands/record.js";
+import { type RecordedStep, renderReport } from "../../commands/model/record.js";
 import { type AgentViewState, initialState, reduce, summarizeArgs } from "../../commands/ui/agent-state.js";
 import { AgentView } from "../../commands/ui/agent-view.js";
 import type { AgentResultData, RunEvent } from "../../src/events.js";

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FILES, IMPORTS, type Import, ROOT, isDynamic, packageName, rel } from "../support/imports.js";
+import { COMMAND_GROUPS, COMMAND_PARTS, commandPart, commandViolation } from "../support/command-rules.js";
 import { SERVER_AREA_DEPS, areaCycles, choosesStatuses, httpErrorConstructions, orderViolations, serverAreaGraph, serverPart, serverViolation } from "../support/server-rules.js";
 
 // --- layers ----------------------------------------------------------------------------------------
@@ -17,16 +18,13 @@ const CHAIN = ["browser", "snapshot", "operations", "agent", "service", "capabil
 
 /** Folders of src/ that compose the layers below them (ranked with service.ts): fetch/ (svc fetch), local/ and remote/ (the two backends), types/ (declarations of untyped packages). */
 const COMPOSITION = ["fetch", "local", "remote", "types"] as const;
-/** Folders of commands/: the Ink view, the batch runner and the command registry. */
-const COMMAND_FOLDERS = ["ui", "batch", "registry"] as const;
 
 type Module = { kind: "base" } | { kind: "side"; name: string } | { kind: "chain"; name: string; rank: number } | { kind: "commands" } | { kind: "unknown"; folder: string };
 
 function moduleOf(file: string): Module {
   if (file.startsWith("commands/")) {
-    const rest = file.slice("commands/".length);
-    const folder = rest.includes("/") ? rest.slice(0, rest.indexOf("/")) : undefined;
-    return folder === undefined || (COMMAND_FOLDERS as readonly string[]).includes(folder) ? { kind: "commands" } : { kind: "unknown", folder: `commands/${folder}` };
+    const { part, what } = commandPart(file);
+    return part === "unknown" ? { kind: "unknown", folder: what.replace(/\/$/, "") } : { kind: "commands" };
   }
   const p = file.replace(/^src\//, "");
   const top = p.includes("/") ? p.slice(0, p.indexOf("/")) : undefined;
@@ -69,8 +67,8 @@ const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src
  * every run. Each may import only the tiny modules named here.
  */
 const LIGHT_IMPORTS: Record<string, readonly string[]> = {
-  "commands/host-client.ts": ["src/store/state-dir.ts"],
-  "commands/serve-limits.ts": ["src/server/limits.ts"],
+  "commands/host/client.ts": ["src/store/state-dir.ts"],
+  "commands/server/serve-limits.ts": ["src/server/limits.ts"],
   // The registry is read on every run, before a command is chosen: plain declarations only.
   "commands/registry/model.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/page.ts": ["src/mcp/descriptions.ts"],
@@ -140,23 +138,40 @@ describe("architecture (ARCHITECTURE.md)", () => {
 
   it("every folder of src/ and commands/ has a layer (closed world)", () => {
     const folders = (dir: string) => readdirSync(join(ROOT, dir)).filter((n) => statSync(join(ROOT, dir, n)).isDirectory());
-    const unknown = [...folders("src").map((f) => `src/${f}/x.ts`), ...folders("commands").map((f) => `commands/${f}/x.ts`)]
+    const topFiles = readdirSync(join(ROOT, "commands")).filter((n) => /\.tsx?$/.test(n));
+    const unknown = [...folders("src").map((f) => `src/${f}/x.ts`), ...folders("commands").map((f) => `commands/${f}/x.ts`), ...topFiles.map((f) => `commands/${f}`)]
       .map(moduleOf)
       .filter((m) => m.kind === "unknown");
     expect(unknown).toEqual([]);
   });
 
-  it("ARCHITECTURE.md names every folder and top-level file of src/, and every folder of commands/", () => {
+  it("ARCHITECTURE.md names every folder and top-level file of src/ and of commands/", () => {
     const map = readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8");
     const entries = (dir: string) => readdirSync(join(ROOT, dir)).filter((n) => statSync(join(ROOT, dir, n)).isDirectory() || /\.ts$/.test(n));
     const named = (dir: string, n: string) => {
       const name = statSync(join(ROOT, dir, n)).isDirectory() ? `${n}/` : n;
       return map.includes(`\`${name}\``) || map.includes(`\`${dir}/${name}\``);
     };
-    const missing = [...entries("src").filter((n) => !named("src", n)).map((n) => `src/${n}`), ...entries("commands").filter((n) => statSync(join(ROOT, "commands", n)).isDirectory() && !named("commands", n)).map((n) => `commands/${n}/`)];
+    const missing = [...entries("src").filter((n) => !named("src", n)).map((n) => `src/${n}`), ...entries("commands").filter((n) => !named("commands", n)).map((n) => `commands/${n}`)];
     expect(missing).toEqual([]);
     // The check sees a name that is not there.
     expect(map.includes("`no-such-folder/`")).toBe(false);
+  });
+
+  it("ARCHITECTURE.md states the parts of commands/ in the order this test enforces", () => {
+    const map = readFileSync(join(ROOT, "ARCHITECTURE.md"), "utf8");
+    const section = map.slice(map.indexOf("**The folders of commands/**"));
+    const rows = [...section.slice(0, section.indexOf("\n\n", section.indexOf("|---"))).matchAll(/^\| `([a-z-]+)\/` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual([...COMMAND_PARTS]);
+    expect(section).toContain(COMMAND_GROUPS.map((g) => `\`${g}/\``).join(" ← "));
+  });
+
+  it("inside commands/: core/ at the bottom, host/ its own process reached through its doors, the groups in their declared order, the registry loading commands on demand", () => {
+    const bad = IMPORTS.filter((i) => i.from.startsWith("commands/") && i.target?.startsWith("commands/"))
+      .map((i) => ({ i, why: commandViolation({ ...i, dynamic: isDynamic(i) }, i.target!) }))
+      .filter((x) => x.why !== undefined)
+      .map((x) => `${fmt(x.i)}: ${x.why}`);
+    expect(bad).toEqual([]);
   });
 
   it("no import cycles among src/ files", () => {
@@ -255,7 +270,7 @@ describe("architecture (ARCHITECTURE.md)", () => {
   });
 
   it("`svc --version` loads no dependency: main.ts statically imports only builtins and tiny local modules", () => {
-    const light = new Set(["commands/cleanup.ts", "commands/output.ts", "commands/help.ts", "commands/registry/globals.ts", "commands/registry/types.ts"]);
+    const light = new Set(["commands/core/cleanup.ts", "commands/core/output.ts", "commands/core/help.ts", "commands/registry/globals.ts", "commands/registry/types.ts"]);
     const staticValue = (file: string) =>
       IMPORTS.filter((i) => i.from === file && !i.typeOnly && !i.spec.startsWith("node:") && !isDynamic(i));
     const bad = [
@@ -280,18 +295,18 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(layerViolation("src/errors.ts", "src/store/files.ts")).toMatch(/base/);
     expect(layerViolation("src/service.ts", "commands/main.ts")).toMatch(/never import commands/);
     expect(layerViolation("src/browser/page.ts", "src/model/openai.ts")).toMatch(/models/);
-    expect(layerViolation("commands/goto.ts", "src/service.ts")).toBeUndefined();
+    expect(layerViolation("commands/page/goto.ts", "src/service.ts")).toBeUndefined();
     // A folder nobody classified fails, whatever it imports or is imported by.
     expect(layerViolation("src/zzprobe/x.ts", "src/errors.ts")).toMatch(/not classified/);
     expect(layerViolation("src/service.ts", "src/zzprobe/x.ts")).toMatch(/not classified/);
     expect(layerViolation("commands/zzprobe/x.ts", "commands/main.ts")).toMatch(/not classified/);
     expect(layerViolation("src/fetch/index.ts", "src/browser/page.ts")).toBeUndefined();
     // commands/ reaching past the entry points into a library folder is refused; through them it is not.
-    expect(commandsImportViolation("commands/goto.ts", "src/browser/cdp/connection.ts")).toMatch(/only through/);
-    expect(commandsImportViolation("commands/goto.ts", "src/store/files.ts")).toMatch(/only through/);
-    expect(commandsImportViolation("commands/serve-limits.ts", "src/store/files.ts")).toMatch(/only through/);
-    expect(commandsImportViolation("commands/goto.ts", "src/internal.ts")).toBeUndefined();
-    expect(commandsImportViolation("commands/goto.ts", "src/index.ts")).toBeUndefined();
+    expect(commandsImportViolation("commands/page/goto.ts", "src/browser/cdp/connection.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/page/goto.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/server/serve-limits.ts", "src/store/files.ts")).toMatch(/only through/);
+    expect(commandsImportViolation("commands/page/goto.ts", "src/internal.ts")).toBeUndefined();
+    expect(commandsImportViolation("commands/page/goto.ts", "src/index.ts")).toBeUndefined();
     const imp = (from: string, spec: string, typeOnly = false): Import => ({ from, spec, target: undefined, pkg: packageName(spec), typeOnly, line: 1 });
     const rejected = (i: Import) => VENDOR_RULES.some((r) => r.pkgs(i.pkg!) && !r.allowed(i));
     expect(rejected(imp("src/service.ts", "commander"))).toBe(true);
@@ -303,6 +318,22 @@ describe("architecture (ARCHITECTURE.md)", () => {
     expect(rejected(imp("src/snapshot/capture.ts", "devtools-protocol", false))).toBe(true);
     expect(rejected(imp("src/operations/act.ts", "devtools-protocol", true))).toBe(true);
     expect(rejected(imp("src/browser/x.ts", "@inquirer/prompts"))).toBe(true);
+    // commands/'s inner rules.
+    const cmd = (from: string, to: string, dynamic = false, typeOnly = false) => commandViolation({ from, typeOnly, dynamic }, to);
+    expect(cmd("commands/page/snapshot.ts", "commands/model/act.ts")).toMatch(/page\/ may not import model\//);
+    expect(cmd("commands/model/agent.ts", "commands/sessions/view.ts", true)).toBeUndefined();
+    expect(cmd("commands/page/set.ts", "commands/host/ask.ts")).toBeUndefined();
+    expect(cmd("commands/page/set.ts", "commands/host/keeper.ts")).toMatch(/only through its doors/);
+    expect(cmd("commands/sessions/connect.ts", "commands/host/browser.ts", false, true)).toBeUndefined();
+    expect(cmd("commands/host/keeper.ts", "commands/page/snapshot.ts")).toMatch(/its own process/);
+    expect(cmd("commands/host/main.ts", "commands/main.ts", true)).toBeUndefined();
+    expect(cmd("commands/host/main.ts", "commands/main.ts")).toMatch(/its own process/);
+    expect(cmd("commands/core/runtime.ts", "commands/page/tabs.ts")).toMatch(/core\/ is what every command shares/);
+    expect(cmd("commands/core/runtime.ts", "commands/sessions/sessions.ts", true)).toBeUndefined();
+    expect(cmd("commands/registry/page.ts", "commands/page/goto.ts")).toMatch(/only when it runs/);
+    expect(cmd("commands/registry/page.ts", "commands/page/goto.ts", true)).toBeUndefined();
+    expect(cmd("commands/zzprobe/x.ts", "commands/core/output.ts")).toMatch(/no part in commands/);
+    expect(cmd("commands/zzprobe.ts", "commands/core/output.ts")).toMatch(/no part in commands/);
     // The server's inner rules.
     const value = (from: string) => ({ from, typeOnly: false });
     expect(serverViolation(value("src/server/http/auth.ts"), "src/server/platform/chrome-sessions.ts")).toMatch(/http\/ knows no area/);

@@ -1,6 +1,6 @@
-/** URLs as people type them (commands/url.ts): one helper for every command that takes a URL. */
+/** URLs as people type them (commands/core/url.ts): one helper for every command that takes a URL. */
 import { describe, expect, it } from "vitest";
-import { checkUrl, looksLikeUrl, typedUrl } from "../../commands/url.js";
+import { checkUrl, looksLikeUrl, typedUrl } from "../../commands/core/url.js";
 
 describe("URLs as typed", () => {
   it("a local address without a scheme means http://", () => {

@@ -1,7 +1,7 @@
-/** The session host's control requests (commands/host-control.ts): known names with valid arguments only, bounded. */
+/** The session host's control requests (commands/host/control.ts): known names with valid arguments only, bounded. */
 import { describe, expect, it } from "vitest";
-import { parseControl } from "../../commands/host-control.js";
-import { CONTROL_LINE_BYTES } from "../../commands/host-ask.js";
+import { parseControl } from "../../commands/host/control.js";
+import { CONTROL_LINE_BYTES } from "../../commands/host/ask.js";
 
 describe("host control requests", () => {
   it("takes a declared control with its arguments and nothing else", () => {

@@ -1,11 +1,11 @@
 /**
- * `svc init`'s probe of local model servers (commands/local-models.ts): a server answering `/models` with
+ * `svc init`'s probe of local model servers (commands/model/local-models.ts): a server answering `/models` with
  * an OpenAI model list gives its ids; one that is down, slow, or answers something else counts as not answering.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCAL_SERVERS, probeLocalServers, probeModels } from "../../commands/local-models.js";
+import { LOCAL_SERVERS, probeLocalServers, probeModels } from "../../commands/model/local-models.js";
 
 let server: Server;
 let origin = "";

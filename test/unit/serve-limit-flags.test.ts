@@ -1,10 +1,10 @@
 /**
- * `svc serve`'s per-key bound flags (commands/serve-limits.ts): each flag sets its server option, sizes take
+ * `svc serve`'s per-key bound flags (commands/server/serve-limits.ts): each flag sets its server option, sizes take
  * units, bad values are usage errors naming the flag, the help quotes the defaults of src/server/limits.ts,
  * and the server's own validation accepts what the flags give (and refuses a per-entry cap over the per-key one).
  */
 import { describe, expect, it } from "vitest";
-import { LIMIT_FLAGS, limitOptionSpecs, limitOptions } from "../../commands/serve-limits.js";
+import { LIMIT_FLAGS, limitOptionSpecs, limitOptions } from "../../commands/server/serve-limits.js";
 import { LIMIT_DEFAULTS } from "../../src/server/limits.js";
 import { resolveServerOptions } from "../../src/server/config.js";
 

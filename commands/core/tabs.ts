@@ -1,0 +1,32 @@
+/**
+ * The session's tab numbers around every command (store/tabs.ts): the selected tab restored before it, new tabs
+ * numbered and the page it ended on selected after it, so later commands (`--session` or the default) drive it.
+ */
+import type { Service } from "../../src/index.js";
+import { syncTabs, type TabsFile, type TabStore } from "../../src/base.js";
+import type { Output } from "./output.js";
+
+/** Before a command: make the session's selected tab the active page (when it is still open). */
+export function restoreSelectedTab(svc: Service, store: TabStore, out: Output): void {
+  try {
+    const { selected } = store.load();
+    const page = selected === undefined ? undefined : svc.context.pages().find((p) => p.targetId === selected);
+    if (page && page !== svc.context.activePage()) svc.context.setActivePage(page);
+  } catch (e) {
+    out.log(1, `could not restore the selected tab: ${(e as Error).message}`);
+  }
+}
+
+/** After a command: number new tabs, forget closed ones, and select the page the command ended on. */
+export function rememberTabs(svc: Service, store: TabStore, out: Output): TabsFile | undefined {
+  try {
+    const file = syncTabs(store.load(), svc.context.pages().map((p) => p.targetId));
+    const active = svc.context.activePage();
+    const next = { ...file, ...(active && active.targetId in file.ids ? { selected: active.targetId } : {}) };
+    store.save(next);
+    return next;
+  } catch (e) {
+    out.log(1, `could not save the session's tabs: ${(e as Error).message}`);
+    return undefined;
+  }
+}
