@@ -3,41 +3,69 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CapabilityContext, type CliVerb, cliInput, type Outcome, outcomeText } from "../../src/capabilities/index.js";
-import { isCloud, ServiceInvalidArgumentError, sessionTabStore, type StoredSession } from "../../src/base.js";
+import { type CapabilityContext, type CliVerb, cliInput, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
+import { isCloud, ServiceInvalidArgumentError, sessionScreenshotStore, sessionTabStore, type StoredSession } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
+import { PageSnapshots, takeScreenshot } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
+import type { CloudGlobals } from "../core/cloud.js";
 import { pageLine } from "./goto.js";
 import { elementOf } from "./inspect.js";
-import type { GlobalOptions, Output } from "../core/output.js";
-import { stateRoot, withSession } from "../core/runtime.js";
+import type { Output } from "../core/output.js";
+import { checkOutputPath, writeOutputFile } from "../core/output-file.js";
+import { checkUrl, type LaunchFlags, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
+import { sessionSnapshots } from "./snapshot.js";
 import { rememberTabs } from "../core/tabs.js";
 
 /** How long a verb waits for a tab it opened to commit its first document before naming it. */
 const OPENED_URL_WAIT_MS = 5000;
 
-export async function runCapability(g: GlobalOptions, v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Promise<void> {
+export async function runCapability(g: CloudGlobals, v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Promise<void> {
   const input = cliInput(v, positional, flags);
+  const door = v.capability.cli!;
+  const url = door.opensUrl && typeof input.url === "string" ? checkUrl(input.url) : undefined;
+  if (door.opensUrl && url === undefined && input.new) throw new ServiceInvalidArgumentError(`--new applies to ${v.verb} URL`, { hint: `svc ${v.verb} https://example.com --new` });
+  // The output file is checked before any work, and the handler reports the absolute path it is written to.
+  const path = door.output ? checkOutputPath(String(input[door.output.property] ?? door.output.fallback(input))) : undefined;
+  if (door.output) input[door.output.property] = path;
   const timeout = typeof input.timeout === "number" ? input.timeout : undefined;
-  await withSession(g, async ({ svc, out, session, note }) => {
+  const run = async ({ svc, out, session, note }: RunContext) => {
+    if (url !== undefined) {
+      await svc.page.goto(url);
+      note({ method: "navigate", parameters: { url }, result: { url: svc.page.url() } });
+    }
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await v.capability.run(capabilityContext(svc, session, out), input as never);
+    const outcome = await v.capability.run(capabilityContext(svc, session, out, svc.page, { note, oneShot: url !== undefined }), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
+    if (path !== undefined && outcome.kind === "report" && outcome.image) writeOutputFile(path, outcome.image.data);
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
     const opened = await openedTab(svc, before, session, out);
     out.result({ session: session?.id, ...json(outcome), ...(opened ? { openedTab: opened } : {}) }, () => `${line(outcome)}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`);
-  }, timeout !== undefined ? { timeoutMs: timeout } : {});
+  };
+  const extras = timeout !== undefined ? { timeoutMs: timeout } : {};
+  if (url !== undefined) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras);
+  else await withSession(g, run, extras);
 }
 
 /** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
-export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page): CapabilityContext {
+export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page, door: { note?: (e: Noted) => void; oneShot?: boolean } = {}): CapabilityContext {
+  // A browser for this command only has no session to keep refs or pictures in: they number and compare this one.
+  const oneShot = door.oneShot === true && !session;
+  const shots = session ? sessionScreenshotStore(session.id) : undefined;
   return {
     svc,
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
+    snapshot: (page, view) => (oneShot ? new PageSnapshots() : sessionSnapshots(session)).take(page, view),
+    capture: async (page, options) => {
+      const { capture, fingerprint } = await takeScreenshot(page, options, shots?.load(page.targetId));
+      shots?.save(page.targetId, fingerprint);
+      return capture;
+    },
+    note: door.note ?? (() => {}),
   };
 }
 

@@ -30,6 +30,7 @@ function commandOf(v: CliVerb): CommandDecl {
     options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.property, optionOf(f)])),
     examples: v.examples,
     hosted: c.cli!.hosted,
+    ...(c.cli!.opensUrl ? { hostedBare: true as const } : {}),
     ...(c.mcp ? { mcpTool: c.name } : {}),
     run: async (ctx, _a, flags) => (await import("../page/capability.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
   });

@@ -1,6 +1,5 @@
 /** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
-import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
-import { choice, command, flag, list, optionalValue, value } from "./types.js";
+import { choice, command, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
 
@@ -18,16 +17,6 @@ export const WAIT_OPTIONS = {
   fn: value("--fn <js>", "wait until this JavaScript expression is truthy in the page (a promise is awaited)"),
   state: choice("--state <state>", "with a target: wait until it is visible (default), hidden, attached or detached", ["visible", "hidden", "attached", "detached"]),
   timeout,
-} as const;
-
-/** The flags of `svc snapshot` (commands/page/snapshot.ts); the MCP tool's properties say the same. */
-export const SNAPSHOT_OPTIONS = {
-  interactive: flag("-i, --interactive", SHARED.interactive),
-  maxTokens: value("--max-tokens <n>", SHARED.maxTokens),
-  selector: value("-s, --selector <selector>", SHARED.snapshotSelector),
-  delta: flag("--delta", SHARED.delta),
-  from: value("--from <ref>", SHARED.from),
-  new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
 } as const;
 
 const navigation = (name: "open" | "goto", description: string, examples: readonly string[]) =>
@@ -92,17 +81,6 @@ export const PAGE_COMMANDS = [
     description: "answer the session's JavaScript dialog: the one open now, else the next one (a prompt() accepted returns TEXT)",
     examples: ['svc dialog accept "Ada"', "svc dialog dismiss"],
     run: async (c, [action, text]) => (await import("../page/dialog.js")).dialog(c.globals, action as string, text as string | undefined),
-  }),
-  command({
-    name: "snapshot",
-    args: "[url]",
-    description: "print the page's outline with refs (e1, e2, …) for the verbs: svc click e3; --json: {snapshot, refs}. With a URL: like extract URL, on the live session, else a browser for this command only",
-    options: SNAPSHOT_OPTIONS,
-    examples: ["svc snapshot -i", "svc snapshot https://example.com -i", "svc snapshot -i --delta", "svc --json snapshot --max-tokens 2000", "svc snapshot -i --from e120"],
-    hosted: true,
-    hostedBare: true,
-    mcpTool: "snapshot",
-    run: async (c, [url], o) => (await import("../page/snapshot.js")).snapshot(c.globals, o, url as string | undefined),
   }),
   command({
     name: "get",

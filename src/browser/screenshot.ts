@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { ServiceDomProcessError, ServiceInvalidArgumentError } from "../errors.js";
-import { SCREENSHOT_MAX_SIZE } from "../util/screenshot-limits.js";
+import { SCREENSHOT_MAX_SIZE, maxSizeProblem } from "../util/screenshot-limits.js";
 import type { Page } from "./page.js";
 
 export { SCREENSHOT_MAX_SIZE };
@@ -41,11 +41,9 @@ export interface Picture {
 
 /** A caller's bound on the long side (`field`: how the caller names it): 0, or a whole number in range. */
 export function checkMaxSize(n: unknown, field: string): number {
-  const { min, max } = SCREENSHOT_MAX_SIZE;
-  if (typeof n !== "number" || !Number.isInteger(n) || (n !== 0 && (n < min || n > max))) {
-    throw new ServiceInvalidArgumentError(`invalid ${field}: expected 0 (full size) or a whole number of pixels from ${min} to ${max}, got ${JSON.stringify(n)?.slice(0, 40)}`);
-  }
-  return n;
+  const problem = maxSizeProblem(n, field);
+  if (problem) throw new ServiceInvalidArgumentError(problem);
+  return n as number;
 }
 
 /** Width and height from a PNG's IHDR or a JPEG's start-of-frame marker. */

@@ -68,12 +68,18 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
       const t = bare(schema as z.ZodType);
       const description = propertyHelp(c, property);
       const flag = `--${kebab(property)}`;
-      if (t instanceof z.ZodBoolean) return { property, flags: flag, kind: "switch", numeric: false, description };
-      if (t instanceof z.ZodEnum) return { property, flags: `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
-      if (t instanceof z.ZodArray) return { property, flags: `${flag} <value>`, kind: "list", numeric: false, description };
+      const spelled = c.cli?.flags?.[property];
+      if (t instanceof z.ZodBoolean) return { property, flags: spelled ?? flag, kind: "switch", numeric: false, description };
+      if (t instanceof z.ZodEnum) return { property, flags: spelled ?? `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
+      if (t instanceof z.ZodArray) return { property, flags: spelled ?? `${flag} <value>`, kind: "list", numeric: false, description };
       const numeric = t instanceof z.ZodNumber;
-      return { property, flags: `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
+      return { property, flags: spelled ?? `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
     });
+}
+
+/** A flag's long name as errors name it (`--output` of `-o, --output <file>`). */
+export function longFlag(f: CliFlag): string {
+  return /--[\w-]+/.exec(f.flags)?.[0] ?? f.flags;
 }
 
 /** Every verb the capabilities offer on the CLI. */
@@ -128,11 +134,14 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
     const what = input[key] === undefined && !f ? "is missing" : issue.message;
-    throw new ServiceInvalidArgumentError(f ? `${f.flags.split(" ")[0]}: ${what}` : `${v.verb}: ${key} ${what}`, {
+    throw new ServiceInvalidArgumentError(f ? `${longFlag(f)}: ${what}` : `${v.verb}: ${key} ${what}`, {
       hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
     });
   }
-  const problem = c.check?.(parsed.data as never);
+  const problem = c.check?.(parsed.data as never, (p) => {
+    const f = byProperty.get(p);
+    return f ? longFlag(f) : p;
+  });
   if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
   return parsed.data;
 }

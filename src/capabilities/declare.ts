@@ -5,8 +5,19 @@
  * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
  */
 import type { z } from "zod";
-import type { ActResult, Page, Service } from "../index.js";
-import type { ElementHandle } from "../internal.js";
+import type { ActResult, Capture, CaptureOptions, Page, Service } from "../index.js";
+import type { ElementHandle, PageSnapshots } from "../internal.js";
+
+/** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
+export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
+export type TakenSnapshot = Awaited<ReturnType<PageSnapshots["take"]>>;
+
+/** A line of the door's history of what a command did (the CLI's session history). */
+export interface Noted {
+  method: string;
+  parameters: Record<string, unknown>;
+  result: Record<string, unknown>;
+}
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
 export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web", "webmcp"] as const;
@@ -37,6 +48,12 @@ export interface CapabilityContext {
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
   resolve(target: string, page?: Page): Promise<ElementHandle>;
+  /** A snapshot of `page` numbered through the door's refs (the CLI: the session's store; MCP: the client's), kept as the tab's last. */
+  snapshot(page: Page, view: SnapshotView): Promise<TakenSnapshot>;
+  /** A screenshot of `page`; `ifChanged` compares it with the tab's last one, wherever the door keeps that (the CLI: the session's state). */
+  capture(page: Page, options: CaptureOptions): Promise<Capture>;
+  /** Records what was done in the door's history (the CLI's session history; MCP keeps none). */
+  note(entry: Noted): void;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */
@@ -66,6 +83,7 @@ export interface Report {
   kind: "report";
   text: string;
   data: Record<string, unknown>;
+  /** MCP shows it inline; a CLI verb with an output file (CliDoor.output) writes its bytes there. */
   image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
   pageChanged?: boolean;
 }
@@ -95,6 +113,18 @@ export interface CliDoor {
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
   presets?: readonly CliPreset[];
+  /** Flags spelled otherwise than `--kebab-name <value>` (a short alias, a named value): `{ output: "-o, --output <file>" }`. */
+  flags?: Readonly<Record<string, string>>;
+  /**
+   * The verb writes the outcome's image to a file: the property holding its path (the default name when left
+   * out), checked before any work; the handler is given the absolute path.
+   */
+  output?: { property: string; fallback(input: Record<string, unknown>): string };
+  /**
+   * The `url` property (with `new` and the one-shot launch properties, ONE_SHOT_INPUT): the verb opens that
+   * URL first, on the live session, else on a browser of its own for this command only.
+   */
+  opensUrl?: boolean;
 }
 
 export interface McpDoor {
@@ -112,8 +142,11 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   only?: { readonly [K in keyof S]?: { door: Door; why: string } };
   cli?: CliDoor;
   mcp?: McpDoor;
-  /** Checks that need more than one property (each property's own are in its schema): the message names the property. */
-  check?(input: z.output<z.ZodObject<S>>): string | undefined;
+  /**
+   * Checks that need more than one property, or whose message the schema cannot word (each property's own are in
+   * its schema): the message names the property as the door spells it, `name("maxSize")` (`--max-size` on the CLI).
+   */
+  check?(input: z.output<z.ZodObject<S>>, name: (property: string) => string): string | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;
 }
 

@@ -5,7 +5,8 @@
  * so a tool's result can be just what changed.
  */
 import { type Page, Service, ServiceInvalidArgumentError, type ServiceOptions, isServiceError } from "../index.js";
-import { BrowserTrace, ConsoleRecorder, type ElementHandle, NetworkRecorder, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, resolveTarget } from "../internal.js";
+import type { SnapshotView, TakenSnapshot } from "../capabilities/index.js";
+import { BrowserTrace, ConsoleRecorder, type ElementHandle, NetworkRecorder, PAGE_NETWORK_ENABLE, PageEmulation, PageFetch, PageRefs, PageSnapshots, resolveTarget } from "../internal.js";
 import { lineDiff } from "./diff.js";
 import type { SharedBrowser } from "./shared-browser.js";
 
@@ -34,6 +35,21 @@ export class McpBrowser {
 
   /** The refs each page's snapshots issued (the Service keeps them here), so a tool can resolve a ref itself. */
   private readonly refState = new Map<string, unknown>();
+  /** Each page's last outlines (the base of a delta), shared by the Service's snapshots and the snapshot tool's. */
+  private readonly outlines = new Map<string, unknown>();
+  private refWrites = 0;
+  /** The store the Service's snapshots and the snapshot tool's share: the stamp tells each when the other wrote. */
+  private readonly refStore = {
+    load: (id: string) => this.refState.get(id),
+    save: (id: string, state: unknown) => {
+      this.refState.set(id, state);
+      this.refWrites++;
+    },
+    stamp: () => String(this.refWrites),
+    loadOutlines: (id: string) => this.outlines.get(id),
+    saveOutlines: (id: string, lines: unknown) => void this.outlines.set(id, lines),
+  };
+  private snapshots = new PageSnapshots(this.refStore);
 
   /** What the browser's pages logged and threw since it started (the `console` and `errors` tools). */
   pageLog = new ConsoleRecorder();
@@ -80,7 +96,7 @@ export class McpBrowser {
 
   /** The Service's options: its own Chrome, or its place (context) in the shared one. */
   private async serviceOptions(): Promise<ServiceOptions> {
-    const refStore = { load: (id: string) => this.refState.get(id), save: (id: string, state: unknown) => void this.refState.set(id, state) };
+    const refStore = this.refStore;
     if (!this.shared) return { ...this.options, refStore };
     const place = await this.shared.browser.context(this.shared.sharedContext);
     this.release = place.release;
@@ -176,13 +192,11 @@ export class McpBrowser {
     return n;
   }
 
-  /** A snapshot of `page` (default: the selected tab); a whole one becomes the one its later changes are counted from. */
-  async snapshot(options: { interactiveOnly?: boolean; maxTokens?: number; selector?: string; delta?: boolean; from?: string } = {}, on?: Page): Promise<string> {
-    const svc = await this.service();
-    const page = on ?? svc.page;
-    const { text } = await svc.snapshot({ ...options, page });
-    if (!options.interactiveOnly && options.maxTokens === undefined && !options.selector && !options.delta && options.from === undefined) this.last.set(page.targetId, text);
-    return text;
+  /** A snapshot of `page` through the client's refs; a whole one shown becomes the one its later changes are counted from. */
+  async snapshot(page: Page, view: SnapshotView): Promise<TakenSnapshot> {
+    const snap = await this.snapshots.take(page, view);
+    if (view.shown && !view.interactiveOnly && view.maxTokens === undefined && !view.selector && !view.delta && view.from === undefined) this.last.set(page.targetId, snap.text);
+    return snap;
   }
 
   /** `head`, then `page` (default: the selected tab) now: the whole snapshot, or what changed since its last one when that is shorter. */
@@ -223,6 +237,8 @@ export class McpBrowser {
     this.starting = undefined;
     this.last.clear();
     this.refState.clear();
+    this.outlines.clear();
+    this.snapshots = new PageSnapshots(this.refStore);
     this.pageLog = new ConsoleRecorder();
     this.network = new NetworkRecorder();
     this.emulating = undefined;

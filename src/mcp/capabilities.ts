@@ -13,11 +13,23 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
   if (!door || !reg.caps.has(door.cap)) return;
   reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>) =>
     b.run(async (): Promise<ToolResult> => {
-      const problem = c.check?.(input as never);
+      const problem = c.check?.(input as never, (p) => p);
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
-      const outcome = await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never);
+      const outcome = await c.run(
+        {
+          svc,
+          page: (n) => b.page(n),
+          resolve: (t, page) => b.resolve(t, page),
+          snapshot: (page, view) => b.snapshot(page, view),
+          // The page keeps its last picture's fingerprint for as long as the client's browser lives.
+          capture: (page, options) => page.capture(options),
+          // An MCP client's calls are its history; the server keeps none of its own.
+          note: () => {},
+        },
+        input as never,
+      );
       if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
       if (!outcome.image) return textResult(outcome.text);
       return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };

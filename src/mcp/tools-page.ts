@@ -1,5 +1,5 @@
 /**
- * The page tools: navigate, snapshot, screenshot, tabs (the verbs on one element are generated from their
+ * The page tools: navigate, tabs (the verbs on one element, snapshot and screenshot are generated from their
  * capability declarations, capabilities.ts). A result that changes the page is the page after it.
  */
 import { ServiceInvalidArgumentError } from "../index.js";
@@ -16,34 +16,6 @@ export function registerPageTools(reg: Registrar, b: McpBrowser): void {
         const page = await b.page(tab);
         const r = await page.goto(url);
         return b.report(`navigated to ${r.url}${r.status && r.status >= 400 ? ` (HTTP ${r.status})` : ""}`, page);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "snapshot",
-    ({ interactive, maxTokens, selector, delta, from, tab }) =>
-      b.run(async () => {
-        const text = await b.snapshot({
-          ...(interactive ? { interactiveOnly: true } : {}),
-          ...(maxTokens !== undefined ? { maxTokens } : {}),
-          ...(selector ? { selector } : {}),
-          ...(delta ? { delta: true } : {}),
-          ...(from !== undefined ? { from } : {}),
-        }, await b.page(tab));
-        return textResult(text);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "screenshot",
-    ({ fullPage, maxSize, ifChanged, tab }) =>
-      b.run(async (): Promise<ToolResult> => {
-        const shot = await (await b.page(tab)).capture({ fullPage: fullPage === true, type: "png", ...(maxSize !== undefined ? { maxSize } : {}), ifChanged: ifChanged === true });
-        if (shot.unchanged) return textResult("unchanged: the page looks as at this tab's last screenshot");
-        const size = `${shot.width}×${shot.height} px, scale ${shot.scale}: page px = image px / ${shot.scale}`;
-        return { content: [{ type: "image", data: shot.data.toString("base64"), mimeType: "image/png" }, { type: "text", text: size }] };
       }),
   );
 

@@ -39,15 +39,6 @@ const tab = TAB;
 
 /** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
 const SHARED = {
-  interactive: z.boolean().optional().describe(D.interactive),
-  maxTokens: z.number().int().min(1).max(1_000_000).optional().describe(D.maxTokens),
-  snapshotSelector: z.string().min(1).optional().describe(D.snapshotSelector),
-  delta: z.boolean().optional().describe(D.delta),
-  from: z.string().min(1).max(40).optional().describe(D.from),
-  fullPage: z.boolean().optional().describe(D.fullPage),
-  // 0 or 100–10000: the range is the library's check (browser/screenshot.ts), one rule for every door.
-  screenshotMaxSize: z.number().optional().describe(D.screenshotMaxSize),
-  ifChanged: z.boolean().optional().describe(D.ifChanged),
   numResults: z.number().int().min(1).max(25).optional().describe(D.numResults),
   extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
@@ -60,18 +51,6 @@ export const TOOLS = {
     description: "Open a URL in the current tab (or the tab given)",
     annotations: moves("Open a URL"),
     inputSchema: { url: z.string().min(1).describe("the URL to open (http or https; file: only when the operator allows it)"), tab },
-  },
-  snapshot: {
-    cap: "core",
-    description: "The page outline with refs (e3) for the other tools",
-    annotations: readOnly("Page outline"),
-    inputSchema: { interactive: SHARED.interactive, maxTokens: SHARED.maxTokens, selector: SHARED.snapshotSelector, delta: SHARED.delta, from: SHARED.from, tab },
-  },
-  screenshot: {
-    cap: "core",
-    description: "A PNG of the viewport (or the full page), with its scale",
-    annotations: readOnly("Screenshot"),
-    inputSchema: { fullPage: SHARED.fullPage, maxSize: SHARED.screenshotMaxSize, ifChanged: SHARED.ifChanged, tab },
   },
   tabs: {
     cap: "tabs",

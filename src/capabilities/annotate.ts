@@ -4,10 +4,8 @@
  * world, so page scripts cannot reach it. Refs in cross-origin frames are counted, not drawn: their boxes are in that
  * frame's own coordinates.
  */
-import type { Page } from "../../src/index.js";
-import { PageSnapshots, callOn, resolveTarget } from "../../src/internal.js";
-import type { StoredSession } from "../../src/base.js";
-import { sessionSnapshots } from "./snapshot.js";
+import type { Page } from "../index.js";
+import type { CapabilityContext } from "./declare.js";
 
 /** The colour of boxes and labels: rgb(255, 0, 255), rare on real pages. */
 export const ANNOTATION_COLOR = "#ff00ff";
@@ -27,9 +25,8 @@ export interface Annotated<T> {
   skipped: string[];
 }
 
-async function boxes(page: Page, session: StoredSession | undefined): Promise<{ boxes: Box[]; skipped: string[] }> {
-  const snapshots = session ? sessionSnapshots(session) : new PageSnapshots();
-  const snap = await snapshots.take(page, { interactiveOnly: true });
+async function boxes(ctx: CapabilityContext, page: Page): Promise<{ boxes: Box[]; skipped: string[] }> {
+  const snap = await ctx.snapshot(page, { interactiveOnly: true });
   const out: Box[] = [];
   const skipped: string[] = [];
   for (const t of snap.refs) {
@@ -82,8 +79,10 @@ function undraw(this: Element): void {
 }
 
 /** Runs `capture` with the snapshot's refs drawn on the page; the drawing is gone when this returns. */
-export async function withAnnotations<T>(page: Page, session: StoredSession | undefined, capture: () => Promise<T>): Promise<Annotated<T>> {
-  const found = await boxes(page, session);
+export async function withAnnotations<T>(ctx: CapabilityContext, page: Page, capture: () => Promise<T>): Promise<Annotated<T>> {
+  // Loaded here: the CLI reads the declarations before any command runs, without the library.
+  const { callOn, resolveTarget } = await import("../internal.js");
+  const found = await boxes(ctx, page);
   const html = await resolveTarget(page, "/html");
   await callOn(html, draw, found.boxes, ANNOTATION_COLOR);
   try {

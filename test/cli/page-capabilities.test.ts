@@ -1,0 +1,43 @@
+/**
+ * snapshot and screenshot, declared once (src/capabilities/page.ts), on the CLI: `svc snapshot --tab N` reads the
+ * tab `svc tabs` numbers N and leaves the selection where it was, as the MCP tool's `tab` does; `--new` without a
+ * URL is refused by both verbs.
+ */
+import { describe, expect, it } from "vitest";
+import { expectOneLine, json, svc, useCliWorld } from "./helpers.js";
+
+const world = useCliWorld({ session: true });
+const run = (...args: string[]) => svc(args, world.sb.env);
+
+async function ok(...args: string[]): Promise<string> {
+  const r = await run(...args);
+  expect(r.stderr, args.join(" ")).toBe("");
+  expect(r.code, args.join(" ")).toBe(0);
+  return r.stdout;
+}
+
+describe("svc snapshot --tab, and --new without a URL", () => {
+  it("reads the numbered tab, not the selected one, and the selection stays", async () => {
+    await ok("goto", world.server.url("forms.html"));
+    const second = json<{ selected: number }>(await ok("--json", "tabs", "new", world.server.url("controls.html"))).selected;
+    await ok("tabs", "select", "1");
+
+    const other = json<{ url: string; snapshot: string }>(await ok("--json", "snapshot", "--tab", String(second)));
+    expect(other.url).toBe(world.server.url("controls.html"));
+    const own = json<{ url: string; snapshot: string }>(await ok("--json", "snapshot"));
+    expect(own.url).toBe(world.server.url("forms.html"));
+    expect(own.snapshot).toMatch(/textbox Full name/);
+    expect(other.snapshot).not.toMatch(/textbox Full name/);
+    const none = await run("snapshot", "--tab", "99");
+    expect(none.code).toBe(2);
+    expect(expectOneLine(none.stderr)).toMatch(/--tab: no open tab 99/);
+  });
+
+  it("--new without a URL is refused, naming the verb", async () => {
+    for (const verb of ["snapshot", "screenshot"]) {
+      const r = await run(verb, "--new");
+      expect(r.code, verb).toBe(2);
+      expect(expectOneLine(r.stderr)).toMatch(new RegExp(`--new applies to ${verb} URL`));
+    }
+  });
+});
