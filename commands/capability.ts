@@ -3,14 +3,16 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CapabilityContext, type CliVerb, cliInput, type Outcome, outcomeText } from "../src/capabilities/index.js";
-import { isCloud, ServiceInvalidArgumentError, sessionTabStore, type StoredSession } from "../src/base.js";
+import { type CapabilityContext, type CliVerb, cliInput, type EmulationDoor, type Outcome, outcomeText } from "../src/capabilities/index.js";
+import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionTabStore, type StoredSession, touchSession } from "../src/base.js";
 import type { Page, Service } from "../src/index.js";
+import type { EmulationApplied } from "../src/internal.js";
 import { ActFailedError } from "./act.js";
 import { pageLine } from "./goto.js";
+import { askHostFor, savedWording } from "./host-ask.js";
 import { elementOf } from "./inspect.js";
 import type { GlobalOptions, Output } from "./output.js";
-import { stateRoot, withSession } from "./runtime.js";
+import { output, resolveSession, stateRoot, withSession } from "./runtime.js";
 import { rememberTabs } from "./tabs.js";
 
 /** How long a verb waits for a tab it opened to commit its first document before naming it. */
@@ -18,6 +20,9 @@ const OPENED_URL_WAIT_MS = 5000;
 
 export async function runCapability(g: GlobalOptions, v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Promise<void> {
   const input = cliInput(v, positional, flags);
+  const alone = await v.capability.withoutBrowser?.(input as never);
+  if (alone) return output(g).result(json(alone), () => line(alone));
+  if (v.capability.cli?.attaches === false) return runUnattached(g, v, input);
   const timeout = typeof input.timeout === "number" ? input.timeout : undefined;
   await withSession(g, async ({ svc, out, session, note }) => {
     const before = new Set(svc.context.pages().map((p) => p.targetId));
@@ -32,12 +37,47 @@ export async function runCapability(g: GlobalOptions, v: CliVerb, positional: re
   }, timeout !== undefined ? { timeoutMs: timeout } : {});
 }
 
+/** A verb that keeps the session's state for its host to apply: the session, and no Service on its Chrome. */
+async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string, unknown>): Promise<void> {
+  const root = stateRoot();
+  const session = touchSession(await resolveSession(root, g.session), root);
+  const unattached = () => new ServiceStateError(`${v.verb}: attaches no page (its declaration says so)`);
+  const ctx: CapabilityContext = {
+    get svc(): never {
+      throw unattached();
+    },
+    page: () => Promise.reject(unattached()),
+    resolve: () => Promise.reject(unattached()),
+    emulation: async () => sessionEmulation(session),
+  };
+  const outcome = await v.capability.run(ctx, input as never);
+  output(g).result({ session: session.id, ...json(outcome) }, () => line(outcome));
+}
+
 /** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
 export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page): CapabilityContext {
   return {
     svc,
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
+    emulation: async () => sessionEmulation(session),
+  };
+}
+
+/** The session's emulation: its file (the one truth, store/emulation.ts), which its host applies to every page, now and later (host-emulation.ts). */
+function sessionEmulation(session: StoredSession | undefined): EmulationDoor {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc set applies to a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+  const root = stateRoot();
+  const store = sessionEmulationStore(session.id, root);
+  return {
+    scope: `session ${session.id}`,
+    current: () => store.load(),
+    // Written first, then the host asked to apply it (a control request, answered even mid-command).
+    set: async (next) => {
+      store.save(next);
+      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "emulation" }, savedWording(session.id));
+      return { pages, failed, ...(error !== undefined ? { error } : {}) };
+    },
   };
 }
 
