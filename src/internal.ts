@@ -50,7 +50,7 @@ export { boundWords } from "./browser/trace-bound.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
 export { type SessionRoute, checkRoutes } from "./store/routes.js";
 export { DEVICES, deviceByName, findDevice } from "./store/devices.js";
-export { checkEmulation } from "./store/emulation.js";
+export { checkEmulation, type SessionEmulation } from "./store/emulation.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { NETWORK_ENABLE_PARAMS, NetworkRecorder } from "./browser/network-recorder.js";

@@ -3,17 +3,18 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CapabilityContext, type CliVerb, cliInput, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
-import { isCloud, ServiceInvalidArgumentError, sessionScreenshotStore, sessionTabStore, type StoredSession } from "../../src/base.js";
+import { type CapabilityContext, type CliVerb, cliInput, type EmulationDoor, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
+import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, touchSession } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
-import { PageSnapshots, takeScreenshot } from "../../src/internal.js";
+import { type EmulationApplied, PageSnapshots, takeScreenshot } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
 import type { CloudGlobals } from "../core/cloud.js";
 import { pageLine } from "./goto.js";
+import { askHostFor, savedWording } from "../host/ask.js";
 import { elementOf } from "./inspect.js";
-import type { Output } from "../core/output.js";
+import type { GlobalOptions, Output } from "../core/output.js";
 import { checkOutputPath, writeOutputFile } from "../core/output-file.js";
-import { checkUrl, type LaunchFlags, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
+import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
 import { rememberTabs } from "../core/tabs.js";
 
@@ -22,6 +23,9 @@ const OPENED_URL_WAIT_MS = 5000;
 
 export async function runCapability(g: CloudGlobals, v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Promise<void> {
   const input = cliInput(v, positional, flags);
+  const alone = await v.capability.withoutBrowser?.(input as never);
+  if (alone) return output(g).result(json(alone), () => line(alone));
+  if (v.capability.cli?.attaches === false) return runUnattached(g, v, input);
   const door = v.capability.cli!;
   const url = door.opensUrl && typeof input.url === "string" ? checkUrl(input.url) : undefined;
   if (door.opensUrl && url === undefined && input.new) throw new ServiceInvalidArgumentError(`--new applies to ${v.verb} URL`, { hint: `svc ${v.verb} https://example.com --new` });
@@ -50,6 +54,26 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   else await withSession(g, run, extras);
 }
 
+/** A verb that keeps the session's state for its host to apply: the session, and no Service on its Chrome. */
+async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string, unknown>): Promise<void> {
+  const root = stateRoot();
+  const session = touchSession(await resolveSession(root, g.session), root);
+  const unattached = () => new ServiceStateError(`${v.verb}: attaches no page (its declaration says so)`);
+  const ctx: CapabilityContext = {
+    get svc(): never {
+      throw unattached();
+    },
+    page: () => Promise.reject(unattached()),
+    resolve: () => Promise.reject(unattached()),
+    snapshot: () => Promise.reject(unattached()),
+    capture: () => Promise.reject(unattached()),
+    note: () => {},
+    emulation: async () => sessionEmulation(session),
+  };
+  const outcome = await v.capability.run(ctx, input as never);
+  output(g).result({ session: session.id, ...json(outcome) }, () => line(outcome));
+}
+
 /** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
 export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page, door: { note?: (e: Noted) => void; oneShot?: boolean } = {}): CapabilityContext {
   // A browser for this command only has no session to keep refs or pictures in: they number and compare this one.
@@ -66,6 +90,24 @@ export function capabilityContext(svc: Service, session: StoredSession | undefin
       return capture;
     },
     note: door.note ?? (() => {}),
+    emulation: async () => sessionEmulation(session),
+  };
+}
+
+/** The session's emulation: its file (the one truth, store/emulation.ts), which its host applies to every page, now and later (host-emulation.ts). */
+function sessionEmulation(session: StoredSession | undefined): EmulationDoor {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc set applies to a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+  const root = stateRoot();
+  const store = sessionEmulationStore(session.id, root);
+  return {
+    scope: `session ${session.id}`,
+    current: () => store.load(),
+    // Written first, then the host asked to apply it (a control request, answered even mid-command).
+    set: async (next) => {
+      store.save(next);
+      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "emulation" }, savedWording(session.id));
+      return { pages, failed, ...(error !== undefined ? { error } : {}) };
+    },
   };
 }
 

@@ -26,6 +26,7 @@ function commandOf(v: CliVerb): CommandDecl {
     name: v.verb,
     args: c.cli!.args,
     argHelp: argHelp(c),
+    ...(c.cli!.usage ? { usage: c.cli!.usage } : {}),
     description: v.description,
     options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.property, optionOf(f)])),
     examples: v.examples,

@@ -1,32 +1,7 @@
-/** What a session's pages emulate (`svc set`) and sessions on a Chrome svc did not start (`svc connect`). */
+/** Sessions on a Chrome svc did not start (`svc connect`); what a session's pages emulate (`svc set`) is a capability (src/capabilities/emulation.ts). */
 import { command, flag, value } from "./types.js";
 
 export const EMULATION_COMMANDS = [
-  command({
-    name: "set",
-    args: "[setting] [values...]",
-    usage: "[device NAME | viewport WxH | geo LAT LON | media dark|light | offline on|off | headers JSON | useragent UA | timezone TZ | locale L] [--clear]",
-    description: "emulate a device, viewport, location, color scheme, offline, headers, user agent, time zone or locale on every tab of the session (later tabs too); alone: show what is set; `svc set X off` unsets one",
-    options: {
-      clear: flag("--clear", "unset every setting (or, after a setting's name, that one)"),
-      list: flag("--list", "list the devices `svc set device` knows"),
-    },
-    examples: [
-      "svc set device 'iPhone 14'",
-      "svc set viewport 390x844",
-      "svc set geo 52.52 13.405",
-      "svc set media dark",
-      "svc set offline on",
-      `svc set headers '{"X-Test":"1"}'`,
-      "svc set timezone Europe/Berlin",
-      "svc set locale de-DE",
-      "svc set viewport off",
-      "svc set --clear",
-      "svc set",
-    ],
-    hosted: true,
-    run: async (c, [setting, values], o) => (await import("../page/set.js")).set(c.globals, setting as string | undefined, (values as string[] | undefined) ?? [], o),
-  }),
   command({
     name: "connect",
     args: "[endpoint]",

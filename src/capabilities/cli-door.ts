@@ -108,11 +108,11 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
   const c = v.capability;
   const input: Record<string, unknown> = {};
   const names = positionalNames(c);
+  const variadic = /\.\.\.[>\]]\s*$/.test(c.cli?.args ?? "");
   if (c.cli?.positional) {
-    if (positional.length > names.length) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[names.length]}"`, { hint: "quote a value that has spaces" });
-    Object.assign(input, c.cli.positional(positional));
+    if (!variadic && positional.length > names.length) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[names.length]}"`, { hint: "quote a value that has spaces" });
+    Object.assign(input, c.cli.positional(positional, flags));
   } else {
-    const variadic = /\.\.\.[>\]]\s*$/.test(c.cli?.args ?? "");
     names.forEach((n, i) => {
       const last = i === names.length - 1;
       const v = last && variadic ? positional.slice(i) : positional[i];

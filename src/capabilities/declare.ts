@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, Service } from "../index.js";
-import type { ElementHandle, PageSnapshots } from "../internal.js";
+import type { ElementHandle, EmulationApplied, PageSnapshots, SessionEmulation } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -54,6 +54,21 @@ export interface CapabilityContext {
   capture(page: Page, options: CaptureOptions): Promise<Capture>;
   /** Records what was done in the door's history (the CLI's session history; MCP keeps none). */
   note(entry: Noted): void;
+  /** What the door's tabs emulate, kept for later tabs too: the CLI session's file and its host, MCP's browser. */
+  emulation(): Promise<EmulationDoor>;
+}
+
+/** A door's emulation: its settings now, and setting them on every tab (later ones too). */
+export interface EmulationDoor {
+  /** Whose settings they are, for a message: `session 7f3a`, `this browser`. */
+  scope: string;
+  current(): SessionEmulation;
+  set(next: SessionEmulation): Promise<EmulationApplied>;
+  /**
+   * The tab whose own view of the settings a report reads back. The CLI has none: its command attaches no page,
+   * since a DevTools session leaving a page takes some of the emulation with it (navigator.onLine).
+   */
+  tab?(): Promise<Page>;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */
@@ -104,14 +119,21 @@ export interface CliDoor {
   verb: string;
   /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
   args: string;
-  /** When the positionals cannot be read in order (`svc press Enter` and `svc press e1 Enter`): their properties. */
-  positional?(args: readonly string[]): Record<string, unknown>;
+  /**
+   * When the positionals cannot be read in order (`svc press Enter` and `svc press e1 Enter`): their properties.
+   * It sees the flags too, for words whose meaning a flag changes (`svc set geo --clear`).
+   */
+  positional?(args: readonly string[], flags: Readonly<Record<string, unknown>>): Record<string, unknown>;
   /** With `positional`: the properties it fills (they are arguments, not flags). */
   fills?: readonly string[];
   description: string;
+  /** The usage line, when commander's own (from `args`) would not show the forms the words take. */
+  usage?: string;
   examples: readonly string[];
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
+  /** false: it keeps the session's state for the host to apply, attaching no page of its own (ctx.emulation only). */
+  attaches?: false;
   presets?: readonly CliPreset[];
   /** Flags spelled otherwise than `--kebab-name <value>` (a short alias, a named value): `{ output: "-o, --output <file>" }`. */
   flags?: Readonly<Record<string, string>>;
@@ -147,6 +169,8 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
    * its schema): the message names the property as the door spells it, `name("maxSize")` (`--max-size` on the CLI).
    */
   check?(input: z.output<z.ZodObject<S>>, name: (property: string) => string): string | undefined;
+  /** An input the declaration answers alone (a table it holds: `svc set --list`): no door starts or attaches a browser for it. */
+  withoutBrowser?(input: z.output<z.ZodObject<S>>): Promise<Outcome> | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;
 }
 

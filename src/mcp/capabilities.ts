@@ -3,7 +3,7 @@
  * annotations and input are the declaration's, the handler is its one handler; this file only turns the
  * outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, outcomeText, shapeFor } from "../capabilities/index.js";
+import { type Capability, CAPABILITIES, type EmulationDoor, type Outcome, outcomeText, shapeFor } from "../capabilities/index.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
@@ -15,6 +15,8 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
     b.run(async (): Promise<ToolResult> => {
       const problem = c.check?.(input as never, (p) => p);
       if (problem) throw new ServiceInvalidArgumentError(problem);
+      const alone = await c.withoutBrowser?.(input as never);
+      if (alone) return rendered(alone);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
       const outcome = await c.run(
@@ -27,14 +29,26 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
           capture: (page, options) => page.capture(options),
           // An MCP client's calls are its history; the server keeps none of its own.
           note: () => {},
+          emulation: () => emulationOf(b),
         },
         input as never,
       );
       if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
-      if (!outcome.image) return textResult(outcome.text);
-      return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
+      return rendered(outcome);
     }),
   );
+}
+
+/** A report as a tool result: its text, after its image when it has one. */
+function rendered(outcome: Outcome): ToolResult {
+  if (outcome.kind !== "report" || !outcome.image) return textResult(outcomeText(outcome));
+  return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
+}
+
+/** The browser's emulation (McpBrowser keeps it from its first use): the capability's view of it. */
+async function emulationOf(b: McpBrowser): Promise<EmulationDoor> {
+  const e = await b.emulation();
+  return { scope: "this browser", current: () => e.current, set: (next) => e.set(next), tab: () => b.page() };
 }
 
 /** Every declared capability that has an MCP door, under its capability set. */

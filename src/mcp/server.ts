@@ -7,7 +7,7 @@ import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser, type SharedPlace } from "./browser.js";
 import { registerCapabilities } from "./capabilities.js";
-import { registerDevtoolsTools, registerEmulationTool, registerTraceTools } from "./tools-devtools.js";
+import { registerDevtoolsTools, registerTraceTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
@@ -36,7 +36,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   registerCapabilities(reg, browser);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
-  registerEmulationTool(reg, browser);
   registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser, options);

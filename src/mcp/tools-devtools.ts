@@ -1,13 +1,13 @@
 /**
  * The MCP tools for what a developer looks at, each on the library's own recorder so they match the CLI: console and
  * page errors (ConsoleRecorder, as `svc console` / `svc errors`), the page as a PDF, a performance trace (BrowserTrace,
- * as `svc trace`) and emulation (PageEmulation, as `svc set`). Lists keep their newest MAX_LINES entries: the client's
+ * as `svc trace`). Lists keep their newest MAX_LINES entries: the client's
  * context is the budget.
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, boundWords, checkEmulation, deviceByName, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
+import { type ConsoleEntry, DEFAULT_TRACE_CATEGORIES, type ErrorEntry, type PageLogKind, SCREENSHOT_CATEGORY, boundWords, pageLogLine, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -49,37 +49,6 @@ export function registerDevtoolsTools(reg: Registrar, b: McpBrowser): void {
           { type: "resource", resource: { uri: `svc://pdf/${Date.now()}.pdf`, mimeType: "application/pdf", blob: data.toString("base64") } },
         ],
       };
-    }),
-  );
-}
-
-/** The settings an `emulate` call gave; null clears one. */
-type EmulateArgs = Partial<Record<"device" | "viewport" | "geo" | "media" | "headers" | "userAgent" | "timezone" | "locale", unknown>> & { offline?: boolean | undefined; reset?: boolean | undefined };
-
-/** What the page reports of the settings: read after they are applied. */
-const PAGE_VIEW = `({ screen: screen.width + "x" + screen.height, viewport: innerWidth + "x" + innerHeight, scale: devicePixelRatio, touch: navigator.maxTouchPoints > 0, userAgent: navigator.userAgent,
-  language: navigator.language, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia("(prefers-color-scheme: dark)").matches, online: navigator.onLine })`;
-
-export function registerEmulationTool(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "emulate", (args) =>
-    b.run(async () => {
-      const a = args as EmulateArgs;
-      const emulation = await b.emulation();
-      const next: Record<string, unknown> = a.reset ? {} : { ...emulation.current };
-      for (const [k, v] of Object.entries(a)) {
-        if (k === "reset" || v === undefined) continue;
-        if (v === null || (k === "offline" && v === false)) delete next[k];
-        else if (k === "device") next.device = deviceByName("device", String(v));
-        else next[k] = v;
-      }
-      const applied = await emulation.set(checkEmulation(next));
-      if (applied.failed > 0 && applied.pages === 0) throw new ServiceInvalidArgumentError(`no tab took the settings: ${applied.error ?? "unknown error"}`);
-      const svc = await b.service();
-      const seen = await svc.page.evaluate<Record<string, unknown>>(PAGE_VIEW);
-      const settings = Object.keys(emulation.current);
-      return textResult(
-        `${settings.length ? `emulating ${settings.join(", ")}` : "emulating nothing"} in ${applied.pages} tab${applied.pages === 1 ? "" : "s"}${applied.failed ? ` (${applied.failed} failed: ${applied.error})` : ""}\nthe current tab reports: ${JSON.stringify(seen)}`,
-      );
     }),
   );
 }

@@ -80,12 +80,6 @@ export const TOOLS = {
     annotations: { title: "Close the browser", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     inputSchema: {},
   },
-  resize: {
-    cap: "tabs",
-    description: "Resize the current tab's viewport",
-    annotations: moves("Resize the viewport", true),
-    inputSchema: { width: z.number().int().min(100).max(10_000).describe("CSS pixels"), height: z.number().int().min(100).max(10_000).describe("CSS pixels") },
-  },
   fill_form: {
     cap: "forms",
     description: "Fill several fields at once: text fields, checkboxes and dropdowns",
@@ -203,23 +197,6 @@ export const TOOLS = {
     description: "Remove the route of this pattern, or every route; answers with the routes left",
     annotations: moves("Remove mocks", true),
     inputSchema: { pattern: z.string().min(1).max(2048).optional().describe("the pattern given to route; every route when left out") },
-  },
-  emulate: {
-    cap: "emulation",
-    description: "Emulate a device, viewport, location, colour scheme, offline, headers, UA, time zone, locale",
-    annotations: moves("Emulate", true),
-    inputSchema: {
-      device: z.string().min(1).max(64).nullable().optional().describe("a device by Playwright's name (its device list): iPhone 15 Pro, iPhone 13, Pixel 7, Galaxy S24, iPad Mini, Desktop Chrome…"),
-      viewport: z.object({ width: z.number().int(), height: z.number().int() }).nullable().optional().describe("the viewport in CSS pixels (wins over the device's size)"),
-      geo: z.object({ latitude: z.number(), longitude: z.number(), accuracy: z.number().optional() }).nullable().optional().describe("the position the page's geolocation reports (permission granted)"),
-      media: z.enum(["dark", "light"]).nullable().optional().describe("prefers-color-scheme"),
-      offline: z.boolean().optional().describe("true: every request of the tabs fails as offline"),
-      headers: z.record(z.string(), z.string()).nullable().optional().describe("extra HTTP headers sent with every request"),
-      userAgent: z.string().min(1).max(1024).nullable().optional().describe("the user agent (wins over the device's)"),
-      timezone: z.string().min(1).max(64).nullable().optional().describe("an IANA time zone, e.g. Europe/Berlin"),
-      locale: z.string().min(1).max(35).nullable().optional().describe("a language tag, e.g. de-DE: navigator.language, Intl and Accept-Language"),
-      reset: z.boolean().optional().describe("clear every setting first (null clears one); kept for every tab, later ones too, until changed"),
-    },
   },
   act: {
     cap: "core",

@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
-import { CAPABILITIES, type Capability, cliFlags, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
+import { CAPABILITIES, type Capability, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
 import { assertBuilt, sandbox } from "./helpers.js";
 import { openStdio } from "./mcp-support.js";
 
@@ -36,12 +36,31 @@ function types(s: JsonSchema): string[] {
   return s.anyOf ? s.anyOf.flatMap(types) : s.enum ? ["enum"] : [s.type ?? "?"];
 }
 
-/** What the CLI gives a property: a positional's value(s), or a flag's. */
+/** A value's JSON Schema types (a string may be an enum's). */
+function jsonTypes(v: unknown): string[] {
+  if (v === null) return ["null"];
+  if (Array.isArray(v)) return ["array"];
+  if (typeof v === "number") return ["integer", "number"];
+  return typeof v === "string" ? ["string", "enum"] : [typeof v];
+}
+
+/** What a verb's word parser (`positional`) makes of a property in the verb's own examples: `svc set viewport 390x844` → object. */
+function parsedTypes(c: Capability, property: string): string[] {
+  const v = cliVerbs([c])[0]!;
+  return c.cli!.examples.flatMap((e) => {
+    const words = [...e.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!).slice(2);
+    const flags = Object.fromEntries(words.filter((w) => w.startsWith("--")).map((w) => [w.slice(2).replace(/-(\w)/g, (_, x: string) => x.toUpperCase()), true]));
+    const value = cliInput(v, words.filter((w) => !w.startsWith("--")), flags)[property];
+    return value === undefined ? [] : jsonTypes(value);
+  });
+}
+
+/** What the CLI gives a property: a positional's value(s), a flag's, or what the verb's word parser reads. */
 function cliType(c: Capability, cmd: Command, property: string): string[] {
   const arg = cmd.registeredArguments.find((a) => a.name() === property);
   if (arg) return arg.variadic ? ["string", "array"] : ["string"];
   const f = cliFlags(c).find((x) => x.property === property);
-  if (!f) return ["string"]; // one word of an argument that stands for several (`<target-or-key>`)
+  if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
   return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 

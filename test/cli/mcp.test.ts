@@ -418,7 +418,7 @@ describe("svc mcp", () => {
       expect(JSON.parse(text(await call(c, "evaluate", { expression: "({ tz: Intl.DateTimeFormat().resolvedOptions().timeZone, dark: matchMedia('(prefers-color-scheme: dark)').matches, w: screen.width })" })))).toEqual({ tz: "Asia/Tokyo", dark: true, w: 393 });
       const lighter = JSON.parse(text(await call(c, "emulate", { media: null })).split("the current tab reports: ")[1]!);
       expect(lighter).toMatchObject({ dark: false, timezone: "Asia/Tokyo" });
-      expect(text(await call(c, "emulate", { device: "Nokia 3310" }))).toMatch(/^INVALID_ARGUMENT: device: unknown device "Nokia 3310"; near: [^;]+ \(\d+ known/);
+      expect(text(await call(c, "emulate", { device: "Nokia 3310" }))).toMatch(/^INVALID_ARGUMENT: invalid device: unknown device "Nokia 3310"; near: [^;]+ \(\d+ known/);
       const reset = text(await call(c, "emulate", { reset: true }));
       expect(reset).toMatch(/^emulating nothing/);
       expect(JSON.parse(reset.split("the current tab reports: ")[1]!)).toMatchObject({ touch: false, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
