@@ -3,10 +3,11 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CapabilityContext, type CliVerb, cliInput, type Outcome, outcomeText } from "../src/capabilities/index.js";
+import { type CapabilityContext, type CliVerb, cliInput, cliSpell, type Outcome, outcomeText } from "../src/capabilities/index.js";
 import { isCloud, ServiceInvalidArgumentError, sessionTabStore, type StoredSession } from "../src/base.js";
 import type { Page, Service } from "../src/index.js";
 import { ActFailedError } from "./act.js";
+import { commandSignal } from "./cleanup.js";
 import { pageLine } from "./goto.js";
 import { elementOf } from "./inspect.js";
 import type { GlobalOptions, Output } from "./output.js";
@@ -21,8 +22,9 @@ export async function runCapability(g: GlobalOptions, v: CliVerb, positional: re
   const timeout = typeof input.timeout === "number" ? input.timeout : undefined;
   await withSession(g, async ({ svc, out, session, note }) => {
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await v.capability.run(capabilityContext(svc, session, out), input as never);
+    const outcome = await v.capability.run(capabilityContext(svc, session, out, v), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
+    if (outcome.kind === "report" && outcome.failure) throw outcome.failure;
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
@@ -33,9 +35,11 @@ export async function runCapability(g: GlobalOptions, v: CliVerb, positional: re
 }
 
 /** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
-export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page): CapabilityContext {
+export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, v: CliVerb, selected: Page = svc.page): CapabilityContext {
   return {
     svc,
+    signal: commandSignal(),
+    spell: cliSpell(v),
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
   };

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
-import { type Capability, type CliPreset, shapeFor } from "./declare.js";
+import { type Capability, type CliPreset, type Spell, shapeFor } from "./declare.js";
 
-export type FlagKind = "switch" | "value" | "choice" | "list";
+export type FlagKind = "switch" | "value" | "choice" | "optional-choice" | "list";
 
 /** One CLI flag of a capability's input property. */
 export interface CliFlag {
@@ -70,10 +70,28 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
       const flag = `--${kebab(property)}`;
       if (t instanceof z.ZodBoolean) return { property, flags: flag, kind: "switch", numeric: false, description };
       if (t instanceof z.ZodEnum) return { property, flags: `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
+      // `true` or one of the choices (`--load`, `--load networkidle`): the flag's value may be left out.
+      const choices = optionalChoices(t);
+      if (choices) return { property, flags: `${flag} [${kebab(property)}]`, kind: "optional-choice", choices, numeric: false, description };
       if (t instanceof z.ZodArray) return { property, flags: `${flag} <value>`, kind: "list", numeric: false, description };
       const numeric = t instanceof z.ZodNumber;
       return { property, flags: `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
     });
+}
+
+/** The choices of a `true | enum` union, else undefined. */
+function optionalChoices(t: z.ZodType): string[] | undefined {
+  if (!(t instanceof z.ZodUnion)) return undefined;
+  const options = t.options as z.ZodType[];
+  const choice = options.find((o) => o instanceof z.ZodEnum);
+  const yes = options.find((o) => o instanceof z.ZodLiteral && o.values.has(true));
+  return options.length === 2 && choice && yes ? [...(choice.options as string[])] : undefined;
+}
+
+/** How the verb names a property in a message: its flag (`--state`), else its argument (`<target>`). */
+export function cliSpell(v: CliVerb): Spell {
+  const flags = new Map(cliFlags(v.capability, v.preset).map((f) => [f.property, f.flags.split(" ")[0]!]));
+  return (property) => flags.get(property) ?? `<${property}>`;
 }
 
 /** Every verb the capabilities offer on the CLI. */
@@ -132,7 +150,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
       hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
     });
   }
-  const problem = c.check?.(parsed.data as never);
+  const problem = c.check?.(parsed.data as never, cliSpell(v));
   if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
   return parsed.data;
 }

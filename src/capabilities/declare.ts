@@ -30,9 +30,15 @@ export const moves = (title: string, idempotent = false): Annotations => ({ titl
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
+/** How a door names a property in a message: the CLI's flag (`--state`) or argument (`<target>`), the MCP tool's property (`state`). */
+export type Spell = (property: string) => string;
+
 /** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
   svc: Service;
+  /** The call's cancellation: Ctrl-C (or the client going away) on the CLI, the client's cancel on MCP. */
+  signal: AbortSignal;
+  spell: Spell;
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
@@ -68,6 +74,13 @@ export interface Report {
   data: Record<string, unknown>;
   image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
   pageChanged?: boolean;
+  /** A line the MCP door puts before the text for a model; the CLI prints the text alone, as scripts read it. */
+  head?: string;
+  /**
+   * The CLI fails with this instead of printing (its exit code is what a script tests), while the MCP tool
+   * answers the text: a search that found nothing is an answer to a model.
+   */
+  failure?: Error;
 }
 
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
@@ -95,6 +108,8 @@ export interface CliDoor {
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
   presets?: readonly CliPreset[];
+  /** The usage line when commander's own would mislead (`svc wait <ref|selector> | <ms> | --text T …`). */
+  usage?: string;
 }
 
 export interface McpDoor {
@@ -112,8 +127,8 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   only?: { readonly [K in keyof S]?: { door: Door; why: string } };
   cli?: CliDoor;
   mcp?: McpDoor;
-  /** Checks that need more than one property (each property's own are in its schema): the message names the property. */
-  check?(input: z.output<z.ZodObject<S>>): string | undefined;
+  /** Checks that need more than one property (each property's own are in its schema): the message names the property as the door spells it. */
+  check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;
 }
 

@@ -3,24 +3,36 @@
  * annotations and input are the declaration's, the handler is its one handler; this file only turns the
  * outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, outcomeText, shapeFor } from "../capabilities/index.js";
+import { type Capability, CAPABILITIES, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
+/** A report's text is cut past this many characters (the client's context is the budget). */
+const MAX_REPORT_CHARS = 50_000;
+
+/** The tool's property names as they are: the MCP door's spelling. */
+const spell = (property: string) => property;
+
+function reportText(o: Report): string {
+  const text = o.text.length > MAX_REPORT_CHARS ? `${o.text.slice(0, MAX_REPORT_CHARS)}… (${o.text.length} characters, cut)` : o.text;
+  return o.head === undefined ? text : `${o.head}\n${text}`;
+}
+
 export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {
   const door = c.mcp;
   if (!door || !reg.caps.has(door.cap)) return;
-  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>) =>
+  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>, extra: { signal: AbortSignal }) =>
     b.run(async (): Promise<ToolResult> => {
-      const problem = c.check?.(input as never);
+      const problem = c.check?.(input as never, spell);
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
-      const outcome = await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never);
-      if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
-      if (!outcome.image) return textResult(outcome.text);
-      return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
+      const outcome = await c.run({ svc, signal: extra.signal, spell, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never);
+      if (outcome.kind !== "report") return b.report(outcomeText(outcome), tab);
+      if (outcome.pageChanged) return b.report(reportText(outcome), tab);
+      if (!outcome.image) return textResult(reportText(outcome));
+      return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: reportText(outcome) }] };
     }),
   );
 }
