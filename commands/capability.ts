@@ -24,7 +24,6 @@ export async function runCapability(g: GlobalOptions, v: CliVerb, positional: re
     const before = new Set(svc.context.pages().map((p) => p.targetId));
     const outcome = await v.capability.run(capabilityContext(svc, session, out, v), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
-    if (outcome.kind === "report" && outcome.failure) throw outcome.failure;
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.

@@ -74,13 +74,6 @@ export interface Report {
   data: Record<string, unknown>;
   image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
   pageChanged?: boolean;
-  /** A line the MCP door puts before the text for a model; the CLI prints the text alone, as scripts read it. */
-  head?: string;
-  /**
-   * The CLI fails with this instead of printing (its exit code is what a script tests), while the MCP tool
-   * answers the text: a search that found nothing is an answer to a model.
-   */
-  failure?: Error;
 }
 
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */

@@ -15,8 +15,7 @@ const MAX_REPORT_CHARS = 50_000;
 const spell = (property: string) => property;
 
 function reportText(o: Report): string {
-  const text = o.text.length > MAX_REPORT_CHARS ? `${o.text.slice(0, MAX_REPORT_CHARS)}… (${o.text.length} characters, cut)` : o.text;
-  return o.head === undefined ? text : `${o.head}\n${text}`;
+  return o.text.length > MAX_REPORT_CHARS ? `${o.text.slice(0, MAX_REPORT_CHARS)}… (${o.text.length} characters, cut)` : o.text;
 }
 
 export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {

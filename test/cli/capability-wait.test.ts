@@ -26,6 +26,8 @@ describe("the wait tool has the CLI's forms", () => {
       expect(text(await call(c, "wait", { fn: "nope(" }))).toMatch(/^EVAL_FAILED: fn: /);
       expect(text(await call(c, "wait", { text: "x", url: "y" }))).toMatch(/^INVALID_ARGUMENT: give exactly one of target, time, text, url, load, fn/);
       expect(text(await call(c, "evaluate", { expression: "undefined" }))).toBe("undefined");
+      // A long value is cut for the model's context, saying how long it was (the CLI prints it whole).
+      expect(text(await call(c, "evaluate", { expression: "'x'.repeat(60000)" }))).toMatch(/^"x{49999}… \(60002 characters, cut\)$/);
     } finally {
       await c.close();
     }
