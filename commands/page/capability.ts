@@ -3,11 +3,12 @@
  * outcome: a line for a person, the outcome as JSON with `--json`. A tab the action opened is named, numbered
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
-import { type CapabilityContext, type CliVerb, cliInput, type EmulationDoor, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
+import { type CapabilityContext, type CliVerb, cliInput, cliSpell, type EmulationDoor, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
 import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, touchSession } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
 import { type EmulationApplied, PageSnapshots, takeScreenshot } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
+import { commandSignal } from "../core/cleanup.js";
 import type { CloudGlobals } from "../core/cloud.js";
 import { pageLine } from "./goto.js";
 import { askHostFor, savedWording } from "../host/ask.js";
@@ -39,7 +40,7 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
       note({ method: "navigate", parameters: { url }, result: { url: svc.page.url() } });
     }
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await v.capability.run(capabilityContext(svc, session, out, svc.page, { note, oneShot: url !== undefined }), input as never);
+    const outcome = await v.capability.run(capabilityContext(svc, session, out, v, svc.page, { note, oneShot: url !== undefined }), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
@@ -63,6 +64,8 @@ async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string,
     get svc(): never {
       throw unattached();
     },
+    signal: commandSignal(),
+    spell: cliSpell(v),
     page: () => Promise.reject(unattached()),
     resolve: () => Promise.reject(unattached()),
     snapshot: () => Promise.reject(unattached()),
@@ -75,12 +78,14 @@ async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string,
 }
 
 /** The handler's view of the session: `--tab N` is the tab `svc tabs` numbers N (the selection stays), refs are the session's. */
-export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, selected: Page = svc.page, door: { note?: (e: Noted) => void; oneShot?: boolean } = {}): CapabilityContext {
+export function capabilityContext(svc: Service, session: StoredSession | undefined, out: Output, v: CliVerb, selected: Page = svc.page, door: { note?: (e: Noted) => void; oneShot?: boolean } = {}): CapabilityContext {
   // A browser for this command only has no session to keep refs or pictures in: they number and compare this one.
   const oneShot = door.oneShot === true && !session;
   const shots = session ? sessionScreenshotStore(session.id) : undefined;
   return {
     svc,
+    signal: commandSignal(),
+    spell: cliSpell(v),
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
     snapshot: (page, view) => (oneShot ? new PageSnapshots() : sessionSnapshots(session)).take(page, view),

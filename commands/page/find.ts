@@ -128,7 +128,7 @@ export async function find(g: GlobalOptions, by: string, value: string | undefin
     const match = matches[0]!;
     const verb = ACTIONS.get(p.action.verb)!.verb;
     const input = cliInput(verb, [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])], {});
-    const outcome = await verb.capability.run(capabilityContext(svc, session, out, page), input as never);
+    const outcome = await verb.capability.run(capabilityContext(svc, session, out, verb, page), input as never);
     if (outcome.kind !== "act") throw new Error(`find: ${p.action.verb} is not an action`);
     const result = outcome.result;
     if (!result.success) throw new ActFailedError(`find ${describe(p.query)} ${p.action.verb} failed: ${result.message}`);

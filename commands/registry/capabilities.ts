@@ -4,12 +4,13 @@
  * (checked by the capability's schema) and runs the one handler (commands/page/capability.ts).
  */
 import { type Capability, type CliFlag, type CliVerb, argNames, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
-import { choice, type CommandDecl, command, flag, list, type OptionDecl, value } from "./types.js";
+import { choice, type CommandDecl, command, flag, list, type OptionDecl, optionalValue, value } from "./types.js";
 
 function optionOf(f: CliFlag): OptionDecl {
   if (f.kind === "switch") return flag(f.flags, f.description);
   if (f.kind === "choice") return choice(f.flags, f.description, f.choices as [string, ...string[]]);
   if (f.kind === "list") return list(f.flags, f.description);
+  if (f.kind === "optional-choice") return optionalValue(f.flags, f.description);
   return value(f.flags, f.description);
 }
 
@@ -25,6 +26,7 @@ function commandOf(v: CliVerb): CommandDecl {
   return command({
     name: v.verb,
     args: c.cli!.args,
+    ...(c.cli!.usage !== undefined ? { usage: c.cli!.usage } : {}),
     argHelp: argHelp(c),
     ...(c.cli!.usage ? { usage: c.cli!.usage } : {}),
     description: v.description,

@@ -1,4 +1,4 @@
-/** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
+/** Navigation, tabs, downloads, dialogs and reading the page: the session's selected tab. */
 import { choice, command, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
@@ -7,16 +7,6 @@ const timeout = value("--timeout <ms>", "give up after this many milliseconds (d
 export const GOTO_OPTIONS = {
   timeout,
   waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]),
-} as const;
-
-/** The flags of `svc wait` (commands/page/wait.ts). */
-export const WAIT_OPTIONS = {
-  text: value("--text <text>", "wait until the page's text contains this"),
-  url: value("--url <pattern>", "wait until the URL matches (* any but /, ** anything; no * means contains)"),
-  load: optionalValue("--load [state]", "wait until the page reached load (default), domcontentloaded or networkidle"),
-  fn: value("--fn <js>", "wait until this JavaScript expression is truthy in the page (a promise is awaited)"),
-  state: choice("--state <state>", "with a target: wait until it is visible (default), hidden, attached or detached", ["visible", "hidden", "attached", "detached"]),
-  timeout,
 } as const;
 
 const navigation = (name: "open" | "goto", description: string, examples: readonly string[]) =>
@@ -38,25 +28,6 @@ export const PAGE_COMMANDS = [
     "navigate the session's selected tab, starting a session when none is live (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status",
     ["svc goto https://example.com", "svc goto localhost:3000/login --wait-until networkidle"],
   ),
-  command({
-    name: "wait",
-    args: "[target]",
-    usage: "<ref|selector> [--state visible|hidden|attached|detached] | <ms> | --text T | --url PATTERN | --load [state] | --fn JS",
-    description:
-      "wait until an element (a ref from the last snapshot, or a selector) is visible (or --state hidden, attached, detached), some time passes, text appears, the URL matches, the page loads or a JS expression is truthy; a wait that runs out exits 7 (TIMEOUT)",
-    options: WAIT_OPTIONS,
-    examples: ["svc wait e4", 'svc wait --text "Order placed" --timeout 10000', 'svc wait "#spinner" --state hidden', 'svc wait --fn "window.appReady === true"'],
-    hosted: true,
-    run: async (c, [target], o) => (await import("../page/wait.js")).wait(c.globals, target as string | undefined, o),
-  }),
-  command({
-    name: "eval",
-    args: "<js>",
-    description: "evaluate a JavaScript expression in the selected tab and print its value as JSON (a promise is awaited)",
-    examples: ['svc eval "document.title"'],
-    hosted: true,
-    run: async (c, [js]) => (await import("../page/navigate.js")).evaluate(c.globals, js as string),
-  }),
   command({
     name: "tabs",
     args: "[action] [arg]",

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
-import { type Capability, type CliPreset, shapeFor } from "./declare.js";
+import { type Capability, type CliPreset, type Spell, shapeFor } from "./declare.js";
 
-export type FlagKind = "switch" | "value" | "choice" | "list";
+export type FlagKind = "switch" | "value" | "choice" | "optional-choice" | "list";
 
 /** One CLI flag of a capability's input property. */
 export interface CliFlag {
@@ -71,6 +71,9 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
       const spelled = c.cli?.flags?.[property];
       if (t instanceof z.ZodBoolean) return { property, flags: spelled ?? flag, kind: "switch", numeric: false, description };
       if (t instanceof z.ZodEnum) return { property, flags: spelled ?? `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
+      // `true` or one of the choices (`--load`, `--load networkidle`): the flag's value may be left out.
+      const choices = optionalChoices(t);
+      if (choices) return { property, flags: spelled ?? `${flag} [${kebab(property)}]`, kind: "optional-choice", choices, numeric: false, description };
       if (t instanceof z.ZodArray) return { property, flags: spelled ?? `${flag} <value>`, kind: "list", numeric: false, description };
       const numeric = t instanceof z.ZodNumber;
       return { property, flags: spelled ?? `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
@@ -80,6 +83,21 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
 /** A flag's long name as errors name it (`--output` of `-o, --output <file>`). */
 export function longFlag(f: CliFlag): string {
   return /--[\w-]+/.exec(f.flags)?.[0] ?? f.flags;
+}
+
+/** The choices of a `true | enum` union, else undefined. */
+function optionalChoices(t: z.ZodType): string[] | undefined {
+  if (!(t instanceof z.ZodUnion)) return undefined;
+  const options = t.options as z.ZodType[];
+  const choice = options.find((o) => o instanceof z.ZodEnum);
+  const yes = options.find((o) => o instanceof z.ZodLiteral && o.values.has(true));
+  return options.length === 2 && choice && yes ? [...(choice.options as string[])] : undefined;
+}
+
+/** How the verb names a property in a message: its flag (`--state`), else its argument (`<target>`). */
+export function cliSpell(v: CliVerb): Spell {
+  const flags = new Map(cliFlags(v.capability, v.preset).map((f) => [f.property, longFlag(f)]));
+  return (property) => flags.get(property) ?? `<${property}>`;
 }
 
 /** Every verb the capabilities offer on the CLI. */
@@ -138,10 +156,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
       hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
     });
   }
-  const problem = c.check?.(parsed.data as never, (p) => {
-    const f = byProperty.get(p);
-    return f ? longFlag(f) : p;
-  });
+  const problem = c.check?.(parsed.data as never, cliSpell(v));
   if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
   return parsed.data;
 }

@@ -41,9 +41,15 @@ export const moves = (title: string, idempotent = false): Annotations => ({ titl
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
+/** How a door names a property in a message: the CLI's flag (`--state`) or argument (`<target>`), the MCP tool's property (`state`). */
+export type Spell = (property: string) => string;
+
 /** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
   svc: Service;
+  /** The call's cancellation: Ctrl-C (or the client going away) on the CLI, the client's cancel on MCP. */
+  signal: AbortSignal;
+  spell: Spell;
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
@@ -164,11 +170,8 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   only?: { readonly [K in keyof S]?: { door: Door; why: string } };
   cli?: CliDoor;
   mcp?: McpDoor;
-  /**
-   * Checks that need more than one property, or whose message the schema cannot word (each property's own are in
-   * its schema): the message names the property as the door spells it, `name("maxSize")` (`--max-size` on the CLI).
-   */
-  check?(input: z.output<z.ZodObject<S>>, name: (property: string) => string): string | undefined;
+  /** Checks that need more than one property (each property's own are in its schema): the message names the property as the door spells it. */
+  check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
   /** An input the declaration answers alone (a table it holds: `svc set --list`): no door starts or attaches a browser for it. */
   withoutBrowser?(input: z.output<z.ZodObject<S>>): Promise<Outcome> | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;

@@ -3,17 +3,27 @@
  * annotations and input are the declaration's, the handler is its one handler; this file only turns the
  * outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, type EmulationDoor, type Outcome, outcomeText, shapeFor } from "../capabilities/index.js";
+import { type Capability, CAPABILITIES, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
+/** A report's text is cut past this many characters (the client's context is the budget). */
+const MAX_REPORT_CHARS = 50_000;
+
+/** The tool's property names as they are: the MCP door's spelling. */
+const spell = (property: string) => property;
+
+function reportText(o: Report): string {
+  return o.text.length > MAX_REPORT_CHARS ? `${o.text.slice(0, MAX_REPORT_CHARS)}… (${o.text.length} characters, cut)` : o.text;
+}
+
 export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {
   const door = c.mcp;
   if (!door || !reg.caps.has(door.cap)) return;
-  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>) =>
+  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>, extra: { signal: AbortSignal }) =>
     b.run(async (): Promise<ToolResult> => {
-      const problem = c.check?.(input as never, (p) => p);
+      const problem = c.check?.(input as never, spell);
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const alone = await c.withoutBrowser?.(input as never);
       if (alone) return rendered(alone);
@@ -22,6 +32,8 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       const outcome = await c.run(
         {
           svc,
+          signal: extra.signal,
+          spell,
           page: (n) => b.page(n),
           resolve: (t, page) => b.resolve(t, page),
           snapshot: (page, view) => b.snapshot(page, view),
@@ -33,7 +45,8 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
         },
         input as never,
       );
-      if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
+      if (outcome.kind !== "report") return b.report(outcomeText(outcome), tab);
+      if (outcome.pageChanged) return b.report(reportText(outcome), tab);
       return rendered(outcome);
     }),
   );
@@ -41,8 +54,9 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
 
 /** A report as a tool result: its text, after its image when it has one. */
 function rendered(outcome: Outcome): ToolResult {
-  if (outcome.kind !== "report" || !outcome.image) return textResult(outcomeText(outcome));
-  return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
+  if (outcome.kind !== "report") return textResult(outcomeText(outcome));
+  if (!outcome.image) return textResult(reportText(outcome));
+  return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: reportText(outcome) }] };
 }
 
 /** The browser's emulation (McpBrowser keeps it from its first use): the capability's view of it. */

@@ -1,17 +1,13 @@
 /**
- * The MCP tools beyond the verbs: waiting, closing the browser, filling a form at once,
- * answering the next dialog and evaluating JavaScript. Each result is what the page shows
+ * The MCP tools beyond the verbs: closing the browser, filling a form at once,
+ * and answering the next dialog. Each result is what the page shows
  * afterwards (b.report), read after the fact, or the value the page returned.
  */
-import { sleep } from "../util/abort.js";
-import { type Action, ServiceInvalidArgumentError, ServiceTimeoutError } from "../index.js";
+import { type Action, ServiceInvalidArgumentError } from "../index.js";
 import { callOn, findElements, selectorOf } from "../internal.js";
 import { type McpBrowser, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
 
-/** An evaluate's JSON is cut past this many characters (the client's context is the budget). */
-const MAX_VALUE_CHARS = 50_000;
-const POLL_MS = 100;
 /** `find` lists at most this many matches (and says how many more). */
 const FIND_LIMIT = 20;
 
@@ -20,43 +16,6 @@ function action(selector: string, method: Action["method"], args: string[] = [])
 }
 
 export function registerFormTools(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "wait", ({ target, state, text, time, timeout }) =>
-    b.run(async () => {
-      const given = [target !== undefined, text !== undefined, time !== undefined].filter(Boolean).length;
-      if (given !== 1) throw new ServiceInvalidArgumentError("wait: give exactly one of target, text, time");
-      if (state !== undefined && target === undefined) throw new ServiceInvalidArgumentError("state: goes with target");
-      const svc = await b.service();
-      const page = svc.page;
-      if (time !== undefined) {
-        await sleep(time);
-        return textResult(`waited ${time} ms`);
-      }
-      const limit = timeout ?? 30_000;
-      const deadline = Date.now() + limit;
-      const wanted = state ?? "visible";
-      const check = async (): Promise<boolean> => {
-        if (text !== undefined) return (await page.evaluate<boolean>((t: string) => (document.body?.innerText ?? "").includes(t), text).catch(() => false)) === true;
-        let visible = false;
-        try {
-          const el = await b.resolve(target as string);
-          visible = await callOn<boolean>(el, function (this: Element) {
-            const r = this.getBoundingClientRect();
-            return r.width > 0 && r.height > 0 && getComputedStyle(this).visibility !== "hidden";
-          });
-        } catch (e) {
-          if ((e as { code?: unknown }).code !== "ELEMENT_NOT_FOUND") throw e;
-        }
-        return wanted === "visible" ? visible : !visible;
-      };
-      for (;;) {
-        if (await check()) break;
-        if (Date.now() >= deadline) throw new ServiceTimeoutError(`wait: no ${text !== undefined ? `text "${text}"` : `${target} ${wanted}`} within ${limit} ms`);
-        await sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
-      }
-      return b.report(text !== undefined ? `text "${text}" is on the page` : `${target} is ${wanted}`);
-    }),
-  );
-
   registerDeclared(reg, "close", () =>
     b.run(async () => {
       await b.restart();
@@ -122,15 +81,6 @@ export function registerFormTools(reg: Registrar, b: McpBrowser): void {
       }
       const more = found.total > lines.length ? [`(${found.total - lines.length} more)`] : [];
       return textResult([`${found.total} match${found.total === 1 ? "" : "es"}; each selector works as a target:`, ...lines, ...more].join("\n"));
-    }),
-  );
-
-  registerDeclared(reg, "evaluate", ({ expression }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      const value = await svc.page.evaluate<unknown>(expression);
-      const json = JSON.stringify(value === undefined ? null : value);
-      return textResult(json.length > MAX_VALUE_CHARS ? `${json.slice(0, MAX_VALUE_CHARS)}… (${json.length} characters, cut)` : json);
     }),
   );
 }

@@ -62,18 +62,6 @@ export const TOOLS = {
       tab: z.number().int().min(1).optional().describe("with select or close: the tab's number from the list"),
     },
   },
-  wait: {
-    cap: "core",
-    description: "Wait until an element is visible or hidden, text appears, or some time passes",
-    annotations: readOnly("Wait"),
-    inputSchema: {
-      target: target.optional().describe("ref or selector of the element to wait for"),
-      state: z.enum(["visible", "hidden"]).optional().describe("with target: wait until it is visible (default) or hidden/gone"),
-      text: z.string().min(1).max(10_000).optional().describe("wait until the page's text contains this"),
-      time: z.number().int().min(1).max(60_000).optional().describe("wait this many milliseconds"),
-      timeout: z.number().int().min(1).max(120_000).optional().describe("give up after this many milliseconds (default 30000)"),
-    },
-  },
   close: {
     cap: "core",
     description: "Close the browser; the next tool starts a new one",
@@ -113,12 +101,6 @@ export const TOOLS = {
       name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
-  },
-  evaluate: {
-    cap: "devtools",
-    description: "Evaluate a JavaScript expression in the page and return its value as JSON",
-    annotations: acts("Evaluate JavaScript"),
-    inputSchema: { expression: z.string().min(1).max(100_000).describe("a JavaScript expression; a promise is awaited") },
   },
   console: {
     cap: "devtools",

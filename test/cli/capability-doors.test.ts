@@ -61,6 +61,7 @@ function cliType(c: Capability, cmd: Command, property: string): string[] {
   if (arg) return arg.variadic ? ["string", "array"] : ["string"];
   const f = cliFlags(c).find((x) => x.property === property);
   if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
+  if (f.kind === "optional-choice") return ["boolean", "enum"]; // `--load` alone is true, `--load networkidle` a choice
   return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
