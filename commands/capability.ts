@@ -38,6 +38,8 @@ export function capabilityContext(svc: Service, session: StoredSession | undefin
     svc,
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
+    door: "cli",
+    pageLog: async (kind) => (await import("./console.js")).sessionPageLogView(svc, session, out, kind),
   };
 }
 

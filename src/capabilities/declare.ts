@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ActResult, Page, Service } from "../index.js";
-import type { ElementHandle } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, ErrorEntry, PageLogKind } from "../internal.js";
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
 export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web", "webmcp"] as const;
@@ -30,13 +30,26 @@ export const moves = (title: string, idempotent = false): Annotations => ({ titl
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
+/** What a door recorded its pages logging (console) or throwing (errors), oldest first. */
+export interface PageLogView {
+  entries: readonly (ConsoleEntry | ErrorEntry)[];
+  /** A tab's number as this door numbers tabs (undefined: one it never numbered). */
+  tabOf(target: string): number | undefined;
+  /** Empties the kind's log (every tab's). */
+  clear(): void;
+}
+
 /** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
   svc: Service;
+  /** Which door called: only for the words its users know (`--all` or `all`; the selected or the current tab). */
+  door: Door;
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
   resolve(target: string, page?: Page): Promise<ElementHandle>;
+  /** The page log this door keeps: the session host's files on the CLI, the server's recorder on MCP. */
+  pageLog(kind: PageLogKind): Promise<PageLogView>;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */

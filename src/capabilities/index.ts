@@ -3,10 +3,11 @@
  * tools are generated from this list. Faces import it as an entry point, like src/internal.ts.
  */
 import type { Capability } from "./declare.js";
+import { DEVTOOLS_CAPABILITIES } from "./devtools.js";
 import { ELEMENT_CAPABILITIES } from "./element.js";
 import { HISTORY_CAPABILITIES } from "./history.js";
 
-export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES];
+export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...DEVTOOLS_CAPABILITIES];
 
-export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type Outcome, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type Outcome, type PageLogView, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
 export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp } from "./cli-door.js";

@@ -3,8 +3,8 @@
  * annotations and input are the declaration's, the handler is its one handler; this file only turns the
  * outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, outcomeText, shapeFor } from "../capabilities/index.js";
-import { ServiceInvalidArgumentError } from "../index.js";
+import { type Capability, CAPABILITIES, type CapabilityContext, outcomeText, shapeFor } from "../capabilities/index.js";
+import { type Service, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
@@ -17,12 +17,33 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
-      const outcome = await c.run({ svc, page: (n) => b.page(n), resolve: (t, page) => b.resolve(t, page) }, input as never);
+      const outcome = await c.run(mcpContext(b, svc), input as never);
       if (outcome.kind !== "report" || outcome.pageChanged) return b.report(outcomeText(outcome), tab);
       if (!outcome.image) return textResult(outcome.text);
       return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: outcome.text }] };
     }),
   );
+}
+
+/** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
+function mcpContext(b: McpBrowser, svc: Service): CapabilityContext {
+  return {
+    svc,
+    door: "mcp",
+    page: (n) => b.page(n),
+    resolve: (t, page) => b.resolve(t, page),
+    pageLog: async (kind) => {
+      const log = b.pageLog;
+      return {
+        entries: log.entries(kind),
+        tabOf: (target) => {
+          const page = svc.context.pages().find((p) => p.targetId === target);
+          return page ? b.tabNumber(page) : undefined;
+        },
+        clear: () => log.clear(kind),
+      };
+    },
+  };
 }
 
 /** Every declared capability that has an MCP door, under its capability set. */

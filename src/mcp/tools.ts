@@ -147,25 +147,6 @@ export const TOOLS = {
     annotations: acts("Evaluate JavaScript"),
     inputSchema: { expression: z.string().min(1).max(100_000).describe("a JavaScript expression; a promise is awaited") },
   },
-  console: {
-    cap: "devtools",
-    description: "What the current tab logged to its console since the browser started (newest last)",
-    annotations: readOnly("Console messages"),
-    inputSchema: {
-      all: z.boolean().optional().describe("every tab's messages, not only the current tab's"),
-      level: z.enum(["log", "info", "warn", "error", "debug"]).optional().describe("only messages of this level"),
-      clear: z.boolean().optional().describe("empty the list after reading it"),
-    },
-  },
-  errors: {
-    cap: "devtools",
-    description: "The uncaught exceptions and unhandled promise rejections of the current tab (newest last)",
-    annotations: readOnly("Page errors"),
-    inputSchema: {
-      all: z.boolean().optional().describe("every tab's errors, not only the current tab's"),
-      clear: z.boolean().optional().describe("empty the list after reading it"),
-    },
-  },
   trace_start: {
     cap: "devtools",
     description: "Start a Chrome performance trace of every tab (trace_stop ends and summarises it)",
