@@ -9,7 +9,7 @@ import type { Page, Service } from "../src/index.js";
 import { ActFailedError } from "./act.js";
 import { pageLine } from "./goto.js";
 import { elementOf } from "./inspect.js";
-import type { GlobalOptions, Output } from "./output.js";
+import { type GlobalOptions, type Output, table } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";
 import { rememberTabs } from "./tabs.js";
 
@@ -39,7 +39,9 @@ export function capabilityContext(svc: Service, session: StoredSession | undefin
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
     door: "cli",
+    columns: (rows) => table(rows),
     pageLog: async (kind) => (await import("./console.js")).sessionPageLogView(svc, session, out, kind),
+    network: async () => (await import("./network.js")).sessionNetworkView(session, "network"),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ActResult, Page, Service } from "../index.js";
-import type { ConsoleEntry, ElementHandle, ErrorEntry, PageLogKind } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, ErrorEntry, NetworkEntry, PageLogKind } from "../internal.js";
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
 export const CAPS = ["core", "tabs", "forms", "devtools", "network", "pdf", "emulation", "agent", "web", "webmcp"] as const;
@@ -39,17 +39,33 @@ export interface PageLogView {
   clear(): void;
 }
 
+/** The requests a door recorded its pages making, oldest first (the newest 1,000). */
+export interface NetworkView {
+  entries: readonly NetworkEntry[];
+  /** Request `id`, or the door's error saying where it looked. */
+  entry(id: string): NetworkEntry;
+  /** Its response body as Chrome still holds it (at most 10 MB of characters; binary as base64). */
+  body(id: string): Promise<{ body: string; base64Encoded: boolean; bytes: number }>;
+  tabOf(target: string): number | undefined;
+  /** Empties the log (every tab's). */
+  clear(): void;
+}
+
 /** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
   svc: Service;
   /** Which door called: only for the words its users know (`--all` or `all`; the selected or the current tab). */
   door: Door;
+  /** Rows of cells as this door lays out a table: aligned for a person on the CLI, one space apart (fewer tokens) on MCP. */
+  columns(rows: readonly (readonly string[])[]): string[];
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
   resolve(target: string, page?: Page): Promise<ElementHandle>;
   /** The page log this door keeps: the session host's files on the CLI, the server's recorder on MCP. */
   pageLog(kind: PageLogKind): Promise<PageLogView>;
+  /** The network log this door keeps: the session host's (asked to write it first) on the CLI, the server's recorder on MCP. */
+  network(): Promise<NetworkView>;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */
@@ -96,6 +112,7 @@ export interface CliPreset {
 
 /** The CLI door: the verb, its positional arguments (named by property) and its help. */
 export interface CliDoor {
+  /** One word, or a group's subcommand (`network requests`: the group is declared with the registry's groups). */
   verb: string;
   /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
   args: string;
@@ -107,6 +124,8 @@ export interface CliDoor {
   examples: readonly string[];
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
+  /** Properties the verb itself sets: a property only the other door offers, as the CLI always means it. */
+  preset?: Readonly<Record<string, unknown>>;
   presets?: readonly CliPreset[];
 }
 

@@ -6,8 +6,9 @@ import type { Capability } from "./declare.js";
 import { DEVTOOLS_CAPABILITIES } from "./devtools.js";
 import { ELEMENT_CAPABILITIES } from "./element.js";
 import { HISTORY_CAPABILITIES } from "./history.js";
+import { NETWORK_CAPABILITIES } from "./network.js";
 
-export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...DEVTOOLS_CAPABILITIES];
+export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...DEVTOOLS_CAPABILITIES, ...NETWORK_CAPABILITIES];
 
-export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type Outcome, type PageLogView, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type NetworkView, type Outcome, type PageLogView, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
 export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp } from "./cli-door.js";

@@ -27,20 +27,32 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
 
 /** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
 function mcpContext(b: McpBrowser, svc: Service): CapabilityContext {
+  const tabOf = (target: string) => {
+    const page = svc.context.pages().find((p) => p.targetId === target);
+    return page ? b.tabNumber(page) : undefined;
+  };
   return {
     svc,
     door: "mcp",
+    columns: (rows) => rows.map((r) => r.join(" ").trimEnd()),
     page: (n) => b.page(n),
     resolve: (t, page) => b.resolve(t, page),
     pageLog: async (kind) => {
       const log = b.pageLog;
+      return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };
+    },
+    network: async () => {
+      const log = b.network;
       return {
-        entries: log.entries(kind),
-        tabOf: (target) => {
-          const page = svc.context.pages().find((p) => p.targetId === target);
-          return page ? b.tabNumber(page) : undefined;
+        entries: [...log.entries()],
+        entry: (id) => {
+          const e = log.find(id);
+          if (!e) throw new ServiceInvalidArgumentError(`id: no request ${id} (network_requests lists them; the newest 1,000 are kept)`);
+          return e;
         },
-        clear: () => log.clear(kind),
+        body: (id) => log.body(id),
+        tabOf,
+        clear: () => log.clear(),
       };
     },
   };
