@@ -43,7 +43,7 @@ export { type EmulationApplied, PageEmulation } from "./browser/page-emulation.j
 export { pageViewport } from "./browser/connect.js";
 export { SCREENSHOT_MAX_SIZE, checkMaxSize, takeScreenshot } from "./browser/screenshot.js";
 export { PAGE_NETWORK_ENABLE } from "./browser/page.js";
-export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, headerLines, statusWord } from "./store/network-log.js";
+export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, entryDuration, headerLines, statusWord } from "./store/network-log.js";
 export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";
 export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_SIZE_MB, type TraceWritten, checkTraceMaxSize } from "./browser/trace.js";
 export { boundWords } from "./browser/trace-bound.js";

@@ -5,6 +5,7 @@
  * as a command line, and refuses it if it is not one either).
  */
 import { z } from "zod";
+import { NETWORK_REQUEST_ID } from "../../src/base.js";
 import { CONTROL_LINE_BYTES } from "./ask.js";
 import type { KeptSession } from "./keeper.js";
 
@@ -42,7 +43,7 @@ const CONTROLS = {
   /** Writes the network log's pending batch now (`svc network requests` then reads the file). */
   networkFlush: control(z.object({}), async (_args, ctx) => ({ entries: ctx.kept.network.flush() })),
   /** A response body, asked of the page's session where Chrome keeps it. */
-  networkBody: control(z.object({ id: z.string().regex(/^r\d{1,12}$/) }), async ({ id }, ctx) => ({ ...(await ctx.kept.network.body(id)) })),
+  networkBody: control(z.object({ id: z.string().regex(NETWORK_REQUEST_ID) }), async ({ id }, ctx) => ({ ...(await ctx.kept.network.body(id)) })),
   /** `svc har start`. */
   harStart: control(z.object({}), async (_args, ctx) => ctx.kept.network.harStart()),
   /** `svc har stop FILE` (an absolute path, checked by the command and again here). */

@@ -13,7 +13,7 @@ import type { CloudGlobals } from "../core/cloud.js";
 import { pageLine } from "./goto.js";
 import { askHostFor, savedWording } from "../host/ask.js";
 import { elementOf } from "./inspect.js";
-import type { GlobalOptions, Output } from "../core/output.js";
+import { type GlobalOptions, type Output, table } from "../core/output.js";
 import { checkOutputPath, writeOutputFile } from "../core/output-file.js";
 import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
 import { sessionSnapshots } from "./snapshot.js";
@@ -71,7 +71,11 @@ async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string,
     snapshot: () => Promise.reject(unattached()),
     capture: () => Promise.reject(unattached()),
     note: () => {},
+    door: "cli",
+    columns: (rows) => table(rows),
     emulation: async () => sessionEmulation(session),
+    pageLog: () => Promise.reject(unattached()),
+    network: () => Promise.reject(unattached()),
   };
   const outcome = await v.capability.run(ctx, input as never);
   output(g).result({ session: session.id, ...json(outcome) }, () => line(outcome));
@@ -95,7 +99,11 @@ export function capabilityContext(svc: Service, session: StoredSession | undefin
       return capture;
     },
     note: door.note ?? (() => {}),
+    door: "cli",
+    columns: (rows) => table(rows),
     emulation: async () => sessionEmulation(session),
+    pageLog: async (kind) => (await import("../devtools/console.js")).sessionPageLogView(svc, session, out, kind),
+    network: async () => (await import("../devtools/network.js")).sessionNetworkView(session, "network"),
   };
 }
 

@@ -20,11 +20,13 @@ export { GLOBAL_OPTIONS } from "./globals.js";
 
 export const GROUPS: readonly GroupDecl[] = [...SESSION_GROUPS, ...NETWORK_GROUPS, TRACE_GROUP, WEBMCP_GROUP];
 
-/** Where `svc --help` lists each top-level command (the order of a user's day: session, page, model, records, server). */
-const HELP_ORDER = [
-  "sessions", "connect", "view", "state", "set", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot",
-  ...CAPABILITY_COMMANDS.map((v) => v.name), "get", ...INSPECT_COMMANDS.map((c) => c.name), "screenshot", "pdf", "console", "errors", "network", "har", "trace", "webmcp", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init",
-];
+const BEFORE_VERBS = ["sessions", "connect", "view", "state", "set", "open", "goto", "back", "forward", "reload", "wait", "eval", "tabs", "downloads", "dialog", "act", "observe", "extract", "snapshot"];
+const AFTER_VERBS = ["get", ...INSPECT_COMMANDS.map((c) => c.name), "screenshot", "pdf", "console", "errors", "network", "har", "trace", "webmcp", "fetch", "search", "agent", "history", "metrics", "config", "serve", "mcp", "batch", "worker", "init"];
+/**
+ * Where `svc --help` lists each top-level command (the order of a user's day: session, page, model, records, server);
+ * the capabilities' verbs not named in either list (the verbs on one element) come after snapshot.
+ */
+const HELP_ORDER = [...BEFORE_VERBS, ...CAPABILITY_COMMANDS.map((v) => v.name.split(" ")[0]!).filter((n) => !BEFORE_VERBS.includes(n) && !AFTER_VERBS.includes(n)), ...AFTER_VERBS];
 const rank = (c: CommandDecl) => {
   const i = HELP_ORDER.indexOf(c.name.split(" ")[0]!);
   return i < 0 ? HELP_ORDER.length : i;

@@ -61,7 +61,7 @@ export function propertyHelp(c: Capability, name: string): string {
 /** The flags: every CLI property that is not a positional, nor set by the verb's preset (`dblclick` has no --double). */
 export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
   const positional = new Set(positionalNames(c));
-  const presetKeys = new Set(Object.keys(preset?.preset ?? {}));
+  const presetKeys = new Set(Object.keys({ ...c.cli?.preset, ...preset?.preset }));
   return Object.entries(shapeFor(c, "cli"))
     .filter(([k]) => !positional.has(k) && !presetKeys.has(k))
     .map(([property, schema]) => {
@@ -144,7 +144,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const f = byProperty.get(k);
     if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : raw;
   }
-  Object.assign(input, v.preset?.preset ?? {});
+  Object.assign(input, c.cli?.preset, v.preset?.preset);
   // The whole shape: a preset may set a property the CLI has no flag for (uncheck's checked: false).
   const parsed = z.object(c.input).safeParse(input);
   if (!parsed.success) {
@@ -152,7 +152,9 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
     const what = input[key] === undefined && !f ? "is missing" : issue.message;
-    throw new ServiceInvalidArgumentError(f ? `${longFlag(f)}: ${what}` : `${v.verb}: ${key} ${what}`, {
+    // An argument is named after its verb (`network request id: …`), as a flag by its flag.
+    const named = f ? `${longFlag(f)}: ${what}` : input[key] === undefined ? `${v.verb}: ${key} ${what}` : `${v.verb} ${key}: ${what}`;
+    throw new ServiceInvalidArgumentError(named, {
       hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
     });
   }

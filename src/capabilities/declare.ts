@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, Service } from "../index.js";
-import type { ElementHandle, EmulationApplied, PageSnapshots, SessionEmulation } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -43,6 +43,26 @@ export const acts = (title: string): Annotations => ({ title, readOnlyHint: fals
 
 /** How a door names a property in a message: the CLI's flag (`--state`) or argument (`<target>`), the MCP tool's property (`state`). */
 export type Spell = (property: string) => string;
+/** What a door recorded its pages logging (console) or throwing (errors), oldest first. */
+export interface PageLogView {
+  entries: readonly (ConsoleEntry | ErrorEntry)[];
+  /** A tab's number as this door numbers tabs (undefined: one it never numbered). */
+  tabOf(target: string): number | undefined;
+  /** Empties the kind's log (every tab's). */
+  clear(): void;
+}
+
+/** The requests a door recorded its pages making, oldest first (the newest 1,000). */
+export interface NetworkView {
+  entries: readonly NetworkEntry[];
+  /** Request `id`, or the door's error saying where it looked. */
+  entry(id: string): NetworkEntry;
+  /** Its response body as Chrome still holds it (at most 10 MB of characters; binary as base64). */
+  body(id: string): Promise<{ body: string; base64Encoded: boolean; bytes: number }>;
+  tabOf(target: string): number | undefined;
+  /** Empties the log (every tab's). */
+  clear(): void;
+}
 
 /** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
 export interface CapabilityContext {
@@ -50,6 +70,10 @@ export interface CapabilityContext {
   /** The call's cancellation: Ctrl-C (or the client going away) on the CLI, the client's cancel on MCP. */
   signal: AbortSignal;
   spell: Spell;
+  /** Which door called: only for the words its users know (`--all` or `all`; the selected or the current tab). */
+  door: Door;
+  /** Rows of cells as this door lays out a table: aligned for a person on the CLI, one space apart (fewer tokens) on MCP. */
+  columns(rows: readonly (readonly string[])[]): string[];
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
@@ -62,6 +86,10 @@ export interface CapabilityContext {
   note(entry: Noted): void;
   /** What the door's tabs emulate, kept for later tabs too: the CLI session's file and its host, MCP's browser. */
   emulation(): Promise<EmulationDoor>;
+  /** The page log this door keeps: the session host's files on the CLI, the server's recorder on MCP. */
+  pageLog(kind: PageLogKind): Promise<PageLogView>;
+  /** The network log this door keeps: the session host's (asked to write it first) on the CLI, the server's recorder on MCP. */
+  network(): Promise<NetworkView>;
 }
 
 /** A door's emulation: its settings now, and setting them on every tab (later ones too). */
@@ -122,6 +150,7 @@ export interface CliPreset {
 
 /** The CLI door: the verb, its positional arguments (named by property) and its help. */
 export interface CliDoor {
+  /** One word, or a group's subcommand (`network requests`: the group is declared with the registry's groups). */
   verb: string;
   /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
   args: string;
@@ -140,6 +169,8 @@ export interface CliDoor {
   hosted: boolean;
   /** false: it keeps the session's state for the host to apply, attaching no page of its own (ctx.emulation only). */
   attaches?: false;
+  /** Properties the verb itself sets: a property only the other door offers, as the CLI always means it. */
+  preset?: Readonly<Record<string, unknown>>;
   presets?: readonly CliPreset[];
   /** Flags spelled otherwise than `--kebab-name <value>` (a short alias, a named value): `{ output: "-o, --output <file>" }`. */
   flags?: Readonly<Record<string, string>>;

@@ -3,14 +3,16 @@
  * tools are generated from this list. Faces import it as an entry point, like src/internal.ts.
  */
 import type { Capability } from "./declare.js";
+import { DEVTOOLS_CAPABILITIES } from "./devtools.js";
 import { ELEMENT_CAPABILITIES } from "./element.js";
 import { EMULATION_CAPABILITIES } from "./emulation.js";
 import { EVALUATE_CAPABILITIES } from "./evaluate.js";
 import { HISTORY_CAPABILITIES } from "./history.js";
+import { NETWORK_CAPABILITIES } from "./network.js";
 import { PAGE_CAPABILITIES } from "./page.js";
 import { WAIT_CAPABILITIES } from "./wait.js";
 
-export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...PAGE_CAPABILITIES, ...WAIT_CAPABILITIES, ...EVALUATE_CAPABILITIES, ...EMULATION_CAPABILITIES];
+export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...PAGE_CAPABILITIES, ...WAIT_CAPABILITIES, ...EVALUATE_CAPABILITIES, ...EMULATION_CAPABILITIES, ...DEVTOOLS_CAPABILITIES, ...NETWORK_CAPABILITIES];
 
-export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type EmulationDoor, type Moved, type Noted, type Outcome, type Report, type Scrolled, type SnapshotView, type Spell, type TakenSnapshot, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type EmulationDoor, type Moved, type NetworkView, type Noted, type Outcome, type PageLogView, type Report, type Scrolled, type SnapshotView, type Spell, type TakenSnapshot, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
 export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliSpell, cliVerbs, longFlag, positionalNames, propertyHelp } from "./cli-door.js";

@@ -3,8 +3,8 @@
  * annotations and input are the declaration's, the handler is its one handler; this file only turns the
  * outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
-import { ServiceInvalidArgumentError } from "../index.js";
+import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
+import { type Service, ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
@@ -29,22 +29,7 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       if (alone) return rendered(alone);
       const svc = await b.service();
       const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
-      const outcome = await c.run(
-        {
-          svc,
-          signal: extra.signal,
-          spell,
-          page: (n) => b.page(n),
-          resolve: (t, page) => b.resolve(t, page),
-          snapshot: (page, view) => b.snapshot(page, view),
-          // The page keeps its last picture's fingerprint for as long as the client's browser lives.
-          capture: (page, options) => page.capture(options),
-          // An MCP client's calls are its history; the server keeps none of its own.
-          note: () => {},
-          emulation: () => emulationOf(b),
-        },
-        input as never,
-      );
+      const outcome = await c.run(mcpContext(b, svc, extra.signal), input as never);
       if (outcome.kind !== "report") return b.report(outcomeText(outcome), tab);
       if (outcome.pageChanged) return b.report(reportText(outcome), tab);
       return rendered(outcome);
@@ -63,6 +48,47 @@ function rendered(outcome: Outcome): ToolResult {
 async function emulationOf(b: McpBrowser): Promise<EmulationDoor> {
   const e = await b.emulation();
   return { scope: "this browser", current: () => e.current, set: (next) => e.set(next), tab: () => b.page() };
+}
+
+/** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
+function mcpContext(b: McpBrowser, svc: Service, signal: AbortSignal): CapabilityContext {
+  const tabOf = (target: string) => {
+    const page = svc.context.pages().find((p) => p.targetId === target);
+    return page ? b.tabNumber(page) : undefined;
+  };
+  return {
+    svc,
+    door: "mcp",
+    columns: (rows) => rows.map((r) => r.join(" ").trimEnd()),
+    page: (n) => b.page(n),
+    resolve: (t, page) => b.resolve(t, page),
+    signal,
+    spell,
+    snapshot: (page, view) => b.snapshot(page, view),
+    // The page keeps its last picture's fingerprint for as long as the client's browser lives.
+    capture: (page, options) => page.capture(options),
+    // An MCP client's calls are its history; the server keeps none of its own.
+    note: () => {},
+    emulation: () => emulationOf(b),
+    pageLog: async (kind) => {
+      const log = b.pageLog;
+      return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };
+    },
+    network: async () => {
+      const log = b.network;
+      return {
+        entries: [...log.entries()],
+        entry: (id) => {
+          const e = log.find(id);
+          if (!e) throw new ServiceInvalidArgumentError(`id: no request ${id} (network_requests lists them; the newest 1,000 are kept)`);
+          return e;
+        },
+        body: (id) => log.body(id),
+        tabOf,
+        clear: () => log.clear(),
+      };
+    },
+  };
 }
 
 /** Every declared capability that has an MCP door, under its capability set. */

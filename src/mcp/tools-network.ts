@@ -1,9 +1,9 @@
 /**
- * The MCP network tools, on the library's recorders so they match the CLI: `network_requests` / `network_request` list
- * what the tabs requested (NetworkRecorder, as `svc network`), `route` / `unroute` answer or fail the tabs' requests
- * (PageFetch, as `svc network route`), every route checked as the CLI's are (store/routes.ts bounds them).
+ * The MCP network tools, on the library's recorders so they match the CLI: `route` / `unroute` answer or fail the tabs'
+ * requests (PageFetch, as `svc network route`), every route checked as the CLI's are (store/routes.ts bounds them).
+ * The requests the tabs made are capabilities (src/capabilities/network.ts).
  */
-import { type NetworkEntry, type SessionRoute, checkRoutes, durationWord, headerLines, statusWord } from "../internal.js";
+import { type SessionRoute, checkRoutes } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -16,48 +16,7 @@ function describe(r: SessionRoute): string {
 
 const listed = (routes: SessionRoute[]) => (routes.length ? routes.map((r) => `  ${describe(r)}`).join("\n") : "  (none)");
 
-/** The most requests one `network_requests` result lists; the most body characters `network_request` returns. */
-const MAX_LINES = 200;
-const MAX_BODY_CHARS = 50_000;
-
-const line = (e: NetworkEntry) => `${e.id} ${e.method} ${statusWord(e)} ${e.type} ${e.url} ${durationWord(e)}${e.failure ? ` ${e.failure}` : ""}`;
-
 export function registerNetworkTools(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "network_requests", ({ filter, all, clear }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      const current = svc.page.targetId;
-      const needle = filter?.toLowerCase();
-      const shown = b.network.entries().filter((e) => (all || e.target === current) && (needle === undefined || e.url.toLowerCase().includes(needle)));
-      if (clear) b.network.clear();
-      if (!shown.length) return textResult(`no requests${all ? "" : " in the current tab"}${needle === undefined ? "" : ` whose URL contains ${JSON.stringify(filter)}`}${clear ? " (cleared)" : ""}`);
-      const listed = shown.slice(-MAX_LINES).map((e) => svc.secrets.text(line(e)));
-      return textResult([...(shown.length > MAX_LINES ? [`${shown.length - MAX_LINES} older requests not shown`] : []), ...listed, ...(clear ? ["cleared"] : [])].join("\n"));
-    }),
-  );
-
-  registerDeclared(reg, "network_request", ({ id, body }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      const e = b.network.find(id);
-      if (!e) throw new ServiceInvalidArgumentError(`id: no request ${id} (network_requests lists them; the newest 1,000 are kept)`);
-      const lines = [
-        line(e),
-        ...(e.redirectedTo ? [`redirected to: ${e.redirectedTo}`] : []),
-        "request headers:",
-        ...headerLines(e.requestHeaders),
-        ...(e.postData !== undefined ? ["request body:", `  ${e.postData}`] : []),
-        ...(e.responseHeaders ? ["response headers:", ...headerLines(e.responseHeaders)] : []),
-      ];
-      if (body) {
-        const got = await b.network.body(id);
-        const text = got.body.length > MAX_BODY_CHARS ? `${got.body.slice(0, MAX_BODY_CHARS)}… (cut: ${got.body.length} characters)` : got.body;
-        lines.push(got.base64Encoded ? `body (${got.bytes} bytes, base64):` : `body (${got.bytes} bytes):`, text);
-      }
-      return textResult(svc.secrets.text(lines.join("\n")));
-    }),
-  );
-
   registerDeclared(reg, "route", ({ pattern, status, body, contentType, headers, abort }) =>
     b.run(async () => {
       if (abort && (status !== undefined || body !== undefined || contentType !== undefined || headers !== undefined)) throw new ServiceInvalidArgumentError("abort: goes alone (a failed request has no response)");

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
-import { NETWORK_REQUEST_ID, TRACE_MAX_SIZE_MB } from "../internal.js";
+import { TRACE_MAX_SIZE_MB } from "../internal.js";
 import { TAB } from "../capabilities/element.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
@@ -102,25 +102,6 @@ export const TOOLS = {
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
   },
-  console: {
-    cap: "devtools",
-    description: "What the current tab logged to its console since the browser started (newest last)",
-    annotations: readOnly("Console messages"),
-    inputSchema: {
-      all: z.boolean().optional().describe("every tab's messages, not only the current tab's"),
-      level: z.enum(["log", "info", "warn", "error", "debug"]).optional().describe("only messages of this level"),
-      clear: z.boolean().optional().describe("empty the list after reading it"),
-    },
-  },
-  errors: {
-    cap: "devtools",
-    description: "The uncaught exceptions and unhandled promise rejections of the current tab (newest last)",
-    annotations: readOnly("Page errors"),
-    inputSchema: {
-      all: z.boolean().optional().describe("every tab's errors, not only the current tab's"),
-      clear: z.boolean().optional().describe("empty the list after reading it"),
-    },
-  },
   trace_start: {
     cap: "devtools",
     description: "Start a Chrome performance trace of every tab (trace_stop ends and summarises it)",
@@ -140,25 +121,6 @@ export const TOOLS = {
     inputSchema: {
       format: z.enum(["A4", "Letter"]).optional().describe("paper size (default A4)"),
       landscape: z.boolean().optional().describe("landscape orientation"),
-    },
-  },
-  network_requests: {
-    cap: "network",
-    description: "The current tab's requests, newest last: id, method, status, type, URL, duration",
-    annotations: readOnly("Network requests"),
-    inputSchema: {
-      filter: z.string().min(1).max(1000).optional().describe("only URLs containing this (case-insensitive)"),
-      all: z.boolean().optional().describe("every tab's requests, not only the current tab's"),
-      clear: z.boolean().optional().describe("empty the list after reading it"),
-    },
-  },
-  network_request: {
-    cap: "network",
-    description: "One request by id: status, headers and, with body, its response body",
-    annotations: readOnly("Network request"),
-    inputSchema: {
-      id: z.string().regex(NETWORK_REQUEST_ID).describe("the id network_requests shows, e.g. r12"),
-      body: z.boolean().optional().describe("include the response body (text; binary bodies as base64), cut past 50 000 characters"),
     },
   },
   route: {

@@ -87,8 +87,7 @@ export function entryDuration(e: NetworkEntry): number | undefined {
   return e.end === undefined ? undefined : Math.max(0, Math.round((e.end - e.start) * 1000));
 }
 
-/** A request's id as the recorder gives it (browser/network-recorder.ts: r1, r2, …). */
-export const NETWORK_REQUEST_ID = /^r\d{1,12}$/;
+export { NETWORK_REQUEST_ID } from "../util/network-id.js";
 
 /** Headers one per line, indented; a value Chrome joined from repeated headers (newline-separated) is one line each. */
 export const headerLines = (h: Record<string, string> | undefined): string[] => Object.entries(h ?? {}).flatMap(([k, v]) => v.split("\n").map((x) => `  ${k}: ${x}`));

@@ -122,6 +122,9 @@ describe.each(MODES)("svc console / svc errors $mode", ({ mode, run }) => {
     expect(load).toMatchObject({ level: "log", text: 'svc-load-marker text 42 {a: 1, b: "two"}', url: page, line: lineOf("svc-load-marker"), tab: 1 });
     expect(Date.parse(load!.at)).toBeGreaterThan(Date.now() - 120_000);
     expect(rows.find((r) => r.text === "svc-warn-marker")).toMatchObject({ level: "warn", line: lineOf("svc-warn-marker") });
+    // --level: only that level's messages, as the MCP tool's level.
+    expect((await consoleRows("--level", "warn")).console.map((r) => r.text)).toEqual(["svc-warn-marker"]);
+    expect(await run(["console", "--level", "loud"])).toMatchObject({ code: 2 });
     expect(rows.find((r) => r.text === "svc-timer-marker")).toMatchObject({ level: "error", url: page, line: lineOf('console.error("svc-timer-marker")'), tab: 1 });
 
     const text = (await ok("console")).trimEnd().split("\n");

@@ -405,6 +405,8 @@ describe("svc mcp", () => {
       expect(real).toMatch(/^r\d+ GET 200 Fetch http:\/\/\S+\/fetch\/data\.json \d+ ms$/);
       const detail = text(await call(c, "network_request", { id: real.split(" ")[0]!, body: true }));
       expect(detail).toMatch(/response headers:\n[\s\S]*body \(\d+ bytes\):\n\{"message":"hello from data\.json"/);
+      // The same detail as `svc network request`: status, timing, the tab it was made in.
+      expect(detail).toMatch(/^r\d+ GET http:\/\/\S+\/fetch\/data\.json\nstatus: 200 OK .* tab: \d+\nstarted: .*\ntiming: /);
       expect(text(await call(c, "network_request", { id: "r999999" }))).toMatch(/^INVALID_ARGUMENT: id: no request r999999/);
       expect(text(await call(c, "network_requests", { filter: "nothing-like-this" }))).toBe('no requests in the current tab whose URL contains "nothing-like-this"');
       // emulate: a device (by Playwright's name), dark mode, a time zone and a locale, as the page itself reports them; in a later tab too; null and reset clear.
