@@ -84,7 +84,7 @@ async function host(id: string, root: string, spec: HostLaunchSpec): Promise<voi
   try {
     // Loaded while Chrome starts: compiling them blocks the event loop for a while, and a page opened
     // meanwhile could show a dialog before this host enabled its Page domain there (answered by nobody).
-    [{ runCommand }] = await Promise.all([import("../main.js"), import("../core/runtime.js").then((r) => r.loadLibrary()), import("../page/snapshot.js"), import("../page/capability.js"), import("commander")]);
+    [{ runCommand }] = await Promise.all([import("../main.js"), import("../core/runtime.js").then((r) => r.loadLibrary()), import("../page/snapshot.js"), import("../door/run.js"), import("commander")]);
     (await import("../core/session-lookup.js")).holdsSession(id);
     started = await launching;
   } catch (e) {

@@ -1,7 +1,7 @@
 /**
  * The CLI commands generated from the capability declarations (src/capabilities/): one per verb, its flags
  * from the input's shape, its help from the declaration; the action turns the command line into the input
- * (checked by the capability's schema) and runs the one handler (commands/page/capability.ts).
+ * (checked by the capability's schema) and runs the one handler (commands/door/run.ts).
  */
 import { type Capability, type CliFlag, type CliVerb, argNames, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
 import { choice, type CommandDecl, command, flag, list, type OptionDecl, optionalValue, value } from "./types.js";
@@ -35,7 +35,7 @@ function commandOf(v: CliVerb): CommandDecl {
     hosted: c.cli!.hosted,
     ...(c.cli!.opensUrl ? { hostedBare: true as const } : {}),
     ...(c.mcp ? { mcpTool: c.name } : {}),
-    run: async (ctx, _a, flags) => (await import("../page/capability.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
+    run: async (ctx, _a, flags) => (await import("../door/run.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
   });
 }
 

@@ -29,7 +29,7 @@ export const INSPECT_COMMANDS = [
     },
     examples: ["svc find role button --name Submit click", 'svc find label Email fill "ada@example.com"', 'svc find text "Read more" --nth 2'],
     hosted: true,
-    run: async (c, [by, val, rest], o) => (await import("../page/find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
+    run: async (c, [by, val, rest], o) => (await import("../door/find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
   }),
   command({
     name: "scrollintoview",

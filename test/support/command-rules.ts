@@ -5,7 +5,7 @@
 import type { Import } from "./imports.js";
 
 /** The groups of commands, bottom first: a group may import the groups before it, never one after. */
-export const COMMAND_GROUPS = ["sessions", "page", "model", "devtools", "server", "batch"] as const;
+export const COMMAND_GROUPS = ["sessions", "page", "model", "devtools", "server", "batch", "door"] as const;
 /** commands/'s other parts: what every command shares, the session host (its own process), the Ink views, the registry. */
 export const COMMAND_PARTS = ["core", "host", "ui", ...COMMAND_GROUPS, "registry"] as const;
 /** commands/'s only top-level file: the edge (dispatch, errors → exit codes). */

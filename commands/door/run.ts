@@ -10,13 +10,13 @@ import { type EmulationApplied, PageSnapshots, takeScreenshot } from "../../src/
 import { ActFailedError } from "../core/errors.js";
 import { commandSignal } from "../core/cleanup.js";
 import type { CloudGlobals } from "../core/cloud.js";
-import { pageLine } from "./goto.js";
+import { pageLine } from "../page/goto.js";
 import { askHostFor, savedWording } from "../host/ask.js";
-import { elementOf } from "./inspect.js";
+import { elementOf } from "../page/inspect.js";
 import { type GlobalOptions, type Output, table } from "../core/output.js";
 import { checkOutputPath, writeOutputFile } from "../core/output-file.js";
 import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
-import { sessionSnapshots } from "./snapshot.js";
+import { sessionSnapshots } from "../page/snapshot.js";
 import { rememberTabs } from "../core/tabs.js";
 
 /** How long a verb waits for a tab it opened to commit its first document before naming it. */

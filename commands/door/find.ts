@@ -9,9 +9,9 @@ import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } fro
 import { FIND_KINDS, type ElementHandle, type FindKind, type FindQuery, callOn, findElements, resolveTarget, selectorOf } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
 import type { GlobalOptions } from "../core/output.js";
-import { capabilityContext } from "./capability.js";
+import { capabilityContext } from "./run.js";
 import { withSession } from "../core/runtime.js";
-import { sessionSnapshots } from "./snapshot.js";
+import { sessionSnapshots } from "../page/snapshot.js";
 import { type CliVerb, CAPABILITIES, cliInput, cliVerbs, positionalNames } from "../../src/capabilities/index.js";
 
 export interface FindFlags {
