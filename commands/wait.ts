@@ -7,7 +7,6 @@ import { ServiceError, ServiceEvalError, ServiceInvalidArgumentError, ServiceTim
 import { commandSignal } from "./cleanup.js";
 import { callOn, PageRefs, resolveTarget } from "../src/internal.js";
 import { sessionRefStore, sleep } from "../src/base.js";
-import { parseWaitUntil } from "./goto.js";
 import { parseTimeout } from "./model.js";
 import type { GlobalOptions } from "./output.js";
 import { stateRoot, withSession } from "./runtime.js";
@@ -17,6 +16,15 @@ import type { FlagsOf } from "./registry/types.js";
 export type WaitFlags = FlagsOf<typeof WAIT_OPTIONS>;
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+
+const WAIT_UNTIL = ["load", "domcontentloaded", "networkidle"] as const;
+
+/** `--load [state]`'s state: one of the lifecycle states a navigation waits for. */
+function parseWaitUntil(raw: string): (typeof WAIT_UNTIL)[number] {
+  const v = WAIT_UNTIL.find((w) => w === raw.trim().toLowerCase());
+  if (!v) throw new ServiceInvalidArgumentError(`--load must be one of ${WAIT_UNTIL.join(", ")}, got "${raw}"`);
+  return v;
+}
 /** The longest `--fn` expression accepted. */
 const MAX_FN_CHARS = 10_000;
 
@@ -59,7 +67,7 @@ function goalOf(target: string | undefined, flags: WaitFlags): Goal {
     if (!flags.url.trim()) throw new ServiceInvalidArgumentError("--url: the pattern is empty");
     return { kind: "url", pattern: flags.url, test: urlMatcher(flags.url) };
   }
-  if (flags.load !== undefined && flags.load !== false) return { kind: "load", state: flags.load === true ? "load" : parseWaitUntil(flags.load)! };
+  if (flags.load !== undefined && flags.load !== false) return { kind: "load", state: flags.load === true ? "load" : parseWaitUntil(flags.load) };
   const t = target!.trim();
   if (!t) throw new ServiceInvalidArgumentError("wait: the target is empty");
   if (/^\d+$/.test(t)) return { kind: "ms", ms: Number(t) };

@@ -1,14 +1,8 @@
-/** Navigation, waits, tabs, downloads, dialogs and reading the page: the session's selected tab. */
+/** Waits, downloads, dialogs and reading the page: the session's selected tab (goto, open and tabs are capabilities, src/capabilities/). */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { choice, command, flag, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
-
-/** The flags of `svc open` and `svc goto` (commands/goto.ts). */
-export const GOTO_OPTIONS = {
-  timeout,
-  waitUntil: choice("--wait-until <state>", "when the navigation is done: load (default), domcontentloaded or networkidle", ["load", "domcontentloaded", "networkidle"]),
-} as const;
 
 /** The flags of `svc wait` (commands/wait.ts). */
 export const WAIT_OPTIONS = {
@@ -30,25 +24,7 @@ export const SNAPSHOT_OPTIONS = {
   new: flag("--new", "with a URL: a browser of its own for this command, even when a session is live"),
 } as const;
 
-const navigation = (name: "open" | "goto", description: string, examples: readonly string[]) =>
-  command({
-    name,
-    args: "<url>",
-    description,
-    options: GOTO_OPTIONS,
-    examples,
-    hosted: name === "goto",
-    mcpTool: "navigate",
-    run: async (c, [url], o) => (await import("../goto.js")).goto(c.globals, url as string, o, name),
-  });
-
 export const PAGE_COMMANDS = [
-  navigation("open", "open URL in the live session's selected tab, starting a session (configured defaults) when none is live; same as goto", ["svc open https://example.com", "svc open localhost:3000 && svc snapshot -i"]),
-  navigation(
-    "goto",
-    "navigate the session's selected tab, starting a session when none is live (localhost:3000/x means http://localhost:3000/x); a 4xx/5xx page still loads (exit 0) and says its status",
-    ["svc goto https://example.com", "svc goto localhost:3000/login --wait-until networkidle"],
-  ),
   command({
     name: "wait",
     args: "[target]",
@@ -67,16 +43,6 @@ export const PAGE_COMMANDS = [
     examples: ['svc eval "document.title"'],
     hosted: true,
     run: async (c, [js]) => (await import("../navigate.js")).evaluate(c.globals, js as string),
-  }),
-  command({
-    name: "tabs",
-    args: "[action] [arg]",
-    usage: "[list | new [URL] | select N | close [N]]",
-    description: "list, open, select or close the session's tabs; tab numbers stay put when another tab closes, and later commands drive the selected tab",
-    examples: ["svc tabs", "svc tabs new https://example.com"],
-    hosted: true,
-    mcpTool: "tabs",
-    run: async (c, [action, arg]) => (await import("../tabs.js")).tabs(c.globals, action as string | undefined, arg as string | undefined),
   }),
   // Downloads and dialogs of the session (commands/downloads.ts, dialog.ts; --downloads/--dialog are global).
   command({

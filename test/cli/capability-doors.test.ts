@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
-import { CAPABILITIES, type Capability, cliFlags, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
+import { CAPABILITIES, type Capability, cliFlags, cliKind, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
 import { assertBuilt, sandbox } from "./helpers.js";
 import { openStdio } from "./mcp-support.js";
 
@@ -36,12 +36,11 @@ function types(s: JsonSchema): string[] {
   return s.anyOf ? s.anyOf.flatMap(types) : s.enum ? ["enum"] : [s.type ?? "?"];
 }
 
-/** What the CLI gives a property: a positional's value(s), or a flag's. */
+/** What the CLI gives a property: a positional's value(s) (its word read as a number or one of a choice, as cliInput reads it), or a flag's. */
 function cliType(c: Capability, cmd: Command, property: string): string[] {
   const arg = cmd.registeredArguments.find((a) => a.name() === property);
-  if (arg) return arg.variadic ? ["string", "array"] : ["string"];
-  const f = cliFlags(c).find((x) => x.property === property);
-  if (!f) return ["string"]; // one word of an argument that stands for several (`<target-or-key>`)
+  if (arg?.variadic) return ["string", "array"];
+  const f = cliFlags(c).find((x) => x.property === property) ?? cliKind(c, property); // a positional, or one word of an argument of several (`<target-or-key>`)
   return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
