@@ -17,7 +17,7 @@ function numbered(ctx: CapabilityContext, n: number): Page {
   const page = pages.find((p) => ctx.tabNumber(p) === n);
   if (!page) {
     const open = pages.map((p) => ctx.tabNumber(p)).sort((a, b) => a - b).join(", ");
-    throw new ServiceInvalidArgumentError(`no tab ${n} (open tabs: ${open || "none"})`, { hint: "see `svc tabs`" });
+    throw new ServiceInvalidArgumentError(`no tab ${n} (open tabs: ${open || "none"})`);
   }
   return page;
 }
@@ -25,7 +25,7 @@ function numbered(ctx: CapabilityContext, n: number): Page {
 async function close(ctx: CapabilityContext, tab: number | undefined): Promise<void> {
   const context = ctx.svc.context;
   const page = tab !== undefined ? numbered(ctx, tab) : await ctx.page();
-  if (context.pages().length <= 1) throw new ServiceInvalidArgumentError("cannot close the last tab", { hint: "end the session with `svc sessions end`" });
+  if (context.pages().length <= 1) throw new ServiceInvalidArgumentError("cannot close the last tab", { hint: "end the session (svc sessions end) or close the browser (the close tool) instead" });
   await page.close();
   // The tab that was selected stays so; closing it selects the most recent other tab.
   if (context.activePage() === page || context.activePage()?.isClosed) {
