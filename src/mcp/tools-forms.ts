@@ -1,5 +1,5 @@
 /**
- * The MCP tools beyond the verbs: going back, waiting, closing the browser, resizing, filling a form at once,
+ * The MCP tools beyond the verbs: going back, waiting, closing the browser, filling a form at once,
  * answering the next dialog and evaluating JavaScript. Each result is what the page shows
  * afterwards (b.report), read after the fact, or the value the page returned.
  */
@@ -61,15 +61,6 @@ export function registerFormTools(reg: Registrar, b: McpBrowser): void {
     b.run(async () => {
       await b.restart();
       return textResult("closed the browser; the next tool starts a new one");
-    }),
-  );
-
-  registerDeclared(reg, "resize", ({ width, height }) =>
-    b.run(async () => {
-      const svc = await b.service();
-      await svc.page.mainSession.send("Emulation.setDeviceMetricsOverride", { width, height, deviceScaleFactor: 0, mobile: false });
-      const seen = await svc.page.evaluate<{ w: number; h: number }>("({ w: window.innerWidth, h: window.innerHeight })");
-      return textResult(`viewport ${seen.w}x${seen.h}`);
     }),
   );
 

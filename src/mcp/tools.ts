@@ -85,12 +85,6 @@ export const TOOLS = {
     annotations: { title: "Close the browser", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     inputSchema: {},
   },
-  resize: {
-    cap: "tabs",
-    description: "Resize the current tab's viewport",
-    annotations: moves("Resize the viewport", true),
-    inputSchema: { width: z.number().int().min(100).max(10_000).describe("CSS pixels"), height: z.number().int().min(100).max(10_000).describe("CSS pixels") },
-  },
   fill_form: {
     cap: "forms",
     description: "Fill several fields at once: text fields, checkboxes and dropdowns",
