@@ -25,6 +25,7 @@ function commandOf(v: CliVerb): CommandDecl {
   return command({
     name: v.verb,
     args: c.cli!.args,
+    ...(c.cli!.usage ? { usage: c.cli!.usage } : {}),
     argHelp: argHelp(c),
     description: v.description,
     options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.property, optionOf(f)])),

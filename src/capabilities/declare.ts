@@ -122,6 +122,8 @@ export interface CliDoor {
   aliases?: readonly CliAlias[];
   /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
   args: string;
+  /** The usage line when the arguments' syntax would mislead (`[list | new [URL] | select N | close [N]]`). */
+  usage?: string;
   /** When the positionals cannot be read in order (`svc press Enter` and `svc press e1 Enter`): their properties. */
   positional?(args: readonly string[]): Record<string, unknown>;
   /** With `positional`: the properties it fills (they are arguments, not flags). */

@@ -66,7 +66,7 @@ export const navigate = capability({
   name: "navigate",
   description: "Open a URL in the current tab (or the tab given)",
   input: {
-    url: URL_TEXT.describe("the URL to open (localhost:3000 means http://localhost:3000); the schemes it may use are the door's URL policy's"),
+    url: URL_TEXT.describe("the URL to open: https://…, or localhost:3000 for http://localhost:3000 (other schemes as the URL policy allows)"),
     timeout: TIMEOUT,
     waitUntil: z.enum(["load", "domcontentloaded", "networkidle"]).optional().describe("when the navigation is done: load (default), domcontentloaded or networkidle"),
     tab: TAB,

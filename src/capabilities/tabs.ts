@@ -55,6 +55,7 @@ export const tabs = capability({
   cli: {
     verb: "tabs",
     args: "[action] [arg]",
+    usage: "[list | new [URL] | select N | close [N]]",
     // The second word is the URL of `new`, else a tab's number.
     positional: ([action, arg]) => (arg === undefined ? (action === undefined ? {} : { action }) : action === "new" ? { action, url: arg } : { action, tab: arg }),
     fills: ["action", "url", "tab"],
