@@ -137,7 +137,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const f = byProperty.get(key);
     const what = input[key] === undefined && !f ? "is missing" : issue.message;
     throw new ServiceInvalidArgumentError(f ? `${f.flags.split(" ")[0]}: ${what}` : `${v.verb}: ${key} ${what}`, {
-      hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
+      hint: `svc ${v.verb} ${c.cli?.usage ?? c.cli?.args ?? ""}`.trim(),
     });
   }
   const problem = c.check?.(parsed.data as never);
