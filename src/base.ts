@@ -26,6 +26,7 @@ export { errorFromCode, errorMessage } from "./errors.js";
 export { Cancellation, sleep, within } from "./util/abort.js";
 export { AddressPolicy } from "./util/address-policy.js";
 export { checkUrlPolicy } from "./util/url-policy.js";
+export { checkTypedUrl, looksLikeUrl, typedUrl } from "./util/typed-url.js";
 export { writeFileAtomic } from "./util/atomic-write.js";
 export { waitForExit } from "./util/process.js";
 export { fromJsonSchema } from "./util/json-schema.js";

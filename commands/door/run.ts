@@ -4,18 +4,17 @@
  * as `svc tabs` numbers it, since later commands drive it when it became the selected tab.
  */
 import { type CapabilityContext, type CliVerb, cliInput, cliSpell, type EmulationDoor, type Noted, type Outcome, outcomeText } from "../../src/capabilities/index.js";
-import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, touchSession } from "../../src/base.js";
+import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs, touchSession } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
 import { type EmulationApplied, PageSnapshots, takeScreenshot } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
 import { commandSignal } from "../core/cleanup.js";
 import type { CloudGlobals } from "../core/cloud.js";
-import { pageLine } from "../page/goto.js";
 import { askHostFor, savedWording } from "../host/ask.js";
 import { elementOf } from "../page/inspect.js";
 import { type GlobalOptions, type Output, table } from "../core/output.js";
 import { checkOutputPath, writeOutputFile } from "../core/output-file.js";
-import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession } from "../core/runtime.js";
+import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession, withSessionOrStart } from "../core/runtime.js";
 import { sessionSnapshots } from "../page/snapshot.js";
 import { rememberTabs } from "../core/tabs.js";
 
@@ -28,6 +27,8 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   if (alone) return output(g).result(json(alone), () => line(alone));
   if (v.capability.cli?.attaches === false) return runUnattached(g, v, input);
   const door = v.capability.cli!;
+  // A URL as typed, refused by the CLI's policy before any browser (or session) is started for it.
+  for (const p of door.urls ?? []) if (typeof input[p] === "string") input[p] = checkUrl(input[p]);
   const url = door.opensUrl && typeof input.url === "string" ? checkUrl(input.url) : undefined;
   if (door.opensUrl && url === undefined && input.new) throw new ServiceInvalidArgumentError(`--new applies to ${v.verb} URL`, { hint: `svc ${v.verb} https://example.com --new` });
   // The output file is checked before any work, and the handler reports the absolute path it is written to.
@@ -47,12 +48,15 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
     if (path !== undefined && outcome.kind === "report" && outcome.image) writeOutputFile(path, outcome.image.data);
     // A tab the press opened was announced before the press's last answer; wait until its page is set up.
     await svc.context.idle();
-    const opened = await openedTab(svc, before, session, out);
-    out.result({ session: session?.id, ...json(outcome), ...(opened ? { openedTab: opened } : {}) }, () => `${line(outcome)}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`);
+    // The tab list names the tabs it opened itself.
+    const opened = outcome.kind === "tabs" ? undefined : await openedTab(svc, before, session, out);
+    out.result({ session: session?.id, ...json(outcome), ...(opened ? { openedTab: opened } : {}) }, () =>
+      outcome.kind === "tabs" ? table(outcome.tabs.map((t) => [t.selected ? "*" : " ", String(t.id), t.url, t.title])) : `${line(outcome)}${opened ? ` (opened tab ${opened.id}: ${opened.url}${opened.selected ? "; now selected" : ""})` : ""}`,
+    );
   };
   const extras = timeout !== undefined ? { timeoutMs: timeout } : {};
   if (url !== undefined) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras);
-  else await withSession(g, run, extras);
+  else await (door.startsSession ? withSessionOrStart(g, v.verb, run, extras) : withSession(g, run, extras));
 }
 
 /** A verb that keeps the session's state for its host to apply: the session, and no Service on its Chrome. */
@@ -67,6 +71,9 @@ async function runUnattached(g: GlobalOptions, v: CliVerb, input: Record<string,
     signal: commandSignal(),
     spell: cliSpell(v),
     page: () => Promise.reject(unattached()),
+    tabNumber: () => {
+      throw unattached();
+    },
     resolve: () => Promise.reject(unattached()),
     snapshot: () => Promise.reject(unattached()),
     capture: () => Promise.reject(unattached()),
@@ -92,6 +99,7 @@ export function capabilityContext(svc: Service, session: StoredSession | undefin
     spell: cliSpell(v),
     page: async (tab) => (tab === undefined ? selected : numberedTab(svc, session, out, tab)),
     resolve: (t, page) => elementOf(page ?? selected, session, t),
+    tabNumber: (page) => tabNumber(svc, session, out, page),
     snapshot: (page, view) => (oneShot ? new PageSnapshots() : sessionSnapshots(session)).take(page, view),
     capture: async (page, options) => {
       const { capture, fingerprint } = await takeScreenshot(page, options, shots?.load(page.targetId));
@@ -133,19 +141,35 @@ function numberedTab(svc: Service, session: StoredSession | undefined, out: Outp
   return page;
 }
 
+/** The page's number in the session's tab store (numbered and saved now when it is new). */
+function tabNumber(svc: Service, session: StoredSession | undefined, out: Output, page: Page): number {
+  if (!session) throw new ServiceInvalidArgumentError("tabs: needs a session (svc tabs numbers its tabs)");
+  const store = sessionTabStore(session.id, stateRoot());
+  const ids = (rememberTabs(svc, store, out) ?? syncTabs(store.load(), svc.context.pages().map((p) => p.targetId))).ids;
+  return ids[page.targetId]!;
+}
+
 const MOVE_METHOD = { back: "goBack", forward: "goForward", reload: "reload" } as const;
 
 function json(o: Outcome): Record<string, unknown> {
   if (o.kind === "act") return { result: o.result };
   if (o.kind === "report") return o.data;
+  if (o.kind === "tabs") return { selected: o.selected, tabs: o.tabs };
   const { kind: _kind, ...rest } = o;
   return rest;
+}
+
+/** `https://x/  Title` plus `  (HTTP 404)` when the server answered an error status. */
+function pageLine(url: string, title: string, status: number | null): string {
+  return `${url}${title ? `  ${title}` : ""}${status !== null && status >= 400 ? `  (HTTP ${status})` : ""}`;
 }
 
 function line(o: Outcome): string {
   // The act's message is "<method> succeeded: <description>" plus what the page holds afterwards, if it says.
   if (o.kind === "act") return `done: ${o.result.message.replace(/^\w+ succeeded: /, "")}`;
-  return o.kind === "moved" ? pageLine(o.url, o.title, null) : outcomeText(o);
+  if (o.kind === "moved") return pageLine(o.url, o.title, null);
+  if (o.kind === "navigated") return pageLine(o.url, o.title, o.status);
+  return outcomeText(o);
 }
 
 async function openedTab(svc: Service, before: ReadonlySet<string>, session: StoredSession | undefined, out: Output): Promise<{ id: number; url: string; selected: boolean } | undefined> {

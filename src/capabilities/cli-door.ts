@@ -58,25 +58,30 @@ export function propertyHelp(c: Capability, name: string): string {
   return s ? (s.description ?? bare(s).description ?? "") : "";
 }
 
+/** How the CLI reads a property: the kind of flag it would be and whether its text is read as a number. */
+export function cliKind(c: Capability, property: string): Pick<CliFlag, "kind" | "numeric" | "choices"> {
+  const t = bare(c.input[property] as z.ZodType);
+  if (t instanceof z.ZodBoolean) return { kind: "switch", numeric: false };
+  if (t instanceof z.ZodEnum) return { kind: "choice", choices: t.options as string[], numeric: false };
+  // `true` or one of the choices (`--load`, `--load networkidle`): the flag's value may be left out.
+  const choices = optionalChoices(t);
+  if (choices) return { kind: "optional-choice", choices, numeric: false };
+  if (t instanceof z.ZodArray) return { kind: "list", numeric: false };
+  return { kind: "value", numeric: t instanceof z.ZodNumber };
+}
+
 /** The flags: every CLI property that is not a positional, nor set by the verb's preset (`dblclick` has no --double). */
 export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
   const positional = new Set(positionalNames(c));
   const presetKeys = new Set(Object.keys({ ...c.cli?.preset, ...preset?.preset }));
-  return Object.entries(shapeFor(c, "cli"))
-    .filter(([k]) => !positional.has(k) && !presetKeys.has(k))
-    .map(([property, schema]) => {
-      const t = bare(schema as z.ZodType);
-      const description = propertyHelp(c, property);
+  return Object.keys(shapeFor(c, "cli"))
+    .filter((k) => !positional.has(k) && !presetKeys.has(k))
+    .map((property) => {
+      const kind = cliKind(c, property);
       const flag = `--${kebab(property)}`;
-      const spelled = c.cli?.flags?.[property];
-      if (t instanceof z.ZodBoolean) return { property, flags: spelled ?? flag, kind: "switch", numeric: false, description };
-      if (t instanceof z.ZodEnum) return { property, flags: spelled ?? `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
-      // `true` or one of the choices (`--load`, `--load networkidle`): the flag's value may be left out.
-      const choices = optionalChoices(t);
-      if (choices) return { property, flags: spelled ?? `${flag} [${kebab(property)}]`, kind: "optional-choice", choices, numeric: false, description };
-      if (t instanceof z.ZodArray) return { property, flags: spelled ?? `${flag} <value>`, kind: "list", numeric: false, description };
-      const numeric = t instanceof z.ZodNumber;
-      return { property, flags: spelled ?? `${flag} <${numeric ? "n" : "value"}>`, kind: "value", numeric, description };
+      const value = kind.kind === "choice" || kind.kind === "optional-choice" ? kebab(property) : kind.kind === "list" ? "value" : kind.numeric ? "n" : "value";
+      const flags = c.cli?.flags?.[property] ?? (kind.kind === "switch" ? flag : kind.kind === "optional-choice" ? `${flag} [${value}]` : `${flag} <${value}>`);
+      return { property, flags, ...kind, description: propertyHelp(c, property) };
     });
 }
 
@@ -106,6 +111,7 @@ export function cliVerbs(all: readonly Capability[]): CliVerb[] {
     c.cli
       ? [
           { verb: c.cli.verb, capability: c, description: c.cli.description, examples: c.cli.examples },
+          ...(c.cli.aliases ?? []).map((a) => ({ verb: a.verb, capability: c, description: a.description, examples: a.examples })),
           ...(c.cli.presets ?? []).map((p) => ({ verb: p.verb, capability: c, preset: p, description: p.description, examples: p.examples })),
         ]
       : [],
@@ -139,6 +145,8 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const most = variadic ? Infinity : names.length;
     if (positional.length > most) throw new ServiceInvalidArgumentError(`${v.verb}: unexpected argument "${positional[most]}"`, { hint: "quote a value that has spaces" });
   }
+  // A positional is text; one whose property is a number is read as one, as a flag's is.
+  for (const n of names) if (input[n] !== undefined && cliKind(c, n).numeric) input[n] = numberOf(input[n]);
   const byProperty = new Map(cliFlags(c, v.preset).map((f) => [f.property, f]));
   for (const [k, raw] of Object.entries(flags)) {
     const f = byProperty.get(k);
@@ -155,7 +163,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     // An argument is named after its verb (`network request id: …`), as a flag by its flag.
     const named = f ? `${longFlag(f)}: ${what}` : input[key] === undefined ? `${v.verb}: ${key} ${what}` : `${v.verb} ${key}: ${what}`;
     throw new ServiceInvalidArgumentError(named, {
-      hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
+      hint: `svc ${v.verb} ${c.cli?.usage ?? c.cli?.args ?? ""}`.trim(),
     });
   }
   const problem = c.check?.(parsed.data as never, cliSpell(v));

@@ -78,6 +78,8 @@ export interface CapabilityContext {
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
   resolve(target: string, page?: Page): Promise<ElementHandle>;
+  /** The tab's number as this door lists tabs: given the first time the door sees it, never reused. */
+  tabNumber(page: Page): number;
   /** A snapshot of `page` numbered through the door's refs (the CLI: the session's store; MCP: the client's), kept as the tab's last. */
   snapshot(page: Page, view: SnapshotView): Promise<TakenSnapshot>;
   /** A screenshot of `page`; `ifChanged` compares it with the tab's last one, wherever the door keeps that (the CLI: the session's state). */
@@ -124,6 +126,30 @@ export interface Moved {
   title: string;
 }
 
+/** A navigation that loaded: where the tab is, its title and the server's status (null: none, as for data:). */
+export interface Navigated {
+  kind: "navigated";
+  url: string;
+  title: string;
+  status: number | null;
+}
+
+/** One open tab as the doors list them. */
+export interface TabRow {
+  id: number;
+  url: string;
+  title: string;
+  selected: boolean;
+}
+
+/** The tabs after a tabs action, by number; `changed`: the action opened, selected or closed one. */
+export interface TabList {
+  kind: "tabs";
+  changed: boolean;
+  selected: number | null;
+  tabs: TabRow[];
+}
+
 /**
  * What most capabilities report: text for a person or a model, the same as data for `--json`, maybe an image.
  * `pageChanged`: the MCP door follows the text with the page after it, as it does for every act.
@@ -138,7 +164,7 @@ export interface Report {
 }
 
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
-export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved | Report;
+export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved | Navigated | TabList | Report;
 
 /** Another CLI verb for the same capability, with some properties preset (`dblclick` is `click --double`). */
 export interface CliPreset {
@@ -148,10 +174,18 @@ export interface CliPreset {
   preset: Readonly<Record<string, unknown>>;
 }
 
+/** Another CLI verb for the same capability, the same in all but its help (`open` is `goto`). */
+export interface CliAlias {
+  verb: string;
+  description: string;
+  examples: readonly string[];
+}
+
 /** The CLI door: the verb, its positional arguments (named by property) and its help. */
 export interface CliDoor {
   /** One word, or a group's subcommand (`network requests`: the group is declared with the registry's groups). */
   verb: string;
+  aliases?: readonly CliAlias[];
   /** commander's argument syntax; each name is a property of the input (`<target> <value>`, `[target] [to]`). */
   args: string;
   /**
@@ -184,6 +218,10 @@ export interface CliDoor {
    * URL first, on the live session, else on a browser of its own for this command only.
    */
   opensUrl?: boolean;
+  /** With no live session, one is started for it (configured defaults) rather than refused. */
+  startsSession?: true;
+  /** Properties that are URLs as people type them: checked by the CLI's URL policy before a browser is touched. */
+  urls?: readonly string[];
 }
 
 export interface McpDoor {
@@ -222,6 +260,8 @@ export function shapeFor(c: Capability, door: Door): z.ZodRawShape {
 export function outcomeText(o: Outcome): string {
   if (o.kind === "act") return o.result.message;
   if (o.kind === "report") return o.text;
+  if (o.kind === "navigated") return `navigated to ${o.url}${o.status !== null && o.status >= 400 ? ` (HTTP ${o.status})` : ""}`;
+  if (o.kind === "tabs") return o.tabs.map((t) => `${t.selected ? "*" : " "} ${t.id} ${t.title} ${t.url}`).join("\n");
   if (o.kind === "moved") return `${o.which === "reload" ? "reloaded" : `went ${o.which} to`} ${o.url}${o.title ? `  ${o.title}` : ""}`;
   return o.moved ? `scrolled ${o.where}: ${o.scroller} at x ${o.to.x}, y ${o.to.y} (was x ${o.from.x}, y ${o.from.y})` : `did not move: the ${o.scroller} is already at the edge (x ${o.to.x}, y ${o.to.y})`;
 }

@@ -8,11 +8,13 @@ import { ELEMENT_CAPABILITIES } from "./element.js";
 import { EMULATION_CAPABILITIES } from "./emulation.js";
 import { EVALUATE_CAPABILITIES } from "./evaluate.js";
 import { HISTORY_CAPABILITIES } from "./history.js";
+import { navigate } from "./navigate.js";
 import { NETWORK_CAPABILITIES } from "./network.js";
 import { PAGE_CAPABILITIES } from "./page.js";
+import { tabs } from "./tabs.js";
 import { WAIT_CAPABILITIES } from "./wait.js";
 
-export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...PAGE_CAPABILITIES, ...WAIT_CAPABILITIES, ...EVALUATE_CAPABILITIES, ...EMULATION_CAPABILITIES, ...DEVTOOLS_CAPABILITIES, ...NETWORK_CAPABILITIES];
+export const CAPABILITIES: readonly Capability[] = [navigate, ...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...PAGE_CAPABILITIES, ...WAIT_CAPABILITIES, ...EVALUATE_CAPABILITIES, ...EMULATION_CAPABILITIES, ...DEVTOOLS_CAPABILITIES, ...NETWORK_CAPABILITIES, tabs];
 
-export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type EmulationDoor, type Moved, type NetworkView, type Noted, type Outcome, type PageLogView, type Report, type Scrolled, type SnapshotView, type Spell, type TakenSnapshot, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
-export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliSpell, cliVerbs, longFlag, positionalNames, propertyHelp } from "./cli-door.js";
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type EmulationDoor, type Moved, type Navigated, type NetworkView, type Noted, type Outcome, type PageLogView, type Report, type Scrolled, type SnapshotView, type Spell, type TabList, type TabRow, type TakenSnapshot, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliKind, cliSpell, cliVerbs, longFlag, positionalNames, propertyHelp } from "./cli-door.js";

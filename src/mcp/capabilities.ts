@@ -1,7 +1,7 @@
 /**
  * The MCP tools generated from the capability declarations (src/capabilities/): the tool's name, description,
- * annotations and input are the declaration's, the handler is its one handler; this file only turns the
- * outcome into a tool result (the page after it, as every page tool reports).
+ * annotations and input are the declaration's, the handler is its one handler over McpBrowser (its tabs' numbers,
+ * its refs); this file only turns the outcome into a tool result (the page after it, as every page tool reports).
  */
 import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
 import { type Service, ServiceInvalidArgumentError } from "../index.js";
@@ -28,8 +28,11 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       const alone = await c.withoutBrowser?.(input as never);
       if (alone) return rendered(alone);
       const svc = await b.service();
-      const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
       const outcome = await c.run(mcpContext(b, svc, extra.signal), input as never);
+      // The tab list is the answer; one that changed is followed by the selected tab's page.
+      if (outcome.kind === "tabs") return outcome.changed ? b.report(outcomeText(outcome)) : textResult(outcomeText(outcome));
+      // A tab the call named is looked up after it: the call may have closed it.
+      const tab = typeof input.tab === "number" ? await b.page(input.tab) : undefined;
       if (outcome.kind !== "report") return b.report(outcomeText(outcome), tab);
       if (outcome.pageChanged) return b.report(reportText(outcome), tab);
       return rendered(outcome);
@@ -62,6 +65,7 @@ function mcpContext(b: McpBrowser, svc: Service, signal: AbortSignal): Capabilit
     columns: (rows) => rows.map((r) => r.join(" ").trimEnd()),
     page: (n) => b.page(n),
     resolve: (t, page) => b.resolve(t, page),
+    tabNumber: (page) => b.tabNumber(page),
     signal,
     spell,
     snapshot: (page, view) => b.snapshot(page, view),

@@ -11,7 +11,6 @@ import { registerDevtoolsTools, registerTraceTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
 import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
-import { registerPageTools } from "./tools-page.js";
 import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 
@@ -32,7 +31,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
   const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" }, shared);
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
-  registerPageTools(reg, browser);
   registerCapabilities(reg, browser);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);

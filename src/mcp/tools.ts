@@ -46,22 +46,6 @@ const SHARED = {
 } as const;
 
 export const TOOLS = {
-  navigate: {
-    cap: "core",
-    description: "Open a URL in the current tab (or the tab given)",
-    annotations: moves("Open a URL"),
-    inputSchema: { url: z.string().min(1).describe("the URL to open (http or https; file: only when the operator allows it)"), tab },
-  },
-  tabs: {
-    cap: "tabs",
-    description: "List, open, select or close tabs (by the number list shows)",
-    annotations: acts("Tabs"),
-    inputSchema: {
-      action: z.enum(["list", "new", "select", "close"]).optional().describe("what to do (default list)"),
-      url: z.string().optional().describe("with new: the URL the tab opens (default about:blank)"),
-      tab: z.number().int().min(1).optional().describe("with select or close: the tab's number from the list"),
-    },
-  },
   close: {
     cap: "core",
     description: "Close the browser; the next tool starts a new one",

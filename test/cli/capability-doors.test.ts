@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
-import { CAPABILITIES, type Capability, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
+import { CAPABILITIES, type Capability, cliFlags, cliInput, cliKind, cliVerbs, positionalNames, propertyHelp, shapeFor } from "../../src/capabilities/index.js";
 import { assertBuilt, sandbox } from "./helpers.js";
 import { openStdio } from "./mcp-support.js";
 
@@ -62,11 +62,12 @@ function parsedTypes(c: Capability, property: string): string[] {
   });
 }
 
-/** What the CLI gives a property: a positional's value(s), a flag's, or what the verb's word parser reads. */
+/** What the CLI gives a property: a positional's value(s) (read as cliInput reads them), a flag's, or what the verb's word parser reads. */
 function cliType(c: Capability, cmd: Command, property: string): string[] {
   const arg = cmd.registeredArguments.find((a) => a.name() === property);
-  if (arg) return arg.variadic ? ["string", "array"] : ["string"];
-  const f = cliFlags(c).find((x) => x.property === property);
+  if (arg?.variadic) return ["string", "array"];
+  // A positional's word is read as a number or one of a choice, as cliInput reads it.
+  const f = cliFlags(c).find((x) => x.property === property) ?? (arg ? cliKind(c, property) : undefined);
   if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
   if (f.kind === "optional-choice") return ["boolean", "enum"]; // `--load` alone is true, `--load networkidle` a choice
   return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];

@@ -51,6 +51,20 @@ describe("svc goto", () => {
     expect(snap.stdout).not.toMatch(/Reload|ERR_CONNECTION_REFUSED/);
   }, 60_000);
 
+  it("--tab N navigates tab N and leaves the selected tab where it was", async () => {
+    expect((await run(["goto", world.server.url("forms.html")])).code).toBe(0);
+    const home = json<{ selected: number }>((await run(["--json", "tabs"])).stdout).selected;
+    const other = json<{ selected: number }>((await run(["--json", "tabs", "new", world.server.url("steps.html")])).stdout).selected;
+    const r = await run(["--json", "goto", `${hostPort}/popup.html`, "--tab", String(home)]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ ok: true, url: world.server.url("popup.html"), status: 200 });
+    expect((await run(["eval", "location.pathname"])).stdout.trim()).toBe('"/steps.html"');
+    const tabs = json<{ selected: number; tabs: Array<{ id: number; url: string }> }>((await run(["--json", "tabs"])).stdout);
+    expect(tabs.selected).toBe(other);
+    expect(tabs.tabs.find((t) => t.id === home)?.url).toBe(world.server.url("popup.html"));
+    expect((await run(["tabs", "close"])).code).toBe(0);
+  });
+
   it("refuses a bad --wait-until and a bare word (exit 2)", async () => {
     const bad = await run(["goto", world.server.url("forms.html"), "--wait-until", "soon"]);
     expect(bad.code).toBe(2);
