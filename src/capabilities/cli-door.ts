@@ -7,12 +7,12 @@ import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { type Capability, type CliPreset, shapeFor } from "./declare.js";
 
-export type FlagKind = "switch" | "value" | "choice" | "list";
+export type FlagKind = "switch" | "negated" | "value" | "choice" | "list";
 
 /** One CLI flag of a capability's input property. */
 export interface CliFlag {
   property: string;
-  /** `--max-tokens <n>`. */
+  /** `--max-tokens <n>`, `-n, --num-results <n>`, `--no-redirects` (a switch that defaults to true). */
   flags: string;
   kind: FlagKind;
   choices?: readonly string[];
@@ -58,6 +58,16 @@ export function propertyHelp(c: Capability, name: string): string {
   return s ? (s.description ?? bare(s).description ?? "") : "";
 }
 
+/** A boolean that is true unless said otherwise: its flag is `--no-x`. */
+function defaultsTrue(s: z.ZodType): boolean {
+  return s instanceof z.ZodDefault && (s.def.defaultValue as unknown) === true;
+}
+
+/** The long flag of a CliFlag (`-o, --output <file>` → --output). */
+export function longFlag(f: CliFlag): string {
+  return /--[\w-]+/.exec(f.flags)?.[0] ?? f.flags;
+}
+
 /** The flags: every CLI property that is not a positional, nor set by the verb's preset (`dblclick` has no --double). */
 export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
   const positional = new Set(positionalNames(c));
@@ -67,7 +77,9 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
     .map(([property, schema]) => {
       const t = bare(schema as z.ZodType);
       const description = propertyHelp(c, property);
-      const flag = `--${kebab(property)}`;
+      const short = c.cli?.short?.[property];
+      const flag = `${short ? `-${short}, ` : ""}--${kebab(property)}`;
+      if (t instanceof z.ZodBoolean && defaultsTrue(schema as z.ZodType)) return { property, flags: `--no-${kebab(property)}`, kind: "negated", numeric: false, description };
       if (t instanceof z.ZodBoolean) return { property, flags: flag, kind: "switch", numeric: false, description };
       if (t instanceof z.ZodEnum) return { property, flags: `${flag} <${kebab(property)}>`, kind: "choice", choices: t.options as string[], numeric: false, description };
       if (t instanceof z.ZodArray) return { property, flags: `${flag} <value>`, kind: "list", numeric: false, description };
@@ -128,7 +140,9 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
     const what = input[key] === undefined && !f ? "is missing" : issue.message;
-    throw new ServiceInvalidArgumentError(f ? `${f.flags.split(" ")[0]}: ${what}` : `${v.verb}: ${key} ${what}`, {
+    // Named by property, the error is the library's own line (as MCP says it), with no usage hint.
+    if (c.cli?.namesProperties) throw new ServiceInvalidArgumentError(`${key}: ${what}`);
+    throw new ServiceInvalidArgumentError(f ? `${longFlag(f)}: ${what}` : `${v.verb}: ${key} ${what}`, {
       hint: `svc ${v.verb} ${c.cli?.args ?? ""}`.trim(),
     });
   }

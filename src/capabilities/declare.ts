@@ -5,7 +5,7 @@
  * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
  */
 import type { z } from "zod";
-import type { ActResult, Page, Service } from "../index.js";
+import type { ActResult, Page, SearchBackend, Service } from "../index.js";
 import type { ElementHandle } from "../internal.js";
 
 /** Capability sets a host turns on with `svc mcp --caps` (core alone by default, so the tool list stays short). */
@@ -30,13 +30,30 @@ export const moves = (title: string, idempotent = false): Annotations => ({ titl
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 export const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
-/** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
+/** A line of the CLI session's history a handler adds (the library records its own operations itself). */
+export interface Noted {
+  method: string;
+  parameters: Record<string, unknown>;
+  result: unknown;
+}
+
+/**
+ * What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs.
+ * A capability that `needs: "none"` is run with no browser: `svc`, `page` and `resolve` throw, and it asks for
+ * one only when it needs one (`browse`).
+ */
 export interface CapabilityContext {
   svc: Service;
   /** The tab numbered `tab` as the door lists tabs, else the selected one; the selection does not move. */
   page(tab?: number): Promise<Page>;
   /** The element a ref of this door's latest snapshots (or any selector svc accepts) names on `page` (default: the selected tab). */
   resolve(target: string, page?: Page): Promise<ElementHandle>;
+  /** The door's web search (CLI: search.url, SVC_SEARCH_URL or the platform; MCP: the server's); SEARCH_NOT_CONFIGURED without one. */
+  searchBackend(): Promise<SearchBackend>;
+  /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
+  browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
+  /** Aborted when the caller goes away (Ctrl-C on the CLI). */
+  signal?: AbortSignal | undefined;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */
@@ -68,6 +85,12 @@ export interface Report {
   data: Record<string, unknown>;
   image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
   pageChanged?: boolean;
+  /** A line the MCP door puts above the text (the CLI's `--json` has it in `data`): `200 https://…`. */
+  heading?: string;
+  /** What the CLI's `-o FILE` writes (a door with `output`): these bytes; `--json` then says `path` and `bytes` instead of `data[replaces]`. */
+  file?: { bytes: Buffer; replaces: string };
+  /** The result is a failure to a person (an HTTP 404): the CLI fails with it unless `--json`, whose document carries the answer. */
+  failure?: Error;
 }
 
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
@@ -95,6 +118,16 @@ export interface CliDoor {
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
   presets?: readonly CliPreset[];
+  /** Short flags by property (`{ numResults: "n" }` → `-n, --num-results <n>`). */
+  short?: Readonly<Record<string, string>>;
+  /** The property that is a URL as people type it (`localhost:3000` → http://localhost:3000). */
+  url?: string;
+  /** The `output` property is a file the door writes the report's `file` to (checked before anything runs). */
+  output?: boolean;
+  /** A verb that `needs: "none"`: `--session` applies only with this property set (a browser it asks for). */
+  sessionWith?: string;
+  /** Bad input is named by property (`numResults: …`, as the library and MCP name it) rather than by flag. */
+  namesProperties?: boolean;
 }
 
 export interface McpDoor {
@@ -112,6 +145,8 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   only?: { readonly [K in keyof S]?: { door: Door; why: string } };
   cli?: CliDoor;
   mcp?: McpDoor;
+  /** "none": run with no browser (web search, a plain fetch); it may still `browse`. Default "browser". */
+  needs?: "browser" | "none";
   /** Checks that need more than one property (each property's own are in its schema): the message names the property. */
   check?(input: z.output<z.ZodObject<S>>): string | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;

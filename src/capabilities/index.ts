@@ -5,8 +5,9 @@
 import type { Capability } from "./declare.js";
 import { ELEMENT_CAPABILITIES } from "./element.js";
 import { HISTORY_CAPABILITIES } from "./history.js";
+import { WEB_CAPABILITIES } from "./web.js";
 
-export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES];
+export const CAPABILITIES: readonly Capability[] = [...ELEMENT_CAPABILITIES, ...HISTORY_CAPABILITIES, ...WEB_CAPABILITIES];
 
-export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type Outcome, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
-export { type CliFlag, type CliVerb, argNames, cliFlags, cliInput, cliVerbs, positionalNames, propertyHelp } from "./cli-door.js";
+export { type Annotations, CAPS, type Cap, type Capability, type CapabilityContext, type Door, type Moved, type Noted, type Outcome, type Report, type Scrolled, acts, capability, moves, outcomeText, readOnly, shapeFor } from "./declare.js";
+export { type CliFlag, type CliVerb, argNames, cliFlags, longFlag, cliInput, cliVerbs, positionalNames, propertyHelp } from "./cli-door.js";

@@ -14,7 +14,6 @@ export const SHARED_DESCRIPTIONS = {
   fullPage: "capture the whole page, not just the viewport",
   screenshotMaxSize: `the picture's long side at most this many px, ${SHOT.min}–${SHOT.max} (default ${SHOT.default}; 0: full size); the scale is reported`,
   ifChanged: "answer unchanged, with no picture, when the tab looks as at its last screenshot (same options)",
-  numResults: "how many results, 1–25",
   extractSelector: "only read inside this element",
   maxSteps: "stop after n steps (default 20)",
   traceMaxSize: `the trace file's bound in MB, ${TRACE_MB.min}–${TRACE_MB.max} (default ${TRACE_MB.default}): later events are left out, and the stop says how many`,

@@ -42,7 +42,7 @@ function cliType(c: Capability, cmd: Command, property: string): string[] {
   if (arg) return arg.variadic ? ["string", "array"] : ["string"];
   const f = cliFlags(c).find((x) => x.property === property);
   if (!f) return ["string"]; // one word of an argument that stands for several (`<target-or-key>`)
-  return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
+  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
 describe("one declaration per capability", () => {
