@@ -13,7 +13,7 @@ export const search = capability({
   name: "search",
   description: "Search the web",
   needs: "none",
-  input: { query: SEARCH_QUERY.describe("the search query"), numResults: SEARCH_NUM_RESULTS.describe("how many results, 1–25") },
+  input: { query: SEARCH_QUERY.describe("the search query"), numResults: SEARCH_NUM_RESULTS.describe("how many results, 1–25 (default 10)") },
   mcp: { cap: "web", annotations: readOnly("Web search") },
   cli: {
     verb: "search",
