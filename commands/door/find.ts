@@ -9,7 +9,7 @@ import { ServiceElementNotFoundError, ServiceInvalidArgumentError, isCloud } fro
 import { FIND_KINDS, type ElementHandle, type FindKind, type FindQuery, callOn, findElements, resolveTarget, selectorOf } from "../../src/internal.js";
 import { ActFailedError } from "../core/errors.js";
 import type { GlobalOptions } from "../core/output.js";
-import { capabilityContext } from "./run.js";
+import { capabilityContext } from "./context.js";
 import { withSession } from "../core/runtime.js";
 import { sessionSnapshots } from "../page/snapshot.js";
 import { type CliVerb, CAPABILITIES, cliInput, cliVerbs, positionalNames } from "../../src/capabilities/index.js";
@@ -128,7 +128,7 @@ export async function find(g: GlobalOptions, by: string, value: string | undefin
     const match = matches[0]!;
     const verb = ACTIONS.get(p.action.verb)!.verb;
     const input = cliInput(verb, [match.target, ...(p.action.arg !== undefined ? [p.action.arg] : [])], {});
-    const outcome = await verb.capability.run(capabilityContext(svc, session, out, verb, page), input as never);
+    const outcome = await verb.capability.run(capabilityContext({ g, v: verb, out, session, svc, selected: page }), input as never);
     if (outcome.kind !== "act") throw new Error(`find: ${p.action.verb} is not an action`);
     const result = outcome.result;
     if (!result.success) throw new ActFailedError(`find ${describe(p.query)} ${p.action.verb} failed: ${result.message}`);

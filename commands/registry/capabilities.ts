@@ -4,11 +4,12 @@
  * (checked by the capability's schema) and runs the one handler (commands/door/run.ts).
  */
 import { type Capability, type CliFlag, type CliVerb, argNames, CAPABILITIES, cliFlags, cliVerbs, positionalNames, propertyHelp } from "../../src/capabilities/index.js";
-import { choice, type CommandDecl, command, flag, list, type OptionDecl, optionalValue, value } from "./types.js";
+import { type CommandDecl, command, flag, list, negated, type OptionDecl, optionalValue, value } from "./types.js";
 
+/** A choice is read as a value: the capability's schema refuses another in its own words, the same on both doors. */
 function optionOf(f: CliFlag): OptionDecl {
   if (f.kind === "switch") return flag(f.flags, f.description);
-  if (f.kind === "choice") return choice(f.flags, f.description, f.choices as [string, ...string[]]);
+  if (f.kind === "negated") return negated(f.flags as `--no-${string}`, f.description);
   if (f.kind === "list") return list(f.flags, f.description);
   if (f.kind === "optional-choice") return optionalValue(f.flags, f.description);
   return value(f.flags, f.description);

@@ -1,6 +1,6 @@
-/** The commands that ask a model or the web: act, observe, extract, agent, search, fetch. */
+/** The commands that ask a model: act, observe, extract, agent (search and fetch are capabilities: src/capabilities/web.ts). */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
-import { ONE_SHOT, choice, command, defaulted, flag, list, negated, value } from "./types.js";
+import { ONE_SHOT, choice, command, flag, list, negated, value } from "./types.js";
 
 /** The model-backed commands share these options. */
 const MODEL = {
@@ -19,19 +19,6 @@ function vars<T extends { var?: string[] | undefined; variables?: string[] | und
   const all = [...(o.variables ?? []), ...(o.var ?? [])];
   return { ...o, var: all.length ? all : undefined, variables: all.length ? all : undefined };
 }
-
-/** The flags of `svc fetch` (commands/model/fetch.ts). */
-export const FETCH_OPTIONS = {
-  format: defaulted("--format <format>", "markdown (readable content), text, html, raw (the bytes as text) or json", "markdown"),
-  browser: flag("--browser", "render the page in Chrome first (pages that build themselves with JavaScript)"),
-  timeout: value("--timeout <ms>", "give up after this long (default 30000)"),
-  maxBytes: value("--max-bytes <n>", "refuse bodies larger than this (default 10485760)"),
-  redirects: negated("--no-redirects", "do not follow redirects"),
-  output: value("-o, --output <file>", "write the content to a file instead of stdout"),
-} as const;
-
-/** The flags of `svc search` (commands/model/search.ts); the MCP tool's numResults says the same. */
-export const SEARCH_OPTIONS = { numResults: defaulted("-n, --num-results <n>", SHARED.numResults, "10") } as const;
 
 export const MODEL_COMMANDS = [
   command({
@@ -72,24 +59,6 @@ export const MODEL_COMMANDS = [
     examples: ["svc extract https://example.com", 'svc extract "the article titles" --schema schema.json'],
     mcpTool: "extract",
     run: async (c, [args], o) => (await import("../model/extract.js")).extract(c.globals, (args as string[] | undefined) ?? [], vars(o)),
-  }),
-  command({
-    name: "fetch",
-    args: "<url>",
-    description: "fetch a page without any key: plain HTTP (or Chrome with --browser), printed as markdown, text, html, raw or json",
-    options: FETCH_OPTIONS,
-    examples: ["svc fetch https://example.com", "svc fetch https://example.com/data.json --format json"],
-    mcpTool: "fetch",
-    run: async (c, [url], o) => (await import("../model/fetch.js")).fetchCommand(c.globals, url as string, o),
-  }),
-  command({
-    name: "search",
-    args: "<query>",
-    description: "web search through the configured backend (search.url: a SearXNG instance; or the platform with --env BROWSERBASE): a ranked list",
-    options: SEARCH_OPTIONS,
-    examples: ['svc search "chromium release notes" -n 5'],
-    mcpTool: "search",
-    run: async (c, [query], o) => (await import("../model/search.js")).searchCommand(c.globals, query as string, o),
   }),
   command({
     name: "agent",

@@ -7,12 +7,12 @@ import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { type Capability, type CliPreset, type Spell, shapeFor } from "./declare.js";
 
-export type FlagKind = "switch" | "value" | "choice" | "optional-choice" | "list";
+export type FlagKind = "switch" | "negated" | "value" | "choice" | "optional-choice" | "list";
 
 /** One CLI flag of a capability's input property. */
 export interface CliFlag {
   property: string;
-  /** `--max-tokens <n>`. */
+  /** `--max-tokens <n>`, `-n, --num-results <n>`, `--no-redirects` (a switch that defaults to true). */
   flags: string;
   kind: FlagKind;
   choices?: readonly string[];
@@ -58,10 +58,15 @@ export function propertyHelp(c: Capability, name: string): string {
   return s ? (s.description ?? bare(s).description ?? "") : "";
 }
 
+/** A boolean that is true unless said otherwise: its flag is `--no-x`. */
+function defaultsTrue(s: z.ZodType): boolean {
+  return s instanceof z.ZodDefault && (s.def.defaultValue as unknown) === true;
+}
+
 /** How the CLI reads a property: the kind of flag it would be and whether its text is read as a number. */
 export function cliKind(c: Capability, property: string): Pick<CliFlag, "kind" | "numeric" | "choices"> {
   const t = bare(c.input[property] as z.ZodType);
-  if (t instanceof z.ZodBoolean) return { kind: "switch", numeric: false };
+  if (t instanceof z.ZodBoolean) return { kind: defaultsTrue(c.input[property] as z.ZodType) ? "negated" : "switch", numeric: false };
   if (t instanceof z.ZodEnum) return { kind: "choice", choices: t.options as string[], numeric: false };
   // `true` or one of the choices (`--load`, `--load networkidle`): the flag's value may be left out.
   const choices = optionalChoices(t);
@@ -80,7 +85,7 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
       const kind = cliKind(c, property);
       const flag = `--${kebab(property)}`;
       const value = kind.kind === "choice" || kind.kind === "optional-choice" ? kebab(property) : kind.kind === "list" ? "value" : kind.numeric ? "n" : "value";
-      const flags = c.cli?.flags?.[property] ?? (kind.kind === "switch" ? flag : kind.kind === "optional-choice" ? `${flag} [${value}]` : `${flag} <${value}>`);
+      const flags = c.cli?.flags?.[property] ?? (kind.kind === "switch" ? flag : kind.kind === "negated" ? `--no-${kebab(property)}` : kind.kind === "optional-choice" ? `${flag} [${value}]` : `${flag} <${value}>`);
       return { property, flags, ...kind, description: propertyHelp(c, property) };
     });
 }
@@ -160,6 +165,8 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
     const what = input[key] === undefined && !f ? "is missing" : issue.message;
+    // Named by property, the error is the library's own line (as MCP says it), with no usage hint.
+    if (c.cli?.namesProperties) throw new ServiceInvalidArgumentError(`${key}: ${what}`);
     // An argument is named after its verb (`network request id: …`), as a flag by its flag.
     const named = f ? `${longFlag(f)}: ${what}` : input[key] === undefined ? `${v.verb}: ${key} ${what}` : `${v.verb} ${key}: ${what}`;
     throw new ServiceInvalidArgumentError(named, {

@@ -5,7 +5,8 @@
  * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
  */
 import type { z } from "zod";
-import type { ActResult, Capture, CaptureOptions, Page, Service } from "../index.js";
+import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
+import type { UrlPolicy } from "../util/url-policy.js";
 import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
@@ -64,7 +65,11 @@ export interface NetworkView {
   clear(): void;
 }
 
-/** What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs. */
+/**
+ * What a handler gets from the door that called it: the Service on the door's browser, its tabs and its refs.
+ * A capability that `needs: "none"` is run with no browser: `svc`, `page` and `resolve` throw, and it asks for
+ * one only when it needs one (`browse`); one that `needs: "session"` gets the session and no page.
+ */
 export interface CapabilityContext {
   svc: Service;
   /** The call's cancellation: Ctrl-C (or the client going away) on the CLI, the client's cancel on MCP. */
@@ -92,6 +97,10 @@ export interface CapabilityContext {
   pageLog(kind: PageLogKind): Promise<PageLogView>;
   /** The network log this door keeps: the session host's (asked to write it first) on the CLI, the server's recorder on MCP. */
   network(): Promise<NetworkView>;
+  /** The door's web search (CLI: search.url, SVC_SEARCH_URL or the platform; MCP: the server's); SEARCH_NOT_CONFIGURED without one. */
+  searchBackend(): Promise<SearchBackend>;
+  /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
+  browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
 }
 
 /** A door's emulation: its settings now, and setting them on every tab (later ones too). */
@@ -161,6 +170,12 @@ export interface Report {
   /** MCP shows it inline; a CLI verb with an output file (CliDoor.output) writes its bytes there. */
   image?: { data: Buffer; mimeType: "image/png" | "image/jpeg" };
   pageChanged?: boolean;
+  /** A line the MCP door puts above the text (the CLI's `--json` has it in `data`): `200 https://…`. */
+  heading?: string;
+  /** What the CLI's `-o FILE` writes (a door with `output`): these bytes; `--json` then says `path` and `bytes` instead of `data[replaces]`. */
+  file?: { bytes: Buffer; replaces: string };
+  /** The result is a failure to a person (an HTTP 404): the CLI fails with it unless `--json`, whose document carries the answer. */
+  failure?: Error;
 }
 
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
@@ -201,18 +216,16 @@ export interface CliDoor {
   examples: readonly string[];
   /** The session host may run it: it drives the live session's page and never asks a model. */
   hosted: boolean;
-  /** false: it keeps the session's state for the host to apply, attaching no page of its own (ctx.emulation only). */
-  attaches?: false;
   /** Properties the verb itself sets: a property only the other door offers, as the CLI always means it. */
   preset?: Readonly<Record<string, unknown>>;
   presets?: readonly CliPreset[];
   /** Flags spelled otherwise than `--kebab-name <value>` (a short alias, a named value): `{ output: "-o, --output <file>" }`. */
   flags?: Readonly<Record<string, string>>;
   /**
-   * The verb writes the outcome's image to a file: the property holding its path (the default name when left
-   * out), checked before any work; the handler is given the absolute path.
+   * The verb writes the outcome's file (else its image) to a file: the property holding its path, checked before any
+   * work (with `fallback`, a default name when it is left out); the handler is given the absolute path.
    */
-  output?: { property: string; fallback(input: Record<string, unknown>): string };
+  output?: { property: string; fallback?(input: Record<string, unknown>): string };
   /**
    * The `url` property (with `new` and the one-shot launch properties, ONE_SHOT_INPUT): the verb opens that
    * URL first, on the live session, else on a browser of its own for this command only.
@@ -220,8 +233,15 @@ export interface CliDoor {
   opensUrl?: boolean;
   /** With no live session, one is started for it (configured defaults) rather than refused. */
   startsSession?: true;
-  /** Properties that are URLs as people type them: checked by the CLI's URL policy before a browser is touched. */
-  urls?: readonly string[];
+  /**
+   * Properties that are URLs as people type them (`localhost:3000` → http://…), checked by this policy before a
+   * browser is touched; "typed": only read so, the handler checks it in its own words (fetch).
+   */
+  urls?: Readonly<Record<string, UrlPolicy | "typed">>;
+  /** A verb that `needs: "none"`: `--session` applies only with this property set (a browser it asks for). */
+  sessionWith?: string;
+  /** Bad input is named by property (`numResults: …`, as the library and MCP name it) rather than by flag. */
+  namesProperties?: boolean;
 }
 
 export interface McpDoor {
@@ -239,6 +259,11 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   only?: { readonly [K in keyof S]?: { door: Door; why: string } };
   cli?: CliDoor;
   mcp?: McpDoor;
+  /**
+   * What a door must give it: a browser (the default); the session alone, keeping state its host applies (`svc set`:
+   * the CLI attaches no page; MCP's state is its browser's); or nothing (web search, a plain fetch; it may `browse`).
+   */
+  needs?: "browser" | "session" | "none";
   /** Checks that need more than one property (each property's own are in its schema): the message names the property as the door spells it. */
   check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
   /** An input the declaration answers alone (a table it holds: `svc set --list`): no door starts or attaches a browser for it. */

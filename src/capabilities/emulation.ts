@@ -1,8 +1,7 @@
 /**
- * What the browser's tabs emulate (device, viewport, location, colour scheme, offline, headers, user agent, time
- * zone, locale), kept for every tab, later ones too: `emulate` (the CLI's `svc set`, its settings as words); and
- * `resize`, MCP's size of the current tab alone. Each door keeps the settings its own way (`ctx.emulation()`: the CLI
- * session's file applied by its host, MCP's browser); the checks (the store's checkEmulation) and the report are here.
+ * What the tabs emulate (device, viewport, location, colour scheme, offline, headers, user agent, time zone, locale),
+ * for later tabs too: `emulate` (the CLI's `svc set`); and `resize`, MCP's size of the current tab alone. Each door
+ * keeps the settings its own way (`ctx.emulation()`); the checks and the report are here.
  */
 import { z } from "zod";
 import type { SessionEmulation } from "../internal.js";
@@ -188,8 +187,8 @@ export const emulate = capability({
       "svc set",
     ],
     hosted: true,
-    attaches: false,
   },
+  needs: "session",
   // The device table is the declaration's own: listing it needs no browser, on either door.
   withoutBrowser: (i) => (i.list ? deviceList() : undefined),
   run: async (ctx, i) => {

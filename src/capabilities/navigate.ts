@@ -87,7 +87,7 @@ export const navigate = capability({
       },
     ],
     startsSession: true,
-    urls: ["url"],
+    urls: { url: "any" },
   },
   run: async (ctx, i): Promise<Navigated> => {
     const url = typedUrl(i.url);

@@ -62,7 +62,7 @@ export const tabs = capability({
     description: "list, open, select or close the session's tabs; tab numbers stay put when another tab closes, and later commands drive the selected tab",
     examples: ["svc tabs", "svc tabs new https://example.com", "svc tabs select 2", "svc tabs close 3"],
     hosted: true,
-    urls: ["url"],
+    urls: { url: "any" },
   },
   check: (i) => {
     const action = i.action ?? "list";

@@ -4,14 +4,8 @@
  */
 import type { Abortable, CallOptions } from "../util/abort.js";
 
-/** markdown: readable content as Markdown; text: readable text; html: the document; raw: the body as text; json: the body as pretty JSON. */
-export type FetchFormat = "markdown" | "text" | "html" | "raw" | "json";
-
-export const FETCH_FORMATS: readonly FetchFormat[] = Object.freeze(["markdown", "text", "html", "raw", "json"]);
-
-export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
-export const DEFAULT_FETCH_MAX_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_FETCH_MAX_REDIRECTS = 10;
+export { DEFAULT_FETCH_MAX_BYTES, DEFAULT_FETCH_MAX_REDIRECTS, DEFAULT_FETCH_TIMEOUT_MS, FETCH_FORMATS, type FetchFormat } from "../util/fetch-limits.js";
+import type { FetchFormat } from "../util/fetch-limits.js";
 
 /** What a browser gives back for one URL: the rendered document, serialized. */
 export interface RenderedPage {

@@ -4,7 +4,7 @@
  * its refs); this file only turns the outcome into a tool result (the page after it, as every page tool reports).
  */
 import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
-import { type Service, ServiceInvalidArgumentError } from "../index.js";
+import { type SearchBackend, type Service, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
@@ -18,7 +18,12 @@ function reportText(o: Report): string {
   return o.text.length > MAX_REPORT_CHARS ? `${o.text.slice(0, MAX_REPORT_CHARS)}… (${o.text.length} characters, cut)` : o.text;
 }
 
-export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability): void {
+export interface CapabilityOptions {
+  /** The web search behind the `search` tool; without one it answers SEARCH_NOT_CONFIGURED. */
+  search?: SearchBackend | undefined;
+}
+
+export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability, options: CapabilityOptions = {}): void {
   const door = c.mcp;
   if (!door || !reg.caps.has(door.cap)) return;
   reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>, extra: { signal: AbortSignal }) =>
@@ -27,8 +32,9 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
       if (problem) throw new ServiceInvalidArgumentError(problem);
       const alone = await c.withoutBrowser?.(input as never);
       if (alone) return rendered(alone);
-      const svc = await b.service();
-      const outcome = await c.run(mcpContext(b, svc, extra.signal), input as never);
+      // A capability that needs no browser (search, fetch) never starts one.
+      const svc = c.needs === "none" ? undefined : await b.service();
+      const outcome = await c.run(mcpContext(b, svc, extra.signal, options), input as never);
       // The tab list is the answer; one that changed is followed by the selected tab's page.
       if (outcome.kind === "tabs") return outcome.changed ? b.report(outcomeText(outcome)) : textResult(outcomeText(outcome));
       // A tab the call named is looked up after it: the call may have closed it.
@@ -43,8 +49,9 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability)
 /** A report as a tool result: its text, after its image when it has one. */
 function rendered(outcome: Outcome): ToolResult {
   if (outcome.kind !== "report") return textResult(outcomeText(outcome));
-  if (!outcome.image) return textResult(reportText(outcome));
-  return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text: reportText(outcome) }] };
+  const text = outcome.heading ? `${outcome.heading}\n\n${reportText(outcome)}` : reportText(outcome);
+  if (!outcome.image) return textResult(text);
+  return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text }] };
 }
 
 /** The browser's emulation (McpBrowser keeps it from its first use): the capability's view of it. */
@@ -54,13 +61,19 @@ async function emulationOf(b: McpBrowser): Promise<EmulationDoor> {
 }
 
 /** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
-function mcpContext(b: McpBrowser, svc: Service, signal: AbortSignal): CapabilityContext {
+function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSignal, options: CapabilityOptions): CapabilityContext {
+  const service = (): Service => {
+    if (!browser) throw new Error('this tool runs with no browser (needs: "none")');
+    return browser;
+  };
   const tabOf = (target: string) => {
-    const page = svc.context.pages().find((p) => p.targetId === target);
+    const page = service().context.pages().find((p) => p.targetId === target);
     return page ? b.tabNumber(page) : undefined;
   };
   return {
-    svc,
+    get svc() {
+      return service();
+    },
     door: "mcp",
     columns: (rows) => rows.map((r) => r.join(" ").trimEnd()),
     page: (n) => b.page(n),
@@ -74,6 +87,11 @@ function mcpContext(b: McpBrowser, svc: Service, signal: AbortSignal): Capabilit
     // An MCP client's calls are its history; the server keeps none of its own.
     note: () => {},
     emulation: () => emulationOf(b),
+    searchBackend: async () => {
+      if (!options.search) throw new ServiceSearchNotConfiguredError("no search backend is configured", { hint: "svc config set search.url URL (SearXNG), or SVC_SEARCH_URL" });
+      return options.search;
+    },
+    browse: async (fn) => fn(await b.page(), () => {}),
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };
@@ -96,6 +114,6 @@ function mcpContext(b: McpBrowser, svc: Service, signal: AbortSignal): Capabilit
 }
 
 /** Every declared capability that has an MCP door, under its capability set. */
-export function registerCapabilities(reg: Registrar, b: McpBrowser): void {
-  for (const c of CAPABILITIES) registerCapability(reg, b, c);
+export function registerCapabilities(reg: Registrar, b: McpBrowser, options: CapabilityOptions = {}): void {
+  for (const c of CAPABILITIES) registerCapability(reg, b, c, options);
 }

@@ -6,15 +6,15 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser, type SharedPlace } from "./browser.js";
-import { registerCapabilities } from "./capabilities.js";
+import { type CapabilityOptions, registerCapabilities } from "./capabilities.js";
 import { registerDevtoolsTools, registerTraceTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
-import { type ModelToolsOptions, registerModelTools } from "./tools-model.js";
+import { registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
 import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 
-export interface McpOptions extends ModelToolsOptions {
+export interface McpOptions extends CapabilityOptions {
   /** How each client's Service is made (a local browser launched on first use, by default). */
   service: ServiceOptions;
   version?: string;
@@ -31,12 +31,12 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   // the agent's included, goes through the Service's one URL policy, whatever the caller's service options say.
   const browser = new McpBrowser({ ...options.service, urlPolicy: options.allowFileUrls === true ? "http+file" : "http" }, shared);
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
-  registerCapabilities(reg, browser);
+  registerCapabilities(reg, browser, options);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
   registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
-  registerModelTools(reg, browser, options);
+  registerModelTools(reg, browser);
   registerWebMcpTools(reg, browser);
   checkArgumentsTheSvcWay(server);
   return { server, browser };

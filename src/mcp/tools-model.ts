@@ -1,18 +1,12 @@
 /**
- * The tools that ask a model or the web: act (an instruction), extract (with an optional JSON Schema),
- * observe, agent, search and fetch. The page-changing ones answer with the page after them.
+ * The tools that ask a model: act (an instruction), extract (with an optional JSON Schema), observe and agent
+ * (search and fetch are capabilities: src/capabilities/web.ts). The page-changing ones answer with the page after them.
  */
-import { type SearchBackend, ServiceSearchNotConfiguredError, fetchPage, validateSearch } from "../index.js";
 import { fromJsonSchema } from "../util/json-schema.js";
 import { type McpBrowser, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
 
-export interface ModelToolsOptions {
-  /** The web search behind the `search` tool; without one it answers SEARCH_NOT_CONFIGURED. */
-  search?: SearchBackend | undefined;
-}
-
-export function registerModelTools(reg: Registrar, b: McpBrowser, options: ModelToolsOptions): void {
+export function registerModelTools(reg: Registrar, b: McpBrowser): void {
   registerDeclared(
     reg,
     "act",
@@ -55,28 +49,6 @@ export function registerModelTools(reg: Registrar, b: McpBrowser, options: Model
         const svc = await b.service();
         const r = await svc.agent().execute({ instruction, ...(maxSteps !== undefined ? { maxSteps } : {}) });
         return b.report(`${r.success ? "done" : "not done"}: ${r.message}`);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "search",
-    ({ query, numResults }) =>
-      b.run(async () => {
-        const request = validateSearch(query, numResults);
-        if (!options.search) throw new ServiceSearchNotConfiguredError("no search backend is configured", { hint: "svc config set search.url URL (SearXNG), or SVC_SEARCH_URL" });
-        const r = await options.search.search(request.query, request.numResults);
-        return textResult(r.results.length ? r.results.map((x, i) => `${i + 1}. ${x.title}\n   ${x.url}`).join("\n") : `no results for "${r.query}"`);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "fetch",
-    ({ url, format }) =>
-      b.run(async () => {
-        const r = await fetchPage(url, { format: format ?? "markdown" });
-        return textResult(`${r.statusCode} ${r.url}\n\n${r.content}`);
       }),
   );
 }

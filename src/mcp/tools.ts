@@ -39,7 +39,6 @@ const tab = TAB;
 
 /** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
 const SHARED = {
-  numResults: z.number().int().min(1).max(25).optional().describe(D.numResults),
   extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
   traceMaxSize: z.number().int().min(TRACE_MAX_SIZE_MB.min).max(TRACE_MAX_SIZE_MB.max).optional().describe(D.traceMaxSize),
@@ -156,18 +155,6 @@ export const TOOLS = {
     description: "Run a multi-step task in the browser",
     annotations: acts("Run a task"),
     inputSchema: { instruction: z.string().min(1).describe("the task, in words"), maxSteps: SHARED.maxSteps },
-  },
-  search: {
-    cap: "web",
-    description: "Search the web",
-    annotations: readOnly("Web search"),
-    inputSchema: { query: z.string().min(1).describe("the search query"), numResults: SHARED.numResults },
-  },
-  fetch: {
-    cap: "web",
-    description: "Fetch a URL as markdown (no browser)",
-    annotations: readOnly("Fetch a URL"),
-    inputSchema: { url: z.string().min(1).describe("the http(s) URL to fetch"), format: z.enum(["markdown", "text", "html"]).optional().describe("markdown (readable content, default), text or html") },
   },
 } as const satisfies Record<string, ToolDecl>;
 

@@ -5,33 +5,13 @@
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
+import { SEARCH_NUM_RESULTS, SEARCH_QUERY } from "../util/search-rules.js";
 import { describeIssue } from "../util/zod.js";
 
-export const MAX_QUERY_LENGTH = 200;
-export const MAX_NUM_RESULTS = 25;
-export const DEFAULT_NUM_RESULTS = 10;
-
-/** Characters as a person counts them (code points), not UTF-16 units. */
-const chars = (v: unknown): number => (typeof v === "string" ? [...v.trim()].length : 0);
-const queryRule = (iss: { input?: unknown }) => `1 to ${MAX_QUERY_LENGTH} characters (got ${chars(iss.input)})`;
-const countRule = (iss: { input?: unknown }) => `an integer 1 to ${MAX_NUM_RESULTS} (got ${typeof iss.input === "number" ? iss.input : JSON.stringify(iss.input)})`;
+export { DEFAULT_NUM_RESULTS, MAX_NUM_RESULTS, MAX_QUERY_LENGTH } from "../util/search-rules.js";
 
 /** `{query, numResults}`: the query trimmed, numResults defaulted. Error messages name the rule; the issue path names the field. */
-export const SearchRequestSchema = z.object({
-  query: z
-    .string({ error: "expected a string" })
-    .trim()
-    .min(1, { error: queryRule })
-    // maxLength in the JSON Schema; the check itself counts code points, as the rule says characters.
-    .refine((q) => [...q].length <= MAX_QUERY_LENGTH, { error: queryRule })
-    .meta({ maxLength: MAX_QUERY_LENGTH }),
-  numResults: z
-    .number({ error: countRule })
-    .int({ error: countRule })
-    .min(1, { error: countRule })
-    .max(MAX_NUM_RESULTS, { error: countRule })
-    .default(DEFAULT_NUM_RESULTS),
-});
+export const SearchRequestSchema = z.object({ query: SEARCH_QUERY, numResults: SEARCH_NUM_RESULTS });
 export type SearchRequest = z.output<typeof SearchRequestSchema>;
 
 /** One result (docs/wire-formats.md "Records"): `id` stable for a URL, `url` canonical; the rest string or null. */

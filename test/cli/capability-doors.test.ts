@@ -70,7 +70,7 @@ function cliType(c: Capability, cmd: Command, property: string): string[] {
   const f = cliFlags(c).find((x) => x.property === property) ?? (arg ? cliKind(c, property) : undefined);
   if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
   if (f.kind === "optional-choice") return ["boolean", "enum"]; // `--load` alone is true, `--load networkidle` a choice
-  return f.kind === "switch" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
+  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
 describe("one declaration per capability", () => {
