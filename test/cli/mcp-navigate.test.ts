@@ -5,23 +5,12 @@
  * a number is not one of them.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { closedPort } from "../support/search-stub.js";
-import { type FixtureServer, startFixtureServer } from "../support/server.js";
-import { type Sandbox, assertBuilt, expectNoChrome, sandbox } from "./helpers.js";
+import { expectNoChrome, useCliWorld } from "./helpers.js";
 import { call, openStdio, text } from "./mcp-support.js";
 
-let server: FixtureServer;
-let sb: Sandbox;
-beforeAll(async () => {
-  assertBuilt();
-  server = await startFixtureServer();
-  sb = sandbox();
-});
-afterAll(async () => {
-  sb?.cleanup();
-  await server?.close();
-});
+const world = useCliWorld();
 
 async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
   const r = await call(client, name, args);
@@ -42,13 +31,13 @@ async function href(client: Client): Promise<string> {
 
 describe("svc mcp: navigate as svc goto", () => {
   it("a typed local URL, a timeout that ends a slow load, and a failed navigation leaves the tab where it was", async () => {
-    const client = await openStdio(sb.env, ["--caps", "devtools"]);
+    const client = await openStdio(world.sb.env, ["--caps", "devtools"]);
     try {
-      const forms = server.url("forms.html");
-      expect(await ok(client, "navigate", { url: `localhost:${server.port}/forms.html`, waitUntil: "domcontentloaded" })).toMatch(new RegExp(`^navigated to ${forms.replace(/[.?]/g, "\\$&")}\\n`));
+      const forms = world.server.url("forms.html");
+      expect(await ok(client, "navigate", { url: `localhost:${world.server.port}/forms.html`, waitUntil: "domcontentloaded" })).toMatch(new RegExp(`^navigated to ${forms.replace(/[.?]/g, "\\$&")}\\n`));
 
       const started = Date.now();
-      expect(await fails(client, "navigate", { url: server.url("/slow?ms=25000"), timeout: 1500 })).toMatch(/^TIMEOUT: .*1500 ms/);
+      expect(await fails(client, "navigate", { url: world.server.url("/slow?ms=25000"), timeout: 1500 })).toMatch(/^TIMEOUT: .*1500 ms/);
       expect(Date.now() - started).toBeLessThan(15_000);
 
       await ok(client, "navigate", { url: forms });
@@ -58,16 +47,16 @@ describe("svc mcp: navigate as svc goto", () => {
     } finally {
       await client.close();
     }
-    await expectNoChrome(sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 });
 
 describe("svc mcp: tabs as svc tabs", () => {
   it("close without a number closes the selected tab, the last tab stays, and a missing number names the open ones", async () => {
-    const client = await openStdio(sb.env, ["--caps", "tabs"]);
+    const client = await openStdio(world.sb.env, ["--caps", "tabs"]);
     try {
-      await ok(client, "navigate", { url: server.url("forms.html") });
-      expect(await ok(client, "tabs", { action: "new", url: server.url("steps.html") })).toMatch(/^\* 2 .*steps\.html$/m);
+      await ok(client, "navigate", { url: world.server.url("forms.html") });
+      expect(await ok(client, "tabs", { action: "new", url: world.server.url("steps.html") })).toMatch(/^\* 2 .*steps\.html$/m);
       const closed = await ok(client, "tabs", { action: "close" });
       expect(closed).toMatch(/^\* 1 Forms .*forms\.html$/m);
       expect(closed).not.toContain("steps.html");
@@ -78,6 +67,6 @@ describe("svc mcp: tabs as svc tabs", () => {
     } finally {
       await client.close();
     }
-    await expectNoChrome(sb.tmp);
+    await expectNoChrome(world.sb.tmp);
   }, 120_000);
 });
