@@ -76,7 +76,7 @@ function roleOf(pid: number): string {
     return "(exited before read)";
   }
   const roles: Array<[RegExp, string]> = [
-    [/commands\/host\.js /, "session host"],
+    [/commands\/host\/main\.js /, "session host"],
     [/browser\/reaper\.js /, "Chrome reaper"],
     [/bin\/svc(\.js)? /, "svc, spawned"],
     [/npm/, "npm"],

@@ -328,7 +328,7 @@ export function pidBelongsToSession(record: Pick<SessionRecord, "pid" | "userDat
 function hostOfSession(record: SessionRecord): boolean {
   try {
     const args = readFileSync(`/proc/${record.pid}/cmdline`, "utf8").split("\0");
-    return args.some((a) => /host\.js$/.test(a)) && args.includes(record.id);
+    return args.some((a) => /host[/\\]main\.js$/.test(a)) && args.includes(record.id);
   } catch {
     return process.platform !== "linux";
   }
