@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
+import { CAPABILITIES, cliInput, cliVerbs } from "../../src/capabilities/index.js";
 import { flagsSchema } from "../../commands/registry/schema.js";
 import { type CommandDecl, type Globals, choice, defaulted, flag, list, negated, value } from "../../commands/registry/types.js";
 
@@ -65,8 +66,10 @@ describe("the generated program", () => {
     expect(agent.decl?.name).toBe("agent");
     expect(agent.globals.lines).toBe(true);
     expect(agent.flags).toMatchObject({ var: ["a=1"], variables: ["b=2"], loopDetection: false, mode: "hybrid" });
-    expect((await parse(["fetch", "https://example.com"])).flags).toEqual({ format: "markdown", redirects: true });
-    expect((await parse(["search", "q"])).flags).toEqual({ numResults: "10" });
+    // A capability's defaults are its schema's, applied when the command line becomes its input (cliInput).
+    expect((await parse(["fetch", "https://example.com"])).flags).toEqual({ redirects: true });
+    const search = cliVerbs(CAPABILITIES).find((v) => v.verb === "search")!;
+    expect(cliInput(search, ["q"], (await parse(["search", "q"])).flags)).toEqual({ query: "q", numResults: 10 });
     const mode = await failure(["agent", "x", "--mode", "robot"]);
     expect(mode.code).toBe("commander.invalidArgument");
     expect(mode.message).toMatch(/Allowed choices are dom, hybrid, cua/);
