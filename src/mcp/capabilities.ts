@@ -92,6 +92,11 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
       return options.search;
     },
     browse: async (fn) => fn(await b.page(), () => {}),
+    // The client's Service answers every dialog as it opens: none is ever left open, so the answer waits for the next.
+    answerDialog: async (answer) => {
+      service().context.dialogs.answerNext(answer);
+      return { scope: "this browser", pending: true };
+    },
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };

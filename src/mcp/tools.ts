@@ -68,12 +68,6 @@ export const TOOLS = {
         .describe("the fields, in order"),
     },
   },
-  dialog: {
-    cap: "forms",
-    description: "Answer the page's next dialog (alert, confirm, prompt)",
-    annotations: acts("Answer a dialog"),
-    inputSchema: { accept: z.boolean().describe("accept (OK) or dismiss (Cancel)"), promptText: z.string().max(10_000).optional().describe("with accept: the text a prompt() returns") },
-  },
   find: {
     cap: "devtools",
     description: "Find elements by role (and name), visible text, label, placeholder or test id; their selectors",

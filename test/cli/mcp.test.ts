@@ -335,8 +335,9 @@ describe("svc mcp", () => {
       const never = await call(c, "wait", { text: "never on this page", timeout: 300 });
       expect(text(never)).toMatch(/^TIMEOUT: /);
       expect(text(await call(c, "wait", { time: 50 }))).toBe("waited 50 ms");
-      // dialog: the next prompt() is answered with the text given.
-      expect((await call(c, "dialog", { accept: true, promptText: "forty-two" })).isError).toBeFalsy();
+      // dialog: the next prompt() is answered with the text given (the same report as `svc dialog`, since issue 42).
+      expect(text(await call(c, "dialog", { accept: false, promptText: "x" }))).toBe("INVALID_ARGUMENT: promptText is only for accept (what an accepted prompt() returns)");
+      expect(text(await call(c, "dialog", { accept: true, promptText: "forty-two" }))).toBe('no dialog is open; this browser will accept with "forty-two" its next dialog');
       expect(text(await call(c, "evaluate", { expression: "prompt('the answer?')" }))).toBe(JSON.stringify("forty-two"));
       // resize: the page's own window size.
       expect(text(await call(c, "resize", { width: 700, height: 500 }))).toBe("viewport 700x500");
