@@ -66,6 +66,7 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     network: async () => (await import("../devtools/network.js")).sessionNetworkView(session, "network"),
     searchBackend: () => searchBackend(g, out),
     answerDialog: (answer) => answerSessionDialog(g, session, answer),
+    headed: () => (session && !isCloud(session) && !session.headless ? `session ${session.id}` : undefined),
     // The attached tab; with none, the --session's selected tab, else a one-shot Chrome closed after.
     browse: (fn) => {
       if (s.svc) return fn(selected(), note);

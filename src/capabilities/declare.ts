@@ -104,6 +104,8 @@ export interface CapabilityContext {
    * CLI session's stored answer (taken by its host or a command, whichever meets the dialog), MCP's browser.
    */
   answerDialog(answer: DialogChoice): Promise<DialogAnswered>;
+  /** The browser, when it is known to show its window (`session 7f3a`, `this browser`): what only headless Chrome does is refused first. */
+  headed(): string | undefined;
   /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
 }
@@ -191,6 +193,8 @@ export interface Report {
   pageChanged?: boolean;
   /** A line the MCP door puts above the text (the CLI's `--json` has it in `data`): `200 https://…`. */
   heading?: string;
+  /** MCP embeds these bytes after the text as a resource (a PDF); the CLI writes `file` instead. */
+  resource?: { bytes: Buffer; mimeType: string; uri: string };
   /** What the CLI's `-o FILE` writes (a door with `output`): these bytes; `--json` then says `path` and `bytes` instead of `data[replaces]`. */
   file?: { bytes: Buffer; replaces: string };
   /** The result is a failure to a person (an HTTP 404): the CLI fails with it unless `--json`, whose document carries the answer. */

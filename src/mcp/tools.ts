@@ -91,15 +91,6 @@ export const TOOLS = {
     annotations: moves("Stop the trace", false),
     inputSchema: {},
   },
-  pdf: {
-    cap: "pdf",
-    description: "Print the current tab to PDF (returned as an embedded application/pdf resource)",
-    annotations: readOnly("Save as PDF"),
-    inputSchema: {
-      format: z.enum(["A4", "Letter"]).optional().describe("paper size (default A4)"),
-      landscape: z.boolean().optional().describe("landscape orientation"),
-    },
-  },
   route: {
     cap: "network",
     description: "Answer or fail the requests whose URL matches a pattern, in every tab, until unrouted",

@@ -389,6 +389,9 @@ describe("svc mcp", () => {
       const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;
       expect(pdfRes?.mimeType).toBe("application/pdf");
       expect(Buffer.from(pdfRes!.blob, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      // The same capability as `svc pdf` (issue 42): its line first, its check in its words.
+      expect(printed.content[0]).toEqual({ type: "text", text: expect.stringMatching(new RegExp(`^PDF of \\S+: ${Buffer.from(pdfRes!.blob, "base64").length} bytes, Letter$`)) });
+      expect(text(await call(c, "pdf", { format: "A3" }))).toBe('INVALID_ARGUMENT: format: must be A4 or Letter, got "A3"');
       // route / unroute: the page's own fetch gets the made-up answer, then a failure, then the real file again.
       expect(text(await call(c, "route", { pattern: "**/fetch/data.json", status: 201, body: '{"mocked":true}' }))).toMatch(/^routed \*\*\/fetch\/data\.json → 201, 15 byte body in \d+ tabs?; routes now:\n/);
       await call(c, "navigate", { url: world.server.url("routed.html") });
