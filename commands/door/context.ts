@@ -1,8 +1,8 @@
 /**
- * The capabilities' CLI context (src/capabilities/declare.ts, CapabilityContext): what a handler reaches of the
- * session it runs on. Tabs are numbered as `svc tabs` numbers them (the selection stays), refs and the last picture
- * are the session's, history is its log. A verb that needs no browser, or only the session, gets the same context,
- * whose page parts then refuse, naming why.
+ * The capabilities' CLI context (src/capabilities/declare.ts, CapabilityContext): the session a handler runs on.
+ * Tabs are numbered as `svc tabs` numbers them (the selection stays); refs, the last picture and a dialog answer
+ * are the session's, history is its log. A verb that needs no browser, or only the session, gets the same
+ * context, whose page parts then refuse, naming why.
  */
 import { type CapabilityContext, type CliVerb, cliSpell, type EmulationDoor, type Noted } from "../../src/capabilities/index.js";
 import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs } from "../../src/base.js";
@@ -15,6 +15,7 @@ import { type RunContext, stateRoot, withOneShot, withSession } from "../core/ru
 import { rememberTabs } from "../core/tabs.js";
 import { askHostFor, savedWording } from "../host/ask.js";
 import { searchBackend } from "../model/search-backend.js";
+import { answerSessionDialog } from "../page/dialog.js";
 import { elementOf } from "../page/inspect.js";
 import { sessionSnapshots } from "../page/snapshot.js";
 
@@ -64,6 +65,8 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     pageLog: async (kind) => (await import("../devtools/console.js")).sessionPageLogView(browser(), session, out, kind),
     network: async () => (await import("../devtools/network.js")).sessionNetworkView(session, "network"),
     searchBackend: () => searchBackend(g, out),
+    answerDialog: (answer) => answerSessionDialog(g, session, answer),
+    headed: () => (session && !isCloud(session) && !session.headless ? `session ${session.id}` : undefined),
     // The attached tab; with none, the --session's selected tab, else a one-shot Chrome closed after.
     browse: (fn) => {
       if (s.svc) return fn(selected(), note);

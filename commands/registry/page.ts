@@ -1,4 +1,4 @@
-/** Downloads, dialogs and reading the page: the session's selected tab (navigation, waits, tabs and snapshots are capabilities, src/capabilities/). */
+/** Downloads and reading the page: the session's selected tab (navigation, waits, tabs, snapshots and dialogs are capabilities, src/capabilities/). */
 import { choice, command, list, optionalValue, value } from "./types.js";
 
 const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
@@ -9,14 +9,6 @@ export const PAGE_COMMANDS = [
     description: "list the session's downloads (name, size, state, when, URL); they are saved in its download folder (--downloads on sessions start)",
     examples: ["svc downloads", "svc --json downloads"],
     run: async (c) => (await import("../page/downloads.js")).downloads(c.globals),
-  }),
-  command({
-    name: "dialog",
-    args: "<action> [text]",
-    usage: "accept [text] | dismiss",
-    description: "answer the session's JavaScript dialog: the one open now, else the next one (a prompt() accepted returns TEXT)",
-    examples: ['svc dialog accept "Ada"', "svc dialog dismiss"],
-    run: async (c, [action, text]) => (await import("../page/dialog.js")).dialog(c.globals, action as string, text as string | undefined),
   }),
   command({
     name: "get",

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
 import type { UrlPolicy } from "../util/url-policy.js";
-import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -99,8 +99,29 @@ export interface CapabilityContext {
   network(): Promise<NetworkView>;
   /** The door's web search (CLI: search.url, SVC_SEARCH_URL or the platform; MCP: the server's); SEARCH_NOT_CONFIGURED without one. */
   searchBackend(): Promise<SearchBackend>;
+  /**
+   * Answers the door's open dialog with `answer`, else keeps it for the next one, wherever dialogs are answered: the
+   * CLI session's stored answer (taken by its host or a command, whichever meets the dialog), MCP's browser.
+   */
+  answerDialog(answer: DialogChoice): Promise<DialogAnswered>;
+  /** The browser, when it is known to show its window (`session 7f3a`, `this browser`): what only headless Chrome does is refused first. */
+  headed(): string | undefined;
   /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
+}
+
+/** A one-time answer for a JavaScript dialog: OK (with what a prompt() returns) or Cancel. */
+export interface DialogChoice {
+  accept: boolean;
+  promptText?: string;
+}
+
+/** What a door did with a dialog answer: the dialog open when it came (answered with it), else whether it still waits for the next. */
+export interface DialogAnswered {
+  /** Whose next dialog it answers, for a message: `session 7f3a`, `this browser`. */
+  scope: string;
+  answered?: HandledDialog;
+  pending: boolean;
 }
 
 /** A door's emulation: its settings now, and setting them on every tab (later ones too). */
@@ -172,6 +193,8 @@ export interface Report {
   pageChanged?: boolean;
   /** A line the MCP door puts above the text (the CLI's `--json` has it in `data`): `200 https://…`. */
   heading?: string;
+  /** MCP embeds these bytes after the text as a resource (a PDF); the CLI writes `file` instead. */
+  resource?: { bytes: Buffer; mimeType: string; uri: string };
   /** What the CLI's `-o FILE` writes (a door with `output`): these bytes; `--json` then says `path` and `bytes` instead of `data[replaces]`. */
   file?: { bytes: Buffer; replaces: string };
   /** The result is a failure to a person (an HTTP 404): the CLI fails with it unless `--json`, whose document carries the answer. */

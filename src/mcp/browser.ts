@@ -177,6 +177,11 @@ export class McpBrowser {
     return this.tracing;
   }
 
+  /** Its own Chrome, launched showing its window (`svc mcp --headed`). */
+  headed(): boolean {
+    return !this.shared && !this.attached() && this.options.localBrowserLaunchOptions?.headless === false;
+  }
+
   /** Attached to a browser it did not launch (`svc mcp call` on a live session): closing detaches, Chrome goes on. */
   private attached(): boolean {
     return Boolean(this.options.localBrowserLaunchOptions?.cdpUrl);

@@ -46,10 +46,12 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability,
   );
 }
 
-/** A report as a tool result: its text, after its image when it has one. */
+/** A report as a tool result: its text, after its image when it has one, before its resource. */
 function rendered(outcome: Outcome): ToolResult {
   if (outcome.kind !== "report") return textResult(outcomeText(outcome));
   const text = outcome.heading ? `${outcome.heading}\n\n${reportText(outcome)}` : reportText(outcome);
+  const r = outcome.resource;
+  if (r) return { content: [{ type: "text", text }, { type: "resource", resource: { uri: r.uri, mimeType: r.mimeType, blob: r.bytes.toString("base64") } }] };
   if (!outcome.image) return textResult(text);
   return { content: [{ type: "image", data: outcome.image.data.toString("base64"), mimeType: outcome.image.mimeType }, { type: "text", text }] };
 }
@@ -92,6 +94,12 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
       return options.search;
     },
     browse: async (fn) => fn(await b.page(), () => {}),
+    headed: () => (b.headed() ? "this browser" : undefined),
+    // The client's Service answers every dialog as it opens: none is ever left open, so the answer waits for the next.
+    answerDialog: async (answer) => {
+      service().context.dialogs.answerNext(answer);
+      return { scope: "this browser", pending: true };
+    },
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };

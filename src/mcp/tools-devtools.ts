@@ -1,33 +1,15 @@
 /**
- * The MCP tools for what a developer looks at, each on the library's own recorder so they match the CLI: the page as
- * a PDF and a performance trace (BrowserTrace, as `svc trace`). Console, errors and emulation are capabilities
+ * The MCP tools for what a developer looks at, on the library's own recorder so they match the CLI: a performance
+ * trace (BrowserTrace, as `svc trace`). Console, errors, emulation and the page as a PDF are capabilities
  * (src/capabilities/).
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, boundWords, printPdf, summarizeTraceFile, summaryLines } from "../internal.js";
+import { DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, boundWords, summarizeTraceFile, summaryLines } from "../internal.js";
 import { ServiceInvalidArgumentError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
-
-/** The largest PDF the `pdf` tool returns. */
-const MAX_PDF_BYTES = 20 * 1024 * 1024;
-
-export function registerDevtoolsTools(reg: Registrar, b: McpBrowser): void {
-  registerDeclared(reg, "pdf", ({ format, landscape }) =>
-    b.run(async (): Promise<ToolResult> => {
-      const svc = await b.service();
-      const data = await printPdf(svc.page, { format, landscape, maxBytes: MAX_PDF_BYTES });
-      return {
-        content: [
-          { type: "text", text: `PDF of ${svc.page.url()}: ${data.length} bytes, ${format ?? "A4"}${landscape ? " landscape" : ""}` },
-          { type: "resource", resource: { uri: `svc://pdf/${Date.now()}.pdf`, mimeType: "application/pdf", blob: data.toString("base64") } },
-        ],
-      };
-    }),
-  );
-}
 
 /** Where trace_stop saves traces: one folder per server process, kept (a trace is what the user asked for). */
 let traceDir: string | undefined;

@@ -1,6 +1,6 @@
 /**
  * The MCP tools beyond the verbs: closing the browser, filling a form at once,
- * and answering the next dialog. Each result is what the page shows
+ * and finding elements. Each result is what the page shows
  * afterwards (b.report), read after the fact, or the value the page returned.
  */
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
@@ -52,15 +52,6 @@ export function registerFormTools(reg: Registrar, b: McpBrowser): void {
         done.push(f.target);
       }
       return b.report(`filled ${done.length} field${done.length === 1 ? "" : "s"}: ${done.join(", ")}`);
-    }),
-  );
-
-  registerDeclared(reg, "dialog", ({ accept, promptText }) =>
-    b.run(async () => {
-      if (promptText !== undefined && !accept) throw new ServiceInvalidArgumentError("promptText: goes with accept: true");
-      const svc = await b.service();
-      svc.context.dialogs.answerNext({ accept, ...(promptText !== undefined ? { promptText } : {}) });
-      return textResult(`the next dialog will be ${accept ? "accepted" : "dismissed"}${promptText !== undefined ? " with the given text" : ""}`);
     }),
   );
 

@@ -68,12 +68,6 @@ export const TOOLS = {
         .describe("the fields, in order"),
     },
   },
-  dialog: {
-    cap: "forms",
-    description: "Answer the page's next dialog (alert, confirm, prompt)",
-    annotations: acts("Answer a dialog"),
-    inputSchema: { accept: z.boolean().describe("accept (OK) or dismiss (Cancel)"), promptText: z.string().max(10_000).optional().describe("with accept: the text a prompt() returns") },
-  },
   find: {
     cap: "devtools",
     description: "Find elements by role (and name), visible text, label, placeholder or test id; their selectors",
@@ -96,15 +90,6 @@ export const TOOLS = {
     description: "Stop the trace: its file (for DevTools), load timings, long tasks and LCP",
     annotations: moves("Stop the trace", false),
     inputSchema: {},
-  },
-  pdf: {
-    cap: "pdf",
-    description: "Print the current tab to PDF (returned as an embedded application/pdf resource)",
-    annotations: readOnly("Save as PDF"),
-    inputSchema: {
-      format: z.enum(["A4", "Letter"]).optional().describe("paper size (default A4)"),
-      landscape: z.boolean().optional().describe("landscape orientation"),
-    },
   },
   route: {
     cap: "network",

@@ -119,10 +119,13 @@ describe("dialogs", () => {
     expect(await ok("dialog", "dismiss")).toMatch(/^no dialog is open; session \w+ will dismiss its next dialog$/);
   });
 
-  it("svc dialog refuses a word that is not accept or dismiss, naming it", async () => {
+  it("svc dialog refuses a word that is not accept or dismiss, naming it, and a text with dismiss", async () => {
     const r = await run("dialog", "maybe");
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('"maybe" is not accept or dismiss');
+    const d = await run("dialog", "dismiss", "Ada");
+    expect(d.code).not.toBe(0);
+    expect(d.stderr).toContain("dialog: <promptText> is only for accept (what an accepted prompt() returns)");
   });
 });
 

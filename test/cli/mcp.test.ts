@@ -335,8 +335,9 @@ describe("svc mcp", () => {
       const never = await call(c, "wait", { text: "never on this page", timeout: 300 });
       expect(text(never)).toMatch(/^TIMEOUT: /);
       expect(text(await call(c, "wait", { time: 50 }))).toBe("waited 50 ms");
-      // dialog: the next prompt() is answered with the text given.
-      expect((await call(c, "dialog", { accept: true, promptText: "forty-two" })).isError).toBeFalsy();
+      // dialog: the next prompt() is answered with the text given (the same report as `svc dialog`, since issue 42).
+      expect(text(await call(c, "dialog", { accept: false, promptText: "x" }))).toBe("INVALID_ARGUMENT: promptText is only for accept (what an accepted prompt() returns)");
+      expect(text(await call(c, "dialog", { accept: true, promptText: "forty-two" }))).toBe('no dialog is open; this browser will accept with "forty-two" its next dialog');
       expect(text(await call(c, "evaluate", { expression: "prompt('the answer?')" }))).toBe(JSON.stringify("forty-two"));
       // resize: the page's own window size.
       expect(text(await call(c, "resize", { width: 700, height: 500 }))).toBe("viewport 700x500");
@@ -388,6 +389,9 @@ describe("svc mcp", () => {
       const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;
       expect(pdfRes?.mimeType).toBe("application/pdf");
       expect(Buffer.from(pdfRes!.blob, "base64").subarray(0, 5).toString("latin1")).toBe("%PDF-");
+      // The same capability as `svc pdf` (issue 42): its line first, its check in its words.
+      expect(printed.content[0]).toEqual({ type: "text", text: expect.stringMatching(new RegExp(`^PDF of \\S+: ${Buffer.from(pdfRes!.blob, "base64").length} bytes, Letter$`)) });
+      expect(text(await call(c, "pdf", { format: "A3" }))).toBe('INVALID_ARGUMENT: format: must be A4 or Letter, got "A3"');
       // route / unroute: the page's own fetch gets the made-up answer, then a failure, then the real file again.
       expect(text(await call(c, "route", { pattern: "**/fetch/data.json", status: 201, body: '{"mocked":true}' }))).toMatch(/^routed \*\*\/fetch\/data\.json → 201, 15 byte body in \d+ tabs?; routes now:\n/);
       await call(c, "navigate", { url: world.server.url("routed.html") });

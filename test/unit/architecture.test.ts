@@ -72,7 +72,6 @@ const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   // The registry is read on every run, before a command is chosen: plain declarations only.
   "commands/registry/model.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/page.ts": ["src/mcp/descriptions.ts"],
-  "commands/registry/devtools.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/server.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/trace.ts": ["src/mcp/descriptions.ts"],
 };
