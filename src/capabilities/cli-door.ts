@@ -164,8 +164,8 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
-    // A word that is not one of the choices is named, with the choices (zod's own words name neither).
-    const what = input[key] === undefined && !f ? "is missing" : issue.code === "invalid_value" && typeof input[key] === "string" ? `one of ${issue.values.join(", ")} (got ${JSON.stringify(String(input[key]).slice(0, 40))})` : issue.message;
+    // A word that is not one of the choices is named, with the choices (zod's default words name neither).
+    const what = input[key] === undefined && !f ? "is missing" : issue.code === "invalid_value" && issue.message.startsWith("Invalid option") && typeof input[key] === "string" ? `one of ${issue.values.join(", ")} (got ${JSON.stringify(String(input[key]).slice(0, 40))})` : issue.message;
     // Named by property, the error is the library's own line (as MCP says it), with no usage hint.
     if (c.cli?.namesProperties) throw new ServiceInvalidArgumentError(`${key}: ${what}`);
     // An argument is named after its verb (`network request id: …`), as a flag by its flag.

@@ -69,7 +69,7 @@ describe("the generated program", () => {
     // A capability's defaults are its schema's, applied when the command line becomes its input (cliInput).
     expect((await parse(["fetch", "https://example.com"])).flags).toEqual({ redirects: true });
     const search = cliVerbs(CAPABILITIES).find((v) => v.verb === "search")!;
-    expect(cliInput(search, ["q"], (await parse(["search", "q"])).flags)).toEqual({ query: "q", numResults: 10 });
+    expect(cliInput(search, ["q"], (await parse(["search", "q"])).flags as Record<string, unknown>)).toEqual({ query: "q", numResults: 10 });
     const mode = await failure(["agent", "x", "--mode", "robot"]);
     expect(mode.code).toBe("commander.invalidArgument");
     expect(mode.message).toMatch(/Allowed choices are dom, hybrid, cua/);
