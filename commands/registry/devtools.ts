@@ -1,5 +1,8 @@
-/** What DevTools shows of a session's pages: a PDF of the selected tab; console, errors and screenshots are capabilities (src/capabilities/). */
-import { choice, command, flag } from "./types.js";
+/** What DevTools shows of a session's pages: a PDF of the selected tab; console, errors, screenshots and the trace are capabilities (src/capabilities/). */
+import { choice, command, flag, type GroupDecl } from "./types.js";
+
+/** The group of `svc trace start|stop` (src/capabilities/trace.ts). */
+export const TRACE_GROUP: GroupDecl = { name: "trace", description: "record a Chrome performance trace of the session (DevTools Performance panel)" };
 
 export const DEVTOOLS_COMMANDS = [
   command({

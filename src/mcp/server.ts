@@ -7,7 +7,7 @@ import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser, type SharedPlace } from "./browser.js";
 import { type CapabilityOptions, registerCapabilities } from "./capabilities.js";
-import { registerDevtoolsTools, registerTraceTools } from "./tools-devtools.js";
+import { registerDevtoolsTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
@@ -34,7 +34,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   registerCapabilities(reg, browser, options);
   registerFormTools(reg, browser);
   registerDevtoolsTools(reg, browser);
-  registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser);
   registerWebMcpTools(reg, browser);
