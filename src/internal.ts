@@ -45,7 +45,7 @@ export { SCREENSHOT_MAX_SIZE, checkMaxSize, takeScreenshot } from "./browser/scr
 export { PAGE_NETWORK_ENABLE } from "./browser/page.js";
 export { type NetworkEntry, NETWORK_REQUEST_ID, durationWord, entryDuration, headerLines, statusWord } from "./store/network-log.js";
 export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/page-fetch.js";
-export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_SIZE_MB, type TraceWritten, checkTraceMaxSize } from "./browser/trace.js";
+export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_SIZE_MB, type TraceStarted, type TraceWritten } from "./browser/trace.js";
 export { boundWords } from "./browser/trace-bound.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
 export { type SessionRoute, checkRoutes } from "./store/routes.js";

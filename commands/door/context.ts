@@ -4,16 +4,16 @@
  * are the session's, history is its log. A verb that needs no browser, or only the session, gets the same
  * context, whose page parts then refuse, naming why.
  */
-import { type CapabilityContext, type CliVerb, cliSpell, type EmulationDoor, type Noted } from "../../src/capabilities/index.js";
+import { type CapabilityContext, type CliVerb, cliSpell, type EmulationDoor, type Noted, type TraceDoor } from "../../src/capabilities/index.js";
 import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
-import { type EmulationApplied, PageSnapshots, takeScreenshot } from "../../src/internal.js";
+import { type EmulationApplied, PageSnapshots, takeScreenshot, type TraceStarted, type TraceWritten } from "../../src/internal.js";
 import { commandSignal } from "../core/cleanup.js";
 import type { CloudGlobals } from "../core/cloud.js";
 import { type Output, table } from "../core/output.js";
 import { type RunContext, stateRoot, withOneShot, withSession } from "../core/runtime.js";
 import { rememberTabs } from "../core/tabs.js";
-import { askHostFor, savedWording } from "../host/ask.js";
+import { askHostFor, askSessionHost, savedWording } from "../host/ask.js";
 import { searchBackend } from "../model/search-backend.js";
 import { answerSessionDialog } from "../page/dialog.js";
 import { elementOf } from "../page/inspect.js";
@@ -62,6 +62,7 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     },
     note,
     emulation: async () => sessionEmulation(session),
+    trace: async () => sessionTrace(session),
     pageLog: async (kind) => (await import("../devtools/console.js")).sessionPageLogView(browser(), session, out, kind),
     network: async () => (await import("../devtools/network.js")).sessionNetworkView(session, "network"),
     searchBackend: () => searchBackend(g, out),
@@ -90,6 +91,23 @@ function sessionEmulation(session: StoredSession | undefined): EmulationDoor {
       const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "emulation" }, savedWording(session.id));
       return { pages, failed, ...(error !== undefined ? { error } : {}) };
     },
+  };
+}
+
+/** The longest a trace's stop may take: Chrome hands the buffer over and the host writes it. */
+const TRACE_STOP_TIMEOUT_MS = 180_000;
+
+/** The session's trace, held by its host (so a full `svc` process reaches the same one), asked with control requests. */
+function sessionTrace(session: StoredSession | undefined): TraceDoor {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc trace records a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+  const root = stateRoot();
+  return {
+    scope: `session ${session.id}`,
+    // Screenshots are the selected tab's (the one later commands drive).
+    start: (categories, screenshots, maxSizeMb) =>
+      askSessionHost<TraceStarted>(root, session.id, { control: "trace-start", categories, maxSizeMb, ...(screenshots ? { screenshotsOf: { target: sessionTabStore(session.id, root).load().selected } } : {}) }),
+    // The CLI always names the file (an argument), checked before the stop.
+    stop: (path) => askSessionHost<TraceWritten>(root, session.id, { control: "trace-stop", path: path! }, TRACE_STOP_TIMEOUT_MS),
   };
 }
 

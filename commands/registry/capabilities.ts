@@ -31,7 +31,8 @@ function commandOf(v: CliVerb): CommandDecl {
     argHelp: argHelp(c),
     ...(c.cli!.usage ? { usage: c.cli!.usage } : {}),
     description: v.description,
-    options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.property, optionOf(f)])),
+    // Keyed as commander parses them (the door reads each back into its property).
+    options: Object.fromEntries(cliFlags(c, v.preset).map((f) => [f.attribute, optionOf(f)])),
     examples: v.examples,
     hosted: c.cli!.hosted,
     ...(c.cli!.opensUrl ? { hostedBare: true as const } : {}),

@@ -5,13 +5,13 @@
 import { CAPABILITY_COMMANDS } from "./capabilities.js";
 import { EMULATION_COMMANDS } from "./emulation.js";
 import { INSPECT_COMMANDS } from "./inspect.js";
+import { TRACE_GROUP } from "./devtools.js";
 import { MODEL_COMMANDS } from "./model.js";
 import { NETWORK_ROUTE_COMMANDS } from "./network-route.js";
 import { NETWORK_COMMANDS, NETWORK_GROUPS } from "./network.js";
 import { PAGE_COMMANDS } from "./page.js";
 import { SERVER_COMMANDS } from "./server.js";
 import { SESSION_COMMANDS, SESSION_GROUPS } from "./sessions.js";
-import { TRACE_COMMANDS, TRACE_GROUP } from "./trace.js";
 import type { CommandDecl, GroupDecl } from "./types.js";
 import { WEBMCP_COMMANDS, WEBMCP_GROUP } from "./webmcp.js";
 
@@ -31,7 +31,7 @@ const rank = (c: CommandDecl) => {
   return i < 0 ? HELP_ORDER.length : i;
 };
 
-export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...NETWORK_ROUTE_COMMANDS, ...TRACE_COMMANDS, ...WEBMCP_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
+export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...NETWORK_ROUTE_COMMANDS, ...WEBMCP_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
 
 /** A command's declaration by its path (`goto`, `sessions start`). */
 export function declaration(name: string): CommandDecl | undefined {

@@ -7,7 +7,7 @@
 import { closeSync, openSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError, ServiceTimeoutError } from "../errors.js";
-import { TRACE_MAX_SIZE_MB } from "../util/trace-limits.js";
+import { TRACE_MAX_SIZE_MB, traceMaxSizeExpected } from "../util/trace-limits.js";
 import type { CdpSession } from "./cdp/connection.js";
 import { BoundedTraceWriter, type TraceBoundReport } from "./trace-bound.js";
 
@@ -37,7 +37,7 @@ export { TRACE_MAX_SIZE_MB };
 export function checkTraceMaxSize(mb: unknown, field: string): number {
   const { min, max } = TRACE_MAX_SIZE_MB;
   if (typeof mb !== "number" || !Number.isInteger(mb) || mb < min || mb > max) {
-    throw new ServiceInvalidArgumentError(`invalid ${field}: expected a whole number of MB from ${min} to ${max}, got ${JSON.stringify(mb)?.slice(0, 40)}`);
+    throw new ServiceInvalidArgumentError(`invalid ${field}: ${traceMaxSizeExpected(mb)}`);
   }
   return mb;
 }

@@ -14,6 +14,8 @@ export interface CliFlag {
   property: string;
   /** `--max-tokens <n>`, `-n, --num-results <n>`, `--no-redirects` (a switch that defaults to true). */
   flags: string;
+  /** The key commander parses the flag into (`maxSize` of `--max-size <MB>`, which may spell property `maxSizeMb`). */
+  attribute: string;
   kind: FlagKind;
   choices?: readonly string[];
   /** The property is a number: the flag's text is read as one before the schema checks it. */
@@ -86,8 +88,14 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
       const flag = `--${kebab(property)}`;
       const value = kind.kind === "choice" || kind.kind === "optional-choice" ? kebab(property) : kind.kind === "list" ? "value" : kind.numeric ? "n" : "value";
       const flags = c.cli?.flags?.[property] ?? (kind.kind === "switch" ? flag : kind.kind === "negated" ? `--no-${kebab(property)}` : kind.kind === "optional-choice" ? `${flag} [${value}]` : `${flag} <${value}>`);
-      return { property, flags, ...kind, description: propertyHelp(c, property) };
+      return { property, flags, attribute: attributeOf(flags), ...kind, description: propertyHelp(c, property) };
     });
+}
+
+/** commander's key of a flags string: `--max-size <MB>` → maxSize, `--no-redirects` → redirects. */
+function attributeOf(flags: string): string {
+  const long = /--([\w-]+)/.exec(flags)?.[1] ?? "";
+  return long.replace(/^no-/, "").replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
 }
 
 /** A flag's long name as errors name it (`--output` of `-o, --output <file>`). */
@@ -131,10 +139,12 @@ function numberOf(raw: unknown): unknown {
 /**
  * The command line → the capability's input, checked: positionals by name (variadic ones as a list), flags
  * by property, the verb's preset, then the schema and the capability's own check. The error names the
- * argument (`click: target: …`) or the flag (`--timeout: …`).
+ * argument (`click: target: …`) or the flag (`invalid --timeout: …`, as the CLI's other commands name a flag).
  */
-export function cliInput(v: CliVerb, positional: readonly string[], flags: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function cliInput(v: CliVerb, positional: readonly string[], parsed: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const c = v.capability;
+  const byProperty = new Map(cliFlags(c, v.preset).map((f) => [f.property, f]));
+  const flags = byProperty.size ? byPropertyName(byProperty, parsed) : parsed;
   const input: Record<string, unknown> = {};
   const names = positionalNames(c);
   const variadic = /\.\.\.[>\]]\s*$/.test(c.cli?.args ?? "");
@@ -152,16 +162,15 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
   }
   // A positional is text; one whose property is a number is read as one, as a flag's is.
   for (const n of names) if (input[n] !== undefined && cliKind(c, n).numeric) input[n] = numberOf(input[n]);
-  const byProperty = new Map(cliFlags(c, v.preset).map((f) => [f.property, f]));
   for (const [k, raw] of Object.entries(flags)) {
     const f = byProperty.get(k);
     if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : raw;
   }
   Object.assign(input, c.cli?.preset, v.preset?.preset);
   // The whole shape: a preset may set a property the CLI has no flag for (uncheck's checked: false).
-  const parsed = z.object(c.input).safeParse(input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+  const checked = z.object(c.input).safeParse(input);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
     const key = String(issue.path[0] ?? "");
     const f = byProperty.get(key);
     // A word that is not one of the choices is named, with the choices (zod's default words name neither).
@@ -169,12 +178,18 @@ export function cliInput(v: CliVerb, positional: readonly string[], flags: Reado
     // Named by property, the error is the library's own line (as MCP says it), with no usage hint.
     if (c.cli?.namesProperties) throw new ServiceInvalidArgumentError(`${key}: ${what}`);
     // An argument is named after its verb (`network request id: …`), as a flag by its flag.
-    const named = f ? `${longFlag(f)}: ${what}` : input[key] === undefined ? `${v.verb}: ${key} ${what}` : `${v.verb} ${key}: ${what}`;
+    const named = f ? `invalid ${longFlag(f)}: ${what}` : input[key] === undefined ? `${v.verb}: ${key} ${what}` : `${v.verb} ${key}: ${what}`;
     throw new ServiceInvalidArgumentError(named, {
       hint: `svc ${v.verb} ${c.cli?.usage ?? c.cli?.args ?? ""}`.trim(),
     });
   }
-  const problem = c.check?.(parsed.data as never, cliSpell(v));
+  const problem = c.check?.(checked.data as never, cliSpell(v));
   if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
-  return parsed.data;
+  return checked.data;
+}
+
+/** The parsed flags keyed by property (`maxSize` → maxSizeMb where the flag is spelled otherwise); other keys as they are. */
+function byPropertyName(flags: ReadonlyMap<string, CliFlag>, parsed: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const property = new Map([...flags.values()].map((f) => [f.attribute, f.property]));
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [property.get(k) ?? k, v]));
 }

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
 import type { UrlPolicy } from "../util/url-policy.js";
-import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, TraceStarted, TraceWritten } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -97,6 +97,8 @@ export interface CapabilityContext {
   pageLog(kind: PageLogKind): Promise<PageLogView>;
   /** The network log this door keeps: the session host's (asked to write it first) on the CLI, the server's recorder on MCP. */
   network(): Promise<NetworkView>;
+  /** The door's one Chrome trace: the session host's on the CLI (asked with control requests), the client's browser's on MCP. */
+  trace(): Promise<TraceDoor>;
   /** The door's web search (CLI: search.url, SVC_SEARCH_URL or the platform; MCP: the server's); SEARCH_NOT_CONFIGURED without one. */
   searchBackend(): Promise<SearchBackend>;
   /**
@@ -122,6 +124,16 @@ export interface DialogAnswered {
   scope: string;
   answered?: HandledDialog;
   pending: boolean;
+}
+
+/** A door's trace, one at a time. */
+export interface TraceDoor {
+  /** Whose trace it is, for a message: `session 7f3a`, `this browser`. */
+  scope: string;
+  /** `screenshots`: also the frames of the selected (current) tab, on which the trace is then held. */
+  start(categories: readonly string[], screenshots: boolean, maxSizeMb: number): Promise<TraceStarted>;
+  /** Stops it and writes it to `path` (absolute, checked by the door), else to a new file of the door's own (MCP: its temp folder). */
+  stop(path: string | undefined): Promise<TraceWritten>;
 }
 
 /** A door's emulation: its settings now, and setting them on every tab (later ones too). */

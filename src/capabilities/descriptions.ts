@@ -3,7 +3,6 @@
  * here, the tools in mcp/tools.ts, the command registry in commands/). Plain strings: the CLI reads them without zod.
  */
 import { SCREENSHOT_MAX_SIZE as SHOT } from "../util/screenshot-limits.js";
-import { TRACE_MAX_SIZE_MB as TRACE_MB } from "../util/trace-limits.js";
 
 export const SHARED_DESCRIPTIONS = {
   interactive: "only elements with a ref (plus headings)",
@@ -17,5 +16,4 @@ export const SHARED_DESCRIPTIONS = {
   numResults: "how many results, 1–25",
   extractSelector: "only read inside this element",
   maxSteps: "stop after n steps (default 20)",
-  traceMaxSize: `the trace file's bound in MB, ${TRACE_MB.min}–${TRACE_MB.max} (default ${TRACE_MB.default}): later events are left out, and the stop says how many`,
 } as const;

@@ -3,7 +3,10 @@
  * annotations and input are the declaration's, the handler is its one handler over McpBrowser (its tabs' numbers,
  * its refs); this file only turns the outcome into a tool result (the page after it, as every page tool reports).
  */
-import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor } from "../capabilities/index.js";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor, type TraceDoor } from "../capabilities/index.js";
 import { type SearchBackend, type Service, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
@@ -62,6 +65,23 @@ async function emulationOf(b: McpBrowser): Promise<EmulationDoor> {
   return { scope: "this browser", current: () => e.current, set: (next) => e.set(next), tab: () => b.page() };
 }
 
+/** Where trace_stop saves traces: one folder per server process, kept (a trace is what the user asked for). */
+let traceDir: string | undefined;
+
+/** The browser's trace (McpBrowser holds it); screenshots are the current tab's, and a stop writes a new file in the server's folder. */
+async function traceOf(b: McpBrowser): Promise<TraceDoor> {
+  const trace = await b.trace();
+  return {
+    scope: "this browser",
+    start: async (categories, screenshots, maxSizeMb) => trace.start(categories, screenshots ? { target: (await b.page()).targetId } : undefined, maxSizeMb),
+    stop: (path) => {
+      // A folder removed since (the client cleaned up) is made anew, never re-made at its old, guessable path.
+      if (traceDir === undefined || !existsSync(traceDir)) traceDir = mkdtempSync(join(tmpdir(), "svc-mcp-traces-"));
+      return trace.stop(path ?? join(traceDir, `trace-${new Date().toISOString().replace(/[:.]/g, "-")}.json`));
+    },
+  };
+}
+
 /** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
 function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSignal, options: CapabilityOptions): CapabilityContext {
   const service = (): Service => {
@@ -89,6 +109,7 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
     // An MCP client's calls are its history; the server keeps none of its own.
     note: () => {},
     emulation: () => emulationOf(b),
+    trace: () => traceOf(b),
     searchBackend: async () => {
       if (!options.search) throw new ServiceSearchNotConfiguredError("no search backend is configured", { hint: "svc config set search.url URL (SearXNG), or SVC_SEARCH_URL" });
       return options.search;

@@ -7,7 +7,6 @@ import type { ServiceOptions } from "../index.js";
 import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser, type SharedPlace } from "./browser.js";
 import { type CapabilityOptions, registerCapabilities } from "./capabilities.js";
-import { registerTraceTools } from "./tools-devtools.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerModelTools } from "./tools-model.js";
 import { registerNetworkTools } from "./tools-network.js";
@@ -33,7 +32,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerCapabilities(reg, browser, options);
   registerFormTools(reg, browser);
-  registerTraceTools(reg, browser);
   registerNetworkTools(reg, browser);
   registerModelTools(reg, browser);
   registerWebMcpTools(reg, browser);

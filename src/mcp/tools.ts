@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
-import { TRACE_MAX_SIZE_MB } from "../internal.js";
 import { TAB } from "../capabilities/element.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
@@ -41,7 +40,6 @@ const tab = TAB;
 const SHARED = {
   extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
-  traceMaxSize: z.number().int().min(TRACE_MAX_SIZE_MB.min).max(TRACE_MAX_SIZE_MB.max).optional().describe(D.traceMaxSize),
 } as const;
 
 export const TOOLS = {
@@ -78,18 +76,6 @@ export const TOOLS = {
       name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
-  },
-  trace_start: {
-    cap: "devtools",
-    description: "Start a Chrome performance trace of every tab (trace_stop ends and summarises it)",
-    annotations: moves("Start a trace", false),
-    inputSchema: { screenshots: z.boolean().optional().describe("also record the current tab's frames (a filmstrip)"), maxSizeMb: SHARED.traceMaxSize },
-  },
-  trace_stop: {
-    cap: "devtools",
-    description: "Stop the trace: its file (for DevTools), load timings, long tasks and LCP",
-    annotations: moves("Stop the trace", false),
-    inputSchema: {},
   },
   route: {
     cap: "network",

@@ -89,7 +89,9 @@ describe("one declaration per capability", () => {
     const cmd = commandAt(c.cli!.verb)!;
     expect(tool.description).toBe(c.description);
     const mcpProps = tool.inputSchema.properties ?? {};
-    const cliProps = [...positionalNames(c), ...cmd.options.map((o) => o.attributeName())];
+    // A flag spelled otherwise than its property (`--max-size` of maxSizeMb) is read back into it.
+    const propertyOf = new Map(cliFlags(c).map((f) => [f.attribute, f.property]));
+    const cliProps = [...positionalNames(c), ...cmd.options.map((o) => propertyOf.get(o.attributeName()) ?? o.attributeName())];
     expect(Object.keys(mcpProps).sort()).toEqual(Object.keys(shapeFor(c, "mcp")).sort());
     expect(cliProps.sort()).toEqual(Object.keys(shapeFor(c, "cli")).sort());
     for (const [property, schema] of Object.entries(mcpProps)) {
@@ -97,7 +99,7 @@ describe("one declaration per capability", () => {
       expect(help.trim(), `${c.name}.${property} has no description`).not.toBe("");
       expect(schema.description, `${c.name}.${property} on MCP`).toBe(help);
       if (!cliProps.includes(property)) continue;
-      const option = cmd.options.find((o) => o.attributeName() === property);
+      const option = cmd.options.find((o) => (propertyOf.get(o.attributeName()) ?? o.attributeName()) === property);
       const arg = cmd.registeredArguments.find((a) => a.name() === property);
       if (option || arg) expect(option?.description ?? arg?.description, `${c.name}.${property} on the CLI`).toBe(help);
       // A property an argument of several holds (`<target-or-key>`): that argument's help names it.

@@ -134,9 +134,9 @@ describe("svc fetch (plain HTTP)", () => {
   it.each([
     [["fetch", "file:///etc/hostname"], /only http and https URLs can be opened/],
     [["fetch", "example.com"], /did you mean https:\/\/example\.com/],
-    [["fetch", "http://x.test/", "--format", "pdf"], /--format: one of markdown, text, html, raw, json \(got "pdf"\)/],
-    [["fetch", "http://x.test/", "--timeout", "soon"], /--timeout: expected a positive whole number/],
-    [["fetch", "http://x.test/", "--max-bytes", "0"], /--max-bytes: expected a positive whole number/],
+    [["fetch", "http://x.test/", "--format", "pdf"], /^svc: invalid --format: one of markdown, text, html, raw, json \(got "pdf"\)/],
+    [["fetch", "http://x.test/", "--timeout", "soon"], /^svc: invalid --timeout: expected a positive whole number/],
+    [["fetch", "http://x.test/", "--max-bytes", "0"], /^svc: invalid --max-bytes: expected a positive whole number/],
     [["fetch", "http://x.test/", "--browser", "--no-redirects"], /--no-redirects cannot apply with --browser/],
     [["--session", "abc", "fetch", "http://x.test/"], /--session applies with --browser/],
     [["fetch", "http://x.test/", "-o", "/no/such/dir/out.md"], /cannot write \/no\/such\/dir\/out\.md/],

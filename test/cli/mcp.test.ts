@@ -384,6 +384,18 @@ describe("svc mcp", () => {
       expect(Array.isArray(JSON.parse(readFileSync(tracePath, "utf8")).traceEvents)).toBe(true);
       rmSync(dirname(tracePath), { recursive: true, force: true });
       expect(text(await call(c, "trace_stop", {}))).toMatch(/^STATE_ERROR: no trace is running/);
+      // The categories the CLI takes, checked the same way; the filmstrip of the current tab.
+      expect(text(await call(c, "trace_start", { categories: "a b" }))).toMatch(/^INVALID_ARGUMENT: invalid categories: "a b" is not a category name/);
+      expect(text(await call(c, "trace_start", { categories: "toplevel,blink.user_timing", screenshots: true }))).toBe("tracing with screenshots of the current tab (at most 100 MB); trace_stop ends it");
+      await call(c, "navigate", { url: world.server.url("long-task.html") });
+      expect((await call(c, "wait", { target: "#big[data-done=yes]", state: "visible" })).isError).toBeFalsy();
+      const stoppedText = text(await call(c, "trace_stop", {}));
+      const chosen = /^trace saved: (\S+) \(/.exec(stoppedText)?.[1] ?? expect.fail(stoppedText);
+      const chosenEvents = (JSON.parse(readFileSync(chosen, "utf8")) as { traceEvents: Array<{ cat?: string }> }).traceEvents;
+      rmSync(dirname(chosen), { recursive: true, force: true });
+      expect(chosenEvents.some((e) => e.cat?.includes("devtools.screenshot"))).toBe(true);
+      expect(chosenEvents.some((e) => e.cat === "toplevel")).toBe(true);
+      expect(chosenEvents.some((e) => e.cat === "devtools.timeline")).toBe(false);
       // pdf: an embedded application/pdf resource.
       const printed = (await call(c, "pdf", { format: "Letter" })) as { content: Array<{ type: string; resource?: { mimeType: string; blob: string } }> };
       const pdfRes = printed.content.find((x) => x.type === "resource")?.resource;

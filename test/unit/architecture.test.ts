@@ -73,7 +73,6 @@ const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   "commands/registry/model.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/page.ts": ["src/mcp/descriptions.ts"],
   "commands/registry/server.ts": ["src/mcp/descriptions.ts"],
-  "commands/registry/trace.ts": ["src/mcp/descriptions.ts"],
 };
 
 function commandsImportViolation(from: string, to: string): string | undefined {
