@@ -1,6 +1,6 @@
 /**
- * The tools that ask a model: act (an instruction), extract (with an optional JSON Schema), observe and agent
- * (search and fetch are capabilities: src/capabilities/web.ts). The page-changing ones answer with the page after them.
+ * The tools that ask a model: act (an instruction), extract (with an optional JSON Schema) and agent (observe,
+ * search and fetch are capabilities: src/capabilities/model.ts, web.ts). The page-changing ones answer with the page after them.
  */
 import { fromJsonSchema } from "../util/json-schema.js";
 import { type McpBrowser, textResult } from "./browser.js";
@@ -27,17 +27,6 @@ export function registerModelTools(reg: Registrar, b: McpBrowser): void {
         const scope = selector ? { selector } : {};
         const result = schema ? await svc.extract(instruction, fromJsonSchema(schema), scope) : await svc.extract(instruction, scope);
         return textResult(JSON.stringify(result));
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "observe",
-    ({ instruction }) =>
-      b.run(async () => {
-        const svc = await b.service();
-        const actions = await svc.observe(instruction);
-        return textResult(actions.length ? actions.map((a) => `${a.selector} ${a.method} ${a.description}${a.arguments.length ? ` ${JSON.stringify(a.arguments)}` : ""}`).join("\n") : "nothing found");
       }),
   );
 

@@ -144,12 +144,6 @@ export const TOOLS = {
       selector: SHARED.extractSelector,
     },
   },
-  observe: {
-    cap: "core",
-    description: "List actions possible on the page (for an instruction)",
-    annotations: readOnly("Observe actions"),
-    inputSchema: { instruction: z.string().optional().describe("what to look for; every actionable element when left out") },
-  },
   agent: {
     cap: "agent",
     description: "Run a multi-step task in the browser",
