@@ -26,7 +26,7 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   // The output file is checked before any work, and the handler is given the absolute path it is written to.
   const path = outputPath(door, input);
   // What the input names (files) is read, and the model and its key found, before any browser starts (exit 9 without one).
-  Object.assign(input, await c.read?.(input as never, cliSpell(v)));
+  Object.assign(input, await c.read?.(input as never, cliSpell(v), "cli"));
   const model = c.asksModel?.(input as never) ? await cliModel(g, input) : undefined;
   if (c.needs === "none") return runWithoutBrowser(g, v, input, path);
   if (c.needs === "session") {

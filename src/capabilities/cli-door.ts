@@ -90,9 +90,9 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
     });
 }
 
-/** A flag's long name as errors name it (`--output` of `-o, --output <file>`). */
+/** A flag's long name as errors name it (`--output` of `-o, --output <file>`; of two, the last, as commander names it: `--var`). */
 export function longFlag(f: CliFlag): string {
-  return /--[\w-]+/.exec(f.flags)?.[0] ?? f.flags;
+  return [...f.flags.matchAll(/--[\w-]+/g)].at(-1)?.[0] ?? f.flags;
 }
 
 /** The choices of a `true | enum` union, else undefined. */

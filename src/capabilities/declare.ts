@@ -283,7 +283,7 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
    * What the input names, read before any browser starts, on every door (the CLI's files: `--var-file`, `--schema`):
    * the properties returned replace the input's. The message of a failure names the property as the door spells it.
    */
-  read?(input: z.output<z.ZodObject<S>>, spell: Spell): Promise<Partial<z.output<z.ZodObject<S>>>>;
+  read?(input: z.output<z.ZodObject<S>>, spell: Spell, door: Door): Promise<Partial<z.output<z.ZodObject<S>>>>;
   /** An input the declaration answers alone (a table it holds: `svc set --list`): no door starts or attaches a browser for it. */
   withoutBrowser?(input: z.output<z.ZodObject<S>>): Promise<Outcome> | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;

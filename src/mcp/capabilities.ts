@@ -30,7 +30,7 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability,
     b.run(async (): Promise<ToolResult> => {
       const problem = c.check?.(input as never, spell);
       if (problem) throw new ServiceInvalidArgumentError(problem);
-      Object.assign(input, await c.read?.(input as never, spell));
+      Object.assign(input, await c.read?.(input as never, spell, "mcp"));
       const alone = await c.withoutBrowser?.(input as never);
       if (alone) return rendered(alone);
       // A capability that needs no browser (search, fetch) never starts one.

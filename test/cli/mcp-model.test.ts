@@ -46,4 +46,24 @@ describe("svc mcp: the model tools", () => {
     expect(text(r)).toMatch(/variables/);
     expect(world.fake.requests).toHaveLength(0);
   });
+
+  it("extract: no instruction reads the page's text with no model; a schema object gives an object that fits it", async () => {
+    const plain = await call(client, "extract", { selector: "#help" });
+    expect(plain.isError, text(plain)).toBeFalsy();
+    expect(text(plain)).toContain("Help: fill in the form");
+    expect(world.fake.requests).toHaveLength(0);
+    const schema = { type: "object", properties: { help: { type: "string", format: "uri", description: "the Help link" } }, required: ["help"] };
+    const r = await call(client, "extract", { instruction: "the help link", schema });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(JSON.parse(text(r))).toEqual({ help: `${world.server.url("forms.html")}#help` });
+  });
+
+  it("extract: a schema is an object on MCP (a path of the server's machine is never read); a model-only property needs an instruction", async () => {
+    const path = await call(client, "extract", { instruction: "the help link", schema: "/etc/hostname" });
+    expect(path.isError).toBe(true);
+    expect(text(path)).toMatch(/schema: expected a JSON Schema object/);
+    const timeout = await call(client, "extract", { timeout: 1000 });
+    expect(text(timeout)).toMatch(/timeout applies to an instruction or schema/);
+    expect(world.fake.requests).toHaveLength(0);
+  });
 });
