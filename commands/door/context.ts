@@ -4,7 +4,7 @@
  * are the session's, history is its log. A verb that needs no browser, or only the session, gets the same
  * context, whose page parts then refuse, naming why.
  */
-import { type CapabilityContext, type CliVerb, cliSpell, type EmulationDoor, type Noted, type TraceDoor } from "../../src/capabilities/index.js";
+import { type CapabilityContext, type CliVerb, cliSpell, type DoorModel, type EmulationDoor, type Noted, type TraceDoor } from "../../src/capabilities/index.js";
 import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
 import { type EmulationApplied, PageSnapshots, takeScreenshot, type TraceStarted, type TraceWritten } from "../../src/internal.js";
@@ -29,6 +29,8 @@ export interface CliDoorState {
   /** The tab the verb drives (default: the Service's selected one). */
   selected?: Page;
   note?: (entry: Noted) => void;
+  /** The model the command asks, found before any browser started (its declaration's asksModel). */
+  model?: DoorModel | undefined;
   /** The browser is this command's own (a one-shot): refs and pictures are numbered and compared within it. */
   oneShot?: boolean;
 }
@@ -68,6 +70,7 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     searchBackend: () => searchBackend(g, out),
     answerDialog: (answer) => answerSessionDialog(g, session, answer),
     headed: () => (session && !isCloud(session) && !session.headless ? `session ${session.id}` : undefined),
+    model: () => s.model,
     // The attached tab; with none, the --session's selected tab, else a one-shot Chrome closed after.
     browse: (fn) => {
       if (s.svc) return fn(selected(), note);

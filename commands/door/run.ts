@@ -3,10 +3,11 @@
  * declaration says it needs decides how: a browser (the live session's, or a one-shot one for a verb that opens a
  * URL), the session alone (`needs: "session"`), or nothing (`needs: "none"`).
  */
-import { type CliDoor, type CliVerb, cliFlags, cliInput, longFlag } from "../../src/capabilities/index.js";
+import { type CliDoor, type CliVerb, cliFlags, cliInput, cliSpell, type DoorModel, longFlag } from "../../src/capabilities/index.js";
 import { checkTypedUrl, ServiceInvalidArgumentError, touchSession, typedUrl } from "../../src/base.js";
 import { ActFailedError } from "../core/errors.js";
 import type { CloudGlobals } from "../core/cloud.js";
+import { requireModel, resolveCliModel } from "../core/model.js";
 import { checkOutputPath } from "../core/output-file.js";
 import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession, withSessionOrStart } from "../core/runtime.js";
 import { capabilityContext } from "./context.js";
@@ -24,6 +25,9 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   if (alone) return print(g, output(g), alone);
   // The output file is checked before any work, and the handler is given the absolute path it is written to.
   const path = outputPath(door, input);
+  // What the input names (files) is read, and the model and its key found, before any browser starts (exit 9 without one).
+  Object.assign(input, await c.read?.(input as never, cliSpell(v), "cli"));
+  const model = c.asksModel?.(input as never) ? await cliModel(g, input) : undefined;
   if (c.needs === "none") return runWithoutBrowser(g, v, input, path);
   if (c.needs === "session") {
     const root = stateRoot();
@@ -39,7 +43,7 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
       note({ method: "navigate", parameters: { url }, result: { url: svc.page.url() } });
     }
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, oneShot: url !== undefined }), input as never);
+    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, model, oneShot: url !== undefined }), input as never);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
@@ -52,6 +56,12 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   const extras = typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {};
   if (url !== undefined) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras);
   else await (door.startsSession ? withSessionOrStart(g, v.verb, run, extras) : withSession(g, run, extras));
+}
+
+/** `--model` or the settings' model, with the key it will use (asked for at a terminal). */
+async function cliModel(g: CloudGlobals, input: Record<string, unknown>): Promise<DoorModel> {
+  const spec = await requireModel(g, await resolveCliModel(typeof input.model === "string" ? { model: input.model } : {}));
+  return { config: spec.model, name: spec.model.modelName };
 }
 
 function outputPath(door: CliDoor, input: Record<string, unknown>): string | undefined {

@@ -1,4 +1,4 @@
-/** The commands that ask a model: act, observe, extract, agent (search and fetch are capabilities: src/capabilities/web.ts). */
+/** The commands that ask a model: act and agent (observe, extract, search and fetch are capabilities: src/capabilities/model.ts, web.ts). */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { ONE_SHOT, choice, command, flag, list, negated, value } from "./types.js";
 
@@ -34,31 +34,6 @@ export const MODEL_COMMANDS = [
     examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret'],
     mcpTool: "act",
     run: async (c, [instruction], o) => (await import("../model/act.js")).act(c.globals, instruction as string | undefined, vars(o)),
-  }),
-  command({
-    name: "observe",
-    args: "[instruction]",
-    description: "list the Actions a model finds on the page for the instruction (or every actionable element)",
-    options: { selector: value("--selector <selector>", "only look inside this element"), ...MODEL, ...VARIABLES },
-    examples: ['svc observe "find the search box"'],
-    mcpTool: "observe",
-    run: async (c, [instruction], o) => (await import("../model/observe.js")).observe(c.globals, instruction as string | undefined, vars(o)),
-  }),
-  command({
-    name: "extract",
-    args: "[args...]",
-    usage: '["instruction"] [url] [options]',
-    description: "print the page text; with an instruction, what the model extracts (--schema: JSON validated against it); with a URL, on the current live session (a one-shot browser when there is none, or with --new)",
-    options: {
-      schema: value("--schema <schema.json>", "a JSON Schema file: the result is an object that fits it (URL fields as real URLs)"),
-      selector: value("--selector <selector>", SHARED.extractSelector),
-      ...ONE_SHOT,
-      ...MODEL,
-      ...VARIABLES,
-    },
-    examples: ["svc extract https://example.com", 'svc extract "the article titles" --schema schema.json'],
-    mcpTool: "extract",
-    run: async (c, [args], o) => (await import("../model/extract.js")).extract(c.globals, (args as string[] | undefined) ?? [], vars(o)),
   }),
   command({
     name: "agent",

@@ -155,6 +155,7 @@ export function launchOptions(about: { headed: string; viewport: string; executa
 
 /** commander's attribute name of a flags string: `-o, --output <file>` → output, `--no-redirects` → redirects. */
 export function attributeName(flags: string): string {
-  const long = /--([\w-]+)/.exec(flags)?.[1] ?? "";
+  // Of two long flags (`--variables, --var`), commander names the option by the last.
+  const long = [...flags.matchAll(/--([\w-]+)/g)].at(-1)?.[1] ?? "";
   return long.replace(/^no-/, "").replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }

@@ -92,15 +92,15 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
     });
 }
 
-/** commander's key of a flags string: `--max-size <MB>` → maxSize, `--no-redirects` → redirects. */
+/** commander's key of a flags string, from its last long name: `--max-size <MB>` → maxSize, `--no-redirects` → redirects. */
 function attributeOf(flags: string): string {
-  const long = /--([\w-]+)/.exec(flags)?.[1] ?? "";
+  const long = [...flags.matchAll(/--([\w-]+)/g)].at(-1)?.[1] ?? "";
   return long.replace(/^no-/, "").replace(/-([a-z])/g, (_, ch: string) => ch.toUpperCase());
 }
 
-/** A flag's long name as errors name it (`--output` of `-o, --output <file>`). */
+/** A flag's long name as errors name it (`--output` of `-o, --output <file>`; of two, the last, as commander names it: `--var`). */
 export function longFlag(f: CliFlag): string {
-  return /--[\w-]+/.exec(f.flags)?.[0] ?? f.flags;
+  return [...f.flags.matchAll(/--[\w-]+/g)].at(-1)?.[0] ?? f.flags;
 }
 
 /** The choices of a `true | enum` union, else undefined. */

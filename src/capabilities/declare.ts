@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
 import type { UrlPolicy } from "../util/url-policy.js";
-import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, TraceStarted, TraceWritten } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, SettingsModel, TraceStarted, TraceWritten } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -110,6 +110,17 @@ export interface CapabilityContext {
   headed(): string | undefined;
   /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
+  /**
+   * The model a call that `asksModel` uses: on the CLI `--model` or the settings', its key looked up before any
+   * browser starts (exit 9 with a hint, or asked for at a terminal); undefined on MCP: the server's own.
+   */
+  model(): DoorModel | undefined;
+}
+
+/** A door's model for one call: the config the library takes, and its name for a report. */
+export interface DoorModel {
+  config: SettingsModel;
+  name: string;
 }
 
 /** A one-time answer for a JavaScript dialog: OK (with what a prompt() returns) or Cancel. */
@@ -301,6 +312,13 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   needs?: "browser" | "session" | "none";
   /** Checks that need more than one property (each property's own are in its schema): the message names the property as the door spells it. */
   check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
+  /** This input asks a model (a literal act does not): the door finds the model and its key before any browser (CapabilityContext.model). */
+  asksModel?(input: z.output<z.ZodObject<S>>): boolean;
+  /**
+   * What the input names, read before any browser starts, on every door (the CLI's files: `--var-file`, `--schema`):
+   * the properties returned replace the input's. The message of a failure names the property as the door spells it.
+   */
+  read?(input: z.output<z.ZodObject<S>>, spell: Spell, door: Door): Promise<Partial<z.output<z.ZodObject<S>>>>;
   /** An input the declaration answers alone (a table it holds: `svc set --list`): no door starts or attaches a browser for it. */
   withoutBrowser?(input: z.output<z.ZodObject<S>>): Promise<Outcome> | undefined;
   run(ctx: CapabilityContext, input: z.output<z.ZodObject<S>>): Promise<Outcome>;

@@ -21,7 +21,7 @@ export const ONE_SHOT_INPUT = {
   executablePath: z.string().min(1).max(4096).optional().describe("one-shot browser: Chrome/Chromium to launch"),
 };
 export const ONE_SHOT_ONLY = { url: ONE_SHOT_WHY, new: ONE_SHOT_WHY, headed: ONE_SHOT_WHY, viewport: ONE_SHOT_WHY, executablePath: ONE_SHOT_WHY };
-const ONE_SHOT_FLAGS = { viewport: "--viewport <WxH>", executablePath: "--executable-path <path>" };
+export const ONE_SHOT_FLAGS = { viewport: "--viewport <WxH>", executablePath: "--executable-path <path>" };
 
 const POSITIVE = "expected a positive whole number";
 

@@ -33,6 +33,7 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability,
     b.run(async (): Promise<ToolResult> => {
       const problem = c.check?.(input as never, spell);
       if (problem) throw new ServiceInvalidArgumentError(problem);
+      Object.assign(input, await c.read?.(input as never, spell, "mcp"));
       const alone = await c.withoutBrowser?.(input as never);
       if (alone) return rendered(alone);
       // A capability that needs no browser (search, fetch) never starts one.
@@ -121,6 +122,8 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
       service().context.dialogs.answerNext(answer);
       return { scope: "this browser", pending: true };
     },
+    // The server's Service asks the model `svc mcp` started with.
+    model: () => undefined,
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };

@@ -1,9 +1,8 @@
 /**
- * The tools that ask a model: act (an instruction), extract (with an optional JSON Schema), observe and agent
- * (search and fetch are capabilities: src/capabilities/web.ts). The page-changing ones answer with the page after them.
+ * The tools that ask a model: act (an instruction) and agent (observe, extract, search and fetch are capabilities:
+ * src/capabilities/model.ts, web.ts). The page-changing ones answer with the page after them.
  */
-import { fromJsonSchema } from "../util/json-schema.js";
-import { type McpBrowser, textResult } from "./browser.js";
+import type { McpBrowser } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
 
 export function registerModelTools(reg: Registrar, b: McpBrowser): void {
@@ -15,29 +14,6 @@ export function registerModelTools(reg: Registrar, b: McpBrowser): void {
         const svc = await b.service();
         const r = await svc.act(instruction, variables ? { variables } : {});
         return b.report(`${r.success ? "" : "failed: "}${r.message}`);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "extract",
-    ({ instruction, schema, selector }) =>
-      b.run(async () => {
-        const svc = await b.service();
-        const scope = selector ? { selector } : {};
-        const result = schema ? await svc.extract(instruction, fromJsonSchema(schema), scope) : await svc.extract(instruction, scope);
-        return textResult(JSON.stringify(result));
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "observe",
-    ({ instruction }) =>
-      b.run(async () => {
-        const svc = await b.service();
-        const actions = await svc.observe(instruction);
-        return textResult(actions.length ? actions.map((a) => `${a.selector} ${a.method} ${a.description}${a.arguments.length ? ` ${JSON.stringify(a.arguments)}` : ""}`).join("\n") : "nothing found");
       }),
   );
 

@@ -38,7 +38,6 @@ const tab = TAB;
 
 /** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
 const SHARED = {
-  extractSelector: z.string().min(1).optional().describe(D.extractSelector),
   maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
 } as const;
 
@@ -104,22 +103,6 @@ export const TOOLS = {
       instruction: z.string().min(1).describe("what to do, e.g. click the sign-in button"),
       variables: z.record(z.string(), z.string()).optional().describe("values for %name% placeholders in the instruction; never sent to the model"),
     },
-  },
-  extract: {
-    cap: "core",
-    description: "Read data from the page: an instruction, optionally a JSON Schema for the result",
-    annotations: readOnly("Extract data"),
-    inputSchema: {
-      instruction: z.string().min(1).describe("what to read, e.g. the article titles"),
-      schema: z.record(z.string(), z.unknown()).optional().describe("a JSON Schema the result must fit"),
-      selector: SHARED.extractSelector,
-    },
-  },
-  observe: {
-    cap: "core",
-    description: "List actions possible on the page (for an instruction)",
-    annotations: readOnly("Observe actions"),
-    inputSchema: { instruction: z.string().optional().describe("what to look for; every actionable element when left out") },
   },
   agent: {
     cap: "agent",

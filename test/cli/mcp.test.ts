@@ -79,7 +79,7 @@ async function driveForms(client: Client): Promise<void> {
 
   const extracted = await call(client, "extract", { instruction: "the status line with the result" });
   expect(extracted.isError).toBeFalsy();
-  expect(text(extracted)).toContain('\\"name\\":\\"Ada\\"');
+  expect(text(extracted)).toContain('"name":"Ada"'); // the extraction's text as it is
   expect(world.fake.requestsFor("extract").length).toBe(1);
 
   const shot = await call(client, "screenshot");

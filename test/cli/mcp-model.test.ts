@@ -1,0 +1,69 @@
+/**
+ * The model-backed capabilities on the MCP door (`svc mcp` over stdio, the fake model on its real wire): the same
+ * declaration as the CLI verb, so the tool takes what the verb takes (a selector, a timeout, the variables).
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ModelWorld, startModelWorld } from "./helpers.js";
+import { call, openStdio, text } from "./mcp-support.js";
+
+let world: ModelWorld;
+let client: Client;
+
+beforeAll(async () => {
+  world = await startModelWorld();
+  client = await openStdio(world.sb.env, []);
+  const nav = await call(client, "navigate", { url: world.server.url("forms.html") });
+  expect(nav.isError, text(nav)).toBeFalsy();
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await world?.close();
+});
+
+beforeEach(() => world.fake.reset());
+
+const SECRET = "Ada Lovelace";
+
+describe("svc mcp: the model tools", () => {
+  it("observe: the variables object reaches the model as names only; a selector narrows what it reads", async () => {
+    const r = await call(client, "observe", { instruction: "find the field for %who%", variables: { who: SECRET }, selector: "#signup" });
+    expect(r.isError, text(r)).toBeFalsy();
+    const [sent] = world.fake.requestsFor("observe");
+    expect(sent!.variables).toEqual(["who"]);
+    expect(JSON.stringify(sent!.body)).not.toContain(SECRET);
+    // Inside the form only: its fields, not the paragraph after it.
+    expect(sent!.userText).toContain("Full name");
+    expect(sent!.userText).not.toContain("Help: fill in the form");
+    // One line per Action: selector, method(arguments), description.
+    expect(text(r).split("\n")[0]).toMatch(/^(xpath=|\/)\S+ {2}\w+(\(.*\))? {2}\S/);
+  });
+
+  it("observe: a bad variable name is refused naming the property, before any model call", async () => {
+    const r = await call(client, "observe", { instruction: "find %x y%", variables: { "x y": "1" } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toMatch(/variables/);
+    expect(world.fake.requests).toHaveLength(0);
+  });
+
+  it("extract: no instruction reads the page's text with no model; a schema object gives an object that fits it", async () => {
+    const plain = await call(client, "extract", { selector: "#help" });
+    expect(plain.isError, text(plain)).toBeFalsy();
+    expect(text(plain)).toContain("Help: fill in the form");
+    expect(world.fake.requests).toHaveLength(0);
+    const schema = { type: "object", properties: { help: { type: "string", format: "uri", description: "the Help link" } }, required: ["help"] };
+    const r = await call(client, "extract", { instruction: "the help link", schema });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(JSON.parse(text(r))).toEqual({ help: `${world.server.url("forms.html")}#help` });
+  });
+
+  it("extract: a schema is an object on MCP (a path of the server's machine is never read); a model-only property needs an instruction", async () => {
+    const path = await call(client, "extract", { instruction: "the help link", schema: "/etc/hostname" });
+    expect(path.isError).toBe(true);
+    expect(text(path)).toMatch(/schema: expected a JSON Schema object/);
+    const timeout = await call(client, "extract", { timeout: 1000 });
+    expect(text(timeout)).toMatch(/timeout applies to an instruction or schema/);
+    expect(world.fake.requests).toHaveLength(0);
+  });
+});
