@@ -1,6 +1,6 @@
 /**
  * The model of each batch task (its `model`, else the CLI's default: SVC_MODEL, config `model`), resolved
- * once per distinct name with its key, as `svc agent` resolves its own (commands/model/model.ts).
+ * once per distinct name with its key, as `svc agent` resolves its own (commands/core/model.ts).
  */
 import { type CliModel, resolveCliModel, withKey } from "../core/model.js";
 import type { GlobalOptions } from "../core/output.js";
