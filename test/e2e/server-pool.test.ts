@@ -3,7 +3,7 @@
  * with those options takes one (the Chrome that was already running becomes the session's), a replacement
  * starts at once, other options launch their own, and closing the server ends the warm ones too.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -84,5 +84,24 @@ describe("warm browsers", () => {
     await waitFor(() => chromeChildren().length === 0).catch((e: Error) => {
       throw new Error(`${e.message}: ${chromeChildren().map((p) => `${p}: ${readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ").slice(0, 300)}`).join("\n")}`);
     });
+  });
+
+  it("a warm Chrome that failed to start is started again by the pool itself, not only when a session next asks", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "svc-pool-"));
+    dirs.push(dir);
+    // Chrome's first start fails (a loaded machine, a launch that timed out); later ones are Chrome.
+    const marker = join(dir, "failed-once");
+    const chrome = join(dir, "chrome-once.sh");
+    writeFileSync(chrome, `#!/bin/sh\nif [ ! -e '${marker}' ]; then : > '${marker}'; exit 1; fi\nexec '${CHROMIUM}' "$@"\n`);
+    chmodSync(chrome, 0o700);
+    expect(chromeChildren()).toEqual([]);
+    const server = await startServer({ port: 0, apiKeys: [KEY], cacheDir: dir, warmBrowsers: 1, launch: { executablePath: chrome } });
+    try {
+      await waitFor(() => existsSync(marker));
+      await waitFor(() => chromeChildren().length === 1);
+    } finally {
+      await server.close();
+    }
+    await waitFor(() => chromeChildren().length === 0);
   });
 });

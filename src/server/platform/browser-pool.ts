@@ -6,10 +6,15 @@
 import { launchBrowser, type LaunchedBrowser, type LocalBrowserLaunchOptions } from "../../index.js";
 import { processAlive } from "../../util/process.js";
 
+/** After a warm Chrome failed to start (a loaded machine, a bad path), the next try waits this long, doubling to the max. */
+const RETRY_MS = { min: 1000, max: 30_000 } as const;
+
 export class BrowserPool {
   private readonly ready: LaunchedBrowser[] = [];
   private readonly starting = new Set<Promise<void>>();
   private closed = false;
+  private retryMs: number = RETRY_MS.min;
+  private retry: NodeJS.Timeout | undefined;
   private readonly key: string;
 
   constructor(
@@ -37,6 +42,7 @@ export class BrowserPool {
   /** Ends every warm Chrome, including those still starting. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.retry);
     await Promise.allSettled([...this.starting]);
     await Promise.all(this.ready.splice(0).map((b) => b.close().catch(() => {})));
   }
@@ -44,10 +50,27 @@ export class BrowserPool {
   private fill(): void {
     while (!this.closed && this.ready.length + this.starting.size < this.size) {
       const start: Promise<void> = launchBrowser(this.options, { kind: "self" })
-        .then((b) => void this.ready.push(b))
-        .catch((e: unknown) => this.log(`warm browser failed to start: ${e instanceof Error ? e.message : String(e)}`))
+        .then((b) => {
+          this.ready.push(b);
+          this.retryMs = RETRY_MS.min;
+        })
+        .catch((e: unknown) => {
+          this.log(`warm browser failed to start: ${e instanceof Error ? e.message : String(e)}; trying again in ${this.retryMs} ms`);
+          this.retryLater();
+        })
         .finally(() => this.starting.delete(start));
       this.starting.add(start);
     }
+  }
+
+  /** The pool fills itself again after a failed start, not only when a session next takes one. */
+  private retryLater(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      this.fill();
+    }, this.retryMs);
+    this.retry.unref();
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MS.max);
   }
 }
