@@ -4,17 +4,10 @@
  * URL is refused by both verbs.
  */
 import { describe, expect, it } from "vitest";
-import { expectOneLine, json, svc, useCliWorld } from "./helpers.js";
+import { json, sessionRunners, useCliWorld } from "./helpers.js";
 
 const world = useCliWorld({ session: true });
-const run = (...args: string[]) => svc(args, world.sb.env);
-
-async function ok(...args: string[]): Promise<string> {
-  const r = await run(...args);
-  expect(r.stderr, args.join(" ")).toBe("");
-  expect(r.code, args.join(" ")).toBe(0);
-  return r.stdout;
-}
+const { ok, fails } = sessionRunners(() => world.sb.env);
 
 describe("svc snapshot --tab, and --new without a URL", () => {
   it("reads the numbered tab, not the selected one, and the selection stays", async () => {
@@ -28,16 +21,12 @@ describe("svc snapshot --tab, and --new without a URL", () => {
     expect(own.url).toBe(world.server.url("forms.html"));
     expect(own.snapshot).toMatch(/textbox Full name/);
     expect(other.snapshot).not.toMatch(/textbox Full name/);
-    const none = await run("snapshot", "--tab", "99");
-    expect(none.code).toBe(2);
-    expect(expectOneLine(none.stderr)).toMatch(/--tab: no open tab 99/);
+    expect(await fails(2, "snapshot", "--tab", "99")).toMatch(/--tab: no open tab 99/);
   });
 
   it("--new without a URL is refused, naming the verb", async () => {
     for (const verb of ["snapshot", "screenshot"]) {
-      const r = await run(verb, "--new");
-      expect(r.code, verb).toBe(2);
-      expect(expectOneLine(r.stderr)).toMatch(new RegExp(`--new applies to ${verb} URL`));
+      expect(await fails(2, verb, "--new")).toMatch(new RegExp(`--new applies to ${verb} URL`));
     }
   });
 });
