@@ -9,3 +9,12 @@ export { looksLikeUrl, typedUrl } from "../../src/base.js";
 export function checkUrl(raw: string): string {
   return checkTypedUrl(raw, "any");
 }
+
+/** Whether `raw` parses as an http(s) URL (the addresses `svc serve` advertises or forwards to). */
+export function isHttpUrl(raw: string): boolean {
+  try {
+    return /^https?:$/.test(new URL(raw).protocol);
+  } catch {
+    return false;
+  }
+}

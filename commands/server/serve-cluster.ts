@@ -7,6 +7,7 @@ import { ServiceInvalidArgumentError } from "../../src/base.js";
 import type { ServerOptions } from "../../src/server/index.js";
 import { maskUrlCredentials } from "./serve-secrets.js";
 import type { SettingsStore } from "../core/settings.js";
+import { isHttpUrl } from "../core/url.js";
 
 export interface ClusterFlags {
   store?: string;
@@ -47,13 +48,7 @@ export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): Se
   if (secret.length < MIN_SECRET) throw new ServiceInvalidArgumentError(`--cluster-secret needs at least ${MIN_SECRET} characters`);
   const advertiseUrl = effective(flags.advertiseUrl, "server.advertiseUrl", settings);
   if (advertiseUrl !== undefined) {
-    let ok = false;
-    try {
-      ok = /^https?:$/.test(new URL(advertiseUrl).protocol);
-    } catch {
-      ok = false;
-    }
-    if (!ok) throw new ServiceInvalidArgumentError(`--advertise-url must be an http(s) URL, got "${advertiseUrl.slice(0, 80)}"`, { hint: "e.g. --advertise-url http://10.0.0.5:3000" });
+    if (!isHttpUrl(advertiseUrl)) throw new ServiceInvalidArgumentError(`--advertise-url must be an http(s) URL, got "${advertiseUrl.slice(0, 80)}"`, { hint: "e.g. --advertise-url http://10.0.0.5:3000" });
   }
   const leaseMs = ms(flags.clusterLease, "--cluster-lease", 200, 15_000);
   const heartbeatMs = ms(flags.clusterHeartbeat, "--cluster-heartbeat", 50, 7_500);

@@ -15,6 +15,7 @@ import { byteSize, limitOptions } from "./serve-limits.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "../core/output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "../core/runtime.js";
 import { parseSetting, type SettingsStore, settingDef, splitList } from "../core/settings.js";
+import { isHttpUrl } from "../core/url.js";
 
 export interface ServeFlags extends LaunchFlags, ClusterFlags, ServeSecretFlags {
   port?: string;
@@ -54,25 +55,13 @@ function int(raw: string | undefined, flag: string, min: number, max = Number.MA
 
 function publicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  let ok = false;
-  try {
-    ok = /^https?:$/.test(new URL(raw).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ServiceInvalidArgumentError(`--public-url must be an http(s) URL, got "${raw}"`, { hint: "e.g. --public-url https://svc.example.com" });
+  if (!isHttpUrl(raw)) throw new ServiceInvalidArgumentError(`--public-url must be an http(s) URL, got "${raw}"`, { hint: "e.g. --public-url https://svc.example.com" });
   return raw.replace(/\/+$/, "");
 }
 
 /** One `--model-endpoints` entry: an http(s) URL prefix, without a trailing slash. */
 function modelEndpoint(raw: string): string {
-  let ok = false;
-  try {
-    ok = /^https?:$/.test(new URL(raw).protocol);
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ServiceInvalidArgumentError(`--model-endpoints must be an http(s) URL prefix, got "${raw.slice(0, 80)}"`, { hint: "e.g. --model-endpoints https://api.openai.com/v1" });
+  if (!isHttpUrl(raw)) throw new ServiceInvalidArgumentError(`--model-endpoints must be an http(s) URL prefix, got "${raw.slice(0, 80)}"`, { hint: "e.g. --model-endpoints https://api.openai.com/v1" });
   return raw.replace(/\/+$/, "");
 }
 
