@@ -127,6 +127,9 @@ function numberedTab(svc: Service, session: StoredSession | undefined, out: Outp
 function tabNumber(svc: Service, session: StoredSession | undefined, out: Output, page: Page): number {
   if (!session) throw new ServiceInvalidArgumentError("tabs: needs a session (svc tabs numbers its tabs)");
   const store = sessionTabStore(session.id, stateRoot());
+  // A tab already numbered is read; only a new one makes the store be written (the tab list asks once per tab).
+  const known = store.load().ids[page.targetId];
+  if (known !== undefined) return known;
   const ids = (rememberTabs(svc, store, out) ?? syncTabs(store.load(), svc.context.pages().map((p) => p.targetId))).ids;
   return ids[page.targetId]!;
 }
