@@ -9,6 +9,7 @@ import { type Server, createServer } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, collect, hostAndFullModes, json, spawnSvc, svc, useCliWorld } from "./helpers.js";
+import { closeServer } from "../support/server.js";
 
 const world = useCliWorld({ session: true });
 
@@ -31,7 +32,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => beacons.listen(0, "127.0.0.1", r));
 });
-afterAll(() => new Promise<void>((r) => beacons.close(() => r())));
+afterAll(() => closeServer(beacons));
 
 /**
  * Two pages a tab may keep in its back/forward cache (the fixture server's answers are no-store, which keeps
@@ -51,7 +52,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => cacheable.listen(0, "127.0.0.1", r));
 });
-afterAll(() => new Promise<void>((r) => cacheable.close(() => r())));
+afterAll(() => closeServer(cacheable));
 const cacheableUrl = (path: string) => `http://127.0.0.1:${(cacheable.address() as { port: number }).port}${path}`;
 const beaconUrl = (name: string) => `http://127.0.0.1:${(beacons.address() as { port: number }).port}/${name}`;
 

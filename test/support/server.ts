@@ -1,7 +1,7 @@
 // Fixture HTTP server for e2e tests. One listener on all interfaces, reached as two origins:
 // http://localhost:PORT and http://127.0.0.1:PORT are different *sites*, so a page on one embedding an
 // iframe from the other is a real out-of-process iframe (OOPIF) in Chrome.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, extname, join, normalize, sep } from "node:path";
@@ -199,10 +199,19 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     close(): Promise<void> {
       for (const t of timers) clearTimeout(t);
       timers.clear();
-      return new Promise((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      });
+      return closeServer(server);
     },
   };
+}
+
+/**
+ * Stops a test's HTTP server now. `close()` alone waits for every open connection, and a socket Chrome opened
+ * ahead of a request (a preconnect) stays open until Node's 60 s header timeout: a file's afterAll then idled a
+ * minute (test/cli/console.test.ts).
+ */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((err) => (err ? reject(err) : resolve()));
+    server.closeAllConnections();
+  });
 }
