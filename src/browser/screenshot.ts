@@ -92,6 +92,15 @@ export async function viewportScale(page: Page, maxSize: number = SCREENSHOT_MAX
 }
 
 /**
+ * Chrome paints only its window's front tab: a capture of a hidden one waits for a frame that never comes (a
+ * session's `screenshot --tab N` of a background tab hung). Brought to the front, it paints; the door's selected
+ * tab is brought back by its next command.
+ */
+async function showIfHidden(page: Page): Promise<void> {
+  if ((await page.evaluate("document.visibilityState")) === "hidden") await page.mainSession.send("Page.bringToFront");
+}
+
+/**
  * One screenshot of `page`. `last`: the fingerprint of the tab's last screenshot, compared when `ifChanged`;
  * the answer carries this one's, for the caller to keep (a Page keeps its own; the CLI its session's file).
  */
@@ -99,6 +108,7 @@ export async function takeScreenshot(page: Page, options: CaptureOptions, last: 
   const type = options.type ?? "png";
   const maxSize = checkMaxSize(options.maxSize ?? SCREENSHOT_MAX_SIZE.default, "maxSize");
   const fullPage = options.fullPage === true;
+  await showIfHidden(page);
   const area = await region(page, fullPage);
   const shoot = async (scale: number, clip: boolean) => {
     const { data } = await page.mainSession.send("Page.captureScreenshot", {
