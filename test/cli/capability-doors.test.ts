@@ -70,7 +70,7 @@ function cliType(c: Capability, cmd: Command, property: string): string[] {
   const f = cliFlags(c).find((x) => x.property === property) ?? (arg ? cliKind(c, property) : undefined);
   if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
   if (f.kind === "optional-choice") return ["boolean", "enum"]; // `--load` alone is true, `--load networkidle` a choice
-  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
+  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.kind === "record" ? ["object"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
 describe("one declaration per capability", () => {
@@ -78,6 +78,8 @@ describe("one declaration per capability", () => {
     expect(both.length).toBeGreaterThanOrEqual(20);
     // Ported in the second round of issue 42: one declaration, no copy left in either door.
     expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["dialog", "pdf"]));
+    // Ported in the third round: the network routes, their list on MCP too.
+    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes"]));
     for (const c of both) {
       expect(tools.map((t) => t.name), c.name).toContain(c.name);
       expect(commandAt(c.cli!.verb), c.name).toBeDefined();
