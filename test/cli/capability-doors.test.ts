@@ -110,6 +110,11 @@ describe("one declaration per capability", () => {
       expect(cliType(c, cmd, property).some((t) => mcpTypes.includes(t)), `${c.name}.${property}: CLI ${cliType(c, cmd, property).join("|")} vs MCP ${mcpTypes.join("|")}`).toBe(true);
     }
     for (const [property, only] of Object.entries(c.only ?? {})) expect(only!.why.trim(), `${c.name}.${property}: a one-door property says why`).not.toBe("");
+    // A value the CLI reads from a file (`--body @FILE`) is bounded and says why the other door reads none.
+    for (const [property, file] of Object.entries(c.cli!.files ?? {})) {
+      expect(file.why.trim(), `${c.name}.${property}: a CLI-only file reading says why`).not.toBe("");
+      expect(file.maxBytes, `${c.name}.${property}: a file read is bounded`).toBeGreaterThan(0);
+    }
   });
 
   it("a verb that presets a property (dblclick, uncheck) runs the same capability with it set", () => {
