@@ -48,9 +48,9 @@ export { type FetchApplied, PageFetch, type ProxyCredentials } from "./browser/p
 export { BrowserTrace, DEFAULT_TRACE_CATEGORIES, SCREENSHOT_CATEGORY, TRACE_MAX_SIZE_MB, type TraceStarted, type TraceWritten } from "./browser/trace.js";
 export { boundWords } from "./browser/trace-bound.js";
 export { type TraceSummary, summaryLines, summarizeTraceFile } from "./browser/trace-summary.js";
-export { type SessionRoute, checkRoutes } from "./store/routes.js";
+export { type SessionRoute, bodyBytes as routeBodyBytes, checkContentType, checkPattern as checkRoutePattern, checkRoutes } from "./store/routes.js";
 export { DEVICES, deviceByName, findDevice } from "./store/devices.js";
-export { checkEmulation, type SessionEmulation } from "./store/emulation.js";
+export { checkEmulation, checkHeaders, type SessionEmulation } from "./store/emulation.js";
 export { type ConsoleEntry, type ErrorEntry, type PageLogKind, pageLogLine } from "./store/page-log.js";
 export { DownloadWatcher, formatSize, listDownloads, pruneEmptyDownloads } from "./browser/downloads.js";
 export { NETWORK_ENABLE_PARAMS, NetworkRecorder } from "./browser/network-recorder.js";

@@ -4,8 +4,8 @@
  * are the session's, history is its log. A verb that needs no browser, or only the session, gets the same
  * context, whose page parts then refuse, naming why.
  */
-import { type CapabilityContext, type CliVerb, cliSpell, type DoorModel, type EmulationDoor, type Noted, type TraceDoor } from "../../src/capabilities/index.js";
-import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs } from "../../src/base.js";
+import { type CapabilityContext, type CliVerb, cliSpell, type DoorModel, type EmulationDoor, type Noted, type RoutesDoor, type TraceDoor } from "../../src/capabilities/index.js";
+import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulationStore, sessionRouteStore, sessionScreenshotStore, sessionTabStore, type StoredSession, syncTabs } from "../../src/base.js";
 import type { Page, Service } from "../../src/index.js";
 import { type EmulationApplied, PageSnapshots, takeScreenshot, type TraceStarted, type TraceWritten } from "../../src/internal.js";
 import { commandSignal } from "../core/cleanup.js";
@@ -64,6 +64,7 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     },
     note,
     emulation: async () => sessionEmulation(session),
+    routes: async () => sessionRoutes(session),
     trace: async () => sessionTrace(session),
     pageLog: async (kind) => (await import("../devtools/console.js")).sessionPageLogView(browser(), session, out, kind),
     network: async () => (await import("../devtools/network.js")).sessionNetworkView(session, "network"),
@@ -92,6 +93,23 @@ function sessionEmulation(session: StoredSession | undefined): EmulationDoor {
     set: async (next) => {
       store.save(next);
       const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "emulation" }, savedWording(session.id));
+      return { pages, failed, ...(error !== undefined ? { error } : {}) };
+    },
+  };
+}
+
+/** The session's routes: its file (store/routes.ts), which its host applies to every page, now and later (host/fetch.ts). */
+function sessionRoutes(session: StoredSession | undefined): RoutesDoor {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc network route applies to a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+  const root = stateRoot();
+  const store = sessionRouteStore(session.id, root);
+  return {
+    scope: `session ${session.id}`,
+    current: () => store.load(),
+    // Written first, then the host asked to reread it (a control request, answered even mid-command).
+    set: async (next) => {
+      store.save(next);
+      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "routes" }, savedWording(session.id));
       return { pages, failed, ...(error !== undefined ? { error } : {}) };
     },
   };

@@ -3,7 +3,7 @@
  * declaration says it needs decides how: a browser (the live session's, or a one-shot one for a verb that opens a
  * URL), the session alone (`needs: "session"`), or nothing (`needs: "none"`).
  */
-import { type CliDoor, type CliVerb, cliFlags, cliInput, cliSpell, type DoorModel, longFlag } from "../../src/capabilities/index.js";
+import { type CliDoor, type CliVerb, cliFiles, cliFlags, cliInput, cliSpell, type DoorModel, longFlag } from "../../src/capabilities/index.js";
 import { checkTypedUrl, ServiceInvalidArgumentError, touchSession, typedUrl } from "../../src/base.js";
 import { ActFailedError } from "../core/errors.js";
 import type { CloudGlobals } from "../core/cloud.js";
@@ -25,7 +25,8 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   if (alone) return print(g, output(g), alone);
   // The output file is checked before any work, and the handler is given the absolute path it is written to.
   const path = outputPath(door, input);
-  // What the input names (files) is read, and the model and its key found, before any browser starts (exit 9 without one).
+  // A `@FILE` value is its file's bytes (CliDoor.files); what the input names (files) is read, and the model and its key found, before any browser starts (exit 9 without one).
+  cliFiles(v, input);
   Object.assign(input, await c.read?.(input as never, cliSpell(v), "cli"));
   const model = c.asksModel?.(input as never) ? await cliModel(g, input) : undefined;
   if (c.needs === "none") return runWithoutBrowser(g, v, input, path);

@@ -10,7 +10,8 @@ import { type CommandDecl, command, flag, list, negated, type OptionDecl, option
 function optionOf(f: CliFlag): OptionDecl {
   if (f.kind === "switch") return flag(f.flags, f.description);
   if (f.kind === "negated") return negated(f.flags as `--no-${string}`, f.description);
-  if (f.kind === "list") return list(f.flags, f.description);
+  // A record is read from repeated NAME:VALUE flags (cliInput makes them one object).
+  if (f.kind === "list" || f.kind === "record") return list(f.flags, f.description);
   if (f.kind === "optional-choice") return optionalValue(f.flags, f.description);
   return value(f.flags, f.description);
 }

@@ -1,4 +1,4 @@
-/** The network group (its `requests` and `request` are capabilities: src/capabilities/network.ts), and a HAR of the requests (`svc har start|stop`). */
+/** The network group (its `requests` and `request` are capabilities: src/capabilities/network.ts; `route`, `unroute` and `routes`: routes.ts), and a HAR of the requests (`svc har start|stop`). */
 import { type GroupDecl, command } from "./types.js";
 
 export const NETWORK_GROUPS: readonly GroupDecl[] = [

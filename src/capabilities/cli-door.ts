@@ -3,11 +3,12 @@
  * command line checked by the same schema the MCP tool uses. Commander-free, so the registry
  * (commands/registry/capabilities.ts) and `svc find … click` share it.
  */
+import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { type Capability, type CliPreset, type Spell, shapeFor } from "./declare.js";
 
-export type FlagKind = "switch" | "negated" | "value" | "choice" | "optional-choice" | "list";
+export type FlagKind = "switch" | "negated" | "value" | "choice" | "optional-choice" | "list" | "record";
 
 /** One CLI flag of a capability's input property. */
 export interface CliFlag {
@@ -74,6 +75,7 @@ export function cliKind(c: Capability, property: string): Pick<CliFlag, "kind" |
   const choices = optionalChoices(t);
   if (choices) return { kind: "optional-choice", choices, numeric: false };
   if (t instanceof z.ZodArray) return { kind: "list", numeric: false };
+  if (t instanceof z.ZodRecord) return { kind: "record", numeric: false };
   return { kind: "value", numeric: t instanceof z.ZodNumber };
 }
 
@@ -86,7 +88,7 @@ export function cliFlags(c: Capability, preset?: CliPreset): CliFlag[] {
     .map((property) => {
       const kind = cliKind(c, property);
       const flag = `--${kebab(property)}`;
-      const value = kind.kind === "choice" || kind.kind === "optional-choice" ? kebab(property) : kind.kind === "list" ? "value" : kind.numeric ? "n" : "value";
+      const value = kind.kind === "choice" || kind.kind === "optional-choice" ? kebab(property) : kind.kind === "record" ? "name:value" : kind.numeric ? "n" : "value";
       const flags = c.cli?.flags?.[property] ?? (kind.kind === "switch" ? flag : kind.kind === "negated" ? `--no-${kebab(property)}` : kind.kind === "optional-choice" ? `${flag} [${value}]` : `${flag} <${value}>`);
       return { property, flags, attribute: attributeOf(flags), ...kind, description: propertyHelp(c, property) };
     });
@@ -164,7 +166,7 @@ export function cliInput(v: CliVerb, positional: readonly string[], parsed: Read
   for (const n of names) if (input[n] !== undefined && cliKind(c, n).numeric) input[n] = numberOf(input[n]);
   for (const [k, raw] of Object.entries(flags)) {
     const f = byProperty.get(k);
-    if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : raw;
+    if (f && raw !== undefined) input[k] = f.numeric ? numberOf(raw) : f.kind === "record" ? recordOf(f, raw) : raw;
   }
   Object.assign(input, c.cli?.preset, v.preset?.preset);
   // The whole shape: a preset may set a property the CLI has no flag for (uncheck's checked: false).
@@ -186,6 +188,44 @@ export function cliInput(v: CliVerb, positional: readonly string[], parsed: Read
   const problem = c.check?.(checked.data as never, cliSpell(v));
   if (problem) throw new ServiceInvalidArgumentError(`${v.verb}: ${problem}`);
   return checked.data;
+}
+
+/**
+ * The verb's `@FILE` values (CliDoor.files) as those files' bytes, read before any browser; each bounded by its
+ * declaration (a file growing between the size check and the read is refused too).
+ */
+export function cliFiles(v: CliVerb, input: Record<string, unknown>): void {
+  const flags = new Map(cliFlags(v.capability, v.preset).map((f) => [f.property, longFlag(f)]));
+  for (const [property, { maxBytes }] of Object.entries(v.capability.cli?.files ?? {})) {
+    const raw = input[property];
+    if (typeof raw !== "string" || !raw.startsWith("@")) continue;
+    const flag = flags.get(property) ?? property;
+    const file = raw.slice(1);
+    const tooLarge = () => new ServiceInvalidArgumentError(`invalid ${flag}: ${file} is larger than ${maxBytes} bytes`);
+    try {
+      const st = statSync(file);
+      if (!st.isFile()) throw new ServiceInvalidArgumentError(`invalid ${flag}: ${file} is not a file`);
+      if (st.size > maxBytes) throw tooLarge();
+      const bytes = readFileSync(file);
+      if (bytes.length > maxBytes) throw tooLarge();
+      input[property] = bytes;
+    } catch (e) {
+      if (e instanceof ServiceInvalidArgumentError) throw e;
+      throw new ServiceInvalidArgumentError(`invalid ${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+}
+
+/** A record's repeated `NAME:VALUE` flags as one object (`--header 'X-A: 1'` → { "X-A": "1" }), the last of a name winning. */
+function recordOf(f: CliFlag, raw: unknown): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const pair of Array.isArray(raw) ? (raw as unknown[]) : [raw]) {
+    const text = String(pair);
+    const colon = text.indexOf(":");
+    if (colon <= 0) throw new ServiceInvalidArgumentError(`invalid ${longFlag(f)}: expected NAME:VALUE, got ${JSON.stringify(text.slice(0, 60))}`);
+    record[text.slice(0, colon).trim()] = text.slice(colon + 1).trim();
+  }
+  return record;
 }
 
 /** The parsed flags keyed by property (`maxSize` → maxSizeMb where the flag is spelled otherwise); other keys as they are. */

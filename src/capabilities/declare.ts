@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
 import type { UrlPolicy } from "../util/url-policy.js";
-import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, SettingsModel, TraceStarted, TraceWritten } from "../internal.js";
+import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, SessionRoute, SettingsModel, TraceStarted, TraceWritten } from "../internal.js";
 
 /** How a snapshot is taken (PageSnapshots.take's options), and what it gives. */
 export type SnapshotView = NonNullable<Parameters<PageSnapshots["take"]>[1]>;
@@ -97,6 +97,8 @@ export interface CapabilityContext {
   pageLog(kind: PageLogKind): Promise<PageLogView>;
   /** The network log this door keeps: the session host's (asked to write it first) on the CLI, the server's recorder on MCP. */
   network(): Promise<NetworkView>;
+  /** The routes the door's tabs answer or fail, later tabs too: the CLI session's file and its host, MCP's browser. */
+  routes(): Promise<RoutesDoor>;
   /** The door's one Chrome trace: the session host's on the CLI (asked with control requests), the client's browser's on MCP. */
   trace(): Promise<TraceDoor>;
   /** The door's web search (CLI: search.url, SVC_SEARCH_URL or the platform; MCP: the server's); SEARCH_NOT_CONFIGURED without one. */
@@ -158,6 +160,15 @@ export interface EmulationDoor {
    * since a DevTools session leaving a page takes some of the emulation with it (navigator.onLine).
    */
   tab?(): Promise<Page>;
+}
+
+/** A door's network routes: the list now, and a new list set on every tab (later ones too). */
+export interface RoutesDoor {
+  /** Whose routes they are, for a message: `session 7f3a`, `this browser`. */
+  scope: string;
+  current(): SessionRoute[];
+  /** The list checked as a whole (the store's rules) and applied; on how many tabs it took. */
+  set(next: SessionRoute[]): Promise<EmulationApplied>;
 }
 
 /** A scroll that has no Action method (sideways, by pixels), read back from the page. */
@@ -286,6 +297,11 @@ export interface CliDoor {
   urls?: Readonly<Record<string, UrlPolicy | "typed">>;
   /** A verb that `needs: "none"`: `--session` applies only with this property set (a browser it asks for). */
   sessionWith?: string;
+  /**
+   * Properties whose value `@FILE` is that file's bytes (at most `maxBytes`), read by the CLI door before any browser:
+   * the handler then gets a Buffer instead of the text. `why`: why the other door reads no file.
+   */
+  files?: Readonly<Record<string, { maxBytes: number; why: string }>>;
   /** Bad input is named by property (`numResults: …`, as the library and MCP name it) rather than by flag. */
   namesProperties?: boolean;
 }

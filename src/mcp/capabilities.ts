@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, shapeFor, type TraceDoor } from "../capabilities/index.js";
+import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, type RoutesDoor, shapeFor, type TraceDoor } from "../capabilities/index.js";
 import { type SearchBackend, type Service, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
@@ -66,6 +66,19 @@ async function emulationOf(b: McpBrowser): Promise<EmulationDoor> {
   return { scope: "this browser", current: () => e.current, set: (next) => e.set(next), tab: () => b.page() };
 }
 
+/** The browser's routes (McpBrowser's PageFetch, on every tab from its first use). */
+async function routesOf(b: McpBrowser): Promise<RoutesDoor> {
+  const fetch = await b.routes();
+  return {
+    scope: "this browser",
+    current: () => fetch.current,
+    set: async (next) => {
+      const { pages, failed, error } = await fetch.setRoutes(next);
+      return { pages, failed, ...(error !== undefined ? { error } : {}) };
+    },
+  };
+}
+
 /** Where trace_stop saves traces: one folder per server process, kept (a trace is what the user asked for). */
 let traceDir: string | undefined;
 
@@ -110,6 +123,7 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
     // An MCP client's calls are its history; the server keeps none of its own.
     note: () => {},
     emulation: () => emulationOf(b),
+    routes: () => routesOf(b),
     trace: () => traceOf(b),
     searchBackend: async () => {
       if (!options.search) throw new ServiceSearchNotConfiguredError("no search backend is configured", { hint: "svc config set search.url URL (SearXNG), or SVC_SEARCH_URL" });

@@ -9,7 +9,6 @@ import { McpBrowser, type SharedPlace } from "./browser.js";
 import { type CapabilityOptions, registerCapabilities } from "./capabilities.js";
 import { registerFormTools } from "./tools-forms.js";
 import { registerModelTools } from "./tools-model.js";
-import { registerNetworkTools } from "./tools-network.js";
 import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 
@@ -32,7 +31,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerCapabilities(reg, browser, options);
   registerFormTools(reg, browser);
-  registerNetworkTools(reg, browser);
   registerModelTools(reg, browser);
   registerWebMcpTools(reg, browser);
   checkArgumentsTheSvcWay(server);

@@ -27,8 +27,6 @@ export interface ToolDecl {
 
 /** Reads the page or the web; changes nothing. */
 const readOnly = (title: string): Annotations => ({ title, readOnlyHint: true, destructiveHint: false, openWorldHint: true });
-/** Changes what the browser shows, but submits nothing (navigation, scrolling, hovering). */
-const moves = (title: string, idempotent = false): Annotations => ({ title, readOnlyHint: false, destructiveHint: false, idempotentHint: idempotent, openWorldHint: true });
 /** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
 const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
 
@@ -75,25 +73,6 @@ export const TOOLS = {
       name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
-  },
-  route: {
-    cap: "network",
-    description: "Answer or fail the requests whose URL matches a pattern, in every tab, until unrouted",
-    annotations: moves("Mock requests", true),
-    inputSchema: {
-      pattern: z.string().min(1).max(2048).describe("a glob over the whole URL when it has * (**/api/items*: ** any characters), else a part of the URL (/api/data)"),
-      status: z.number().int().min(100).max(599).optional().describe("the response's status (default 200)"),
-      body: z.string().max(1_000_000).optional().describe("the response's body (text or JSON)"),
-      contentType: z.string().min(1).max(256).optional().describe("its content type (default: JSON when the body parses, else text)"),
-      headers: z.record(z.string(), z.string()).optional().describe("more response headers"),
-      abort: z.boolean().optional().describe("fail the request as blocked instead of answering it"),
-    },
-  },
-  unroute: {
-    cap: "network",
-    description: "Remove the route of this pattern, or every route; answers with the routes left",
-    annotations: moves("Remove mocks", true),
-    inputSchema: { pattern: z.string().min(1).max(2048).optional().describe("the pattern given to route; every route when left out") },
   },
   act: {
     cap: "core",

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
+import { ROUTE_LIMITS } from "../util/route-limits.js";
 import { checkHeaders } from "./emulation.js";
 import { checkId, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
 import { sessionsDir } from "./session-records.js";
@@ -22,7 +23,7 @@ export interface SessionRoute {
   body?: string;
 }
 
-export const ROUTE_LIMITS = { maxRoutes: 100, maxBodyBytes: 1_000_000, maxTotalBodyBytes: 10_000_000, maxPattern: 2_048, maxContentType: 256 } as const;
+export { ROUTE_LIMITS };
 
 export function routesPath(root: string, id: string): string {
   return join(sessionsDir(root), `${checkId(id)}.routes`);

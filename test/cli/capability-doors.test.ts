@@ -70,7 +70,7 @@ function cliType(c: Capability, cmd: Command, property: string): string[] {
   const f = cliFlags(c).find((x) => x.property === property) ?? (arg ? cliKind(c, property) : undefined);
   if (!f) return parsedTypes(c, property); // read from words of an argument that stands for several (`<target-or-key>`, `[values...]`)
   if (f.kind === "optional-choice") return ["boolean", "enum"]; // `--load` alone is true, `--load networkidle` a choice
-  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.numeric ? ["integer", "number"] : ["string"];
+  return f.kind === "switch" || f.kind === "negated" ? ["boolean"] : f.kind === "choice" ? ["enum"] : f.kind === "list" ? ["array"] : f.kind === "record" ? ["object"] : f.numeric ? ["integer", "number"] : ["string"];
 }
 
 describe("one declaration per capability", () => {
@@ -78,6 +78,8 @@ describe("one declaration per capability", () => {
     expect(both.length).toBeGreaterThanOrEqual(20);
     // Ported in the second round of issue 42: one declaration, no copy left in either door.
     expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["dialog", "pdf"]));
+    // Ported in the third round: the network routes, their list on MCP too.
+    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes"]));
     for (const c of both) {
       expect(tools.map((t) => t.name), c.name).toContain(c.name);
       expect(commandAt(c.cli!.verb), c.name).toBeDefined();
@@ -108,6 +110,11 @@ describe("one declaration per capability", () => {
       expect(cliType(c, cmd, property).some((t) => mcpTypes.includes(t)), `${c.name}.${property}: CLI ${cliType(c, cmd, property).join("|")} vs MCP ${mcpTypes.join("|")}`).toBe(true);
     }
     for (const [property, only] of Object.entries(c.only ?? {})) expect(only!.why.trim(), `${c.name}.${property}: a one-door property says why`).not.toBe("");
+    // A value the CLI reads from a file (`--body @FILE`) is bounded and says why the other door reads none.
+    for (const [property, file] of Object.entries(c.cli!.files ?? {})) {
+      expect(file.why.trim(), `${c.name}.${property}: a CLI-only file reading says why`).not.toBe("");
+      expect(file.maxBytes, `${c.name}.${property}: a file read is bounded`).toBeGreaterThan(0);
+    }
   });
 
   it("a verb that presets a property (dblclick, uncheck) runs the same capability with it set", () => {

@@ -29,7 +29,7 @@ beforeEach(() => world.fake.reset());
 
 /** The core set, offered by default; each capability set (`--caps`) adds its tools (webmcp: only the tab's own tools, mcp-webmcp.test.ts). */
 const CORE = ["navigate", "back", "forward", "reload", "snapshot", "click", "fill", "type", "press", "select", "hover", "check", "scroll", "wait", "screenshot", "close", "act", "extract", "observe"];
-const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"], webmcp: [] };
+const BY_CAP: Record<string, string[]> = { tabs: ["tabs", "resize"], forms: ["fill_form", "upload", "drag", "dialog", "focus"], devtools: ["find", "evaluate", "console", "errors", "trace_start", "trace_stop"], network: ["network_requests", "network_request", "route", "unroute", "routes"], pdf: ["pdf"], emulation: ["emulate"], agent: ["agent"], web: ["search", "fetch"], webmcp: [] };
 const ALL = [...CORE, ...Object.values(BY_CAP).flat()];
 
 /** The ref of the line `eN role name…` in a snapshot. */
@@ -412,9 +412,18 @@ describe("svc mcp", () => {
       await call(c, "navigate", { url: world.server.url("routed.html") });
       expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^failed: TypeError/);
       expect(text(await call(c, "route", { pattern: "x", abort: true, status: 200 }))).toMatch(/^INVALID_ARGUMENT: abort: goes alone/);
+      // The same checks as `svc network route` (issue 42), named as the tool names them; the list is a tool too.
+      expect(text(await call(c, "route", { pattern: "x" }))).toBe("INVALID_ARGUMENT: give body, status, headers or contentType (a response), or abort");
+      expect(text(await call(c, "route", { pattern: "x", headers: { "Bad Name": "1" } }))).toMatch(/^INVALID_ARGUMENT: invalid headers: header name "Bad Name"/);
+      expect(text(await call(c, "route", { pattern: "x", status: 99 }))).toBe("INVALID_ARGUMENT: status: expected an HTTP status from 100 to 599");
+      expect(text(await call(c, "route", { pattern: "**/x.json", status: 418, headers: { "X-Mock": "yes" } }))).toMatch(/^routed \*\*\/x\.json → 418, 0 byte body, headers X-Mock in \d+ tabs?; routes now:\n/);
+      expect(text(await call(c, "routes", {})).split("\n")).toEqual(["PATTERN MATCHES RESPONSE", "**/fetch/data.json glob abort (blocked by client)", "**/x.json glob 418, 0 byte body, headers X-Mock"]);
+      expect(text(await call(c, "unroute", { pattern: "**/x.json" }))).toMatch(/^removed 1 route; routes now:\n {2}\*\*\/fetch\/data\.json → abort/);
+      expect(text(await call(c, "unroute", { pattern: "**/x.json" }))).toBe('INVALID_ARGUMENT: invalid pattern: this browser has no route "**/x.json"');
       expect(text(await call(c, "unroute", {}))).toMatch(/^removed 1 route; routes now:\n {2}\(none\)$/);
       await call(c, "navigate", { url: world.server.url("routed.html") });
       expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^200 /);
+      expect(text(await call(c, "routes", {}))).toBe("this browser has no routes");
       // network_requests / network_request: the tab's own fetch of the real file, its body as the page got it.
       const listedReqs = text(await call(c, "network_requests", { filter: "data.json" }));
       const real = listedReqs.split("\n").filter((l) => / 200 Fetch /.test(l)).at(-1)!;

@@ -68,6 +68,12 @@ describe("svc network route", () => {
     writeFileSync(file, '{"from":"file"}');
     await ok("network", "route", "http://*/fetch/data.json", "--body", `@${file}`);
     expect(await shown()).toBe('200 {"from":"file"}');
+    // A file's bytes as they are, not as text (the CLI door reads @FILE; issue 42).
+    const bin = join(dir, "body.bin");
+    writeFileSync(bin, Buffer.from([0, 255, 128, 10, 0xc3]));
+    await ok("network", "route", "**/fetch/data.bin", "--body", `@${bin}`, "--content-type", "application/octet-stream");
+    expect(await page("fetch('fetch/data.bin').then((r) => r.arrayBuffer()).then((b) => [...new Uint8Array(b)])")).toEqual([0, 255, 128, 10, 0xc3]);
+    expect(json<{ routes: Array<{ bodyBytes: number }> }>(await ok("--json", "network", "routes")).routes.at(-1)).toMatchObject({ pattern: "**/fetch/data.bin", bodyBytes: 5 });
     // A document too: a page that does not exist on the server is served by its route.
     await ok("network", "route", "**/made-up.html", "--body", "<title>made up</title><p id=p>from a route</p>", "--content-type", "text/html");
     await ok("goto", world.server.url("made-up.html"));

@@ -75,6 +75,15 @@ describe("the generated program", () => {
     expect(mode.message).toMatch(/Allowed choices are dom, hybrid, cua/);
   });
 
+  it("a record property is read from repeated NAME:VALUE flags into one object (svc network route --header, issue 42)", async () => {
+    const route = cliVerbs(CAPABILITIES).find((v) => v.verb === "network route")!;
+    const parsed = await parse(["network", "route", "/x", "--header", "X-A: 1", "--header", "X-B:two:three", "--header", "X-A:again"]);
+    expect(parsed.decl?.name).toBe("network route");
+    expect(cliInput(route, ["/x"], parsed.flags as Record<string, unknown>)).toEqual({ pattern: "/x", headers: { "X-A": "again", "X-B": "two:three" } });
+    const flags = (await parse(["network", "route", "/x", "--header", "no-colon"])).flags as Record<string, unknown>;
+    expect(() => cliInput(route, ["/x"], flags)).toThrow('invalid --header: expected NAME:VALUE, got "no-colon"');
+  });
+
   it("an unknown flag or command is commander's usage error", async () => {
     expect((await failure(["goto", "--bogus", "http://x.test/"])).code).toBe("commander.unknownOption");
     expect((await failure(["gotoo"])).code).toBe("commander.unknownCommand");
