@@ -212,7 +212,7 @@ function actionJson(raw: string, flag: string): unknown {
 /** What only an instruction takes: an Action is run as it is. */
 const INSTRUCTION_ONLY = ["model", "var", "varFile", "variables", "cacheDir"] as const;
 
-/** Nothing to ask when an Action is given, or the instruction is literal and one element fits it (the library tries that first). */
+/** An Action asks nothing; nor does a literal instruction up front (done with no model when one element fits it, else the model at hand). */
 async function asksAct(i: { instruction?: string | undefined; action?: unknown }): Promise<boolean> {
   if (i.action !== undefined || i.instruction === undefined) return false;
   const { parseLiteral } = await import("../internal.js");
