@@ -36,7 +36,8 @@ export function print(g: CloudGlobals, out: Output, o: Outcome, extra: { head?: 
 }
 
 function json(o: Outcome): Record<string, unknown> {
-  if (o.kind === "act") return { result: o.result };
+  // An act an instruction chose names its model (`none`: a literal one), as `svc act` always has.
+  if (o.kind === "act") return { ...(o.chosen?.model !== undefined ? { model: o.chosen.model } : {}), result: o.result };
   if (o.kind === "report") return o.data;
   if (o.kind === "tabs") return { selected: o.selected, tabs: o.tabs };
   const { kind: _kind, ...rest } = o;
@@ -50,7 +51,7 @@ function pageLine(url: string, title: string, status: number | null): string {
 
 function line(o: Outcome): string {
   // The act's message is "<method> succeeded: <description>" plus what the page holds afterwards, if it says.
-  if (o.kind === "act") return `done: ${o.result.message.replace(/^\w+ succeeded: /, "")}`;
+  if (o.kind === "act" && !o.chosen) return `done: ${o.result.message.replace(/^\w+ succeeded: /, "")}`;
   if (o.kind === "moved") return pageLine(o.url, o.title, null);
   if (o.kind === "navigated") return pageLine(o.url, o.title, o.status);
   return outcomeText(o);

@@ -3,6 +3,7 @@
  * declaration says it needs decides how: a browser (the live session's, or a one-shot one for a verb that opens a
  * URL), the session alone (`needs: "session"`), or nothing (`needs: "none"`).
  */
+import { resolve } from "node:path";
 import { type CliDoor, type CliVerb, cliFiles, cliFlags, cliInput, cliSpell, type DoorModel, longFlag } from "../../src/capabilities/index.js";
 import { checkTypedUrl, ServiceInvalidArgumentError, touchSession, typedUrl } from "../../src/base.js";
 import { ActFailedError } from "../core/errors.js";
@@ -28,7 +29,9 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   // A `@FILE` value is its file's bytes (CliDoor.files); what the input names (files) is read, and the model and its key found, before any browser starts (exit 9 without one).
   cliFiles(v, input);
   Object.assign(input, await c.read?.(input as never, cliSpell(v), "cli"));
-  const model = c.asksModel?.(input as never) ? await cliModel(g, input) : undefined;
+  const asks = (await c.asksModel?.(input as never)) === true;
+  // A --model given to an input that may not ask (a literal act falls back to it) is checked too, its key not required.
+  const model = asks || typeof input.model === "string" ? await cliModel(g, input, asks) : undefined;
   if (c.needs === "none") return runWithoutBrowser(g, v, input, path);
   if (c.needs === "session") {
     const root = stateRoot();
@@ -54,14 +57,15 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
     const opened = outcome.kind === "tabs" ? undefined : await openedTab(svc, before, session, out);
     print(g, out, outcome, { head: { session: session?.id }, path, opened });
   };
-  const extras = typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {};
+  const extras = { ...(typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {}), ...(typeof input.cacheDir === "string" ? { cacheDir: resolve(input.cacheDir) } : {}) };
   if (url !== undefined) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras);
   else await (door.startsSession ? withSessionOrStart(g, v.verb, run, extras) : withSession(g, run, extras));
 }
 
-/** `--model` or the settings' model, with the key it will use (asked for at a terminal). */
-async function cliModel(g: CloudGlobals, input: Record<string, unknown>): Promise<DoorModel> {
-  const spec = await requireModel(g, await resolveCliModel(typeof input.model === "string" ? { model: input.model } : {}));
+/** `--model` or the settings' model; `keyed`: with the key it will use (asked for at a terminal). */
+async function cliModel(g: CloudGlobals, input: Record<string, unknown>, keyed: boolean): Promise<DoorModel> {
+  const resolved = await resolveCliModel(typeof input.model === "string" ? { model: input.model } : {});
+  const spec = keyed ? await requireModel(g, resolved) : resolved;
   return { config: spec.model, name: spec.model.modelName };
 }
 

@@ -1,12 +1,6 @@
-/** The commands that ask a model: act and agent (observe, extract, search and fetch are capabilities: src/capabilities/model.ts, web.ts). */
+/** The commands that ask a model: agent (act, observe, extract, search and fetch are capabilities: src/capabilities/model.ts, web.ts). */
 import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
 import { ONE_SHOT, choice, command, flag, list, negated, value } from "./types.js";
-
-/** The model-backed commands share these options. */
-const MODEL = {
-  model: value("--model <provider/model>", "model to use (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)"),
-  timeout: value("--timeout <ms>", "give up after this many milliseconds"),
-} as const;
 
 const VARIABLES = {
   var: list("--var <name=value>", "a %name% variable; its value is never sent to the model (repeatable; --variables is the same flag)"),
@@ -21,20 +15,6 @@ function vars<T extends { var?: string[] | undefined; variables?: string[] | und
 }
 
 export const MODEL_COMMANDS = [
-  command({
-    name: "act",
-    args: "[instruction]",
-    description: "do what the instruction says (one model call), or run one Action deterministically with --action",
-    options: {
-      action: value("--action <json|@file>", `Action JSON {"selector","description","method","arguments"} or @file.json (no model)`),
-      cacheDir: value("--cache-dir <dir>", "replay a stored success for the same instruction and page with no model call; store new ones"),
-      ...MODEL,
-      ...VARIABLES,
-    },
-    examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret'],
-    mcpTool: "act",
-    run: async (c, [instruction], o) => (await import("../model/act.js")).act(c.globals, instruction as string | undefined, vars(o)),
-  }),
   command({
     name: "agent",
     args: "<instruction>",

@@ -114,7 +114,8 @@ export interface CapabilityContext {
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
   /**
    * The model a call that `asksModel` uses: on the CLI `--model` or the settings', its key looked up before any
-   * browser starts (exit 9 with a hint, or asked for at a terminal); undefined on MCP: the server's own.
+   * browser starts (exit 9 with a hint, or asked for at a terminal); a `--model` given to a call that may not ask
+   * (a literal act, which asks only when no one element fits) is checked, its key not required. Undefined on MCP: the server's own.
    */
   model(): DoorModel | undefined;
 }
@@ -235,8 +236,18 @@ export interface Report {
   failure?: Error;
 }
 
+/**
+ * An Action performed. `chosen`: an instruction chose it (act), so its report lists the steps taken and who chose
+ * them (`model`: the model's name where the door knows it; `none` for a literal instruction).
+ */
+export interface Acted {
+  kind: "act";
+  result: ActResult;
+  chosen?: { model?: string | undefined };
+}
+
 /** What a handler reports; each door renders it its own way (a line, JSON, the page after it). */
-export type Outcome = { kind: "act"; result: ActResult } | Scrolled | Moved | Navigated | TabList | Report;
+export type Outcome = Acted | Scrolled | Moved | Navigated | TabList | Report;
 
 /** Another CLI verb for the same capability, with some properties preset (`dblclick` is `click --double`). */
 export interface CliPreset {
@@ -329,7 +340,7 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   /** Checks that need more than one property (each property's own are in its schema): the message names the property as the door spells it. */
   check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
   /** This input asks a model (a literal act does not): the door finds the model and its key before any browser (CapabilityContext.model). */
-  asksModel?(input: z.output<z.ZodObject<S>>): boolean;
+  asksModel?(input: z.output<z.ZodObject<S>>): boolean | Promise<boolean>;
   /**
    * What the input names, read before any browser starts, on every door (the CLI's files: `--var-file`, `--schema`):
    * the properties returned replace the input's. The message of a failure names the property as the door spells it.
@@ -352,10 +363,19 @@ export function shapeFor(c: Capability, door: Door): z.ZodRawShape {
 
 /** An outcome in one line, for a person or a model: the act's own message, or where the scroll left things. */
 export function outcomeText(o: Outcome): string {
-  if (o.kind === "act") return o.result.message;
+  if (o.kind === "act") return o.chosen ? chosenText(o.result, o.chosen.model) : o.result.message;
   if (o.kind === "report") return o.text;
   if (o.kind === "navigated") return `navigated to ${o.url}${o.status !== null && o.status >= 400 ? ` (HTTP ${o.status})` : ""}`;
   if (o.kind === "tabs") return o.tabs.map((t) => `${t.selected ? "*" : " "} ${t.id} ${t.title} ${t.url}`).join("\n");
   if (o.kind === "moved") return `${o.which === "reload" ? "reloaded" : `went ${o.which} to`} ${o.url}${o.title ? `  ${o.title}` : ""}`;
   return o.moved ? `scrolled ${o.where}: ${o.scroller} at x ${o.to.x}, y ${o.to.y} (was x ${o.from.x}, y ${o.from.y})` : `did not move: the ${o.scroller} is already at the edge (x ${o.to.x}, y ${o.to.y})`;
+}
+
+/** An act an instruction chose: its message (a failure says so), then each step, the cache's answer and the model. */
+function chosenText(r: ActResult, model: string | undefined): string {
+  const lines = [`${r.success ? "" : "failed: "}${r.message || `done: ${r.actionDescription}`}`];
+  for (const a of r.actions) lines.push(`  ${a.method}${a.arguments.length ? `(${a.arguments.map((x) => JSON.stringify(x)).join(", ")})` : ""} ${a.selector}`);
+  if (r.cacheStatus) lines.push(`  cache: ${r.cacheStatus}`);
+  if (model) lines.push(`  model: ${model}`);
+  return lines.join("\n");
 }

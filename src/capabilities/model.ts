@@ -1,14 +1,17 @@
 /**
- * The capabilities that ask a model about the page: observe (the Actions it finds) and extract (what it reads).
+ * The capabilities that ask a model about the page: act (one thing done), observe (the Actions it finds) and extract
+ * (what it reads).
  * The door finds the model before any browser starts (asksModel, CapabilityContext.model); the variables are one
  * object by the time the handler runs, made by `read` from what each door takes: the CLI's `--var name=value`
  * pairs and `--var-file`, MCP's `variables` object.
  */
+import { readFileSync } from "node:fs";
 import { z } from "zod";
+import type { Action } from "../index.js";
 import { ServiceInvalidArgumentError } from "../errors.js";
 import { readJsonObject } from "../util/json-file.js";
 import { looksLikeUrl } from "../util/typed-url.js";
-import { type Capability, capability, type CapabilityContext, readOnly, type Spell } from "./declare.js";
+import { acts, type Capability, capability, type CapabilityContext, readOnly, type Spell } from "./declare.js";
 import { SHARED_DESCRIPTIONS as D } from "./descriptions.js";
 import { ONE_SHOT_FLAGS, ONE_SHOT_INPUT, ONE_SHOT_ONLY } from "./page.js";
 
@@ -185,4 +188,85 @@ export const extract = capability({
   },
 });
 
-export const MODEL_CAPABILITIES: readonly Capability[] = [observe, extract] as readonly Capability[];
+const ACTION_HINT = 'expected {"selector":"...","description":"...","method":"click","arguments":[]}';
+
+/** The CLI's `--action`: the Action's JSON, or `@file.json`; each message names where it came from. */
+function actionJson(raw: string, flag: string): unknown {
+  const file = raw.startsWith("@") ? raw.slice(1) : undefined;
+  let text = raw;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ServiceInvalidArgumentError(`cannot read action file ${file}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ServiceInvalidArgumentError(`${file ?? flag} is not valid JSON: ${(e as Error).message.split("\n")[0]}`, { hint: ACTION_HINT });
+  }
+}
+
+/** What only an instruction takes: an Action is run as it is. */
+const INSTRUCTION_ONLY = ["model", "var", "varFile", "variables", "cacheDir"] as const;
+
+/** An Action asks nothing; nor does a literal instruction up front (done with no model when one element fits it, else the model at hand). */
+async function asksAct(i: { instruction?: string | undefined; action?: unknown }): Promise<boolean> {
+  if (i.action !== undefined || i.instruction === undefined) return false;
+  const { parseLiteral } = await import("../internal.js");
+  return !parseLiteral(i.instruction);
+}
+
+export const act = capability({
+  name: "act",
+  description: "Do one thing on the page, said in words (or run one Action, with no model)",
+  input: {
+    instruction: z.string().max(10_000).optional().describe("what to do, e.g. click the sign-in button"),
+    // One property, each door's form: the CLI's flag is JSON or @file.json, an MCP client sends the object.
+    action: z
+      .union([z.string().min(1).max(100_000), z.record(z.string(), z.unknown())])
+      .optional()
+      .describe('an Action to run with no model, as observe lists them: {"selector","description","method","arguments"} (on the CLI: its JSON or @file.json)'),
+    cacheDir: z.string().min(1).max(4096).optional().describe("replay a stored success for the same instruction and page with no model call; store new ones"),
+    ...MODEL_INPUT,
+  },
+  only: {
+    ...MODEL_ONLY_DOORS,
+    cacheDir: { door: "cli", why: "an MCP server keeps the cache it was started with (svc mcp --cache-dir)" },
+  },
+  mcp: { cap: "core", annotations: acts("Act on the page") },
+  cli: {
+    verb: "act",
+    args: "[instruction]",
+    description: "do what the instruction says (one model call; none for a literal one), or run one Action deterministically with --action",
+    examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret', "svc act --action @action.json"],
+    hosted: false,
+    flags: { ...MODEL_FLAGS, action: "--action <json|@file>", cacheDir: "--cache-dir <dir>" },
+  },
+  check: (i, spell) => {
+    if (i.action === undefined) return i.instruction?.trim() ? undefined : `give an instruction or ${spell("action")}`;
+    if (i.instruction !== undefined) return `give either an instruction or ${spell("action")}, not both`;
+    const set = INSTRUCTION_ONLY.find((p) => i[p] !== undefined);
+    return set ? `${spell(set)} applies to an instruction, not to ${spell("action")}` : undefined;
+  },
+  asksModel: asksAct,
+  // The Action (the CLI's JSON or file) and the variables are checked before any browser starts.
+  read: async (i, spell, door) => {
+    if (i.action === undefined) return { variables: await callVariables(i, spell) };
+    // A file of this machine only for the CLI's user: an MCP client (maybe remote) sends the object.
+    if (typeof i.action === "string" && door !== "cli") throw new ServiceInvalidArgumentError(`${spell("action")}: expected an Action object`, { hint: ACTION_HINT });
+    const { parseAction } = await import("../index.js");
+    return { action: parseAction(typeof i.action === "string" ? actionJson(i.action, spell("action")) : i.action) };
+  },
+  run: async (ctx, i) => {
+    // read() made it the Action the library checked.
+    if (i.action !== undefined) return { kind: "act", result: await ctx.svc.act(i.action as Action, { ...(i.timeout !== undefined ? { timeout: i.timeout } : {}), signal: ctx.signal }) };
+    // As returned: the library never rewrites a result (it holds `%name%` where the model wrote one).
+    const result = await ctx.svc.act(i.instruction!, modelOptions(ctx, i));
+    return { kind: "act", result, chosen: { model: result.model ?? ctx.model()?.name } };
+  },
+});
+
+export const MODEL_CAPABILITIES: readonly Capability[] = [act, observe, extract] as readonly Capability[];

@@ -74,15 +74,6 @@ export const TOOLS = {
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
   },
-  act: {
-    cap: "core",
-    description: "Do one thing on the page, said in words",
-    annotations: acts("Act on the page"),
-    inputSchema: {
-      instruction: z.string().min(1).describe("what to do, e.g. click the sign-in button"),
-      variables: z.record(z.string(), z.string()).optional().describe("values for %name% placeholders in the instruction; never sent to the model"),
-    },
-  },
   agent: {
     cap: "agent",
     description: "Run a multi-step task in the browser",

@@ -1,6 +1,6 @@
 /**
  * The model-backed capabilities on the MCP door (`svc mcp` over stdio, the fake model on its real wire): the same
- * declaration as the CLI verb, so the tool takes what the verb takes (a selector, a timeout, the variables).
+ * declaration as the CLI verb, so the tool takes what the verb takes (a selector, a timeout, the variables, act's Action).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -12,7 +12,8 @@ let client: Client;
 
 beforeAll(async () => {
   world = await startModelWorld();
-  client = await openStdio(world.sb.env, []);
+  // devtools: evaluate reads back what act typed.
+  client = await openStdio(world.sb.env, ["--caps", "devtools"]);
   const nav = await call(client, "navigate", { url: world.server.url("forms.html") });
   expect(nav.isError, text(nav)).toBeFalsy();
 }, 60_000);
@@ -25,6 +26,13 @@ afterAll(async () => {
 beforeEach(() => world.fake.reset());
 
 const SECRET = "Ada Lovelace";
+
+/** The value of a field of forms.html, read in the page. */
+async function fieldValue(id: string): Promise<string> {
+  const r = await call(client, "evaluate", { expression: `document.getElementById(${JSON.stringify(id)}).value` });
+  expect(r.isError, text(r)).toBeFalsy();
+  return JSON.parse(text(r)) as string;
+}
 
 describe("svc mcp: the model tools", () => {
   it("observe: the variables object reaches the model as names only; a selector narrows what it reads", async () => {
@@ -64,6 +72,41 @@ describe("svc mcp: the model tools", () => {
     expect(text(path)).toMatch(/schema: expected a JSON Schema object/);
     const timeout = await call(client, "extract", { timeout: 1000 });
     expect(text(timeout)).toMatch(/timeout applies to an instruction or schema/);
+    expect(world.fake.requests).toHaveLength(0);
+  });
+  it("act: the variables object reaches the model as names only and the value the field; the report lists the step as the model wrote it", async () => {
+    const r = await call(client, "act", { instruction: "please type %who% into the Full name field", variables: { who: SECRET }, timeout: 30_000 });
+    expect(r.isError, text(r)).toBeFalsy();
+    const [sent] = world.fake.requestsFor("act");
+    expect(sent!.variables).toEqual(["who"]);
+    for (const q of world.fake.requests) expect(JSON.stringify(q.body)).not.toContain(SECRET);
+    // The step as the model wrote it, with the placeholder; the field holds the value, not the placeholder.
+    expect(text(r).split("\n").slice(0, 2).join("\n")).toMatch(/^\w+ succeeded: .*Full name\n {2}\w+\("%who%"\) \S+$/);
+    expect(await fieldValue("name")).toBe(SECRET);
+  });
+
+  it("act: a literal instruction is done with no model call and says model: none", async () => {
+    const r = await call(client, "act", { instruction: 'click the "Help" link' });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(text(r)).toMatch(/^ {2}model: none$/m);
+    expect(text(r)).toContain("clicked: help-link"); // the page after it
+    expect(world.fake.requests).toHaveLength(0);
+  });
+
+  it("act: an Action object runs with no model call; a string is refused (no file of the server's machine is read); an instruction's properties are refused with it", async () => {
+    const action = { selector: "#email", description: "the email field", method: "fill", arguments: ["grace@example.com"] };
+    const r = await call(client, "act", { action });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(await fieldValue("email")).toBe("grace@example.com");
+    const path = await call(client, "act", { action: "@/etc/hostname" });
+    expect(path.isError).toBe(true);
+    expect(text(path)).toMatch(/^INVALID_ARGUMENT: action: expected an Action object/);
+    const both = await call(client, "act", { instruction: "fill the email", action });
+    expect(text(both)).toMatch(/give either an instruction or action, not both/);
+    const vars = await call(client, "act", { action, variables: { who: "x" } });
+    expect(text(vars)).toMatch(/variables applies to an instruction, not to action/);
+    const bad = await call(client, "act", { action: { ...action, method: "teleport" } });
+    expect(text(bad)).toMatch(/unknown method "teleport"/);
     expect(world.fake.requests).toHaveLength(0);
   });
 });
