@@ -1,6 +1,5 @@
-/** The commands that ask a model: act and agent (observe, extract, search and fetch are capabilities: src/capabilities/model.ts, web.ts). */
-import { SHARED_DESCRIPTIONS as SHARED } from "../../src/mcp/descriptions.js";
-import { ONE_SHOT, choice, command, flag, list, negated, value } from "./types.js";
+/** The commands that ask a model: act (observe, extract, agent, search and fetch are capabilities: src/capabilities/model.ts, agent.ts, web.ts). */
+import { command, list, value } from "./types.js";
 
 /** The model-backed commands share these options. */
 const MODEL = {
@@ -34,36 +33,5 @@ export const MODEL_COMMANDS = [
     examples: ['svc act "click the sign in button"', 'svc act "type %pass% into the password field" --variables pass=s3cret'],
     mcpTool: "act",
     run: async (c, [instruction], o) => (await import("../model/act.js")).act(c.globals, instruction as string | undefined, vars(o)),
-  }),
-  command({
-    name: "agent",
-    args: "<instruction>",
-    description: "run a multi-step task on the current live session (a one-shot browser when there is none, or with --new): a live view at a terminal; JSON lines (one per event, then the result) with --json or when piped",
-    options: {
-      url: value("--url <url>", "open this URL first"),
-      mode: choice("--mode <mode>", "dom (page outline, default), hybrid (adds screenshots and coordinate tools) or cua", ["dom", "hybrid", "cua"]),
-      model: value("--model <provider/model>", "model for the agent's steps (default: SVC_MODEL, config `model`, openai/gpt-4.1-mini)"),
-      executionModel: value("--execution-model <provider/model>", "model for the act/extract tools' own calls (default: --model)"),
-      maxSteps: value("--max-steps <n>", SHARED.maxSteps),
-      maxTokens: value("--max-tokens <n>", "stop once the run's model calls used n tokens (input + output)"),
-      timeout: value("--timeout <ms>", "stop the run after this many milliseconds"),
-      toolTimeout: value("--tool-timeout <ms>", "a tool that runs longer reports an error to the model (default 30000)"),
-      var: list("--var <name=value>", "a %name% variable; its value is never sent to the model nor printed (repeatable; --variables is the same flag)"),
-      variables: VARIABLES.variables,
-      varFile: VARIABLES.varFile,
-      cacheDir: value("--cache-dir <dir>", "replay the steps of a stored successful run with no model calls (the model then answers from the page); store new ones"),
-      search: flag("--search", "give the agent a web search tool (backend: config search.url / SVC_SEARCH_URL; with --env BROWSERBASE, the server's)"),
-      loopRepeats: value("--loop-repeats <n>", "identical steps on an unchanged page before the agent is warned it is looping (default 3)"),
-      loopWarnings: value("--loop-warnings <n>", "loop warnings before the run stops with completed false (default 2)"),
-      loopDetection: negated("--no-loop-detection", "never warn about or stop a looping agent"),
-      record: value("--record <dir>", "write a screenshot per step and a self-contained report.html to this directory"),
-      askHuman: flag("--ask-human", "let the agent pause and ask you to do what it cannot (log in, solve a check): a line on stdin (Enter) continues"),
-      askHumanTimeout: value("--ask-human-timeout <seconds>", "with --ask-human: how long the agent waits for you (default 600, at most 3600)"),
-      ...ONE_SHOT,
-    },
-    examples: ['svc agent "find the cheapest flight to Oslo" --url https://example.com --max-steps 20'],
-    jsonLines: true,
-    mcpTool: "agent",
-    run: async (c, [instruction], o) => (await import("../model/agent.js")).agent(c.globals, instruction as string, vars(o)),
   }),
 ];

@@ -1,6 +1,6 @@
 /**
- * The tools that ask a model: act (an instruction) and agent (observe, extract, search and fetch are capabilities:
- * src/capabilities/model.ts, web.ts). The page-changing ones answer with the page after them.
+ * The tools that ask a model: act (an instruction) (observe, extract, agent, search and fetch are capabilities:
+ * src/capabilities/model.ts, agent.ts, web.ts). The page-changing ones answer with the page after them.
  */
 import type { McpBrowser } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
@@ -14,17 +14,6 @@ export function registerModelTools(reg: Registrar, b: McpBrowser): void {
         const svc = await b.service();
         const r = await svc.act(instruction, variables ? { variables } : {});
         return b.report(`${r.success ? "" : "failed: "}${r.message}`);
-      }),
-  );
-
-  registerDeclared(
-    reg,
-    "agent",
-    ({ instruction, maxSteps }) =>
-      b.run(async () => {
-        const svc = await b.service();
-        const r = await svc.agent().execute({ instruction, ...(maxSteps !== undefined ? { maxSteps } : {}) });
-        return b.report(`${r.success ? "done" : "not done"}: ${r.message}`);
       }),
   );
 }
