@@ -9,6 +9,7 @@ import { isCloud, ServiceInvalidArgumentError, ServiceStateError, sessionEmulati
 import type { Page, Service } from "../../src/index.js";
 import { type EmulationApplied, PageSnapshots, takeScreenshot, type TraceStarted, type TraceWritten } from "../../src/internal.js";
 import { commandSignal } from "../core/cleanup.js";
+import type { CliAgentWatch } from "./agent.js";
 import type { CloudGlobals } from "../core/cloud.js";
 import { type Output, table } from "../core/output.js";
 import { type RunContext, stateRoot, withOneShot, withSession } from "../core/runtime.js";
@@ -29,8 +30,10 @@ export interface CliDoorState {
   /** The tab the verb drives (default: the Service's selected one). */
   selected?: Page;
   note?: (entry: Noted) => void;
-  /** The model the command asks, found before any browser started (its declaration's asksModel). */
-  model?: DoorModel | undefined;
+  /** The models the command asks, by property, found before any browser started (its declaration's asksModel). */
+  models?: ReadonlyMap<string, DoorModel> | undefined;
+  /** A watched run's terminal part (CliDoor.live): its view or JSON lines, --record, --ask-human. */
+  watch?: CliAgentWatch | undefined;
   /** The browser is this command's own (a one-shot): refs and pictures are numbered and compared within it. */
   oneShot?: boolean;
 }
@@ -71,7 +74,11 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
     searchBackend: () => searchBackend(g, out),
     answerDialog: (answer) => answerSessionDialog(g, session, answer),
     headed: () => (session && !isCloud(session) && !session.headless ? `session ${session.id}` : undefined),
-    model: () => s.model,
+    model: (property = "model") => s.models?.get(property),
+    agentWatch: async (page) => {
+      if (!s.watch) throw new ServiceStateError(`${v.verb}: not a watched run (its declaration says no cli.live)`);
+      return s.watch.attach(page, session);
+    },
     // The attached tab; with none, the --session's selected tab, else a one-shot Chrome closed after.
     browse: (fn) => {
       if (s.svc) return fn(selected(), note);

@@ -8,7 +8,7 @@ import { type CliDoor, type CliVerb, cliFiles, cliFlags, cliInput, cliSpell, typ
 import { checkTypedUrl, ServiceInvalidArgumentError, touchSession, typedUrl } from "../../src/base.js";
 import { ActFailedError } from "../core/errors.js";
 import type { CloudGlobals } from "../core/cloud.js";
-import { requireModel, resolveCliModel } from "../core/model.js";
+import { requireModel, resolveCliModel, withKey } from "../core/model.js";
 import { checkOutputPath } from "../core/output-file.js";
 import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession, withSessionOrStart } from "../core/runtime.js";
 import { capabilityContext } from "./context.js";
@@ -31,7 +31,7 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   Object.assign(input, await c.read?.(input as never, cliSpell(v), "cli"));
   const asks = (await c.asksModel?.(input as never)) === true;
   // A --model given to an input that may not ask (a literal act falls back to it) is checked too, its key not required.
-  const model = asks || typeof input.model === "string" ? await cliModel(g, input, asks) : undefined;
+  const models = asks || typeof input.model === "string" ? await cliModels(g, v, input, asks) : undefined;
   if (c.needs === "none") return runWithoutBrowser(g, v, input, path);
   if (c.needs === "session") {
     const root = stateRoot();
@@ -41,13 +41,16 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
   }
   const url = door.opensUrl && typeof input.url === "string" ? checkUrl(input.url) : undefined;
   if (door.opensUrl && url === undefined && input.new) throw new ServiceInvalidArgumentError(`--new applies to ${v.verb} URL`, { hint: `svc ${v.verb} https://example.com --new` });
+  // A watched run (the agent): its view is up, its --record directory made, before any browser starts.
+  const watch = door.live ? await (await import("./agent.js")).startAgentWatch(g, input) : undefined;
   const run = async ({ svc, out, session, note }: RunContext) => {
     if (url !== undefined) {
       await svc.page.goto(url);
       note({ method: "navigate", parameters: { url }, result: { url: svc.page.url() } });
     }
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, model, oneShot: url !== undefined }), input as never);
+    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, models, watch, oneShot: url !== undefined }), input as never);
+    if (watch) return watch.print(outcome, session);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A history move is no act: the session's history records it as the page method it is.
     if (outcome.kind === "moved") note({ method: MOVE_METHOD[outcome.which], parameters: {}, result: { url: outcome.url, title: outcome.title } });
@@ -57,16 +60,29 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
     const opened = outcome.kind === "tabs" ? undefined : await openedTab(svc, before, session, out);
     print(g, out, outcome, { head: { session: session?.id }, path, opened });
   };
-  const extras = { ...(typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {}), ...(typeof input.cacheDir === "string" ? { cacheDir: resolve(input.cacheDir) } : {}) };
-  if (url !== undefined) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras);
-  else await (door.startsSession ? withSessionOrStart(g, v.verb, run, extras) : withSession(g, run, extras));
+  const extras = { ...watch?.extras, ...(typeof input.timeout === "number" ? { timeoutMs: input.timeout } : {}), ...(typeof input.cacheDir === "string" ? { cacheDir: resolve(input.cacheDir) } : {}) };
+  try {
+    if (url !== undefined || watch) await withLiveOrOneShot(g, input as LaunchFlags & { new?: boolean }, run, extras, watch?.announce);
+    else await (door.startsSession ? withSessionOrStart(g, v.verb, run, extras) : withSession(g, run, extras));
+  } finally {
+    await watch?.close();
+  }
 }
 
-/** `--model` or the settings' model; `keyed`: with the key it will use (asked for at a terminal). */
-async function cliModel(g: CloudGlobals, input: Record<string, unknown>, keyed: boolean): Promise<DoorModel> {
+/**
+ * `--model` or the settings' model, and each other model the input names (`models`); `keyed`: with the key it will
+ * use (asked for at a terminal).
+ */
+async function cliModels(g: CloudGlobals, v: CliVerb, input: Record<string, unknown>, keyed: boolean): Promise<ReadonlyMap<string, DoorModel>> {
   const resolved = await resolveCliModel(typeof input.model === "string" ? { model: input.model } : {});
   const spec = keyed ? await requireModel(g, resolved) : resolved;
-  return { config: spec.model, name: spec.model.modelName };
+  const models = new Map<string, DoorModel>([["model", { config: spec.model, name: spec.model.modelName }]]);
+  for (const p of v.capability.models ?? []) {
+    if (typeof input[p] !== "string") continue;
+    const config = await withKey(g, await resolveCliModel({ model: input[p] }), cliSpell(v)(p));
+    models.set(p, { config, name: config.modelName });
+  }
+  return models;
 }
 
 function outputPath(door: CliDoor, input: Record<string, unknown>): string | undefined {

@@ -37,6 +37,7 @@ function commandOf(v: CliVerb): CommandDecl {
     examples: v.examples,
     hosted: c.cli!.hosted,
     ...(c.cli!.opensUrl ? { hostedBare: true as const } : {}),
+    ...(c.cli!.live ? { jsonLines: true as const } : {}),
     ...(c.mcp ? { mcpTool: c.name } : {}),
     run: async (ctx, _a, flags) => (await import("../door/run.js")).runCapability(ctx.globals, v, ctx.rawArgs, flags),
   });

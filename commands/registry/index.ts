@@ -6,7 +6,6 @@ import { CAPABILITY_COMMANDS } from "./capabilities.js";
 import { EMULATION_COMMANDS } from "./emulation.js";
 import { INSPECT_COMMANDS } from "./inspect.js";
 import { TRACE_GROUP } from "./devtools.js";
-import { MODEL_COMMANDS } from "./model.js";
 import { NETWORK_COMMANDS, NETWORK_GROUPS } from "./network.js";
 import { PAGE_COMMANDS } from "./page.js";
 import { SERVER_COMMANDS } from "./server.js";
@@ -30,7 +29,7 @@ const rank = (c: CommandDecl) => {
   return i < 0 ? HELP_ORDER.length : i;
 };
 
-export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...WEBMCP_COMMANDS, ...MODEL_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
+export const COMMANDS: readonly CommandDecl[] = ([...SESSION_COMMANDS, ...EMULATION_COMMANDS, ...PAGE_COMMANDS, ...CAPABILITY_COMMANDS, ...INSPECT_COMMANDS, ...NETWORK_COMMANDS, ...WEBMCP_COMMANDS, ...SERVER_COMMANDS] as CommandDecl[]).sort((a, b) => rank(a) - rank(b));
 
 /** A command's declaration by its path (`goto`, `sessions start`). */
 export function declaration(name: string): CommandDecl | undefined {

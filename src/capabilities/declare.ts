@@ -5,7 +5,7 @@
  * test/unit/capabilities.test.ts walks them and checks both doors say the same thing.
  */
 import type { z } from "zod";
-import type { ActResult, Capture, CaptureOptions, Page, SearchBackend, Service } from "../index.js";
+import type { ActResult, AgentExecuteOptions, Capture, CaptureOptions, Page, RunEvent, SearchBackend, Service } from "../index.js";
 import type { UrlPolicy } from "../util/url-policy.js";
 import type { ConsoleEntry, ElementHandle, EmulationApplied, ErrorEntry, HandledDialog, NetworkEntry, PageLogKind, PageSnapshots, SessionEmulation, SessionRoute, SettingsModel, TraceStarted, TraceWritten } from "../internal.js";
 
@@ -113,11 +113,27 @@ export interface CapabilityContext {
   /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
   /**
-   * The model a call that `asksModel` uses: on the CLI `--model` or the settings', its key looked up before any
-   * browser starts (exit 9 with a hint, or asked for at a terminal); a `--model` given to a call that may not ask
-   * (a literal act, which asks only when no one element fits) is checked, its key not required. Undefined on MCP: the server's own.
+   * The model a call that `asksModel` uses (`property`: another of `models`, the agent's executionModel): on the CLI
+   * `--model` or the settings', its key looked up before any browser starts (exit 9 with a hint, or asked for at a
+   * terminal); a `--model` given to a call that may not ask (a literal act, which asks only when no one element fits)
+   * is checked, its key not required. Undefined on MCP: the server's own.
    */
-  model(): DoorModel | undefined;
+  model(property?: string): DoorModel | undefined;
+  /** What the door adds to an agent run on `page`: where its events go, the hooks it gives the run. */
+  agentWatch(page: Page): Promise<AgentWatch>;
+}
+
+/**
+ * A door's part in an agent run. The CLI: its live view at a terminal or JSON lines, `--record`'s screenshots and
+ * report, `--ask-human`'s person; MCP shows nothing of a run until its answer.
+ */
+export interface AgentWatch {
+  /** Each event of the run as it comes, masked by the library. */
+  onEvent(event: RunEvent): void;
+  /** What the door adds to the run: a person to ask, a hook after each step. */
+  options: Pick<AgentExecuteOptions, "askHuman" | "askHumanTimeoutMs" | "onStepEnd">;
+  /** After the run, however it ended: the door's outputs finished; what they add to the report (the CLI: the report's path). */
+  finish(): Promise<Record<string, unknown>>;
 }
 
 /** A door's model for one call: the config the library takes, and its name for a report. */
@@ -315,6 +331,11 @@ export interface CliDoor {
   files?: Readonly<Record<string, { maxBytes: number; why: string }>>;
   /** Bad input is named by property (`numResults: …`, as the library and MCP name it) rather than by flag. */
   namesProperties?: boolean;
+  /**
+   * The verb's run is watched as it goes (the agent): a live view at a terminal, else JSON lines, one per event and
+   * then the result (commands/door/agent.ts); it runs on the live session, else on a browser of its own.
+   */
+  live?: true;
 }
 
 export interface McpDoor {
@@ -341,6 +362,8 @@ export interface Capability<S extends z.ZodRawShape = z.ZodRawShape> {
   check?(input: z.output<z.ZodObject<S>>, spell: Spell): string | undefined;
   /** This input asks a model (a literal act does not): the door finds the model and its key before any browser (CapabilityContext.model). */
   asksModel?(input: z.output<z.ZodObject<S>>): boolean | Promise<boolean>;
+  /** Properties besides `model` that name a model the door finds the same way (the agent's executionModel). */
+  models?: readonly string[];
   /**
    * What the input names, read before any browser starts, on every door (the CLI's files: `--var-file`, `--schema`):
    * the properties returned replace the input's. The message of a failure names the property as the door spells it.

@@ -138,6 +138,8 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
     },
     // The server's Service asks the model `svc mcp` started with.
     model: () => undefined,
+    // The client sees the run's answer, not its steps.
+    agentWatch: async () => ({ onEvent: () => {}, options: {}, finish: async () => ({}) }),
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };

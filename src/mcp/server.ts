@@ -8,7 +8,6 @@ import { checkArgumentsTheSvcWay } from "./arguments.js";
 import { McpBrowser, type SharedPlace } from "./browser.js";
 import { type CapabilityOptions, registerCapabilities } from "./capabilities.js";
 import { registerFormTools } from "./tools-forms.js";
-import { registerModelTools } from "./tools-model.js";
 import { registerWebMcpTools } from "./tools-webmcp.js";
 import type { Cap } from "./tools.js";
 
@@ -31,7 +30,6 @@ export function createMcpServer(options: McpOptions, shared?: SharedPlace): { se
   const reg = { server, caps: options.caps ?? new Set<Cap>(["core"]) };
   registerCapabilities(reg, browser, options);
   registerFormTools(reg, browser);
-  registerModelTools(reg, browser);
   registerWebMcpTools(reg, browser);
   checkArgumentsTheSvcWay(server);
   return { server, browser };

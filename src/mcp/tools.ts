@@ -4,7 +4,7 @@
  * capability takes its description from descriptions.ts. zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
-import { CAPS, type Cap, SHARED_DESCRIPTIONS as D } from "./descriptions.js";
+import { CAPS, type Cap } from "./descriptions.js";
 import { TAB } from "../capabilities/element.js";
 
 /** How a tool treats the world (the MCP spec's ToolAnnotations). */
@@ -33,11 +33,6 @@ const acts = (title: string): Annotations => ({ title, readOnlyHint: false, dest
 const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
 /** The verbs' `tab` (src/capabilities/element.ts): the page tools address a tab the same way. */
 const tab = TAB;
-
-/** Properties whose CLI flag of the same capability (commands/registry/) has the same description. */
-const SHARED = {
-  maxSteps: z.number().int().min(1).max(1000).optional().describe(D.maxSteps),
-} as const;
 
 export const TOOLS = {
   close: {
@@ -73,12 +68,6 @@ export const TOOLS = {
       name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
       exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
-  },
-  agent: {
-    cap: "agent",
-    description: "Run a multi-step task in the browser",
-    annotations: acts("Run a task"),
-    inputSchema: { instruction: z.string().min(1).describe("the task, in words"), maxSteps: SHARED.maxSteps },
   },
 } as const satisfies Record<string, ToolDecl>;
 

@@ -36,8 +36,8 @@ describe("svc agent --ask-human", () => {
   it("bad flags fail before any browser (exit 2)", async () => {
     for (const [args, message] of [
       [["--ask-human-timeout", "60"], /--ask-human-timeout goes with --ask-human/],
-      [["--ask-human", "--ask-human-timeout", "0"], /--ask-human-timeout must be a positive integer \(seconds\)/],
-      [["--ask-human", "--ask-human-timeout", "7200"], /--ask-human-timeout must be at most 3600/],
+      [["--ask-human", "--ask-human-timeout", "0"], /invalid --ask-human-timeout: expected a positive whole number/],
+      [["--ask-human", "--ask-human-timeout", "7200"], /invalid --ask-human-timeout: must be at most 3600/],
     ] as const) {
       const bad = await svc(["agent", "do it", ...args], sb.env);
       expect([bad.code, expectOneLine(bad.stderr)]).toEqual([2, expect.stringMatching(message)]);

@@ -24,8 +24,8 @@ describe("svc agent loop detection flags", () => {
 
   it("bad loop flags fail before any browser (exit 2)", async () => {
     for (const [args, message] of [
-      [["--loop-repeats", "1"], /--loop-repeats must be at least 2/],
-      [["--loop-warnings", "-1"], /--loop-warnings must be a whole number/],
+      [["--loop-repeats", "1"], /invalid --loop-repeats: must be at least 2/],
+      [["--loop-warnings", "-1"], /invalid --loop-warnings: expected a whole number \(0 or more\)/],
       [["--no-loop-detection", "--loop-repeats", "4"], /--no-loop-detection cannot be combined/],
     ] as const) {
       const bad = await svc(["agent", "do it", ...args], sb.env);

@@ -197,11 +197,11 @@ describe("svc agent (JSON lines)", () => {
     expect(expectOneLine(r.stderr)).toBe("svc: agent finished without success: the shop is closed");
 
     for (const [args, message] of [
-      [["--max-steps", "0"], /--max-steps must be a positive integer/],
-      [["--timeout", "soon"], /--timeout must be a positive integer/],
+      [["--max-steps", "0"], /invalid --max-steps: expected a positive whole number/],
+      [["--timeout", "soon"], /invalid --timeout: expected a positive whole number/],
       [["--var", "novalue"], /--var expects name=value/],
       [["--url", "example.com"], /did you mean https:\/\/example\.com/],
-      [["--mode", "vision"], /Allowed choices are dom, hybrid, cua/],
+      [["--mode", "vision"], /invalid --mode: one of dom, hybrid, cua \(got "vision"\)/],
     ] as const) {
       const bad = await svc(["agent", "do it", ...args], sb.env);
       expect([bad.code, expectOneLine(bad.stderr)]).toEqual([2, expect.stringMatching(message)]);

@@ -78,8 +78,9 @@ describe("one declaration per capability", () => {
     expect(both.length).toBeGreaterThanOrEqual(20);
     // Ported in the second round of issue 42: one declaration, no copy left in either door.
     expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["dialog", "pdf"]));
-    // Ported in the third round: the network routes (their list on MCP too) and act.
-    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes", "act"]));
+    // Ported in the third round: the network routes (their list on MCP too), act, and the agent (its terminal part —
+    // live view, --record, --ask-human — the CLI's own).
+    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes", "act", "agent"]));
     for (const c of both) {
       expect(tools.map((t) => t.name), c.name).toContain(c.name);
       expect(commandAt(c.cli!.verb), c.name).toBeDefined();

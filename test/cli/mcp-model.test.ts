@@ -4,6 +4,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { step } from "../e2e/agent-support.js";
 import { type ModelWorld, startModelWorld } from "./helpers.js";
 import { call, openStdio, text } from "./mcp-support.js";
 
@@ -109,4 +110,26 @@ describe("svc mcp: the model tools", () => {
     expect(text(bad)).toMatch(/unknown method "teleport"/);
     expect(world.fake.requests).toHaveLength(0);
   });
+
+  it("agent: the CLI's run options on MCP too (a start URL, a mode, the variables as names only, a step budget); a one-door rule in MCP's words", async () => {
+    const agentClient = await openStdio(world.sb.env, ["--caps", "agent"]);
+    try {
+      const think = step("think", { thought: "not yet" });
+      world.fake.script(think, think, think);
+      const r = await call(agentClient, "agent", { instruction: "greet %who%", url: world.server.url("forms.html"), mode: "hybrid", variables: { who: SECRET }, maxSteps: 2 });
+      expect(r.isError, text(r)).toBeFalsy();
+      expect(text(r)).toMatch(/^not done: stopped: reached the step limit \(maxSteps 2\)/);
+      const steps = world.fake.requestsFor("agent_step");
+      expect(steps).toHaveLength(2);
+      // Its own browser opened the start URL; hybrid mode sends the model a screenshot.
+      expect(steps[0]!.userText).toContain(world.server.url("forms.html"));
+      expect(steps[0]!.userText).toMatch(/Screenshot: attached/);
+      for (const q of steps) expect(JSON.stringify(q.body)).not.toContain(SECRET);
+      const bad = await call(agentClient, "agent", { instruction: "look", loopDetection: false, loopRepeats: 3 });
+      expect(text(bad)).toBe("INVALID_ARGUMENT: loopDetection cannot be combined with loopRepeats or loopWarnings");
+      expect(world.fake.requestsFor("agent_step")).toHaveLength(2);
+    } finally {
+      await agentClient.close();
+    }
+  }, 120_000);
 });

@@ -1,5 +1,5 @@
 /**
- * `svc mcp`'s one URL policy (util/url-policy.ts): `navigate`, `tabs new` and the agent's goto refuse the hostile URLs
+ * `svc mcp`'s one URL policy (util/url-policy.ts): `navigate`, `tabs new`, the agent's start URL and its goto refuse the hostile URLs
  * table's rows (test/support/hostile-urls.ts) in the same words over real stdio, unless --allow-file-urls, which adds
  * file: alone. The fake model goes to each URL as a prompt-injected page would ask; a local file's secret never reaches
  * an answer.
@@ -68,6 +68,9 @@ describe("svc mcp: one URL policy for every door", () => {
         const tab = await call(client, "tabs", { action: "new", url });
         expect(tab.isError, url).toBe(true);
         expect(text(tab), url).toBe(words);
+        // The agent's start URL is opened as navigate opens it, before any model is asked.
+        const start = await call(client, "agent", { instruction: "look", url });
+        expect(text(start), url).toBe(words);
         const agent = await agentGoto(client, url);
         expect(agent.toldModel, url).toContain(`→ error: ${words.replace(/^INVALID_ARGUMENT: /, "")}`);
         expect(agent.answer, url).toMatch(/^done: finished\n/);
@@ -97,6 +100,11 @@ describe("svc mcp: one URL policy for every door", () => {
       const agent = await agentGoto(client, secretUrl);
       expect(agent.toldModel).toMatch(/→ ok: opened file:/);
       expect(agent.answer).toContain(secret);
+      await call(client, "navigate", { url: world.server.url("forms.html") });
+      world.fake.script(step("done", { message: "read it", success: true }));
+      const started = await call(client, "agent", { instruction: "read the page", url: secretUrl });
+      expect(text(started)).toMatch(/^done: read it\n/);
+      expect(text(started)).toContain(secret);
     } finally {
       await client.close();
     }
