@@ -65,17 +65,6 @@ export const TOOLS = {
         .describe("the fields, in order"),
     },
   },
-  find: {
-    cap: "devtools",
-    description: "Find elements by role (and name), visible text, label, placeholder or test id; their selectors",
-    annotations: readOnly("Find elements"),
-    inputSchema: {
-      by: z.enum(["role", "text", "label", "placeholder", "testid"]).describe("how to find: role, text, label, placeholder or testid"),
-      value: z.string().min(1).max(1000).describe("the role (button, link…), text, label, placeholder or test id"),
-      name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
-      exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
-    },
-  },
   route: {
     cap: "network",
     description: "Answer or fail the requests whose URL matches a pattern, in every tab, until unrouted",

@@ -78,6 +78,8 @@ describe("one declaration per capability", () => {
     expect(both.length).toBeGreaterThanOrEqual(20);
     // Ported in the second round of issue 42: one declaration, no copy left in either door.
     expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["dialog", "pdf"]));
+    // The third round: find (its CLI-only ACTION declared so, with why).
+    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["find"]));
     for (const c of both) {
       expect(tools.map((t) => t.name), c.name).toContain(c.name);
       expect(commandAt(c.cli!.verb), c.name).toBeDefined();
