@@ -86,14 +86,16 @@ async function derivedMatches(page: Page, snap: TakenSnapshot | undefined, q: Fi
   return out;
 }
 
-/** Each element as a match: its target, tag and text (an input's value, masked where it is a secret). */
+/** Each element as a match: its target, tag and text (a field's value, never a password's; the door's secrets masked). */
 async function matchesOf(ctx: CapabilityContext, page: Page, snap: TakenSnapshot | undefined, elements: readonly ElementHandle[]): Promise<Match[]> {
   const { callOn, selectorOf } = await import("../internal.js");
   const matches: Match[] = [];
   for (const el of elements) {
     const ref = snap?.refs.findByNode(el.frame.id, await el.backendNodeId)?.ref;
     const about = await callOn<{ tag: string; text: string }>(el, function (this: Element) {
-      const t = (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement ? this.value || this.placeholder : ((this as HTMLElement).innerText ?? this.textContent ?? "")).replace(/\s+/g, " ").trim();
+      const field = this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement;
+      const value = field && !(this instanceof HTMLInputElement && this.type === "password") ? this.value : "";
+      const t = (field ? value || this.placeholder : ((this as HTMLElement).innerText ?? this.textContent ?? "")).replace(/\s+/g, " ").trim();
       return { tag: this.localName, text: t.length > 80 ? `${t.slice(0, 77)}...` : t };
     });
     matches.push({ target: ref ?? (await selectorOf(page.frames, el)), ...(ref ? { ref } : {}), tag: about.tag, text: ctx.svc.secrets.text(about.text) });
