@@ -132,7 +132,7 @@ async function acted(ctx: CapabilityContext, q: FindQuery, total: number, match:
 
 export const find = capability({
   name: "find",
-  description: "Find elements by role (and name), visible text, label, placeholder or test id; a ref (else a selector) for each",
+  description: "Find elements by role (and name), visible text, label, placeholder or test id; a target for each",
   input: {
     by: z.enum(FIND_KINDS, { error: (iss) => `unknown locator ${JSON.stringify(String(iss.input).slice(0, 40))} (one of ${FIND_KINDS.join(", ")})` }).describe("how to find: role, text, label, placeholder or testid"),
     value: z.string().min(1).max(MAX_VALUE_CHARS).describe("the role (button, link…), text, label, placeholder or test id"),
