@@ -24,6 +24,9 @@ const ACTIONS: ReadonlyMap<string, { verb: CliVerb; takes: "value" | "none" }> =
     .map((v) => [v.verb, { verb: v, takes: positionalNames(v.capability).length > 1 ? "value" : "none" }]),
 );
 
+/** The actions as help names them: `click`, `fill V`. */
+const ACTION_WORDS = [...ACTIONS].map(([v, a]) => (a.takes === "value" ? `${v} V` : v)).join(", ");
+
 const NTH_EXPECTED = `must be a whole number from 1 to ${MAX_NTH}`;
 
 type FindInput = { by: FindQuery["kind"]; value: string; name?: string | undefined; exact?: boolean | undefined; first?: boolean | undefined; nth?: number | undefined; action?: string[] | undefined };
@@ -109,7 +112,7 @@ const line = (m: Match) => `${m.target}  ${m.tag}${m.text ? ` "${m.text}"` : ""}
 function listed(ctx: CapabilityContext, q: FindQuery, total: number, matches: readonly Match[], nth: number | undefined): Outcome {
   const data = { by: q.kind, value: q.value, total, matches };
   if (total === 0) {
-    const failure = new ServiceElementNotFoundError(`find ${described(q, ctx.spell)}: no element matches`, { hint: ctx.door === "cli" ? "look at the page with `svc snapshot`" : "look at the page with snapshot" });
+    const failure = new ServiceElementNotFoundError(`find ${described(q, ctx.spell)}: no element matches`, { hint: "look at the page with `svc snapshot`" });
     // A search that found nothing is an answer on MCP; the CLI fails with it (exit 6) unless --json.
     return { kind: "report", text: `no element matches ${described(q, ctx.spell)}`, data, failure };
   }
@@ -145,7 +148,7 @@ export const find = capability({
       .min(1)
       .max(2, "an action and at most one argument (quote a value that has spaces)")
       .optional()
-      .describe(`ACTION [ARG]: run a verb on the one match (${[...ACTIONS].map(([v, a]) => (a.takes === "value" ? `${v} V` : v)).join(", ")})`),
+      .describe(`ACTION [ARG]: run a verb on the one match (${ACTION_WORDS})`),
   },
   only: { action: { door: "cli", why: "a shell's one command; an MCP client calls the verb's own tool on the target find gave (find stays read-only there)" } },
   mcp: { cap: "devtools", annotations: readOnly("Find elements") },
@@ -154,7 +157,7 @@ export const find = capability({
     args: "<by> <value> [action...]",
     usage: "role|text|label|placeholder|testid VALUE [--name N] [--exact] [--first | --nth N] [ACTION [ARG]]",
     description:
-      "find elements by accessible role (--name: its accessible name), visible text, label, placeholder or data-testid; prints each match's ref (or XPath) for later commands, or runs ACTION (click, dblclick, hover, focus, check, uncheck, fill V, type V, select V, upload F) on the one match",
+      "find elements by accessible role (--name: its accessible name), visible text, label, placeholder or data-testid; prints each match's ref (or XPath) for later commands, or runs ACTION [ARG] on the one match",
     examples: ["svc find role button --name Submit click", 'svc find label Email fill "ada@example.com"', 'svc find text "Read more" --nth 2'],
     hosted: true,
     flags: { name: "--name <name>" },
