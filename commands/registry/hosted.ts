@@ -5,7 +5,7 @@
  */
 
 /** The commands a host runs: they drive the session's page and never ask a model. */
-export const HOSTED: ReadonlySet<string> = new Set(["view","set","open","goto","back","forward","reload","wait","eval","tabs","snapshot","click","dblclick","hover","focus","fill","type","press","select","check","uncheck","scroll","drag","upload","get","is","find","scrollintoview","keyboard","mouse","screenshot","pdf","console","errors","network requests","network request","network route","network unroute","network routes","har start","har stop","trace start","trace stop","webmcp list","webmcp call"]);
+export const HOSTED: ReadonlySet<string> = new Set(["view","set","open","goto","back","forward","reload","wait","eval","tabs","snapshot","click","dblclick","hover","focus","fill","type","press","select","check","uncheck","scroll","drag","upload","find","get","is","scrollintoview","keyboard","mouse","screenshot","pdf","console","errors","network requests","network request","network route","network unroute","network routes","har start","har stop","trace start","trace stop","webmcp list","webmcp call"]);
 
 /** Commands hosted only bare (a positional is a URL for a browser of their own), with the flags that take a value. */
 export const HOSTED_BARE: Readonly<Record<string, readonly string[]>> = {"snapshot":["--dialog","--downloads","--env","--executable-path","--from","--max-tokens","--selector","--session","--tab","--verbose","--viewport","-s"],"screenshot":["--dialog","--downloads","--env","--executable-path","--format","--max-size","--output","--quality","--session","--tab","--verbose","--viewport","-o"]};

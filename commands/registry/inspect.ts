@@ -1,9 +1,9 @@
 /**
- * Inspecting the page and low-level input on the session's selected tab: `is`, `find`, `scrollintoview`,
- * `keyboard`, `mouse` (commands/page/inspect.ts, find.ts, scroll.ts, input-low.ts). All hosted: they drive the
- * session's page and never ask a model. `get html|count|box|styles` is `get`'s (page.ts).
+ * Inspecting the page and low-level input on the session's selected tab: `is`, `scrollintoview`, `keyboard`,
+ * `mouse` (commands/page/inspect.ts, scroll.ts, input-low.ts). All hosted: they drive the session's page and never
+ * ask a model. `get html|count|box|styles` is `get`'s (page.ts); `find` is a capability (src/capabilities/find.ts).
  */
-import { command, flag, value } from "./types.js";
+import { command } from "./types.js";
 
 export const INSPECT_COMMANDS = [
   command({
@@ -14,22 +14,6 @@ export const INSPECT_COMMANDS = [
     examples: ["svc is visible e4", 'svc --json is checked "#terms"'],
     hosted: true,
     run: async (c, [state, target]) => (await import("../page/inspect.js")).is(c.globals, state as string, target as string | undefined),
-  }),
-  command({
-    name: "find",
-    args: "<by> <value> [action...]",
-    usage: "role|text|label|placeholder|testid VALUE [--name N] [--exact] [--first | --nth N] [ACTION [ARG]]",
-    description:
-      "find elements by accessible role (--name: its accessible name), visible text, label, placeholder or data-testid; prints each match's ref (or XPath) for later commands, or runs ACTION (click, dblclick, hover, focus, check, uncheck, fill V, type V, select V) on the one match",
-    options: {
-      name: value("--name <name>", "find role: the accessible name contains this (case-insensitive)"),
-      exact: flag("--exact", "the text, label, placeholder or name must equal the value (case-insensitive), not just contain it"),
-      first: flag("--first", "take the first match when several match"),
-      nth: value("--nth <n>", "take the n-th match (1 = the first)"),
-    },
-    examples: ["svc find role button --name Submit click", 'svc find label Email fill "ada@example.com"', 'svc find text "Read more" --nth 2'],
-    hosted: true,
-    run: async (c, [by, val, rest], o) => (await import("../door/find.js")).find(c.globals, by as string, val as string | undefined, (rest as string[] | undefined) ?? [], o),
   }),
   command({
     name: "scrollintoview",

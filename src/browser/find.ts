@@ -9,9 +9,9 @@ import { callOn } from "./element.js";
 import { OBJECT_GROUP, utilityContext, type Frame, type FrameTree } from "./frames.js";
 import { elementFromNode, type ElementHandle } from "./resolve.js";
 import { pageFunction } from "./selector.js";
+import type { FindKind } from "../util/find-kinds.js";
 
-export const FIND_KINDS = ["role", "text", "label", "placeholder", "testid"] as const;
-export type FindKind = (typeof FIND_KINDS)[number];
+export { FIND_KINDS, type FindKind } from "../util/find-kinds.js";
 
 export interface FindQuery {
   kind: FindKind;

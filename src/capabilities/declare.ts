@@ -113,10 +113,9 @@ export interface CapabilityContext {
   /** `fn` on a page of a browser (CLI: the --session's selected tab, else a one-shot Chrome closed after; MCP: the client's tab). */
   browse<T>(fn: (page: Page, note: (entry: Noted) => void) => Promise<T>): Promise<T>;
   /**
-   * The model a call that `asksModel` uses (`property`: another of `models`, the agent's executionModel): on the CLI
-   * `--model` or the settings', its key looked up before any browser starts (exit 9 with a hint, or asked for at a
-   * terminal); a `--model` given to a call that may not ask (a literal act, which asks only when no one element fits)
-   * is checked, its key not required. Undefined on MCP: the server's own.
+   * The model a call that `asksModel` uses (`property`: another of `models`): on the CLI `--model` or the settings',
+   * its key found before any browser starts (exit 9, or asked for at a terminal; not required of a literal act,
+   * which asks only when no one element fits). Undefined on MCP: the server's own.
    */
   model(property?: string): DoorModel | undefined;
   /** What the door adds to an agent run on `page`: where its events go, the hooks it gives the run. */

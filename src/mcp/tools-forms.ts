@@ -1,15 +1,11 @@
 /**
- * The MCP tools beyond the verbs: closing the browser, filling a form at once,
- * and finding elements. Each result is what the page shows
- * afterwards (b.report), read after the fact, or the value the page returned.
+ * The MCP tools beyond the verbs: closing the browser and filling a form at once. Each result is what the page
+ * shows afterwards (b.report), read after the fact.
  */
 import { type Action, ServiceInvalidArgumentError } from "../index.js";
-import { callOn, findElements, selectorOf } from "../internal.js";
+import { callOn } from "../internal.js";
 import { type McpBrowser, textResult } from "./browser.js";
 import { type Registrar, registerDeclared } from "./register.js";
-
-/** `find` lists at most this many matches (and says how many more). */
-const FIND_LIMIT = 20;
 
 function action(selector: string, method: Action["method"], args: string[] = []): Action {
   return { selector, description: "", method, arguments: args };
@@ -52,26 +48,6 @@ export function registerFormTools(reg: Registrar, b: McpBrowser): void {
         done.push(f.target);
       }
       return b.report(`filled ${done.length} field${done.length === 1 ? "" : "s"}: ${done.join(", ")}`);
-    }),
-  );
-
-  registerDeclared(reg, "find", ({ by, value, name, exact }) =>
-    b.run(async () => {
-      if (name !== undefined && by !== "role") throw new ServiceInvalidArgumentError("name: goes with by: role");
-      const svc = await b.service();
-      const page = svc.page;
-      const found = await findElements(page.frames, { kind: by, value, ...(name !== undefined ? { name } : {}), ...(exact ? { exact: true } : {}) }, FIND_LIMIT);
-      if (found.total === 0) return textResult(`no element matches ${by} "${value}"`);
-      const lines: string[] = [];
-      for (const el of found.elements) {
-        const about = await callOn<string>(el, function (this: Element) {
-          const t = (this instanceof HTMLInputElement || this instanceof HTMLTextAreaElement ? this.value || this.placeholder : ((this as HTMLElement).innerText ?? this.textContent ?? "")).replace(/\s+/g, " ").trim();
-          return `${this.localName}${t ? ` "${t.length > 80 ? `${t.slice(0, 77)}...` : t}"` : ""}`;
-        });
-        lines.push(`${await selectorOf(page.frames, el)}  ${about}`);
-      }
-      const more = found.total > lines.length ? [`(${found.total - lines.length} more)`] : [];
-      return textResult([`${found.total} match${found.total === 1 ? "" : "es"}; each selector works as a target:`, ...lines, ...more].join("\n"));
     }),
   );
 }

@@ -1,22 +1,12 @@
 /**
- * The declarations of the MCP tools not yet declared as capabilities (src/capabilities/): title, annotations
- * and described input; the tools-*.ts files register their handlers by these names. A flag of the same
- * capability takes its description from descriptions.ts. zod only: no SDK, nothing of the library.
+ * The two MCP tools that are MCP's alone (every capability on both doors is declared in src/capabilities/):
+ * title, annotations and described input; tools-forms.ts and server.ts register their handlers by these names.
+ * zod only: no SDK, nothing of the library.
  */
 import { z } from "zod";
-import { CAPS, type Cap } from "./descriptions.js";
-import { TAB } from "../capabilities/element.js";
+import { type Annotations, acts, CAPS, type Cap } from "../capabilities/declare.js";
 
-/** How a tool treats the world (the MCP spec's ToolAnnotations). */
-interface Annotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint?: boolean;
-  openWorldHint: boolean;
-}
-
-export { CAPS, type Cap } from "./descriptions.js";
+export { CAPS, type Cap } from "../capabilities/declare.js";
 
 export interface ToolDecl {
   cap: Cap;
@@ -25,14 +15,7 @@ export interface ToolDecl {
   inputSchema: z.ZodRawShape;
 }
 
-/** Reads the page or the web; changes nothing. */
-const readOnly = (title: string): Annotations => ({ title, readOnlyHint: true, destructiveHint: false, openWorldHint: true });
-/** Acts on the page as a user would: a click or a key may submit a form, buy, delete. */
-const acts = (title: string): Annotations => ({ title, readOnlyHint: false, destructiveHint: true, openWorldHint: true });
-
 const target = z.string().min(1).describe("ref from the last snapshot (e3) or a selector");
-/** The verbs' `tab` (src/capabilities/element.ts): the page tools address a tab the same way. */
-const tab = TAB;
 
 export const TOOLS = {
   close: {
@@ -56,17 +39,6 @@ export const TOOLS = {
         .min(1)
         .max(100)
         .describe("the fields, in order"),
-    },
-  },
-  find: {
-    cap: "devtools",
-    description: "Find elements by role (and name), visible text, label, placeholder or test id; their selectors",
-    annotations: readOnly("Find elements"),
-    inputSchema: {
-      by: z.enum(["role", "text", "label", "placeholder", "testid"]).describe("how to find: role, text, label, placeholder or testid"),
-      value: z.string().min(1).max(1000).describe("the role (button, link…), text, label, placeholder or test id"),
-      name: z.string().min(1).max(1000).optional().describe("with role: the accessible name it contains"),
-      exact: z.boolean().optional().describe("the value (or name) must match whole, not be contained"),
     },
   },
 } as const satisfies Record<string, ToolDecl>;

@@ -78,9 +78,9 @@ describe("one declaration per capability", () => {
     expect(both.length).toBeGreaterThanOrEqual(20);
     // Ported in the second round of issue 42: one declaration, no copy left in either door.
     expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["dialog", "pdf"]));
-    // Ported in the third round: the network routes (their list on MCP too), act, and the agent (its terminal part —
-    // live view, --record, --ask-human — the CLI's own).
-    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes", "act", "agent"]));
+    // Ported in the third round: the network routes (their list on MCP too), act, the agent (its terminal part —
+    // live view, --record, --ask-human — the CLI's own) and find (its CLI-only ACTION declared so, with why).
+    expect(both.map((c) => c.name)).toEqual(expect.arrayContaining(["route", "unroute", "routes", "act", "agent", "find"]));
     for (const c of both) {
       expect(tools.map((t) => t.name), c.name).toContain(c.name);
       expect(commandAt(c.cli!.verb), c.name).toBeDefined();

@@ -65,14 +65,19 @@ describe("the generated program", () => {
     const agent = await parse(["agent", "do it", "--var", "a=1", "--variables", "b=2", "--no-loop-detection", "--mode", "hybrid"]);
     expect(agent.decl?.name).toBe("agent");
     expect(agent.globals.lines).toBe(true);
-    expect(agent.flags).toMatchObject({ var: ["a=1"], variables: ["b=2"], loopDetection: false, mode: "hybrid" });
+    // --variables is --var under its library name: one repeatable flag.
+    expect(agent.flags).toMatchObject({ var: ["a=1", "b=2"], loopDetection: false, mode: "hybrid" });
     // A capability's defaults are its schema's, applied when the command line becomes its input (cliInput).
     expect((await parse(["fetch", "https://example.com"])).flags).toEqual({ redirects: true });
     const search = cliVerbs(CAPABILITIES).find((v) => v.verb === "search")!;
     expect(cliInput(search, ["q"], (await parse(["search", "q"])).flags as Record<string, unknown>)).toEqual({ query: "q", numResults: 10 });
-    const mode = await failure(["agent", "x", "--mode", "robot"]);
-    expect(mode.code).toBe("commander.invalidArgument");
-    expect(mode.message).toMatch(/Allowed choices are dom, hybrid, cua/);
+    // A registry flag's choices are commander's; a capability's enum is its schema's, named by flag.
+    const verbose = await failure(["--verbose", "5", "metrics"]);
+    expect(verbose.code).toBe("commander.invalidArgument");
+    expect(verbose.message).toMatch(/Allowed choices are 0, 1, 2/);
+    const agent2 = cliVerbs(CAPABILITIES).find((v) => v.verb === "agent")!;
+    const robot = (await parse(["agent", "x", "--mode", "robot"])).flags as Record<string, unknown>;
+    expect(() => cliInput(agent2, ["x"], robot)).toThrow(/invalid --mode: one of dom, hybrid, cua \(got "robot"\)/);
   });
 
   it("a record property is read from repeated NAME:VALUE flags into one object (svc network route --header, issue 42)", async () => {
