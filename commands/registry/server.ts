@@ -1,5 +1,5 @@
 /** The long-running commands (serve, mcp, worker) and batches: they start browsers of their own. */
-import { CAPS } from "../../src/mcp/descriptions.js";
+import { CAPS } from "../../src/capabilities/declare.js";
 import { limitOptionSpecs } from "../server/serve-limits.js";
 import { type OptionDecl, attributeName, command, defaulted, flag, launchOptions, list, value } from "./types.js";
 
