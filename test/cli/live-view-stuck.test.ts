@@ -16,12 +16,15 @@ import { json, processesMentioning, type Sandbox, sandbox, svc, useCliWorld, wai
 import { type Served, startServe } from "./serve-helpers.js";
 
 const KEY = "live-stuck-key-0001";
-/** Random pixels every frame: large JPEGs, so the socket backs up within a few frames. */
+/**
+ * Random pixels ten times a second: large JPEGs (~0.5 MB), so the socket backs up within a second or two. Not every
+ * animation frame: painting noise at 60 fps cost Chrome a core for the whole stuck time.
+ */
 const NOISE = `data:text/html,${encodeURIComponent(
   `<title>noise</title><body style="margin:0"><canvas id=c width=1280 height=720></canvas><script>
 const x = c.getContext("2d"), img = x.createImageData(1280, 720), px = new Uint32Array(img.data.buffer);
 let s = 1;
-(function f() { for (let i = 0; i < px.length; i++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; px[i] = s | 0xff000000; } x.putImageData(img, 0, 0); requestAnimationFrame(f); })();
+(function f() { for (let i = 0; i < px.length; i++) { s ^= s << 13; s ^= s >>> 17; s ^= s << 5; px[i] = s | 0xff000000; } x.putImageData(img, 0, 0); setTimeout(f, 100); })();
 </script>`,
 )}`;
 /** The RSS a stuck viewer may add to the process serving it (without the bound it added hundreds of MB). */
