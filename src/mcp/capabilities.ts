@@ -6,8 +6,8 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, type RoutesDoor, shapeFor, type TraceDoor } from "../capabilities/index.js";
-import { type SearchBackend, type Service, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../index.js";
+import { type AgentWatch, type Capability, CAPABILITIES, type CapabilityContext, type EmulationDoor, type Outcome, outcomeText, type Report, type RoutesDoor, shapeFor, type TraceDoor } from "../capabilities/index.js";
+import { type RunEvent, type SearchBackend, type Service, ServiceInvalidArgumentError, ServiceSearchNotConfiguredError } from "../index.js";
 import { type McpBrowser, type ToolResult, textResult } from "./browser.js";
 import type { Registrar } from "./register.js";
 
@@ -29,7 +29,7 @@ export interface CapabilityOptions {
 export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability, options: CapabilityOptions = {}): void {
   const door = c.mcp;
   if (!door || !reg.caps.has(door.cap)) return;
-  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>, extra: { signal: AbortSignal }) =>
+  reg.server.registerTool(c.name, { title: door.annotations.title, description: c.description, inputSchema: shapeFor(c, "mcp"), annotations: door.annotations }, (input: Record<string, unknown>, extra: ToolExtra) =>
     b.run(async (): Promise<ToolResult> => {
       const problem = c.check?.(input as never, spell);
       if (problem) throw new ServiceInvalidArgumentError(problem);
@@ -38,7 +38,7 @@ export function registerCapability(reg: Registrar, b: McpBrowser, c: Capability,
       if (alone) return rendered(alone);
       // A capability that needs no browser (search, fetch) never starts one.
       const svc = c.needs === "none" ? undefined : await b.service();
-      const outcome = await c.run(mcpContext(b, svc, extra.signal, options), input as never);
+      const outcome = await c.run(mcpContext(b, svc, extra, options), input as never);
       // The tab list is the answer; one that changed is followed by the selected tab's page.
       if (outcome.kind === "tabs") return outcome.changed ? b.report(outcomeText(outcome)) : textResult(outcomeText(outcome));
       // A tab the call named is looked up after it: the call may have closed it.
@@ -96,8 +96,38 @@ async function traceOf(b: McpBrowser): Promise<TraceDoor> {
   };
 }
 
+/** What the SDK gives a tool's handler besides its input: the call's cancellation, its progress token, a way to notify. */
+interface ToolExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number } | undefined;
+  sendNotification(n: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }): Promise<void>;
+}
+
+/** The longest progress message sent: a step's tool and its one-line summary. */
+const PROGRESS_MESSAGE_CHARS = 300;
+
+/**
+ * An agent run as MCP progress notifications, when the client asked for them (a progress token): one per finished
+ * step, `progress` the step and `total` the step budget. Events are masked by the library before they get here.
+ */
+function agentProgress(extra: ToolExtra): AgentWatch {
+  const token = extra._meta?.progressToken;
+  let total: number | undefined;
+  const onEvent = (e: RunEvent): void => {
+    if (token === undefined) return;
+    if (e.type === "run_start") total = e.maxSteps;
+    if (e.type !== "tool_result") return;
+    const message = `step ${e.step}: ${e.tool}${e.ok ? "" : " failed"}: ${e.summary}`.replace(/\s+/g, " ").slice(0, PROGRESS_MESSAGE_CHARS);
+    const params = { progressToken: token, progress: e.step, ...(total !== undefined ? { total } : {}), message };
+    // A client gone or slow to read loses a notification, never the run.
+    extra.sendNotification({ method: "notifications/progress", params }).catch(() => {});
+  };
+  return { onEvent, options: {}, finish: async () => ({}) };
+}
+
 /** The handler's view of the client's browser: its tab numbers, its refs, its recorders. */
-function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSignal, options: CapabilityOptions): CapabilityContext {
+function mcpContext(b: McpBrowser, browser: Service | undefined, extra: ToolExtra, options: CapabilityOptions): CapabilityContext {
+  const signal = extra.signal;
   const service = (): Service => {
     if (!browser) throw new Error('this tool runs with no browser (needs: "none")');
     return browser;
@@ -138,8 +168,8 @@ function mcpContext(b: McpBrowser, browser: Service | undefined, signal: AbortSi
     },
     // The server's Service asks the model `svc mcp` started with.
     model: () => undefined,
-    // The client sees the run's answer, not its steps.
-    agentWatch: async () => ({ onEvent: () => {}, options: {}, finish: async () => ({}) }),
+    // The client sees the run's answer, and each step as progress when it asked for progress.
+    agentWatch: async () => agentProgress(extra),
     pageLog: async (kind) => {
       const log = b.pageLog;
       return { entries: log.entries(kind), tabOf, clear: () => log.clear(kind) };

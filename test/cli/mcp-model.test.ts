@@ -6,7 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { step } from "../e2e/agent-support.js";
 import { type ModelWorld, startModelWorld } from "./helpers.js";
-import { call, openStdio, text } from "./mcp-support.js";
+import { type CallResult, call, openStdio, text } from "./mcp-support.js";
 
 let world: ModelWorld;
 let client: Client;
@@ -111,14 +111,18 @@ describe("svc mcp: the model tools", () => {
     expect(world.fake.requests).toHaveLength(0);
   });
 
-  it("agent: the CLI's run options on MCP too (a start URL, a mode, the variables as names only, a step budget); a one-door rule in MCP's words", async () => {
+  it("agent: the CLI's run options on MCP too (a start URL, a mode, the variables as names only, a step budget), each step as progress; a one-door rule in MCP's words", async () => {
     const agentClient = await openStdio(world.sb.env, ["--caps", "agent"]);
     try {
       const think = step("think", { thought: "not yet" });
       world.fake.script(think, think, think);
-      const r = await call(agentClient, "agent", { instruction: "greet %who%", url: world.server.url("forms.html"), mode: "hybrid", variables: { who: SECRET }, maxSteps: 2 });
+      // A client that asks for progress (the SDK sends a progress token) gets one notification per step.
+      const progress: { progress: number; total?: number; message?: string }[] = [];
+      const args = { instruction: "greet %who%", url: world.server.url("forms.html"), mode: "hybrid", variables: { who: SECRET }, maxSteps: 2 };
+      const r = (await agentClient.callTool({ name: "agent", arguments: args }, undefined, { onprogress: (p) => void progress.push(p) })) as CallResult;
       expect(r.isError, text(r)).toBeFalsy();
       expect(text(r)).toMatch(/^not done: stopped: reached the step limit \(maxSteps 2\)/);
+      expect(progress).toEqual([1, 2].map((n) => ({ progress: n, total: 2, message: expect.stringMatching(new RegExp(`^step ${n}: think: `)) })));
       const steps = world.fake.requestsFor("agent_step");
       expect(steps).toHaveLength(2);
       // Its own browser opened the start URL; hybrid mode sends the model a screenshot.
