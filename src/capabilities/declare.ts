@@ -124,7 +124,7 @@ export interface CapabilityContext {
 
 /**
  * A door's part in an agent run. The CLI: its live view at a terminal or JSON lines, `--record`'s screenshots and
- * report, `--ask-human`'s person; MCP shows nothing of a run until its answer.
+ * report, `--ask-human`'s person; MCP each step as a progress notification, when its client asks.
  */
 export interface AgentWatch {
   /** Each event of the run as it comes, masked by the library. */
