@@ -9,21 +9,38 @@ import type { GlobalOptions } from "../core/output.js";
 export type Globals = GlobalOptions & { env?: string | undefined };
 
 /** What a flag is; registry/schema.ts gives each kind its zod type (loaded only when a command runs). */
-export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value";
+export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value" | "number";
+
+/** What a number flag takes: its bounds, whole or not, what it counts (said in its help and its error). */
+export interface NumberRange {
+  whole?: true;
+  min?: number;
+  /** Greater than this, not equal (`--max-cpu`: above 0). */
+  above?: number;
+  max?: number;
+  /** What it counts, when its error says so (`milliseconds`). */
+  unit?: string;
+  /** Bytes, or a number with K, M, G or T (powers of 1024), e.g. 6G. */
+  size?: true;
+}
 
 /** One flag: commander's flags string (`-o, --output <file>`), its help, and the type of its parsed value (T). */
 export interface OptionDecl<T = unknown> {
   flags: string;
   description: string;
   kind: OptionKind;
-  /** The default as commander shows it in --help (`(default: "10")`). */
-  default?: string;
+  /** The default, as the action gets it and --help shows it (`(default: "10")`, a number flag's `(default: 3000)`). */
+  default?: string | number;
   /** Allowed values: commander refuses others with its own one-line error. */
   choices?: readonly string[];
   /** The action always gets a value (a default, or a `--no-x` flag's true). */
   always?: true;
   /** Each raw value goes through this as commander reads it; what it throws is commander's "is invalid" error. */
   parse?: (raw: string) => string;
+  /** A number flag's range: registry/schema.ts's one number schema reads its text, the action gets a number. */
+  range?: NumberRange;
+  /** The environment variable read when the flag is not given (its text goes through the same parser). */
+  env?: string;
   /** Type only: the value the action receives. */
   readonly valueType?: T;
 }
@@ -119,6 +136,37 @@ export function value(flags: string, description: string): OptionDecl<string> {
 /** A flag with one value and a default (the action always gets a string). */
 export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<string> & { always: true } {
   return { flags, description, kind: "defaulted", default: defaultValue, always: true };
+}
+
+/** What a number flag must be, in its help and its one-line error: `a whole number from 0 to 65535`. */
+export function rangeText(r: NumberRange): string {
+  if (r.size) return "a size such as 6G, 512M or a number of bytes";
+  const what = `${r.whole ? "a whole number" : "a number"}${r.unit ? ` of ${r.unit}` : ""}`;
+  const low = r.min !== undefined ? `from ${r.min}` : r.above !== undefined ? `above ${r.above}` : undefined;
+  if (r.max === undefined) return low === undefined ? what : r.min !== undefined ? `${what} ≥ ${r.min}` : `${what} ${low}`;
+  if (low === undefined) return `${what} at most ${r.max}`;
+  return r.min !== undefined ? `${what} ${low} to ${r.max}` : `${what} ${low} and at most ${r.max}`;
+}
+
+function numberFlag(flags: string, description: string, range: NumberRange, defaultValue?: number): OptionDecl<number> {
+  return { flags, description: `${description}; ${rangeText(range)}`, kind: "number", range, ...(defaultValue !== undefined ? { default: defaultValue, always: true as const } : {}) };
+}
+
+/** A whole-number flag (`--port <n>`): the action gets a number within `range`; anything else is refused naming the flag. */
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">): OptionDecl<number>;
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">, defaultValue: number): OptionDecl<number> & { always: true };
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">, defaultValue?: number): OptionDecl<number> {
+  return numberFlag(flags, description, { ...range, whole: true }, defaultValue);
+}
+
+/** A number flag that takes fractions (`--max-cpu <percent>`). */
+export function num(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">): OptionDecl<number> {
+  return numberFlag(flags, description, range);
+}
+
+/** A byte-size flag (`--max-memory <size>`: 6G, 512M, or bytes): the action gets the bytes. */
+export function size(flags: string, description: string): OptionDecl<number> {
+  return numberFlag(flags, description, { size: true, whole: true, min: 1 });
 }
 
 /** A flag whose value is one of `choices`. */
