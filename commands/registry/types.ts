@@ -3,26 +3,16 @@
  * help examples, whether the session host may run it, its MCP tool) and program.ts turns the declarations
  * into the commander program, help.ts into `--help` examples, hosted.ts's list is checked against them.
  */
+import { type NumberRange, rangeText } from "../core/number-range.js";
 import type { GlobalOptions } from "../core/output.js";
+
+export type { NumberRange };
 
 /** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/core/cloud.ts). */
 export type Globals = GlobalOptions & { env?: string | undefined };
 
-/** What a flag is; registry/schema.ts gives each kind its zod type (loaded only when a command runs). */
+/** What a flag is; registry/schema.ts gives each kind its zod type. */
 export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value" | "number";
-
-/** What a number flag takes: its bounds, whole or not, what it counts (said in its help and its error). */
-export interface NumberRange {
-  whole?: true;
-  min?: number;
-  /** Greater than this, not equal (`--max-cpu`: above 0). */
-  above?: number;
-  max?: number;
-  /** What it counts, when its error says so (`milliseconds`). */
-  unit?: string;
-  /** Bytes, or a number with K, M, G or T (powers of 1024), e.g. 6G. */
-  size?: true;
-}
 
 /** One flag: commander's flags string (`-o, --output <file>`), its help, and the type of its parsed value (T). */
 export interface OptionDecl<T = unknown> {
@@ -37,7 +27,7 @@ export interface OptionDecl<T = unknown> {
   always?: true;
   /** Each raw value goes through this as commander reads it; what it throws is commander's "is invalid" error. */
   parse?: (raw: string) => string;
-  /** A number flag's range: registry/schema.ts's one number schema reads its text, the action gets a number. */
+  /** A number flag's range: core/numbers.ts's one schema reads its text as commander parses it; the action gets a number. */
   range?: NumberRange;
   /** The environment variable read when the flag is not given (its text goes through the same parser). */
   env?: string;
@@ -136,16 +126,6 @@ export function value(flags: string, description: string): OptionDecl<string> {
 /** A flag with one value and a default (the action always gets a string). */
 export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<string> & { always: true } {
   return { flags, description, kind: "defaulted", default: defaultValue, always: true };
-}
-
-/** What a number flag must be, in its help and its one-line error: `a whole number from 0 to 65535`. */
-export function rangeText(r: NumberRange): string {
-  if (r.size) return "a size such as 6G, 512M or a number of bytes";
-  const what = `${r.whole ? "a whole number" : "a number"}${r.unit ? ` of ${r.unit}` : ""}`;
-  const low = r.min !== undefined ? `from ${r.min}` : r.above !== undefined ? `above ${r.above}` : undefined;
-  if (r.max === undefined) return low === undefined ? what : r.min !== undefined ? `${what} ≥ ${r.min}` : `${what} ${low}`;
-  if (low === undefined) return `${what} at most ${r.max}`;
-  return r.min !== undefined ? `${what} ${low} to ${r.max}` : `${what} ${low} and at most ${r.max}`;
 }
 
 function numberFlag(flags: string, description: string, range: NumberRange, defaultValue?: number): OptionDecl<number> {
