@@ -6,7 +6,6 @@
  */
 import { availableParallelism } from "node:os";
 import { ServiceError, ServiceInvalidArgumentError } from "../../src/base.js";
-import { positiveInt } from "../core/numbers.js";
 import { taskModels } from "./models.js";
 import { checkBatchId, checkQueueUrl, connectRedis, queueKey, redactUrl } from "./queue.js";
 import { ResultSink } from "./results.js";
@@ -18,12 +17,12 @@ import { type GlobalOptions, SCHEMA_VERSION } from "../core/output.js";
 import type { LaunchFlags } from "../core/runtime.js";
 
 export interface BatchFlags extends LaunchFlags {
-  concurrency?: string;
+  concurrency?: number;
   output?: string;
   queue?: string;
   queueKey?: string;
-  taskTimeout?: string;
-  attempts?: string;
+  taskTimeout?: number;
+  attempts?: number;
   detach?: boolean;
   results?: string;
 }
@@ -77,7 +76,7 @@ function reporter(g: GlobalOptions, total: number, toFile: boolean, where: strin
 }
 
 async function runLocal(g: GlobalOptions, tasks: BatchTask[], flags: BatchFlags, sink: ResultSink, report: Report, timeoutMs: number): Promise<void> {
-  const concurrency = positiveInt(flags.concurrency, "--concurrency") ?? Math.min(4, availableParallelism());
+  const concurrency = flags.concurrency ?? Math.min(4, availableParallelism());
   const model = taskModels(g, true);
   // Every model (and its key) before the first browser starts: a missing key is asked for, or fails, once.
   for (const name of new Set(tasks.map((t) => t.model))) await model({ ...(name !== undefined ? { model: name } : {}) });
@@ -111,7 +110,7 @@ async function runLocal(g: GlobalOptions, tasks: BatchTask[], flags: BatchFlags,
 async function runQueued(g: GlobalOptions, tasks: BatchTask[] | undefined, flags: BatchFlags, out: string | undefined, timeoutMs: number): Promise<void> {
   const url = checkQueueUrl(flags.queue);
   const key = queueKey(flags.queueKey);
-  const attempts = positiveInt(flags.attempts, "--attempts") ?? 3;
+  const attempts = flags.attempts ?? 3;
   const { batchTotal, collect, openQueue, submit } = await import("./submit.js");
   const redis = await connectRedis(url);
   const queue = await openQueue(redis);
@@ -153,7 +152,7 @@ async function finishBatch(g: GlobalOptions, total: number, out: string | undefi
 }
 
 export async function batch(g: GlobalOptions, file: string | undefined, flags: BatchFlags): Promise<void> {
-  const timeoutMs = positiveInt(flags.taskTimeout, "--task-timeout", " (milliseconds)") ?? DEFAULT_TASK_TIMEOUT_MS;
+  const timeoutMs = flags.taskTimeout ?? DEFAULT_TASK_TIMEOUT_MS;
   const out = flags.output !== undefined ? checkOutputPath(flags.output) : undefined;
   if (flags.queue !== undefined) checkQueueUrl(flags.queue);
   if (flags.results !== undefined) {

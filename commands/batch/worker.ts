@@ -7,7 +7,6 @@
 import { hostname } from "node:os";
 import type { Job } from "bullmq";
 import { errorMessage, sleep } from "../../src/base.js";
-import { positiveInt } from "../core/numbers.js";
 import { taskModels } from "./models.js";
 import { type JobData, QUEUE_NAME, checkQueueUrl, connectRedis, openVariables, queueKey, recordResult, redactUrl, resultsKey } from "./queue.js";
 import { BrowserTaskError, failedResult, runTask } from "./run-task.js";
@@ -18,18 +17,19 @@ import type { LaunchFlags } from "../core/runtime.js";
 export interface WorkerFlags extends LaunchFlags {
   queue?: string;
   queueKey?: string;
-  concurrency?: string;
-  lockDuration?: string;
-  drainTimeout?: string;
+  concurrency?: number;
+  /** Given, or SVC_WORKER_LOCK_MS (the registry reads either through the same parser). */
+  lockDuration?: number;
+  drainTimeout?: number;
   name?: string;
 }
 
 export async function worker(g: GlobalOptions, flags: WorkerFlags, stop: AbortSignal): Promise<void> {
   const url = checkQueueUrl(flags.queue);
   const key = queueKey(flags.queueKey);
-  const concurrency = positiveInt(flags.concurrency, "--concurrency") ?? 1;
-  const lockDuration = positiveInt(flags.lockDuration ?? process.env.SVC_WORKER_LOCK_MS, "--lock-duration", " (milliseconds)") ?? 30_000;
-  const drainMs = positiveInt(flags.drainTimeout, "--drain-timeout", " (milliseconds)") ?? 60_000;
+  const concurrency = flags.concurrency ?? 1;
+  const lockDuration = flags.lockDuration ?? 30_000;
+  const drainMs = flags.drainTimeout ?? 60_000;
   const name = flags.name ?? `${hostname()}:${process.pid}`;
   const say = (doc: Record<string, unknown>, text: string) => {
     process.stdout.write(g.json ? `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, worker: name, ...doc })}\n` : `${text}\n`);

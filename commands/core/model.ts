@@ -7,7 +7,6 @@ import { readFileSync } from "node:fs";
 import { MissingLLMConfigurationError, ServiceInvalidArgumentError } from "../../src/base.js";
 import type { SettingsModel } from "../../src/internal.js";
 import type { GlobalOptions } from "./output.js";
-import { parseTimeout } from "./numbers.js";
 import { type SettingsStore, SETTINGS, openSettings } from "./settings.js";
 
 /** The generic ModelConfig object the library accepts (docs/wire-formats.md "Model config"). */
@@ -15,13 +14,11 @@ export type CliModel = SettingsModel;
 
 export interface ModelFlags {
   model?: string;
-  timeout?: string;
 }
 
 export interface ResolvedCliModel {
   model: CliModel;
   provider: string;
-  timeout: number | undefined;
 }
 
 /** The local presets a missing-key hint offers (src/model/providers.ts; docs/models.md "Presets"). */
@@ -34,7 +31,6 @@ const hasSetting = (key: string) => SETTINGS.some((d) => d.key === key);
  * (INVALID_MODEL_FORMAT), and nothing about keys is decided here beyond handing over a stored one.
  */
 export async function resolveCliModel(flags: ModelFlags, settingsStore?: SettingsStore): Promise<ResolvedCliModel> {
-  const timeout = parseTimeout(flags.timeout);
   const settings = settingsStore ?? (await openSettings());
   const { envKeysFor, modelFromSettings } = await import("../../src/internal.js");
   const flagName = flags.model?.trim();
@@ -46,7 +42,7 @@ export async function resolveCliModel(flags: ModelFlags, settingsStore?: Setting
     const key = settings.stored(storedKey);
     if (typeof key === "string" && key.trim()) model.apiKey = key.trim();
   }
-  return { model, provider, timeout };
+  return { model, provider };
 }
 
 /** commander's collector for a repeatable option. */

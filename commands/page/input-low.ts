@@ -7,6 +7,7 @@
 import type { Page } from "../../src/index.js";
 import { type InputState, ServiceInvalidArgumentError, isCloud, sessionInputStore } from "../../src/base.js";
 import { modifierBit } from "../../src/internal.js";
+import { numberReader } from "../core/numbers.js";
 import type { GlobalOptions, Output } from "../core/output.js";
 import { stateRoot, withSession } from "../core/runtime.js";
 
@@ -26,11 +27,7 @@ function needOne(cmd: string, args: readonly string[], what: string, example: st
 }
 
 function px(cmd: string, name: string, raw: string | undefined, example: string): number {
-  const n = Number(raw);
-  if (raw === undefined || !raw.trim() || !Number.isFinite(n) || Math.abs(n) > MAX_PX) {
-    throw new ServiceInvalidArgumentError(`${cmd}: ${name} must be a number of CSS px (at most ${MAX_PX}), got ${raw === undefined ? "nothing" : `"${raw}"`}`, { hint: example });
-  }
-  return n;
+  return numberReader(`${cmd}: ${name}`, { min: -MAX_PX, max: MAX_PX, unit: "CSS px" }, example)(raw);
 }
 
 function button(cmd: string, args: readonly string[]): Button {

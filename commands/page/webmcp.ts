@@ -3,7 +3,6 @@
  * listed and run by the library (src/browser/webmcp.ts, which bounds what the page gives).
  */
 import { jsonObjectArg } from "../core/json-arg.js";
-import { parseTimeout } from "../core/numbers.js";
 import type { GlobalOptions } from "../core/output.js";
 import { withSession } from "../core/runtime.js";
 
@@ -19,9 +18,8 @@ export async function webmcpList(g: GlobalOptions): Promise<void> {
   });
 }
 
-export async function webmcpCall(g: GlobalOptions, name: string, json: string | undefined, flags: { timeout?: string }): Promise<void> {
+export async function webmcpCall(g: GlobalOptions, name: string, json: string | undefined, { timeout }: { timeout?: number }): Promise<void> {
   const args = jsonObjectArg(json, { maxChars: MAX_ARGS_CHARS, example: `svc webmcp call add '{"a":2,"b":3}'` });
-  const timeout = parseTimeout(flags.timeout);
   await withSession(g, async ({ svc, out, session }) => {
     const result = await svc.page.webmcp.callTool(name, args, timeout === undefined ? {} : { timeout });
     const text = typeof result.output === "string" ? result.output : JSON.stringify(result.output, null, 2) ?? "undefined";

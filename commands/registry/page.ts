@@ -1,7 +1,5 @@
 /** Downloads and reading the page: the session's selected tab (navigation, waits, tabs, snapshots and dialogs are capabilities, src/capabilities/). */
-import { choice, command, list, optionalValue, value } from "./types.js";
-
-const timeout = value("--timeout <ms>", "give up after this many milliseconds (default 30000)");
+import { command, list } from "./types.js";
 
 export const PAGE_COMMANDS = [
   command({

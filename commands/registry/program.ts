@@ -1,12 +1,13 @@
 /**
  * The commander program, generated from the registry: the global flags, one command per declaration (groups made on the
- * way), its flags from the declared options, and an action that checks the parsed flags against the declaration's zod
- * shape (registry/schema.ts, loaded only then) and hands them to main.ts's dispatch. Loaded by main.ts after the
+ * way), its flags (a number read by schema.ts's one schema as commander reads it), and an action that checks the
+ * parsed flags against the declaration's zod shape and hands them to main.ts's dispatch. Loaded by main.ts after the
  * `--version` fast path.
  */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { examplesHelp } from "../core/help.js";
+import { flagsSchema, numberParser } from "./schema.js";
 import type { Verbosity } from "../core/output.js";
 import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from "./index.js";
 import type { CommandDecl, Globals, OptionDecl, Options, Positional, RunContext } from "./types.js";
@@ -26,6 +27,9 @@ export function toOption(d: OptionDecl): Option {
   if (d.choices) o.choices(d.choices);
   if (d.default !== undefined) o.default(d.default);
   if (d.kind === "list") o.argParser((v: string, previous: string[] | undefined) => [...(previous ?? []), v]);
+  // What it throws is svc's own INVALID_ARGUMENT line (commander passes on any error but its own).
+  if (d.range) o.argParser(numberParser({ ...d, range: d.range }));
+  if (d.env) o.env(d.env);
   const parse = d.parse;
   if (parse) {
     o.argParser((v: string) => {
@@ -91,7 +95,6 @@ export function buildProgram(hooks: ProgramHooks, description: string, words?: R
     cmd.action(async (...a: unknown[]) => {
       const self = a[a.length - 1] as Command;
       const positional = a.slice(0, -2) as Positional;
-      const { flagsSchema } = await import("./schema.js");
       const parsed = flagsSchema(decl.options).safeParse(self.opts());
       if (!parsed.success) {
         const issue = parsed.error.issues[0];

@@ -1,5 +1,5 @@
 /** Sessions, saved logins, settings and a session's records: `svc sessions|state|config …`, init, history, metrics. */
-import { type GroupDecl, command, flag, value } from "./types.js";
+import { type GroupDecl, command, flag, int, value } from "./types.js";
 
 export const SESSION_GROUPS: readonly GroupDecl[] = [
   { name: "sessions", description: "start, list, show and end persistent browser sessions" },
@@ -17,7 +17,7 @@ export const SESSION_COMMANDS = [
       viewport: value("--viewport <WxH>", "viewport size, e.g. 1280x720"),
       executablePath: value("--executable-path <path>", "Chrome/Chromium to launch (default: CHROME_PATH or the installed one)"),
       cloud: flag("--cloud", "create the session on the cloud platform (also when --env / config `env` is BROWSERBASE)"),
-      timeout: value("--timeout <seconds>", "cloud session: its lifetime (default: the platform's)"),
+      timeout: int("--timeout <seconds>", "cloud session: its lifetime (default: the platform's)", { min: 1, unit: "seconds" }),
       name: value("--name <name>", "a name to use wherever a session id is taken (--session NAME); unique among live sessions"),
       state: value("--state <file>", "start signed in: apply cookies and storage saved by `svc state save`"),
       profile: value("--profile <dir>", "a persistent Chrome profile: cookies and storage outlive the session (created 0700 if missing; never deleted by svc; one live session at a time)"),
@@ -80,7 +80,7 @@ export const SESSION_COMMANDS = [
   command({
     name: "history",
     description: "print a session's history with tokens and time per call (ended sessions too; --session default for one-shot runs)",
-    options: { limit: value("--limit <n>", "only the last n entries") },
+    options: { limit: int("--limit <n>", "only the last n entries", { min: 1 }) },
     examples: ["svc history --limit 10"],
     run: async (c, _a, o) => (await import("../sessions/history.js")).history(c.globals, o),
   }),

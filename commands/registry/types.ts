@@ -3,27 +3,34 @@
  * help examples, whether the session host may run it, its MCP tool) and program.ts turns the declarations
  * into the commander program, help.ts into `--help` examples, hosted.ts's list is checked against them.
  */
+import { type NumberRange, rangeText } from "../core/number-range.js";
 import type { GlobalOptions } from "../core/output.js";
+
+export type { NumberRange };
 
 /** The global flags every action receives: GlobalOptions plus `--env` (cloud mode, commands/core/cloud.ts). */
 export type Globals = GlobalOptions & { env?: string | undefined };
 
-/** What a flag is; registry/schema.ts gives each kind its zod type (loaded only when a command runs). */
-export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value";
+/** What a flag is; registry/schema.ts gives each kind its zod type. */
+export type OptionKind = "flag" | "negated" | "value" | "defaulted" | "choice" | "list" | "optional-value" | "number";
 
 /** One flag: commander's flags string (`-o, --output <file>`), its help, and the type of its parsed value (T). */
 export interface OptionDecl<T = unknown> {
   flags: string;
   description: string;
   kind: OptionKind;
-  /** The default as commander shows it in --help (`(default: "10")`). */
-  default?: string;
+  /** The default, as the action gets it and --help shows it (`(default: "10")`, a number flag's `(default: 3000)`). */
+  default?: string | number;
   /** Allowed values: commander refuses others with its own one-line error. */
   choices?: readonly string[];
   /** The action always gets a value (a default, or a `--no-x` flag's true). */
   always?: true;
   /** Each raw value goes through this as commander reads it; what it throws is commander's "is invalid" error. */
   parse?: (raw: string) => string;
+  /** A number flag's range: core/numbers.ts's one schema reads its text as commander parses it; the action gets a number. */
+  range?: NumberRange;
+  /** The environment variable read when the flag is not given (its text goes through the same parser). */
+  env?: string;
   /** Type only: the value the action receives. */
   readonly valueType?: T;
 }
@@ -119,6 +126,27 @@ export function value(flags: string, description: string): OptionDecl<string> {
 /** A flag with one value and a default (the action always gets a string). */
 export function defaulted(flags: string, description: string, defaultValue: string): OptionDecl<string> & { always: true } {
   return { flags, description, kind: "defaulted", default: defaultValue, always: true };
+}
+
+function numberFlag(flags: string, description: string, range: NumberRange, defaultValue?: number): OptionDecl<number> {
+  return { flags, description: `${description}; ${rangeText(range)}`, kind: "number", range, ...(defaultValue !== undefined ? { default: defaultValue, always: true as const } : {}) };
+}
+
+/** A whole-number flag (`--port <n>`): the action gets a number within `range`; anything else is refused naming the flag. */
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">): OptionDecl<number>;
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">, defaultValue: number): OptionDecl<number> & { always: true };
+export function int(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">, defaultValue?: number): OptionDecl<number> {
+  return numberFlag(flags, description, { ...range, whole: true }, defaultValue);
+}
+
+/** A number flag that takes fractions (`--max-cpu <percent>`). */
+export function num(flags: string, description: string, range: Omit<NumberRange, "whole" | "size">): OptionDecl<number> {
+  return numberFlag(flags, description, range);
+}
+
+/** A byte-size flag (`--max-memory <size>`: 6G, 512M, or bytes): the action gets the bytes. */
+export function size(flags: string, description: string): OptionDecl<number> {
+  return numberFlag(flags, description, { size: true, whole: true, min: 1 });
 }
 
 /** A flag whose value is one of `choices`. */

@@ -1,5 +1,5 @@
 /** A page's own tools (WebMCP): `svc webmcp list|call` on the session's selected tab (commands/page/webmcp.ts; the library's src/browser/webmcp.ts). */
-import { type GroupDecl, command, value } from "./types.js";
+import { type GroupDecl, command, int } from "./types.js";
 
 export const WEBMCP_GROUP: GroupDecl = { name: "webmcp", description: "list and call the tools the selected tab registers through WebMCP (its own words and results: untrusted)" };
 
@@ -15,7 +15,7 @@ export const WEBMCP_COMMANDS = [
     name: "webmcp call",
     args: "<name> [json]",
     description: "run the selected tab's WebMCP tool NAME with a JSON object of arguments (default {}) and print what it returned",
-    options: { timeout: value("--timeout <ms>", "give up, and cancel the tool's run, after this many milliseconds (default 30000)") },
+    options: { timeout: int("--timeout <ms>", "give up, and cancel the tool's run, after this many milliseconds (default 30000)", { min: 1, unit: "milliseconds" }) },
     examples: ["svc webmcp call add '{\"a\":2,\"b\":3}'", "svc --json webmcp call search '{\"query\":\"cats\"}'"],
     hosted: true,
     run: async (c, [name, json], o) => (await import("../page/webmcp.js")).webmcpCall(c.globals, name as string, json as string | undefined, o),

@@ -16,13 +16,6 @@ import { type SecretFlag, takeSecrets } from "../core/secret-flags.js";
 
 export type McpFlags = FlagsOf<typeof MCP_OPTIONS>;
 
-function whole(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max) throw new ServiceInvalidArgumentError(`${flag}: expected a whole number from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
 const TOKEN: SecretFlag = { flag: "--token", fileFlag: "--token-file", env: "SVC_MCP_TOKEN" };
 
 /** `--token` or `--token-file` > SVC_MCP_TOKEN; undefined: one is generated. The warning is printed as it starts. */
@@ -37,10 +30,10 @@ async function bearerToken(flags: McpFlags): Promise<{ token: string | undefined
 export async function mcp(g: GlobalOptions, flags: McpFlags, stop: AbortSignal, version: string): Promise<void> {
   if (!flags.http && (flags.port !== undefined || flags.host !== undefined || flags.token !== undefined || flags.tokenFile !== undefined)) throw new ServiceInvalidArgumentError("--port, --host, --token and --token-file go with --http");
   const { token: givenToken, warning } = flags.http ? await bearerToken(flags) : { token: undefined, warning: undefined };
-  const port = flags.http ? (whole(flags.port ?? "3100", "--port", 0, 65535) as number) : 0;
-  const idleMs = (whole(flags.idleTimeout, "--idle-timeout", 1, 24 * 3600) ?? 1800) * 1000;
+  const port = flags.http ? (flags.port ?? 3100) : 0;
+  const idleMs = (flags.idleTimeout ?? 1800) * 1000;
   if (!flags.http && flags.maxSessions !== undefined) throw new ServiceInvalidArgumentError("--max-sessions goes with --http");
-  const maxSessions = whole(flags.maxSessions, "--max-sessions", 1, 1000);
+  const { maxSessions } = flags;
   if (!flags.http && flags.sharedBrowser) throw new ServiceInvalidArgumentError("--shared-browser goes with --http");
   if (!flags.sharedBrowser && flags.sharedContext) throw new ServiceInvalidArgumentError("--shared-context goes with --shared-browser");
   const { lib, options } = await mcpOptions(g, flags, version);

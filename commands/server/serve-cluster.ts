@@ -13,19 +13,13 @@ export interface ClusterFlags {
   store?: string;
   advertiseUrl?: string;
   clusterSecret?: string;
-  clusterLease?: string;
-  clusterHeartbeat?: string;
-  clusterGrace?: string;
+  /** Milliseconds, in range (the registry declares their bounds). */
+  clusterLease?: number;
+  clusterHeartbeat?: number;
+  clusterGrace?: number;
 }
 
 const MIN_SECRET = 16;
-
-function ms(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max) throw new ServiceInvalidArgumentError(`${flag} must be a whole number of milliseconds from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
 
 function effective(flag: string | undefined, key: string, settings: SettingsStore): string | undefined {
   if (flag !== undefined) return flag.trim();
@@ -50,9 +44,7 @@ export function clusterOptions(flags: ClusterFlags, settings: SettingsStore): Se
   if (advertiseUrl !== undefined) {
     if (!isHttpUrl(advertiseUrl)) throw new ServiceInvalidArgumentError(`--advertise-url must be an http(s) URL, got "${advertiseUrl.slice(0, 80)}"`, { hint: "e.g. --advertise-url http://10.0.0.5:3000" });
   }
-  const leaseMs = ms(flags.clusterLease, "--cluster-lease", 200, 15_000);
-  const heartbeatMs = ms(flags.clusterHeartbeat, "--cluster-heartbeat", 50, 7_500);
-  const graceMs = ms(flags.clusterGrace, "--cluster-grace", 0, 60_000);
+  const { clusterLease: leaseMs, clusterHeartbeat: heartbeatMs, clusterGrace: graceMs } = flags;
   if (heartbeatMs !== undefined && heartbeatMs * 2 > (leaseMs ?? 10_000)) throw new ServiceInvalidArgumentError(`--cluster-heartbeat must be at most half of the lease (${leaseMs ?? 10_000} ms)`);
   return {
     store,

@@ -11,25 +11,26 @@ import { registerCleanup } from "../core/cleanup.js";
 import { type ClusterFlags, clusterOptions } from "./serve-cluster.js";
 import { type ServeSecretFlags, serveSecrets } from "./serve-secrets.js";
 import type { SecretValue } from "../core/secret-flags.js";
-import { byteSize, limitOptions } from "./serve-limits.js";
+import { limitOptions } from "./serve-limits.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "../core/output.js";
 import { type LaunchFlags, launchDefaults, stateRoot } from "../core/runtime.js";
 import { parseSetting, type SettingsStore, settingDef, splitList } from "../core/settings.js";
 import { isHttpUrl } from "../core/url.js";
 
+/** The numbers come parsed and in range: the registry declares each with its bounds (commands/registry/server.ts). */
 export interface ServeFlags extends LaunchFlags, ClusterFlags, ServeSecretFlags {
-  port?: string;
+  port?: number;
   host?: string;
-  maxSessions?: string;
-  queue?: string;
-  queueTimeout?: string;
-  maxCpu?: string;
-  maxMemory?: string;
-  drainTimeout?: string;
-  warmBrowsers?: string;
-  sessionTimeout?: string;
-  idleTimeout?: string;
-  bodyLimit?: string;
+  maxSessions?: number;
+  queue?: number;
+  queueTimeout?: number;
+  maxCpu?: number;
+  maxMemory?: number;
+  drainTimeout?: number;
+  warmBrowsers?: number;
+  sessionTimeout?: number;
+  idleTimeout?: number;
+  bodyLimit?: number;
   cacheDir?: string;
   dataDir?: string;
   publicUrl?: string;
@@ -39,19 +40,7 @@ export interface ServeFlags extends LaunchFlags, ClusterFlags, ServeSecretFlags 
   modelEndpoints?: string[];
 }
 
-/** The platform's limit on a session's lifetime (6 h), which the server keeps too. */
-const MAX_SESSION_TIMEOUT_S = 6 * 3600;
 const MIN_KEY_LENGTH = 8;
-
-function int(raw: string | undefined, flag: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n < min || n > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `a whole number ≥ ${min}` : `a whole number from ${min} to ${max}`;
-    throw new ServiceInvalidArgumentError(`${flag} must be ${range}, got "${raw}"`);
-  }
-  return n;
-}
 
 function publicUrl(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
@@ -63,14 +52,6 @@ function publicUrl(raw: string | undefined): string | undefined {
 function modelEndpoint(raw: string): string {
   if (!isHttpUrl(raw)) throw new ServiceInvalidArgumentError(`--model-endpoints must be an http(s) URL prefix, got "${raw.slice(0, 80)}"`, { hint: "e.g. --model-endpoints https://api.openai.com/v1" });
   return raw.replace(/\/+$/, "");
-}
-
-/** A positive number of `flag` (seconds, percent): fractions allowed, up to `max`. */
-function positive(raw: string | undefined, flag: string, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isFinite(n) || n <= 0 || n > max) throw new ServiceInvalidArgumentError(`${flag} must be a number above 0 and at most ${max}, got "${raw}"`);
-  return n;
 }
 
 /** `--api-key` (repeatable) or `--api-key-file` > SVC_API_KEYS > stored `server.apiKeys`; none is a usage error. */
@@ -118,22 +99,11 @@ export async function serve(g: GlobalOptions, flags: ServeFlags, stop: AbortSign
   // Secrets first: one given as an argument leaves the visible command line before anything else runs.
   const secrets = await serveSecrets(flags);
   // Validate every flag before anything is started.
-  const port = int(flags.port ?? "3000", "--port", 0, 65535)!;
+  const port = flags.port ?? 3000;
   const host = (flags.host ?? "127.0.0.1").trim();
   if (!host) throw new ServiceInvalidArgumentError("--host must not be empty");
-  const maxSessions = int(flags.maxSessions, "--max-sessions", 1);
-  const maxQueued = int(flags.queue, "--queue", 0);
-  const queueTimeoutS = positive(flags.queueTimeout, "--queue-timeout", 3600);
-  const maxCpu = positive(flags.maxCpu, "--max-cpu", 100);
-  const maxMemoryBytes = byteSize(flags.maxMemory, "--max-memory");
-  const drainTimeout = flags.drainTimeout === undefined ? undefined : Number(flags.drainTimeout);
-  if (drainTimeout !== undefined && (!flags.drainTimeout!.trim() || !Number.isFinite(drainTimeout) || drainTimeout < 0 || drainTimeout > 3600)) {
-    throw new ServiceInvalidArgumentError(`--drain-timeout must be a number of seconds from 0 to 3600, got "${flags.drainTimeout}"`);
-  }
-  const warmBrowsers = int(flags.warmBrowsers ?? "1", "--warm-browsers", 0, 8)!;
-  const sessionTimeoutS = int(flags.sessionTimeout, "--session-timeout", 1, MAX_SESSION_TIMEOUT_S);
-  const idleTimeoutS = int(flags.idleTimeout, "--idle-timeout", 1);
-  const bodyLimitBytes = int(flags.bodyLimit, "--body-limit", 1);
+  const { maxSessions, queue: maxQueued, queueTimeout: queueTimeoutS, maxCpu, maxMemory: maxMemoryBytes, drainTimeout, sessionTimeout: sessionTimeoutS, idleTimeout: idleTimeoutS, bodyLimit: bodyLimitBytes } = flags;
+  const warmBrowsers = flags.warmBrowsers ?? 1;
   const url = publicUrl(flags.publicUrl);
   const { defaults, settings } = await launchDefaults(flags);
   const apiKeys = serverKeys(secrets.apiKeys, settings);

@@ -1,5 +1,4 @@
 /** `svc history [--limit n]`: what a session (or the one-shot "default" log) did, oldest first. */
-import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { readHistory, type StoredHistoryEntry } from "../../src/base.js";
 import { pickLogId } from "../core/logs.js";
 import type { GlobalOptions } from "../core/output.js";
@@ -43,14 +42,9 @@ function cost(e: Entry): string {
   return parts.length ? `  [${parts.join(", ")}]` : "";
 }
 
-export async function history(g: GlobalOptions, opts: { limit?: string }): Promise<void> {
+export async function history(g: GlobalOptions, { limit }: { limit?: number }): Promise<void> {
   const out = output(g);
   const root = stateRoot();
-  let limit: number | undefined;
-  if (opts.limit !== undefined) {
-    limit = Number(opts.limit);
-    if (!Number.isInteger(limit) || limit < 1) throw new ServiceInvalidArgumentError(`--limit must be a positive integer, got "${opts.limit}"`);
-  }
   const id = pickLogId(root, g.session);
   const all: Entry[] = readHistory(id, root) ?? [];
   const entries = limit !== undefined ? all.slice(-limit) : all;

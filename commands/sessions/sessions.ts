@@ -22,7 +22,7 @@ export interface StartOptions {
   /** A cloud session (also when env is BROWSERBASE). */
   cloud?: boolean;
   /** Cloud: the session's lifetime in seconds. */
-  timeout?: string;
+  timeout?: number;
   /** A name usable wherever a session id is (unique among live sessions). */
   name?: string;
   /** A file from `svc state save`: its cookies and storage are applied once the browser runs. */
@@ -177,7 +177,7 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
   for (const [flag, set] of [["--profile", opts.profile], ["--proxy", opts.proxy], ["--args", opts.args], ["--user-agent", opts.userAgent], ["--ignore-https-errors", opts.ignoreHttpsErrors]] as const) {
     if (set !== undefined && set !== false) throw new ServiceInvalidArgumentError(`${flag} applies to a local session, not to a cloud session`, { hint: "use --env LOCAL for a browser on this machine" });
   }
-  const timeout = opts.timeout !== undefined ? seconds(opts.timeout, "--timeout") : undefined;
+  const timeout = opts.timeout;
   const viewport = cloudViewport(settings, opts.viewport);
   const target = await cloudTarget(settings);
   const platform = await platformClient(target);
@@ -215,12 +215,6 @@ async function startCloud(g: GlobalOptions, opts: StartOptions, settings: Settin
   if (how.auto) announceStarted(record, how.auto, how.gone);
   else printStarted(out, record, opts.state);
   return record.id;
-}
-
-function seconds(raw: string, flag: string): number {
-  const n = Number(raw);
-  if (!raw.trim() || !Number.isInteger(n) || n <= 0) throw new ServiceInvalidArgumentError(`${flag} must be a positive whole number of seconds, got "${raw}"`);
-  return n;
 }
 
 function idle(ms: number): string {

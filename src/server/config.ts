@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "../index.js";
 import { AddressPolicy } from "../util/address-policy.js";
-import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S } from "./limits.js";
+import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S, MAX_SESSION_TIMEOUT_S } from "./limits.js";
 import { describeIssue } from "../util/zod.js";
 
 export const ServerOptionsSchema = z.strictObject({
@@ -28,7 +28,7 @@ export const ServerOptionsSchema = z.strictObject({
   /** Chromes kept launched and ready, so a session starts without waiting for one (not sessions: not counted by maxSessions). */
   warmBrowsers: z.number().int().min(0).max(8).default(0),
   /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
-  sessionTimeoutS: z.number().int().positive().max(6 * 3600).default(3600),
+  sessionTimeoutS: z.number().int().positive().max(MAX_SESSION_TIMEOUT_S).default(3600),
   /**
    * A platform session without keepAlive ends when its last CDP client (or attached session-API session)
    * has been gone this long, in milliseconds, as the platform does; a client back within it keeps it.

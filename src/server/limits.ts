@@ -21,3 +21,6 @@ export const LIMIT_DEFAULTS = {
 
 /** The longest `artifactsTtlS`: an ended session is listed (and its artifacts reachable) for one hour. */
 export const MAX_ARTIFACTS_TTL_S = 3600;
+
+/** The longest `sessionTimeoutS`: the platform's limit on a session's lifetime (6 h). */
+export const MAX_SESSION_TIMEOUT_S = 6 * 3600;

@@ -1,13 +1,13 @@
 /**
  * The commander program generated from the registry, parsed for real with no command run: the global flags
  * (--env parsed by its zod schema), a flag's choices, a repeatable flag, `--no-x`, defaults, and an unknown
- * flag, each as commander reports it to main.ts.
+ * flag, each as commander reports it to main.ts; number flags read by the one number schema (issue 42).
  */
 import { describe, expect, it } from "vitest";
-import { buildProgram } from "../../commands/registry/program.js";
+import { buildProgram, toOption } from "../../commands/registry/program.js";
 import { CAPABILITIES, cliInput, cliVerbs } from "../../src/capabilities/index.js";
 import { flagsSchema } from "../../commands/registry/schema.js";
-import { type CommandDecl, type Globals, choice, defaulted, flag, list, negated, value } from "../../commands/registry/types.js";
+import { type CommandDecl, type Globals, choice, defaulted, flag, int, list, negated, value } from "../../commands/registry/types.js";
 
 async function parse(argv: string[], words?: ReadonlySet<string>): Promise<{ decl?: CommandDecl; flags?: unknown; globals: Globals }> {
   let globals: Globals = { json: false, verbose: 0, session: undefined };
@@ -101,5 +101,37 @@ describe("the generated program", () => {
     expect(schema.safeParse({ n: true, r: true, d: "1" }).success).toBe(false);
     expect(schema.safeParse({ v: "x", r: true, d: "1" }).success).toBe(false);
     expect(schema.safeParse({ d: "1" }).success).toBe(false); // --no-r always gives r
+  });
+
+  it("a number flag reaches its command as a number; a bad one is one INVALID_ARGUMENT line naming the flag and its range (issue 42)", async () => {
+    expect((await parse(["history", "--limit", "5"])).flags).toEqual({ limit: 5 });
+    expect((await parse(["serve", "--max-cpu", "12.5", "--max-memory", "512M", "--cluster-lease", "300"])).flags).toMatchObject({ port: 3000, maxCpu: 12.5, maxMemory: 512 * 1024 ** 2, clusterLease: 300 });
+    expect((await parse(["worker", "--concurrency", " 2 "])).flags).toMatchObject({ concurrency: 2 });
+    const refused = async (argv: string[]) => {
+      const e = await failure(argv);
+      return `${e.code}: ${e.message}`;
+    };
+    expect(await refused(["serve", "--port", "70000"])).toBe('INVALID_ARGUMENT: --port must be a whole number from 0 to 65535, got "70000"');
+    expect(await refused(["history", "--limit", "0"])).toBe('INVALID_ARGUMENT: --limit must be a whole number ≥ 1, got "0"');
+    expect(await refused(["batch", "t.jsonl", "--task-timeout", "1.5"])).toBe('INVALID_ARGUMENT: --task-timeout must be a whole number of milliseconds ≥ 1, got "1.5"');
+    expect(await refused(["mcp", "--http", "--idle-timeout", "soon"])).toBe('INVALID_ARGUMENT: --idle-timeout must be a whole number from 1 to 86400, got "soon"');
+    expect(await refused(["serve", "--max-cpu", ""])).toBe('INVALID_ARGUMENT: --max-cpu must be a number above 0 and at most 100, got ""');
+    // The help says the range the parser holds it to.
+    expect(toOption(int("--n <n>", "how many", { min: 1, max: 9 })).description).toBe("how many; a whole number from 1 to 9");
+  });
+
+  it("a number flag's environment variable goes through the same parser (svc worker's SVC_WORKER_LOCK_MS)", async () => {
+    const before = process.env.SVC_WORKER_LOCK_MS;
+    try {
+      process.env.SVC_WORKER_LOCK_MS = "45000";
+      expect((await parse(["worker"])).flags).toMatchObject({ lockDuration: 45000 });
+      expect((await parse(["worker", "--lock-duration", "100"])).flags).toMatchObject({ lockDuration: 100 });
+      process.env.SVC_WORKER_LOCK_MS = "-1";
+      const e = await failure(["worker"]);
+      expect(`${e.code}: ${e.message}`).toBe('INVALID_ARGUMENT: --lock-duration must be a whole number of milliseconds ≥ 1, got "-1"');
+    } finally {
+      if (before === undefined) delete process.env.SVC_WORKER_LOCK_MS;
+      else process.env.SVC_WORKER_LOCK_MS = before;
+    }
   });
 });
