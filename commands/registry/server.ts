@@ -1,6 +1,6 @@
 /** The long-running commands (serve, mcp, worker) and batches: they start browsers of their own. */
 import { CAPS } from "../../src/capabilities/declare.js";
-import { LIMIT_FLAGS, MAX_SESSION_TIMEOUT_S, limitHelp } from "../server/serve-limits.js";
+import { LIMIT_FLAGS, SERVE_RANGES as R, limitHelp } from "../server/serve-limits.js";
 import { type OptionDecl, attributeName, command, defaulted, flag, int, launchOptions, list, num, size, value } from "./types.js";
 
 /** Per-key bounds of `svc serve` (downloads, Stagehand cache, extensions, Model Gateway): serve-limits.ts's table. */
@@ -37,20 +37,20 @@ export const SERVER_COMMANDS = [
     name: "serve",
     description: "serve the HTTP API (session API + platform API) on this machine until SIGINT/SIGTERM; every session is a Chrome here",
     options: {
-      port: int("--port <port>", "port to listen on (0: any free port)", { min: 0, max: 65535 }, 3000),
+      port: int("--port <port>", "port to listen on (0: any free port)", R.port, 3000),
       host: defaulted("--host <host>", "interface to listen on", "127.0.0.1"),
       apiKey: list("--api-key <key>", "a key clients must send as x-bb-api-key (repeatable; default: SVC_API_KEYS, config server.apiKeys); other local users can read it in the command line: prefer SVC_API_KEYS or --api-key-file"),
       apiKeyFile: value("--api-key-file <path>", "read the API keys from this file, one a line (mode 0600; - reads stdin)"),
-      maxSessions: int("--max-sessions <n>", "browser sessions at once; past it, new ones wait in the queue or get 429 (default 8)", { min: 1 }),
-      queue: int("--queue <n>", "session starts that may wait for a free slot; past it, 429 QUEUE_FULL (default 0)", { min: 0 }),
-      queueTimeout: num("--queue-timeout <seconds>", "longest wait of a queued start; past it, 429 QUEUE_TIMEOUT (default 30)", { above: 0, max: 3600 }),
-      maxCpu: num("--max-cpu <percent>", "no new session while the machine's CPU is busier than this (percent of all cores)", { above: 0, max: 100 }),
+      maxSessions: int("--max-sessions <n>", "browser sessions at once; past it, new ones wait in the queue or get 429 (default 8)", R.maxSessions),
+      queue: int("--queue <n>", "session starts that may wait for a free slot; past it, 429 QUEUE_FULL (default 0)", R.maxQueued),
+      queueTimeout: num("--queue-timeout <seconds>", "longest wait of a queued start; past it, 429 QUEUE_TIMEOUT (default 30)", R.queueTimeoutS),
+      maxCpu: num("--max-cpu <percent>", "no new session while the machine's CPU is busier than this (percent of all cores)", R.maxCpu),
       maxMemory: size("--max-memory <size>", "no new session while svc serve and its Chromes hold more than this"),
-      drainTimeout: num("--drain-timeout <seconds>", "on SIGTERM/SIGINT: how long requests in flight may finish before they are ended (default 5)", { min: 0, max: 3600, unit: "seconds" }),
-      warmBrowsers: int("--warm-browsers <n>", "Chromes kept started and ready so a session starts at once (default 1)", { min: 0, max: 8 }),
-      sessionTimeout: int("--session-timeout <seconds>", "lifetime of a browser session that asks for none (default 3600)", { min: 1, max: MAX_SESSION_TIMEOUT_S }),
-      idleTimeout: int("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)", { min: 1 }),
-      bodyLimit: int("--body-limit <bytes>", "largest request body (default 10485760)", { min: 1 }),
+      drainTimeout: num("--drain-timeout <seconds>", "on SIGTERM/SIGINT: how long requests in flight may finish before they are ended (default 5)", { ...R.shutdownGraceS, unit: "seconds" }),
+      warmBrowsers: int("--warm-browsers <n>", "Chromes kept started and ready so a session starts at once (default 1)", R.warmBrowsers),
+      sessionTimeout: int("--session-timeout <seconds>", "lifetime of a browser session that asks for none (default 3600)", R.sessionTimeoutS),
+      idleTimeout: int("--idle-timeout <seconds>", "end an API session after this long without a request (default 900)", R.idleTimeoutS),
+      bodyLimit: int("--body-limit <bytes>", "largest request body (default 10485760)", R.bodyLimitBytes),
       cacheDir: value("--cache-dir <dir>", "the server's act/agent cache (default: <state dir>/server-cache)"),
       dataDir: value("--data-dir <dir>", "the server's data, e.g. saved contexts (default: SVC_DATA_DIR, else <state dir>/server-data)"),
       dataKey: value("--data-key <secret>", "secret the server's data is encrypted with, ≥16 characters (default: SVC_DATA_KEY; with a Redis store derived from the cluster secret; else generated into <data dir>/data.key)"),

@@ -7,7 +7,7 @@
 import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S } from "../../src/server/limits.js";
 
 /** The registry's bound on `--session-timeout`: the server's own. */
-export { MAX_SESSION_TIMEOUT_S } from "../../src/server/limits.js";
+export { SERVE_RANGES } from "../../src/server/limits.js";
 
 type LimitKey = keyof typeof LIMIT_DEFAULTS;
 type Kind = "size" | "count" | "seconds";

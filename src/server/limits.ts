@@ -23,4 +23,22 @@ export const LIMIT_DEFAULTS = {
 export const MAX_ARTIFACTS_TTL_S = 3600;
 
 /** The longest `sessionTimeoutS`: the platform's limit on a session's lifetime (6 h). */
-export const MAX_SESSION_TIMEOUT_S = 6 * 3600;
+const MAX_SESSION_TIMEOUT_S = 6 * 3600;
+
+/**
+ * The bounds of `svc serve`'s numbers, checked by config.ts's schema and quoted by the CLI's flags
+ * (commands/registry/server.ts), which refuse a bad value before the server starts. `whole`: a whole number;
+ * `above`: greater than, not equal.
+ */
+export const SERVE_RANGES = {
+  port: { whole: true, min: 0, max: 65535 },
+  maxSessions: { whole: true, min: 1 },
+  maxQueued: { whole: true, min: 0 },
+  queueTimeoutS: { above: 0, max: 3600 },
+  maxCpu: { above: 0, max: 100 },
+  warmBrowsers: { whole: true, min: 0, max: 8 },
+  sessionTimeoutS: { whole: true, min: 1, max: MAX_SESSION_TIMEOUT_S },
+  idleTimeoutS: { whole: true, min: 1 },
+  bodyLimitBytes: { whole: true, min: 1 },
+  shutdownGraceS: { min: 0, max: 3600 },
+} as const;

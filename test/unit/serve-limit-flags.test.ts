@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../commands/registry/program.js";
 import { SERVER_COMMANDS } from "../../commands/registry/server.js";
 import { LIMIT_FLAGS, limitOptions } from "../../commands/server/serve-limits.js";
-import { LIMIT_DEFAULTS } from "../../src/server/limits.js";
+import { LIMIT_DEFAULTS, SERVE_RANGES } from "../../src/server/limits.js";
 import { resolveServerOptions } from "../../src/server/config.js";
 
 const base = { apiKeys: ["k".repeat(16)], cacheDir: "/tmp/svc-limit-flags" };
@@ -50,5 +50,45 @@ describe("svc serve limit flags", () => {
     expect(help("--gateway-rate")).toMatch(/\(default 240\); a whole number ≥ 1$/);
     const config = resolveServerOptions(base);
     for (const l of LIMIT_FLAGS) expect(config[l.key]).toBe(LIMIT_DEFAULTS[l.key]);
+  });
+});
+
+describe("svc serve's number flags and the server's options", () => {
+  /** Each flag and the option it sets, whose bounds SERVE_RANGES writes once for both. */
+  const PAIRS = [
+    ["--port", "port"],
+    ["--max-sessions", "maxSessions"],
+    ["--queue", "maxQueued"],
+    ["--queue-timeout", "queueTimeoutS"],
+    ["--max-cpu", "maxCpu"],
+    ["--warm-browsers", "warmBrowsers"],
+    ["--session-timeout", "sessionTimeoutS"],
+    ["--idle-timeout", "idleTimeoutS"],
+    ["--body-limit", "bodyLimitBytes"],
+    ["--drain-timeout", "shutdownGraceS"],
+  ] as const;
+
+  it("refuse and accept the same values: at each bound, just past it, and a fraction where a whole number is asked", async () => {
+    const schemaTakes = (option: string, n: number) => {
+      try {
+        resolveServerOptions({ ...base, [option]: n });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const [flag, option] of PAIRS) {
+      const r: { whole?: boolean; min?: number; above?: number; max?: number } = SERVE_RANGES[option];
+      const values: number[] = [];
+      if (r.min !== undefined) values.push(r.min, r.min - 1);
+      if (r.above !== undefined) values.push(r.above, r.above + 0.5);
+      if (r.max !== undefined) values.push(r.max, r.max + 1);
+      if (r.whole) values.push((r.min ?? 0) + 1.5);
+      expect(values.length, flag).toBeGreaterThan(1);
+      for (const n of values) {
+        const cli = (await refusal([flag, String(n)])) === "parsed";
+        expect([flag, n, cli], "the flag and the option agree").toEqual([flag, n, schemaTakes(option, n)]);
+      }
+    }
   });
 });
