@@ -88,39 +88,28 @@ export function capabilityContext(s: CliDoorState): CapabilityContext {
   };
 }
 
-/** The session's emulation: its file (the one truth, store/emulation.ts), which its host applies to every page, now and later (host/emulation.ts). */
-function sessionEmulation(session: StoredSession | undefined): EmulationDoor {
-  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc set applies to a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
+/**
+ * A setting the session keeps in its file (the one truth: its emulation, store/emulation.ts; its routes,
+ * store/routes.ts), which its host applies to every page, now and later (host/emulation.ts, host/fetch.ts):
+ * written first, then the host asked to apply it (a control request, answered even mid-command).
+ */
+function sessionSetting<T>(session: StoredSession | undefined, verb: string, control: "emulation" | "routes", storeOf: (id: string, root: string) => { load(): T; save(value: T): void }) {
+  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError(`${verb} applies to a local session; a cloud session's browser is the platform's`, { hint: "svc sessions start (local), or --session ID" });
   const root = stateRoot();
-  const store = sessionEmulationStore(session.id, root);
+  const store = storeOf(session.id, root);
   return {
     scope: `session ${session.id}`,
     current: () => store.load(),
-    // Written first, then the host asked to apply it (a control request, answered even mid-command).
-    set: async (next) => {
+    set: async (next: T) => {
       store.save(next);
-      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "emulation" }, savedWording(session.id));
+      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control }, savedWording(session.id));
       return { pages, failed, ...(error !== undefined ? { error } : {}) };
     },
   };
 }
 
-/** The session's routes: its file (store/routes.ts), which its host applies to every page, now and later (host/fetch.ts). */
-function sessionRoutes(session: StoredSession | undefined): RoutesDoor {
-  if (!session || isCloud(session)) throw new ServiceInvalidArgumentError("svc network route applies to a local session; a cloud session's browser is the platform's", { hint: "svc sessions start (local), or --session ID" });
-  const root = stateRoot();
-  const store = sessionRouteStore(session.id, root);
-  return {
-    scope: `session ${session.id}`,
-    current: () => store.load(),
-    // Written first, then the host asked to reread it (a control request, answered even mid-command).
-    set: async (next) => {
-      store.save(next);
-      const { pages, failed, error } = await askHostFor<EmulationApplied>(root, session.id, { control: "routes" }, savedWording(session.id));
-      return { pages, failed, ...(error !== undefined ? { error } : {}) };
-    },
-  };
-}
+const sessionEmulation = (session: StoredSession | undefined): EmulationDoor => sessionSetting(session, "svc set", "emulation", sessionEmulationStore);
+const sessionRoutes = (session: StoredSession | undefined): RoutesDoor => sessionSetting(session, "svc network route", "routes", sessionRouteStore);
 
 /** The longest a trace's stop may take: Chrome hands the buffer over and the host writes it. */
 const TRACE_STOP_TIMEOUT_MS = 180_000;
