@@ -66,8 +66,8 @@ describe("a CLI session's resident processes", () => {
     await waitFor(() => !pidAlive(session.pid));
     await expectNoProcesses(session.userDataDir);
     expect(residentNodes()).toEqual([]);
-    // Nothing was left to remove Chrome's run dir; forgetting the dead session does.
-    expect(existsSync(dirname(session.userDataDir))).toBe(true);
+    // Forgetting the dead session removes Chrome's run dir, unless another svc's sweep of dead run dirs
+    // (sweepRunDirs: a run from a parallel test file, sharing the run base) removed it first.
     await run("sessions", "end", "--all");
     expect(existsSync(dirname(session.userDataDir))).toBe(false);
   }, 60_000);
