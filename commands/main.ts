@@ -149,7 +149,7 @@ let exitCode: number = EXIT.OK;
 /** Print the error (once) and say which exit code it means. */
 function report(e: unknown): number {
   const c = classify(e);
-  // `svc --json agent` has already printed its result line, which says how the run ended.
+  // `svc --json agent` or `batch` has already printed its result, which says how the run ended (IncompleteRunError).
   const reported = globals.json && (e as { reported?: unknown } | null)?.reported === true;
   if (!reported) printError(globals, c.code, c.message, e instanceof Error ? e.stack : undefined);
   return c.exit;

@@ -5,13 +5,14 @@
  * otherwise.
  */
 import { availableParallelism } from "node:os";
-import { ServiceError, ServiceInvalidArgumentError } from "../../src/base.js";
+import { ServiceInvalidArgumentError } from "../../src/base.js";
 import { taskModels } from "./models.js";
 import { checkBatchId, checkQueueUrl, connectRedis, queueKey, redactUrl } from "./queue.js";
 import { ResultSink } from "./results.js";
 import { type BatchResult, BrowserTaskError, countResults, failedResult, runTask } from "./run-task.js";
 import { type BatchTask, readTasks } from "./tasks.js";
 import { registerCleanup } from "../core/cleanup.js";
+import { IncompleteRunError } from "../core/errors.js";
 import { checkOutputPath } from "../core/output-file.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "../core/output.js";
 import type { LaunchFlags } from "../core/runtime.js";
@@ -28,14 +29,8 @@ export interface BatchFlags extends LaunchFlags {
 }
 
 /** Some tasks of the batch did not succeed (their results say why). */
-class BatchIncompleteError extends ServiceError {
+class BatchIncompleteError extends IncompleteRunError {
   override readonly code = "BATCH_INCOMPLETE";
-  constructor(
-    message: string,
-    readonly reported: boolean,
-  ) {
-    super(message);
-  }
 }
 
 const DEFAULT_TASK_TIMEOUT_MS = 300_000;

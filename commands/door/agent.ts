@@ -5,9 +5,10 @@
  */
 import { resolve } from "node:path";
 import type { AgentWatch, Outcome } from "../../src/capabilities/index.js";
-import { isCloud, ServiceError, type StoredSession } from "../../src/base.js";
+import { isCloud, type StoredSession } from "../../src/base.js";
 import type { AgentResultData, Page, RunEvent } from "../../src/index.js";
 import { registerCleanup } from "../core/cleanup.js";
+import { IncompleteRunError } from "../core/errors.js";
 import { type GlobalOptions, SCHEMA_VERSION } from "../core/output.js";
 import { type RunTarget, stateRoot } from "../core/runtime.js";
 import { openSettings } from "../core/settings.js";
@@ -15,15 +16,8 @@ import { createRecorder, type Recorder } from "../model/record.js";
 import type { AgentScreen } from "../ui/start.js";
 
 /** The run ended without success: completed false (a budget) or `done` with success false. */
-class AgentIncompleteError extends ServiceError {
+class AgentIncompleteError extends IncompleteRunError {
   override readonly code = "AGENT_INCOMPLETE";
-  constructor(
-    message: string,
-    /** Already reported on stdout (the --json result line): main.ts prints no second document. */
-    readonly reported: boolean,
-  ) {
-    super(message);
-  }
 }
 
 /** How long Ctrl-C lets the run finish its outputs: main.ts gives all cleanups 5 s, and the browser's close must still get its turn. */
