@@ -53,4 +53,19 @@ describe("a Service on the worker's shared Chrome", () => {
     });
     expect(pidAlive(shared.pid)).toBe(true);
   });
+
+  it("clears an origin again when a Service after a reset comes back to it (the port a later file's server may get)", async () => {
+    const page = server.url("forms.html");
+    await withService({}, async (svc) => {
+      await svc.page.goto(page);
+    });
+    await withService({}, async (svc) => {
+      await svc.page.goto(page);
+      await svc.page.evaluate(() => localStorage.setItem("left", "behind"));
+    });
+    await withService({}, async (svc) => {
+      await svc.page.goto(page);
+      expect(await svc.page.evaluate(() => localStorage.length)).toBe(0);
+    });
+  });
 });

@@ -3,7 +3,7 @@
  * socket, a reaper ending it even on SIGKILL), shared by the files that do not test launching (shared-chrome.ts). A
  * watcher connection notes every origin its pages visit, so a file attaching later can clear their storage.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { CdpConnection } from "../../src/browser/cdp/connection.js";
@@ -35,7 +35,10 @@ async function watchOrigins(wsEndpoint: string, file: string): Promise<CdpConnec
   const seen = new Set<string>();
   const record = (e: { targetInfo: { url: string } }) => {
     const origin = webOrigin(e.targetInfo.url);
-    if (!origin || seen.has(origin)) return;
+    if (!origin) return;
+    // A reset empties the file: what was seen before it must be written again (a later file's server may get the port).
+    if (statSync(file).size === 0) seen.clear();
+    if (seen.has(origin)) return;
     seen.add(origin);
     appendFileSync(file, origin + "\n");
   };
