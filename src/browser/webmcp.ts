@@ -6,7 +6,8 @@
  */
 import type { Protocol } from "devtools-protocol";
 import type { CdpSession } from "./cdp/connection.js";
-import { type FrameTree, utilityContext } from "./frames.js";
+import { type Frame, type FrameTree, utilityContext } from "./frames.js";
+import { within } from "../util/abort.js";
 import { ServiceInvalidArgumentError, ServiceTimeoutError, ServiceUnsupportedError, WebMcpToolError, WebMcpToolNotFoundError } from "../errors.js";
 
 /** What svc takes from a page: beyond these a tool is not listed (name, count) or its text is cut. */
@@ -28,6 +29,7 @@ export const WEBMCP_LIMITS = {
 
 const NAME_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 const DEFAULT_CALL_TIMEOUT = 30_000;
+const CATCH_UP_MS = 5_000;
 
 export interface WebMcpTool {
   name: string;
@@ -202,19 +204,22 @@ export class PageWebMcp {
     for (const f of frames) this.dropFrame(f, "was closed");
   }
 
+  /** A frame's read that fails or does not settle in CATCH_UP_MS (it awaits the page's getTools) is tried again at the next call. */
   private async catchUp(): Promise<void> {
     const inner = this.frames.ordered().filter((f) => f.parentId !== undefined && this.frames.get(f.parentId)?.session === f.session);
-    await Promise.all(
-      inner.map(async (frame) => {
-        const contextId = await utilityContext(frame);
-        const { result } = await frame.session.send("Runtime.evaluate", { expression: OWN_TOOLS, contextId, awaitPromise: true, returnByValue: true });
-        if (!Array.isArray(result.value)) return;
-        for (const tool of result.value as Array<Omit<Protocol.WebMCP.Tool, "frameId">>) {
-          const k = key(frame.id, tool.name);
-          if (!this.registered.has(k)) this.registered.set(k, { session: frame.session, frameId: frame.id, tool: { ...tool, frameId: frame.id } });
-        }
-      }).map((p) => p.catch(() => {})),
-    );
+    let complete = true;
+    const read = async (frame: Frame) => {
+      const contextId = await utilityContext(frame);
+      const { result } = await frame.session.send("Runtime.evaluate", { expression: OWN_TOOLS, contextId, awaitPromise: true, returnByValue: true });
+      if (!Array.isArray(result.value)) return;
+      for (const tool of result.value as Array<Omit<Protocol.WebMCP.Tool, "frameId">>) {
+        const k = key(frame.id, tool.name);
+        if (!this.registered.has(k)) this.registered.set(k, { session: frame.session, frameId: frame.id, tool: { ...tool, frameId: frame.id } });
+      }
+    };
+    const late = () => new ServiceTimeoutError(`webmcp: a frame's tools were not read within ${CATCH_UP_MS} ms`);
+    await Promise.all(inner.map((frame) => within(read(frame), CATCH_UP_MS, late).catch(() => void (complete = false))));
+    if (!complete) this.caughtUp = undefined;
   }
 
   private changed(): void {
