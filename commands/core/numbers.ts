@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ServiceInvalidArgumentError } from "../../src/base.js";
+import { rangedNumber } from "../../src/util/ranged-number.js";
 import { type NumberRange, rangeText } from "./number-range.js";
 
 const BYTE_UNITS: Readonly<Record<string, number>> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
@@ -20,12 +21,7 @@ function numberOfText(r: NumberRange): (raw: string) => number {
 
 /** Text → a number within `r` (zod's number refuses NaN and infinities). */
 export function numberSchema(r: NumberRange): z.ZodType<number, string> {
-  let n = z.number();
-  if (r.whole) n = n.int();
-  if (r.min !== undefined) n = n.min(r.min);
-  if (r.above !== undefined) n = n.gt(r.above);
-  if (r.max !== undefined) n = n.max(r.max);
-  return z.string().transform(numberOfText(r)).pipe(n);
+  return z.string().transform(numberOfText(r)).pipe(rangedNumber(r));
 }
 
 /** A reader of `name`'s text (`--port`, `mouse move: X`): its number, or the error naming it and its range. */

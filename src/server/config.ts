@@ -8,46 +8,37 @@ import { LocalBrowserLaunchOptionsSchema, ServiceInvalidArgumentError } from "..
 import { AddressPolicy } from "../util/address-policy.js";
 import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S, SERVE_RANGES } from "./limits.js";
 import { describeIssue } from "../util/zod.js";
-
-/** A number in one of SERVE_RANGES, which the CLI's flags quote too. */
-function ranged(r: { whole?: boolean; min?: number; above?: number; max?: number }): z.ZodNumber {
-  let n = z.number();
-  if (r.whole) n = n.int();
-  if (r.min !== undefined) n = n.min(r.min);
-  if (r.above !== undefined) n = n.gt(r.above);
-  if (r.max !== undefined) n = n.max(r.max);
-  return n;
-}
+import { rangedNumber } from "../util/ranged-number.js";
 
 export const ServerOptionsSchema = z.strictObject({
   host: z.string().min(1).default("127.0.0.1"),
   /** 0 picks a free port. */
-  port: ranged(SERVE_RANGES.port).default(3000),
+  port: rangedNumber(SERVE_RANGES.port).default(3000),
   /** Keys clients send as `x-bb-api-key`; each one sees only its own sessions. */
   apiKeys: z.array(z.string().min(8, "an API key needs at least 8 characters")).min(1, "at least one API key is needed (--api-key or SVC_API_KEYS)"),
   /** Live browser sessions at once (every session is a Chrome); past it, starts wait in the queue (platform/admission.ts). */
-  maxSessions: ranged(SERVE_RANGES.maxSessions).default(8),
+  maxSessions: rangedNumber(SERVE_RANGES.maxSessions).default(8),
   /** Session starts that may wait for a slot (`--queue`); past it, 429 QUEUE_FULL. 0: no queue. */
-  maxQueued: ranged(SERVE_RANGES.maxQueued).default(0),
+  maxQueued: rangedNumber(SERVE_RANGES.maxQueued).default(0),
   /** Longest wait of a queued start, in seconds (`--queue-timeout`); past it, 429 QUEUE_TIMEOUT. */
-  queueTimeoutS: ranged(SERVE_RANGES.queueTimeoutS).default(30),
+  queueTimeoutS: rangedNumber(SERVE_RANGES.queueTimeoutS).default(30),
   /** No new session while the machine's CPU is busier than this, in percent of all cores (`--max-cpu`). */
-  maxCpu: ranged(SERVE_RANGES.maxCpu).optional(),
+  maxCpu: rangedNumber(SERVE_RANGES.maxCpu).optional(),
   /** No new session while this process tree (server and Chromes) holds more bytes than this (`--max-memory`). */
   maxMemoryBytes: z.number().int().positive().optional(),
   /** Chromes kept launched and ready, so a session starts without waiting for one (not sessions: not counted by maxSessions). */
-  warmBrowsers: ranged(SERVE_RANGES.warmBrowsers).default(0),
+  warmBrowsers: rangedNumber(SERVE_RANGES.warmBrowsers).default(0),
   /** Lifetime of a platform session whose request gives no `timeout`, in seconds. */
-  sessionTimeoutS: ranged(SERVE_RANGES.sessionTimeoutS).default(3600),
+  sessionTimeoutS: rangedNumber(SERVE_RANGES.sessionTimeoutS).default(3600),
   /**
    * A platform session without keepAlive ends when its last CDP client (or attached session-API session)
    * has been gone this long, in milliseconds, as the platform does; a client back within it keeps it.
    */
   disconnectGraceMs: z.number().int().min(0).max(600_000).default(5000),
   /** A session-API session with no request for this long is ended, in seconds. */
-  idleTimeoutS: ranged(SERVE_RANGES.idleTimeoutS).default(900),
+  idleTimeoutS: rangedNumber(SERVE_RANGES.idleTimeoutS).default(900),
   /** Largest request body accepted, in bytes. */
-  bodyLimitBytes: ranged(SERVE_RANGES.bodyLimitBytes).default(10 * 1024 * 1024),
+  bodyLimitBytes: rangedNumber(SERVE_RANGES.bodyLimitBytes).default(10 * 1024 * 1024),
   // Per-key bounds on what a tenant stores or spends (docs/server.md's table lists each with its flag).
   /** Bytes of downloads one platform session may keep (`--downloads-max-session`); past it a download is cancelled. */
   downloadsMaxBytesPerSession: z.number().int().positive().default(LIMIT_DEFAULTS.downloadsMaxBytesPerSession),
@@ -84,7 +75,7 @@ export const ServerOptionsSchema = z.strictObject({
    * Drain time (`--drain-timeout`): on shutdown, seconds in-flight requests get to finish before their
    * streams are closed with an error; no new session starts meanwhile (503 DRAINING, /readyz 503).
    */
-  shutdownGraceS: ranged(SERVE_RANGES.shutdownGraceS).default(5),
+  shutdownGraceS: rangedNumber(SERVE_RANGES.shutdownGraceS).default(5),
   /** SearXNG instance (its JSON API) behind POST /v1/search; none: the route answers 501. */
   searchUrl: z.url({ protocol: /^https?$/, error: "expected an http(s) URL of a SearXNG instance" }).optional(),
   /** POST /v1/search requests per API key per minute (sliding window); past it, 429 with Retry-After. */

@@ -69,6 +69,8 @@ const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src
 const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   "commands/host/client.ts": ["src/store/state-dir.ts"],
   "commands/server/serve-limits.ts": ["src/server/limits.ts"],
+  // A number flag's schema: the bounds the server's options use too.
+  "commands/core/numbers.ts": ["src/util/ranged-number.ts"],
   // The registry is read on every run, before a command is chosen: plain declarations only.
   "commands/registry/server.ts": ["src/capabilities/declare.ts"],
 };
