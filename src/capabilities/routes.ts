@@ -21,29 +21,19 @@ const PATTERN = z
 
 type RouteInput = { pattern: string; body?: string | undefined; status?: number | undefined; headers?: Record<string, string> | undefined; contentType?: string | undefined; abort?: boolean | undefined };
 
-/** A bad property as the door says it: the CLI's `invalid --flag: …`, as its other commands do; MCP's `property: …`. */
-function invalid(spell: Spell, property: string, why: string): ServiceInvalidArgumentError {
-  const name = spell(property);
-  return new ServiceInvalidArgumentError(name.startsWith("--") ? `invalid ${name}: ${why}` : `${name}: ${why}`);
-}
-
 /** The route the input asks for, every property checked by the store's rules (the body a string, or the CLI's file's bytes). */
 async function routeOf(i: RouteInput, spell: Spell): Promise<SessionRoute> {
   const { checkContentType, checkHeaders, checkRoutePattern } = await import("../internal.js");
   const route: SessionRoute = { pattern: checkRoutePattern(i.pattern) };
-  if (i.abort) {
-    if (RESPONSE.some((p) => i[p] !== undefined)) throw invalid(spell, "abort", `goes alone: an aborted request gets no ${RESPONSE.map(spell).join(", ").replace(/, ([^,]*)$/, " or $1")}`);
-    return { ...route, abort: true };
-  }
+  if (i.abort) return { ...route, abort: true };
   if (i.status !== undefined) route.status = i.status;
   if (i.headers !== undefined) route.headers = checkHeaders(spell("headers"), i.headers);
   if (i.contentType !== undefined) route.contentType = checkContentType(spell("contentType"), i.contentType);
   if (i.body !== undefined) {
     // The CLI door made `@FILE` the file's bytes (CliDoor.files); a text is sent as UTF-8.
     const body = i.body as string | Buffer;
-    const bytes = typeof body === "string" ? Buffer.from(body, "utf8") : body;
-    if (bytes.length > ROUTE_LIMITS.maxBodyBytes) throw invalid(spell, "body", `larger than ${ROUTE_LIMITS.maxBodyBytes} bytes`);
-    route.body = bytes.toString("base64");
+    // Bounded already: a text by the input's schema, a file's bytes by CliDoor.files.
+    route.body = (typeof body === "string" ? Buffer.from(body, "utf8") : body).toString("base64");
   }
   return route;
 }
@@ -90,7 +80,10 @@ export const route = capability({
   description: "Answer or fail the requests whose URL matches a pattern, in every tab, until unrouted",
   input: {
     pattern: PATTERN,
-    body: z.string().max(ROUTE_LIMITS.maxBodyBytes).optional().describe(`the response's body: text (a JSON body is served as application/json), or on the CLI @FILE for a file's bytes (at most ${ROUTE_LIMITS.maxBodyBytes} bytes)`),
+    body: z
+      .string()
+      .refine((s) => Buffer.byteLength(s, "utf8") <= ROUTE_LIMITS.maxBodyBytes, { error: `larger than ${ROUTE_LIMITS.maxBodyBytes} bytes of UTF-8` })
+      .optional().describe(`the response's body: text (a JSON body is served as application/json), or on the CLI @FILE for a file's bytes (at most ${ROUTE_LIMITS.maxBodyBytes} bytes)`),
     status: z.number({ error: STATUS }).int({ error: STATUS }).min(100, { error: STATUS }).max(599, { error: STATUS }).optional().describe("the response's status (default 200)"),
     headers: z.record(z.string(), z.string()).optional().describe("more response headers (on the CLI: --header NAME:VALUE, repeatable)"),
     contentType: z.string().min(1).max(ROUTE_LIMITS.maxContentType).optional().describe("the response's Content-Type (default: application/json for a JSON body, else text/plain)"),
@@ -109,7 +102,12 @@ export const route = capability({
     files: { body: { maxBytes: ROUTE_LIMITS.maxBodyBytes, why: "a file of the CLI's own machine; an MCP client (maybe remote) sends the body itself" } },
   },
   needs: "session",
-  check: (i, spell) => (i.abort || RESPONSE.some((p) => i[p] !== undefined) ? undefined : `give ${RESPONSE.map(spell).join(", ").replace(/, ([^,]*)$/, " or $1")} (a response), or ${spell("abort")}`),
+  check: (i, spell) => {
+    const response = RESPONSE.map(spell).join(", ").replace(/, ([^,]*)$/, " or $1");
+    const answers = RESPONSE.some((p) => i[p] !== undefined);
+    if (i.abort) return answers ? `${spell("abort")} goes alone: an aborted request gets no ${response}` : undefined;
+    return answers ? undefined : `give ${response} (a response), or ${spell("abort")}`;
+  },
   // Every property checked before a door starts a browser (or reaches a session) for it.
   read: async (i, spell) => {
     await routeOf(i, spell);

@@ -411,11 +411,13 @@ describe("svc mcp", () => {
       await call(c, "route", { pattern: "**/fetch/data.json", abort: true });
       await call(c, "navigate", { url: world.server.url("routed.html") });
       expect(JSON.parse(text(await call(c, "evaluate", { expression: "loaded" })))).toMatch(/^failed: TypeError/);
-      expect(text(await call(c, "route", { pattern: "x", abort: true, status: 200 }))).toMatch(/^INVALID_ARGUMENT: abort: goes alone/);
+      expect(text(await call(c, "route", { pattern: "x", abort: true, status: 200 }))).toMatch(/^INVALID_ARGUMENT: abort goes alone: an aborted request gets no body, status, headers or contentType/);
       // The same checks as `svc network route` (issue 42), named as the tool names them; the list is a tool too.
       expect(text(await call(c, "route", { pattern: "x" }))).toBe("INVALID_ARGUMENT: give body, status, headers or contentType (a response), or abort");
       expect(text(await call(c, "route", { pattern: "x", headers: { "Bad Name": "1" } }))).toMatch(/^INVALID_ARGUMENT: invalid headers: header name "Bad Name"/);
       expect(text(await call(c, "route", { pattern: "x", status: 99 }))).toBe("INVALID_ARGUMENT: status: expected an HTTP status from 100 to 599");
+      // The body's bound counts UTF-8 bytes, not characters: 500,001 "é" are 1,000,002 bytes.
+      expect(text(await call(c, "route", { pattern: "x", body: "é".repeat(500_001) }))).toBe("INVALID_ARGUMENT: body: larger than 1000000 bytes of UTF-8");
       expect(text(await call(c, "route", { pattern: "**/x.json", status: 418, headers: { "X-Mock": "yes" } }))).toMatch(/^routed \*\*\/x\.json → 418, 0 byte body, headers X-Mock in \d+ tabs?; routes now:\n/);
       expect(text(await call(c, "routes", {})).split("\n")).toEqual(["PATTERN MATCHES RESPONSE", "**/fetch/data.json glob abort (blocked by client)", "**/x.json glob 418, 0 byte body, headers X-Mock"]);
       expect(text(await call(c, "unroute", { pattern: "**/x.json" }))).toMatch(/^removed 1 route; routes now:\n {2}\*\*\/fetch\/data\.json → abort/);

@@ -101,7 +101,7 @@ describe("svc network route", () => {
       [["network", "route", "/x", "--status", "abc"], /invalid --status/],
       [["network", "route", "/x", "--header", "no-colon"], /invalid --header: expected NAME:VALUE/],
       [["network", "route", "/x", "--header", "Bad Name: 1"], /invalid --header: header name/],
-      [["network", "route", "/x", "--abort", "--body", "x"], /invalid --abort/],
+      [["network", "route", "/x", "--abort", "--body", "x"], /network route: --abort goes alone: an aborted request gets no --body, --status, --header or --content-type/],
       [["network", "route", "/x"], /give --body, --status, --header or --content-type/],
       [["network", "route", "a b", "--abort"], /invalid pattern/],
       [["network", "route", "**/{a,b", "--abort"], /invalid pattern: unclosed \{/],
