@@ -133,6 +133,11 @@ export async function requireModel(g: GlobalOptions, spec: ResolvedCliModel): Pr
   return { ...spec, model: await withKey(g, spec) };
 }
 
+/** A missing key the library reported mid-command (a literal act that fell back to the model) in the CLI's wording; any other error as it is. */
+export function inCliWords(e: unknown): unknown {
+  return isMissingKey(e) ? missingKey(e) : e;
+}
+
 /** The CLI's wording: what to set, in shell terms (the library's speaks of `model.apiKey`). */
 function missingKey(e: MissingKey): MissingLLMConfigurationError {
   const stored = hasSetting(`${e.provider}.apiKey`) ? `, or run svc config set ${e.provider}.apiKey <key>` : "";

@@ -8,7 +8,7 @@ import { type CliDoor, type CliVerb, cliFiles, cliFlags, cliInput, cliSpell, typ
 import { checkTypedUrl, ServiceInvalidArgumentError, touchSession, typedUrl } from "../../src/base.js";
 import { ActFailedError } from "../core/errors.js";
 import type { CloudGlobals } from "../core/cloud.js";
-import { requireModel, resolveCliModel, withKey } from "../core/model.js";
+import { inCliWords, requireModel, resolveCliModel, withKey } from "../core/model.js";
 import { checkOutputPath } from "../core/output-file.js";
 import { checkUrl, type LaunchFlags, output, resolveSession, type RunContext, stateRoot, withLiveOrOneShot, withSession, withSessionOrStart } from "../core/runtime.js";
 import { capabilityContext } from "./context.js";
@@ -49,7 +49,9 @@ export async function runCapability(g: CloudGlobals, v: CliVerb, positional: rea
       note({ method: "navigate", parameters: { url }, result: { url: svc.page.url() } });
     }
     const before = new Set(svc.context.pages().map((p) => p.targetId));
-    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, models, watch, oneShot: url !== undefined }), input as never);
+    const outcome = await c.run(capabilityContext({ g, v, out, session, svc, note, models, watch, oneShot: url !== undefined }), input as never).catch((e: unknown) => {
+      throw inCliWords(e);
+    });
     if (watch) return watch.print(outcome, session);
     if (outcome.kind === "act" && !outcome.result.success) throw new ActFailedError(`${v.verb} failed: ${outcome.result.message}`);
     // A history move is no act: the session's history records it as the page method it is.

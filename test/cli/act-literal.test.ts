@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, assertBuilt, chromeProcessesOf, collect, json, sandbox, spawnSvc } from "./helpers.js";
+import { type Sandbox, assertBuilt, chromeProcessesOf, collect, expectOneLine, json, sandbox, spawnSvc } from "./helpers.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 
 let sb: Sandbox;
@@ -83,6 +83,11 @@ describe("with nothing configured", () => {
     // Not literal: the model is needed, and there is none (the session's Chrome is already up: only the code is checked).
     const needs = await collect(spawnSvc(["act", "sign me up for news"], env));
     expect(needs.code).toBe(9);
+    // Literal, but naming no element of the page: the act falls back to the model, and the missing key is said
+    // in the CLI's words (the shell's variable, the local presets), as for an act that was never literal.
+    const fallback = await collect(spawnSvc(["act", 'click the "Frobnicate" button'], env));
+    expect(fallback.code, fallback.stderr).toBe(9);
+    expect(expectOneLine(fallback.stderr)).toMatch(/OPENAI_API_KEY is not set: no API key for openai \(hint: export OPENAI_API_KEY=<key>.*ollama\//);
   });
 
 });
