@@ -83,7 +83,8 @@ export const route = capability({
     body: z
       .string()
       .refine((s) => Buffer.byteLength(s, "utf8") <= ROUTE_LIMITS.maxBodyBytes, { error: `larger than ${ROUTE_LIMITS.maxBodyBytes} bytes of UTF-8` })
-      .optional().describe(`the response's body: text (a JSON body is served as application/json), or on the CLI @FILE for a file's bytes (at most ${ROUTE_LIMITS.maxBodyBytes} bytes)`),
+      .optional()
+      .describe(`the response's body: text (a JSON body is served as application/json), or on the CLI @FILE for a file's bytes (at most ${ROUTE_LIMITS.maxBodyBytes} bytes)`),
     status: z.number({ error: STATUS }).int({ error: STATUS }).min(100, { error: STATUS }).max(599, { error: STATUS }).optional().describe("the response's status (default 200)"),
     headers: z.record(z.string(), z.string()).optional().describe("more response headers (on the CLI: --header NAME:VALUE, repeatable)"),
     contentType: z.string().min(1).max(ROUTE_LIMITS.maxContentType).optional().describe("the response's Content-Type (default: application/json for a JSON body, else text/plain)"),
