@@ -6,7 +6,7 @@
  */
 import { LIMIT_DEFAULTS, MAX_ARTIFACTS_TTL_S } from "../../src/server/limits.js";
 
-/** The registry's bound on `--session-timeout`: the server's own. */
+/** The bounds of serve's number flags (commands/registry/server.ts): the server's own. */
 export { SERVE_RANGES } from "../../src/server/limits.js";
 
 type LimitKey = keyof typeof LIMIT_DEFAULTS;

@@ -10,6 +10,7 @@ import { SERVER_COMMANDS } from "../../commands/registry/server.js";
 import { LIMIT_FLAGS, limitOptions } from "../../commands/server/serve-limits.js";
 import { LIMIT_DEFAULTS, SERVE_RANGES } from "../../src/server/limits.js";
 import { resolveServerOptions } from "../../src/server/config.js";
+import type { NumberBounds } from "../../src/util/ranged-number.js";
 
 const base = { apiKeys: ["k".repeat(16)], cacheDir: "/tmp/svc-limit-flags" };
 
@@ -78,7 +79,7 @@ describe("svc serve's number flags and the server's options", () => {
       }
     };
     for (const [flag, option] of PAIRS) {
-      const r: { whole?: boolean; min?: number; above?: number; max?: number } = SERVE_RANGES[option];
+      const r: NumberBounds = SERVE_RANGES[option];
       const values: number[] = [];
       if (r.min !== undefined) values.push(r.min, r.min - 1);
       if (r.above !== undefined) values.push(r.above, r.above + 0.5);
