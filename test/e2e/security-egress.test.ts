@@ -7,7 +7,7 @@
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { connect, type AddressInfo } from "node:net";
+import { connect, createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -269,8 +269,11 @@ describe("the egress proxy", () => {
 
   /** Sends `head` to the proxy (then `after` once it answered 200 to a CONNECT); returns all it read. */
   function exchange(head: string, after?: string): Promise<string> {
+    return exchangeWith(proxy.port, head, after);
+  }
+  function exchangeWith(port: number, head: string, after?: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const socket = connect(proxy.port, "127.0.0.1", () => socket.write(head));
+      const socket = connect(port, "127.0.0.1", () => socket.write(head));
       let text = "";
       socket.on("data", (d) => {
         text += d.toString();
@@ -302,6 +305,56 @@ describe("the egress proxy", () => {
     expect(await exchange(get(`http://127.0.0.1:${victimPort}/`))).toMatch(/^HTTP\/1\.1 403 [\s\S]*refused by svc/);
     expect(await exchange(`GET / HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /); // not a proxy request
     expect(seen).toEqual([]);
+  });
+
+  /**
+   * An upstream that keeps a connection for `windowMs` after each answer, announcing it or not, and resets one
+   * used after that, as a server or a load balancer that has dropped it does.
+   */
+  async function forgetfulUpstream(windowMs: number, announce: boolean): Promise<{ port: number; connections: number; resets: number; close(): Promise<void> }> {
+    const state = { port: 0, connections: 0, resets: 0, close: () => Promise.resolve() };
+    const upstream = createNetServer((socket) => {
+      state.connections++;
+      let answeredAt = 0;
+      let head = "";
+      socket.on("data", (d) => {
+        head += d.toString();
+        if (!head.includes("\r\n\r\n")) return;
+        head = "";
+        if (answeredAt && Date.now() - answeredAt >= windowMs) {
+          state.resets++;
+          socket.resetAndDestroy();
+          return;
+        }
+        const hint = announce ? `Keep-Alive: timeout=${windowMs / 1000}\r\n` : "";
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: keep-alive\r\n${hint}\r\nok`);
+        answeredAt = Date.now();
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    state.port = (upstream.address() as AddressInfo).port;
+    state.close = () => new Promise<void>((resolve) => upstream.close(() => resolve()));
+    return state;
+  }
+
+  it.each([
+    { announce: true, windowMs: 2000 },
+    { announce: false, windowMs: 5000 },
+  ])("plain HTTP after an upstream's keep-alive window (announced: $announce) goes on a new connection, not one the upstream reset (595)", async ({ announce, windowMs }) => {
+    const upstream = await forgetfulUpstream(windowMs, announce);
+    const own = await startEgressProxy(new AddressPolicy([`127.0.0.1:${upstream.port}`]), () => {});
+    try {
+      const request = () => exchangeWith(own.port, `GET http://127.0.0.1:${upstream.port}/ HTTP/1.1\r\nHost: 127.0.0.1:${upstream.port}\r\nConnection: close\r\n\r\n`);
+      expect(await request()).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok$/);
+      // The subject is the upstream's clock: its window has passed once this resolves.
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      expect(await request()).toMatch(/^HTTP\/1\.1 200 [\s\S]*\r\n\r\nok$/);
+      expect({ connections: upstream.connections, resets: upstream.resets }).toEqual({ connections: 2, resets: 0 });
+    } finally {
+      await own.close();
+      await upstream.close();
+    }
   });
 
   it("isolationArgs: the proxy flags come last; switches that would bypass them are dropped; nothing when not isolated", () => {
