@@ -42,7 +42,7 @@ describe("svc connect --auto", () => {
 
   it("attaches to the user's running Chrome in a tab of its own, leaves the user's tab alone, and ending it leaves Chrome running", async () => {
     const profile = join(world.sb.tmp, "user-chrome");
-    chrome = spawn(CHROMIUM, ["--headless=new", "--no-sandbox", `--user-data-dir=${profile}`, "--remote-debugging-port=0", "--no-first-run", USER_PAGE], { stdio: "ignore" });
+    chrome = spawn(CHROMIUM, ["--headless=new", "--no-sandbox", `--user-data-dir=${profile}`, "--remote-debugging-port=0", "--no-first-run", USER_PAGE], { stdio: "ignore", env: { ...process.env, TMPDIR: world.sb.userChromeTmp() } });
     const port = await waitFor(() => {
       try {
         return Number(readFileSync(join(profile, "DevToolsActivePort"), "utf8").split("\n")[0]) || undefined;

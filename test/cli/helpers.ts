@@ -36,6 +36,11 @@ export interface Sandbox {
   /** Where svc puts this sandbox's Chrome run dirs: `tmp`, or /tmp when `tmp` is too long (src/browser/run-dir.ts). */
   runBase: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * A TMPDIR for a Chrome the test starts itself (the user's own): Chrome leaves its singleton folder there when
+   * killed, and cleanup() removes it. Short enough for Chrome's socket path whatever TMPDIR is.
+   */
+  userChromeTmp(): string;
   cleanup(): void;
 }
 
@@ -49,16 +54,23 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "SVC_STATE_KEY", "XDG_STATE_HOME"]) {
     if (!(k in extraEnv)) delete env[k];
   }
+  const chromeRunBase = runBaseWith(tmp);
+  const userTmps: string[] = [];
   return {
     state,
     config,
     tmp,
-    runBase: runBaseWith(tmp),
+    runBase: chromeRunBase,
     env,
+    userChromeTmp() {
+      const dir = mkdtempSync(join(chromeRunBase, "svc-user-chrome-"));
+      userTmps.push(dir);
+      return dir;
+    },
     cleanup() {
       killMarked(tmp);
       killProcessesMentioning(base);
-      rmSync(base, { recursive: true, force: true, maxRetries: 3 });
+      for (const dir of [base, ...userTmps]) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }

@@ -163,7 +163,7 @@ describe("svc connect", () => {
 
   it("attaches to a Chrome it did not start, and ending the session leaves that Chrome running", async () => {
     const port = await freePort();
-    chrome = spawn(CHROMIUM, ["--headless=new", "--no-sandbox", `--remote-debugging-port=${port}`, `--user-data-dir=${join(world.sb.tmp, "own-chrome")}`, "--no-first-run", "about:blank"], { stdio: "ignore" });
+    chrome = spawn(CHROMIUM, ["--headless=new", "--no-sandbox", `--remote-debugging-port=${port}`, `--user-data-dir=${join(world.sb.tmp, "own-chrome")}`, "--no-first-run", "about:blank"], { stdio: "ignore", env: { ...process.env, TMPDIR: world.sb.userChromeTmp() } });
     let up = false;
     for (let i = 0; i < 300 && !up; i++) up = (await devtoolsAnswers(port)) || (await new Promise((r) => setTimeout(r, 100)), false);
     expect(up).toBe(true);
