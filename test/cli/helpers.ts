@@ -51,7 +51,10 @@ export function sandbox(extraEnv: NodeJS.ProcessEnv = {}): Sandbox {
   const config = join(base, "config");
   const tmp = mkdtempSync(join(base, "tmp-"));
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_STATE_DIR: state, SVC_CONFIG_DIR: config, TMPDIR: tmp, [TEST_MARK]: tmp, CHROME_PATH: CHROMIUM, ...extraEnv };
-  for (const k of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "SVC_STATE_KEY", "XDG_STATE_HOME"]) {
+  // The outer environment's keys and svc settings do not steer svc under test. Nor does NODE_EXTRA_CA_CERTS: svc
+  // here makes no TLS connection, and each Node start (every spawned svc, every session host) would parse the whole
+  // bundle, 75 ms of CPU where a distribution's is set.
+  for (const k of ["NODE_EXTRA_CA_CERTS", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENERATIVE_AI_API_KEY", "GROQ_API_KEY", "DEEPSEEK_API_KEY", "SVC_MODEL", "SVC_MODEL_BASE_URL", "SVC_HEADLESS", "SVC_VIEWPORT", "SVC_IDLE_TIMEOUT_MINUTES", "SVC_STATE_KEY", "XDG_STATE_HOME"]) {
     if (!(k in extraEnv)) delete env[k];
   }
   const chromeRunBase = runBaseWith(tmp);

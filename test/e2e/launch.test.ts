@@ -118,7 +118,8 @@ async function defaultArgsOf(svc: Service): Promise<string[]> {
 describe("no launch options (every default at once)", () => {
   // headless: undefined overrides the test helper's headless: true, so this is svc's own default.
   const home = mkdtempSync(join(tmp, "home-"));
-  const b = useBrowser({ headless: undefined }, { HOME: home });
+  // A CA bundle in the environment, as distributions and companies set one: Chrome keeps it, the reaper goes without.
+  const b = useBrowser({ headless: undefined }, { HOME: home, NODE_EXTRA_CA_CERTS: "/etc/ssl/certs/ca-certificates.crt" });
 
   it("headless is the default", async () => {
     expect(await cmdlineOf(launchedOf(b.svc).pid)).toContain("--headless=new");
@@ -142,6 +143,16 @@ describe("no launch options (every default at once)", () => {
     } finally {
       cdp.close();
     }
+  });
+
+  it("the reaper starts without NODE_EXTRA_CA_CERTS (it opens no TLS connection; Node would parse the bundle as it starts); Chrome keeps its environment", () => {
+    const { runDir, pid } = launchedOf(b.svc);
+    const environ = (p: number) => readFileSync(`/proc/${p}/environ`, "utf8").split("\0");
+    const [reaper] = processesMentioning("reaper.js", runDir);
+    expect(reaper).toBeDefined();
+    expect(environ(reaper!).filter((v) => v.startsWith("NODE_EXTRA_CA_CERTS="))).toEqual([]);
+    expect(environ(reaper!)).toContain(`HOME=${home}`);
+    expect(environ(pid)).toContain("NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt");
   });
 
   it("ignoreHTTPSErrors unset: a self-signed certificate fails navigation", async () => {
