@@ -9,6 +9,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ES module script, without declarations
+import { OUTPUTS } from "../../scripts/build-stamp.mjs";
 
 const SCRIPT = resolve(dirname(fileURLToPath(import.meta.url)), "../../scripts/build-stamp.mjs");
 const repo = mkdtempSync(join(tmpdir(), "svc-build-stamp-"));
@@ -22,12 +24,11 @@ function stamp(mode: string): { code: number | null; out: string } {
   const r = spawnSync(process.execPath, [SCRIPT, mode], { cwd: repo, encoding: "utf8" });
   return { code: r.status, out: r.stdout + r.stderr };
 }
-const OUTPUTS = ["dist/src/index.js", "dist/src/browser/reaper.js", "dist/commands/main.js", "dist/commands/host/main.js", "dist/client/commands/host/client.js"];
 
 describe("the build stamp", () => {
   it("is fresh after a build wrote it, and stale after any change to what the build reads", () => {
     for (const f of ["src/index.ts", "src/browser/launch.ts", "commands/main.ts", "tsconfig.json", "package.json", "package-lock.json", "scripts/bundle.mjs"]) put(f, `// ${f}\n`);
-    for (const f of OUTPUTS) put(f, "built\n");
+    for (const f of OUTPUTS as string[]) put(f, "built\n");
     expect(stamp("fresh").code).toBe(1); // never built
     expect(stamp("write").code).toBe(0);
     expect(stamp("fresh")).toEqual({ code: 0, out: "build: dist/ was built from these sources (dist/.build-stamp); not building again\n" });
