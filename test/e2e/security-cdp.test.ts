@@ -4,11 +4,11 @@
  * `cdpUrl` to A's Chrome, launch options), while ordinary use keeps working. And a web page cannot open a WebSocket
  * to another Chrome's DevTools port.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { unzipSync } from "fflate";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import { launchBrowser, type LaunchedBrowser } from "../../src/index.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { CHROME_OWN_PAGES_BACK, CHROMIUM, makeService, waitFor } from "../support/browser.js";
 import { freePort } from "../support/free-port.js";
-import { chromeBrowsersOf, markTmpdir } from "../support/process.js";
+import { browserProcessesOf, chromeBrowsersOf, markTmpdir } from "../support/process.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { type CdpReply, rawCdp } from "../support/raw-cdp.js";
@@ -45,6 +45,8 @@ let lurePort = 0;
 let a: { id: string; connectUrl: string };
 let loopPort = 0;
 let loopBrowserWs = "";
+/** The run folder of key A's Chrome (its DevTools endpoint's socket is there). */
+let aRunDir = "";
 
 const { json } = apiClient({ server: () => server, key: KEY_B });
 const page = (path: string) => site.url(path, "127.0.0.1");
@@ -83,6 +85,12 @@ beforeAll(async () => {
   const created = await json("POST", "/sessions", { keepAlive: true }, { key: KEY_A });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   a = created.body;
+  // A's Chrome is the one server Chrome running now: its run folder is taken here, once. Later, other sessions'
+  // Chromes end and start beside it. A forked child of a Chrome that has not yet exec'd shares its folder.
+  const others = new Set(browserProcessesOf(base).filter((p) => p.pid === remote.pid || p.pid === loop.pid).map((p) => p.runDir));
+  const servers = new Set(browserProcessesOf(base).map((p) => p.runDir).filter((d) => !others.has(d)));
+  expect([...servers]).toHaveLength(1);
+  aRunDir = [...servers][0]!;
   loopBrowserWs = ((await (await fetch(`http://127.0.0.1:${loopPort}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
   const browser = await chromium.connectOverCDP(a.connectUrl);
   await browser.contexts()[0]!.pages()[0]!.goto(page("forms.html"));
@@ -102,9 +110,7 @@ afterAll(async () => {
 
 /** The unix socket of key A's Chrome's DevTools endpoint (the one server Chrome that is not a stand-in). */
 function aSocket(): string {
-  const pid = chromeBrowsers().find((p) => p !== remote.pid && p !== loop.pid)!;
-  const profile = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").find((x) => x.startsWith("--user-data-dir="))!;
-  return join(dirname(profile.slice("--user-data-dir=".length)), "devtools.sock");
+  return join(aRunDir, "devtools.sock");
 }
 
 /** Key A's page targets as A's Chrome lists them (id and URL), read through A's own proxied endpoint. */
@@ -319,6 +325,7 @@ describe("client cdpUrl and launch options", () => {
     const path = new URL(loopBrowserWs).pathname;
     const before = await aPages();
     expect(before.some((p) => p.endsWith(page("forms.html")))).toBe(true);
+    expect(existsSync(aSocket()), aSocket()).toBe(true);
     const spellings = [
       `ws://127.0.0.1:${loopPort}${path}`,
       `ws://[::ffff:127.0.0.1]:${loopPort}${path}`,
