@@ -12,6 +12,7 @@ import { devtoolsJson, devtoolsPath, parseUnixWsEndpoint } from "../util/devtool
 import { processAlive } from "../util/process.js";
 import { ServiceInvalidArgumentError, ServiceStateError } from "../errors.js";
 import { checkId, describeFsError, ensureDir, readIfExists, resolveStateDir, writeStateFile } from "./files.js";
+import { hostSocketPath } from "./state-dir.js";
 
 /** A Chrome on this machine (records written before cloud sessions existed have no `kind`). */
 export interface SessionRecord {
@@ -270,8 +271,14 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   rmSync(networkLogPath(root, id), { force: true });
   rmSync(`${networkLogPath(root, id)}.cleared`, { force: true });
   rmSync(viewLaunchDir(root, id), { recursive: true, force: true });
-  // The session host's socket (commands/host/main.ts): gone with it, the host ends within a second.
-  rmSync(join(sessionsDir(root), `${checkId(id)}.sock`), { force: true });
+  // The session host's socket (commands/host/main.ts): gone with it, the host ends within a second. With a
+  // state dir too deep for a socket it is under /tmp, left there by a host that was killed; a folder there that
+  // is missing or not this user's alone holds none of ours.
+  try {
+    rmSync(hostSocketPath(root, checkId(id)), { force: true });
+  } catch {
+    // no private folder under /tmp: no socket of ours in it
+  }
 }
 
 /**

@@ -68,6 +68,8 @@ const COMMANDS_ENTRIES = ["src/index.ts", "src/internal.ts", "src/base.ts", "src
  */
 const LIGHT_IMPORTS: Record<string, readonly string[]> = {
   "commands/host/client.ts": ["src/store/state-dir.ts"],
+  // Where a host listens, which client.ts loads too: the rule is the state dir's, so ending a session finds it.
+  "commands/host/socket.ts": ["src/store/state-dir.ts"],
   "commands/server/serve-limits.ts": ["src/server/limits.ts"],
   // A number flag's schema: the bounds the server's options use too.
   "commands/core/numbers.ts": ["src/util/ranged-number.ts"],

@@ -23,6 +23,7 @@ import {
   touchHeartbeat,
   touchSession,
 } from "../../src/store/session-records.js";
+import { MAX_SOCKET_PATH, hostSocketPath } from "../../src/store/state-dir.js";
 
 let root: string;
 beforeEach(() => {
@@ -125,6 +126,22 @@ describe("sessions", () => {
     expect(getSession(a.id, root)).toBeUndefined();
     expect(existsSync(a.heartbeatFile)).toBe(false);
     expect(listSessions(root).map((r) => r.id)).toEqual([b.id]);
+  });
+
+  it("remove takes the host's socket wherever it is: in the state dir, or under /tmp when the state dir is too deep", () => {
+    // The state dir's own path, short or long whatever TMPDIR is: a socket path is measured from it.
+    const deep = join(root, "d".repeat(MAX_SOCKET_PATH));
+    for (const dir of [root, deep]) {
+      const short = Buffer.byteLength(join(dir, "sessions", "abcd1234.sock")) <= MAX_SOCKET_PATH;
+      if (dir === deep) expect(short).toBe(false);
+      const a = saveSession(record({ id: newSessionId(dir) }), dir);
+      // The host's socket, as the host makes it (a file stands in for the socket: removal is what is tested).
+      const sock = hostSocketPath(dir, a.id, true);
+      writeFileSync(sock, "");
+      expect(sock.startsWith(dir)).toBe(short);
+      removeSession(a.id, dir);
+      expect(existsSync(sock), sock).toBe(false);
+    }
   });
 
   it("records are one JSON file each, mode 0600, no temp files left", () => {
