@@ -274,11 +274,13 @@ export function removeSession(id: string, root: string = resolveStateDir()): voi
   // The session host's socket (commands/host/main.ts): gone with it, the host ends within a second. With a
   // state dir too deep for a socket it is under /tmp, left there by a host that was killed; a folder there that
   // is missing or not this user's alone holds none of ours.
+  let socket: string | undefined;
   try {
-    rmSync(hostSocketPath(root, checkId(id)), { force: true });
+    socket = hostSocketPath(root, checkId(id));
   } catch {
     // no private folder under /tmp: no socket of ours in it
   }
+  if (socket) rmSync(socket, { force: true });
 }
 
 /**

@@ -87,8 +87,9 @@ beforeAll(async () => {
   a = created.body;
   // A's Chrome is the one server Chrome running now: its run folder is taken here, once. Later, other sessions'
   // Chromes end and start beside it. A forked child of a Chrome that has not yet exec'd shares its folder.
-  const others = new Set(browserProcessesOf(base).filter((p) => p.pid === remote.pid || p.pid === loop.pid).map((p) => p.runDir));
-  const servers = new Set(browserProcessesOf(base).map((p) => p.runDir).filter((d) => !others.has(d)));
+  const browsers = browserProcessesOf(base);
+  const others = new Set(browsers.filter((p) => p.pid === remote.pid || p.pid === loop.pid).map((p) => p.runDir));
+  const servers = new Set(browsers.map((p) => p.runDir).filter((d) => !others.has(d)));
   expect([...servers]).toHaveLength(1);
   aRunDir = [...servers][0]!;
   loopBrowserWs = ((await (await fetch(`http://127.0.0.1:${loopPort}/json/version`)).json()) as { webSocketDebuggerUrl: string }).webSocketDebuggerUrl;
