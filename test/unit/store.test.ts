@@ -132,9 +132,9 @@ describe("sessions", () => {
     // The state dir's own path, short or long whatever TMPDIR is: a socket path is measured from it.
     const deep = join(root, "d".repeat(MAX_SOCKET_PATH));
     for (const dir of [root, deep]) {
-      const short = Buffer.byteLength(join(dir, "sessions", "abcd1234.sock")) <= MAX_SOCKET_PATH;
-      if (dir === deep) expect(short).toBe(false);
       const a = saveSession(record({ id: newSessionId(dir) }), dir);
+      const short = Buffer.byteLength(join(dir, "sessions", `${a.id}.sock`)) <= MAX_SOCKET_PATH;
+      if (dir === deep) expect(short).toBe(false);
       // The host's socket, as the host makes it (a file stands in for the socket: removal is what is tested).
       const sock = hostSocketPath(dir, a.id, true);
       writeFileSync(sock, "");
