@@ -16,7 +16,7 @@ import { isolationArgs, startEgressProxy, type EgressProxy } from "../../src/ser
 import { resolveServerOptions } from "../../src/server/config.js";
 import { startServer, type RunningServer } from "../../src/server/index.js";
 import { AddressPolicy } from "../../src/util/address-policy.js";
-import { CHROMIUM } from "../support/browser.js";
+import { CHROMIUM, HEADLESS_SHELL } from "../support/browser.js";
 import { startFixtureServer, type FixtureServer } from "../support/server.js";
 import { apiClient, expectNoChrome } from "../support/session-api.js";
 import { browserProcessesOf, chromeProcessesOf, markTmpdir } from "../support/process.js";
@@ -97,6 +97,21 @@ function expectRefused(r: { status: number; body: any }, what: string): void {
   else expect(r.status, `${what}: ${JSON.stringify(r.body)}`).toBeGreaterThanOrEqual(400);
 }
 
+/** The UDP candidates a page's WebRTC gathers with the victim's UDP socket as its STUN server. */
+function webrtcCandidates(page: Page): Promise<string[]> {
+  return page.evaluate(async (port) => {
+    const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.1:${port}` }] });
+    pc.createDataChannel("x");
+    const found: string[] = [];
+    const done = new Promise((r) => (pc.onicegatheringstatechange = () => pc.iceGatheringState === "complete" && r(null)));
+    pc.onicecandidate = (e) => void (e.candidate && found.push(e.candidate.candidate));
+    await pc.setLocalDescription(await pc.createOffer());
+    await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+    pc.close();
+    return found.filter((c) => / udp /.test(c));
+  }, udpPort);
+}
+
 /** DevTools ports of the Chromes of this file (from their command lines), whoever owns them. */
 function devtoolsPorts(): number[] {
   const ports = new Set<number>();
@@ -134,7 +149,7 @@ describe("an isolated tenant's browser reaches only the public web (and the allo
     const browsers = browserProcessesOf(base).map((p) => p.args);
     expect(browsers.length).toBeGreaterThanOrEqual(2);
     for (const argv of browsers) {
-      expect(argv).toEqual(expect.arrayContaining([expect.stringMatching(/^--proxy-server=http:\/\/127\.0\.0\.1:\d+$/), "--proxy-bypass-list=<-loopback>", "--disable-quic", "--webrtc-ip-handling-policy=disable_non_proxied_udp"]));
+      expect(argv).toEqual(expect.arrayContaining([expect.stringMatching(/^--proxy-server=http:\/\/127\.0\.0\.1:\d+$/), "--proxy-bypass-list=<-loopback>", "--disable-quic", "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]));
     }
   });
 
@@ -232,18 +247,7 @@ describe("an isolated tenant's browser reaches only the public web (and the allo
   });
 
   it("WebRTC sends no UDP to loopback (no STUN, no candidates)", async () => {
-    const candidates = await page.evaluate(async (port) => {
-      const pc = new RTCPeerConnection({ iceServers: [{ urls: `stun:127.0.0.1:${port}` }] });
-      pc.createDataChannel("x");
-      const found: string[] = [];
-      const done = new Promise((r) => (pc.onicegatheringstatechange = () => pc.iceGatheringState === "complete" && r(null)));
-      pc.onicecandidate = (e) => void (e.candidate && found.push(e.candidate.candidate));
-      await pc.setLocalDescription(await pc.createOffer());
-      await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
-      pc.close();
-      return found;
-    }, udpPort);
-    expect(candidates.filter((c) => / udp /.test(c))).toEqual([]);
+    expect(await webrtcCandidates(page)).toEqual([]);
     expect(seen).toEqual([]);
   });
 
@@ -255,6 +259,42 @@ describe("an isolated tenant's browser reaches only the public web (and the allo
     }
     expect((await navigate(sessionId, "about:blank")).status).toBe(200);
     expect((await navigate(sessionId, "data:text/html,<p>inline</p>")).status).toBe(200);
+  });
+});
+
+describe("the same confinement on Chromium's headless shell (an operator's CHROME_PATH may name it)", () => {
+  // The shell has no Chrome layer: it ignores Chrome's own switches, --webrtc-ip-handling-policy among them.
+  let shellServer: RunningServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    shellServer = await startServer({
+      port: 0,
+      apiKeys: [KEY_A, KEY_B],
+      cacheDir: join(base, "cache-shell"),
+      launch: { executablePath: HEADLESS_SHELL, headless: true },
+      allowNet: [`127.0.0.1:${site.port}`],
+      log: (line) => void logs.push(line),
+    });
+    const b = await json("POST", "/sessions", {}, { srv: shellServer });
+    expect(b.status, JSON.stringify(b.body)).toBeLessThan(300);
+    browser = await chromium.connectOverCDP(b.body.connectUrl);
+    page = browser.contexts()[0]!.pages()[0]!;
+    await page.goto(site.url("forms.html"));
+    expect((await page.evaluate(() => navigator.userAgent)).includes("HeadlessChrome/")).toBe(true);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await shellServer?.close();
+  });
+
+  it("WebRTC sends no UDP to loopback, and a fetch of the victim is refused", async () => {
+    expect(await webrtcCandidates(page)).toEqual([]);
+    const fetched = await page.evaluate((url) => fetch(url).then((r) => `${r.status}`, (e: Error) => `failed: ${e.message}`), victim("127.0.0.1"));
+    expect(fetched).toMatch(/^failed: /);
+    expect(seen).toEqual([]);
   });
 });
 
@@ -366,6 +406,7 @@ describe("the egress proxy", () => {
       "--proxy-bypass-list=<-loopback>",
       "--disable-quic",
       "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+      "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     ]);
     expect(() => isolationArgs(isolatedConfig, undefined, [])).toThrow(/egress proxy/);
     expect(isolationArgs(resolveServerOptions({ apiKeys: [KEY_A], cacheDir: base }), undefined, ["--no-proxy-server"])).toEqual(["--no-proxy-server"]);

@@ -11,6 +11,8 @@ import { leaseBrowser, type BrowserLease } from "./shared-chrome.js";
 import { QUIET_FEATURES } from "../../src/browser/launch.js";
 
 export const CHROMIUM = process.env.CHROME_PATH ?? "/usr/bin/chromium";
+/** Chromium's headless shell (Debian: apt-get install -y chromium-headless-shell): the same engine without Chrome's own layer. */
+export const HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell";
 
 /**
  * A Chrome argument that brings back Chrome's own address-bar popups (chrome://omnibox-popup… targets), which

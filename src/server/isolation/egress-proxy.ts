@@ -129,9 +129,11 @@ export function isolationArgs(config: ServerConfig, egress: EgressProxy | undefi
     `--proxy-server=http://127.0.0.1:${egress.port}`,
     "--proxy-bypass-list=<-loopback>",
     "--disable-quic",
-    // Checked by behaviour on Chromium 156: this one stops STUN/UDP to any address (no candidates at
-    // all); `--force-webrtc-ip-handling-policy=…` does not (STUN packets still reach a loopback socket).
+    // Checked by behaviour on Chromium 156. Chrome reads the first (the second alone still let STUN reach a
+    // loopback socket); Chromium's headless shell, which has no Chrome layer, reads only the second and
+    // without it sent UDP host candidates. Both stop every candidate on both builds.
     "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
   ];
 }
 
