@@ -112,6 +112,14 @@ function webrtcCandidates(page: Page): Promise<string[]> {
   }, udpPort);
 }
 
+/** How a page's WebTransport (QUIC over UDP, unless a proxy stops it) to the victim's UDP port ends. */
+function webTransportOutcome(page: Page): Promise<string> {
+  return page.evaluate(async (port) => {
+    const transport = new WebTransport(`https://127.0.0.1:${port}/`);
+    return transport.ready.then(() => "ready", (e: Error) => `failed: ${e.message}`);
+  }, udpPort);
+}
+
 /** DevTools ports of the Chromes of this file (from their command lines), whoever owns them. */
 function devtoolsPorts(): number[] {
   const ports = new Set<number>();
@@ -251,6 +259,12 @@ describe("an isolated tenant's browser reaches only the public web (and the allo
     expect(seen).toEqual([]);
   });
 
+  it("WebTransport (QUIC) sends no UDP to loopback: its handshake fails before a packet leaves", async () => {
+    await page.goto(site.url("forms.html")); // a secure context (loopback), where WebTransport exists
+    expect(await webTransportOutcome(page)).toMatch(/^failed: /);
+    expect(seen).toEqual([]);
+  });
+
   it("file:, chrome:, view-source:, devtools: and about: pages other than blank are a 400 naming url", async () => {
     for (const url of ["file:///etc/passwd", "chrome://version", `view-source:${site.url("forms.html")}`, "devtools://devtools/bundled/inspector.html", "about:version", "chrome-untrusted://terminal/"]) {
       const r = await navigate(sessionId, url);
@@ -292,8 +306,9 @@ describe("the same confinement on Chromium's headless shell (an operator's CHROM
     await shellServer?.close();
   });
 
-  it("WebRTC sends no UDP to loopback, and a fetch of the victim is refused", async () => {
+  it("WebRTC and WebTransport send no UDP to loopback, and a fetch of the victim is refused", async () => {
     expect(await webrtcCandidates(page)).toEqual([]);
+    expect(await webTransportOutcome(page)).toMatch(/^failed: /);
     const fetched = await page.evaluate((url) => fetch(url).then((r) => `${r.status}`, (e: Error) => `failed: ${e.message}`), victim("127.0.0.1"));
     expect(fetched).toMatch(/^failed: /);
     expect(seen).toEqual([]);
